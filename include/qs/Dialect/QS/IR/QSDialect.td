@@ -1,0 +1,131 @@
+//===- QSDialect.td - qs dialect definition and base classes -*- tablegen -*-===//
+
+#ifndef QS_DIALECT_QS_IR_QSDIALECT_TD
+#define QS_DIALECT_QS_IR_QSDIALECT_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/OpBase.td"
+include "qs/Dialect/QS/IR/QSInterfaces.td"
+
+def QS_Dialect : Dialect {
+  let name = "qs";
+  let cppNamespace = "::mlir::qs";
+  let summary = "Quantized tensors whose storage is a set of inner buffers";
+  let description = [{
+    The `qs` dialect makes TransformerEngine-style quantized tensors first
+    class. A value of type `!qs.tensor<SHAPE x DTYPE, QUANTIZER>` is the IR form
+    of TE's `TensorSpec`: a logical (*expressed*) tensor of the nominal
+    high-precision element type `DTYPE` (bf16, f16 or f32) whose *storage* is
+    not one array but the ordered list of **inner tensors** that TE's C++
+    allocation (`<Family>Quantizer::create_tensor`) makes for `QUANTIZER`:
+    FP8 data, its transpose, FP32 or E8M0 or E4M3 block scales, global amaxes.
+
+    ### Quantizers
+
+    The quantizer attribute names the TE family and carries TE's value fields
+    with TE's constructor keyword names and defaults:
+
+    | attribute | TE class | inner tensors (in TE `_INNER_TENSORS` order) |
+    |---|---|---|
+    | `#qs.fp8_delayed` | `Float8Quantizer` | `data`, `transpose`, `scale_inv` |
+    | `#qs.fp8_current` | `Float8CurrentScalingQuantizer` | `data`, `transpose`, `scale_inv` |
+    | `#qs.mxfp8` | `MXFP8Quantizer` | `rowwise_data`, `rowwise_scale_inv`, `columnwise_data`, `columnwise_scale_inv` |
+    | `#qs.fp8_block` | `Float8BlockQuantizer` | `rowwise_data`, `rowwise_scale_inv`, `columnwise_data`, `columnwise_scale_inv` |
+    | `#qs.nvfp4` | `NVFP4Quantizer` | the four above, then `amax_rowwise`, `amax_columnwise` |
+
+    Every quantizer implements `QuantizerAttrInterface`, which is the only
+    place in the compiler that knows formats: passes ask it for the inner
+    tensors of a shape, for shape rules and for usage transitions, and never
+    switch on concrete attributes.
+
+    ### Usages
+
+    `rowwise` and `columnwise` say which representations exist. The
+    row-wise one has scaling blocks along the last (contiguous) dimension and
+    serves GEMMs that contract over the last dimension; the column-wise one
+    has blocks along the flattened leading dimensions (and for some formats is
+    physically transposed). Inner tensors of an absent usage are not
+    allocated.
+
+    ### Target
+
+    One format depends on the GPU: per-tensor FP8 keeps a `transpose` buffer
+    only on *TN-only* GPUs (compute capability below 10.0, and 12.x). The chip
+    comes from the string attribute `qs.chip` on an enclosing operation
+    (normally the `builtin.module`), e.g. `module attributes {qs.chip =
+    "sm_100a"}`; it defaults to `sm_90a` (Hopper, TN-only).
+
+    ### Integrity rules
+
+    * Shapes are static with rank >= 1; each quantizer adds its own
+      divisibility rules (MXFP8: M and K multiples of 32; NVFP4: multiples of
+      16), where `K` is the last dimension and `M` the product of the others.
+    * `qs.assemble` accepts exactly the inner tensors the quantizer
+      describes, in order, with their exact shapes and element types.
+    * A GEMM operand contracted over its last dimension needs its row-wise
+      usage, one contracted over its first dimension its column-wise usage.
+
+    Correct:
+    ```mlir
+    !x = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+    %q = qs.quantize %x : tensor<64x128xbf16> -> !x
+    ```
+    Incorrect (64x100 is not a multiple of MXFP8's 32-element blocks):
+    ```mlir
+    !bad = !qs.tensor<64x100xbf16, #qs.mxfp8<>>
+    ```
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+    void registerTypes();
+
+    /// Name of the discardable attribute that selects the target chip.
+    static constexpr ::llvm::StringLiteral getChipAttrName() {
+      return ::llvm::StringLiteral("qs.chip");
+    }
+  }];
+}
+
+class QS_Op<string mnemonic, list<Trait> traits = []>
+    : Op<QS_Dialect, mnemonic, traits>;
+
+class QS_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<QS_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+class QS_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<QS_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+// Every quantizer shares syntax, verifier hook and interface.
+// `overrides` lists the interface methods with a default implementation that
+// the family replaces.
+class QS_QuantizerAttr<string name, string attrMnemonic,
+                       list<string> overrides = [], list<Trait> traits = []>
+    : QS_Attr<name, attrMnemonic, !listconcat(traits,
+        [DeclareAttrInterfaceMethods<QS_QuantizerAttrInterface, overrides>])> {
+  let assemblyFormat = "(`<` struct(params)^ `>`)?";
+  let genVerifyDecl = 1;
+}
+
+// Parameters shared by the quantizer attributes.
+def QS_Fp8DtypeParameter : AttrOrTypeParameter<"::mlir::Type",
+    "FP8 element format of the data: f8E4M3FN (default) or f8E5M2"> {
+  let defaultValue = "::mlir::Float8E4M3FNType::get($_ctxt)";
+}
+class QS_BoolParameter<string default, string desc>
+    : DefaultValuedParameter<"bool", default, desc>;
+def QS_F32Parameter : AttrOrTypeParameter<"::llvm::APFloat",
+    "an IEEE single-precision value"> {
+  let comparator = "$_lhs.bitwiseIsEqual($_rhs)";
+  let defaultValue = "::llvm::APFloat(0.0f)";
+  let parser = "::mlir::qs::parseF32Parameter($_parser)";
+  let printer = "$_printer.printFloat($_self)";
+}
+
+#endif // QS_DIALECT_QS_IR_QSDIALECT_TD

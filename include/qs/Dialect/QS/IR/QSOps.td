@@ -1,0 +1,238 @@
+//===- QSOps.td - proto-level qs operations ----------------*- tablegen -*-===//
+
+#ifndef QS_DIALECT_QS_IR_QSOPS_TD
+#define QS_DIALECT_QS_IR_QSOPS_TD
+
+include "qs/Dialect/QS/IR/QSDialect.td"
+include "qs/Dialect/QS/IR/QSTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def QS_QuantTensor : Type<CPred<"::llvm::isa<::mlir::qs::QuantTensorType>($_self)">,
+    "quantized tensor", "::mlir::qs::QuantTensorType">;
+def QS_F32ScalarTensor : Type<And<[
+    CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,
+    CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getShape() == "
+          "::llvm::ArrayRef<int64_t>{1}">,
+    CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getElementType().isF32()">]>,
+    "tensor<1xf32>", "::mlir::RankedTensorType">;
+
+//===----------------------------------------------------------------------===//
+// qs.empty
+//===----------------------------------------------------------------------===//
+
+def QS_EmptyOp : QS_Op<"empty", [Pure]> {
+  let summary = "Allocate an uninitialised quantized tensor";
+  let description = [{
+    Creates a quantized tensor of the result type whose inner tensors hold
+    unspecified values: TE's `TensorSpec.create_tensor()` /
+    `Quantizer.make_empty`. `qs-expand-storage` turns it into one
+    `tensor.empty` per inner tensor, joined by `qs.assemble`.
+
+    Example:
+    ```mlir
+    %t = qs.empty : !qs.tensor<128x256xbf16, #qs.fp8_block<block_scaling_dim = 1>>
+    ```
+  }];
+  let results = (outs QS_QuantTensor:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+//===----------------------------------------------------------------------===//
+// qs.quantize
+//===----------------------------------------------------------------------===//
+
+def QS_QuantizeOp : QS_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Quantize a high-precision tensor";
+  let description = [{
+    Quantizes `input` (a builtin tensor with the logical shape and nominal
+    element type of the result) into every representation the result's
+    quantizer asks for, with the numerics of TE's quantize kernels
+    (`te-formats.md` §2.c, §3.c, §4.c, §5.c).
+
+    Delayed scaling (`#qs.fp8_delayed`) quantizes with a scale owned by the
+    recipe, so it takes two `tensor<1xf32>` operands, `scale(...)` and the
+    amax state `amax(...)`, and returns, after the quantized tensor, the
+    updated amax `max(amax, max|input|)` (TE's atomic amax update). No other
+    quantizer takes or returns them.
+
+    Examples:
+    ```mlir
+    %q = qs.quantize %x : tensor<64x128xbf16>
+           -> !qs.tensor<64x128xbf16, #qs.mxfp8<>>
+    %d, %amax2 = qs.quantize %x scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>)
+           : tensor<64x128xbf16>
+           -> !qs.tensor<64x128xbf16, #qs.fp8_delayed<>>, tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       Optional<QS_F32ScalarTensor>:$scale,
+                       Optional<QS_F32ScalarTensor>:$amax);
+  let results = (outs QS_QuantTensor:$result,
+                      Optional<QS_F32ScalarTensor>:$updated_amax);
+  let assemblyFormat = [{
+    $input (`scale` `(` $scale^ `:` type($scale) `)`)?
+    (`amax` `(` $amax^ `:` type($amax) `)`)? attr-dict
+    `:` type($input) `->` qualified(type($result)) (`,` type($updated_amax)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// qs.dequantize
+//===----------------------------------------------------------------------===//
+
+def QS_DequantizeOp : QS_Op<"dequantize", [Pure]> {
+  let summary = "Dequantize a quantized tensor to a high-precision tensor";
+  let description = [{
+    Reconstructs the logical values, `q * scale_inv` per block, from the
+    row-wise representation if present, else from the column-wise one
+    (`te-formats.md` §2.d, §3.d, §4.d, §5.d). The result has the logical
+    shape; its element type may be any of bf16, f16, f32 (TE's
+    `dequantize(dtype=...)`). NVFP4 can only be dequantized from row-wise
+    data.
+
+    Example:
+    ```mlir
+    %x = qs.dequantize %q : !qs.tensor<64x128xbf16, #qs.mxfp8<>> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins QS_QuantTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` qualified(type($input)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// qs.assemble / qs.disassemble
+//===----------------------------------------------------------------------===//
+
+def QS_AssembleOp : QS_Op<"assemble", [Pure]> {
+  let summary = "Build a quantized tensor from its inner tensors";
+  let description = [{
+    TE's `__tensor_unflatten__`: the operands are the inner tensors of the
+    result type, exactly those `QuantizerAttrInterface` describes for the
+    target chip, in interface order, with their exact types.
+
+    Example:
+    ```mlir
+    %q = qs.assemble %data, %scale
+        : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+        -> !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs QS_QuantTensor:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def QS_DisassembleOp : QS_Op<"disassemble", [Pure]> {
+  let summary = "Take a quantized tensor apart into its inner tensors";
+  let description = [{
+    TE's `__tensor_flatten__`: the results are the inner tensors of the
+    operand type, in interface order, with their exact types.
+
+    Example:
+    ```mlir
+    %data, %scale = qs.disassemble %q
+        : !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+        -> tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+    ```
+  }];
+  let arguments = (ins QS_QuantTensor:$input);
+  let results = (outs Variadic<AnyRankedTensor>:$outputs);
+  let assemblyFormat = [{
+    $input attr-dict `:` qualified(type($input)) `->` type($outputs)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// qs.update_usage
+//===----------------------------------------------------------------------===//
+
+def QS_UpdateUsageOp : QS_Op<"update_usage", [Pure]> {
+  let summary = "Add or drop representations of a quantized tensor";
+  let description = [{
+    TE's `update_usage(rowwise_usage=, columnwise_usage=)`: the result type is
+    the operand type with other usage flags. Dropping a representation is
+    always allowed; creating one only where the format allows it
+    (`te-formats.md` §1.2): the per-tensor FP8 `transpose` from `data` on
+    TN-only chips, column-wise from row-wise for 2-D block FP8
+    (`block_scaling_dim = 2`) and 2-D NVFP4 without RHT. MXFP8 and 1-D block
+    FP8 can never create a representation.
+
+    Example:
+    ```mlir
+    %r = qs.update_usage %q : !qs.tensor<128x128xbf16, #qs.fp8_block<columnwise = false>>
+                           -> !qs.tensor<128x128xbf16, #qs.fp8_block<>>
+    ```
+  }];
+  let arguments = (ins QS_QuantTensor:$input);
+  let results = (outs QS_QuantTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// qs.gemm
+//===----------------------------------------------------------------------===//
+
+def QS_GemmOp : QS_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Matrix product of two quantized tensors";
+  let description = [{
+    `result = op(a) * op(b) (+ bias) (+ accumulate)` with FP32 accumulation,
+    where operands are viewed as 2-D matrices by TE's rule (last dimension
+    `K`, all leading dimensions folded into `M`), `op(a)` is `a` or, with
+    `transpose_a`, its transpose, and likewise for `b`. With `op(a)` of shape
+    `[m, k]` and `op(b)` of shape `[k, n]` the result is `[m, n]`, except that
+    a non-transposed `a` keeps its leading dimensions: `a.shape[:-1] + [n]`.
+    The optional `bias` is a 1-D tensor of size `n` added to every row; the
+    optional `accumulate` operand has the result type and is added
+    (TE's `accumulate=True`). The result element type is bf16, f16 or f32.
+
+    Each operand must carry the representation its contraction needs: an
+    operand contracted over its last dimension (`a` without `transpose_a`,
+    `b` with `transpose_b`) needs its **row-wise** usage, one contracted over
+    its first dimension its **column-wise** usage. Both operands must use
+    compatible scaling modes (both per-tensor FP8, both MXFP8, both NVFP4, or
+    both block FP8 but not both 128x128).
+
+    Mapping to TE's `general_gemm(A, B, layout)` (`te-formats.md` §6.1):
+    `general_gemm(A, B, "XY")` equals
+    `qs.gemm B, A` with `transpose_a` iff `Y == "T"` and `transpose_b` iff
+    `X == "T"`. A Linear layer:
+
+    | TE | qs |
+    |---|---|
+    | fprop `general_gemm(W, X, "TN")`, `Y = X Wᵀ` | `qs.gemm %x, %w transpose_b` |
+    | dgrad `general_gemm(W, dY, "NN")`, `dX = dY W` | `qs.gemm %dy, %w` |
+    | wgrad `general_gemm(X, dY, "NT")`, `dW = dYᵀ X` | `qs.gemm %dy, %x transpose_a` |
+
+    Example:
+    ```mlir
+    %y = qs.gemm %x, %w transpose_b
+        : !qs.tensor<128x256xbf16, #qs.fp8_current<>>,
+          !qs.tensor<512x256xbf16, #qs.fp8_current<>> -> tensor<128x512xbf16>
+    ```
+  }];
+  let arguments = (ins QS_QuantTensor:$a, QS_QuantTensor:$b,
+                       Optional<AnyRankedTensor>:$bias,
+                       Optional<AnyRankedTensor>:$accumulate,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`accumulate` `(` $accumulate^ `:` type($accumulate) `)`)? attr-dict
+    `:` qualified(type($a)) `,` qualified(type($b)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // QS_DIALECT_QS_IR_QSOPS_TD

@@ -1,0 +1,22 @@
+//===- InitAll.h - register everything quant-storage provides ---*- C++ -*-===//
+
+#ifndef QS_INITALL_H
+#define QS_INITALL_H
+
+namespace mlir {
+class DialectRegistry;
+namespace qs {
+
+/// Adds the qs dialect and the upstream dialects qs IR is used with (func,
+/// arith, tensor, linalg, scf, cf, memref, bufferization, gpu, nvvm, nvgpu,
+/// llvm, math) to `registry`.
+void registerAllQSDialects(DialectRegistry &registry);
+
+/// Registers the qs passes and the upstream passes a qs user needs around
+/// them (every upstream pass, for qs-opt).
+void registerAllQSPasses();
+
+} // namespace qs
+} // namespace mlir
+
+#endif // QS_INITALL_H

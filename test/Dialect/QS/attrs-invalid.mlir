@@ -1,0 +1,67 @@
+// RUN: qs-opt %s -split-input-file -verify-diagnostics
+
+// A quantizer must keep at least one representation.
+// expected-error @+1 {{at least one of rowwise and columnwise must be true}}
+func.func private @no_usage(!qs.tensor<4x8xbf16, #qs.fp8_current<rowwise = false, columnwise = false>>)
+
+// -----
+
+// FP8 data must be E4M3 or E5M2.
+// expected-error @+1 {{fp8_dtype must be f8E4M3FN or f8E5M2, got 'f8E4M3FNUZ'}}
+func.func private @bad_fp8_dtype(!qs.tensor<4x8xbf16, #qs.mxfp8<fp8_dtype = f8E4M3FNUZ>>)
+
+// -----
+
+// The epsilon must not be negative.
+// expected-error @+1 {{amax_epsilon must be finite and >= 0}}
+func.func private @negative_epsilon(!qs.tensor<4x8xbf16, #qs.fp8_current<amax_epsilon = -1.0>>)
+
+// -----
+
+// The epsilon must be finite (0x7F800000 is +inf).
+// expected-error @+1 {{amax_epsilon must be finite and >= 0}}
+func.func private @inf_epsilon(!qs.tensor<4x8xbf16, #qs.fp8_block<amax_epsilon = 0x7F800000>>)
+
+// -----
+
+// The epsilon is a float literal.
+// expected-error @+3 {{unexpected decimal integer literal for a floating point value}}
+// expected-note @+2 {{add a trailing dot to make the literal a float}}
+// expected-error @+1 {{failed to parse QS_Fp8CurrentAttr parameter 'amax_epsilon'}}
+func.func private @int_epsilon(!qs.tensor<4x8xbf16, #qs.fp8_current<amax_epsilon = 1>>)
+
+// -----
+
+// Block scaling is 1-D or 2-D.
+// expected-error @+1 {{block_scaling_dim must be 1 (1x128 blocks) or 2 (128x128 tiles), got 3}}
+func.func private @bad_block_dim(!qs.tensor<4x8xbf16, #qs.fp8_block<block_scaling_dim = 3>>)
+
+// -----
+
+// NVFP4: the RHT needs the post-RHT amax.
+// expected-error @+1 {{with_rht requires with_post_rht_amax = true}}
+func.func private @rht_without_amax(!qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true>>)
+
+// -----
+
+// NVFP4: row-scaling excludes RHT, 2-D and stochastic rounding.
+// expected-error @+1 {{row_scaled_nvfp4 excludes with_rht, with_2d_quantization and stochastic_rounding}}
+func.func private @row_scaled_2d(!qs.tensor<64x128xbf16, #qs.nvfp4<row_scaled_nvfp4 = true, with_2d_quantization = true>>)
+
+// -----
+
+// Unknown keys are rejected.
+// expected-error @+1 {{duplicate or unknown struct parameter name: block_size}}
+func.func private @unknown_key(!qs.tensor<64x128xbf16, #qs.mxfp8<block_size = 32>>)
+
+// -----
+
+// The chip must be a known form of NVIDIA chip name.
+// expected-error @+1 {{'qs.chip' must be a string naming an NVIDIA chip as sm_<major><minor>[a|f], e.g. "sm_90a" or "sm_100a", got "gfx942"}}
+module attributes {qs.chip = "gfx942"} {}
+
+// -----
+
+// Other qs.* discardable attributes are unknown.
+// expected-error @+1 {{unknown qs dialect attribute 'qs.target'}}
+module attributes {qs.target = "sm_90a"} {}

@@ -1,0 +1,76 @@
+// RUN: qs-opt %s -split-input-file | qs-opt -split-input-file | FileCheck %s
+// RUN: qs-opt %s -split-input-file -mlir-print-op-generic | qs-opt -split-input-file | FileCheck %s
+
+// Every parameter of #qs.fp8_delayed at its non-default value survives a round trip.
+// CHECK-LABEL: func.func private @fp8_delayed
+//  CHECK-SAME: #qs.fp8_delayed>
+//  CHECK-SAME: #qs.fp8_delayed<fp8_dtype = f8E5M2, rowwise = false>
+//  CHECK-SAME: #qs.fp8_delayed<columnwise = false>
+func.func private @fp8_delayed(
+  !qs.tensor<4x8xbf16, #qs.fp8_delayed<>>,
+  !qs.tensor<4x8xbf16, #qs.fp8_delayed<fp8_dtype = f8E5M2, rowwise = false>>,
+  !qs.tensor<4x8xbf16, #qs.fp8_delayed<columnwise = false>>)
+
+// -----
+
+// Defaults are elided: writing them explicitly prints the short form.
+// CHECK-LABEL: func.func private @defaults_elided
+//  CHECK-SAME: (!qs.tensor<4x8xbf16, #qs.fp8_current>)
+func.func private @defaults_elided(
+  !qs.tensor<4x8xbf16, #qs.fp8_current<fp8_dtype = f8E4M3FN, rowwise = true,
+      columnwise = true, force_pow_2_scales = false, amax_epsilon = 0.0>>)
+
+// -----
+
+// #qs.fp8_current with every parameter set; keys may come in any order.
+// CHECK-LABEL: func.func private @fp8_current
+//  CHECK-SAME: #qs.fp8_current<fp8_dtype = f8E5M2, columnwise = false, force_pow_2_scales = true, amax_epsilon = 1.000000e-01>
+func.func private @fp8_current(
+  !qs.tensor<4x8xf32, #qs.fp8_current<amax_epsilon = 0.1, force_pow_2_scales = true,
+      columnwise = false, fp8_dtype = f8E5M2>>)
+
+// -----
+
+// #qs.mxfp8 parameters.
+// CHECK-LABEL: func.func private @mxfp8
+//  CHECK-SAME: #qs.mxfp8>
+//  CHECK-SAME: #qs.mxfp8<fp8_dtype = f8E5M2, rowwise = false, with_2d_quantization = true, optimize_for_gemm = true>
+func.func private @mxfp8(
+  !qs.tensor<64x128xbf16, #qs.mxfp8>,
+  !qs.tensor<64x128xbf16, #qs.mxfp8<fp8_dtype = f8E5M2, rowwise = false,
+      with_2d_quantization = true, optimize_for_gemm = true>>)
+
+// -----
+
+// #qs.fp8_block parameters; TE's constructor defaults are block_scaling_dim = 2
+// and force_pow_2_scales = true.
+// CHECK-LABEL: func.func private @fp8_block
+//  CHECK-SAME: #qs.fp8_block>
+//  CHECK-SAME: #qs.fp8_block<columnwise = false, block_scaling_dim = 1, force_pow_2_scales = false, amax_epsilon = 1.000000e+00>
+func.func private @fp8_block(
+  !qs.tensor<300x384xbf16, #qs.fp8_block<block_scaling_dim = 2, force_pow_2_scales = true>>,
+  !qs.tensor<300x384xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false,
+      force_pow_2_scales = false, amax_epsilon = 1.0>>)
+
+// -----
+
+// #qs.nvfp4 parameters.
+// CHECK-LABEL: func.func private @nvfp4
+//  CHECK-SAME: #qs.nvfp4>
+//  CHECK-SAME: #qs.nvfp4<with_rht = true, with_post_rht_amax = true, stochastic_rounding = true, optimize_for_gemm = true>
+//  CHECK-SAME: #qs.nvfp4<columnwise = false, with_2d_quantization = true>
+//  CHECK-SAME: #qs.nvfp4<rowwise = false, row_scaled_nvfp4 = true>
+func.func private @nvfp4(
+  !qs.tensor<64x128xbf16, #qs.nvfp4<>>,
+  !qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true,
+      stochastic_rounding = true, optimize_for_gemm = true>>,
+  !qs.tensor<64x128xf32, #qs.nvfp4<columnwise = false, with_2d_quantization = true>>,
+  !qs.tensor<64x128xf16, #qs.nvfp4<rowwise = false, row_scaled_nvfp4 = true>>)
+
+// -----
+
+// The chip attribute is accepted on the module.
+// CHECK: module attributes {qs.chip = "sm_100a"}
+module attributes {qs.chip = "sm_100a"} {
+  func.func private @on_blackwell(!qs.tensor<4x8xbf16, #qs.fp8_current>)
+}

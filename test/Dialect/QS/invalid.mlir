@@ -1,0 +1,299 @@
+// RUN: qs-opt %s -split-input-file -verify-diagnostics
+
+// qs.quantize: the input is the expressed type of the result.
+!q = !qs.tensor<64x128xbf16, #qs.fp8_current>
+func.func @quantize_wrong_input(%x: tensor<64x128xf32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op input type 'tensor<64x128xf32>' must be the expressed type of the result, 'tensor<64x128xbf16>'}}
+  %q = qs.quantize %x : tensor<64x128xf32> -> !q
+  return %q : !q
+}
+
+// -----
+
+// qs.quantize: delayed scaling needs its recipe state.
+!q = !qs.tensor<64x128xbf16, #qs.fp8_delayed>
+func.func @delayed_without_scale(%x: tensor<64x128xbf16>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op with delayed scaling needs scale(...) and amax(...) operands and returns the updated amax as a second result}}
+  %q = qs.quantize %x : tensor<64x128xbf16> -> !q
+  return %q : !q
+}
+
+// -----
+
+// qs.quantize: other quantizers compute their own scales.
+!q = !qs.tensor<64x128xbf16, #qs.fp8_current>
+func.func @current_with_scale(%x: tensor<64x128xbf16>, %s: tensor<1xf32>, %a: tensor<1xf32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op takes scale/amax operands and returns an updated amax only for delayed scaling (#qs.fp8_delayed)}}
+  %q, %amax = qs.quantize %x scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>)
+      : tensor<64x128xbf16> -> !q, tensor<1xf32>
+  return %q : !q
+}
+
+// -----
+
+// qs.quantize: the scale is a tensor<1xf32>.
+!q = !qs.tensor<64x128xbf16, #qs.fp8_delayed>
+func.func @scale_wrong_type(%x: tensor<64x128xbf16>, %s: tensor<2xf32>, %a: tensor<1xf32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op operand #1 must be tensor<1xf32>, but got 'tensor<2xf32>'}}
+  %q, %amax = qs.quantize %x scale(%s : tensor<2xf32>) amax(%a : tensor<1xf32>)
+      : tensor<64x128xbf16> -> !q, tensor<1xf32>
+  return %q : !q
+}
+
+// -----
+
+// qs.dequantize: the result has the logical shape.
+!q = !qs.tensor<64x128xbf16, #qs.mxfp8>
+func.func @dequantize_shape(%q: !q) -> tensor<128x64xbf16> {
+  // expected-error @+1 {{'qs.dequantize' op result shape must equal the logical shape of the input, expected 'tensor<64x128xbf16>', got 'tensor<128x64xbf16>'}}
+  %x = qs.dequantize %q : !q -> tensor<128x64xbf16>
+  return %x : tensor<128x64xbf16>
+}
+
+// -----
+
+// qs.dequantize: the result is a high-precision float tensor.
+!q = !qs.tensor<64x128xbf16, #qs.mxfp8>
+func.func @dequantize_type(%q: !q) -> tensor<64x128xf64> {
+  // expected-error @+1 {{'qs.dequantize' op result element type must be bf16, f16 or f32, got 'f64'}}
+  %x = qs.dequantize %q : !q -> tensor<64x128xf64>
+  return %x : tensor<64x128xf64>
+}
+
+// -----
+
+// qs.dequantize: NVFP4 dequantizes from row-wise data only.
+!q = !qs.tensor<64x128xbf16, #qs.nvfp4<rowwise = false>>
+func.func @dequantize_nvfp4_columnwise(%q: !q) -> tensor<64x128xbf16> {
+  // expected-error @+1 {{'qs.dequantize' op a NVFP4Quantizer tensor can only be dequantized from its rowwise representation, which the input does not have}}
+  %x = qs.dequantize %q : !q -> tensor<64x128xbf16>
+  return %x : tensor<64x128xbf16>
+}
+
+// -----
+
+// qs.assemble: as many operands as inner tensors.
+!q = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+func.func @assemble_count(%d: tensor<64x128xf8E4M3FN>) -> !q {
+  // expected-error @+1 {{'qs.assemble' op expects 2 inner tensor operands (rowwise_data, rowwise_scale_inv) for '!qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>' on sm_90a, got 1}}
+  %q = qs.assemble %d : tensor<64x128xf8E4M3FN> -> !q
+  return %q : !q
+}
+
+// -----
+
+// qs.assemble: each operand has the exact inner type (scales are padded to 128x4).
+!q = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+func.func @assemble_type(%d: tensor<64x128xf8E4M3FN>, %s: tensor<64x4xf8E8M0FNU>) -> !q {
+  // expected-error @+1 {{'qs.assemble' op inner tensor operands #1 ('rowwise_scale_inv') must have type 'tensor<128x4xf8E8M0FNU>', got 'tensor<64x4xf8E8M0FNU>'}}
+  %q = qs.assemble %d, %s : tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU> -> !q
+  return %q : !q
+}
+
+// -----
+
+// qs.assemble: on sm_100a per-tensor FP8 has no transpose.
+!q = !qs.tensor<4x8xbf16, #qs.fp8_current>
+module attributes {qs.chip = "sm_100a"} {
+  func.func @assemble_chip(%d: tensor<4x8xf8E4M3FN>, %t: tensor<8x4xf8E4M3FN>, %s: tensor<1xf32>) -> !q {
+    // expected-error @+1 {{'qs.assemble' op expects 2 inner tensor operands (data, scale_inv) for '!qs.tensor<4x8xbf16, #qs.fp8_current>' on sm_100a, got 3}}
+    %q = qs.assemble %d, %t, %s : tensor<4x8xf8E4M3FN>, tensor<8x4xf8E4M3FN>, tensor<1xf32> -> !q
+    return %q : !q
+  }
+}
+
+// -----
+
+// qs.disassemble: as many results as inner tensors.
+!q = !qs.tensor<4x8xbf16, #qs.fp8_current>
+func.func @disassemble_count(%q: !q) {
+  // expected-error @+1 {{'qs.disassemble' op expects 3 inner tensor results (data, transpose, scale_inv) for '!qs.tensor<4x8xbf16, #qs.fp8_current>' on sm_90a, got 2}}
+  %d, %s = qs.disassemble %q : !q -> tensor<4x8xf8E4M3FN>, tensor<1xf32>
+  return
+}
+
+// -----
+
+// qs.disassemble: each result has the exact inner type.
+!q = !qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>
+func.func @disassemble_type(%q: !q) {
+  // expected-error @+1 {{'qs.disassemble' op inner tensor results #0 ('data') must have type 'tensor<4x8xf8E4M3FN>', got 'tensor<4x8xf8E5M2>'}}
+  %d, %s = qs.disassemble %q : !q -> tensor<4x8xf8E5M2>, tensor<1xf32>
+  return
+}
+
+// -----
+
+// qs.update_usage: only the usage flags may change.
+!a = !qs.tensor<64x128xbf16, #qs.mxfp8>
+!b = !qs.tensor<64x128xbf16, #qs.mxfp8<fp8_dtype = f8E5M2>>
+func.func @update_usage_other_quantizer(%q: !a) -> !b {
+  // expected-error @+1 {{'qs.update_usage' op result type must be the input type with other usage flags, got '!qs.tensor<64x128xbf16, #qs.mxfp8<fp8_dtype = f8E5M2>>' for '!qs.tensor<64x128xbf16, #qs.mxfp8>'}}
+  %r = qs.update_usage %q : !a -> !b
+  return %r : !b
+}
+
+// -----
+
+// qs.update_usage: MXFP8 can only drop representations.
+!a = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+!b = !qs.tensor<64x128xbf16, #qs.mxfp8>
+func.func @update_usage_mxfp8(%q: !a) -> !b {
+  // expected-error @+1 {{'qs.update_usage' op cannot create the columnwise representation of a MXFP8Quantizer tensor from its rowwise one on sm_90a: only the per-tensor FP8 transpose (TN-only chips) and the column-wise form of 2-D block FP8 and 2-D NVFP4 without RHT can be derived}}
+  %r = qs.update_usage %q : !a -> !b
+  return %r : !b
+}
+
+// -----
+
+// qs.update_usage: 1x128 blocks differ per direction.
+!a = !qs.tensor<128x128xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+!b = !qs.tensor<128x128xbf16, #qs.fp8_block<block_scaling_dim = 1, rowwise = false>>
+func.func @update_usage_block_1d(%q: !a) -> !b {
+  // expected-error @+1 {{cannot create the columnwise representation of a Float8BlockQuantizer tensor from its rowwise one}}
+  %r = qs.update_usage %q : !a -> !b
+  return %r : !b
+}
+
+// -----
+
+// qs.update_usage: per-tensor FP8 data cannot be recreated from the transpose.
+!a = !qs.tensor<64x128xbf16, #qs.fp8_current<rowwise = false>>
+!b = !qs.tensor<64x128xbf16, #qs.fp8_current>
+func.func @update_usage_fp8_data(%q: !a) -> !b {
+  // expected-error @+1 {{cannot create the rowwise representation of a Float8CurrentScalingQuantizer tensor from its columnwise one on sm_90a}}
+  %r = qs.update_usage %q : !a -> !b
+  return %r : !b
+}
+
+// -----
+
+// qs.update_usage: 2-D NVFP4 with RHT cannot derive its column-wise form.
+!a = !qs.tensor<64x128xbf16, #qs.nvfp4<columnwise = false, with_2d_quantization = true, with_rht = true, with_post_rht_amax = true>>
+!b = !qs.tensor<64x128xbf16, #qs.nvfp4<with_2d_quantization = true, with_rht = true, with_post_rht_amax = true>>
+func.func @update_usage_nvfp4_rht(%q: !a) -> !b {
+  // expected-error @+1 {{cannot create the columnwise representation of a NVFP4Quantizer tensor from its rowwise one}}
+  %r = qs.update_usage %q : !a -> !b
+  return %r : !b
+}
+
+// -----
+
+// qs.gemm: operands are at least 2-D.
+!v = !qs.tensor<256xbf16, #qs.fp8_current>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_current>
+func.func @gemm_rank(%x: !v, %w: !w) -> tensor<512xbf16> {
+  // expected-error @+1 {{'qs.gemm' op operands must have rank >= 2 (leading dimensions are folded into M)}}
+  %y = qs.gemm %x, %w transpose_b : !v, !w -> tensor<512xbf16>
+  return %y : tensor<512xbf16>
+}
+
+// -----
+
+// qs.gemm: the contraction sizes agree.
+!x = !qs.tensor<128x256xbf16, #qs.fp8_current>
+!w = !qs.tensor<512x128xbf16, #qs.fp8_current>
+func.func @gemm_k(%x: !x, %w: !w) -> tensor<128x512xbf16> {
+  // expected-error @+1 {{'qs.gemm' op contraction sizes differ: op(a) is 128x256 and op(b) is 128x512}}
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<128x512xbf16>
+  return %y : tensor<128x512xbf16>
+}
+
+// -----
+
+// qs.gemm: the result shape is [m, n] (with a's leading dimensions).
+!x = !qs.tensor<2x64x256xbf16, #qs.fp8_current>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_current>
+func.func @gemm_result_shape(%x: !x, %w: !w) -> tensor<128x512xbf16> {
+  // expected-error @+1 {{'qs.gemm' op result shape must be 2x64x512 (op(a) * op(b), keeping a's leading dimensions), got 'tensor<128x512xbf16>'}}
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<128x512xbf16>
+  return %y : tensor<128x512xbf16>
+}
+
+// -----
+
+// qs.gemm: the result element type is bf16, f16 or f32.
+!x = !qs.tensor<128x256xbf16, #qs.fp8_current>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_current>
+func.func @gemm_result_type(%x: !x, %w: !w) -> tensor<128x512xi32> {
+  // expected-error @+1 {{'qs.gemm' op result element type must be bf16, f16 or f32, got 'i32'}}
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<128x512xi32>
+  return %y : tensor<128x512xi32>
+}
+
+// -----
+
+// qs.gemm: both operands use one scaling family.
+!x = !qs.tensor<128x256xbf16, #qs.mxfp8>
+!w = !qs.tensor<512x256xbf16, #qs.nvfp4>
+func.func @gemm_mixed_families(%x: !x, %w: !w) -> tensor<128x512xbf16> {
+  // expected-error @+1 {{'qs.gemm' op operands use incompatible scaling modes: MXFP8 and NVFP4 (both must be per-tensor FP8, MXFP8 or NVFP4, or block FP8 with at most one 128x128 operand)}}
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<128x512xbf16>
+  return %y : tensor<128x512xbf16>
+}
+
+// -----
+
+// qs.gemm: TE forbids 128x128 x 128x128 block scaling.
+!x = !qs.tensor<128x256xbf16, #qs.fp8_block>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_block>
+func.func @gemm_block_2d_2d(%x: !x, %w: !w) -> tensor<128x512xbf16> {
+  // expected-error @+1 {{'qs.gemm' op operands use incompatible scaling modes: 128x128 block FP8 and 128x128 block FP8}}
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<128x512xbf16>
+  return %y : tensor<128x512xbf16>
+}
+
+// -----
+
+// qs.gemm: NVFP4 GEMMs cannot produce f16.
+!x = !qs.tensor<128x256xbf16, #qs.nvfp4>
+!w = !qs.tensor<512x256xbf16, #qs.nvfp4>
+func.func @gemm_nvfp4_f16(%x: !x, %w: !w) -> tensor<128x512xf16> {
+  // expected-error @+1 {{'qs.gemm' op a GEMM on NVFP4Quantizer operands cannot produce 'f16'}}
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<128x512xf16>
+  return %y : tensor<128x512xf16>
+}
+
+// -----
+
+// qs.gemm: a is contracted over its last dimension and needs rowwise.
+!x = !qs.tensor<128x256xbf16, #qs.mxfp8<rowwise = false>>
+!w = !qs.tensor<512x256xbf16, #qs.mxfp8>
+func.func @gemm_a_needs_rowwise(%x: !x, %w: !w) -> tensor<128x512xbf16> {
+  // expected-error @+1 {{'qs.gemm' op operand a is contracted over its last dimension and needs its rowwise usage, but its quantizer has rowwise = false on sm_90a}}
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<128x512xbf16>
+  return %y : tensor<128x512xbf16>
+}
+
+// -----
+
+// qs.gemm: b without transpose is contracted over its first dimension and needs columnwise (TE dgrad).
+!dy = !qs.tensor<128x512xbf16, #qs.fp8_current>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
+func.func @gemm_b_needs_columnwise(%dy: !dy, %w: !w) -> tensor<128x256xbf16> {
+  // expected-error @+1 {{'qs.gemm' op operand b is contracted over its first dimension and needs its columnwise usage, but its quantizer has columnwise = false on sm_90a}}
+  %dx = qs.gemm %dy, %w : !dy, !w -> tensor<128x256xbf16>
+  return %dx : tensor<128x256xbf16>
+}
+
+// -----
+
+// qs.gemm: the bias is a 1-D tensor of n values.
+!x = !qs.tensor<128x256xbf16, #qs.fp8_current>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_current>
+func.func @gemm_bias(%x: !x, %w: !w, %b: tensor<256xbf16>) -> tensor<128x512xbf16> {
+  // expected-error @+1 {{'qs.gemm' op bias must be a 1-D tensor of 512 bf16, f16 or f32 values, got 'tensor<256xbf16>'}}
+  %y = qs.gemm %x, %w transpose_b bias(%b : tensor<256xbf16>) : !x, !w -> tensor<128x512xbf16>
+  return %y : tensor<128x512xbf16>
+}
+
+// -----
+
+// qs.gemm: the accumulate operand has the result type.
+!x = !qs.tensor<128x256xbf16, #qs.fp8_current>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_current>
+func.func @gemm_accumulate(%x: !x, %w: !w, %c: tensor<128x512xf32>) -> tensor<128x512xbf16> {
+  // expected-error @+1 {{'qs.gemm' op accumulate operand must have the result type 'tensor<128x512xbf16>', got 'tensor<128x512xf32>'}}
+  %y = qs.gemm %x, %w transpose_b accumulate(%c : tensor<128x512xf32>) : !x, !w -> tensor<128x512xbf16>
+  return %y : tensor<128x512xbf16>
+}

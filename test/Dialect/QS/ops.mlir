@@ -1,0 +1,131 @@
+// RUN: qs-opt %s -split-input-file | qs-opt -split-input-file | FileCheck %s
+// RUN: qs-opt %s -split-input-file -mlir-print-op-generic | qs-opt -split-input-file | FileCheck %s
+
+// qs.empty allocates a quantized tensor from its type.
+!blk = !qs.tensor<128x256xbf16, #qs.fp8_block<block_scaling_dim = 1>>
+// CHECK-LABEL: func.func @empty
+//       CHECK:   %[[E:.*]] = qs.empty : !qs.tensor<128x256xbf16, #qs.fp8_block<block_scaling_dim = 1>>
+//       CHECK:   return %[[E]]
+func.func @empty() -> !blk {
+  %t = qs.empty : !blk
+  return %t : !blk
+}
+
+// -----
+
+// qs.quantize / qs.dequantize for current scaling; dequantize may change the dtype.
+!cur = !qs.tensor<64x128xbf16, #qs.fp8_current>
+// CHECK-LABEL: func.func @quantize_dequantize
+//  CHECK-SAME:     %[[X:.*]]: tensor<64x128xbf16>
+//       CHECK:   %[[Q:.*]] = qs.quantize %[[X]] : tensor<64x128xbf16> -> !qs.tensor<64x128xbf16, #qs.fp8_current>
+//       CHECK:   %[[D:.*]] = qs.dequantize %[[Q]] : !qs.tensor<64x128xbf16, #qs.fp8_current> -> tensor<64x128xf32>
+func.func @quantize_dequantize(%x: tensor<64x128xbf16>) -> tensor<64x128xf32> {
+  %q = qs.quantize %x : tensor<64x128xbf16> -> !cur
+  %d = qs.dequantize %q : !cur -> tensor<64x128xf32>
+  return %d : tensor<64x128xf32>
+}
+
+// -----
+
+// Delayed scaling takes the recipe's scale and amax state and returns the updated amax.
+!del = !qs.tensor<64x128xbf16, #qs.fp8_delayed<fp8_dtype = f8E5M2>>
+// CHECK-LABEL: func.func @quantize_delayed
+//       CHECK:   %[[Q:.*]], %[[A:.*]] = qs.quantize %{{.*}} scale(%{{.*}} : tensor<1xf32>) amax(%{{.*}} : tensor<1xf32>) : tensor<64x128xbf16> -> !qs.tensor<64x128xbf16, #qs.fp8_delayed<fp8_dtype = f8E5M2>>, tensor<1xf32>
+//       CHECK:   return %[[Q]], %[[A]]
+func.func @quantize_delayed(%x: tensor<64x128xbf16>, %scale: tensor<1xf32>,
+                            %amax: tensor<1xf32>) -> (!del, tensor<1xf32>) {
+  %q, %a = qs.quantize %x scale(%scale : tensor<1xf32>) amax(%amax : tensor<1xf32>)
+      : tensor<64x128xbf16> -> !del, tensor<1xf32>
+  return %q, %a : !del, tensor<1xf32>
+}
+
+// -----
+
+// qs.assemble / qs.disassemble take the exact inner tensors, in interface order.
+!mx = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+// CHECK-LABEL: func.func @assemble_disassemble
+//       CHECK:   %[[Q:.*]] = qs.assemble %{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU> -> !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+//       CHECK:   %[[P:.*]]:2 = qs.disassemble %[[Q]] : !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>> -> tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+//       CHECK:   return %[[P]]#0, %[[P]]#1
+func.func @assemble_disassemble(%data: tensor<64x128xf8E4M3FN>, %scale: tensor<128x4xf8E8M0FNU>)
+    -> (tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) {
+  %q = qs.assemble %data, %scale : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU> -> !mx
+  %d, %s = qs.disassemble %q : !mx -> tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+  return %d, %s : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+}
+
+// -----
+
+// On a chip that is not TN-only, per-tensor FP8 has no transpose buffer.
+!fp8 = !qs.tensor<4x8xbf16, #qs.fp8_current>
+module attributes {qs.chip = "sm_100a"} {
+  // CHECK-LABEL: func.func @assemble_non_tn
+  //       CHECK:   qs.assemble %{{.*}}, %{{.*}} : tensor<4x8xf8E4M3FN>, tensor<1xf32> -> !qs.tensor<4x8xbf16, #qs.fp8_current>
+  func.func @assemble_non_tn(%data: tensor<4x8xf8E4M3FN>, %s: tensor<1xf32>) -> !fp8 {
+    %q = qs.assemble %data, %s : tensor<4x8xf8E4M3FN>, tensor<1xf32> -> !fp8
+    return %q : !fp8
+  }
+}
+
+// -----
+
+// NVFP4 assembles from six inner tensors.
+!nv = !qs.tensor<64x128xbf16, #qs.nvfp4>
+// CHECK-LABEL: func.func @assemble_nvfp4
+//       CHECK:   qs.assemble {{.*}} : tensor<64x64xi8>, tensor<128x8xf8E4M3FN>, tensor<128x32xi8>, tensor<128x4xf8E4M3FN>, tensor<1xf32>, tensor<1xf32> -> !qs.tensor<64x128xbf16, #qs.nvfp4>
+func.func @assemble_nvfp4(%rd: tensor<64x64xi8>, %rs: tensor<128x8xf8E4M3FN>,
+                          %cd: tensor<128x32xi8>, %cs: tensor<128x4xf8E4M3FN>,
+                          %ar: tensor<1xf32>, %ac: tensor<1xf32>) -> !nv {
+  %q = qs.assemble %rd, %rs, %cd, %cs, %ar, %ac
+      : tensor<64x64xi8>, tensor<128x8xf8E4M3FN>, tensor<128x32xi8>,
+        tensor<128x4xf8E4M3FN>, tensor<1xf32>, tensor<1xf32> -> !nv
+  return %q : !nv
+}
+
+// -----
+
+// qs.update_usage drops a representation, or creates one the format can derive.
+!row = !qs.tensor<128x128xbf16, #qs.fp8_block<columnwise = false>>
+!both = !qs.tensor<128x128xbf16, #qs.fp8_block>
+!mxb = !qs.tensor<64x128xbf16, #qs.mxfp8>
+!mxr = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+// CHECK-LABEL: func.func @update_usage
+//       CHECK:   qs.update_usage %{{.*}} : !qs.tensor<128x128xbf16, #qs.fp8_block<columnwise = false>> -> !qs.tensor<128x128xbf16, #qs.fp8_block>
+//       CHECK:   qs.update_usage %{{.*}} : !qs.tensor<64x128xbf16, #qs.mxfp8> -> !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+func.func @update_usage(%a: !row, %b: !mxb) -> (!both, !mxr) {
+  %0 = qs.update_usage %a : !row -> !both
+  %1 = qs.update_usage %b : !mxb -> !mxr
+  return %0, %1 : !both, !mxr
+}
+
+// -----
+
+// The three GEMMs of a Linear layer (TE's TN, NN and NT layouts).
+!x = !qs.tensor<128x256xbf16, #qs.fp8_current>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_current>
+!dy = !qs.tensor<128x512xbf16, #qs.fp8_current<fp8_dtype = f8E5M2>>
+// CHECK-LABEL: func.func @linear
+//       CHECK:   qs.gemm %{{.*}}, %{{.*}} transpose_b : {{.*}} -> tensor<128x512xbf16>
+//       CHECK:   qs.gemm %{{.*}}, %{{.*}} : {{.*}} -> tensor<128x256xbf16>
+//       CHECK:   qs.gemm %{{.*}}, %{{.*}} transpose_a : {{.*}} -> tensor<512x256xf32>
+func.func @linear(%x: !x, %w: !w, %dy: !dy)
+    -> (tensor<128x512xbf16>, tensor<128x256xbf16>, tensor<512x256xf32>) {
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<128x512xbf16>
+  %dx = qs.gemm %dy, %w : !dy, !w -> tensor<128x256xbf16>
+  %dw = qs.gemm %dy, %x transpose_a : !dy, !x -> tensor<512x256xf32>
+  return %y, %dx, %dw : tensor<128x512xbf16>, tensor<128x256xbf16>, tensor<512x256xf32>
+}
+
+// -----
+
+// Bias and accumulate operands; a non-transposed N-D lhs keeps its leading dimensions.
+!x3 = !qs.tensor<2x64x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+!w2 = !qs.tensor<512x256xbf16, #qs.fp8_block<columnwise = false>>
+// CHECK-LABEL: func.func @gemm_bias_accumulate
+//       CHECK:   qs.gemm %{{.*}}, %{{.*}} transpose_b bias(%{{.*}} : tensor<512xbf16>) accumulate(%{{.*}} : tensor<2x64x512xf32>) : {{.*}} -> tensor<2x64x512xf32>
+func.func @gemm_bias_accumulate(%x: !x3, %w: !w2, %bias: tensor<512xbf16>,
+                                %acc: tensor<2x64x512xf32>) -> tensor<2x64x512xf32> {
+  %y = qs.gemm %x, %w transpose_b bias(%bias : tensor<512xbf16>)
+      accumulate(%acc : tensor<2x64x512xf32>) : !x3, !w2 -> tensor<2x64x512xf32>
+  return %y : tensor<2x64x512xf32>
+}
