@@ -18,6 +18,12 @@ func.func private @zero(!qs.tensor<0x8xbf16, #qs.fp8_current>)
 
 // -----
 
+// The element count is bounded so that layout arithmetic cannot overflow.
+// expected-error @+1 {{!qs.tensor may hold at most 2^48 elements}}
+func.func private @huge(!qs.tensor<4294967296x4294967296xbf16, #qs.fp8_current>)
+
+// -----
+
 // The nominal element type is a high-precision float.
 // expected-error @+1 {{!qs.tensor nominal element type must be bf16, f16 or f32, got 'f64'}}
 func.func private @f64(!qs.tensor<4x8xf64, #qs.fp8_current>)

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -66,6 +67,12 @@ QuantTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "!qs.tensor dimension " << i
                          << " must be positive, got " << size;
   }
+  // Keeps all layout arithmetic (products, padding) far from int64 overflow.
+  constexpr int64_t kMaxElements = int64_t(1) << 48;
+  int64_t elements = 1;
+  for (int64_t size : shape)
+    if (llvm::MulOverflow(elements, size, elements) || elements > kMaxElements)
+      return emitError() << "!qs.tensor may hold at most 2^48 elements";
   if (!elementType.isBF16() && !elementType.isF16() && !elementType.isF32())
     return emitError() << "!qs.tensor nominal element type must be bf16, f16 "
                           "or f32, got "
