@@ -3,6 +3,7 @@
 #include "qs/InitAll.h"
 #include "qs/Dialect/QS/IR/QSDialect.h"
 #include "qs/Dialect/QS/Transforms/Passes.h"
+#include "qs/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -36,4 +37,5 @@ void mlir::qs::registerAllQSDialects(DialectRegistry &registry) {
 void mlir::qs::registerAllQSPasses() {
   registerAllPasses();
   qs::registerQSPasses();
+  qs::registerStoragePipeline();
 }

@@ -2,6 +2,7 @@
 # lit configuration of the quant-storage test suite.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -15,6 +16,7 @@ config.test_exec_root = os.path.join(config.qs_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%qs_src_root", config.qs_src_root))
 config.substitutions.append(("%qs_obj_root", config.qs_obj_root))
 

@@ -12,7 +12,7 @@ namespace qs {
 /// llvm, math) to `registry`.
 void registerAllQSDialects(DialectRegistry &registry);
 
-/// Registers the qs passes and the upstream passes a qs user needs around
+/// Registers the qs passes and pipelines and the upstream passes a qs user needs around
 /// them (every upstream pass, for qs-opt).
 void registerAllQSPasses();
 

@@ -65,3 +65,27 @@ module attributes {qs.chip = "gfx942"} {}
 // Other qs.* discardable attributes are unknown.
 // expected-error @+1 {{unknown qs dialect attribute 'qs.target'}}
 module attributes {qs.target = "sm_90a"} {}
+
+// -----
+
+// qs.inner names an inner tensor.
+// expected-error @+1 {{'qs.inner' on an argument must name an inner tensor (a string), got 3 : i64}}
+func.func private @inner_not_string(tensor<4xf32> {qs.inner = 3})
+
+// -----
+
+// qs.origin is a non-negative i64 index.
+// expected-error @+1 {{'qs.origin' on a result must be a non-negative i64 index, got -1 : i64}}
+func.func private @origin_negative() -> (tensor<4xf32> {qs.origin = -1 : i64})
+
+// -----
+
+// qs.type is a quantized type.
+// expected-error @+1 {{'qs.type' on an argument must be a !qs.tensor type, got tensor<4xf32>}}
+func.func private @type_not_quantized(tensor<4xf32> {qs.type = tensor<4xf32>})
+
+// -----
+
+// Other qs.* argument attributes are unknown.
+// expected-error @+1 {{unknown qs dialect attribute 'qs.name' on an argument}}
+func.func private @unknown_arg_attr(tensor<4xf32> {qs.name = "x"})

@@ -297,3 +297,139 @@ func.func @gemm_accumulate(%x: !x, %w: !w, %c: tensor<128x512xf32>) -> tensor<12
   %y = qs.gemm %x, %w transpose_b accumulate(%c : tensor<128x512xf32>) : !x, !w -> tensor<128x512xbf16>
   return %y : tensor<128x512xbf16>
 }
+
+// -----
+
+// qs.quantize_buffers: the outs are exactly the inner tensors of the quantized type.
+!q = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+func.func @quantize_buffers_outs(%x: tensor<64x128xbf16>, %d: tensor<64x128xf8E4M3FN>) {
+  // expected-error @+1 {{'qs.quantize_buffers' op expects 2 inner tensor outs operands (rowwise_data, rowwise_scale_inv) for '!qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>' on sm_90a, got 1}}
+  %r = qs.quantize_buffers %x outs(%d : tensor<64x128xf8E4M3FN>) as !q
+      : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>
+  return
+}
+
+// -----
+
+// qs.quantize_buffers: the input is the expressed type.
+!q = !qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>
+func.func @quantize_buffers_input(%x: tensor<4x8xf32>, %d: tensor<4x8xf8E4M3FN>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{'qs.quantize_buffers' op input type 'tensor<4x8xf32>' must be the expressed type of the result, 'tensor<4x8xbf16>'}}
+  %r:2 = qs.quantize_buffers %x outs(%d, %s : tensor<4x8xf8E4M3FN>, tensor<1xf32>) as !q
+      : tensor<4x8xf32> -> tensor<4x8xf8E4M3FN>, tensor<1xf32>
+  return
+}
+
+// -----
+
+// qs.quantize_buffers: only delayed scaling takes a scale.
+!q = !qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>
+func.func @quantize_buffers_scale(%x: tensor<4x8xbf16>, %d: tensor<4x8xf8E4M3FN>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{'qs.quantize_buffers' op takes a scale operand iff the quantizer uses delayed scaling (#qs.fp8_delayed)}}
+  %r:2 = qs.quantize_buffers %x scale(%s : tensor<1xf32>) outs(%d, %s : tensor<4x8xf8E4M3FN>, tensor<1xf32>) as !q
+      : tensor<4x8xbf16> -> tensor<4x8xf8E4M3FN>, tensor<1xf32>
+  return
+}
+
+// -----
+
+// qs.quantize_buffers: delayed scaling updates the amax state, the last outs operand.
+!q = !qs.tensor<4x8xbf16, #qs.fp8_delayed<columnwise = false>>
+func.func @quantize_buffers_amax(%x: tensor<4x8xbf16>, %d: tensor<4x8xf8E4M3FN>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{'qs.quantize_buffers' op with delayed scaling takes the amax state as a last tensor<1xf32> outs operand}}
+  %r = qs.quantize_buffers %x scale(%s : tensor<1xf32>) outs(%d : tensor<4x8xf8E4M3FN>) as !q
+      : tensor<4x8xbf16> -> tensor<4x8xf8E4M3FN>
+  return
+}
+
+// -----
+
+// qs.dequantize_buffers: the ins are exactly the inner tensors.
+!q = !qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>
+func.func @dequantize_buffers_ins(%d: tensor<4x8xf8E5M2>, %s: tensor<1xf32>, %o: tensor<4x8xf32>) {
+  // expected-error @+1 {{'qs.dequantize_buffers' op inner tensor ins operands #0 ('data') must have type 'tensor<4x8xf8E4M3FN>', got 'tensor<4x8xf8E5M2>'}}
+  %r = qs.dequantize_buffers ins(%d, %s : tensor<4x8xf8E5M2>, tensor<1xf32>) outs(%o : tensor<4x8xf32>)
+      as !q -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// qs.dequantize_buffers: the init has the logical shape (dequantize's rules).
+!q = !qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>
+func.func @dequantize_buffers_init(%d: tensor<4x8xf8E4M3FN>, %s: tensor<1xf32>, %o: tensor<8x4xf32>) {
+  // expected-error @+1 {{'qs.dequantize_buffers' op result shape must equal the logical shape of the input, expected 'tensor<4x8xbf16>', got 'tensor<8x4xf32>'}}
+  %r = qs.dequantize_buffers ins(%d, %s : tensor<4x8xf8E4M3FN>, tensor<1xf32>) outs(%o : tensor<8x4xf32>)
+      as !q -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+// qs.gemm_buffers: a's inner tensors match a_type.
+!q = !qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>
+func.func @gemm_buffers_a(%d: tensor<4x8xf8E4M3FN>, %s: tensor<1xf32>, %o: tensor<4x4xf32>) {
+  // expected-error @+1 {{'qs.gemm_buffers' op expects 2 a operands (data, scale_inv) for '!qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>' on sm_90a, got 1}}
+  %r = qs.gemm_buffers a(%d : tensor<4x8xf8E4M3FN>) as !q b(%d, %s : tensor<4x8xf8E4M3FN>, tensor<1xf32>) as !q
+      outs(%o : tensor<4x4xf32>) transpose_b -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// qs.gemm_buffers: b's inner tensors match b_type.
+!q = !qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>
+func.func @gemm_buffers_b(%d: tensor<4x8xf8E4M3FN>, %s: tensor<1xf32>, %o: tensor<4x4xf32>) {
+  // expected-error @+1 {{'qs.gemm_buffers' op b operands #1 ('scale_inv') must have type 'tensor<1xf32>', got 'tensor<4x8xf8E4M3FN>'}}
+  %r = qs.gemm_buffers a(%d, %s : tensor<4x8xf8E4M3FN>, tensor<1xf32>) as !q b(%d, %d : tensor<4x8xf8E4M3FN>, tensor<4x8xf8E4M3FN>) as !q
+      outs(%o : tensor<4x4xf32>) transpose_b -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// qs.gemm_buffers: the GEMM rules of qs.gemm apply (here the usage of b).
+!q = !qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>
+func.func @gemm_buffers_usage(%d: tensor<4x8xf8E4M3FN>, %s: tensor<1xf32>, %o: tensor<8x8xf32>) {
+  // expected-error @+1 {{'qs.gemm_buffers' op operand a is contracted over its first dimension and needs its columnwise usage, but its quantizer has columnwise = false on sm_90a}}
+  %r = qs.gemm_buffers a(%d, %s : tensor<4x8xf8E4M3FN>, tensor<1xf32>) as !q b(%d, %s : tensor<4x8xf8E4M3FN>, tensor<1xf32>) as !q
+      outs(%o : tensor<8x8xf32>) transpose_a -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+// qs.update_usage_buffers: only for transitions that create something.
+!q = !qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>
+func.func @update_usage_buffers_nothing(%d: tensor<4x8xf8E4M3FN>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{'qs.update_usage_buffers' op creates nothing: '!qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>' has no inner tensor that '!qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>' lacks (dropping needs no op)}}
+  "qs.update_usage_buffers"(%d, %s) <{operandSegmentSizes = array<i32: 2, 0>, source_type = !q, result_type = !q}>
+      : (tensor<4x8xf8E4M3FN>, tensor<1xf32>) -> ()
+  return
+}
+
+// -----
+
+// qs.update_usage_buffers: the outs are the created inner tensors.
+!row = !qs.tensor<4x8xbf16, #qs.fp8_current<columnwise = false>>
+!both = !qs.tensor<4x8xbf16, #qs.fp8_current>
+func.func @update_usage_buffers_outs(%d: tensor<4x8xf8E4M3FN>, %s: tensor<1xf32>, %t: tensor<4x8xf8E4M3FN>) {
+  // expected-error @+1 {{'qs.update_usage_buffers' op outs must be the created inner tensors (transpose : 'tensor<8x4xf8E4M3FN>')}}
+  %r = qs.update_usage_buffers ins(%d, %s : tensor<4x8xf8E4M3FN>, tensor<1xf32>) outs(%t : tensor<4x8xf8E4M3FN>)
+      from !row to !both -> tensor<4x8xf8E4M3FN>
+  return
+}
+
+// -----
+
+// qs.update_usage_buffers: the transition rules of qs.update_usage apply.
+!row = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+!both = !qs.tensor<64x128xbf16, #qs.mxfp8>
+func.func @update_usage_buffers_rule(%d: tensor<64x128xf8E4M3FN>, %s: tensor<128x4xf8E8M0FNU>,
+                                     %cd: tensor<64x128xf8E4M3FN>, %cs: tensor<4x128xf8E8M0FNU>) {
+  // expected-error @+1 {{'qs.update_usage_buffers' op cannot create the columnwise representation of a MXFP8Quantizer tensor from its rowwise one on sm_90a}}
+  %r:2 = qs.update_usage_buffers ins(%d, %s : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>)
+      outs(%cd, %cs : tensor<64x128xf8E4M3FN>, tensor<4x128xf8E8M0FNU>)
+      from !row to !both -> tensor<64x128xf8E4M3FN>, tensor<4x128xf8E8M0FNU>
+  return
+}

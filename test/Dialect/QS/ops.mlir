@@ -129,3 +129,40 @@ func.func @gemm_bias_accumulate(%x: !x3, %w: !w2, %bias: tensor<512xbf16>,
       accumulate(%acc : tensor<2x64x512xf32>) : !x3, !w2 -> tensor<2x64x512xf32>
   return %y : tensor<2x64x512xf32>
 }
+
+// -----
+
+// Buffer-level ops (the output of qs-expand-storage) round-trip.
+!mx = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+!del = !qs.tensor<4x8xbf16, #qs.fp8_delayed<columnwise = false>>
+// CHECK-LABEL: func.func @buffer_ops
+//       CHECK:   qs.quantize_buffers %{{.*}} outs(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) as !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>> : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+//       CHECK:   qs.quantize_buffers %{{.*}} scale(%{{.*}} : tensor<1xf32>) outs(%{{.*}}, %{{.*}}, %{{.*}} : tensor<4x8xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) as !qs.tensor<4x8xbf16, #qs.fp8_delayed<columnwise = false>>
+//       CHECK:   qs.dequantize_buffers ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) outs(%{{.*}} : tensor<64x128xf32>) as !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>> -> tensor<64x128xf32>
+//       CHECK:   qs.gemm_buffers a(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) as !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>> b(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) as !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>> bias(%{{.*}} : tensor<64xbf16>) outs(%{{.*}} : tensor<64x64xf32>) transpose_b accumulate -> tensor<64x64xf32>
+//       CHECK:   qs.update_usage_buffers ins(%{{.*}}, %{{.*}} : tensor<4x8xf8E4M3FN>, tensor<1xf32>) outs(%{{.*}} : tensor<8x4xf8E4M3FN>) from !qs.tensor<4x8xbf16, #qs.fp8_delayed<columnwise = false>> to !qs.tensor<4x8xbf16, #qs.fp8_delayed> -> tensor<8x4xf8E4M3FN>
+func.func @buffer_ops(%x: tensor<64x128xbf16>, %x8: tensor<4x8xbf16>, %s: tensor<1xf32>,
+                      %amax: tensor<1xf32>, %bias: tensor<64xbf16>, %acc: tensor<64x64xf32>)
+    -> (tensor<64x128xf32>, tensor<64x64xf32>, tensor<8x4xf8E4M3FN>, tensor<1xf32>) {
+  %d0 = tensor.empty() : tensor<64x128xf8E4M3FN>
+  %s0 = tensor.empty() : tensor<128x4xf8E8M0FNU>
+  %d, %sc = qs.quantize_buffers %x outs(%d0, %s0 : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>)
+      as !mx : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+  %e0 = tensor.empty() : tensor<4x8xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<1xf32>
+  %qd, %qs, %qa = qs.quantize_buffers %x8 scale(%s : tensor<1xf32>)
+      outs(%e0, %e1, %amax : tensor<4x8xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>)
+      as !del : tensor<4x8xbf16> -> tensor<4x8xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>
+  %f = tensor.empty() : tensor<64x128xf32>
+  %deq = qs.dequantize_buffers ins(%d, %sc : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>)
+      outs(%f : tensor<64x128xf32>) as !mx -> tensor<64x128xf32>
+  %g = qs.gemm_buffers a(%d, %sc : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) as !mx
+      b(%d, %sc : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) as !mx
+      bias(%bias : tensor<64xbf16>) outs(%acc : tensor<64x64xf32>) transpose_b accumulate
+      -> tensor<64x64xf32>
+  %t0 = tensor.empty() : tensor<8x4xf8E4M3FN>
+  %t = qs.update_usage_buffers ins(%qd, %qs : tensor<4x8xf8E4M3FN>, tensor<1xf32>)
+      outs(%t0 : tensor<8x4xf8E4M3FN>) from !del to !qs.tensor<4x8xbf16, #qs.fp8_delayed>
+      -> tensor<8x4xf8E4M3FN>
+  return %deq, %g, %t, %qa : tensor<64x128xf32>, tensor<64x64xf32>, tensor<8x4xf8E4M3FN>, tensor<1xf32>
+}

@@ -281,6 +281,12 @@ void MXFP8Attr::getInnerTensors(ArrayRef<int64_t> shape, const TargetInfo &,
                       Usage::Columnwise});
   }
 }
+bool MXFP8Attr::canWriteGemmSwizzledScales() const { return true; }
+bool MXFP8Attr::writesGemmSwizzledScales() const { return getOptimizeForGemm(); }
+QuantizerAttrInterface MXFP8Attr::withGemmSwizzledScales(bool swizzled) const {
+  return get(getContext(), getFp8Dtype(), getRowwise(), getColumnwise(),
+             getWith_2dQuantization(), swizzled);
+}
 bool MXFP8Attr::canCreateUsage(Usage missing, const TargetInfo &target) const {
   // MXFP8 representations are independent quantizations: drop only.
   return hasUsage(getAvailableUsage(target), missing);
@@ -458,6 +464,13 @@ bool NVFP4Attr::canCreateUsage(Usage missing, const TargetInfo &target) const {
   if (getWith_2dQuantization() && !getWithRht() && getRowwise())
     creatable = creatable | Usage::Columnwise;
   return hasUsage(creatable, missing);
+}
+bool NVFP4Attr::canWriteGemmSwizzledScales() const { return true; }
+bool NVFP4Attr::writesGemmSwizzledScales() const { return getOptimizeForGemm(); }
+QuantizerAttrInterface NVFP4Attr::withGemmSwizzledScales(bool swizzled) const {
+  return get(getContext(), getRowwise(), getColumnwise(), getWithRht(),
+             getWithPostRhtAmax(), getWith_2dQuantization(),
+             getStochasticRounding(), getRowScaledNvfp4(), swizzled);
 }
 bool NVFP4Attr::canDequantizeColumnwise() const { return false; }
 bool NVFP4Attr::supportsGemmOutputType(Type outputType) const {

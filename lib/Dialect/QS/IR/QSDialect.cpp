@@ -37,3 +37,48 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
                          << attr.getName().getValue()
                          << "'";
 }
+
+/// Checks one of the qs.inner / qs.origin / qs.type argument or result
+/// attributes of qs-flatten-storage.
+static LogicalResult verifyFlattenedValueAttribute(Operation *op,
+                                                   NamedAttribute attr,
+                                                   StringRef where) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  if (name == QSDialect::getInnerAttrName()) {
+    if (!isa<StringAttr>(value))
+      return op->emitError() << "'" << name << "' on " << where
+                             << " must name an inner tensor (a string), got "
+                             << value;
+    return success();
+  }
+  if (name == QSDialect::getOriginAttrName()) {
+    auto index = dyn_cast<IntegerAttr>(value);
+    if (!index || !index.getType().isInteger(64) || index.getInt() < 0)
+      return op->emitError() << "'" << name << "' on " << where
+                             << " must be a non-negative i64 index, got "
+                             << value;
+    return success();
+  }
+  if (name == QSDialect::getTypeAttrName()) {
+    auto type = dyn_cast<TypeAttr>(value);
+    if (!type || !isa<QuantTensorType>(type.getValue()))
+      return op->emitError() << "'" << name << "' on " << where
+                             << " must be a !qs.tensor type, got " << value;
+    return success();
+  }
+  return op->emitError() << "unknown qs dialect attribute '" << name
+                         << "' on " << where;
+}
+
+LogicalResult QSDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                  unsigned,
+                                                  NamedAttribute attr) {
+  return verifyFlattenedValueAttribute(op, attr, "an argument");
+}
+
+LogicalResult QSDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                     unsigned,
+                                                     NamedAttribute attr) {
+  return verifyFlattenedValueAttribute(op, attr, "a result");
+}

@@ -1,10 +1,12 @@
-//===- QSOps.cpp - qs operations ------------------------------------------===//
+//===- QSOps.cpp - qs proto-level operations ------------------------------===//
 //
-// Verifiers of the proto-level ops. Format knowledge comes only from
-// QuantizerAttrInterface; the rules checked here are the op's own.
+// Verifiers and folders of the proto-level ops, and the verification rules
+// they share with the buffer-level ops (QSOpsCommon.h). Format knowledge
+// comes only from QuantizerAttrInterface.
 //
 //===----------------------------------------------------------------------===//
 
+#include "QSOpsCommon.h"
 #include "qs/Dialect/QS/IR/QSOps.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include "mlir/IR/Builders.h"
@@ -22,61 +24,11 @@ static bool isNominalFloat(Type type) {
 }
 
 //===----------------------------------------------------------------------===//
-// QuantizeOp
+// Shared rules
 //===----------------------------------------------------------------------===//
 
-LogicalResult QuantizeOp::verify() {
-  QuantTensorType resultType = getResult().getType();
-  RankedTensorType expressed = resultType.getExpressedType();
-  if (getInput().getType() != expressed)
-    return emitOpError("input type ")
-           << getInput().getType()
-           << " must be the expressed type of the result, " << expressed;
-  bool recipe = resultType.getQuantizer().takesRecipeScale();
-  bool hasState = getScale() && getAmax() && getUpdatedAmax();
-  bool hasAny = getScale() || getAmax() || getUpdatedAmax();
-  if (recipe && !hasState)
-    return emitOpError("with delayed scaling needs scale(...) and amax(...) "
-                       "operands and returns the updated amax as a second "
-                       "result");
-  if (!recipe && hasAny)
-    return emitOpError("takes scale/amax operands and returns an updated "
-                       "amax only for delayed scaling (#qs.fp8_delayed)");
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
-// DequantizeOp
-//===----------------------------------------------------------------------===//
-
-LogicalResult DequantizeOp::verify() {
-  QuantTensorType inputType = getInput().getType();
-  auto resultType = getResult().getType();
-  if (resultType.getShape() != inputType.getShape())
-    return emitOpError("result shape must equal the logical shape of the "
-                       "input, expected ")
-           << inputType.getExpressedType() << ", got " << resultType;
-  if (!isNominalFloat(resultType.getElementType()))
-    return emitOpError("result element type must be bf16, f16 or f32, got ")
-           << resultType.getElementType();
-  QuantizerAttrInterface quantizer = inputType.getQuantizer();
-  Usage available = quantizer.getAvailableUsage(TargetInfo::lookup(*this));
-  if (!hasUsage(available, Usage::Rowwise) &&
-      !quantizer.canDequantizeColumnwise())
-    return emitOpError("a ")
-           << quantizer.getQuantizerClassName()
-           << " tensor can only be dequantized from its rowwise "
-              "representation, which the input does not have";
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
-// AssembleOp / DisassembleOp
-//===----------------------------------------------------------------------===//
-
-/// Checks `types` against the inner tensors of `type` on the op's target.
-static LogicalResult verifyInnerTypes(Operation *op, QuantTensorType type,
-                                      TypeRange types, StringRef what) {
+LogicalResult qs::detail::verifyInnerTypes(Operation *op, QuantTensorType type,
+                                           TypeRange types, StringRef what) {
   TargetInfo target = TargetInfo::lookup(op);
   SmallVector<InnerTensor> inner = type.getInnerTensors(target);
   if (inner.size() != types.size()) {
@@ -97,14 +49,208 @@ static LogicalResult verifyInnerTypes(Operation *op, QuantTensorType type,
   return success();
 }
 
+LogicalResult qs::detail::verifyQuantizeTypes(Operation *op, Type input,
+                                              QuantTensorType result) {
+  RankedTensorType expressed = result.getExpressedType();
+  if (input != expressed)
+    return op->emitOpError("input type ")
+           << input << " must be the expressed type of the result, "
+           << expressed;
+  return success();
+}
+
+LogicalResult qs::detail::verifyDequantizeTypes(Operation *op,
+                                                QuantTensorType input,
+                                                RankedTensorType result) {
+  if (result.getShape() != input.getShape())
+    return op->emitOpError("result shape must equal the logical shape of the "
+                           "input, expected ")
+           << input.getExpressedType() << ", got " << result;
+  if (!isNominalFloat(result.getElementType()))
+    return op->emitOpError("result element type must be bf16, f16 or f32, got ")
+           << result.getElementType();
+  QuantizerAttrInterface quantizer = input.getQuantizer();
+  Usage available = quantizer.getAvailableUsage(TargetInfo::lookup(op));
+  if (!hasUsage(available, Usage::Rowwise) &&
+      !quantizer.canDequantizeColumnwise())
+    return op->emitOpError("a ")
+           << quantizer.getQuantizerClassName()
+           << " tensor can only be dequantized from its rowwise "
+              "representation, which the input does not have";
+  return success();
+}
+
+LogicalResult qs::detail::verifyUsageTransition(Operation *op,
+                                                QuantTensorType input,
+                                                QuantTensorType result) {
+  QuantizerAttrInterface resultQuantizer = result.getQuantizer();
+  if (input.withUsage(resultQuantizer.getRowwise(),
+                      resultQuantizer.getColumnwise()) != result)
+    return op->emitOpError("result type must be the input type with other "
+                           "usage flags, got ")
+           << result << " for " << input;
+  TargetInfo target = TargetInfo::lookup(op);
+  Usage wanted = resultQuantizer.getAvailableUsage(target);
+  QuantizerAttrInterface quantizer = input.getQuantizer();
+  if (quantizer.canCreateUsage(wanted, target))
+    return success();
+  Usage have = quantizer.getAvailableUsage(target);
+  Usage missing = static_cast<Usage>(static_cast<unsigned>(wanted) &
+                                     ~static_cast<unsigned>(have));
+  return op->emitOpError("cannot create the ")
+         << stringifyUsage(missing) << " representation of a "
+         << quantizer.getQuantizerClassName() << " tensor from its "
+         << stringifyUsage(have) << " one on " << target.getChip()
+         << ": only the per-tensor FP8 transpose (TN-only chips) and the "
+            "column-wise form of 2-D block FP8 and 2-D NVFP4 without RHT "
+            "can be derived";
+}
+
+/// The usage an operand needs: rowwise when contracted over its last
+/// dimension, columnwise when contracted over its (flattened) first one.
+static LogicalResult verifyGemmOperandUsage(Operation *op, StringRef name,
+                                            QuantTensorType type,
+                                            bool contractsLastDim,
+                                            const TargetInfo &target) {
+  Usage needed = contractsLastDim ? Usage::Rowwise : Usage::Columnwise;
+  if (hasUsage(type.getQuantizer().getAvailableUsage(target), needed))
+    return success();
+  return op->emitOpError("operand ")
+         << name << " is contracted over its "
+         << (contractsLastDim ? "last" : "first") << " dimension and needs its "
+         << stringifyUsage(needed) << " usage, but its quantizer has "
+         << stringifyUsage(needed) << " = false on " << target.getChip();
+}
+
+LogicalResult qs::detail::verifyGemm(Operation *op, QuantTensorType aType,
+                                     QuantTensorType bType, bool ta, bool tb,
+                                     RankedTensorType resultType, Type bias) {
+  if (aType.getRank() < 2 || bType.getRank() < 2)
+    return op->emitOpError("operands must have rank >= 2 (leading dimensions "
+                           "are folded into M)");
+  Flat2D a = flatten2D(aType.getShape());
+  Flat2D b = flatten2D(bType.getShape());
+  int64_t m = ta ? a.k : a.m, ka = ta ? a.m : a.k;
+  int64_t kb = tb ? b.k : b.m, n = tb ? b.m : b.k;
+  if (ka != kb)
+    return op->emitOpError("contraction sizes differ: op(a) is ")
+           << m << "x" << ka << " and op(b) is " << kb << "x" << n;
+
+  SmallVector<int64_t> expectedShape;
+  if (ta)
+    expectedShape.push_back(m);
+  else
+    llvm::append_range(expectedShape, aType.getShape().drop_back());
+  expectedShape.push_back(n);
+  if (resultType.getShape() != ArrayRef<int64_t>(expectedShape)) {
+    InFlightDiagnostic diag = op->emitOpError("result shape must be ");
+    llvm::interleave(expectedShape, diag, "x");
+    return diag << " (op(a) * op(b)"
+                << (ta ? "" : ", keeping a's leading dimensions") << "), got "
+                << resultType;
+  }
+  Type outType = resultType.getElementType();
+  if (!isNominalFloat(outType))
+    return op->emitOpError("result element type must be bf16, f16 or f32, got ")
+           << outType;
+
+  QuantizerAttrInterface qa = aType.getQuantizer(), qb = bType.getQuantizer();
+  if (!areGemmCompatible(qa.getScalingMode(), qb.getScalingMode()))
+    return op->emitOpError("operands use incompatible scaling modes: ")
+           << stringifyScalingMode(qa.getScalingMode()) << " and "
+           << stringifyScalingMode(qb.getScalingMode())
+           << " (both must be per-tensor FP8, MXFP8 or NVFP4, or block FP8 "
+              "with at most one 128x128 operand)";
+  for (QuantizerAttrInterface q : {qa, qb})
+    if (!q.supportsGemmOutputType(outType))
+      return op->emitOpError("a GEMM on ")
+             << q.getQuantizerClassName() << " operands cannot produce "
+             << outType;
+
+  TargetInfo target = TargetInfo::lookup(op);
+  if (failed(verifyGemmOperandUsage(op, "a", aType, !ta, target)) ||
+      failed(verifyGemmOperandUsage(op, "b", bType, tb, target)))
+    return failure();
+
+  if (bias) {
+    auto biasType = dyn_cast<RankedTensorType>(bias);
+    if (!biasType || biasType.getShape() != ArrayRef<int64_t>{n} ||
+        !isNominalFloat(biasType.getElementType()))
+      return op->emitOpError("bias must be a 1-D tensor of ")
+             << n << " bf16, f16 or f32 values, got " << bias;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantizeOp::verify() {
+  QuantTensorType resultType = getResult().getType();
+  if (failed(detail::verifyQuantizeTypes(*this, getInput().getType(),
+                                         resultType)))
+    return failure();
+  bool recipe = resultType.getQuantizer().takesRecipeScale();
+  bool hasState = getScale() && getAmax() && getUpdatedAmax();
+  bool hasAny = getScale() || getAmax() || getUpdatedAmax();
+  if (recipe && !hasState)
+    return emitOpError("with delayed scaling needs scale(...) and amax(...) "
+                       "operands and returns the updated amax as a second "
+                       "result");
+  if (!recipe && hasAny)
+    return emitOpError("takes scale/amax operands and returns an updated "
+                       "amax only for delayed scaling (#qs.fp8_delayed)");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DequantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DequantizeOp::verify() {
+  return detail::verifyDequantizeTypes(*this, getInput().getType(),
+                                       getResult().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// AssembleOp / DisassembleOp
+//===----------------------------------------------------------------------===//
+
 LogicalResult AssembleOp::verify() {
-  return verifyInnerTypes(*this, getResult().getType(),
-                          getInputs().getTypes(), "inner tensor operands");
+  return detail::verifyInnerTypes(*this, getResult().getType(),
+                                  getInputs().getTypes(),
+                                  "inner tensor operands");
+}
+
+// assemble(disassemble(q)) -> q
+OpFoldResult AssembleOp::fold(FoldAdaptor) {
+  auto source = getInputs().empty()
+                    ? DisassembleOp()
+                    : getInputs().front().getDefiningOp<DisassembleOp>();
+  if (!source || source.getInput().getType() != getResult().getType() ||
+      source.getNumResults() != getInputs().size())
+    return {};
+  for (auto [i, input] : llvm::enumerate(getInputs()))
+    if (input != source.getResult(i))
+      return {};
+  return source.getInput();
 }
 
 LogicalResult DisassembleOp::verify() {
-  return verifyInnerTypes(*this, getInput().getType(),
-                          getOutputs().getTypes(), "inner tensor results");
+  return detail::verifyInnerTypes(*this, getInput().getType(),
+                                  getOutputs().getTypes(),
+                                  "inner tensor results");
+}
+
+// disassemble(assemble(x...)) -> x...
+LogicalResult DisassembleOp::fold(FoldAdaptor,
+                                  SmallVectorImpl<OpFoldResult> &results) {
+  auto source = getInput().getDefiningOp<AssembleOp>();
+  if (!source)
+    return failure();
+  llvm::append_range(results, source.getInputs());
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -112,114 +258,26 @@ LogicalResult DisassembleOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult UpdateUsageOp::verify() {
-  QuantTensorType inputType = getInput().getType();
-  QuantTensorType resultType = getResult().getType();
-  QuantizerAttrInterface result = resultType.getQuantizer();
-  if (inputType.withUsage(result.getRowwise(), result.getColumnwise()) !=
-      resultType)
-    return emitOpError("result type must be the input type with other usage "
-                       "flags, got ")
-           << resultType << " for " << inputType;
-  TargetInfo target = TargetInfo::lookup(*this);
-  Usage wanted = result.getAvailableUsage(target);
-  QuantizerAttrInterface input = inputType.getQuantizer();
-  if (!input.canCreateUsage(wanted, target)) {
-    Usage have = input.getAvailableUsage(target);
-    return emitOpError("cannot create the ")
-           << stringifyUsage(static_cast<Usage>(
-                  static_cast<unsigned>(wanted) &
-                  ~static_cast<unsigned>(have)))
-           << " representation of a " << input.getQuantizerClassName()
-           << " tensor from its " << stringifyUsage(have)
-           << " one on " << target.getChip()
-           << ": only the per-tensor FP8 transpose (TN-only chips) and the "
-              "column-wise form of 2-D block FP8 and 2-D NVFP4 without RHT "
-              "can be derived";
-  }
-  return success();
+  return detail::verifyUsageTransition(*this, getInput().getType(),
+                                       getResult().getType());
+}
+
+OpFoldResult UpdateUsageOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
 }
 
 //===----------------------------------------------------------------------===//
 // GemmOp
 //===----------------------------------------------------------------------===//
 
-/// The usage an operand needs: rowwise when contracted over its last
-/// dimension, columnwise when contracted over its (flattened) first one.
-static LogicalResult verifyGemmOperandUsage(GemmOp op, StringRef name,
-                                            QuantTensorType type,
-                                            bool contractsLastDim,
-                                            const TargetInfo &target) {
-  Usage needed = contractsLastDim ? Usage::Rowwise : Usage::Columnwise;
-  QuantizerAttrInterface quantizer = type.getQuantizer();
-  if (hasUsage(quantizer.getAvailableUsage(target), needed))
-    return success();
-  return op.emitOpError("operand ")
-         << name << " is contracted over its "
-         << (contractsLastDim ? "last" : "first") << " dimension and needs its "
-         << stringifyUsage(needed) << " usage, but its quantizer has "
-         << stringifyUsage(needed) << " = false on " << target.getChip();
-}
-
 LogicalResult GemmOp::verify() {
-  QuantTensorType aType = getA().getType();
-  QuantTensorType bType = getB().getType();
-  if (aType.getRank() < 2 || bType.getRank() < 2)
-    return emitOpError("operands must have rank >= 2 (leading dimensions are "
-                       "folded into M)");
-  Flat2D a = flatten2D(aType.getShape());
-  Flat2D b = flatten2D(bType.getShape());
-  bool ta = getTransposeA(), tb = getTransposeB();
-  int64_t m = ta ? a.k : a.m, ka = ta ? a.m : a.k;
-  int64_t kb = tb ? b.k : b.m, n = tb ? b.m : b.k;
-  if (ka != kb)
-    return emitOpError("contraction sizes differ: op(a) is ")
-           << m << "x" << ka << " and op(b) is " << kb << "x" << n;
-
-  SmallVector<int64_t> expectedShape;
-  if (ta)
-    expectedShape = {m, n};
-  else
-    llvm::append_range(expectedShape, aType.getShape().drop_back());
-  if (!ta)
-    expectedShape.push_back(n);
   RankedTensorType resultType = getResult().getType();
-  if (resultType.getShape() != ArrayRef<int64_t>(expectedShape)) {
-    InFlightDiagnostic diag = emitOpError("result shape must be ");
-    llvm::interleave(expectedShape, diag, "x");
-    return diag << " (op(a) * op(b)" << (ta ? "" : ", keeping a's leading "
-                                                   "dimensions")
-                << "), got " << resultType;
-  }
-  Type outType = resultType.getElementType();
-  if (!isNominalFloat(outType))
-    return emitOpError("result element type must be bf16, f16 or f32, got ")
-           << outType;
-
-  QuantizerAttrInterface qa = aType.getQuantizer(), qb = bType.getQuantizer();
-  if (!areGemmCompatible(qa.getScalingMode(), qb.getScalingMode()))
-    return emitOpError("operands use incompatible scaling modes: ")
-           << stringifyScalingMode(qa.getScalingMode()) << " and "
-           << stringifyScalingMode(qb.getScalingMode())
-           << " (both must be per-tensor FP8, MXFP8 or NVFP4, or block FP8 "
-              "with at most one 128x128 operand)";
-  for (QuantizerAttrInterface q : {qa, qb})
-    if (!q.supportsGemmOutputType(outType))
-      return emitOpError("a GEMM on ")
-             << q.getQuantizerClassName() << " operands cannot produce "
-             << outType;
-
-  TargetInfo target = TargetInfo::lookup(*this);
-  if (failed(verifyGemmOperandUsage(*this, "a", aType, !ta, target)) ||
-      failed(verifyGemmOperandUsage(*this, "b", bType, tb, target)))
+  if (failed(detail::verifyGemm(*this, getA().getType(), getB().getType(),
+                                getTransposeA(), getTransposeB(), resultType,
+                                getBias() ? getBias().getType() : Type())))
     return failure();
-
-  if (Value bias = getBias()) {
-    auto biasType = cast<RankedTensorType>(bias.getType());
-    if (biasType.getShape() != ArrayRef<int64_t>{n} ||
-        !isNominalFloat(biasType.getElementType()))
-      return emitOpError("bias must be a 1-D tensor of ")
-             << n << " bf16, f16 or f32 values, got " << biasType;
-  }
   if (Value acc = getAccumulate())
     if (acc.getType() != resultType)
       return emitOpError("accumulate operand must have the result type ")

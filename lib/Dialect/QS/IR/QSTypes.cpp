@@ -103,3 +103,14 @@ QuantTensorType QuantTensorType::withUsage(bool rowwise,
 RankedTensorType QuantTensorType::getExpressedType() const {
   return RankedTensorType::get(getShape(), getElementType());
 }
+
+SmallVector<InnerTensor>
+mlir::qs::getCreatedInnerTensors(QuantTensorType source, QuantTensorType result,
+                                 const TargetInfo &target) {
+  SmallVector<InnerTensor> have = source.getInnerTensors(target);
+  SmallVector<InnerTensor> created;
+  for (InnerTensor &t : result.getInnerTensors(target))
+    if (llvm::none_of(have, [&](const InnerTensor &h) { return h.name == t.name; }))
+      created.push_back(std::move(t));
+  return created;
+}

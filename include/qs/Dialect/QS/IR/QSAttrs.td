@@ -52,7 +52,9 @@ def QS_Fp8CurrentAttr : QS_QuantizerAttr<"Fp8Current", "fp8_current",
     QS_F32Parameter:$amax_epsilon);
 }
 
-def QS_MXFP8Attr : QS_QuantizerAttr<"MXFP8", "mxfp8"> {
+def QS_MXFP8Attr : QS_QuantizerAttr<"MXFP8", "mxfp8",
+    ["canWriteGemmSwizzledScales", "writesGemmSwizzledScales",
+     "withGemmSwizzledScales"]> {
   let summary = "MXFP8: FP8 elements with one E8M0 scale per 32 elements "
                 "(TE MXFP8Quantizer)";
   let description = [{
@@ -105,7 +107,9 @@ def QS_Fp8BlockAttr : QS_QuantizerAttr<"Fp8Block", "fp8_block"> {
 }
 
 def QS_NVFP4Attr : QS_QuantizerAttr<"NVFP4", "nvfp4",
-    ["canDequantizeColumnwise", "supportsGemmOutputType"]> {
+    ["canDequantizeColumnwise", "supportsGemmOutputType",
+     "canWriteGemmSwizzledScales", "writesGemmSwizzledScales",
+     "withGemmSwizzledScales"]> {
   let summary = "NVFP4: E2M1 elements, one E4M3 scale per 16 elements and an "
                 "FP32 global amax (TE NVFP4Quantizer)";
   let description = [{

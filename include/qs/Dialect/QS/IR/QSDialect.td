@@ -55,6 +55,13 @@ def QS_Dialect : Dialect {
     (normally the `builtin.module`), e.g. `module attributes {qs.chip =
     "sm_100a"}`; it defaults to `sm_90a` (Hopper, TN-only).
 
+    ### Flattened boundaries
+
+    `qs-flatten-storage` replaces each quantized function argument and result
+    by its inner tensors and tags each with `qs.inner = "<name>"`,
+    `qs.origin = <original index> : i64` and `qs.type = <quantized type>`
+    (TE's flatten context), so other compilers can map buffers back.
+
     ### Integrity rules
 
     * Shapes are static with rank >= 1; each quantizer adds its own
@@ -78,6 +85,8 @@ def QS_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
     void registerTypes();
@@ -85,6 +94,17 @@ def QS_Dialect : Dialect {
     /// Name of the discardable attribute that selects the target chip.
     static constexpr ::llvm::StringLiteral getChipAttrName() {
       return ::llvm::StringLiteral("qs.chip");
+    }
+    /// Argument/result attributes set by qs-flatten-storage: the inner
+    /// tensor's name, the original argument/result index, the quantized type.
+    static constexpr ::llvm::StringLiteral getInnerAttrName() {
+      return ::llvm::StringLiteral("qs.inner");
+    }
+    static constexpr ::llvm::StringLiteral getOriginAttrName() {
+      return ::llvm::StringLiteral("qs.origin");
+    }
+    static constexpr ::llvm::StringLiteral getTypeAttrName() {
+      return ::llvm::StringLiteral("qs.type");
     }
   }];
 }

@@ -99,6 +99,22 @@ def QS_QuantizerAttrInterface : AttrInterface<"QuantizerAttrInterface"> {
       "::mlir::DictionaryAttr", "getStorageMetadata",
       (ins "::mlir::Type":$nominalType)>,
     InterfaceMethod<[{
+        Whether the format has a GEMM-swizzled (128x4-tiled) scale layout that
+        the quantizer can be asked to write (MXFP8, NVFP4).
+      }],
+      "bool", "canWriteGemmSwizzledScales", (ins), [{}],
+      [{ return false; }]>,
+    InterfaceMethod<"Whether scales are written GEMM-swizzled "
+                    "(`optimize_for_gemm`).",
+      "bool", "writesGemmSwizzledScales", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
+        A copy of this quantizer that writes GEMM-swizzled scales or not; the
+        quantizer itself where the format has no such layout.
+      }],
+      "::mlir::qs::QuantizerAttrInterface", "withGemmSwizzledScales",
+      (ins "bool":$swizzled), [{}],
+      [{ return ::llvm::cast<::mlir::qs::QuantizerAttrInterface>($_attr); }]>,
+    InterfaceMethod<[{
         Whether `qs.quantize` takes the recipe's scale and amax state as
         operands and returns the updated amax (delayed scaling).
       }],

@@ -114,6 +114,9 @@ def QS_AssembleOp : QS_Op<"assemble", [Pure]> {
     result type, exactly those `QuantizerAttrInterface` describes for the
     target chip, in interface order, with their exact types.
 
+    Folds `qs.assemble` of the results of one `qs.disassemble`, in order and
+    of the same type, to the disassembled value.
+
     Example:
     ```mlir
     %q = qs.assemble %data, %scale
@@ -127,6 +130,7 @@ def QS_AssembleOp : QS_Op<"assemble", [Pure]> {
     $inputs attr-dict `:` type($inputs) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def QS_DisassembleOp : QS_Op<"disassemble", [Pure]> {
@@ -134,6 +138,8 @@ def QS_DisassembleOp : QS_Op<"disassemble", [Pure]> {
   let description = [{
     TE's `__tensor_flatten__`: the results are the inner tensors of the
     operand type, in interface order, with their exact types.
+
+    Folds `qs.disassemble(qs.assemble(x...))` to `x...`.
 
     Example:
     ```mlir
@@ -148,6 +154,7 @@ def QS_DisassembleOp : QS_Op<"disassemble", [Pure]> {
     $input attr-dict `:` qualified(type($input)) `->` type($outputs)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -163,7 +170,8 @@ def QS_UpdateUsageOp : QS_Op<"update_usage", [Pure]> {
     (`te-formats.md` §1.2): the per-tensor FP8 `transpose` from `data` on
     TN-only chips, column-wise from row-wise for 2-D block FP8
     (`block_scaling_dim = 2`) and 2-D NVFP4 without RHT. MXFP8 and 1-D block
-    FP8 can never create a representation.
+    FP8 can never create a representation. An `update_usage` to the same
+    type folds away.
 
     Example:
     ```mlir
@@ -177,6 +185,7 @@ def QS_UpdateUsageOp : QS_Op<"update_usage", [Pure]> {
     $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -234,5 +243,7 @@ def QS_GemmOp : QS_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
   }];
   let hasVerifier = 1;
 }
+
+include "qs/Dialect/QS/IR/QSBufferOps.td"
 
 #endif // QS_DIALECT_QS_IR_QSOPS_TD

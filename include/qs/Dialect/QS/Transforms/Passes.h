@@ -3,6 +3,8 @@
 #ifndef QS_DIALECT_QS_TRANSFORMS_PASSES_H
 #define QS_DIALECT_QS_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -43,4 +43,156 @@ def QSDescribeStoragePass : Pass<"qs-describe-storage", "::mlir::ModuleOp"> {
   ];
 }
 
+def QSInferUsagePass : Pass<"qs-infer-usage"> {
+  let summary = "Give every quantized value exactly the usages its consumers "
+                "need";
+  let description = [{
+    Computes, from how each quantized value is consumed, the minimal
+    row-wise/column-wise usage of its producer and rewrites the types, so
+    that unused representations are never produced (TE users set these flags
+    by hand). Consumers and what they need:
+
+    * `qs.gemm` operand `a`: row-wise, or column-wise with `transpose_a`;
+      operand `b`: column-wise, or row-wise with `transpose_b` (an operand
+      contracted over its last dimension needs row-wise, over its first
+      dimension column-wise);
+    * `qs.dequantize`: either representation (NVFP4: row-wise);
+    * `qs.update_usage`: the usages of its result, which its producer then
+      provides directly (the `update_usage` becomes a no-op and is removed);
+    * `func.return`, `func.call`, `qs.disassemble` and ops that do not know
+      qs: the usages of the value's current type, which then cannot change.
+
+    Values forwarded by control flow (`cf.br`/`cf.cond_br`/`cf.switch` block
+    arguments, `scf.if`/`scf.for`/`scf.while` results, region arguments and
+    yields) share one type and are rewritten together. Producers that are
+    rewritten: `qs.quantize`, `qs.empty`, `qs.update_usage`. Function
+    arguments, call results and `qs.assemble` results keep their declared
+    types, and so does a value nobody consumes.
+
+    A consumer can never need a usage its operand lacks: the verifiers
+    reject that before any pass runs (`qs.gemm` names the operand, the
+    contraction and the missing usage; `qs.update_usage` names the
+    representation a format cannot derive, e.g. column-wise from a 1x128
+    block-scaled value produced row-wise only). Starting from verified IR the
+    pass always succeeds, and the IR it leaves produces no representation
+    the input did not (a representation an `update_usage` created moves into
+    its producer).
+
+    Example (a Linear layer's forward only: no column-wise buffers remain):
+    ```mlir
+    %qx = qs.quantize %x : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.mxfp8>
+    %qw = qs.quantize %w : tensor<1024x512xbf16> -> !qs.tensor<1024x512xbf16, #qs.mxfp8>
+    %y = qs.gemm %qx, %qw transpose_b : ... -> tensor<256x1024xbf16>
+    ```
+    becomes
+    ```mlir
+    %qx = qs.quantize %x : tensor<256x512xbf16>
+        -> !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
+    %qw = qs.quantize %w : tensor<1024x512xbf16>
+        -> !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
+    ```
+  }];
+}
+
+def QSSelectScaleLayoutPass : Pass<"qs-select-scale-layout"> {
+  let summary = "Make producers of GEMM operands write GEMM-swizzled scales";
+  let description = [{
+    cuBLAS-style block-scaled GEMMs read MXFP8 and NVFP4 scales in the
+    128x4-tiled (GEMM-swizzled) layout of te-formats.md §3.b. TE and torchao
+    quantize into the compact layout and run a separate swizzle kernel before
+    every GEMM. This pass sets `optimize_for_gemm = true` on every MXFP8 or
+    NVFP4 value that feeds a `qs.gemm` operand, so its producer writes the
+    swizzled layout directly. Rule: a value (with the values control flow
+    ties to it, and the values `qs.update_usage` ties to it, which must share
+    the layout) is switched when any of them is a `qs.gemm` operand and all
+    of their types may change (no function argument, call result, return or
+    unknown consumer among them). Other values are left as they are:
+    compact unless the user asked otherwise. Formats without a swizzled
+    layout are untouched.
+
+    Example:
+    ```mlir
+    %q = qs.quantize %x : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.mxfp8>
+    %y = qs.gemm %q, %w transpose_b : ...
+    ```
+    becomes
+    ```mlir
+    %q = qs.quantize %x : tensor<256x512xbf16>
+        -> !qs.tensor<256x512xbf16, #qs.mxfp8<optimize_for_gemm = true>>
+    ```
+  }];
+}
+
+def QSExpandStoragePass : Pass<"qs-expand-storage"> {
+  let summary = "Lower proto-level ops to explicit inner-buffer allocations "
+                "and buffer-level ops";
+  let description = [{
+    Rewrites every proto-level op into the buffer-level form, keeping
+    quantized values as one `!qs.tensor` joined by `qs.assemble`:
+
+    * `qs.empty` -> one `tensor.empty` per inner tensor (interface order),
+      joined by `qs.assemble` (TE's `assemble(create_inner_tensors())`);
+    * `qs.quantize` -> `tensor.empty`s + `qs.quantize_buffers` + `qs.assemble`;
+    * `qs.dequantize` -> `qs.disassemble` + `tensor.empty` +
+      `qs.dequantize_buffers`;
+    * `qs.gemm` -> `qs.disassemble` of both operands + `tensor.empty` (or the
+      accumulate operand) + `qs.gemm_buffers`;
+    * `qs.update_usage` -> `qs.disassemble`, `qs.update_usage_buffers` for
+      the inner tensors it creates (none when it only drops), `qs.assemble`.
+
+    Afterwards no proto-level op remains; canonicalization removes the
+    `qs.disassemble(qs.assemble(...))` pairs.
+
+    Example:
+    ```mlir
+    %q = qs.quantize %x : tensor<64x128xbf16>
+        -> !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+    ```
+    becomes
+    ```mlir
+    %0 = tensor.empty() : tensor<64x128xf8E4M3FN>
+    %1 = tensor.empty() : tensor<128x4xf8E8M0FNU>
+    %2:2 = qs.quantize_buffers %x outs(%0, %1 : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>)
+        as !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+        : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+    %q = qs.assemble %2#0, %2#1 : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+        -> !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def QSFlattenStoragePass : Pass<"qs-flatten-storage", "::mlir::ModuleOp"> {
+  let summary = "Replace every !qs.tensor value by its inner tensors (1:N)";
+  let description = [{
+    A 1:N type conversion after which no `!qs.tensor` type remains: function
+    signatures (all blocks), `func.call`, `func.return`, `cf.br`,
+    `cf.cond_br`, `cf.switch`, `scf.if`/`scf.for`/`scf.while`, and
+    `arith.select` carry the inner tensors instead (interface order);
+    `qs.assemble`/`qs.disassemble` pairs disappear. This is TE's
+    `__tensor_flatten__` at a custom-op boundary.
+
+    Argument and result attributes survive (copied to every inner tensor),
+    and each flattened argument and result carries `qs.inner = "<name>"`
+    (the inner tensor), `qs.origin = <index>` (the original argument or
+    result index) and `qs.type = <the quantized type>`, so a caller in
+    another compiler can map buffers back.
+
+    Run it after `qs-expand-storage`: proto-level ops left in the input, and
+    any other op that uses a `!qs.tensor` value, are reported (naming the
+    op) and nothing is changed. The chip is the module's `qs.chip`.
+
+    Example:
+    ```mlir
+    func.func @f(%q: !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>)
+    ```
+    becomes
+    ```mlir
+    func.func @f(%d: tensor<64x128xf8E4M3FN> {qs.inner = "rowwise_data", qs.origin = 0 : i64, qs.type = !qs.tensor<...>},
+                 %s: tensor<128x4xf8E8M0FNU> {qs.inner = "rowwise_scale_inv", qs.origin = 0 : i64, qs.type = !qs.tensor<...>})
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 #endif // QS_DIALECT_QS_TRANSFORMS_PASSES_TD

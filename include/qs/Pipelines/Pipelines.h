@@ -1,0 +1,44 @@
+//===- Pipelines.h - named qs pass pipelines --------------------*- C++ -*-===//
+
+#ifndef QS_PIPELINES_PIPELINES_H
+#define QS_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+namespace qs {
+
+/// Options of `qs-storage-pipeline`.
+struct StoragePipelineOptions
+    : public PassPipelineOptions<StoragePipelineOptions> {
+  PassOptions::Option<bool> inferUsage{
+      *this, "infer-usage",
+      llvm::cl::desc("Run qs-infer-usage (minimal usages per value)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> selectScaleLayout{
+      *this, "select-scale-layout",
+      llvm::cl::desc("Run qs-select-scale-layout (GEMM-swizzled scales for "
+                     "GEMM operands)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> flatten{
+      *this, "flatten",
+      llvm::cl::desc("Run qs-flatten-storage (no !qs.tensor remains)"),
+      llvm::cl::init(true)};
+};
+
+/// Builds, on a pass manager anchored on `builtin.module`:
+/// qs-infer-usage, qs-select-scale-layout, qs-expand-storage, canonicalize,
+/// qs-flatten-storage, canonicalize. Usages are inferred before the scale
+/// layout is chosen (the layout rule looks at the final consumers) and both
+/// before expansion (which allocates what the types say).
+void buildStoragePipeline(OpPassManager &pm,
+                          const StoragePipelineOptions &options);
+
+/// Registers `qs-storage-pipeline` for the command line.
+void registerStoragePipeline();
+
+} // namespace qs
+} // namespace mlir
+
+#endif // QS_PIPELINES_PIPELINES_H
