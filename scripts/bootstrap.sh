@@ -6,7 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-packages=(cmake ninja-build ccache libgtest-dev
+packages=(cmake ninja-build ccache libgtest-dev libxtensor-dev
           llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 clang-22)
 missing=()
 for pkg in "${packages[@]}"; do

@@ -7,9 +7,8 @@ namespace mlir {
 class DialectRegistry;
 namespace qs {
 
-/// Adds the qs dialect and the upstream dialects qs IR is used with (func,
-/// arith, tensor, linalg, scf, cf, memref, bufferization, gpu, nvvm, nvgpu,
-/// llvm, math) to `registry`.
+/// Adds the qs dialect, its reference-lowering interfaces and every upstream
+/// dialect with its interface implementations to `registry`.
 void registerAllQSDialects(DialectRegistry &registry);
 
 /// Registers the qs passes and pipelines and the upstream passes a qs user needs around

@@ -38,6 +38,28 @@ void buildStoragePipeline(OpPassManager &pm,
 /// Registers `qs-storage-pipeline` for the command line.
 void registerStoragePipeline();
 
+/// Options of `qs-cpu-pipeline`.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<unsigned> llvmOptLevel{
+      *this, "opt-level",
+      llvm::cl::desc("LLVM optimization level the JIT should use (recorded "
+                     "for runners; the pipeline itself stops at the LLVM "
+                     "dialect)"),
+      llvm::cl::init(2)};
+};
+
+/// Builds, on a pass manager anchored on `builtin.module`, the pipeline from
+/// proto-level IR to the LLVM dialect, runnable by the CPU JIT:
+/// qs-storage-pipeline, convert-qs-to-linalg, canonicalize, one-shot
+/// bufferization with identity-layout function boundaries, buffer results
+/// turned into out-parameters (the caller allocates them), deallocation,
+/// linalg to loops, and the conversions to LLVM. Functions that should get
+/// a C interface (`_mlir_ciface_<name>`) carry `llvm.emit_c_interface`.
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers `qs-cpu-pipeline` for the command line.
+void registerCPUPipeline();
+
 } // namespace qs
 } // namespace mlir
 

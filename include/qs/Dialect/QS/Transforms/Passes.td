@@ -195,4 +195,26 @@ def QSFlattenStoragePass : Pass<"qs-flatten-storage", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def QSStripFlattenAttributesPass : Pass<"qs-strip-flatten-attributes"> {
+  let summary = "Remove the qs.inner / qs.origin / qs.type argument and "
+                "result attributes";
+  let description = [{
+    `qs-flatten-storage` tags every flattened function argument and result
+    with `qs.inner`, `qs.origin` and `qs.type` so that callers can map
+    buffers back. Consumers that do not need that mapping (the CPU pipeline,
+    before converting to LLVM, whose translation would warn about unknown
+    parameter attributes) remove them with this pass. Other attributes are
+    kept.
+
+    Example:
+    ```mlir
+    func.func private @f(tensor<4xf32> {qs.inner = "data", qs.origin = 0 : i64, test.keep})
+    ```
+    becomes
+    ```mlir
+    func.func private @f(tensor<4xf32> {test.keep})
+    ```
+  }];
+}
+
 #endif // QS_DIALECT_QS_TRANSFORMS_PASSES_TD

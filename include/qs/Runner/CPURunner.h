@@ -1,0 +1,69 @@
+//===- CPURunner.h - run qs functions on the CPU through the JIT -*- C++ -*-===//
+//
+// Compiles a module with qs-cpu-pipeline and executes one of its functions
+// with the MLIR ExecutionEngine. Quantized arguments and results travel as
+// their inner tensors (interface order), exactly as qs-flatten-storage lays
+// them out; element types are passed as raw bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QS_RUNNER_CPURUNNER_H
+#define QS_RUNNER_CPURUNNER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace func {
+class FuncOp;
+} // namespace func
+namespace qs {
+
+/// One flattened argument or result: a static tensor type and where it
+/// comes from (`quantized` is the original !qs.tensor type, null for plain
+/// tensors; `innerName` names the inner tensor; `origin` is the original
+/// argument or result index).
+struct FlatValue {
+  RankedTensorType type;
+  Type quantized;
+  std::string innerName;
+  unsigned origin = 0;
+  /// "arg 1 'rowwise_scale_inv' of !qs.tensor<...>" or "arg 0".
+  std::string describe(bool isResult) const;
+};
+
+struct FlatSignature {
+  std::vector<FlatValue> inputs;
+  std::vector<FlatValue> results;
+};
+
+/// The flattened signature of `func` (on the module's chip). Fails, with a
+/// diagnostic at the function, if an argument or result is not a static
+/// tensor or !qs.tensor, or has an element type the runner cannot pass.
+FailureOr<FlatSignature> getFlatSignature(func::FuncOp func);
+
+/// Row-major bytes of one tensor.
+struct HostTensor {
+  RankedTensorType type;
+  std::vector<char> bytes;
+};
+
+/// Bytes per element of a tensor the runner passes (f32/f16/bf16/f64,
+/// f8E4M3FN/f8E5M2/f8E8M0FNU, i1/i8/i16/i32/i64), or 0.
+unsigned getElementByteWidth(Type elementType);
+
+/// Compiles `module` in place with qs-cpu-pipeline (giving `function` a C
+/// interface), then runs `function` on `inputs` (one per flattened input, in
+/// order) and returns one HostTensor per flattened result. Diagnostics go to
+/// the context's handler; JIT errors are returned.
+llvm::Expected<std::vector<HostTensor>>
+runOnCPU(ModuleOp module, StringRef function,
+         const std::vector<HostTensor> &inputs);
+
+} // namespace qs
+} // namespace mlir
+
+#endif // QS_RUNNER_CPURUNNER_H

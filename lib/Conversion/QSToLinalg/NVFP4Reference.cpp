@@ -1,0 +1,363 @@
+//===- NVFP4Reference.cpp - NVFP4 reference numerics ----------------------===//
+//
+// te-formats.md §5.c-§5.e. With G the global amax of a representation (per
+// row / column when row-scaled), S_enc = f32(2688 / G) (FLT_MAX if inf; 1 if
+// G or S_enc is 0) and S_dec = f32(1 / S_enc); per 16-block (1x16, or 16x16
+// tiles with 2-D quantization) sf = e4m3_rn_sat(f32(amax * f32(S_enc *
+// f32(1/6)))), enc = min(f32(1 / f32(float(sf) * S_dec)), FLT_MAX) and
+// q = e2m1_rn_sat(f32(x * enc)), two codes per byte. The column-wise
+// representation quantizes x^T, or with RHT the bf16 RHT(x^T): each 16-row
+// chunk v of a column times diag(s) H16 / 4, summed in f32 in order 0..15
+// and rounded to bf16. Dequantize e2m1(q) * f32(f32(float(sf) * G) *
+// f32(1/2688)). Stochastic rounding has no deterministic reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Models.h"
+#include "ReferenceBuilders.h"
+#include "qs/Conversion/QSToLinalg/QSToLinalg.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
+#include "qs/Dialect/QS/Utils/QuantizerMath.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/bit.h"
+#include <cfloat>
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::ref;
+
+static constexpr float kInvFp4Max = 1.0f / 6.0f;         // 0x3E2AAAAB
+static constexpr float kInvDequant = 1.0f / 2688.0f;     // 0x39C30C31
+
+/// TE compute_global_encode_scaling_factor_FP4 on a scalar f32.
+static Value globalEncodeScale(OpBuilder &b, Location loc, Value amax) {
+  using P = arith::CmpFPredicate;
+  Value s = arith::DivFOp::create(b, loc, constF32(b, loc, 2688.0f), amax);
+  s = arith::MinNumFOp::create(b, loc, s, constF32(b, loc, FLT_MAX));
+  Value zero = constF32(b, loc, 0.0f);
+  Value one = arith::OrIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, P::OEQ, amax, zero),
+      arith::CmpFOp::create(b, loc, P::OEQ, s, zero));
+  return arith::SelectOp::create(b, loc, one, constF32(b, loc, 1.0f), s);
+}
+
+namespace {
+/// One quantized representation: E2M1 codes [R, C] (i8), E4M3 block scale
+/// bytes per row [R, C/16] (i8) and the global amax (scalar or [R]).
+struct Quantized {
+  Value codes;
+  Value scales;
+  Value amax;
+};
+
+struct NVFP4Reference final
+    : QuantizerReferenceInterface::ExternalModel<NVFP4Reference, NVFP4Attr> {
+  LogicalResult
+  verifyReferenceSupport(Attribute attr, QuantTensorType,
+                         function_ref<InFlightDiagnostic()> emitError) const {
+    if (cast<NVFP4Attr>(attr).getStochasticRounding())
+      return emitError()
+             << "stochastic_rounding has no deterministic reference (its "
+                "random bits come from TE's Philox stream): the reference "
+                "lowering cannot quantize it";
+    return success();
+  }
+
+  /// The bf16 RHT of x^T: y[k, 16i + j] = bf16(sum_r x[16i + r, k] * R[r, j])
+  /// with R = diag(s) H16 / 4 (TE's sign mask 0xD7E8).
+  static Value buildRHT(OpBuilder &b, Location loc, Value x) {
+    ArrayRef<int64_t> shape = shapeOf(x);
+    int64_t m = shape[0], k = shape[1];
+    static constexpr int kSigns[16] = {1,  1,  1,  -1, 1,  -1, -1, -1,
+                                       -1, -1, -1, 1,  -1, 1,  -1, -1};
+    SmallVector<float> matrix;
+    for (int r = 0; r < 16; ++r)
+      for (int j = 0; j < 16; ++j)
+        matrix.push_back(kSigns[r] * (llvm::popcount(unsigned(r & j)) % 2
+                                          ? -0.25f
+                                          : 0.25f));
+    auto matrixType = tensorOf({16, 16}, b.getF32Type());
+    Value rht = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(matrixType, ArrayRef<float>(matrix)));
+    MLIRContext *ctx = b.getContext();
+    // Iterate (k, chunk, j, r) over x viewed as [M/16, 16, K] and the result
+    // viewed as [K, M/16, 16].
+    AffineExpr d0, d1, d2, d3;
+    bindDims(ctx, d0, d1, d2, d3);
+    Value chunks = reshape(b, loc, x, {m / 16, 16, k});
+    Value init = linalg::FillOp::create(
+                     b, loc, constF32(b, loc, 0.0f),
+                     ValueRange{tensor::EmptyOp::create(b, loc, {k, m / 16, 16},
+                                                        b.getF32Type())})
+                     .getResult(0);
+    using utils::IteratorType;
+    Value sum3 =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{init.getType()}, ValueRange{chunks, rht},
+            ValueRange{init},
+            ArrayRef<AffineMap>{AffineMap::get(4, 0, {d1, d3, d0}, ctx),
+                                AffineMap::get(4, 0, {d3, d2}, ctx),
+                                AffineMap::get(4, 0, {d0, d1, d2}, ctx)},
+            ArrayRef<IteratorType>{IteratorType::parallel,
+                                   IteratorType::parallel,
+                                   IteratorType::parallel,
+                                   IteratorType::reduction},
+            [](OpBuilder &nb, Location nl, ValueRange args) {
+              Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
+              Value sum = arith::AddFOp::create(nb, nl, args[2], p);
+              linalg::YieldOp::create(nb, nl, sum);
+            })
+            .getResult(0);
+    Value sum = reshape(b, loc, sum3, {k, m});
+    SmallFloatFormat bf16 = SmallFloatFormat::bf16();
+    return map(b, loc, b.getF32Type(), sum,
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 return emitRoundToFormat(nb, nl, args[0], bf16);
+               });
+  }
+
+  /// Quantizes the rows of z [R, C]: global amax per row if `rowScaled`,
+  /// 16x16 tiles if `tiles`.
+  static Quantized quantizeRows(OpBuilder &b, Location loc, Value z,
+                                bool rowScaled, bool tiles) {
+    ArrayRef<int64_t> shape = shapeOf(z);
+    int64_t rows = shape[0], cols = shape[1];
+    MLIRContext *ctx = b.getContext();
+    AffineExpr d0, d1;
+    bindDims(ctx, d0, d1);
+    Type i8 = b.getI8Type();
+    SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
+    SmallFloatFormat e2m1 = SmallFloatFormat::e2m1();
+
+    Quantized result;
+    // Per-row encode scales as a [rows] tensor, or one scalar.
+    Value rowEnc, scalarEnc;
+    if (rowScaled) {
+      result.amax = absMaxRows(b, loc, z);
+      rowEnc = map(b, loc, b.getF32Type(), result.amax,
+                   [](OpBuilder &nb, Location nl, ValueRange args) {
+                     return globalEncodeScale(nb, nl, args[0]);
+                   });
+    } else {
+      result.amax = absMaxAll(b, loc, z);
+      scalarEnc = globalEncodeScale(b, loc, result.amax);
+    }
+    int64_t br = tiles ? 16 : 1;
+    Value blockAmax = blockAbsMax(b, loc, z, br, 16); // [rows/br, cols/16]
+    AffineMap id = b.getMultiDimIdentityMap(2);
+    AffineMap perRow = AffineMap::get(2, 0, {d0}, ctx);
+
+    // sf = e4m3(amax * (S_enc * 1/6)) and enc = min(1 / (sf * S_dec), FLT_MAX).
+    SmallVector<Value> sfInputs = {blockAmax};
+    SmallVector<AffineMap> sfMaps = {id};
+    if (rowEnc) {
+      sfInputs.push_back(rowEnc);
+      sfMaps.push_back(perRow);
+    }
+    auto encOf = [&](ValueRange args) { return rowEnc ? args[1] : scalarEnc; };
+    Value sf = generic(
+        b, loc, tensorOf(shapeOf(blockAmax), i8), sfInputs, sfMaps,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value factor = arith::MulFOp::create(nb, nl, encOf(args),
+                                               constF32(nb, nl, kInvFp4Max));
+          Value v = arith::MulFOp::create(nb, nl, args[0], factor);
+          v = arith::MinNumFOp::create(nb, nl, v, constF32(nb, nl, FLT_MAX));
+          return emitEncodeF32(nb, nl, v, e4m3);
+        });
+    SmallVector<Value> encInputs = {sf};
+    if (rowEnc)
+      encInputs.push_back(rowEnc);
+    Value enc = generic(
+        b, loc, tensorOf(shapeOf(blockAmax), b.getF32Type()), encInputs, sfMaps,
+        [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+          Value sDec = arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f),
+                                             encOf(args));
+          Value prod = arith::MulFOp::create(
+              nb, nl, emitDecodeToF32(nb, nl, args[0], e4m3), sDec);
+          Value inv =
+              arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f), prod);
+          return arith::MinNumFOp::create(nb, nl, inv,
+                                          constF32(nb, nl, FLT_MAX));
+        });
+    AffineMap block = AffineMap::get(2, 0, {d0.floorDiv(br), d1.floorDiv(16)},
+                                     ctx);
+    result.codes = generic(
+        b, loc, tensorOf({rows, cols}, i8), {z, enc}, {id, block},
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value v = arith::MulFOp::create(nb, nl, args[0], args[1]);
+          return emitEncodeF32(nb, nl, v, e2m1);
+        });
+    // Each 16x16 tile's scale is written into the 16 rows it covers.
+    result.scales =
+        tiles ? generic(b, loc, tensorOf({rows, cols / 16}, i8), {sf},
+                        {AffineMap::get(2, 0, {d0.floorDiv(16), d1}, ctx)},
+                        [](OpBuilder &, Location, ValueRange a) { return a[0]; })
+              : sf;
+    return result;
+  }
+
+  static SmallVector<int64_t> paddedScaleShape(int64_t rows, int64_t cols) {
+    return {roundUp(rows, 128), roundUp(cols / 16, 4)};
+  }
+
+  SmallVector<Value> buildQuantize(Attribute attr, OpBuilder &b, Location loc,
+                                   QuantTensorType type, Value input, Value,
+                                   ValueRange, const TargetInfo &target) const {
+    auto q = cast<NVFP4Attr>(attr);
+    auto [m, k] = flatten2D(type.getShape());
+    Value x = toF32(b, loc, to2D(b, loc, input));
+    bool tiles = q.getWith_2dQuantization(), rowScaled = q.getRowScaledNvfp4();
+    Quantized row, col;
+    if (q.getRowwise())
+      row = quantizeRows(b, loc, x, rowScaled, tiles);
+    if (q.getColumnwise()) {
+      Value y = q.getWithRht() ? buildRHT(b, loc, x) : transpose2D(b, loc, x);
+      col = quantizeRows(b, loc, y, rowScaled, tiles);
+    }
+    auto amaxTensor = [&](Value amax) {
+      return rowScaled ? amax : scalarTensor(b, loc, amax);
+    };
+    SmallVector<Value> results;
+    for (const InnerTensor &t : type.getInnerTensors(target)) {
+      bool isRow = StringRef(t.name).starts_with("rowwise") ||
+                   t.name == "amax_rowwise";
+      const Quantized &rep = isRow ? row : col;
+      int64_t rows = isRow ? m : k, cols = isRow ? k : m;
+      if (StringRef(t.name).ends_with("_data"))
+        results.push_back(
+            reshape(b, loc, packNibbles(b, loc, rep.codes), t.shape));
+      else if (StringRef(t.name).ends_with("_scale_inv"))
+        results.push_back(bitcastElements(
+            b, loc,
+            layoutScales(b, loc, rep.scales, paddedScaleShape(rows, cols),
+                         q.getOptimizeForGemm(), t.shape),
+            t.elementType));
+      else
+        results.push_back(amaxTensor(rep.amax));
+    }
+    return results;
+  }
+
+  /// One stored representation ([M, K] row-wise, [K, M] column-wise):
+  /// E2M1 values, E4M3 scale values per row block, amax per row or scalar.
+  static Quantized readRows(OpBuilder &b, Location loc, NVFP4Attr q,
+                            QuantTensorType type, ValueRange inner,
+                            bool rowwise, const TargetInfo &target) {
+    auto [m, k] = flatten2D(type.getShape());
+    int64_t rows = rowwise ? m : k, cols = rowwise ? k : m;
+    StringRef prefix = rowwise ? "rowwise" : "columnwise";
+    Value data = findInner(type, inner, target, (prefix + "_data").str());
+    Value buffer = findInner(type, inner, target, (prefix + "_scale_inv").str());
+    Value amax = findInner(type, inner, target,
+                           rowwise ? "amax_rowwise" : "amax_columnwise");
+    Quantized rep;
+    rep.codes = unpackNibbles(b, loc, reshape(b, loc, data, {rows, cols / 2}));
+    rep.scales = readScales(b, loc, bitcastElements(b, loc, buffer, b.getI8Type()),
+                            paddedScaleShape(rows, cols),
+                            q.getOptimizeForGemm(), rows, cols / 16);
+    rep.amax = q.getRowScaledNvfp4() ? amax : extractScalar(b, loc, amax);
+    return rep;
+  }
+
+  Value buildDequantize(Attribute attr, OpBuilder &b, Location loc,
+                        QuantTensorType type, ValueRange inner,
+                        const TargetInfo &target) const {
+    auto q = cast<NVFP4Attr>(attr);
+    Quantized rep = readRows(b, loc, q, type, inner, /*rowwise=*/true, target);
+    MLIRContext *ctx = b.getContext();
+    AffineExpr d0, d1;
+    bindDims(ctx, d0, d1);
+    SmallVector<Value> inputs = {rep.codes, rep.scales};
+    SmallVector<AffineMap> maps = {
+        b.getMultiDimIdentityMap(2),
+        AffineMap::get(2, 0, {d0, d1.floorDiv(16)}, ctx)};
+    bool rowScaled = q.getRowScaledNvfp4();
+    if (rowScaled) {
+      inputs.push_back(rep.amax);
+      maps.push_back(AffineMap::get(2, 0, {d0}, ctx));
+    }
+    SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
+    SmallFloatFormat e2m1 = SmallFloatFormat::e2m1();
+    Value x = generic(
+        b, loc, tensorOf(shapeOf(rep.codes), b.getF32Type()), inputs, maps,
+        [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+          Value g = rowScaled ? args[2] : rep.amax;
+          Value sf = emitDecodeToF32(nb, nl, args[1], e4m3);
+          Value factor = arith::MulFOp::create(
+              nb, nl, arith::MulFOp::create(nb, nl, sf, g),
+              constF32(nb, nl, kInvDequant));
+          return arith::MulFOp::create(
+              nb, nl, emitDecodeToF32(nb, nl, args[0], e2m1), factor);
+        });
+    return reshape(b, loc, x, type.getShape());
+  }
+
+  ReferenceGemmOperand buildGemmOperand(Attribute attr, OpBuilder &b,
+                                        Location loc, QuantTensorType type,
+                                        ValueRange inner, bool contractsLastDim,
+                                        const TargetInfo &target) const {
+    auto q = cast<NVFP4Attr>(attr);
+    // Row-wise data is [M, K] and column-wise [K, M]: both are already
+    // [rows, contraction] for the contraction they serve.
+    Quantized rep =
+        readRows(b, loc, q, type, inner, contractsLastDim, target);
+    ReferenceGemmOperand operand;
+    operand.q = decodeElements(b, loc, rep.codes, SmallFloatFormat::e2m1());
+    operand.blockScales =
+        decodeElements(b, loc, rep.scales, SmallFloatFormat::e4m3());
+    operand.blockK = 16;
+    auto factor = [](OpBuilder &nb, Location nl, Value amax) -> Value {
+      return arith::MulFOp::create(nb, nl, amax, constF32(nb, nl, kInvDequant));
+    };
+    if (q.getRowScaledNvfp4())
+      operand.rowFactor =
+          map(b, loc, b.getF32Type(), rep.amax,
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                return factor(nb, nl, args[0]);
+              });
+    else
+      operand.global = factor(b, loc, rep.amax);
+    return operand;
+  }
+
+  SmallVector<Value> buildCreatedInnerTensors(Attribute attr, OpBuilder &b,
+                                              Location loc,
+                                              QuantTensorType source,
+                                              QuantTensorType result,
+                                              ValueRange inner,
+                                              const TargetInfo &target) const {
+    // 16x16 tiles without RHT: nibble transpose, tile scales transposed,
+    // amax copied.
+    auto q = cast<NVFP4Attr>(attr);
+    auto [m, k] = flatten2D(source.getShape());
+    Quantized row = readRows(b, loc, q, source, inner, /*rowwise=*/true, target);
+    MLIRContext *ctx = b.getContext();
+    AffineExpr d0, d1;
+    bindDims(ctx, d0, d1);
+    Value colScales = generic(
+        b, loc, tensorOf({k, m / 16}, b.getI8Type()), {row.scales},
+        {AffineMap::get(2, 0, {d1 * 16, d0.floorDiv(16)}, ctx)},
+        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    SmallVector<Value> created;
+    for (const InnerTensor &t : getCreatedInnerTensors(source, result, target)) {
+      if (t.name == "columnwise_data")
+        created.push_back(packNibbles(b, loc, transpose2D(b, loc, row.codes)));
+      else if (t.name == "columnwise_scale_inv")
+        created.push_back(bitcastElements(
+            b, loc,
+            layoutScales(b, loc, colScales, paddedScaleShape(k, m),
+                         q.getOptimizeForGemm(), t.shape),
+            t.elementType));
+      else
+        created.push_back(findInner(source, inner, target, "amax_rowwise"));
+    }
+    return created;
+  }
+};
+} // namespace
+
+void mlir::qs::attachNVFP4Reference(MLIRContext *ctx) {
+  NVFP4Attr::attachInterface<NVFP4Reference>(*ctx);
+}

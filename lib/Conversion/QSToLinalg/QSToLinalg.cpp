@@ -1,0 +1,296 @@
+//===- QSToLinalg.cpp - reference lowering of buffer-level qs ops ---------===//
+//
+// Implements `convert-qs-to-linalg`: each buffer-level op is rewritten into
+// the computation its quantizer's QuantizerReferenceInterface builds; the
+// GEMM combines two operands with per-block FP32 promotion. Families are
+// never switched on here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Models.h"
+#include "ReferenceBuilders.h"
+#include "qs/Conversion/Passes.h"
+#include "qs/Conversion/QSToLinalg/QSToLinalg.h"
+#include "qs/Dialect/QS/IR/QSDialect.h"
+#include "qs/Dialect/QS/IR/QSOps.h"
+#include "qs/Dialect/QS/Utils/QuantizerMath.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+namespace mlir::qs {
+#define GEN_PASS_DEF_CONVERTQSTOLINALGPASS
+#include "qs/Conversion/Passes.h.inc"
+} // namespace mlir::qs
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::ref;
+
+#include "qs/Conversion/QSToLinalg/QuantizerReferenceInterface.cpp.inc"
+
+static QuantizerReferenceInterface referenceOf(QuantTensorType type) {
+  return dyn_cast<QuantizerReferenceInterface>(type.getQuantizer());
+}
+
+/// D[m, n] = sum_kb sA[m,kb] sB[n,kb] (sum_{k in kb} qA[m,k] qB[n,k]), then
+/// times gA gB, times rA[m] rB[n], plus bias[n] and the accumulator; f32
+/// throughout, sums in index order.
+static Value buildGemm(OpBuilder &b, Location loc, ReferenceGemmOperand a,
+                       ReferenceGemmOperand bOp, Value bias, Value acc) {
+  MLIRContext *ctx = b.getContext();
+  int64_t m = shapeOf(a.q)[0], n = shapeOf(bOp.q)[0], k = shapeOf(a.q)[1];
+  bool blocked = a.blockScales || bOp.blockScales;
+  int64_t blockK = !blocked ? k : (a.blockScales ? a.blockK : bOp.blockK);
+  int64_t kp = roundUp(k, blockK), kb = kp / blockK;
+  Value qa = padZero(b, loc, a.q, {m, kp});
+  Value qb = padZero(b, loc, bOp.q, {n, kp});
+  Type f32 = b.getF32Type();
+  auto zeros = [&](ArrayRef<int64_t> shape) {
+    return linalg::FillOp::create(
+               b, loc, constF32(b, loc, 0.0f),
+               ValueRange{tensor::EmptyOp::create(b, loc, shape, f32)})
+        .getResult(0);
+  };
+  using utils::IteratorType;
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  // Partial sums per contraction block ([rows, blocks, blockK] views).
+  Value qa3 = reshape(b, loc, qa, {m, kb, blockK});
+  Value qb3 = reshape(b, loc, qb, {n, kb, blockK});
+  Value partial =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{tensorOf({m, n, kb}, f32)}, ValueRange{qa3, qb3},
+          ValueRange{zeros({m, n, kb})},
+          ArrayRef<AffineMap>{AffineMap::get(4, 0, {d0, d2, d3}, ctx),
+                              AffineMap::get(4, 0, {d1, d2, d3}, ctx),
+                              AffineMap::get(4, 0, {d0, d1, d2}, ctx)},
+          ArrayRef<IteratorType>{IteratorType::parallel,
+                                 IteratorType::parallel,
+                                 IteratorType::parallel,
+                                 IteratorType::reduction},
+          [](OpBuilder &nb, Location nl, ValueRange args) {
+            Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
+            Value sum = arith::AddFOp::create(nb, nl, args[2], p);
+            linalg::YieldOp::create(nb, nl, sum);
+          })
+          .getResult(0);
+  // Promotion: scale each block's partial sum and accumulate over blocks.
+  SmallVector<Value> inputs = {partial};
+  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {d0, d1, d2}, ctx)};
+  if (a.blockScales) {
+    inputs.push_back(a.blockScales);
+    maps.push_back(AffineMap::get(3, 0, {d0, d2}, ctx));
+  }
+  if (bOp.blockScales) {
+    inputs.push_back(bOp.blockScales);
+    maps.push_back(AffineMap::get(3, 0, {d1, d2}, ctx));
+  }
+  maps.push_back(AffineMap::get(3, 0, {d0, d1}, ctx));
+  bool hasA = static_cast<bool>(a.blockScales);
+  bool hasB = static_cast<bool>(bOp.blockScales);
+  Value d =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{tensorOf({m, n}, f32)}, inputs,
+          ValueRange{zeros({m, n})}, maps,
+          ArrayRef<IteratorType>{IteratorType::parallel,
+                                 IteratorType::parallel,
+                                 IteratorType::reduction},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value scale = constF32(nb, nl, 1.0f);
+            unsigned next = 1;
+            if (hasA)
+              scale = args[next++];
+            if (hasB)
+              scale = arith::MulFOp::create(nb, nl, scale, args[next++]);
+            Value term = arith::MulFOp::create(nb, nl, scale, args[0]);
+            Value sum = arith::AddFOp::create(nb, nl, args.back(), term);
+            linalg::YieldOp::create(nb, nl, sum);
+          })
+          .getResult(0);
+  // Per-tensor factors, per-row factors, bias, accumulator.
+  Value global;
+  if (a.global && bOp.global)
+    global = arith::MulFOp::create(b, loc, a.global, bOp.global);
+  else
+    global = a.global ? a.global : bOp.global;
+  SmallVector<Value> epiInputs = {d};
+  SmallVector<AffineMap> epiMaps = {b.getMultiDimIdentityMap(2)};
+  AffineExpr e0, e1;
+  bindDims(ctx, e0, e1);
+  auto add = [&](Value v, AffineMap map) {
+    if (!v)
+      return -1;
+    epiInputs.push_back(v);
+    epiMaps.push_back(map);
+    return static_cast<int>(epiInputs.size()) - 1;
+  };
+  int ra = add(a.rowFactor, AffineMap::get(2, 0, {e0}, ctx));
+  int rb = add(bOp.rowFactor, AffineMap::get(2, 0, {e1}, ctx));
+  int bi = add(bias, AffineMap::get(2, 0, {e1}, ctx));
+  int ac = add(acc, b.getMultiDimIdentityMap(2));
+  return generic(
+      b, loc, tensorOf({m, n}, f32), epiInputs, epiMaps,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value v = args[0];
+        if (global)
+          v = arith::MulFOp::create(nb, nl, v, global);
+        if (ra >= 0 || rb >= 0) {
+          Value rows = ra >= 0 ? args[ra] : constF32(nb, nl, 1.0f);
+          if (rb >= 0)
+            rows = arith::MulFOp::create(nb, nl, rows, args[rb]);
+          v = arith::MulFOp::create(nb, nl, v, rows);
+        }
+        if (bi >= 0)
+          v = arith::AddFOp::create(nb, nl, v, emitExtToF32(nb, nl, args[bi]));
+        if (ac >= 0)
+          v = arith::AddFOp::create(nb, nl, v, emitExtToF32(nb, nl, args[ac]));
+        return v;
+      });
+}
+
+namespace {
+
+struct LowerQuantizeBuffers final : OpRewritePattern<QuantizeBuffersOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeBuffersOp op,
+                                PatternRewriter &rewriter) const override {
+    QuantTensorType type = op.getQuantizedTensorType();
+    QuantizerReferenceInterface reference = referenceOf(type);
+    if (!reference)
+      return rewriter.notifyMatchFailure(op, "no reference model");
+    SmallVector<Value> results = reference.buildQuantize(
+        rewriter, op.getLoc(), type, op.getInput(), op.getScale(),
+        op.getOuts(), TargetInfo::lookup(op));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct LowerDequantizeBuffers final : OpRewritePattern<DequantizeBuffersOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeBuffersOp op,
+                                PatternRewriter &rewriter) const override {
+    QuantTensorType type = op.getQuantizedTensorType();
+    QuantizerReferenceInterface reference = referenceOf(type);
+    if (!reference)
+      return rewriter.notifyMatchFailure(op, "no reference model");
+    Value x = reference.buildDequantize(rewriter, op.getLoc(), type,
+                                        op.getInputs(), TargetInfo::lookup(op));
+    rewriter.replaceOp(op, fromF32(rewriter, op.getLoc(), x,
+                                   op.getResult().getType().getElementType()));
+    return success();
+  }
+};
+
+struct LowerGemmBuffers final : OpRewritePattern<GemmBuffersOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GemmBuffersOp op,
+                                PatternRewriter &rewriter) const override {
+    QuantizerReferenceInterface refA = referenceOf(op.getATensorType());
+    QuantizerReferenceInterface refB = referenceOf(op.getBTensorType());
+    if (!refA || !refB)
+      return rewriter.notifyMatchFailure(op, "no reference model");
+    Location loc = op.getLoc();
+    TargetInfo target = TargetInfo::lookup(op);
+    ReferenceGemmOperand a =
+        refA.buildGemmOperand(rewriter, loc, op.getATensorType(), op.getA(),
+                              !op.getTransposeA(), target);
+    ReferenceGemmOperand b =
+        refB.buildGemmOperand(rewriter, loc, op.getBTensorType(), op.getB(),
+                              op.getTransposeB(), target);
+    RankedTensorType resultType = op.getResult().getType();
+    Value acc;
+    if (op.getAccumulate())
+      acc = to2D(rewriter, loc, op.getInit());
+    Value d = buildGemm(rewriter, loc, a, b, op.getBias(), acc);
+    d = fromF32(rewriter, loc, d, resultType.getElementType());
+    rewriter.replaceOp(op, reshape(rewriter, loc, d, resultType.getShape()));
+    return success();
+  }
+};
+
+struct LowerUpdateUsageBuffers final
+    : OpRewritePattern<UpdateUsageBuffersOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(UpdateUsageBuffersOp op,
+                                PatternRewriter &rewriter) const override {
+    QuantTensorType source = op.getSourceTensorType();
+    QuantizerReferenceInterface reference = referenceOf(source);
+    if (!reference)
+      return rewriter.notifyMatchFailure(op, "no reference model");
+    SmallVector<Value> created = reference.buildCreatedInnerTensors(
+        rewriter, op.getLoc(), source, op.getResultTensorType(),
+        op.getInputs(), TargetInfo::lookup(op));
+    rewriter.replaceOp(op, created);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::qs::populateQSToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerQuantizeBuffers, LowerDequantizeBuffers, LowerGemmBuffers,
+               LowerUpdateUsageBuffers>(patterns.getContext());
+}
+
+void mlir::qs::registerQSToLinalgInterfaces(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, QSDialect *) {
+    attachPerTensorReference(ctx);
+    attachMXFP8Reference(ctx);
+    attachBlockReference(ctx);
+    attachNVFP4Reference(ctx);
+  });
+}
+
+/// Reports quantizers the reference cannot lower, before anything changes.
+static LogicalResult checkSupport(Operation *root) {
+  bool ok = true;
+  auto check = [&](Operation *op, QuantTensorType type) {
+    QuantizerReferenceInterface reference = referenceOf(type);
+    if (!reference) {
+      op->emitError() << "no reference lowering for " << type
+                      << " (the quantizer has no QuantizerReferenceInterface "
+                         "model: call registerQSToLinalgInterfaces)";
+      ok = false;
+      return;
+    }
+    if (failed(reference.verifyReferenceSupport(
+            type, [&] { return op->emitError(); })))
+      ok = false;
+  };
+  root->walk([&](Operation *op) {
+    if (auto q = dyn_cast<QuantizeBuffersOp>(op))
+      check(op, q.getQuantizedTensorType());
+    else if (auto d = dyn_cast<DequantizeBuffersOp>(op))
+      check(op, d.getQuantizedTensorType());
+    else if (auto g = dyn_cast<GemmBuffersOp>(op)) {
+      check(op, g.getATensorType());
+      check(op, g.getBTensorType());
+    } else if (auto u = dyn_cast<UpdateUsageBuffersOp>(op))
+      check(op, u.getSourceTensorType());
+    else if (isa<EmptyOp, QuantizeOp, DequantizeOp, UpdateUsageOp, GemmOp>(op)) {
+      op->emitError() << "'" << op->getName()
+                      << "' is a proto-level op; run qs-expand-storage before "
+                         "convert-qs-to-linalg";
+      ok = false;
+    }
+  });
+  return success(ok);
+}
+
+namespace {
+struct ConvertQSToLinalgPass final
+    : qs::impl::ConvertQSToLinalgPassBase<ConvertQSToLinalgPass> {
+  void runOnOperation() override {
+    if (failed(checkSupport(getOperation())))
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateQSToLinalgPatterns(patterns);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+};
+} // namespace

@@ -1,0 +1,72 @@
+//===- CPUPipeline.cpp - qs-cpu-pipeline ----------------------------------===//
+//
+// Proto-level qs IR to the LLVM dialect through the reference lowering, for
+// the CPU JIT (qs-run, the Python package): numerics without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qs/Conversion/Passes.h"
+#include "qs/Pipelines/Pipelines.h"
+#include "qs/Dialect/QS/Transforms/Passes.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::qs::buildCPUPipeline(OpPassManager &pm,
+                                const CPUPipelineOptions &) {
+  buildStoragePipeline(pm, StoragePipelineOptions());
+  pm.addPass(createConvertQSToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+
+  // Tensors to buffers; function boundaries get plain (identity-layout)
+  // memrefs and results become caller-allocated out-parameters.
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.modifyPublicFunctions = true;
+  // Not hoistStaticAllocs: in MLIR 22.1.8 it crashes when a function returns
+  // one buffer twice (MXFP8 2-D returns equal row- and column-wise data).
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+
+  // Loops, then LLVM (without the flatten metadata LLVM does not know).
+  pm.addPass(createQSStripFlattenAttributesPass());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::qs::registerCPUPipeline() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "qs-cpu-pipeline",
+      "Lower proto-level qs IR through the reference numerics to the LLVM "
+      "dialect for the CPU JIT",
+      buildCPUPipeline);
+}

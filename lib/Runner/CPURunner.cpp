@@ -1,0 +1,182 @@
+//===- CPURunner.cpp - run qs functions on the CPU through the JIT --------===//
+
+#include "qs/Runner/CPURunner.h"
+#include "qs/Dialect/QS/IR/QSTypes.h"
+#include "qs/Pipelines/Pipelines.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::qs;
+
+#ifndef QS_MLIR_C_RUNNER_UTILS
+#define QS_MLIR_C_RUNNER_UTILS ""
+#endif
+
+std::string FlatValue::describe(bool isResult) const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << (isResult ? "result " : "arg ") << origin;
+  if (quantized)
+    os << " '" << innerName << "' of " << quantized;
+  return s;
+}
+
+unsigned mlir::qs::getElementByteWidth(Type type) {
+  if (isa<Float8E4M3FNType, Float8E5M2Type, Float8E8M0FNUType>(type))
+    return 1;
+  if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())
+    return type.getIntOrFloatBitWidth() / 8;
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    unsigned width = integer.getWidth();
+    if (width == 1)
+      return 1;
+    if (width == 8 || width == 16 || width == 32 || width == 64)
+      return width / 8;
+  }
+  return 0;
+}
+
+/// Appends the flattened values of one argument or result type.
+static LogicalResult flatten(func::FuncOp func, Type type, unsigned index,
+                             bool isResult, const TargetInfo &target,
+                             std::vector<FlatValue> &out) {
+  auto fail = [&](StringRef why) {
+    return func.emitError() << "qs-run cannot pass "
+                            << (isResult ? "result " : "argument ") << index
+                            << " of type " << type << ": " << why;
+  };
+  if (auto quantized = dyn_cast<QuantTensorType>(type)) {
+    for (const InnerTensor &t : quantized.getInnerTensors(target))
+      out.push_back({t.getType(), quantized, t.name.str(), index});
+    return success();
+  }
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return fail("only ranked tensors and !qs.tensor values are supported");
+  if (!tensor.hasStaticShape())
+    return fail("the shape must be static");
+  if (!getElementByteWidth(tensor.getElementType()))
+    return fail("the element type has no .npy representation");
+  out.push_back({tensor, Type(), "", index});
+  return success();
+}
+
+FailureOr<FlatSignature> mlir::qs::getFlatSignature(func::FuncOp func) {
+  TargetInfo target = TargetInfo::lookup(func);
+  FlatSignature signature;
+  FunctionType type = func.getFunctionType();
+  for (auto [i, t] : llvm::enumerate(type.getInputs()))
+    if (failed(flatten(func, t, i, false, target, signature.inputs)))
+      return failure();
+  for (auto [i, t] : llvm::enumerate(type.getResults()))
+    if (failed(flatten(func, t, i, true, target, signature.results)))
+      return failure();
+  return signature;
+}
+
+namespace {
+/// A ranked memref descriptor for the C interface:
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}.
+struct Descriptor {
+  std::vector<int64_t> words;
+  Descriptor(void *data, ArrayRef<int64_t> shape) {
+    words.resize(3 + 2 * shape.size());
+    std::memcpy(&words[0], &data, sizeof(void *));
+    std::memcpy(&words[1], &data, sizeof(void *));
+    words[2] = 0;
+    int64_t stride = 1;
+    for (int64_t i = shape.size() - 1; i >= 0; --i) {
+      words[3 + i] = shape[i];
+      words[3 + shape.size() + i] = stride;
+      stride *= shape[i];
+    }
+  }
+  void *get() { return words.data(); }
+};
+} // namespace
+
+static size_t byteSize(RankedTensorType type) {
+  return type.getNumElements() * getElementByteWidth(type.getElementType());
+}
+
+llvm::Expected<std::vector<HostTensor>>
+mlir::qs::runOnCPU(ModuleOp module, StringRef function,
+                   const std::vector<HostTensor> &inputs) {
+  auto makeError = [](const Twine &message) {
+    return llvm::make_error<llvm::StringError>(message,
+                                               llvm::inconvertibleErrorCode());
+  };
+  auto func = module.lookupSymbol<func::FuncOp>(function);
+  if (!func)
+    return makeError("no function @" + function + " in the module");
+  FailureOr<FlatSignature> signature = getFlatSignature(func);
+  if (failed(signature))
+    return makeError("unsupported signature of @" + function);
+  if (inputs.size() != signature->inputs.size())
+    return makeError("@" + function + " takes " +
+                     Twine(signature->inputs.size()) +
+                     " flattened inputs, got " + Twine(inputs.size()));
+  for (auto [i, input] : llvm::enumerate(inputs))
+    if (input.type != signature->inputs[i].type ||
+        input.bytes.size() != byteSize(input.type))
+      return makeError("input " + Twine(i) + " does not match " +
+                       signature->inputs[i].describe(false));
+
+  // Compile.
+  MLIRContext *ctx = module.getContext();
+  func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                UnitAttr::get(ctx));
+  PassManager pm(ctx);
+  buildCPUPipeline(pm, CPUPipelineOptions());
+  if (failed(pm.run(module)))
+    return makeError("qs-cpu-pipeline failed on @" + function);
+
+  // JIT.
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerBuiltinDialectTranslation(*ctx);
+  registerLLVMDialectTranslation(*ctx);
+  ExecutionEngineOptions options;
+  // ExecutionEngineOptions holds a function_ref: keep the callee alive.
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(2, 0, nullptr);
+  options.transformer = transformer;
+  SmallVector<StringRef> libs;
+  if (StringRef(QS_MLIR_C_RUNNER_UTILS).size())
+    libs.push_back(QS_MLIR_C_RUNNER_UTILS);
+  options.sharedLibPaths = libs;
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine)
+    return engine.takeError();
+
+  std::vector<HostTensor> results;
+  for (const FlatValue &r : signature->results)
+    results.push_back({r.type, std::vector<char>(byteSize(r.type))});
+  std::vector<std::vector<char>> inputCopies;
+  for (const HostTensor &in : inputs)
+    inputCopies.push_back(in.bytes); // the callee may not write inputs, but be safe
+  std::vector<Descriptor> descriptors;
+  for (auto [i, in] : llvm::enumerate(inputs))
+    descriptors.emplace_back(inputCopies[i].data(), in.type.getShape());
+  for (HostTensor &r : results)
+    descriptors.emplace_back(r.bytes.data(), r.type.getShape());
+  std::vector<void *> pointers;
+  for (Descriptor &d : descriptors)
+    pointers.push_back(d.get());
+  std::vector<void *> args;
+  for (void *&p : pointers)
+    args.push_back(&p);
+  if (llvm::Error error =
+          (*engine)->invokePacked(("_mlir_ciface_" + function).str(), args))
+    return std::move(error);
+  return results;
+}

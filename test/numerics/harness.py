@@ -1,0 +1,146 @@
+"""Helpers shared by the numerics tests: quantizer descriptions with TE's
+defaults, their attribute text, and running functions through qs-run."""
+
+import os
+import subprocess
+import tempfile
+
+import ml_dtypes
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+QS_RUN = os.environ.get("QS_RUN", os.path.join(ROOT, "build", "bin", "qs-run"))
+
+DEFAULTS = {
+    "fp8_delayed": {"fp8_dtype": "f8E4M3FN", "rowwise": True, "columnwise": True},
+    "fp8_current": {"fp8_dtype": "f8E4M3FN", "rowwise": True, "columnwise": True,
+                    "force_pow_2_scales": False, "amax_epsilon": 0.0},
+    "mxfp8": {"fp8_dtype": "f8E4M3FN", "rowwise": True, "columnwise": True,
+              "with_2d_quantization": False, "optimize_for_gemm": False},
+    "fp8_block": {"fp8_dtype": "f8E4M3FN", "rowwise": True, "columnwise": True,
+                  "block_scaling_dim": 2, "force_pow_2_scales": True, "amax_epsilon": 0.0},
+    "nvfp4": {"rowwise": True, "columnwise": True, "with_rht": False,
+              "with_post_rht_amax": False, "with_2d_quantization": False,
+              "stochastic_rounding": False, "row_scaled_nvfp4": False,
+              "optimize_for_gemm": False},
+}
+
+
+def quantizer(family, **params):
+    q = dict(DEFAULTS[family])
+    q.update(params)
+    if q.get("with_rht"):
+        q["with_post_rht_amax"] = True
+    q["family"] = family
+    return q
+
+
+def attr(q):
+    """The #qs.<family><...> text of a quantizer description."""
+    family = q["family"]
+    items = []
+    for key, default in DEFAULTS[family].items():
+        value = q[key]
+        if value == default:
+            continue
+        if isinstance(value, bool):
+            items.append(f"{key} = {'true' if value else 'false'}")
+        elif isinstance(value, float):
+            items.append(f"{key} = {value!r}" if "e" in repr(value) or "." in repr(value)
+                         else f"{key} = {value}.0")
+        else:
+            items.append(f"{key} = {value}")
+    return f"#qs.{family}<{', '.join(items)}>"
+
+
+def qtype(shape, nominal, q):
+    return f"!qs.tensor<{'x'.join(map(str, shape))}x{nominal}, {attr(q)}>"
+
+
+def ttype(shape, element):
+    return f"tensor<{'x'.join(map(str, shape))}x{element}>"
+
+
+NUMPY_IN = {"bf16": (ml_dtypes.bfloat16, np.uint16), "f16": (np.float16, np.float16),
+            "f32": (np.float32, np.float32)}
+
+
+def to_npy(x, element):
+    """f32 values -> the .npy array qs-run takes for `element`."""
+    dtype, view = NUMPY_IN[element]
+    return np.ascontiguousarray(np.asarray(x, dtype=np.float32).astype(dtype).view(view))
+
+
+def from_npy(a, element):
+    """A qs-run output for `element` -> f32 values."""
+    if element == "bf16":
+        return a.view(ml_dtypes.bfloat16).astype(np.float32)
+    return a.astype(np.float32)
+
+
+class QSRunError(Exception):
+    pass
+
+
+def run(module, function, inputs, num_outputs, extra_args=()):
+    """Runs `function` of `module` (text) with qs-run; returns the outputs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "module.mlir")
+        with open(path, "w") as f:
+            f.write(module)
+        args = [QS_RUN, path, f"--function={function}", *extra_args]
+        for i, x in enumerate(inputs):
+            p = os.path.join(tmp, f"in{i}.npy")
+            np.save(p, x)
+            args.append(f"--input=@{p}")
+        outs = [os.path.join(tmp, f"out{i}.npy") for i in range(num_outputs)]
+        args += [f"--output=@{p}" for p in outs]
+        proc = subprocess.run(args, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise QSRunError(f"qs-run failed ({proc.returncode}):\n{proc.stderr}\n{module}")
+        return [np.load(p) for p in outs]
+
+
+def random_input(rng, shape, nominal, specials=True):
+    """Random f32 values exactly representable in `nominal`: normal values whose
+    magnitude varies per 16x16 region (so blocks get different scales), plus
+    zeros, denormals, huge values, +-inf and NaN when `specials`."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1, shape[-1])
+    rows, cols = flat.shape
+    exps = rng.integers(-12, 12, size=(-(-rows // 16), -(-cols // 16)))
+    flat *= np.exp2(np.repeat(np.repeat(exps, 16, 0), 16, 1)[:rows, :cols]).astype(np.float32)
+    if specials:
+        n = flat.size
+        idx = rng.choice(n, size=max(1, n // 50), replace=False)
+        tiny = {"bf16": 1e-39, "f16": 3e-6, "f32": 1e-42}[nominal]
+        huge = {"bf16": 3e38, "f16": 60000.0, "f32": 3e38}[nominal]
+        choices = np.array([0.0, -0.0, tiny, -tiny, huge, -huge, np.inf, -np.inf, np.nan],
+                           dtype=np.float32)
+        flat.reshape(-1)[idx] = rng.choice(choices, size=idx.size)
+        # An all-zero region and a region of denormals only (scales that
+        # overflow to inf), if the tensor is big enough.
+        if rows >= 32 and cols >= 32:
+            flat[:32, :32] = 0.0
+        if rows >= 64 and cols >= 32:
+            flat[32:48, :] = np.float32(tiny) * rng.choice([-3, -1, 1, 2], size=(16, cols))
+    dtype = NUMPY_IN[nominal][0]
+    return x.astype(dtype).astype(np.float32)
+
+
+def assert_bytes_equal(actual, expected, what, seed_note=""):
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    a = actual.view(np.uint8) if actual.dtype.itemsize == 1 else actual
+    e = expected.astype(actual.dtype).view(np.uint8) if expected.dtype.itemsize == 1 else expected
+    if a.dtype.kind == "f":
+        same = (a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint16)
+                == np.asarray(e, dtype=a.dtype).view(np.uint32 if a.dtype.itemsize == 4 else np.uint16))
+    else:
+        same = a == e.astype(a.dtype)
+    if not same.all():
+        bad = np.argwhere(~same)
+        first = tuple(bad[0])
+        raise AssertionError(f"{what}: {len(bad)} of {same.size} elements differ; first at "
+                             f"{first}: got {a[first]!r}, expected {e[first]!r}")

@@ -1,0 +1,498 @@
+"""Independent reference of TransformerEngine's quantized formats.
+
+Written from ../shared/spec/te-formats.md (sections 0.3, 2-5, 6, 8) with numpy
+and ml_dtypes, not from the C++ lowering: conversions use ml_dtypes' own
+round-to-nearest-even casts with explicit saturation, scale rules are the
+spec's formulas evaluated in numpy float32, the GEMM is computed in float64.
+Used only by the tests, to check `qs-run` (the CPU reference lowering) byte
+for byte.
+
+Conventions shared with the compiler (documented in docs/Numerics.md): NaN
+inputs do not contribute to amax (fmaxf); every NaN quantizes to the
+format's positive canonical NaN (0x7F for FP8, 0x7 (=+6) for E2M1); padding
+of scale buffers is zero.
+"""
+
+import math
+
+import ml_dtypes
+import numpy as np
+
+F32 = np.float32
+FLT_MAX = F32(np.finfo(np.float32).max)
+BF16_MAX = F32(3.3895313892515355e38)
+E4M3 = ml_dtypes.float8_e4m3fn
+E5M2 = ml_dtypes.float8_e5m2
+E2M1 = ml_dtypes.float4_e2m1fn
+FP8 = {"f8E4M3FN": (E4M3, F32(448.0)), "f8E5M2": (E5M2, F32(57344.0))}
+
+
+def roundup(a, b):
+    return -(-a // b) * b
+
+
+def ceil_div(a, b):
+    return -(-a // b)
+
+
+def flat2d(x):
+    """TE's 2-D view: K = last dim, M = product of the others."""
+    return x.reshape(-1, x.shape[-1])
+
+
+# --- rounding primitives (spec 0.3) -----------------------------------------
+
+def cast_rn_sat(v, dtype, max_value):
+    """f32 -> FP8/FP4 codes (uint8), RNE, saturating, NaN -> canonical."""
+    v = np.asarray(v, dtype=F32)
+    nan = np.isnan(v)
+    clipped = np.clip(v, -max_value, max_value)
+    codes = clipped.astype(dtype).view(np.uint8).copy()
+    codes[nan] = 0x7 if dtype is E2M1 else 0x7F
+    return codes
+
+
+def fp8_rn_sat(v, fp8):
+    dtype, max_value = FP8[fp8]
+    return cast_rn_sat(v, dtype, max_value)
+
+
+def e2m1_rn_sat(v):
+    return cast_rn_sat(v, E2M1, F32(6.0))
+
+
+def decode(codes, dtype):
+    return np.asarray(codes, dtype=np.uint8).view(dtype).astype(F32)
+
+
+def e8m0_ceil(p):
+    """Smallest power of two >= p as an E8M0 byte (p >= 0)."""
+    p = np.asarray(p, dtype=np.float64)
+    out = np.zeros(p.shape, dtype=np.uint8)
+    for idx, value in np.ndenumerate(p):
+        if math.isnan(value):
+            out[idx] = 0xFF
+        elif math.isinf(value):
+            out[idx] = 0xFE
+        elif value == 0:
+            out[idx] = 0
+        else:
+            mantissa, exponent = math.frexp(value)  # value = m * 2^e, m in [0.5, 1)
+            e = exponent - 1 if mantissa == 0.5 else exponent
+            out[idx] = min(max(e + 127, 0), 254)
+    return out
+
+
+def e8m0_value(e):
+    """2^(e-127) as f32 (0xFF -> NaN)."""
+    e = np.asarray(e, dtype=np.int64)
+    out = np.ldexp(1.0, e - 127).astype(F32)
+    return np.where(e == 255, F32(np.nan), out).astype(F32)
+
+
+def e8m0_reciprocal(e):
+    """2^(127-e) as f32 (0xFF -> NaN)."""
+    e = np.asarray(e, dtype=np.int64)
+    out = np.ldexp(1.0, 127 - e).astype(F32)
+    return np.where(e == 255, F32(np.nan), out).astype(F32)
+
+
+def amax(x, axis=None):
+    """max |x| ignoring NaN, 0 for an empty or all-NaN set (fmaxf from 0)."""
+    a = np.abs(np.asarray(x, dtype=F32))
+    a = np.where(np.isnan(a), F32(0), a)
+    return a.max(axis=axis, initial=F32(0)).astype(F32)
+
+
+def compute_scale_from_amax(amax_value, fp8_max, pow2, eps, value_for_inf):
+    amax_value = F32(amax_value)
+    if amax_value < F32(eps):
+        amax_value = F32(eps)
+    if np.isinf(amax_value) or np.isnan(amax_value) or amax_value == 0:
+        return F32(1.0)
+    scale = F32(F32(fp8_max) / amax_value)
+    if np.isinf(scale):
+        scale = F32(value_for_inf)
+    if pow2:
+        scale = np.array([scale], dtype=F32).view(np.uint32)
+        scale = (scale & np.uint32(0xFF800000)).view(F32)[0]
+    return F32(scale)
+
+
+def swizzle(g):
+    """Store G [R, C] (R % 128 == 0, C % 4 == 0) in cuBLAS's 128x4 order."""
+    rows, cols = g.shape
+    out = np.zeros(rows * cols, dtype=g.dtype)
+    i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    offset = (((i // 128) * (cols // 4) + j // 4) * 512 + (i % 32) * 16
+              + ((i % 128) // 32) * 4 + (j % 4))
+    out[offset.ravel()] = g.ravel()
+    return out
+
+
+def pad(g, shape):
+    out = np.zeros(shape, dtype=g.dtype)
+    out[: g.shape[0], : g.shape[1]] = g
+    return out
+
+
+def input_max(nominal):
+    return {"bf16": BF16_MAX, "f16": F32(65504.0), "f32": FLT_MAX}[nominal]
+
+
+# --- per-tensor FP8 (spec 2) ------------------------------------------------
+
+def quantize_fp8_per_tensor(x, q, chip_tn_only=True, scale=None, amax_state=None):
+    """x: f32 array of the logical shape. Returns {name: array}, [updated amax]."""
+    x2 = flat2d(x).astype(F32)
+    m, k = x2.shape
+    a = amax(x2)
+    if q["family"] == "fp8_current":
+        s = compute_scale_from_amax(a, FP8[q["fp8_dtype"]][1], q["force_pow_2_scales"],
+                                    q["amax_epsilon"], FLT_MAX)
+    else:
+        s = F32(scale)
+    codes = fp8_rn_sat(x2 * s, q["fp8_dtype"])
+    out = {}
+    if q["rowwise"] or not chip_tn_only:
+        out["data"] = codes.reshape(x.shape)
+    if q["columnwise"] and chip_tn_only:
+        out["transpose"] = codes.T.copy().reshape((x.shape[-1],) + x.shape[:-1])
+    out["scale_inv"] = np.array([F32(1.0) / s], dtype=F32)
+    updated = None
+    if q["family"] == "fp8_delayed":
+        updated = np.array([np.fmax(F32(amax_state), a)], dtype=F32)
+    return out, updated
+
+
+def dequantize_fp8_per_tensor(bufs, shape, q):
+    m = int(np.prod(shape[:-1])); k = shape[-1]
+    dtype = FP8[q["fp8_dtype"]][0]
+    sinv = bufs["scale_inv"][0]
+    if "data" in bufs:
+        v = decode(bufs["data"].reshape(m, k), dtype) * sinv
+    else:
+        v = (decode(bufs["transpose"].reshape(k, m), dtype) * sinv).T
+    return v.astype(F32).reshape(shape)
+
+
+# --- MXFP8 (spec 3) ---------------------------------------------------------
+
+def mx_block_exponent(block_amax, fp8):
+    rcp = F32(1.0) / FP8[fp8][1]
+    return e8m0_ceil((block_amax * rcp).astype(F32))
+
+
+def quantize_mxfp8(x, q):
+    x2 = flat2d(x).astype(F32)
+    m, k = x2.shape
+    fp8 = q["fp8_dtype"]
+    out = {}
+    if q["with_2d_quantization"]:
+        tile = amax(x2.reshape(m // 32, 32, k // 32, 32), axis=(1, 3))
+        e = mx_block_exponent(tile, fp8)
+        mult = np.repeat(np.repeat(e8m0_reciprocal(e), 32, 0), 32, 1)
+        codes = fp8_rn_sat(x2 * mult, fp8)
+        row_g = np.repeat(e, 32, 0)          # [M, K/32]
+        col_g = np.repeat(e, 32, 1).T        # [K, M/32]
+        row_codes = col_codes = codes
+    else:
+        row_g = mx_block_exponent(amax(x2.reshape(m, k // 32, 32), axis=2), fp8)
+        row_codes = fp8_rn_sat(x2 * np.repeat(e8m0_reciprocal(row_g), 32, 1), fp8)
+        col_e = mx_block_exponent(amax(x2.reshape(m // 32, 32, k), axis=1), fp8)  # [M/32, K]
+        col_codes = fp8_rn_sat(x2 * np.repeat(e8m0_reciprocal(col_e), 32, 0), fp8)
+        col_g = col_e.T
+    swz = q["optimize_for_gemm"]
+    if q["rowwise"]:
+        out["rowwise_data"] = row_codes.reshape(x.shape)
+        g = pad(row_g, (roundup(m, 128), roundup(k // 32, 4)))
+        out["rowwise_scale_inv"] = (swizzle(g).reshape(g.shape) if swz else g)
+    if q["columnwise"]:
+        out["columnwise_data"] = col_codes.reshape(x.shape)
+        shape = (roundup(m // 32, 4), roundup(k, 128))
+        if swz:
+            g = pad(col_g, (roundup(k, 128), roundup(m // 32, 4)))
+            out["columnwise_scale_inv"] = swizzle(g).reshape(shape)
+        else:
+            out["columnwise_scale_inv"] = pad(col_g.T, shape)
+    return out
+
+
+def mxfp8_valid_scale_region(name, shape, q):
+    """Slices of the meaningful part of a compact scale buffer."""
+    m = int(np.prod(shape[:-1])); k = shape[-1]
+    if q["optimize_for_gemm"]:
+        return (slice(None), slice(None))
+    if name == "rowwise_scale_inv":
+        return (slice(0, m), slice(0, k // 32))
+    return (slice(0, m // 32), slice(0, k))
+
+
+# --- FP8 block scaling (spec 4) ---------------------------------------------
+
+def quantize_block_rows(z, q, nominal, br):
+    """Blocks of br x 128 over z [R, C]: codes [R, C], scale_inv [ceil(R/br), ceil(C/128)]."""
+    r, c = z.shape
+    zp = np.zeros((roundup(r, br), roundup(c, 128)), dtype=F32)
+    zp[:r, :c] = z
+    blocks = amax(zp.reshape(zp.shape[0] // br, br, zp.shape[1] // 128, 128), axis=(1, 3))
+    fp8_max = FP8[q["fp8_dtype"]][1]
+    scale = np.vectorize(lambda a: compute_scale_from_amax(
+        a, fp8_max, q["force_pow_2_scales"], q["amax_epsilon"], input_max(nominal)),
+        otypes=[F32])(blocks).astype(F32)
+    sinv = (F32(1.0) / scale).astype(F32)
+    full = np.repeat(np.repeat(scale, br, 0), 128, 1)[:r, :c]
+    return fp8_rn_sat(z * full, q["fp8_dtype"]), sinv
+
+
+def quantize_fp8_block(x, q, nominal):
+    x2 = flat2d(x).astype(F32)
+    m, k = x2.shape
+    out = {}
+    tshape = (x.shape[-1],) + x.shape[:-1]
+    if q["block_scaling_dim"] == 2:
+        codes, sinv = quantize_block_rows(x2, q, nominal, 128)
+        if q["rowwise"]:
+            out["rowwise_data"] = codes.reshape(x.shape)
+            out["rowwise_scale_inv"] = pad(sinv, (ceil_div(m, 128), roundup(ceil_div(k, 128), 4)))
+        if q["columnwise"]:
+            out["columnwise_data"] = codes.T.copy().reshape(tshape)
+            out["columnwise_scale_inv"] = pad(sinv.T, (ceil_div(k, 128), roundup(ceil_div(m, 128), 4)))
+    else:
+        if q["rowwise"]:
+            codes, sinv = quantize_block_rows(x2, q, nominal, 1)       # sinv [M, KB]
+            out["rowwise_data"] = codes.reshape(x.shape)
+            out["rowwise_scale_inv"] = pad(sinv.T, (ceil_div(k, 128), roundup(m, 4)))
+        if q["columnwise"]:
+            codes, sinv = quantize_block_rows(x2.T.copy(), q, nominal, 1)  # codes [K, M], sinv [K, MB]
+            out["columnwise_data"] = codes.reshape(tshape)
+            out["columnwise_scale_inv"] = pad(sinv.T, (ceil_div(m, 128), roundup(k, 4)))
+    return out
+
+
+def block_valid_scale_region(name, shape, q):
+    m = int(np.prod(shape[:-1])); k = shape[-1]
+    if q["block_scaling_dim"] == 2:
+        rows, cols = (ceil_div(m, 128), ceil_div(k, 128))
+        if name == "columnwise_scale_inv":
+            rows, cols = cols, rows
+    elif name == "rowwise_scale_inv":
+        rows, cols = ceil_div(k, 128), m
+    else:
+        rows, cols = ceil_div(m, 128), k
+    return (slice(0, rows), slice(0, cols))
+
+
+# --- NVFP4 (spec 5) ---------------------------------------------------------
+
+RHT_SIGNS = [1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1]
+
+
+def rht_matrix():
+    h = np.array([[(-1) ** bin(i & j).count("1") for j in range(16)] for i in range(16)])
+    return (np.diag(RHT_SIGNS) @ h / 4).astype(ml_dtypes.bfloat16).astype(F32)
+
+
+def rht_columnwise(x2):
+    """bf16(RHT(x^T)) [K, M]: each 16-row chunk of a column times diag(s) H / 4,
+    summed in f32 in order r = 0..15."""
+    m, k = x2.shape
+    r = rht_matrix()
+    chunks = x2.reshape(m // 16, 16, k)            # [chunk, r, k]
+    acc = np.zeros((m // 16, 16, k), dtype=F32)    # [chunk, j, k]
+    for i in range(16):
+        acc = (acc + (chunks[:, i, None, :] * r[i][None, :, None]).astype(F32)).astype(F32)
+    y = acc.transpose(2, 0, 1).reshape(k, m)       # [k, chunk*16 + j]
+    return y.astype(ml_dtypes.bfloat16).astype(F32)
+
+
+def global_encode_scale(g):
+    g = F32(g)
+    s = F32(F32(2688.0) / g) if g != 0 else F32(np.inf)
+    s = F32(min(s, FLT_MAX)) if not np.isnan(s) else FLT_MAX
+    if g == 0 or s == 0:
+        return F32(1.0)
+    return s
+
+
+def quantize_nvfp4_rows(z, row_scaled, tiles):
+    """Rows of z [R, C]: codes [R, C] (uint8 nibbles), sf [R, C/16] (E4M3 bytes), amax."""
+    r, c = z.shape
+    if row_scaled:
+        g = amax(z, axis=1)
+        s_enc = np.array([global_encode_scale(v) for v in g], dtype=F32)[:, None]
+    else:
+        g = amax(z)
+        s_enc = np.full((r, 1), global_encode_scale(g), dtype=F32)
+    br = 16 if tiles else 1
+    blocks = amax(z.reshape(r // br, br, c // 16, 16), axis=(1, 3))   # [R/br, C/16]
+    enc_row = s_enc[::br] if tiles else s_enc
+    factor = (enc_row * F32(1.0 / 6.0)).astype(F32)
+    sf = cast_rn_sat(np.minimum((blocks * factor).astype(F32), FLT_MAX), E4M3, F32(448))
+    s_dec = (F32(1.0) / enc_row).astype(F32)
+    enc = np.minimum((F32(1.0) / (decode(sf, E4M3) * s_dec).astype(F32)).astype(F32), FLT_MAX)
+    full = np.repeat(np.repeat(enc, br, 0), 16, 1)
+    codes = e2m1_rn_sat((z * full).astype(F32))
+    sf_rows = np.repeat(sf, br, 0) if tiles else sf
+    return codes, sf_rows, g
+
+
+def pack_nibbles(codes):
+    return (codes[:, 0::2] & 0xF) | ((codes[:, 1::2] & 0xF) << 4)
+
+
+def unpack_nibbles(packed):
+    out = np.zeros((packed.shape[0], packed.shape[1] * 2), dtype=np.uint8)
+    out[:, 0::2] = packed & 0xF
+    out[:, 1::2] = packed >> 4
+    return out
+
+
+def quantize_nvfp4(x, q):
+    x2 = flat2d(x).astype(F32)
+    m, k = x2.shape
+    out = {}
+    rows = {}
+    if q["rowwise"]:
+        rows["rowwise"] = (quantize_nvfp4_rows(x2, q["row_scaled_nvfp4"], q["with_2d_quantization"]), m, k)
+    if q["columnwise"]:
+        y = rht_columnwise(x2) if q["with_rht"] else x2.T.copy()
+        rows["columnwise"] = (quantize_nvfp4_rows(y, q["row_scaled_nvfp4"], q["with_2d_quantization"]), k, m)
+    for rep in ("rowwise", "columnwise"):
+        if rep not in rows:
+            continue
+        (codes, sf, g), r, c = rows[rep]
+        data = pack_nibbles(codes)
+        out[rep + "_data"] = data.reshape(x.shape[:-1] + (k // 2,)) if rep == "rowwise" else data
+        padded = pad(sf, (roundup(r, 128), roundup(c // 16, 4)))
+        out[rep + "_scale_inv"] = swizzle(padded).reshape(padded.shape) if q["optimize_for_gemm"] else padded
+    for rep in ("rowwise", "columnwise"):
+        if rep in rows:
+            g = rows[rep][0][2]
+            out["amax_" + rep] = g.astype(F32) if q["row_scaled_nvfp4"] else np.array([g], dtype=F32)
+    return out
+
+
+def nvfp4_valid_scale_region(name, shape, q):
+    m = int(np.prod(shape[:-1])); k = shape[-1]
+    if q["optimize_for_gemm"]:
+        return (slice(None), slice(None))
+    if name.startswith("rowwise"):
+        return (slice(0, m), slice(0, k // 16))
+    return (slice(0, k), slice(0, m // 16))
+
+
+def dequantize_nvfp4(bufs, shape, q):
+    m = int(np.prod(shape[:-1])); k = shape[-1]
+    codes = unpack_nibbles(bufs["rowwise_data"].reshape(m, k // 2))
+    sf = bufs["rowwise_scale_inv"]
+    if q["optimize_for_gemm"]:
+        sf = unswizzle(sf)
+    sf = decode(sf[:m, : k // 16], E4M3)
+    g = bufs["amax_rowwise"].astype(F32)
+    g = g[:, None] if q["row_scaled_nvfp4"] else g[0]
+    factor = ((sf * g).astype(F32) * F32(1.0 / 2688.0)).astype(F32)
+    return (decode(codes, E2M1) * np.repeat(factor, 16, 1)).astype(F32).reshape(shape)
+
+
+def unswizzle(s):
+    rows, cols = s.shape
+    flat = s.ravel()
+    i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    offset = (((i // 128) * (cols // 4) + j // 4) * 512 + (i % 32) * 16
+              + ((i % 128) // 32) * 4 + (j % 4))
+    return flat[offset]
+
+
+# --- dispatch ----------------------------------------------------------------
+
+def quantize(x, q, nominal="bf16", chip_tn_only=True, scale=None, amax_state=None):
+    """Returns ({inner name: buffer}, updated amax or None)."""
+    family = q["family"]
+    if family in ("fp8_current", "fp8_delayed"):
+        return quantize_fp8_per_tensor(x, q, chip_tn_only, scale, amax_state)
+    if family == "mxfp8":
+        return quantize_mxfp8(x, q), None
+    if family == "fp8_block":
+        return quantize_fp8_block(x, q, nominal), None
+    return quantize_nvfp4(x, q), None
+
+
+def valid_region(name, shape, q):
+    """Index of the meaningful part of an inner tensor (all but compact padding)."""
+    if "scale_inv" not in name or name == "scale_inv":
+        return (Ellipsis,)
+    family = q["family"]
+    if family == "mxfp8":
+        return mxfp8_valid_scale_region(name, shape, q)
+    if family == "fp8_block":
+        return block_valid_scale_region(name, shape, q)
+    return nvfp4_valid_scale_region(name, shape, q)
+
+
+def dequantize(bufs, shape, q):
+    """Logical f32 values from the row-wise representation if present."""
+    family = q["family"]
+    m = int(np.prod(shape[:-1])); k = shape[-1]
+    if family in ("fp8_current", "fp8_delayed"):
+        return dequantize_fp8_per_tensor(bufs, shape, q)
+    if family == "nvfp4":
+        return dequantize_nvfp4(bufs, shape, q)
+    return gemm_operand(bufs, shape, q, contracts_last=q["rowwise"], dequantized=True)
+
+
+def gemm_operand(bufs, shape, q, contracts_last, dequantized=False):
+    """op(operand) as float64 [rows, K] (the representation the contraction
+    needs); with dequantized=True, the logical [M, K] values as f32."""
+    family = q["family"]
+    m = int(np.prod(shape[:-1])); k = shape[-1]
+    if family in ("fp8_current", "fp8_delayed"):
+        v = flat2d(dequantize_fp8_per_tensor(bufs, shape, q)).astype(np.float64)
+        return v if contracts_last else v.T
+    if family == "mxfp8":
+        dtype = FP8[q["fp8_dtype"]][0]
+        if contracts_last:
+            data = decode(bufs["rowwise_data"].reshape(m, k), dtype)
+            s = bufs["rowwise_scale_inv"]
+            s = unswizzle(s) if q["optimize_for_gemm"] else s
+            v = data * np.repeat(e8m0_value(s[:m, : k // 32]), 32, 1)
+        else:
+            data = decode(bufs["columnwise_data"].reshape(m, k), dtype)
+            s = bufs["columnwise_scale_inv"]
+            if q["optimize_for_gemm"]:
+                g = unswizzle(s.reshape(roundup(k, 128), roundup(m // 32, 4)))[:k, : m // 32]
+                s = g.T
+            v = data * np.repeat(e8m0_value(s[: m // 32, :k]), 32, 0)
+        v = v.astype(F32)
+        if dequantized:
+            return v.reshape(shape)
+        return (v if contracts_last else v.T).astype(np.float64)
+    if family == "fp8_block":
+        dtype = FP8[q["fp8_dtype"]][0]
+        one_d = q["block_scaling_dim"] == 1
+        if contracts_last:
+            data = decode(bufs["rowwise_data"].reshape(m, k), dtype)
+            s = bufs["rowwise_scale_inv"]
+            per = (np.repeat(s[: ceil_div(k, 128), :m].T, 128, 1)[:, :k] if one_d else
+                   np.repeat(np.repeat(s[: ceil_div(m, 128), : ceil_div(k, 128)], 128, 0), 128, 1)[:m, :k])
+            v = (data * per).astype(F32)
+        else:
+            data = decode(bufs["columnwise_data"].reshape(k, m), dtype)   # [K, M]
+            s = bufs["columnwise_scale_inv"]
+            per = (np.repeat(s[: ceil_div(m, 128), :k].T, 128, 1)[:, :m] if one_d else
+                   np.repeat(np.repeat(s[: ceil_div(k, 128), : ceil_div(m, 128)], 128, 0), 128, 1)[:k, :m])
+            v = (data * per).astype(F32).T
+        if dequantized:
+            return v.reshape(shape)
+        return (v if contracts_last else v.T).astype(np.float64)
+    # NVFP4
+    rep = "rowwise" if contracts_last else "columnwise"
+    r, c = (m, k) if contracts_last else (k, m)
+    codes = unpack_nibbles(bufs[rep + "_data"].reshape(r, c // 2))
+    sf = bufs[rep + "_scale_inv"]
+    if q["optimize_for_gemm"]:
+        sf = unswizzle(sf)
+    sf = decode(sf[:r, : c // 16], E4M3).astype(np.float64)
+    g = bufs["amax_" + rep].astype(np.float64)
+    g = g[:, None] if q["row_scaled_nvfp4"] else g[0]
+    return decode(codes, E2M1).astype(np.float64) * np.repeat(sf, 16, 1) * g / 2688.0

@@ -1,0 +1,124 @@
+"""Quantize with qs-run (the CPU reference lowering) and compare every byte of
+every inner tensor with the independent numpy reference (qs_reference.py),
+for every family x usage x {aligned, unaligned} x {bf16, f32} on random
+inputs with zeros, denormals, huge values, +-inf and NaN."""
+
+import numpy as np
+import pytest
+
+import harness as h
+import qs_reference as ref
+
+USAGES = {"row": dict(columnwise=False), "col": dict(rowwise=False), "both": {}}
+
+CASES = [
+    # (family, params, shapes)
+    ("fp8_current", {}, [(64, 128), (3, 40, 72)]),
+    ("fp8_current", dict(force_pow_2_scales=True, amax_epsilon=1e-3), [(48, 80)]),
+    ("fp8_current", dict(fp8_dtype="f8E5M2"), [(32, 96)]),
+    ("mxfp8", {}, [(64, 128), (2, 32, 96)]),
+    ("mxfp8", dict(with_2d_quantization=True), [(64, 96)]),
+    ("mxfp8", dict(optimize_for_gemm=True), [(160, 192)]),
+    ("mxfp8", dict(fp8_dtype="f8E5M2", optimize_for_gemm=True), [(32, 64)]),
+    ("fp8_block", dict(block_scaling_dim=1), [(256, 384), (300, 200), (2, 70, 130)]),
+    ("fp8_block", dict(block_scaling_dim=2), [(256, 384), (300, 200)]),
+    ("fp8_block", dict(block_scaling_dim=1, force_pow_2_scales=False, amax_epsilon=1e-2),
+     [(130, 260)]),
+    ("nvfp4", {}, [(64, 128), (2, 32, 64), (48, 80)]),
+    ("nvfp4", dict(with_2d_quantization=True), [(64, 96)]),
+    ("nvfp4", dict(row_scaled_nvfp4=True), [(32, 48)]),
+    ("nvfp4", dict(optimize_for_gemm=True), [(144, 160)]),
+]
+
+
+def quantize_module(shape, nominal, q, chip=None):
+    t, qt = h.ttype(shape, nominal), h.qtype(shape, nominal, q)
+    body = f"""func.func @quantize(%x: {t}) -> {qt} {{
+  %q = qs.quantize %x : {t} -> {qt}
+  return %q : {qt}
+}}"""
+    if chip:
+        body = f'module attributes {{qs.chip = "{chip}"}} {{\n{body}\n}}'
+    return body
+
+
+def check_quantize(rng, family, params, shape, nominal, chip=None):
+    q = h.quantizer(family, **params)
+    x = h.random_input(rng, shape, nominal)
+    with np.errstate(all="ignore"):
+        expected, _ = ref.quantize(x, q, nominal, chip_tn_only=chip != "sm_100a")
+    outs = h.run(quantize_module(shape, nominal, q, chip), "quantize",
+                 [h.to_npy(x, nominal)], len(expected))
+    for (name, want), got in zip(expected.items(), outs):
+        region = ref.valid_region(name, shape, q)
+        h.assert_bytes_equal(got[region], np.asarray(want)[region],
+                             f"{family}{params} {shape} {nominal} {name}")
+        # Our padding is zero: the whole buffer matches the zero-padded reference.
+        h.assert_bytes_equal(got, want, f"{family}{params} {shape} {nominal} {name} (padding)")
+
+
+@pytest.mark.parametrize("usage", list(USAGES))
+@pytest.mark.parametrize("nominal", ["bf16", "f32"])
+@pytest.mark.parametrize("family,params,shapes", CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_quantize(rng, family, params, shapes, nominal, usage):
+    for shape in shapes:
+        check_quantize(rng, family, {**params, **USAGES[usage]}, shape, nominal)
+
+
+@pytest.mark.parametrize("usage", list(USAGES))
+def test_nvfp4_rht(rng, usage):
+    # RHT needs bf16 input; it changes the column-wise representation only.
+    for shape in [(64, 128), (32, 48)]:
+        check_quantize(rng, "nvfp4", dict(with_rht=True, **USAGES[usage]), shape, "bf16")
+
+
+@pytest.mark.parametrize("usage", list(USAGES))
+def test_fp8_non_tn_chip(rng, usage):
+    # sm_100a keeps one data buffer for both usages (no transpose).
+    check_quantize(rng, "fp8_current", USAGES[usage], (64, 96), "bf16", chip="sm_100a")
+
+
+def test_fp16_input(rng):
+    for family in ["fp8_current", "mxfp8", "fp8_block", "nvfp4"]:
+        check_quantize(rng, family, {}, (64, 128), "f16")
+
+
+@pytest.mark.parametrize("usage", list(USAGES))
+def test_fp8_delayed(rng, usage):
+    shape, nominal = (64, 128), "bf16"
+    q = h.quantizer("fp8_delayed", **USAGES[usage])
+    x = h.random_input(rng, shape, nominal)
+    scale = np.float32(rng.uniform(0.5, 64.0))
+    state = np.float32(rng.uniform(0.0, 10.0))
+    with np.errstate(all="ignore"):
+        expected, updated = ref.quantize(x, q, nominal, scale=scale, amax_state=state)
+    t, qt, s = h.ttype(shape, nominal), h.qtype(shape, nominal, q), "tensor<1xf32>"
+    module = f"""func.func @quantize(%x: {t}, %s: {s}, %a: {s}) -> ({qt}, {s}) {{
+  %q, %amax = qs.quantize %x scale(%s : {s}) amax(%a : {s}) : {t} -> {qt}, {s}
+  return %q, %amax : {qt}, {s}
+}}"""
+    outs = h.run(module, "quantize",
+                 [h.to_npy(x, nominal), np.array([scale], np.float32), np.array([state], np.float32)],
+                 len(expected) + 1)
+    for (name, want), got in zip(expected.items(), outs):
+        h.assert_bytes_equal(got, want, f"fp8_delayed {name}")
+    h.assert_bytes_equal(outs[-1], updated, "fp8_delayed updated amax")
+
+
+@pytest.mark.parametrize("family", ["fp8_current", "mxfp8", "fp8_block", "nvfp4"])
+@pytest.mark.parametrize("nominal", ["bf16", "f32"])
+def test_tiny_tensor(family, nominal):
+    # A tensor of denormals only: fp8_max / amax overflows to inf (per-tensor
+    # and block scales take their value_for_inf; NVFP4's S_enc saturates).
+    shape = (64, 128)
+    tiny = {"bf16": 9.2e-41, "f32": 1.4e-45}[nominal]
+    x = (np.arange(np.prod(shape)).reshape(shape) % 7 - 3).astype(np.float32) * np.float32(tiny)
+    x = x.astype(h.NUMPY_IN[nominal][0]).astype(np.float32)
+    q = h.quantizer(family)
+    with np.errstate(all="ignore"):
+        expected, _ = ref.quantize(x, q, nominal)
+    outs = h.run(quantize_module(shape, nominal, q), "quantize", [h.to_npy(x, nominal)],
+                 len(expected))
+    for (name, want), got in zip(expected.items(), outs):
+        h.assert_bytes_equal(got, want, f"{family} tiny {nominal} {name}")

@@ -1,0 +1,191 @@
+//===- qs-run.cpp - run a qs function on .npy files -----------------------===//
+//
+//   qs-run FILE.mlir --function=NAME --input=@a.npy ... --output=@out.npy ...
+//
+// JIT-compiles FILE through qs-cpu-pipeline (the bit-exact reference
+// numerics) and runs NAME on the CPU. Quantized arguments and results are
+// passed as their inner tensors, in interface order (one --input/--output
+// each). Element types NumPy lacks travel as raw bits in the unsigned integer
+// of the same width: bf16 as uint16, FP8/E8M0 and packed FP4 (i8) as uint8.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NpyIO.h"
+#include "qs/InitAll.h"
+#include "qs/Runner/CPURunner.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> function("function",
+                                     cl::desc("The function to run"),
+                                     cl::Required);
+static cl::list<std::string>
+    inputs("input", cl::desc("@FILE.npy for the next flattened argument"));
+static cl::list<std::string>
+    outputs("output", cl::desc("@FILE.npy for the next flattened result"));
+static cl::opt<std::string>
+    device("device", cl::desc("Where to run: cpu (the reference numerics)"),
+           cl::init("cpu"));
+static cl::opt<bool> printSignature(
+    "print-signature",
+    cl::desc("Print the flattened inputs and outputs the function takes "
+             "(one --input/--output each) and exit"));
+
+/// The .npy type string of an element type, and the ones accepted for it.
+static std::string npyType(Type type) {
+  if (type.isF32())
+    return "<f4";
+  if (type.isF64())
+    return "<f8";
+  if (type.isF16())
+    return "<f2";
+  if (type.isBF16())
+    return "<u2";
+  if (type.isInteger(1))
+    return "|b1";
+  if (getElementByteWidth(type) == 1)
+    return "|u1"; // FP8, E8M0, packed FP4 / i8
+  return "<i" + std::to_string(getElementByteWidth(type));
+}
+
+static bool accepts(Type type, const std::string &dtype) {
+  if (dtype == npyType(type))
+    return true;
+  return type.isInteger(8) && dtype == "|i1";
+}
+
+static std::string describeShape(ArrayRef<int64_t> shape) {
+  std::string s = "(";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+static void printFlat(llvm::raw_ostream &os, const FlatSignature &sig) {
+  for (auto [i, v] : llvm::enumerate(sig.inputs))
+    os << "input " << i << ": " << v.describe(false) << " : " << v.type
+       << " (.npy " << npyType(v.type.getElementType()) << " "
+       << describeShape(v.type.getShape()) << ")\n";
+  for (auto [i, v] : llvm::enumerate(sig.results))
+    os << "output " << i << ": " << v.describe(true) << " : " << v.type
+       << " (.npy " << npyType(v.type.getElementType()) << " "
+       << describeShape(v.type.getShape()) << ")\n";
+}
+
+static int error(const Twine &message) {
+  llvm::errs() << "qs-run: " << message << "\n";
+  return 1;
+}
+
+static FailureOr<std::string> stripAt(const std::string &value,
+                                      StringRef flag) {
+  if (value.size() < 2 || value[0] != '@')
+    return failure();
+  return value.substr(1);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "qs-run: run a qs function on .npy files\n");
+  if (device != "cpu")
+    return error("--device=" + device +
+                 " is not available: this build runs on the cpu only");
+
+  DialectRegistry registry;
+  registerAllQSDialects(registry);
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  std::string errorMessage;
+  auto file = openInputFile(inputFile, &errorMessage);
+  if (!file)
+    return error(errorMessage);
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  auto func = module->lookupSymbol<func::FuncOp>(function);
+  if (!func || func.isExternal())
+    return error("no function @" + function + " with a body in " + inputFile);
+  FailureOr<FlatSignature> signature = getFlatSignature(func);
+  if (failed(signature))
+    return 1;
+  if (printSignature) {
+    printFlat(llvm::outs(), *signature);
+    return 0;
+  }
+  if (inputs.size() != signature->inputs.size() ||
+      outputs.size() != signature->results.size()) {
+    llvm::errs() << "qs-run: @" << function << " takes "
+                 << signature->inputs.size() << " --input and "
+                 << signature->results.size() << " --output files, got "
+                 << inputs.size() << " and " << outputs.size() << ":\n";
+    printFlat(llvm::errs(), *signature);
+    return 1;
+  }
+
+  std::vector<HostTensor> hostInputs;
+  for (auto [i, spec] : llvm::enumerate(inputs)) {
+    const FlatValue &expected = signature->inputs[i];
+    std::string what = "--input " + std::to_string(i) + " (" +
+                       expected.describe(false) + ")";
+    FailureOr<std::string> path = stripAt(spec, "input");
+    if (failed(path))
+      return error(what + ": expected @FILE.npy, got '" + spec + "'");
+    llvm::Expected<qs_run::NpyArray> array = qs_run::readNpy(*path);
+    if (!array)
+      return error(what + ": " + llvm::toString(array.takeError()));
+    Type element = expected.type.getElementType();
+    if (!accepts(element, array->dtype))
+      return error(what + ": expected a " + npyType(element) + " array for " +
+                   "elements of type " + [&] {
+                     std::string s;
+                     llvm::raw_string_ostream os(s);
+                     os << element;
+                     return s;
+                   }() + ", got " + array->dtype);
+    if (ArrayRef<int64_t>(array->shape) != expected.type.getShape())
+      return error(what + ": expected shape " +
+                   describeShape(expected.type.getShape()) + ", got " +
+                   describeShape(array->shape));
+    hostInputs.push_back({expected.type, std::move(array->bytes)});
+  }
+  std::vector<std::string> outputPaths;
+  for (auto [i, spec] : llvm::enumerate(outputs)) {
+    FailureOr<std::string> path = stripAt(spec, "output");
+    if (failed(path))
+      return error("--output " + std::to_string(i) +
+                   ": expected @FILE.npy, got '" + spec + "'");
+    outputPaths.push_back(*path);
+  }
+
+  llvm::Expected<std::vector<HostTensor>> results =
+      runOnCPU(*module, function, hostInputs);
+  if (!results)
+    return error(llvm::toString(results.takeError()));
+  for (auto [i, result] : llvm::enumerate(*results)) {
+    std::vector<int64_t> shape(result.type.getShape().begin(),
+                               result.type.getShape().end());
+    if (llvm::Error e = qs_run::writeNpy(
+            outputPaths[i], npyType(result.type.getElementType()), shape,
+            result.bytes))
+      return error("--output " + std::to_string(i) + " (" +
+                   signature->results[i].describe(true) +
+                   "): " + llvm::toString(std::move(e)));
+  }
+  return 0;
+}
