@@ -3,7 +3,9 @@
 # For every TE Linear model in examples/: the verified IR, the inner buffers
 # of each quantized function argument and result, and the IR after
 # qs-storage-pipeline (usages inferred, GEMM-swizzled scales chosen, proto
-# ops expanded into explicit buffers, every !qs.tensor flattened).
+# ops expanded into explicit buffers, every !qs.tensor flattened); then a bf16
+# matrix quantized with every family on the CPU (bit-exact reference numerics),
+# with each inner buffer's summary and the dequantization error.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/build.sh" >/dev/null
@@ -19,3 +21,7 @@ for model in "$root"/examples/*.mlir; do
   "$qs_opt" "$model" --qs-storage-pipeline
   echo
 done
+
+echo "=== CPU numerics: quantize a bf16 matrix with every family (qs-run)"
+"$root/.venv/bin/python" "$root/examples/quantize_demo.py" \
+  "${QS_BUILD_DIR:-$root/build}/bin/qs-run"

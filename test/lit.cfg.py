@@ -24,10 +24,26 @@ llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.qs_tools_dir, config.llvm_tools_dir]
-tools = ["qs-opt"]
+tools = ["qs-opt", "qs-run"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.qs_tools_dir, append_path=True)
+
+config.substitutions.append(("%qs_python", config.qs_python or sys.executable))
+
+# The numerics tests need numpy, ml_dtypes and pytest (the project's .venv).
+def _has_numerics_python():
+    import subprocess
+    if not config.qs_python:
+        return False
+    try:
+        return subprocess.run([config.qs_python, "-c", "import numpy, ml_dtypes, pytest"],
+                              capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+if _has_numerics_python():
+    config.available_features.add("numerics-python")
 
 if config.qs_enable_unittests:
     config.available_features.add("unittests")

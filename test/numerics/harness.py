@@ -101,14 +101,14 @@ def run(module, function, inputs, num_outputs, extra_args=()):
         return [np.load(p) for p in outs]
 
 
-def random_input(rng, shape, nominal, specials=True):
+def random_input(rng, shape, nominal, specials=True, exponents=(-12, 12)):
     """Random f32 values exactly representable in `nominal`: normal values whose
     magnitude varies per 16x16 region (so blocks get different scales), plus
     zeros, denormals, huge values, +-inf and NaN when `specials`."""
     x = rng.standard_normal(shape).astype(np.float32)
     flat = x.reshape(-1, shape[-1])
     rows, cols = flat.shape
-    exps = rng.integers(-12, 12, size=(-(-rows // 16), -(-cols // 16)))
+    exps = rng.integers(exponents[0], exponents[1], size=(-(-rows // 16), -(-cols // 16)))
     flat *= np.exp2(np.repeat(np.repeat(exps, 16, 0), 16, 1)[:rows, :cols]).astype(np.float32)
     if specials:
         n = flat.size
@@ -144,3 +144,22 @@ def assert_bytes_equal(actual, expected, what, seed_note=""):
         first = tuple(bad[0])
         raise AssertionError(f"{what}: {len(bad)} of {same.size} elements differ; first at "
                              f"{first}: got {a[first]!r}, expected {e[first]!r}")
+
+
+def assert_floats_equal(actual, expected, what):
+    """Bit-equal floats, with every NaN equal to every NaN."""
+    actual = np.asarray(actual, dtype=np.float32)
+    expected = np.asarray(expected, dtype=np.float32)
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    nan_a, nan_e = np.isnan(actual), np.isnan(expected)
+    same = (actual.view(np.uint32) == expected.view(np.uint32)) | (nan_a & nan_e)
+    if not same.all():
+        bad = np.argwhere(~same)
+        first = tuple(bad[0])
+        raise AssertionError(f"{what}: {len(bad)} of {same.size} values differ; first at {first}: "
+                             f"got {actual[first]!r}, expected {expected[first]!r}")
+
+
+def npy_inputs(buffers):
+    """Reference inner tensors -> the arrays qs-run takes, in order."""
+    return [np.ascontiguousarray(b) for b in buffers.values()]

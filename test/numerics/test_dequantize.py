@@ -1,0 +1,51 @@
+"""Dequantize inner tensors produced by the numpy reference with qs-run and
+compare bit for bit with the reference's dequantization (row-wise
+representation if present, else column-wise), for every family."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import harness as h
+import qs_reference as ref
+
+CASES = [
+    ("fp8_current", {}, (64, 128)),
+    ("fp8_current", dict(rowwise=False), (3, 40, 72)),   # from the transpose
+    ("fp8_delayed", dict(fp8_dtype="f8E5M2"), (32, 64)),
+    ("mxfp8", {}, (64, 128)),
+    ("mxfp8", dict(rowwise=False), (2, 32, 96)),
+    ("mxfp8", dict(rowwise=False, optimize_for_gemm=True), (160, 192)),
+    ("mxfp8", dict(with_2d_quantization=True, optimize_for_gemm=True), (128, 64)),
+    ("fp8_block", dict(block_scaling_dim=1), (300, 200)),
+    ("fp8_block", dict(block_scaling_dim=1, rowwise=False), (2, 70, 130)),
+    ("fp8_block", dict(block_scaling_dim=2, rowwise=False), (256, 384)),
+    ("nvfp4", {}, (64, 128)),
+    ("nvfp4", dict(columnwise=False, optimize_for_gemm=True), (144, 160)),
+    ("nvfp4", dict(row_scaled_nvfp4=True), (32, 48)),
+    ("nvfp4", dict(with_2d_quantization=True), (2, 32, 64)),
+]
+
+
+@pytest.mark.parametrize("out", ["f32", "bf16", "f16"])
+@pytest.mark.parametrize("family,params,shape", CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_dequantize(rng, family, params, shape, out):
+    nominal = "bf16"
+    q = h.quantizer(family, **params)
+    x = h.random_input(rng, shape, nominal)
+    with np.errstate(all="ignore"):
+        buffers, _ = ref.quantize(x, q, nominal, scale=np.float32(3.0), amax_state=np.float32(0))
+        want = ref.dequantize(buffers, shape, q)
+    qt, t = h.qtype(shape, nominal, q), h.ttype(shape, out)
+    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
+  %x = qs.dequantize %q : {qt} -> {t}
+  return %x : {t}
+}}"""
+    (got,) = h.run(module, "dequantize", h.npy_inputs(buffers), 1)
+    if out == "bf16":
+        want = want.astype(ml_dtypes.bfloat16).astype(np.float32)
+    elif out == "f16":
+        with np.errstate(all="ignore"):
+            want = want.astype(np.float16).astype(np.float32)
+    h.assert_floats_equal(h.from_npy(got, out), want, f"dequantize {family}{params} -> {out}")

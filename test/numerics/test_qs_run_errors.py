@@ -1,0 +1,141 @@
+"""qs-run on bad input: wrong counts, dtypes, shapes, malformed or truncated
+.npy files, missing files, unknown functions, options the reference cannot
+lower. Every case exits non-zero with a message naming the argument, and
+never crashes."""
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import harness as h
+
+MODULE = """func.func @f(%x: tensor<4x32xbf16>) -> !qs.tensor<4x32xbf16, #qs.fp8_current<columnwise = false>> {
+  %q = qs.quantize %x : tensor<4x32xbf16> -> !qs.tensor<4x32xbf16, #qs.fp8_current<columnwise = false>>
+  return %q : !qs.tensor<4x32xbf16, #qs.fp8_current<columnwise = false>>
+}
+func.func private @external(tensor<4xf32>)
+func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
+}
+"""
+
+
+def qs_run(tmp_path, *args, module=MODULE):
+    path = tmp_path / "m.mlir"
+    path.write_text(module)
+    proc = subprocess.run([h.QS_RUN, str(path), *args], capture_output=True, text=True)
+    assert proc.returncode != 0 or "--print-signature" in args, proc.stderr
+    assert "Stack dump" not in proc.stderr and proc.returncode in (0, 1), proc.stderr
+    return proc
+
+
+def good_input(tmp_path):
+    p = tmp_path / "x.npy"
+    np.save(p, np.zeros((4, 32), np.uint16))
+    return f"--input=@{p}"
+
+
+def outputs(tmp_path, n=2):
+    return [f"--output=@{tmp_path / f'o{i}.npy'}" for i in range(n)]
+
+
+def test_print_signature(tmp_path):
+    proc = qs_run(tmp_path, "--function=f", "--print-signature")
+    assert "input 0: arg 0 : tensor<4x32xbf16> (.npy <u2 (4, 32))" in proc.stdout
+    assert "output 1: result 0 'scale_inv' of" in proc.stdout
+
+
+def test_wrong_counts(tmp_path):
+    proc = qs_run(tmp_path, "--function=f", good_input(tmp_path), *outputs(tmp_path, 1))
+    assert "takes 1 --input and 2 --output files, got 1 and 1" in proc.stderr
+    assert "output 0: result 0 'data' of" in proc.stderr
+
+
+def test_wrong_dtype(tmp_path):
+    p = tmp_path / "x.npy"
+    np.save(p, np.zeros((4, 32), np.float32))
+    proc = qs_run(tmp_path, "--function=f", f"--input=@{p}", *outputs(tmp_path))
+    assert "--input 0 (arg 0): expected a <u2 array for elements of type bf16, got <f4" in proc.stderr
+
+
+def test_wrong_shape(tmp_path):
+    p = tmp_path / "x.npy"
+    np.save(p, np.zeros((32, 4), np.uint16))
+    proc = qs_run(tmp_path, "--function=f", f"--input=@{p}", *outputs(tmp_path))
+    assert "--input 0 (arg 0): expected shape (4, 32), got (32, 4)" in proc.stderr
+
+
+def test_missing_at(tmp_path):
+    proc = qs_run(tmp_path, "--function=f", "--input=x.npy", *outputs(tmp_path))
+    assert "--input 0 (arg 0): expected @FILE.npy, got 'x.npy'" in proc.stderr
+
+
+def test_missing_file(tmp_path):
+    proc = qs_run(tmp_path, "--function=f", f"--input=@{tmp_path / 'nope.npy'}",
+                  *outputs(tmp_path))
+    assert "--input 0 (arg 0): cannot open" in proc.stderr
+
+
+@pytest.mark.parametrize("content", [b"", b"not a numpy file at all", b"\x93NUMPY\x01\x00\x10\x00{'descr': 'x'}  \n",
+                                     b"\x93NUMPY\x09\x00\x00\x00"])
+def test_malformed_npy(tmp_path, content):
+    p = tmp_path / "x.npy"
+    p.write_bytes(content)
+    proc = qs_run(tmp_path, "--function=f", f"--input=@{p}", *outputs(tmp_path))
+    assert "--input 0 (arg 0):" in proc.stderr
+
+
+def test_truncated_npy(tmp_path):
+    p = tmp_path / "x.npy"
+    np.save(p, np.zeros((4, 32), np.uint16))
+    p.write_bytes(p.read_bytes()[:-10])
+    proc = qs_run(tmp_path, "--function=f", f"--input=@{p}", *outputs(tmp_path))
+    assert "is truncated" in proc.stderr
+
+
+def test_fortran_order(tmp_path):
+    p = tmp_path / "x.npy"
+    np.save(p, np.asfortranarray(np.zeros((4, 32), np.uint16)))
+    proc = qs_run(tmp_path, "--function=f", f"--input=@{p}", *outputs(tmp_path))
+    assert "Fortran-ordered" in proc.stderr
+
+
+def test_unknown_function(tmp_path):
+    proc = qs_run(tmp_path, "--function=g", good_input(tmp_path))
+    assert "no function @g with a body" in proc.stderr
+    proc = qs_run(tmp_path, "--function=external")
+    assert "no function @external with a body" in proc.stderr
+
+
+def test_dynamic_shape(tmp_path):
+    proc = qs_run(tmp_path, "--function=dynamic")
+    assert "qs-run cannot pass argument 0 of type 'tensor<?xf32>': the shape must be static" in proc.stderr
+
+
+def test_unwritable_output(tmp_path):
+    proc = qs_run(tmp_path, "--function=f", good_input(tmp_path),
+                  f"--output=@{tmp_path}/no/such/dir/o.npy", *outputs(tmp_path, 1))
+    assert "--output 0 (result 0 'data' of" in proc.stderr and "cannot write" in proc.stderr
+
+
+def test_stochastic_rounding_rejected(tmp_path):
+    module = """func.func @f(%x: tensor<16x32xbf16>) -> !qs.tensor<16x32xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>> {
+  %q = qs.quantize %x : tensor<16x32xbf16> -> !qs.tensor<16x32xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>>
+  return %q : !qs.tensor<16x32xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>>
+}"""
+    p = tmp_path / "x.npy"
+    np.save(p, np.zeros((16, 32), np.uint16))
+    proc = qs_run(tmp_path, "--function=f", f"--input=@{p}", *outputs(tmp_path, 3), module=module)
+    assert "stochastic_rounding has no deterministic reference" in proc.stderr
+
+
+def test_bad_device(tmp_path):
+    proc = qs_run(tmp_path, "--function=f", "--device=tpu")
+    assert "--device=tpu is not available" in proc.stderr
+
+
+def test_parse_error(tmp_path):
+    proc = qs_run(tmp_path, "--function=f", module="func.func @f(")
+    assert "error:" in proc.stderr

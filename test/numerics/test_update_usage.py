@@ -1,0 +1,41 @@
+"""qs.update_usage that creates a representation, through qs-run, against the
+numpy reference: the per-tensor FP8 transpose, and column-wise from row-wise
+for 128x128 block FP8 and 16x16 NVFP4 (which must equal quantizing the
+column-wise representation directly)."""
+
+import numpy as np
+import pytest
+
+import harness as h
+import qs_reference as ref
+
+CASES = [
+    ("fp8_current", {}, (3, 40, 72)),
+    ("fp8_delayed", {}, (64, 128)),
+    ("fp8_block", dict(block_scaling_dim=2), (300, 200)),
+    ("fp8_block", dict(block_scaling_dim=2), (2, 130, 256)),
+    ("nvfp4", dict(with_2d_quantization=True), (64, 128)),
+    ("nvfp4", dict(with_2d_quantization=True, optimize_for_gemm=True), (144, 160)),
+]
+
+
+@pytest.mark.parametrize("family,params,shape", CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_create_columnwise(rng, family, params, shape):
+    nominal = "bf16"
+    row = h.quantizer(family, columnwise=False, **params)
+    both = h.quantizer(family, **params)
+    x = h.random_input(rng, shape, nominal)
+    with np.errstate(all="ignore"):
+        source, _ = ref.quantize(x, row, nominal, scale=np.float32(2.0), amax_state=np.float32(0))
+        want, _ = ref.quantize(x, both, nominal, scale=np.float32(2.0), amax_state=np.float32(0))
+    a, b = h.qtype(shape, nominal, row), h.qtype(shape, nominal, both)
+    module = f"""func.func @update(%q: {a}) -> {b} {{
+  %r = qs.update_usage %q : {a} -> {b}
+  return %r : {b}
+}}"""
+    outs = h.run(module, "update", h.npy_inputs(source), len(want))
+    for (name, expected), got in zip(want.items(), outs):
+        region = ref.valid_region(name, shape, both)
+        h.assert_bytes_equal(np.asarray(got)[region], np.asarray(expected)[region],
+                             f"update_usage {family}{params} {name}")
