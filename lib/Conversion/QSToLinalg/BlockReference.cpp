@@ -73,7 +73,6 @@ struct BlockReference final
                                    QuantTensorType type, Value input, Value,
                                    ValueRange, const TargetInfo &target) const {
     auto q = cast<Fp8BlockAttr>(attr);
-    auto [m, k] = flatten2D(type.getShape());
     Value x = toF32(b, loc, to2D(b, loc, input));
     Type nominal = type.getElementType();
     Quantized row, col;

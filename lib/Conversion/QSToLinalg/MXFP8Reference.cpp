@@ -71,7 +71,8 @@ struct MXFP8Reference final
     Type fp8 = q.getFp8Dtype();
     SmallFloatFormat format = *SmallFloatFormat::get(fp8);
     bool swizzled = q.getOptimizeForGemm();
-    auto [m, k] = flatten2D(type.getShape());
+    Flat2D flat = flatten2D(type.getShape());
+    int64_t m = flat.m, k = flat.k;
     MLIRContext *ctx = b.getContext();
     Value x = toF32(b, loc, to2D(b, loc, input));
     // f32(1/fp8_max): 0x3B124925 (E4M3) or 0x37924925 (E5M2).

@@ -87,29 +87,9 @@ struct NVFP4Reference final
     AffineExpr d0, d1, d2, d3;
     bindDims(ctx, d0, d1, d2, d3);
     Value chunks = reshape(b, loc, x, {m / 16, 16, k});
-    Value init = linalg::FillOp::create(
-                     b, loc, constF32(b, loc, 0.0f),
-                     ValueRange{tensor::EmptyOp::create(b, loc, {k, m / 16, 16},
-                                                        b.getF32Type())})
-                     .getResult(0);
-    using utils::IteratorType;
-    Value sum3 =
-        linalg::GenericOp::create(
-            b, loc, TypeRange{init.getType()}, ValueRange{chunks, rht},
-            ValueRange{init},
-            ArrayRef<AffineMap>{AffineMap::get(4, 0, {d1, d3, d0}, ctx),
-                                AffineMap::get(4, 0, {d3, d2}, ctx),
-                                AffineMap::get(4, 0, {d0, d1, d2}, ctx)},
-            ArrayRef<IteratorType>{IteratorType::parallel,
-                                   IteratorType::parallel,
-                                   IteratorType::parallel,
-                                   IteratorType::reduction},
-            [](OpBuilder &nb, Location nl, ValueRange args) {
-              Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
-              Value sum = arith::AddFOp::create(nb, nl, args[2], p);
-              linalg::YieldOp::create(nb, nl, sum);
-            })
-            .getResult(0);
+    Value sum3 = contract(b, loc, {k, m / 16, 16}, chunks,
+                          AffineMap::get(4, 0, {d1, d3, d0}, ctx), rht,
+                          AffineMap::get(4, 0, {d3, d2}, ctx));
     Value sum = reshape(b, loc, sum3, {k, m});
     SmallFloatFormat bf16 = SmallFloatFormat::bf16();
     return map(b, loc, b.getF32Type(), sum,

@@ -49,35 +49,15 @@ static Value buildGemm(OpBuilder &b, Location loc, ReferenceGemmOperand a,
   Value qa = padZero(b, loc, a.q, {m, kp});
   Value qb = padZero(b, loc, bOp.q, {n, kp});
   Type f32 = b.getF32Type();
-  auto zeros = [&](ArrayRef<int64_t> shape) {
-    return linalg::FillOp::create(
-               b, loc, constF32(b, loc, 0.0f),
-               ValueRange{tensor::EmptyOp::create(b, loc, shape, f32)})
-        .getResult(0);
-  };
   using utils::IteratorType;
   AffineExpr d0, d1, d2, d3;
   bindDims(ctx, d0, d1, d2, d3);
   // Partial sums per contraction block ([rows, blocks, blockK] views).
   Value qa3 = reshape(b, loc, qa, {m, kb, blockK});
   Value qb3 = reshape(b, loc, qb, {n, kb, blockK});
-  Value partial =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{tensorOf({m, n, kb}, f32)}, ValueRange{qa3, qb3},
-          ValueRange{zeros({m, n, kb})},
-          ArrayRef<AffineMap>{AffineMap::get(4, 0, {d0, d2, d3}, ctx),
-                              AffineMap::get(4, 0, {d1, d2, d3}, ctx),
-                              AffineMap::get(4, 0, {d0, d1, d2}, ctx)},
-          ArrayRef<IteratorType>{IteratorType::parallel,
-                                 IteratorType::parallel,
-                                 IteratorType::parallel,
-                                 IteratorType::reduction},
-          [](OpBuilder &nb, Location nl, ValueRange args) {
-            Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
-            Value sum = arith::AddFOp::create(nb, nl, args[2], p);
-            linalg::YieldOp::create(nb, nl, sum);
-          })
-          .getResult(0);
+  Value partial = contract(b, loc, {m, n, kb}, qa3,
+                           AffineMap::get(4, 0, {d0, d2, d3}, ctx), qb3,
+                           AffineMap::get(4, 0, {d1, d2, d3}, ctx));
   // Promotion: scale each block's partial sum and accumulate over blocks.
   SmallVector<Value> inputs = {partial};
   SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {d0, d1, d2}, ctx)};
@@ -95,7 +75,7 @@ static Value buildGemm(OpBuilder &b, Location loc, ReferenceGemmOperand a,
   Value d =
       linalg::GenericOp::create(
           b, loc, TypeRange{tensorOf({m, n}, f32)}, inputs,
-          ValueRange{zeros({m, n})}, maps,
+          ValueRange{zerosF32(b, loc, {m, n})}, maps,
           ArrayRef<IteratorType>{IteratorType::parallel,
                                  IteratorType::parallel,
                                  IteratorType::reduction},

@@ -199,6 +199,34 @@ Value ref::decodeE8M0Elements(OpBuilder &b, Location loc, Value codes) {
              });
 }
 
+Value ref::zerosF32(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+  return linalg::FillOp::create(b, loc, constF32(b, loc, 0.0f),
+                                ValueRange{empty})
+      .getResult(0);
+}
+
+Value ref::contract(OpBuilder &b, Location loc, ArrayRef<int64_t> outShape,
+                    Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap) {
+  unsigned rank = outShape.size();
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  AffineMap outMap = AffineMap::getMultiDimIdentityMap(rank + 1, b.getContext())
+                         .getMajorSubMap(rank);
+  Value init = zerosF32(b, loc, outShape);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs},
+             ValueRange{init}, ArrayRef<AffineMap>{lhsMap, rhsMap, outMap},
+             iterators,
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
+               Value sum = arith::AddFOp::create(nb, nl, args[2], p);
+               linalg::YieldOp::create(nb, nl, sum);
+             })
+      .getResult(0);
+}
+
 Value ref::blockAbsMax(OpBuilder &b, Location loc, Value x, int64_t br,
                        int64_t bc) {
   ArrayRef<int64_t> shape = shapeOf(x);
@@ -206,12 +234,7 @@ Value ref::blockAbsMax(OpBuilder &b, Location loc, Value x, int64_t br,
   SmallVector<int64_t> outShape = {shape[0] / br, shape[1] / bc};
   // Blocks as dimensions, so every loop is a plain dimension of a map.
   Value blocks = reshape(b, loc, x, {outShape[0], br, outShape[1], bc});
-  Value zero = constF32(b, loc, 0.0f);
-  Value init = linalg::FillOp::create(
-                   b, loc, zero,
-                   ValueRange{tensor::EmptyOp::create(b, loc, outShape,
-                                                      b.getF32Type())})
-                   .getResult(0);
+  Value init = zerosF32(b, loc, outShape);
   AffineExpr d0, d1, d2, d3;
   bindDims(ctx, d0, d1, d2, d3);
   auto inMap = AffineMap::get(4, 0, {d0, d2, d1, d3}, ctx);

@@ -75,6 +75,14 @@ Value decodeElements(OpBuilder &b, Location loc, Value codes,
 /// 2^(e-127).
 Value decodeE8M0Elements(OpBuilder &b, Location loc, Value codes);
 
+/// A zero-filled f32 tensor.
+Value zerosF32(OpBuilder &b, Location loc, ArrayRef<int64_t> shape);
+/// out[i...] = sum_r lhs[lhsMap(i..., r)] * rhs[rhsMap(i..., r)] in f32,
+/// summed from 0 in order r = 0, 1, ...; the maps take the result's
+/// dimensions followed by the reduction dimension.
+Value contract(OpBuilder &b, Location loc, ArrayRef<int64_t> outShape,
+               Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap);
+
 /// Max |x| over blocks of br x bc elements of a 2-D f32 tensor whose
 /// dimensions are multiples of the block; NaN is ignored (fmaxf), the
 /// result of an all-zero or all-NaN block is 0.
