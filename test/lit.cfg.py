@@ -45,5 +45,9 @@ def _has_numerics_python():
 if _has_numerics_python():
     config.available_features.add("numerics-python")
 
+# The quant_storage package (python/) is built and importable from the tree.
+if config.qs_python_bindings and "numerics-python" in config.available_features:
+    config.available_features.add("python-bindings")
+
 if config.qs_enable_unittests:
     config.available_features.add("unittests")

@@ -1,0 +1,78 @@
+/*===- qs-c/Builder.h - build functions of qs ops --------------------*- C -*-===*\
+|*                                                                            *|
+|* A small module-building surface: create a func.func with typed arguments,  *|
+|* append qs ops to its body, and finish it with func.return. Every builder   *|
+|* verifies the op it creates; on a violated rule it removes the op, reports  *|
+|* the diagnostic to the context's handler and returns a null value. Ops go   *|
+|* at the end of the entry block (before func.return once finished); every    *|
+|* operand must be a value of that function, or the builder reports it.       *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef QS_C_BUILDER_H
+#define QS_C_BUILDER_H
+
+#include "mlir-c/IR.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Appends `func.func @name(argTypes)` with an entry block (and no results
+/// yet) to the module body. Null if the name is taken.
+MLIR_CAPI_EXPORTED MlirOperation qsFuncCreate(MlirModule module,
+                                              MlirStringRef name,
+                                              intptr_t numArgs,
+                                              const MlirType *argTypes,
+                                              MlirLocation loc);
+MLIR_CAPI_EXPORTED MlirValue qsFuncGetArgument(MlirOperation func, intptr_t i);
+/// Appends func.return of `results` and sets the function's result types.
+MLIR_CAPI_EXPORTED MlirLogicalResult qsFuncFinish(MlirOperation func,
+                                                  intptr_t numResults,
+                                                  const MlirValue *results,
+                                                  MlirLocation loc);
+
+/// qs.empty of type `type`.
+MLIR_CAPI_EXPORTED MlirValue qsBuildEmpty(MlirOperation func, MlirType type,
+                                          MlirLocation loc);
+/// qs.quantize; `scale` and `amax` (tensor<1xf32>) only for delayed scaling,
+/// which also returns the updated amax through `updatedAmax` (may be null
+/// otherwise).
+MLIR_CAPI_EXPORTED MlirValue qsBuildQuantize(MlirOperation func,
+                                             MlirValue input,
+                                             MlirType resultType,
+                                             MlirValue scale, MlirValue amax,
+                                             MlirValue *updatedAmax,
+                                             MlirLocation loc);
+MLIR_CAPI_EXPORTED MlirValue qsBuildDequantize(MlirOperation func,
+                                               MlirValue input,
+                                               MlirType resultType,
+                                               MlirLocation loc);
+MLIR_CAPI_EXPORTED MlirValue qsBuildUpdateUsage(MlirOperation func,
+                                                MlirValue input,
+                                                MlirType resultType,
+                                                MlirLocation loc);
+/// qs.gemm a, b; `bias` and `accumulate` may be null.
+MLIR_CAPI_EXPORTED MlirValue qsBuildGemm(MlirOperation func, MlirValue a,
+                                         MlirValue b, bool transposeA,
+                                         bool transposeB, MlirValue bias,
+                                         MlirValue accumulate,
+                                         MlirType resultType, MlirLocation loc);
+MLIR_CAPI_EXPORTED MlirValue qsBuildAssemble(MlirOperation func,
+                                             intptr_t numInputs,
+                                             const MlirValue *inputs,
+                                             MlirType resultType,
+                                             MlirLocation loc);
+/// qs.disassemble: writes the inner tensors to `outputs` (room for
+/// `capacity` values) and returns their number, or -1 on error.
+MLIR_CAPI_EXPORTED intptr_t qsBuildDisassemble(MlirOperation func,
+                                               MlirValue input,
+                                               intptr_t capacity,
+                                               MlirValue *outputs,
+                                               MlirLocation loc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // QS_C_BUILDER_H

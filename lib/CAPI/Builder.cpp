@@ -1,0 +1,290 @@
+//===- Builder.cpp - build functions of qs ops through the C API ----------===//
+
+#include "qs-c/Builder.h"
+#include "qs/Dialect/QS/IR/QSOps.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+
+static func::FuncOp funcOf(MlirOperation op) {
+  return cast<func::FuncOp>(unwrap(op));
+}
+
+/// A builder at the end of the function's entry block (before its
+/// terminator, if finished).
+static OpBuilder builderAtEnd(func::FuncOp func) {
+  Block &block = func.getBody().front();
+  OpBuilder b(func.getContext());
+  if (!block.empty() && block.back().hasTrait<OpTrait::IsTerminator>())
+    b.setInsertionPoint(&block.back());
+  else
+    b.setInsertionPointToEnd(&block);
+  return b;
+}
+
+/// Verifies a newly built op; erases it (and reports why) if it breaks a
+/// rule.
+template <typename OpT>
+static OpT checked(OpT op) {
+  if (succeeded(verify(op.getOperation())))
+    return op;
+  op->erase();
+  return OpT();
+}
+
+static bool anyNull(std::initializer_list<MlirValue> values) {
+  for (MlirValue v : values)
+    if (mlirValueIsNull(v))
+      return true;
+  return false;
+}
+
+static MlirValue nullValue() { return MlirValue{nullptr}; }
+
+/// True if every (non-null) value is defined inside `func`; otherwise reports
+/// the first foreign one at `loc` (a value of another function or module
+/// would make the IR invalid).
+static bool definedIn(func::FuncOp func, ArrayRef<Value> values,
+                      MlirLocation loc, StringRef op) {
+  for (auto [i, value] : llvm::enumerate(values)) {
+    Value v = value;
+    if (!v)
+      continue;
+    Region *region = v.getParentRegion();
+    if (region && func->isAncestor(region->getParentOp()))
+      continue;
+    emitError(unwrap(loc)) << "'" << op << "' operand #" << i
+                           << " is not a value of @" << func.getSymName()
+                           << "; values cannot cross functions or modules";
+    return false;
+  }
+  return true;
+}
+
+/// Reports a C API misuse (a null operand) at `loc`.
+static MlirValue nullOperand(MlirLocation loc, StringRef op) {
+  emitError(unwrap(loc)) << "'" << op << "' got a null operand";
+  return nullValue();
+}
+
+MlirOperation qsFuncCreate(MlirModule module, MlirStringRef name,
+                           intptr_t numArgs, const MlirType *argTypes,
+                           MlirLocation loc) {
+  ModuleOp m = unwrap(module);
+  StringRef symbol = unwrap(name);
+  if (m.lookupSymbol(symbol)) {
+    emitError(unwrap(loc)) << "a symbol @" << symbol
+                           << " already exists in the module";
+    return MlirOperation{nullptr};
+  }
+  SmallVector<Type> inputs;
+  for (intptr_t i = 0; i < numArgs; ++i)
+    inputs.push_back(unwrap(argTypes[i]));
+  OpBuilder b = OpBuilder::atBlockEnd(m.getBody());
+  auto func = func::FuncOp::create(
+      b, unwrap(loc), symbol, FunctionType::get(m.getContext(), inputs, {}));
+  func.addEntryBlock();
+  return wrap(func.getOperation());
+}
+
+MlirValue qsFuncGetArgument(MlirOperation func, intptr_t i) {
+  func::FuncOp f = funcOf(func);
+  if (i < 0 || i >= static_cast<intptr_t>(f.getNumArguments()))
+    return nullValue();
+  return wrap(f.getArgument(i));
+}
+
+MlirLogicalResult qsFuncFinish(MlirOperation func, intptr_t numResults,
+                               const MlirValue *results, MlirLocation loc) {
+  func::FuncOp f = funcOf(func);
+  Block &block = f.getBody().front();
+  if (!block.empty() && block.back().hasTrait<OpTrait::IsTerminator>()) {
+    emitError(unwrap(loc)) << "@" << f.getSymName() << " is already finished";
+    return mlirLogicalResultFailure();
+  }
+  SmallVector<Value> values;
+  for (intptr_t i = 0; i < numResults; ++i) {
+    if (mlirValueIsNull(results[i])) {
+      nullOperand(loc, "func.return");
+      return mlirLogicalResultFailure();
+    }
+    values.push_back(unwrap(results[i]));
+  }
+  if (!definedIn(f, values, loc, "func.return"))
+    return mlirLogicalResultFailure();
+  OpBuilder b = OpBuilder::atBlockEnd(&block);
+  func::ReturnOp::create(b, unwrap(loc), values);
+  f.setType(FunctionType::get(f.getContext(), f.getArgumentTypes(),
+                              ValueRange(values).getTypes()));
+  return wrap(verify(f.getOperation()));
+}
+
+MlirValue qsBuildEmpty(MlirOperation func, MlirType type, MlirLocation loc) {
+  auto resultType = dyn_cast<QuantTensorType>(unwrap(type));
+  if (!resultType) {
+    emitError(unwrap(loc)) << "'qs.empty' builds a !qs.tensor, got "
+                           << unwrap(type);
+    return nullValue();
+  }
+  OpBuilder b = builderAtEnd(funcOf(func));
+  auto op = checked(EmptyOp::create(b, unwrap(loc), resultType));
+  return op ? wrap(op.getResult()) : nullValue();
+}
+
+/// The !qs.tensor result type of a builder, or a diagnostic.
+static QuantTensorType quantizedResult(MlirType type, MlirLocation loc,
+                                       StringRef op) {
+  auto result = dyn_cast<QuantTensorType>(unwrap(type));
+  if (!result)
+    emitError(unwrap(loc)) << "'" << op << "' produces a !qs.tensor, got "
+                           << unwrap(type);
+  return result;
+}
+
+static RankedTensorType tensorResult(MlirType type, MlirLocation loc,
+                                     StringRef op) {
+  auto result = dyn_cast<RankedTensorType>(unwrap(type));
+  if (!result)
+    emitError(unwrap(loc)) << "'" << op << "' produces a ranked tensor, got "
+                           << unwrap(type);
+  return result;
+}
+
+MlirValue qsBuildQuantize(MlirOperation func, MlirValue input,
+                          MlirType resultType, MlirValue scale, MlirValue amax,
+                          MlirValue *updatedAmax, MlirLocation loc) {
+  if (anyNull({input}))
+    return nullOperand(loc, "qs.quantize");
+  QuantTensorType type = quantizedResult(resultType, loc, "qs.quantize");
+  if (!type)
+    return nullValue();
+  Value s = mlirValueIsNull(scale) ? Value() : unwrap(scale);
+  Value a = mlirValueIsNull(amax) ? Value() : unwrap(amax);
+  Type amaxType = a ? a.getType() : Type();
+  if (!definedIn(funcOf(func), {unwrap(input), s, a}, loc, "qs.quantize"))
+    return nullValue();
+  OpBuilder b = builderAtEnd(funcOf(func));
+  auto op = checked(QuantizeOp::create(b, unwrap(loc), type, amaxType,
+                                       unwrap(input), s, a));
+  if (!op)
+    return nullValue();
+  if (updatedAmax)
+    *updatedAmax = op.getUpdatedAmax() ? wrap(op.getUpdatedAmax()) : nullValue();
+  return wrap(op.getResult());
+}
+
+/// The !qs.tensor operand of a single-operand builder, or a diagnostic.
+static TypedValue<QuantTensorType>
+quantizedOperand(MlirOperation func, MlirValue input, MlirLocation loc,
+                 StringRef op) {
+  if (anyNull({input})) {
+    nullOperand(loc, op);
+    return {};
+  }
+  auto source = dyn_cast<TypedValue<QuantTensorType>>(unwrap(input));
+  if (!source) {
+    emitError(unwrap(loc)) << "'" << op << "' takes a !qs.tensor, got "
+                           << unwrap(input).getType();
+    return {};
+  }
+  if (!definedIn(funcOf(func), {source}, loc, op))
+    return {};
+  return source;
+}
+
+MlirValue qsBuildDequantize(MlirOperation func, MlirValue input,
+                            MlirType resultType, MlirLocation loc) {
+  RankedTensorType type = tensorResult(resultType, loc, "qs.dequantize");
+  auto source = type ? quantizedOperand(func, input, loc, "qs.dequantize")
+                     : TypedValue<QuantTensorType>();
+  if (!source)
+    return nullValue();
+  OpBuilder b = builderAtEnd(funcOf(func));
+  auto op = checked(DequantizeOp::create(b, unwrap(loc), type, source));
+  return op ? wrap(op.getResult()) : nullValue();
+}
+
+MlirValue qsBuildUpdateUsage(MlirOperation func, MlirValue input,
+                             MlirType resultType, MlirLocation loc) {
+  QuantTensorType type = quantizedResult(resultType, loc, "qs.update_usage");
+  auto source = type ? quantizedOperand(func, input, loc, "qs.update_usage")
+                     : TypedValue<QuantTensorType>();
+  if (!source)
+    return nullValue();
+  OpBuilder b = builderAtEnd(funcOf(func));
+  auto op = checked(UpdateUsageOp::create(b, unwrap(loc), type, source));
+  return op ? wrap(op.getResult()) : nullValue();
+}
+
+MlirValue qsBuildGemm(MlirOperation func, MlirValue a, MlirValue b,
+                      bool transposeA, bool transposeB, MlirValue bias,
+                      MlirValue accumulate, MlirType resultType,
+                      MlirLocation loc) {
+  if (anyNull({a, b}))
+    return nullOperand(loc, "qs.gemm");
+  RankedTensorType type = tensorResult(resultType, loc, "qs.gemm");
+  if (!type)
+    return nullValue();
+  auto qa = dyn_cast<TypedValue<QuantTensorType>>(unwrap(a));
+  auto qb = dyn_cast<TypedValue<QuantTensorType>>(unwrap(b));
+  if (!qa || !qb) {
+    emitError(unwrap(loc)) << "'qs.gemm' operands must be !qs.tensor values";
+    return nullValue();
+  }
+  Value biasValue = mlirValueIsNull(bias) ? Value() : unwrap(bias);
+  Value accValue = mlirValueIsNull(accumulate) ? Value() : unwrap(accumulate);
+  if (!definedIn(funcOf(func), {qa, qb, biasValue, accValue}, loc, "qs.gemm"))
+    return nullValue();
+  OpBuilder builder = builderAtEnd(funcOf(func));
+  auto op = checked(GemmOp::create(builder, unwrap(loc), type, qa, qb,
+                                   biasValue, accValue, transposeA,
+                                   transposeB));
+  return op ? wrap(op.getResult()) : nullValue();
+}
+
+MlirValue qsBuildAssemble(MlirOperation func, intptr_t numInputs,
+                          const MlirValue *inputs, MlirType resultType,
+                          MlirLocation loc) {
+  QuantTensorType type = quantizedResult(resultType, loc, "qs.assemble");
+  if (!type)
+    return nullValue();
+  SmallVector<Value> values;
+  for (intptr_t i = 0; i < numInputs; ++i) {
+    if (mlirValueIsNull(inputs[i]))
+      return nullOperand(loc, "qs.assemble");
+    values.push_back(unwrap(inputs[i]));
+  }
+  if (!definedIn(funcOf(func), values, loc, "qs.assemble"))
+    return nullValue();
+  OpBuilder b = builderAtEnd(funcOf(func));
+  auto op = checked(AssembleOp::create(b, unwrap(loc), type, values));
+  return op ? wrap(op.getResult()) : nullValue();
+}
+
+intptr_t qsBuildDisassemble(MlirOperation func, MlirValue input,
+                            intptr_t capacity, MlirValue *outputs,
+                            MlirLocation loc) {
+  auto source = quantizedOperand(func, input, loc, "qs.disassemble");
+  if (!source)
+    return -1;
+  func::FuncOp f = funcOf(func);
+  SmallVector<Type> types =
+      source.getType().getInnerTypes(TargetInfo::lookup(f));
+  if (static_cast<intptr_t>(types.size()) > capacity) {
+    emitError(unwrap(loc)) << "'qs.disassemble' has " << types.size()
+                           << " results, room for " << capacity;
+    return -1;
+  }
+  OpBuilder b = builderAtEnd(f);
+  auto op = checked(DisassembleOp::create(b, unwrap(loc), types, source));
+  if (!op)
+    return -1;
+  for (auto [i, r] : llvm::enumerate(op.getResults()))
+    outputs[i] = wrap(r);
+  return types.size();
+}

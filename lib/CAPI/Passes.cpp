@@ -1,0 +1,128 @@
+//===- Passes.cpp - C API: passes, pipelines and the CPU runner -----------===//
+
+#include "qs-c/Passes.h"
+#include "qs/InitAll.h"
+#include "qs/Runner/CPURunner.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstring>
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::qs;
+
+void qsRegisterPasses(void) {
+  static std::once_flag once;
+  std::call_once(once, [] { registerAllQSPasses(); });
+}
+
+MlirLogicalResult qsRunPassPipeline(MlirModule module, MlirStringRef pipeline) {
+  ModuleOp m = unwrap(module);
+  // Accept "builtin.module(a, b)" as well as a bare "a, b" for the module.
+  std::string text = unwrap(pipeline).str();
+  if (!StringRef(text).starts_with("builtin.module("))
+    text = "builtin.module(" + text + ")";
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  FailureOr<OpPassManager> parsed = parsePassPipeline(text, os);
+  if (failed(parsed)) {
+    emitError(m.getLoc()) << "invalid pass pipeline '" << unwrap(pipeline)
+                          << "': " << errors;
+    return mlirLogicalResultFailure();
+  }
+  PassManager pm(m.getContext(), ModuleOp::getOperationName());
+  static_cast<OpPassManager &>(pm) = std::move(*parsed);
+  return wrap(pm.run(m));
+}
+
+/// The flat signature of `function`, or failure with a diagnostic.
+static FailureOr<FlatSignature> signatureOf(MlirModule module,
+                                            MlirStringRef function) {
+  ModuleOp m = unwrap(module);
+  auto func = m.lookupSymbol<func::FuncOp>(unwrap(function));
+  if (!func || func.isExternal()) {
+    emitError(m.getLoc()) << "no function @" << unwrap(function)
+                          << " with a body in the module";
+    return failure();
+  }
+  return getFlatSignature(func);
+}
+
+intptr_t qsFunctionGetNumFlatInputs(MlirModule module, MlirStringRef function) {
+  FailureOr<FlatSignature> sig = signatureOf(module, function);
+  return failed(sig) ? -1 : static_cast<intptr_t>(sig->inputs.size());
+}
+
+intptr_t qsFunctionGetNumFlatResults(MlirModule module,
+                                     MlirStringRef function) {
+  FailureOr<FlatSignature> sig = signatureOf(module, function);
+  return failed(sig) ? -1 : static_cast<intptr_t>(sig->results.size());
+}
+
+static QSFlatValue wrapFlat(const FlatValue &v, MLIRContext *ctx) {
+  // Inner names are interned in the context so the string outlives the call.
+  StringRef name = StringAttr::get(ctx, v.innerName).getValue();
+  return QSFlatValue{wrap(Type(v.type)), wrap(name),
+                     static_cast<intptr_t>(v.origin), wrap(v.quantized)};
+}
+
+QSFlatValue qsFunctionGetFlatInput(MlirModule module, MlirStringRef function,
+                                   intptr_t i) {
+  FailureOr<FlatSignature> sig = signatureOf(module, function);
+  if (failed(sig) || i < 0 || i >= static_cast<intptr_t>(sig->inputs.size()))
+    return QSFlatValue{{nullptr}, {nullptr, 0}, -1, {nullptr}};
+  return wrapFlat(sig->inputs[i], unwrap(module).getContext());
+}
+
+QSFlatValue qsFunctionGetFlatResult(MlirModule module, MlirStringRef function,
+                                    intptr_t i) {
+  FailureOr<FlatSignature> sig = signatureOf(module, function);
+  if (failed(sig) || i < 0 || i >= static_cast<intptr_t>(sig->results.size()))
+    return QSFlatValue{{nullptr}, {nullptr, 0}, -1, {nullptr}};
+  return wrapFlat(sig->results[i], unwrap(module).getContext());
+}
+
+intptr_t qsGetElementByteWidth(MlirType elementType) {
+  return getElementByteWidth(unwrap(elementType));
+}
+
+static size_t byteSize(RankedTensorType type) {
+  return type.getNumElements() * getElementByteWidth(type.getElementType());
+}
+
+MlirLogicalResult qsRunOnCPU(MlirModule module, MlirStringRef function,
+                             intptr_t numInputs, const void *const *inputs,
+                             intptr_t numOutputs, void *const *outputs) {
+  ModuleOp m = unwrap(module);
+  FailureOr<FlatSignature> sig = signatureOf(module, function);
+  if (failed(sig))
+    return mlirLogicalResultFailure();
+  if (numInputs != static_cast<intptr_t>(sig->inputs.size()) ||
+      numOutputs != static_cast<intptr_t>(sig->results.size())) {
+    emitError(m.getLoc()) << "@" << unwrap(function) << " takes "
+                          << sig->inputs.size() << " flattened inputs and "
+                          << sig->results.size() << " results, got "
+                          << numInputs << " and " << numOutputs;
+    return mlirLogicalResultFailure();
+  }
+  std::vector<HostTensor> hostInputs;
+  for (auto [i, v] : llvm::enumerate(sig->inputs)) {
+    const char *data = static_cast<const char *>(inputs[i]);
+    hostInputs.push_back(
+        {v.type, std::vector<char>(data, data + byteSize(v.type))});
+  }
+  OwningOpRef<ModuleOp> clone = m.clone();
+  llvm::Expected<std::vector<HostTensor>> results =
+      runOnCPU(*clone, unwrap(function), hostInputs);
+  if (!results) {
+    emitError(m.getLoc()) << llvm::toString(results.takeError());
+    return mlirLogicalResultFailure();
+  }
+  for (auto [i, r] : llvm::enumerate(*results))
+    std::memcpy(outputs[i], r.bytes.data(), r.bytes.size());
+  return mlirLogicalResultSuccess();
+}

@@ -1,0 +1,227 @@
+"""Build functions of qs ops from Python, through the C API builders.
+
+    g = Graph()
+    f = g.function("fprop", [TensorSpec((256, 512), "bf16"), TensorSpec((1024, 512), "bf16")])
+    x, w = f.args
+    qx = f.quantize(x, MXFP8Quantizer())
+    qw = f.quantize(w, MXFP8Quantizer())
+    y = f.gemm(qw, qx, layout="TN")          # TE general_gemm(W, X, "TN") = X W^T
+    f.returns(y)
+    print(g)
+
+Every op is verified as it is built; a violated rule raises QSError with the
+dialect's diagnostic. Each op carries the Python call site that built it as
+its location (`loc("script.py":12:1)`), so diagnostics, from the builders and
+from later pipelines, point at the user's line.
+"""
+
+import os
+import sys
+
+from . import _qs
+from ._context import default_context
+from ._dtypes import nominal
+from .quantizers import Quantizer
+from .spec import TensorSpec
+
+
+class Value:
+    """An SSA value of a function under construction."""
+
+    def __init__(self, impl):
+        self._impl = impl
+
+    @property
+    def type(self):
+        return self._impl.type
+
+    @property
+    def shape(self):
+        return tuple(self.type.shape)
+
+    @property
+    def dtype(self):
+        return self.type.element_type
+
+    @property
+    def is_quantized(self):
+        return self.type.is_quantized
+
+    @property
+    def quantizer(self):
+        q = self.type.quantizer
+        return Quantizer.from_attr(q) if q is not None else None
+
+    def __repr__(self):
+        return f"Value({self.type})"
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _site():
+    """(file, line) of the first caller outside this package."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _PACKAGE_DIR:
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+def _impl(value, what, optional=False):
+    """The binding value behind a Value argument; TypeError for anything else."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, Value):
+        raise TypeError(f"{what} must be a Value of this function, got {value!r}")
+    return value._impl
+
+
+def _flat2d(shape):
+    m = 1
+    for d in shape[:-1]:
+        m *= d
+    return m, shape[-1]
+
+
+class Function:
+    """A func.func being built. Values come from `args` and the op methods;
+    `returns(...)` finishes it."""
+
+    def __init__(self, graph, name, inputs):
+        self.graph = graph
+        self.name = name
+        types = [s.mlir_type() if isinstance(s, TensorSpec) else s for s in inputs]
+        self._impl = graph.module.add_function(name, types, _site())
+        self.args = [Value(self._impl.arg(i)) for i in range(len(types))]
+
+    @property
+    def _context(self):
+        return self.graph.context
+
+    def _type(self, spec):
+        return spec.mlir_type() if isinstance(spec, TensorSpec) else spec
+
+    def _tensor(self, shape, dtype):
+        return self._context.ranked_tensor_type(list(shape), nominal(dtype))
+
+    def empty(self, spec):
+        """qs.empty of a quantized TensorSpec."""
+        return Value(self._impl.empty(self._type(spec), _site()))
+
+    def quantize(self, x, quantizer, scale=None, amax=None):
+        """qs.quantize x (a high-precision value) with `quantizer`. Delayed
+        scaling (Float8Quantizer) takes `scale` and `amax` values and returns
+        (quantized, updated amax)."""
+        _impl(x, "quantize()'s input")
+        if not isinstance(quantizer, Quantizer):
+            raise TypeError(f"quantize() needs a Quantizer, got {quantizer!r}")
+        if x.is_quantized:
+            raise TypeError(f"quantize() takes a high-precision tensor, got {x.type}")
+        spec = TensorSpec(x.shape, x.dtype, quantizer, chip=self.graph.chip, context=self._context)
+        q, updated = self._impl.quantize(x._impl, spec.mlir_type(),
+                                         _impl(scale, "scale", optional=True),
+                                         _impl(amax, "amax", optional=True), _site())
+        if updated is not None:
+            return Value(q), Value(updated)
+        return Value(q)
+
+    def dequantize(self, q, dtype="f32"):
+        return Value(self._impl.dequantize(_impl(q, "dequantize()'s input"), self._tensor(q.shape, dtype), _site()))
+
+    def update_usage(self, q, rowwise=None, columnwise=None):
+        """TE's update_usage: the same tensor with other representations."""
+        _impl(q, "update_usage()'s input")
+        if not q.is_quantized:
+            raise TypeError(f"update_usage() takes a quantized tensor, got {q.type}")
+        quantizer = q.quantizer
+        quantizer.set_usage(rowwise=rowwise, columnwise=columnwise)
+        spec = TensorSpec(q.shape, q.dtype, quantizer, context=self._context)
+        return Value(self._impl.update_usage(q._impl, spec.mlir_type(), _site()))
+
+    def gemm(self, a, b, layout=None, *, transpose_a=False, transpose_b=False, out_dtype=None,
+             bias=None, accumulate=None):
+        """qs.gemm. With `layout` ("TN", "NN", "NT") the arguments follow TE's
+        general_gemm(A, B, layout), which computes op(B) op(A): it builds
+        qs.gemm(B, A) with transpose_a = (layout[1] == "T") and transpose_b =
+        (layout[0] == "T"). Without `layout`, qs.gemm(a, b) with the given
+        transposes: result = op(a) op(b)."""
+        if layout is not None:
+            if layout not in ("TN", "NN", "NT", "TT"):
+                raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")
+            a, b = b, a
+            transpose_a, transpose_b = layout[1] == "T", layout[0] == "T"
+        _impl(a, "gemm operand a")
+        _impl(b, "gemm operand b")
+        am, ak = _flat2d(a.shape)
+        bm, bk = _flat2d(b.shape)
+        n = bm if transpose_b else bk
+        shape = (ak, n) if transpose_a else tuple(a.shape[:-1]) + (n,)
+        out = self._tensor(shape, out_dtype or a.dtype)
+        return Value(self._impl.gemm(a._impl, b._impl, transpose_a, transpose_b,
+                                     _impl(bias, "bias", optional=True),
+                                     _impl(accumulate, "accumulate", optional=True), out,
+                                     _site()))
+
+    def assemble(self, inner, spec):
+        """qs.assemble: a quantized value from its inner tensors."""
+        return Value(self._impl.assemble([_impl(v, "an inner tensor") for v in inner], self._type(spec), _site()))
+
+    def disassemble(self, q):
+        """qs.disassemble: the inner tensors, in interface order."""
+        return [Value(v) for v in self._impl.disassemble(_impl(q, "disassemble()'s input"), _site())]
+
+    def returns(self, *values):
+        """Finishes the function with func.return of `values`."""
+        self._impl.finish([_impl(v, "a returned value") for v in values], _site())
+
+
+class Graph:
+    """A module of functions built from Python. `chip` sets the module's
+    qs.chip (TE's TN-only rule for per-tensor FP8)."""
+
+    def __init__(self, chip=None, context=None):
+        self.context = context or default_context()
+        self.chip = chip or "sm_90a"
+        if chip is not None:
+            self.module = Module.parse(f'module attributes {{qs.chip = "{chip}"}} {{}}',
+                                       self.context)
+        else:
+            self.module = Module(self.context.create_module())
+
+    def function(self, name, inputs):
+        return Function(self, name, inputs)
+
+    def __str__(self):
+        return str(self.module)
+
+
+class Module:
+    """A module: print it, parse text back, verify, run pipelines on it,
+    execute its functions on the CPU."""
+
+    def __init__(self, impl):
+        self._impl = impl
+
+    @staticmethod
+    def parse(text, context=None):
+        return Module((context or default_context()).parse_module(text))
+
+    def add_function(self, name, types, site=None):
+        return self._impl.add_function(name, types, site)
+
+    def __str__(self):
+        return str(self._impl)
+
+    def verify(self):
+        self._impl.verify()
+
+    def clone(self):
+        return Module(self._impl.clone())
+
+    def run_pipeline(self, pipeline):
+        """Runs a textual pass pipeline on the module in place (e.g.
+        "qs-storage-pipeline"); raises QSError with the diagnostics."""
+        self._impl.run_pipeline(pipeline)
+        return self

@@ -1,0 +1,180 @@
+/*===- qs-capi-test.c - the qs C API used from C --------------------------===*\
+|*                                                                            *|
+|* Proves that the C API is self-contained C: registers the dialects, builds  *|
+|* quantizers and !qs.tensor types, lists inner tensors, builds a function of *|
+|* qs ops, runs the storage pipeline, executes on the CPU. Output is          *|
+|* FileChecked by capi.test.                                                  *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#include "qs-c/Builder.h"
+#include "qs-c/Dialect.h"
+#include "qs-c/Passes.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/IR.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static void printToStderr(MlirStringRef s, void *user) {
+  (void)user;
+  fwrite(s.data, 1, s.length, stderr);
+}
+
+static MlirLogicalResult onDiagnostic(MlirDiagnostic d, void *user) {
+  (void)user;
+  fprintf(stderr, "diagnostic: ");
+  mlirDiagnosticPrint(d, printToStderr, NULL);
+  fprintf(stderr, "\n");
+  return mlirLogicalResultSuccess();
+}
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static void printInner(MlirType type, const char *chip) {
+  intptr_t n = qsTensorTypeGetNumInnerTensors(type, str(chip));
+  fprintf(stderr, "%s: %ld inner tensors\n", chip[0] ? chip : "default", (long)n);
+  for (intptr_t i = 0; i < n; ++i) {
+    MlirStringRef name = qsTensorTypeGetInnerTensorName(type, str(chip), i);
+    fprintf(stderr, "  %.*s : ", (int)name.length, name.data);
+    mlirTypePrint(qsTensorTypeGetInnerTensorType(type, str(chip), i), printToStderr, NULL);
+    fprintf(stderr, "\n");
+  }
+}
+
+int main(void) {
+  MlirContext ctx = mlirContextCreate();
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  qsRegisterAllDialects(registry);
+  mlirContextAppendDialectRegistry(ctx, registry);
+  mlirDialectRegistryDestroy(registry);
+  mlirContextLoadAllAvailableDialects(ctx);
+  mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, NULL, NULL);
+  qsRegisterPasses();
+
+  /* Quantizers and their parameters. */
+  MlirType e4m3 = mlirFloat8E4M3FNTypeGet(ctx);
+  MlirAttribute mx = qsMXFP8AttrGet(ctx, e4m3, true, false, false, true);
+  // CHECK: mxfp8: #qs.mxfp8<columnwise = false, optimize_for_gemm = true> MXFP8Quantizer rowwise=1 columnwise=0 gemm=1
+  fprintf(stderr, "mxfp8: ");
+  mlirAttributePrint(mx, printToStderr, NULL);
+  MlirStringRef cls = qsQuantizerGetClassName(mx);
+  fprintf(stderr, " %.*s rowwise=%d columnwise=%d gemm=%d\n", (int)cls.length, cls.data,
+          qsQuantizerGetRowwise(mx), qsQuantizerGetColumnwise(mx),
+          qsMXFP8AttrGetOptimizeForGemm(mx));
+  MlirAttribute block = qsFp8BlockAttrGet(ctx, e4m3, true, true, 1, true, 0.0f);
+  // CHECK: block dim 1 pow2 1 eps 0
+  fprintf(stderr, "block dim %ld pow2 %d eps %g\n", (long)qsFp8BlockAttrGetBlockScalingDim(block),
+          qsFp8BlockAttrGetForcePow2Scales(block), qsFp8BlockAttrGetAmaxEpsilon(block));
+  MlirAttribute nv = qsNVFP4AttrGet(ctx, true, true, true, true, false, false, false, false);
+  // CHECK: nvfp4 rht 1 is nvfp4 1 is mxfp8 0
+  fprintf(stderr, "nvfp4 rht %d is nvfp4 %d is mxfp8 %d\n", qsNVFP4AttrGetWithRht(nv),
+          qsAttributeIsANVFP4(nv), qsAttributeIsAMXFP8(nv));
+
+  /* A rule violation: a null attribute and a diagnostic. */
+  // CHECK: diagnostic: with_rht requires with_post_rht_amax = true
+  // CHECK: invalid nvfp4 is null: 1
+  MlirAttribute bad = qsNVFP4AttrGet(ctx, true, true, true, false, false, false, false, false);
+  fprintf(stderr, "invalid nvfp4 is null: %d\n", mlirAttributeIsNull(bad));
+
+  /* Types and inner tensors. */
+  int64_t shape[] = {2, 64, 256};
+  MlirType bf16 = mlirBF16TypeGet(ctx);
+  MlirType nvType = qsTensorTypeGet(ctx, 3, shape, bf16, nv);
+  // CHECK: default: 6 inner tensors
+  // CHECK-NEXT:   rowwise_data : tensor<2x64x128xi8>
+  // CHECK-NEXT:   rowwise_scale_inv : tensor<128x16xf8E4M3FN>
+  // CHECK-NEXT:   columnwise_data : tensor<256x64xi8>
+  // CHECK-NEXT:   columnwise_scale_inv : tensor<256x8xf8E4M3FN>
+  // CHECK-NEXT:   amax_rowwise : tensor<1xf32>
+  // CHECK-NEXT:   amax_columnwise : tensor<1xf32>
+  printInner(nvType, "");
+  MlirAttribute cur = qsFp8CurrentAttrGet(ctx, e4m3, true, true, false, 0.0f);
+  int64_t s2[] = {4, 8};
+  MlirType curType = qsTensorTypeGet(ctx, 2, s2, bf16, cur);
+  // CHECK: sm_90a: 3 inner tensors
+  // CHECK: sm_100a: 2 inner tensors
+  printInner(curType, "sm_90a");
+  printInner(curType, "sm_100a");
+  // CHECK: diagnostic: MXFP8 needs the last dimension K to be a multiple of 32, got K = 8
+  // CHECK: bad type is null: 1
+  fprintf(stderr, "bad type is null: %d\n",
+          mlirTypeIsNull(qsTensorTypeGet(ctx, 2, s2, bf16, mx)));
+  // CHECK: metadata: {cls = "Float8TensorStorage"
+  fprintf(stderr, "metadata: ");
+  mlirAttributePrint(qsTensorTypeGetStorageMetadata(curType), printToStderr, NULL);
+  fprintf(stderr, "\n");
+
+  /* Build a function: quantize x with current scaling, dequantize it. */
+  MlirLocation loc = mlirLocationUnknownGet(ctx);
+  MlirModule module = mlirModuleCreateEmpty(loc);
+  MlirType xType = qsTensorTypeGetExpressedType(curType);
+  MlirOperation fn = qsFuncCreate(module, str("roundtrip"), 1, &xType, loc);
+  MlirValue x = qsFuncGetArgument(fn, 0);
+  MlirValue q = qsBuildQuantize(fn, x, curType, (MlirValue){NULL}, (MlirValue){NULL}, NULL, loc);
+  MlirType f32 = mlirF32TypeGet(ctx);
+  MlirType outType = mlirRankedTensorTypeGet(2, s2, f32, mlirAttributeGetNull());
+  MlirValue d = qsBuildDequantize(fn, q, outType, loc);
+  MlirValue results[2] = {q, d};
+  // CHECK: finished: 1
+  fprintf(stderr, "finished: %d\n", mlirLogicalResultIsSuccess(qsFuncFinish(fn, 2, results, loc)));
+  // A GEMM whose operand lacks the usage it needs is rejected, op removed.
+  // CHECK: diagnostic: 'qs.gemm' op contraction sizes differ
+  // CHECK: bad gemm is null: 1
+  MlirOperation fn2 = qsFuncCreate(module, str("bad"), 1, &curType, loc);
+  MlirValue a = qsFuncGetArgument(fn2, 0);
+  int64_t s3[] = {4, 4};
+  MlirValue g = qsBuildGemm(fn2, a, a, false, false, (MlirValue){NULL}, (MlirValue){NULL},
+                            mlirRankedTensorTypeGet(2, s3, f32, mlirAttributeGetNull()), loc);
+  fprintf(stderr, "bad gemm is null: %d\n", mlirValueIsNull(g));
+  // A value of another function is reported, not wired in.
+  // CHECK: diagnostic: 'qs.dequantize' operand #0 is not a value of @bad; values cannot cross functions or modules
+  // CHECK: foreign operand is null: 1
+  fprintf(stderr, "foreign operand is null: %d\n",
+          mlirValueIsNull(qsBuildDequantize(fn2, q, outType, loc)));
+  qsFuncFinish(fn2, 0, NULL, loc);
+
+  // CHECK: func.func @roundtrip(%arg0: tensor<4x8xbf16>) -> (!qs.tensor<4x8xbf16, #qs.fp8_current>, tensor<4x8xf32>)
+  // CHECK: qs.quantize %arg0
+  // CHECK: qs.dequantize
+  mlirOperationPrint(mlirModuleGetOperation(module), printToStderr, NULL);
+  fprintf(stderr, "\n");
+
+  /* The flattened signature and a CPU run: x = 1.0 everywhere. */
+  // CHECK: flat inputs 1 results 4 first result 'data'
+  intptr_t nIn = qsFunctionGetNumFlatInputs(module, str("roundtrip"));
+  intptr_t nOut = qsFunctionGetNumFlatResults(module, str("roundtrip"));
+  QSFlatValue r0 = qsFunctionGetFlatResult(module, str("roundtrip"), 0);
+  fprintf(stderr, "flat inputs %ld results %ld first result '%.*s'\n", (long)nIn, (long)nOut,
+          (int)r0.innerName.length, r0.innerName.data);
+  uint16_t xs[32];
+  for (int i = 0; i < 32; ++i)
+    xs[i] = 0x3F80; /* bf16 1.0 */
+  uint8_t data[32], transpose[32];
+  float scaleInv, values[32];
+  const void *ins[] = {xs};
+  void *outs[] = {data, transpose, &scaleInv, values};
+  MlirLogicalResult ran = qsRunOnCPU(module, str("roundtrip"), 1, ins, 4, outs);
+  // CHECK: ran 1: data[0] 0x7e scale_inv 0.00223214 value 1
+  fprintf(stderr, "ran %d: data[0] 0x%02x scale_inv %g value %g\n", mlirLogicalResultIsSuccess(ran),
+          data[0], scaleInv, values[5]);
+
+  /* The storage pipeline by name. */
+  // CHECK: pipeline 1
+  // CHECK: qs.quantize_buffers
+  fprintf(stderr, "pipeline %d\n", mlirLogicalResultIsSuccess(qsRunPassPipeline(
+                                       module, str("builtin.module(qs-storage-pipeline)"))));
+  mlirOperationPrint(mlirModuleGetOperation(module), printToStderr, NULL);
+  fprintf(stderr, "\n");
+  // CHECK: diagnostic: invalid pass pipeline 'no-such-pass'
+  // CHECK: bad pipeline 0
+  fprintf(stderr, "bad pipeline %d\n",
+          mlirLogicalResultIsSuccess(qsRunPassPipeline(module, str("no-such-pass"))));
+
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  return 0;
+}

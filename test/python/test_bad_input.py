@@ -1,0 +1,109 @@
+"""Bad input from Python: wrong types, shapes, keywords, foreign values,
+invalid quantizer combinations. Every case is a Python exception carrying the
+rule (QSError with the MLIR diagnostic where the compiler decides); none
+crashes the interpreter — the last test reruns them all in a subprocess and
+checks that it exits normally."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import quant_storage as qs
+
+
+def spec(shape, q=None, dtype="bf16"):
+    return qs.TensorSpec(shape, dtype, q if q is not None else qs.MXFP8Quantizer())
+
+
+BAD_SPECS = [
+    ((-1, 32), qs.QSError, "dimension"),
+    ((0, 32), qs.QSError, "positive"),
+    ((), qs.QSError, "rank"),
+    ((2**40, 2**40), qs.QSError, "elements"),
+    ((3.5, 32), TypeError, "shape must be a sequence of integers"),
+    ("ab", TypeError, "shape must be a sequence of integers"),
+    (64, TypeError, "shape must be a sequence of integers"),
+    ((2**70, 32), (TypeError, OverflowError, ValueError), None),
+]
+
+
+@pytest.mark.parametrize("shape,error,text", BAD_SPECS, ids=[repr(b[0])[:20] for b in BAD_SPECS])
+def test_bad_shapes(shape, error, text):
+    with pytest.raises(error) as err:
+        spec(shape).inner_names()
+    if text:
+        assert text in str(err.value)
+
+
+def test_bad_quantizer_options():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
+        qs.MXFP8Quantizer(foo=1)
+    with pytest.raises(ValueError, match="fp8_dtype must be"):
+        qs.MXFP8Quantizer(fp8_dtype="e5m3")
+    with pytest.raises(qs.QSError, match="amax_epsilon"):
+        qs.Float8BlockQuantizer(amax_epsilon=-1.0).to_attr(qs.default_context())
+    with pytest.raises(qs.QSError, match="block_scaling_dim"):
+        str(qs.Float8BlockQuantizer(block_scaling_dim=3))
+
+
+def test_bad_builder_arguments():
+    g1, g2 = qs.Graph(), qs.Graph()
+    f1 = g1.function("a", [qs.TensorSpec((32, 64), "bf16")])
+    f2 = g2.function("b", [qs.TensorSpec((32, 64), "bf16")])
+    with pytest.raises(qs.QSError, match="operand #0 is not a value of @b; values cannot cross"):
+        f2.quantize(f1.args[0], qs.MXFP8Quantizer())
+    q = f1.quantize(f1.args[0], qs.MXFP8Quantizer())
+    with pytest.raises(TypeError, match="needs a Quantizer"):
+        f1.quantize(f1.args[0], "mxfp8")
+    with pytest.raises(TypeError, match="takes a high-precision tensor"):
+        f1.quantize(q, qs.MXFP8Quantizer())
+    with pytest.raises(TypeError, match="update_usage\\(\\) takes a quantized tensor"):
+        f1.update_usage(f1.args[0], columnwise=True)
+    with pytest.raises(qs.QSError, match="'qs.dequantize' takes a !qs.tensor"):
+        f1.dequantize(f1.args[0])
+    with pytest.raises(qs.QSError, match="'qs.gemm' operands must be !qs.tensor values"):
+        f1.gemm(f1.args[0], q, transpose_b=True)
+    with pytest.raises(TypeError, match="gemm operand a must be a Value"):
+        f1.gemm("x", q)
+    with pytest.raises(ValueError, match="expected a bf16, f16 or f32 dtype, got 'i8'"):
+        f1.gemm(q, q, transpose_b=True, out_dtype="i8")
+    with pytest.raises(qs.QSError, match="qs.assemble"):
+        f1.assemble([f1.args[0]], spec((32, 64)))
+    with pytest.raises(TypeError, match="a returned value must be a Value"):
+        f1.returns(3)
+    with pytest.raises(qs.QSError, match="operand #0 is not a value of @a"):
+        f1.returns(f2.args[0])
+    f1.returns(q)
+    with pytest.raises(qs.QSError, match="@a is already finished"):
+        f1.returns(q)
+
+
+def test_bad_modules_and_runs():
+    with pytest.raises(qs.QSError, match="cannot parse the module") as err:
+        qs.Module.parse("func.func @x(")
+    assert "error:" in str(err.value)
+    g = qs.Graph()
+    f = g.function("u", [qs.TensorSpec((32, 64), "bf16")])
+    f.quantize(f.args[0], qs.MXFP8Quantizer())
+    with pytest.raises(qs.QSError, match="the pipeline 'this is \\( not' failed"):
+        qs.run_pipeline(g, "this is ( not")
+    with pytest.raises(qs.QSError):
+        qs.run_cpu(g, "nope", np.zeros((32, 64), np.uint16))
+    # An unfinished function (no func.return) does not verify: an error, not a crash.
+    with pytest.raises(qs.QSError):
+        qs.run_cpu(g, "u", np.zeros((32, 64), np.uint16))
+    with pytest.raises(TypeError, match="expected elements of 2 bytes"):
+        f.returns()
+        qs.run_cpu(g, "u", np.zeros((32, 64)))
+
+
+def test_no_crash_in_a_fresh_interpreter():
+    """The cases above, in a child interpreter: it must exit 0, not die."""
+    code = (
+        "import sys, pytest\n"
+        f"sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', {__file__!r}, '-k', 'not fresh']))\n")
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=None, timeout=120)
+    assert child.returncode == 0, child.stdout + child.stderr

@@ -1,0 +1,97 @@
+"""Pipelines and CPU execution from Python; the numerics equal the numpy
+reference of the numerics suite (test/numerics/qs_reference.py)."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import quant_storage as qs
+import qs_reference as ref
+
+
+def quantize_graph(shape, quantizer, dtype="bf16"):
+    g = qs.Graph()
+    f = g.function("quantize", [qs.TensorSpec(shape, dtype)])
+    q = f.quantize(f.args[0], quantizer)
+    f.returns(q, f.dequantize(q, "f32"))
+    return g
+
+
+CASES = [
+    ("fp8_current", qs.Float8CurrentScalingQuantizer(), {}),
+    ("mxfp8", qs.MXFP8Quantizer(optimize_for_gemm=True), dict(optimize_for_gemm=True)),
+    ("fp8_block", qs.Float8BlockQuantizer(block_scaling_dim=1), dict(block_scaling_dim=1)),
+    ("nvfp4", qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True), dict(with_rht=True)),
+]
+
+
+@pytest.mark.parametrize("family,quantizer,params", CASES, ids=[c[0] for c in CASES])
+def test_run_cpu_matches_the_reference(family, quantizer, params):
+    import harness as h
+    rng = np.random.default_rng(7)
+    shape = (64, 128)
+    x = h.random_input(rng, shape, "bf16")
+    results = qs.run_cpu(quantize_graph(shape, quantizer), "quantize", x.astype(ml_dtypes.bfloat16))
+    q = h.quantizer(family, **params)
+    with np.errstate(all="ignore"):
+        expected, _ = ref.quantize(x, q, "bf16")
+    inner, values = results
+    assert list(inner) == list(expected)
+    for name, want in expected.items():
+        got = inner[name]
+        h.assert_bytes_equal(got.view(np.uint8) if got.dtype.itemsize == 1 else got, want, name)
+    with np.errstate(all="ignore"):          # the random input has Inf/NaN/extremes
+        want = ref.dequantize(expected, shape, q)
+    h.assert_floats_equal(values, want, "dequantize")
+
+
+def test_run_cpu_quantized_arguments_and_dtypes():
+    spec = qs.TensorSpec((32, 64), "bf16", qs.MXFP8Quantizer(columnwise=False))
+    g = qs.Graph()
+    f = g.function("dq", [spec])
+    f.returns(f.dequantize(f.args[0], "bf16"))
+    data = np.full((32, 64), 0x38, np.uint8)          # E4M3 1.0
+    scale = np.full((128, 4), 127, np.uint8)          # 2^0
+    (out,) = qs.run_cpu(g, "dq", {"rowwise_data": data, "rowwise_scale_inv": scale})
+    assert out.dtype == ml_dtypes.bfloat16 and np.all(out.astype(np.float32) == 1.0)
+    (out,) = qs.run_cpu(g, "dq", [data.view(ml_dtypes.float8_e4m3fn), scale])
+    assert np.all(out.astype(np.float32) == 1.0)
+    with pytest.raises(ValueError, match=r"expected shape \(128, 4\)"):
+        qs.run_cpu(g, "dq", [data, scale[:64]])
+    with pytest.raises(TypeError, match="takes 1 arguments, got 2"):
+        qs.run_cpu(g, "dq", data, scale)
+    with pytest.raises(TypeError, match="expected elements of 1 bytes"):
+        qs.run_cpu(g, "dq", [data.astype(np.float32), scale])
+    with pytest.raises(KeyError, match="rowwise_scale_inv"):
+        qs.run_cpu(g, "dq", {"rowwise_data": data})
+
+
+def test_run_cpu_reports_unsupported_options():
+    g = quantize_graph((16, 32), qs.NVFP4Quantizer(stochastic_rounding=True))
+    with pytest.raises(qs.QSError, match="stochastic_rounding has no deterministic reference"):
+        qs.run_cpu(g, "quantize", np.zeros((16, 32), ml_dtypes.bfloat16))
+    with pytest.raises(qs.QSError, match="no function @missing"):
+        qs.run_cpu(g, "missing")
+
+
+@pytest.mark.parametrize("pipeline", qs.PIPELINES)
+def test_named_pipelines(pipeline):
+    g = quantize_graph((64, 128), qs.MXFP8Quantizer())
+    qs.run_pipeline(g, pipeline)
+    text = str(g)
+    assert "qs.quantize %" not in text
+    if pipeline == "qs-cpu-pipeline":
+        assert "llvm.func @quantize" in text
+
+
+def test_pipeline_errors():
+    g = quantize_graph((64, 128), qs.MXFP8Quantizer())
+    with pytest.raises(qs.QSError, match="'no-such-pass' does not refer to a registered pass"):
+        qs.run_pipeline(g, "no-such-pass")
+    with pytest.raises(qs.QSError, match="proto-level op; run qs-expand-storage"):
+        qs.run_pipeline(g, "qs-flatten-storage")
+
+
+def test_compile_is_not_available_yet():
+    with pytest.raises(NotImplementedError, match="qs-nvptx-pipeline"):
+        qs.compile(quantize_graph((64, 128), qs.MXFP8Quantizer()), chip="sm_90a")
