@@ -7,6 +7,7 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
+#include "mlir-c/Dialect/Func.h"
 #include "qs-c/Builder.h"
 #include "qs-c/Dialect.h"
 #include "qs-c/Passes.h"
@@ -137,6 +138,30 @@ int main(void) {
           mlirValueIsNull(qsBuildDequantize(fn2, q, outType, loc)));
   qsFuncFinish(fn2, 0, NULL, loc);
 
+  /* Misuse of the builders is reported, never a crash. */
+  // CHECK: diagnostic: 'qs.dequantize' got a null operand
+  qsBuildDequantize(fn2, (MlirValue){NULL}, outType, loc);
+  // CHECK: diagnostic: 'qs.empty' builds a !qs.tensor, got 'tensor<4x8xf32>'
+  qsBuildEmpty(fn2, outType, loc);
+  // CHECK: diagnostic: 'qs.quantize' produces a !qs.tensor, got 'tensor<4x8xf32>'
+  qsBuildQuantize(fn2, a, outType, (MlirValue){NULL}, (MlirValue){NULL}, NULL, loc);
+  // CHECK: diagnostic: 'qs.dequantize' produces a ranked tensor, got '!qs.tensor<4x8xbf16, #qs.fp8_current>'
+  qsBuildDequantize(fn2, a, curType, loc);
+  // CHECK: diagnostic: 'qs.update_usage' takes a !qs.tensor, got 'tensor<4x8xbf16>'
+  qsBuildUpdateUsage(fn2, x, curType, loc);
+  // CHECK: diagnostic: 'qs.disassemble' has 3 results, room for 1
+  MlirValue one[1];
+  fprintf(stderr, "disassemble: %ld\n", (long)qsBuildDisassemble(fn2, a, 1, one, loc));
+  // CHECK: disassemble: -1
+  // CHECK: diagnostic: a symbol @bad already exists in the module
+  // CHECK: duplicate is null: 1
+  fprintf(stderr, "duplicate is null: %d\n",
+          mlirOperationIsNull(qsFuncCreate(module, str("bad"), 0, NULL, loc)));
+  // CHECK: diagnostic: !qs.tensor needs a quantizer attribute, got unit
+  // CHECK: non-quantizer type is null: 1
+  fprintf(stderr, "non-quantizer type is null: %d\n",
+          mlirTypeIsNull(qsTensorTypeGet(ctx, 2, s2, bf16, mlirUnitAttrGet(ctx))));
+
   // CHECK: func.func @roundtrip(%arg0: tensor<4x8xbf16>) -> (!qs.tensor<4x8xbf16, #qs.fp8_current>, tensor<4x8xf32>)
   // CHECK: qs.quantize %arg0
   // CHECK: qs.dequantize
@@ -162,6 +187,14 @@ int main(void) {
   fprintf(stderr, "ran %d: data[0] 0x%02x scale_inv %g value %g\n", mlirLogicalResultIsSuccess(ran),
           data[0], scaleInv, values[5]);
 
+  // CHECK: diagnostic: @roundtrip takes 1 flattened inputs and 4 results, got 1 and 2
+  // CHECK: wrong count 0
+  fprintf(stderr, "wrong count %d\n",
+          mlirLogicalResultIsSuccess(qsRunOnCPU(module, str("roundtrip"), 1, ins, 2, outs)));
+  // CHECK: diagnostic: no function @nope with a body in the module
+  // CHECK: missing function -1
+  fprintf(stderr, "missing function %ld\n", (long)qsFunctionGetNumFlatInputs(module, str("nope")));
+
   /* The storage pipeline by name. */
   // CHECK: pipeline 1
   // CHECK: qs.quantize_buffers
@@ -176,5 +209,23 @@ int main(void) {
 
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
+
+  /* A context that loads only the qs and func dialect handles lacks the
+     reference models (qsRegisterAllDialects attaches them): the reference
+     lowering says so instead of failing obscurely. */
+  MlirContext bare = mlirContextCreate();
+  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__qs__(), bare);
+  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__func__(), bare);
+  mlirContextAttachDiagnosticHandler(bare, onDiagnostic, NULL, NULL);
+  MlirModule m2 = mlirModuleCreateParse(
+      bare, str("func.func @f(%x: tensor<32x32xbf16>) -> !qs.tensor<32x32xbf16, #qs.mxfp8> {\n"
+                "  %q = qs.quantize %x : tensor<32x32xbf16> -> !qs.tensor<32x32xbf16, #qs.mxfp8>\n"
+                "  return %q : !qs.tensor<32x32xbf16, #qs.mxfp8>\n}"));
+  // CHECK: diagnostic: no reference lowering for '!qs.tensor<32x32xbf16, #qs.mxfp8>' (the quantizer has no QuantizerReferenceInterface model: call registerQSToLinalgInterfaces)
+  // CHECK: without models 0
+  fprintf(stderr, "without models %d\n",
+          mlirLogicalResultIsSuccess(qsRunPassPipeline(m2, str("qs-expand-storage,convert-qs-to-linalg"))));
+  mlirModuleDestroy(m2);
+  mlirContextDestroy(bare);
   return 0;
 }

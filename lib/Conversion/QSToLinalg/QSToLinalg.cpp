@@ -232,6 +232,8 @@ static LogicalResult checkSupport(Operation *root) {
   auto check = [&](Operation *op, QuantTensorType type) {
     QuantizerReferenceInterface reference = referenceOf(type);
     if (!reference) {
+      // Tested by test/CAPI/qs-capi-test.c: qs-opt always registers the
+      // models, a context built from dialect handles does not.
       op->emitError() << "no reference lowering for " << type
                       << " (the quantizer has no QuantizerReferenceInterface "
                          "model: call registerQSToLinalgInterfaces)";

@@ -39,7 +39,7 @@ func.func private @bad_block_dim(!qs.tensor<4x8xbf16, #qs.fp8_block<block_scalin
 // -----
 
 // NVFP4: the RHT needs the post-RHT amax.
-// expected-error @+1 {{with_rht requires with_post_rht_amax = true}}
+// expected-error @+1 {{with_rht requires with_post_rht_amax = true (TE computes the column-wise amax after the RHT)}}
 func.func private @rht_without_amax(!qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true>>)
 
 // -----
