@@ -79,8 +79,12 @@ struct NVFP4Reference final
                                           ? -0.25f
                                           : 0.25f));
     auto matrixType = tensorOf({16, 16}, b.getF32Type());
+    // One fixed location for the table: bufferization turns every copy into
+    // one shared memref.global whose location would otherwise be that of
+    // whichever function it visits first (not deterministic across runs).
     Value rht = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(matrixType, ArrayRef<float>(matrix)));
+        b, NameLoc::get(b.getStringAttr("qs.nvfp4_rht_matrix")),
+        DenseElementsAttr::get(matrixType, ArrayRef<float>(matrix)));
     MLIRContext *ctx = b.getContext();
     // Iterate (k, chunk, j, r) over x viewed as [M/16, 16, K] and the result
     // viewed as [K, M/16, 16].
