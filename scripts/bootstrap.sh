@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs everything quant-storage needs on a fresh Debian 12 machine, and
-# nothing twice: Debian packages (LLVM/MLIR 22, lld, clang, ninja, gtest,
+# nothing twice: Debian packages (LLVM/MLIR 22, lld, clang and its runtimes
+# for the sanitizers and libFuzzer, ninja, gtest,
 # ccache) that are missing, and the project's Python virtual environment
 # (.venv, packages pinned in requirements.txt) when requirements changed.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 packages=(cmake ninja-build ccache libgtest-dev libxtensor-dev
-          llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 clang-22)
+          llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 clang-22
+          libclang-rt-22-dev)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||

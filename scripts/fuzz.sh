@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds qs-fuzz (ASan + UBSan + libFuzzer; build dir build-fuzz, or
+# $QS_FUZZ_BUILD_DIR) and fuzzes for $1 seconds (default 240) on $QS_FUZZ_JOBS
+# processes (default 1). Seeds: every chunk of the lit tests and the examples
+# (MLIR text), plus generator seeds; dictionary tools/qs-fuzz/qs.dict. The
+# corpus grows in build-fuzz/corpus and survives between runs; a crash is
+# written to build-fuzz/crashes/ and fails the script. For hours:
+#   QS_FUZZ_JOBS=2 bash scripts/fuzz.sh 36000
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+seconds="${1:-240}"
+jobs="${QS_FUZZ_JOBS:-1}"
+"$root/scripts/bootstrap.sh"
+
+build="${QS_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+llvm=/usr/lib/llvm-22
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR="$llvm/lib/cmake/mlir" \
+    -DCMAKE_C_COMPILER="$llvm/bin/clang" \
+    -DCMAKE_CXX_COMPILER="$llvm/bin/clang++" \
+    -DLLVM_USE_LINKER=lld \
+    -DQS_ENABLE_FUZZER=ON -DQS_ENABLE_UNITTESTS=OFF \
+    -DQS_ENABLE_BINDINGS_PYTHON=OFF >/dev/null
+fi
+ninja -C "$build" qs-fuzz
+
+seeds="$build/seeds"
+rm -rf "$seeds"
+mkdir -p "$seeds" "$build/corpus" "$build/crashes"
+"$root/.venv/bin/python" "$root/scripts/fuzz-seeds.py" "$root" "$seeds"
+
+# Leak checking is off here (the target keeps one context for many inputs,
+# which per-input leak checks would report); scripts/test-sanitizers.sh
+# checks leaks at process exit.
+fuzzer_flags=(-max_total_time="$seconds" -dict="$root/tools/qs-fuzz/qs.dict"
+              -timeout=60 -rss_limit_mb=6144 -max_len=8192 -detect_leaks=0
+              -print_final_stats=1 -artifact_prefix="$build/crashes/")
+log="$build/fuzz.log"
+cd "$build"
+parallel=()
+[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
+set +e
+"$build/bin/qs-fuzz" "${fuzzer_flags[@]}" "${parallel[@]}" "$build/corpus" "$seeds" > "$log" 2>&1
+status=$?
+set -e
+[ "$jobs" -gt 1 ] && cat "$build"/fuzz-*.log >> "$log" 2>/dev/null
+grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|ERROR|invariant violated|stat::|^qs-fuzz:" "$log" || true
+if [ "$status" -ne 0 ] || ls "$build"/crashes/* >/dev/null 2>&1; then
+  echo "fuzz: FAILED (exit $status); crashes: $(ls "$build"/crashes/ 2>/dev/null)" >&2
+  echo "fuzz: reproduce with QS_FUZZ_PRINT=1 $build/bin/qs-fuzz <crash file>" >&2
+  exit 1
+fi
+echo "fuzz: no crash in ${seconds} s ($(grep -h 'stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s}') executions)"

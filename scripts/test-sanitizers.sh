@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole test suite (lit, gtest, C API, Python) on a build compiled with
+# AddressSanitizer + UndefinedBehaviorSanitizer (build dir build-asan, or
+# $QS_ASAN_BUILD_DIR). Everything of ours links the shared ASan runtime,
+# which is preloaded into every process of the run so that the Python
+# extension, loaded into an uninstrumented python, is checked too. Any
+# report fails the test that triggered it.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$root/scripts/bootstrap.sh"
+
+build="${QS_ASAN_BUILD_DIR:-$root/build-asan}"
+llvm=/usr/lib/llvm-22
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR="$llvm/lib/cmake/mlir" \
+    -DCMAKE_C_COMPILER="$llvm/bin/clang" \
+    -DCMAKE_CXX_COMPILER="$llvm/bin/clang++" \
+    -DLLVM_USE_LINKER=lld \
+    -DQS_SANITIZERS=ON \
+    -DPython3_EXECUTABLE="$root/.venv/bin/python" >/dev/null
+fi
+ninja -C "$build"
+
+runtime=$("$llvm/bin/clang" -print-file-name=libclang_rt.asan-x86_64.so)
+# allow_user_poisoning=0: libMLIR.so is not instrumented; see docs/Testing.md.
+# Leaks: python and lit are not ours; LSan reports at exit are suppressed for
+# them (scripts/lsan.supp) and fail the test for everything else.
+export ASAN_OPTIONS="allow_user_poisoning=0:detect_leaks=1:abort_on_error=0:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+LD_PRELOAD="$runtime" "$llvm/bin/lit" -sv "$build/test"

@@ -1,0 +1,335 @@
+//===- Generator.cpp - structure-aware qs program generator ---------------===//
+
+#include "Generator.h"
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace qs_fuzz {
+namespace {
+
+/// A quantizer attribute: family and explicitly written parameters.
+struct Quantizer {
+  std::string family;
+  std::map<std::string, std::string> params;
+
+  std::string str() const {
+    std::string s = "#qs." + family;
+    if (params.empty())
+      return s;
+    s += "<";
+    bool first = true;
+    for (const auto &[key, value] : params) {
+      s += (first ? "" : ", ") + key + " = " + value;
+      first = false;
+    }
+    return s + ">";
+  }
+};
+
+/// A value of the function being generated.
+struct Value {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype;
+  bool quantized = false;
+  Quantizer quantizer;
+
+  std::string type() const {
+    std::string s;
+    for (int64_t d : shape)
+      s += std::to_string(d) + "x";
+    s += dtype;
+    return quantized ? "!qs.tensor<" + s + ", " + quantizer.str() + ">"
+                     : "tensor<" + s + ">";
+  }
+};
+
+class Generator {
+public:
+  Generator(const uint8_t *data, size_t size) : in(data, size) {}
+
+  std::string module() {
+    std::ostringstream os;
+    static const char *chips[] = {nullptr, "sm_90a", "sm_100a", "sm_90a",
+                                  "sm_100a", "sm_120a", "sm_80"};
+    const char *chip = chips[in.ConsumeIntegralInRange<size_t>(0, 6)];
+    os << "module";
+    if (chip)
+      os << " attributes {qs.chip = \"" << chip << "\"}";
+    os << " {\n";
+    int functions = in.ConsumeIntegralInRange(1, 2);
+    for (int f = 0; f < functions && in.remaining_bytes(); ++f)
+      function(os, "f" + std::to_string(f));
+    os << helpers.str() << "}\n";
+    return os.str();
+  }
+
+private:
+  FuzzedDataProvider in;
+  std::ostringstream helpers;
+  int nextValue = 0, nextHelper = 0;
+
+  template <typename T, size_t N> T pick(const T (&options)[N]) {
+    return options[in.ConsumeIntegralInRange<size_t>(0, N - 1)];
+  }
+
+  std::string fresh() { return "%v" + std::to_string(nextValue++); }
+
+  std::vector<int64_t> shape() {
+    static const int64_t dims[] = {32, 64, 128, 256, 16, 32, 128, 48,
+                                   96, 1,  2,   3,   130, 512, 0, 160};
+    int rank = pick((const int[]){2, 2, 2, 3, 1, 4});
+    std::vector<int64_t> s;
+    for (int i = 0; i < rank; ++i)
+      s.push_back(pick(dims));
+    return s;
+  }
+
+  std::string bool_() { return in.ConsumeBool() ? "true" : "false"; }
+
+  Quantizer quantizer() {
+    static const char *families[] = {"fp8_delayed", "fp8_current", "mxfp8",
+                                     "fp8_block", "nvfp4"};
+    static const char *fp8Dtypes[] = {"f8E4M3FN", "f8E5M2", "f8E4M3FN",
+                                      "f8E5M2", "f8E4M3", "bf16"};
+    static const char *epsilons[] = {"0.000000e+00", "1.000000e-03",
+                                     "1.000000e+00", "-1.000000e+00",
+                                     "0x7F800000"};
+    Quantizer q{pick(families), {}};
+    std::vector<std::pair<std::string, int>> keys = {{"rowwise", 0},
+                                                     {"columnwise", 0}};
+    if (q.family != "nvfp4")
+      keys.push_back({"fp8_dtype", 1});
+    if (q.family == "fp8_current" || q.family == "fp8_block") {
+      keys.push_back({"force_pow_2_scales", 0});
+      keys.push_back({"amax_epsilon", 2});
+    }
+    if (q.family == "mxfp8" || q.family == "nvfp4") {
+      keys.push_back({"with_2d_quantization", 0});
+      keys.push_back({"optimize_for_gemm", 0});
+    }
+    if (q.family == "fp8_block")
+      keys.push_back({"block_scaling_dim", 3});
+    if (q.family == "nvfp4")
+      for (const char *k : {"with_rht", "with_post_rht_amax",
+                            "stochastic_rounding", "row_scaled_nvfp4"})
+        keys.push_back({k, 0});
+    // Rarely, a parameter of another family.
+    if (in.ConsumeIntegralInRange(0, 15) == 0)
+      keys.push_back({"block_scaling_dim", 3});
+    for (auto &[key, kind] : keys) {
+      if (!in.ConsumeBool())
+        continue;
+      switch (kind) {
+      case 0:
+        q.params[key] = bool_();
+        break;
+      case 1:
+        q.params[key] = pick(fp8Dtypes);
+        break;
+      case 2:
+        q.params[key] = pick(epsilons);
+        break;
+      default:
+        q.params[key] = std::to_string(pick((const int[]){1, 2, 1, 2, 0, 3}));
+      }
+    }
+    return q;
+  }
+
+  Value plain(std::vector<int64_t> s, std::string dtype) {
+    return Value{fresh(), std::move(s), std::move(dtype), false, {}};
+  }
+
+  /// One op appended to `body`, reading and extending `values`.
+  void op(std::ostringstream &body, std::vector<Value> &values,
+          std::vector<Value> &args) {
+    auto any = [&](auto predicate) -> Value * {
+      std::vector<Value *> matches;
+      for (Value &v : values)
+        if (predicate(v))
+          matches.push_back(&v);
+      if (matches.empty())
+        return nullptr;
+      return matches[in.ConsumeIntegralInRange<size_t>(0, matches.size() - 1)];
+    };
+    switch (in.ConsumeIntegralInRange(0, 7)) {
+    case 0:
+    case 1: { // quantize
+      Value *x = any([](const Value &v) { return !v.quantized; });
+      if (!x)
+        return;
+      Value q = *x;
+      q.name = fresh();
+      q.quantized = true;
+      q.quantizer = quantizer();
+      if (q.quantizer.family == "fp8_delayed" && in.ConsumeIntegralInRange(0, 7)) {
+        Value scale = plain({1}, "f32"), amax = plain({1}, "f32");
+        scale.name = "%s" + std::to_string(args.size());
+        args.push_back(scale);
+        amax.name = "%s" + std::to_string(args.size());
+        args.push_back(amax);
+        Value updated = plain({1}, "f32");
+        body << "    " << q.name << ", " << updated.name << " = qs.quantize "
+             << x->name << " scale(" << scale.name << " : tensor<1xf32>) amax("
+             << amax.name << " : tensor<1xf32>) : " << x->type() << " -> "
+             << q.type() << ", tensor<1xf32>\n";
+        values.push_back(updated);
+      } else {
+        body << "    " << q.name << " = qs.quantize " << x->name << " : "
+             << x->type() << " -> " << q.type() << "\n";
+      }
+      values.push_back(q);
+      return;
+    }
+    case 2: { // dequantize
+      Value *q = any([](const Value &v) { return v.quantized; });
+      if (!q)
+        return;
+      Value d = plain(q->shape, pick((const char *[]){"f32", "bf16", "f16"}));
+      body << "    " << d.name << " = qs.dequantize " << q->name << " : "
+           << q->type() << " -> " << d.type() << "\n";
+      values.push_back(d);
+      return;
+    }
+    case 3: { // update_usage
+      Value *q = any([](const Value &v) { return v.quantized; });
+      if (!q)
+        return;
+      Value u = *q;
+      u.name = fresh();
+      u.quantizer.params["rowwise"] = bool_();
+      u.quantizer.params["columnwise"] = bool_();
+      body << "    " << u.name << " = qs.update_usage " << q->name << " : "
+           << q->type() << " -> " << u.type() << "\n";
+      values.push_back(u);
+      return;
+    }
+    case 4:
+    case 5: { // gemm
+      Value *a = any([](const Value &v) { return v.quantized; });
+      Value *b = any([](const Value &v) { return v.quantized; });
+      if (!a || !b)
+        return;
+      bool ta = in.ConsumeBool(), tb = in.ConsumeBool();
+      auto rows = [](const Value &v) {
+        int64_t m = 1;
+        for (size_t i = 0; i + 1 < v.shape.size(); ++i)
+          m *= v.shape[i];
+        return m;
+      };
+      int64_t n = tb ? rows(*b) : b->shape.back();
+      std::vector<int64_t> s;
+      if (ta)
+        s = {a->shape.back(), n};
+      else {
+        s.assign(a->shape.begin(), a->shape.end() - 1);
+        s.push_back(n);
+      }
+      Value y = plain(s, pick((const char *[]){"bf16", "f32", "f16"}));
+      body << "    " << y.name << " = qs.gemm " << a->name << ", " << b->name
+           << (ta ? " transpose_a" : "") << (tb ? " transpose_b" : "");
+      if (in.ConsumeIntegralInRange(0, 3) == 0) {
+        Value *acc = any([&](const Value &v) {
+          return !v.quantized && v.shape == y.shape && v.dtype == y.dtype;
+        });
+        if (acc)
+          body << " accumulate(" << acc->name << " : " << acc->type() << ")";
+      }
+      body << " : " << a->type() << ", " << b->type() << " -> " << y.type()
+           << "\n";
+      values.push_back(y);
+      return;
+    }
+    case 6: { // qs.empty, or a value through scf.if
+      if (in.ConsumeBool()) {
+        Value e = plain(shape(), "bf16");
+        e.quantized = true;
+        e.quantizer = quantizer();
+        body << "    " << e.name << " = qs.empty : " << e.type() << "\n";
+        values.push_back(e);
+        return;
+      }
+      Value *a = any([](const Value &v) { return v.quantized; });
+      if (!a)
+        return;
+      Value r = *a;
+      r.name = fresh();
+      std::string c = fresh();
+      body << "    " << c << " = arith.constant " << bool_() << "\n"
+           << "    " << r.name << " = scf.if " << c << " -> (" << a->type()
+           << ") {\n      scf.yield " << a->name << " : " << a->type()
+           << "\n    } else {\n      scf.yield " << a->name << " : "
+           << a->type() << "\n    }\n";
+      values.push_back(r);
+      return;
+    }
+    default: { // through a private function
+      Value *a = any([](const Value &v) { return v.quantized; });
+      if (!a)
+        return;
+      std::string callee = "id" + std::to_string(nextHelper++);
+      helpers << "  func.func private @" << callee << "(%a: " << a->type()
+              << ") -> " << a->type() << " {\n    return %a : " << a->type()
+              << "\n  }\n";
+      Value r = *a;
+      r.name = fresh();
+      body << "    " << r.name << " = func.call @" << callee << "("
+           << a->name << ") : (" << a->type() << ") -> " << a->type() << "\n";
+      values.push_back(r);
+      return;
+    }
+    }
+  }
+
+  void function(std::ostringstream &os, const std::string &name) {
+    std::vector<Value> args, values;
+    int numArgs = in.ConsumeIntegralInRange(1, 3);
+    for (int i = 0; i < numArgs; ++i) {
+      Value v = plain(shape(), pick((const char *[]){"bf16", "bf16", "f32",
+                                                     "f16", "f64"}));
+      if (in.ConsumeIntegralInRange(0, 3) == 0) {
+        v.quantized = true;
+        v.quantizer = quantizer();
+      }
+      v.name = "%a" + std::to_string(i);
+      args.push_back(v);
+      values.push_back(v);
+    }
+    std::ostringstream body;
+    int numOps = in.ConsumeIntegralInRange(1, 8);
+    for (int i = 0; i < numOps && in.remaining_bytes(); ++i)
+      op(body, values, args);
+    std::vector<Value> results;
+    for (const Value &v : values)
+      if (in.ConsumeBool())
+        results.push_back(v);
+    os << "  func.func @" << name << "(";
+    for (size_t i = 0; i < args.size(); ++i)
+      os << (i ? ", " : "") << args[i].name << ": " << args[i].type();
+    os << ") -> (";
+    for (size_t i = 0; i < results.size(); ++i)
+      os << (i ? ", " : "") << results[i].type();
+    os << ") {\n" << body.str() << "    return";
+    for (size_t i = 0; i < results.size(); ++i)
+      os << (i ? ", " : " ") << results[i].name;
+    if (!results.empty()) {
+      os << " :";
+      for (size_t i = 0; i < results.size(); ++i)
+        os << (i ? ", " : " ") << results[i].type();
+    }
+    os << "\n  }\n";
+  }
+};
+
+} // namespace
+
+std::string generateModule(const uint8_t *data, size_t size) {
+  return Generator(data, size).module();
+}
+
+} // namespace qs_fuzz
