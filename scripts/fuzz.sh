@@ -13,17 +13,8 @@ jobs="${QS_FUZZ_JOBS:-1}"
 "$root/scripts/bootstrap.sh"
 
 build="${QS_FUZZ_BUILD_DIR:-$root/build-fuzz}"
-llvm=/usr/lib/llvm-22
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$build" \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DMLIR_DIR="$llvm/lib/cmake/mlir" \
-    -DCMAKE_C_COMPILER="$llvm/bin/clang" \
-    -DCMAKE_CXX_COMPILER="$llvm/bin/clang++" \
-    -DLLVM_USE_LINKER=lld \
-    -DQS_ENABLE_FUZZER=ON -DQS_ENABLE_UNITTESTS=OFF \
-    -DQS_ENABLE_BINDINGS_PYTHON=OFF >/dev/null
-fi
+"$root/scripts/configure.sh" "$build" -DQS_ENABLE_FUZZER=ON \
+  -DQS_ENABLE_UNITTESTS=OFF -DQS_ENABLE_BINDINGS_PYTHON=OFF
 ninja -C "$build" qs-fuzz
 
 seeds="$build/seeds"
@@ -39,17 +30,21 @@ fuzzer_flags=(-max_total_time="$seconds" -dict="$root/tools/qs-fuzz/qs.dict"
               -print_final_stats=1 -artifact_prefix="$build/crashes/")
 log="$build/fuzz.log"
 cd "$build"
+rm -f "$build"/fuzz-*.log
 parallel=()
 [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
 set +e
 "$build/bin/qs-fuzz" "${fuzzer_flags[@]}" "${parallel[@]}" "$build/corpus" "$seeds" > "$log" 2>&1
 status=$?
 set -e
-[ "$jobs" -gt 1 ] && cat "$build"/fuzz-*.log >> "$log" 2>/dev/null
-grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|ERROR|invariant violated|stat::|^qs-fuzz:" "$log" || true
+# With -jobs, each job logs to fuzz-N.log and the parent only echoes them.
+logs=("$log")
+[ "$jobs" -gt 1 ] && logs=("$build"/fuzz-*.log)
+grep -hE "^#[0-9]+[[:space:]]+(INITED|DONE)|ERROR|invariant violated|^qs-fuzz:" "${logs[@]}" || true
 if [ "$status" -ne 0 ] || ls "$build"/crashes/* >/dev/null 2>&1; then
   echo "fuzz: FAILED (exit $status); crashes: $(ls "$build"/crashes/ 2>/dev/null)" >&2
   echo "fuzz: reproduce with QS_FUZZ_PRINT=1 $build/bin/qs-fuzz <crash file>" >&2
   exit 1
 fi
-echo "fuzz: no crash in ${seconds} s ($(grep -h 'stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s}') executions)"
+executions=$(grep -h 'stat::number_of_executed_units' "${logs[@]}" | awk '{s += $2} END {print s}')
+echo "fuzz: no crash in $seconds s on $jobs process(es): $executions executions"

@@ -11,16 +11,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 build="${QS_ASAN_BUILD_DIR:-$root/build-asan}"
 llvm=/usr/lib/llvm-22
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$build" \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DMLIR_DIR="$llvm/lib/cmake/mlir" \
-    -DCMAKE_C_COMPILER="$llvm/bin/clang" \
-    -DCMAKE_CXX_COMPILER="$llvm/bin/clang++" \
-    -DLLVM_USE_LINKER=lld \
-    -DQS_SANITIZERS=ON \
-    -DPython3_EXECUTABLE="$root/.venv/bin/python" >/dev/null
-fi
+"$root/scripts/configure.sh" "$build" -DQS_SANITIZERS=ON
 ninja -C "$build"
 
 runtime=$("$llvm/bin/clang" -print-file-name=libclang_rt.asan-x86_64.so)

@@ -12,7 +12,9 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <cstring>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -108,9 +110,73 @@ static size_t byteSize(RankedTensorType type) {
   return type.getNumElements() * getElementByteWidth(type.getElementType());
 }
 
+/// Bytes of a static tensor type, saturating at UINT64_MAX (builtin tensor
+/// shapes may overflow int64 when multiplied out).
+static uint64_t saturatingBytes(RankedTensorType type) {
+  uint64_t bytes =
+      std::max<uint64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+  for (int64_t d : type.getShape())
+    if (d < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes))
+      return UINT64_MAX;
+  return bytes;
+}
+
+/// Half the machine's physical memory: the default bound of runOnCPU.
+static uint64_t defaultMemoryLimit() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return uint64_t(8) << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / 2;
+}
+
+/// Reports, at `func`, a module whose tensors (every value of every function,
+/// quantized ones as their inner tensors) add up to more than `limit`
+/// bytes: the JIT'd code would fail to allocate them, which it cannot report.
+static LogicalResult checkMemory(ModuleOp module, func::FuncOp func,
+                                 uint64_t limit) {
+  TargetInfo target = TargetInfo::lookup(func);
+  uint64_t total = 0, largest = 0;
+  Type largestType;
+  auto add = [&](Type type) {
+    SmallVector<RankedTensorType> tensors;
+    if (auto quantized = dyn_cast<QuantTensorType>(type)) {
+      for (const InnerTensor &t : quantized.getInnerTensors(target))
+        tensors.push_back(t.getType());
+    } else if (auto tensor = dyn_cast<RankedTensorType>(type);
+               tensor && tensor.hasStaticShape()) {
+      tensors.push_back(tensor);
+    }
+    uint64_t bytes = 0;
+    for (RankedTensorType t : tensors)
+      if (__builtin_add_overflow(bytes, saturatingBytes(t), &bytes))
+        bytes = UINT64_MAX;
+    if (bytes > largest) {
+      largest = bytes;
+      largestType = type;
+    }
+    if (__builtin_add_overflow(total, bytes, &total))
+      total = UINT64_MAX;
+  };
+  module.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      add(v.getType());
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          add(arg.getType());
+  });
+  if (total <= limit)
+    return success();
+  return func.emitError() << "qs-run: the module's tensors need " << total
+                          << " bytes (the largest, " << largestType << ", "
+                          << largest << "), more than the CPU runner's limit of "
+                          << limit << " bytes";
+}
+
 llvm::Expected<std::vector<HostTensor>>
 mlir::qs::runOnCPU(ModuleOp module, StringRef function,
-                   const std::vector<HostTensor> &inputs) {
+                   const std::vector<HostTensor> &inputs,
+                   uint64_t memoryLimit) {
   auto makeError = [](const Twine &message) {
     return llvm::make_error<llvm::StringError>(message,
                                                llvm::inconvertibleErrorCode());
@@ -130,6 +196,10 @@ mlir::qs::runOnCPU(ModuleOp module, StringRef function,
         input.bytes.size() != byteSize(input.type))
       return makeError("input " + Twine(i) + " does not match " +
                        signature->inputs[i].describe(false));
+
+  if (failed(checkMemory(module, func,
+                         memoryLimit ? memoryLimit : defaultMemoryLimit())))
+    return makeError("@" + function + " needs more memory than the limit");
 
   // Compile.
   MLIRContext *ctx = module.getContext();

@@ -39,6 +39,11 @@ static cl::list<std::string>
 static cl::opt<std::string>
     device("device", cl::desc("Where to run: cpu (the reference numerics)"),
            cl::init("cpu"));
+static cl::opt<uint64_t> maxBytes(
+    "max-bytes",
+    cl::desc("Refuse modules whose tensors add up to more bytes than this "
+             "(default 0: half the physical memory)"),
+    cl::init(0));
 static cl::opt<bool> printSignature(
     "print-signature",
     cl::desc("Print the flattened inputs and outputs the function takes "
@@ -174,7 +179,7 @@ int main(int argc, char **argv) {
   }
 
   llvm::Expected<std::vector<HostTensor>> results =
-      runOnCPU(*module, function, hostInputs);
+      runOnCPU(*module, function, hostInputs, maxBytes);
   if (!results)
     return error(llvm::toString(results.takeError()));
   for (auto [i, result] : llvm::enumerate(*results)) {

@@ -59,9 +59,14 @@ unsigned getElementByteWidth(Type elementType);
 /// interface), then runs `function` on `inputs` (one per flattened input, in
 /// order) and returns one HostTensor per flattened result. Diagnostics go to
 /// the context's handler; JIT errors are returned.
+///
+/// Refuses (with a diagnostic) a module whose tensors add up to more than
+/// `memoryLimit` bytes (0: half the machine's physical memory): every value
+/// of every function counts, quantized ones as their inner tensors, so the
+/// bound is conservative and the JIT'd code never meets a failed allocation.
 llvm::Expected<std::vector<HostTensor>>
 runOnCPU(ModuleOp module, StringRef function,
-         const std::vector<HostTensor> &inputs);
+         const std::vector<HostTensor> &inputs, uint64_t memoryLimit = 0);
 
 } // namespace qs
 } // namespace mlir
