@@ -17,6 +17,8 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -28,8 +30,13 @@
 using namespace mlir;
 
 void mlir::qs::buildCPUPipeline(OpPassManager &pm,
-                                const CPUPipelineOptions &) {
+                                const CPUPipelineOptions &options) {
   buildStoragePipeline(pm, StoragePipelineOptions());
+  if (options.emulateGPUKernels) {
+    ConvertQSToGPUPassOptions gpu;
+    gpu.emulate = true;
+    pm.addPass(createConvertQSToGPUPass(gpu));
+  }
   pm.addPass(createConvertQSToLinalgPass());
   pm.addPass(createCanonicalizerPass());
 
@@ -52,9 +59,11 @@ void mlir::qs::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createQSStripFlattenAttributesPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

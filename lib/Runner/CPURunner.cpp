@@ -176,7 +176,7 @@ static LogicalResult checkMemory(ModuleOp module, func::FuncOp func,
 llvm::Expected<std::vector<HostTensor>>
 mlir::qs::runOnCPU(ModuleOp module, StringRef function,
                    const std::vector<HostTensor> &inputs,
-                   uint64_t memoryLimit) {
+                   uint64_t memoryLimit, bool emulateGPUKernels) {
   auto makeError = [](const Twine &message) {
     return llvm::make_error<llvm::StringError>(message,
                                                llvm::inconvertibleErrorCode());
@@ -206,7 +206,9 @@ mlir::qs::runOnCPU(ModuleOp module, StringRef function,
   func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                 UnitAttr::get(ctx));
   PassManager pm(ctx);
-  buildCPUPipeline(pm, CPUPipelineOptions());
+  CPUPipelineOptions pipelineOptions;
+  pipelineOptions.emulateGPUKernels = emulateGPUKernels;
+  buildCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("qs-cpu-pipeline failed on @" + function);
 

@@ -39,6 +39,12 @@ static cl::list<std::string>
 static cl::opt<std::string>
     device("device", cl::desc("Where to run: cpu (the reference numerics)"),
            cl::init("cpu"));
+static cl::opt<std::string> kernels(
+    "kernels",
+    cl::desc("With --device=cpu: reference (the reference lowering) or "
+             "gpu-emulated (the GPU kernels of convert-qs-to-gpu, run on "
+             "the CPU)"),
+    cl::init("reference"));
 static cl::opt<uint64_t> maxBytes(
     "max-bytes",
     cl::desc("Refuse modules whose tensors add up to more bytes than this "
@@ -106,6 +112,9 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv,
                               "qs-run: run a qs function on .npy files\n");
+  if (kernels != "reference" && kernels != "gpu-emulated")
+    return error("--kernels=" + kernels +
+                 " is not one of: reference, gpu-emulated");
   if (device != "cpu")
     return error("--device=" + device +
                  " is not available: this build runs on the cpu only");
@@ -179,7 +188,8 @@ int main(int argc, char **argv) {
   }
 
   llvm::Expected<std::vector<HostTensor>> results =
-      runOnCPU(*module, function, hostInputs, maxBytes);
+      runOnCPU(*module, function, hostInputs, maxBytes,
+               kernels == "gpu-emulated");
   if (!results)
     return error(llvm::toString(results.takeError()));
   for (auto [i, result] : llvm::enumerate(*results)) {

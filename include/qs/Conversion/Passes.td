@@ -47,4 +47,76 @@ def ConvertQSToLinalgPass : Pass<"convert-qs-to-linalg"> {
     "::mlir::tensor::TensorDialect", "::mlir::math::MathDialect"];
 }
 
+
+def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower buffer-level quantize/dequantize to GPU kernels";
+  let description = [{
+    Rewrites every `qs.quantize_buffers` and `qs.dequantize_buffers` (run
+    after `qs-expand-storage`, flattened or not) into launches of kernels
+    emitted as `gpu.func`s in one `gpu.module @qs_kernels`. Operands become
+    memrefs (`bufferization.to_buffer`, fresh `memref.alloc` for results,
+    `bufferization.to_tensor` back), so the rest of the function is
+    bufferized as usual afterwards.
+
+    Quantize kernels (1-D grid, 128 threads per block) each own a tile of the
+    2-D `[M, K]` view of the input (`M` = product of the leading dims) and
+    read it from global memory exactly once, with 16-byte vector loads, into
+    shared memory. Each thread then owns whole scaling blocks: a row-wise
+    block is a `1 x B` row segment, a column-wise block a `B x 1` column
+    segment of the tile; the thread computes the block amax, the scale in
+    the family's rule, converts the block (packed `cvt.rn.satfinite.e4m3x2`
+    / `e5m2x2` on the GPU, exact integer emulation for E2M1 and E8M0) and
+    writes its codes (16-byte vector stores where the layout is contiguous)
+    and its scale directly at its place in the quantizer's scale layout
+    (compact or GEMM-swizzled). Both representations come from the same
+    tile, so requesting both usages costs one input read. Per-tensor current
+    scaling and NVFP4 first run an amax kernel (per-thread max, warp-shuffle
+    reduction, one atomic per warp); scale buffers with padding are zeroed
+    by an init kernel. Block length per family: per-tensor FP8 16 (codes
+    only), MXFP8 32, FP8 block 128, NVFP4 16.
+
+    Dequantize kernels read the row-wise representation when present (else
+    the column-wise one) and write one output element per code.
+
+    Supported: every family and usage with 1-D scaling. Not yet supported,
+    with a diagnostic: 2-D quantization (MXFP8, NVFP4, FP8 block 128x128),
+    NVFP4 RHT, row-scaled NVFP4 and stochastic rounding, and
+    `qs.gemm_buffers` / `qs.update_usage_buffers` (left in place; the GPU
+    pipeline reports them).
+
+    With `emulate = true` the same kernel bodies are emitted as ordinary
+    functions that loop over blocks and threads phase by phase (a barrier is
+    the end of a phase; warp reductions become atomics), using the integer
+    emulation for every conversion: the CPU runner executes them, so the
+    kernels' indexing, tiling, edge handling and scale layouts are tested
+    bit for bit against the reference on machines without a GPU.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip (sm_90a or sm_100a); default: the module's qs.chip "
+           "or sm_90a">,
+    Option<"emulate", "emulate", "bool", /*default=*/"false",
+           "Emit the kernels as CPU functions (testing without a GPU)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect"];
+}
+
+def QSGPUHostBuffersPass : Pass<"qs-gpu-host-buffers", "::mlir::ModuleOp"> {
+  let summary = "Place host-side buffers in device memory";
+  let description = [{
+    After bufferization of a module whose kernels run on the GPU, every
+    buffer the host code allocates is used by kernels: `memref.alloc` /
+    `memref.dealloc` outside `gpu.module`s become `gpu.alloc` /
+    `gpu.dealloc`, and `memref.copy` becomes `gpu.memcpy`. Any other memref
+    access on the host (loads, stores, linalg) is reported: the host cannot
+    touch device memory.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // QS_CONVERSION_PASSES_TD

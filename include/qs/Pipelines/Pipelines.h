@@ -46,6 +46,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "for runners; the pipeline itself stops at the LLVM "
                      "dialect)"),
       llvm::cl::init(2)};
+  PassOptions::Option<bool> emulateGPUKernels{
+      *this, "emulate-gpu-kernels",
+      llvm::cl::desc("Quantize/dequantize with the GPU kernels of "
+                     "convert-qs-to-gpu, emulated on the CPU "
+                     "(convert-qs-to-gpu{emulate=true}), instead of the "
+                     "reference lowering; tests the kernels without a GPU"),
+      llvm::cl::init(false)};
 };
 
 /// Builds, on a pass manager anchored on `builtin.module`, the pipeline from

@@ -66,7 +66,8 @@ unsigned getElementByteWidth(Type elementType);
 /// bound is conservative and the JIT'd code never meets a failed allocation.
 llvm::Expected<std::vector<HostTensor>>
 runOnCPU(ModuleOp module, StringRef function,
-         const std::vector<HostTensor> &inputs, uint64_t memoryLimit = 0);
+         const std::vector<HostTensor> &inputs, uint64_t memoryLimit = 0,
+         bool emulateGPUKernels = false);
 
 } // namespace qs
 } // namespace mlir

@@ -31,18 +31,6 @@ using namespace mlir::qs::ref;
 static constexpr float kInvFp4Max = 1.0f / 6.0f;         // 0x3E2AAAAB
 static constexpr float kInvDequant = 1.0f / 2688.0f;     // 0x39C30C31
 
-/// TE compute_global_encode_scaling_factor_FP4 on a scalar f32.
-static Value globalEncodeScale(OpBuilder &b, Location loc, Value amax) {
-  using P = arith::CmpFPredicate;
-  Value s = arith::DivFOp::create(b, loc, constF32(b, loc, 2688.0f), amax);
-  s = arith::MinNumFOp::create(b, loc, s, constF32(b, loc, FLT_MAX));
-  Value zero = constF32(b, loc, 0.0f);
-  Value one = arith::OrIOp::create(
-      b, loc, arith::CmpFOp::create(b, loc, P::OEQ, amax, zero),
-      arith::CmpFOp::create(b, loc, P::OEQ, s, zero));
-  return arith::SelectOp::create(b, loc, one, constF32(b, loc, 1.0f), s);
-}
-
 namespace {
 /// One quantized representation: E2M1 codes [R, C] (i8), E4M3 block scale
 /// bytes per row [R, C/16] (i8) and the global amax (scalar or [R]).
@@ -122,11 +110,11 @@ struct NVFP4Reference final
       result.amax = absMaxRows(b, loc, z);
       rowEnc = map(b, loc, b.getF32Type(), result.amax,
                    [](OpBuilder &nb, Location nl, ValueRange args) {
-                     return globalEncodeScale(nb, nl, args[0]);
+                     return ref::nvfp4GlobalEncodeScale(nb, nl, args[0]);
                    });
     } else {
       result.amax = absMaxAll(b, loc, z);
-      scalarEnc = globalEncodeScale(b, loc, result.amax);
+      scalarEnc = ref::nvfp4GlobalEncodeScale(b, loc, result.amax);
     }
     int64_t br = tiles ? 16 : 1;
     Value blockAmax = blockAbsMax(b, loc, z, br, 16); // [rows/br, cols/16]

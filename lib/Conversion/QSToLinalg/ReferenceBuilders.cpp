@@ -371,6 +371,18 @@ Value ref::computeScaleFromAmax(OpBuilder &b, Location loc, Value amax,
                                  scale);
 }
 
+/// TE compute_global_encode_scaling_factor_FP4 on a scalar f32.
+Value ref::nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax) {
+  using P = arith::CmpFPredicate;
+  Value s = arith::DivFOp::create(b, loc, constF32(b, loc, 2688.0f), amax);
+  s = arith::MinNumFOp::create(b, loc, s, constF32(b, loc, FLT_MAX));
+  Value zero = constF32(b, loc, 0.0f);
+  Value one = arith::OrIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, P::OEQ, amax, zero),
+      arith::CmpFOp::create(b, loc, P::OEQ, s, zero));
+  return arith::SelectOp::create(b, loc, one, constF32(b, loc, 1.0f), s);
+}
+
 float ref::maxFiniteOf(Type type) {
   if (type.isBF16())
     return 3.38953139e38f; // 0x7F7F0000

@@ -109,6 +109,10 @@ Value computeScaleFromAmax(OpBuilder &b, Location loc, Value amax,
                            float fp8Max, bool pow2, float epsilon,
                            float valueForInf);
 
+/// TE compute_global_encode_scaling_factor_FP4 on a scalar f32 amax:
+/// min(2688 / amax, FLT_MAX), 1 if amax or the result is 0.
+Value nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax);
+
 /// The largest finite value of a nominal element type (bf16, f16, f32).
 float maxFiniteOf(Type type);
 /// The largest finite value of an FP8 element format.

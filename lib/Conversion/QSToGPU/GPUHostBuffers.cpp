@@ -1,0 +1,85 @@
+//===- GPUHostBuffers.cpp - qs-gpu-host-buffers ----------------------------===//
+//
+// Host code of a GPU module only orchestrates: its buffers live in device
+// memory. Allocation, deallocation and copies are rewritten to their gpu
+// dialect forms; any other access of memref contents on the host is an
+// error (the host cannot read device memory).
+//
+//===----------------------------------------------------------------------===//
+
+#include "qs/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::qs {
+#define GEN_PASS_DEF_QSGPUHOSTBUFFERSPASS
+#include "qs/Conversion/Passes.h.inc"
+} // namespace mlir::qs
+
+using namespace mlir;
+
+/// Whether `op` reads or writes the contents of a memref.
+static bool accessesMemory(Operation *op) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  for (const auto &e : list)
+    if (isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()) &&
+        e.getValue() && isa<MemRefType>(e.getValue().getType()))
+      return true;
+  return false;
+}
+
+namespace {
+struct QSGPUHostBuffersPass
+    : public qs::impl::QSGPUHostBuffersPassBase<QSGPUHostBuffersPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    bool bad = false;
+    getOperation().walk([&](Operation *op) {
+      if (isa<gpu::GPUModuleOp>(op))
+        return WalkResult::skip();
+      if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp>(op)) {
+        ops.push_back(op);
+      } else if (!isa<gpu::LaunchFuncOp>(op) && accessesMemory(op)) {
+        op->emitOpError()
+            << "accesses buffer contents in host code, but with "
+               "qs-nvptx-pipeline every buffer lives in device memory: only "
+               "quantize/dequantize (as GPU kernels) may touch them";
+        bad = true;
+      }
+      return WalkResult::advance();
+    });
+    if (bad)
+      return signalPassFailure();
+    for (Operation *op : ops) {
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        if (!alloc.getType().hasStaticShape() ||
+            !alloc.getType().getLayout().isIdentity()) {
+          op->emitOpError() << "has a dynamic or strided type: "
+                               "qs-gpu-host-buffers allocates static, "
+                               "identity-layout device buffers only";
+          return signalPassFailure();
+        }
+        auto gpuAlloc = gpu::AllocOp::create(
+            b, loc, alloc.getType(), /*asyncToken=*/Type(), ValueRange{},
+            ValueRange{}, ValueRange{}, /*hostShared=*/false);
+        alloc.replaceAllUsesWith(gpuAlloc.getMemref());
+      } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+        gpu::DeallocOp::create(b, loc, Type(), ValueRange{},
+                               dealloc.getMemref());
+      } else {
+        auto copy = cast<memref::CopyOp>(op);
+        gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, copy.getTarget(),
+                              copy.getSource());
+      }
+      op->erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,229 @@
+//===- KernelBuilder.cpp - kernels emitted for the GPU or a CPU -----------===//
+
+#include "KernelBuilder.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+
+Value KernelEnv::idx(int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+Value KernelEnv::f32(float v) {
+  return arith::ConstantFloatOp::create(b, loc, b.getF32Type(),
+                                        llvm::APFloat(v));
+}
+Value KernelEnv::add(Value a, Value c) {
+  return arith::AddIOp::create(b, loc, a, c);
+}
+Value KernelEnv::mul(Value a, Value c) {
+  return arith::MulIOp::create(b, loc, a, c);
+}
+Value KernelEnv::div(Value a, Value c) {
+  return arith::DivUIOp::create(b, loc, a, c);
+}
+Value KernelEnv::rem(Value a, Value c) {
+  return arith::RemUIOp::create(b, loc, a, c);
+}
+Value KernelEnv::lt(Value a, Value c) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a, c);
+}
+Value KernelEnv::land(Value a, Value c) {
+  return arith::AndIOp::create(b, loc, a, c);
+}
+
+Value KernelEnv::toF32(Value v) { return emitExtToF32(b, loc, v); }
+
+Value KernelEnv::fromF32(Value v, Type type) {
+  return emitTruncFromF32(b, loc, v, type);
+}
+
+Value KernelEnv::absMax(Value acc, Value v) {
+  Value abs = math::AbsFOp::create(b, loc, v);
+  return arith::MaxNumFOp::create(b, loc, acc, abs);
+}
+
+std::pair<Value, Value>
+KernelEnv::encodeFp8Pair(Value lo, Value hi, const SmallFloatFormat &format,
+                         Type fp8Type) {
+  Type i8 = b.getI8Type();
+  if (gpu && hardwareFp8) {
+    // cvt.rn.satfinite.{e4m3,e5m2}x2.f32 d, a, b puts a in the upper byte.
+    MLIRContext *ctx = b.getContext();
+    Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+        b, loc, b.getI16Type(), hi, lo,
+        NVVM::FPRoundingModeAttr::get(ctx, NVVM::FPRoundingMode::RN),
+        NVVM::SaturationModeAttr::get(ctx, NVVM::SaturationMode::SATFINITE),
+        b.getBoolAttr(false), TypeAttr::get(fp8Type));
+    Value loCode = arith::TruncIOp::create(b, loc, i8, pair);
+    Value shifted = arith::ShRUIOp::create(
+        b, loc, pair,
+        arith::ConstantIntOp::create(b, loc, b.getI16Type(), 8));
+    return {loCode, arith::TruncIOp::create(b, loc, i8, shifted)};
+  }
+  return {emitEncodeF32(b, loc, lo, format), emitEncodeF32(b, loc, hi, format)};
+}
+
+void KernelEnv::ifThen(Value cond, const std::function<void()> &body) {
+  OpBuilder::InsertionGuard guard(b);
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body();
+}
+
+void KernelEnv::loop(int64_t count, const std::function<void(Value)> &body) {
+  if (count <= 0)
+    return;
+  if (count == 1) {
+    body(idx(0));
+    return;
+  }
+  OpBuilder::InsertionGuard guard(b);
+  auto forOp = scf::ForOp::create(b, loc, idx(0), idx(count), idx(1));
+  b.setInsertionPoint(forOp.getBody()->getTerminator());
+  body(forOp.getInductionVar());
+}
+
+void KernelEnv::forEachUnit(int64_t units,
+                            const std::function<void(Value)> &body) {
+  int64_t rounds = (units + threads - 1) / threads;
+  loop(rounds, [&](Value i) {
+    Value unit = add(mul(i, idx(threads)), threadId);
+    if (units % threads == 0)
+      body(unit);
+    else
+      ifThen(lt(unit, idx(units)), [&] { body(unit); });
+  });
+}
+
+void KernelEnv::atomicMaxToGlobal(Value value, Value target) {
+  Value zero = idx(0);
+  if (!gpu) {
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxnumf, value,
+                                target, ValueRange{zero});
+    return;
+  }
+  for (int32_t offset = 16; offset >= 1; offset /= 2) {
+    auto shuffle = gpu::ShuffleOp::create(b, loc, value, offset, 32,
+                                          gpu::ShuffleMode::XOR);
+    value = arith::MaxNumFOp::create(b, loc, value, shuffle.getShuffleResult());
+  }
+  Value lane = rem(threadId, idx(32));
+  Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         lane, zero);
+  ifThen(isLeader, [&] {
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxnumf, value,
+                                target, ValueRange{zero});
+  });
+}
+
+/// `gpu.module @qs_kernels`, created at the end of `module` if missing.
+static gpu::GPUModuleOp getKernelModule(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>("qs_kernels"))
+    return existing;
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToEnd(module.getBody());
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  return gpu::GPUModuleOp::create(b, module.getLoc(), "qs_kernels");
+}
+
+static void runPhases(KernelEnv &env, const KernelDesc &desc, bool gpu,
+                      Value blockId) {
+  OpBuilder &b = env.b;
+  for (auto [i, phase] : llvm::enumerate(desc.phases)) {
+    if (gpu) {
+      if (i != 0)
+        gpu::BarrierOp::create(b, env.loc);
+      phase(env);
+      continue;
+    }
+    env.loop(desc.threads, [&](Value tid) {
+      env.threadId = tid;
+      phase(env);
+    });
+  }
+}
+
+void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
+                      const KernelDesc &desc, ValueRange args, bool gpu,
+                      bool hardwareFp8) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Type> argTypes(args.getTypes());
+  auto fnType = FunctionType::get(ctx, argTypes, {});
+  if (gpu) {
+    gpu::GPUModuleOp kernels = getKernelModule(module);
+    SymbolTable symbols(kernels);
+    OpBuilder kb(ctx);
+    kb.setInsertionPointToEnd(kernels.getBody());
+    auto workgroup = gpu::AddressSpaceAttr::get(
+        ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+    SmallVector<Type> sharedTypes;
+    for (MemRefType t : desc.shared)
+      sharedTypes.push_back(MemRefType::get(t.getShape(), t.getElementType(),
+                                            MemRefLayoutAttrInterface(),
+                                            workgroup));
+    auto func =
+        gpu::GPUFuncOp::create(kb, loc, desc.name, fnType, sharedTypes);
+    symbols.insert(func); // renames on collision
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+    func.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
+        {static_cast<int32_t>(desc.threads), 1, 1}));
+    func.setKnownGridSizeAttr(kb.getDenseI32ArrayAttr(
+        {static_cast<int32_t>(desc.gridSize), 1, 1}));
+    Block &entry = func.getBody().front();
+    kb.setInsertionPointToStart(&entry);
+    KernelEnv env{kb, loc, true, hardwareFp8, Value(), Value(), desc.threads,
+                  {}, {}};
+    env.blockId = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
+    env.threadId = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+    for (unsigned i = 0; i < args.size(); ++i)
+      env.args.push_back(entry.getArgument(i));
+    for (auto [i, a] : llvm::enumerate(func.getWorkgroupAttributions())) {
+      // 16-byte vector accesses need 16-byte aligned shared memory.
+      func.setWorkgroupAttributionAttr(i, kb.getStringAttr("llvm.align"),
+                                       kb.getI64IntegerAttr(16));
+      env.shared.push_back(a);
+    }
+    runPhases(env, desc, true, env.blockId);
+    gpu::ReturnOp::create(kb, loc);
+
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value grid = arith::ConstantIndexOp::create(b, loc, desc.gridSize);
+    Value threads = arith::ConstantIndexOp::create(b, loc, desc.threads);
+    gpu::LaunchFuncOp::create(b, loc, func, gpu::KernelDim3{grid, one, one},
+                              gpu::KernelDim3{threads, one, one}, Value(),
+                              args);
+    return;
+  }
+
+  // Emulation: a private function looping over blocks, phases and threads.
+  SymbolTable symbols(module);
+  OpBuilder fb(ctx);
+  fb.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(fb, loc, desc.name + "_emulated", fnType);
+  func.setPrivate();
+  symbols.insert(func);
+  Block *entry = func.addEntryBlock();
+  fb.setInsertionPointToStart(entry);
+  KernelEnv env{fb, loc, false, false, Value(), Value(), desc.threads, {}, {}};
+  for (BlockArgument a : entry->getArguments())
+    env.args.push_back(a);
+  for (MemRefType t : desc.shared)
+    env.shared.push_back(
+        memref::AllocaOp::create(fb, loc, t, fb.getI64IntegerAttr(16)));
+  env.loop(desc.gridSize, [&](Value bid) {
+    env.blockId = bid;
+    runPhases(env, desc, false, bid);
+  });
+  func::ReturnOp::create(fb, loc);
+  func::CallOp::create(b, loc, func, args);
+}

@@ -1,0 +1,95 @@
+//===- KernelBuilder.h - kernels emitted for the GPU or a CPU ---*- C++ -*-===//
+//
+// Private to the QSToGPU library. A kernel is a 1-D grid of blocks of
+// `threads` threads, written as a list of phases separated by block-wide
+// barriers. `emitKernel` turns it either into a `gpu.func` in the module's
+// `gpu.module @qs_kernels` plus a `gpu.launch_func`, or (emulation) into a
+// `func.func` that runs, for each block, each phase for every thread in
+// turn, plus a `func.call`. The phase bodies are the same C++ either way;
+// only the few primitives of KernelEnv differ between the two.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QS_LIB_CONVERSION_QSTOGPU_KERNELBUILDER_H
+#define QS_LIB_CONVERSION_QSTOGPU_KERNELBUILDER_H
+
+#include "qs/Dialect/QS/Utils/FloatEmulation.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include <functional>
+#include <string>
+
+namespace mlir {
+namespace qs {
+namespace gpuk {
+
+/// What phase bodies build with. Integer arithmetic is on `index` values.
+struct KernelEnv {
+  OpBuilder &b;
+  Location loc;
+  /// True for a GPU kernel, false for the CPU emulation.
+  bool gpu;
+  /// Hardware FP8 conversion (cvt.rn.satfinite.e4m3x2/e5m2x2.f32).
+  bool hardwareFp8;
+  Value blockId, threadId;
+  int64_t threads;
+  /// The kernel's memref arguments and shared-memory buffers.
+  SmallVector<Value> args, shared;
+
+  Value idx(int64_t v);
+  Value f32(float v);
+  Value add(Value a, Value c);
+  Value mul(Value a, Value c);
+  Value div(Value a, Value c);
+  Value rem(Value a, Value c);
+  Value lt(Value a, Value c);
+  Value land(Value a, Value c);
+
+  /// f32 value of a float of any nominal type (f32, bf16, f16).
+  Value toF32(Value v);
+  /// f32 -> nominal float type (RNE, overflow to inf).
+  Value fromF32(Value v, Type type);
+  /// |v| max-accumulated into acc, ignoring NaN (fmaxf).
+  Value absMax(Value acc, Value v);
+  /// Two f32 values to FP8 codes of `format`; returns {code(lo), code(hi)}
+  /// as i8.
+  std::pair<Value, Value> encodeFp8Pair(Value lo, Value hi,
+                                        const SmallFloatFormat &format,
+                                        Type fp8Type);
+
+  /// `if (cond) body()`.
+  void ifThen(Value cond, const std::function<void()> &body);
+  /// for (i = 0; i < count; ++i) body(i) with a constant count.
+  void loop(int64_t count, const std::function<void(Value)> &body);
+  /// Every unit u in [0, units) is visited by exactly one thread of the
+  /// block: u = i * threads + threadId.
+  void forEachUnit(int64_t units, const std::function<void(Value)> &body);
+  /// Max-combines a per-thread f32 (>= 0, not NaN) into memref<1xf32>
+  /// `target`: on the GPU a warp-shuffle reduction and one atomic per warp,
+  /// in the emulation an atomic per thread.
+  void atomicMaxToGlobal(Value value, Value target);
+};
+
+using PhaseFn = std::function<void(KernelEnv &)>;
+
+struct KernelDesc {
+  std::string name;
+  int64_t gridSize = 1;
+  int64_t threads = 128;
+  /// Shared-memory buffers (static memref types, no memory space).
+  SmallVector<MemRefType> shared;
+  /// Phases, separated by barriers.
+  SmallVector<PhaseFn> phases;
+};
+
+/// Emits the kernel (GPU or emulated) and its launch on `args` (static,
+/// identity-layout memrefs) at the builder's insertion point.
+void emitKernel(OpBuilder &b, Location loc, ModuleOp module,
+                const KernelDesc &desc, ValueRange args, bool gpu,
+                bool hardwareFp8);
+
+} // namespace gpuk
+} // namespace qs
+} // namespace mlir
+
+#endif // QS_LIB_CONVERSION_QSTOGPU_KERNELBUILDER_H

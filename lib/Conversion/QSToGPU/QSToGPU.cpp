@@ -1,0 +1,154 @@
+//===- QSToGPU.cpp - convert-qs-to-gpu -------------------------------------===//
+//
+// Rewrites buffer-level quantize/dequantize ops into kernel launches on
+// memrefs; the kernels themselves come from QuantizeKernels.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+#include "qs/Conversion/Passes.h"
+#include "qs/Dialect/QS/IR/QSOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir::qs {
+#define GEN_PASS_DEF_CONVERTQSTOGPUPASS
+#include "qs/Conversion/Passes.h.inc"
+} // namespace mlir::qs
+
+using namespace mlir;
+using namespace mlir::qs;
+
+/// The memref of a tensor value (read-only view).
+static Value bufferOf(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  return bufferization::ToBufferOp::create(b, loc, memrefType, tensor,
+                                           /*readOnly=*/true);
+}
+
+/// The 1-D view of a static identity-layout memref.
+static Value flat(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() == 1)
+    return memref;
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    all[0].push_back(i);
+  if (type.getRank() == 0)
+    return memref::ExpandShapeOp::create(
+        b, loc, MemRefType::get({1}, type.getElementType()), memref,
+        ArrayRef<ReassociationIndices>{});
+  return memref::CollapseShapeOp::create(b, loc, memref, all);
+}
+
+/// A fresh buffer for a result tensor.
+static Value newBuffer(OpBuilder &b, Location loc, Type tensorType) {
+  auto type = cast<RankedTensorType>(tensorType);
+  return memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+}
+
+/// The result tensor reading a buffer back after the launches.
+static Value readBack(OpBuilder &b, Location loc, Type tensorType,
+                      Value alloc) {
+  return bufferization::ToTensorOp::create(b, loc, tensorType, alloc,
+                                           /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
+namespace {
+struct ConvertQSToGPUPass
+    : public qs::impl::ConvertQSToGPUPassBase<ConvertQSToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<gpu::GPUModuleOp>(op))
+        return WalkResult::skip();
+      if (isa<QuantizeBuffersOp, DequantizeBuffersOp>(op))
+        ops.push_back(op);
+      return WalkResult::advance();
+    });
+    std::optional<TargetInfo> forced;
+    if (!chip.empty()) {
+      auto parsed = TargetInfo::parse(chip);
+      if (failed(parsed)) {
+        module.emitError() << "convert-qs-to-gpu: chip '" << chip
+                           << "' is not of the form sm_<major><minor>[a]";
+        return signalPassFailure();
+      }
+      forced = *parsed;
+    }
+    bool failedAny = false;
+    for (Operation *op : ops) {
+      TargetInfo target = forced ? *forced : TargetInfo::lookup(op);
+      gpuk::EmitOptions options;
+      options.gpu = !emulate;
+      options.hardwareFp8 = target.getComputeCapability() >= 89;
+      if (auto q = dyn_cast<QuantizeBuffersOp>(op)) {
+        if (failed(lowerQuantize(q, target, options)))
+          failedAny = true;
+      } else if (failed(lowerDequantize(cast<DequantizeBuffersOp>(op), target,
+                                        options))) {
+        failedAny = true;
+      }
+    }
+    if (failedAny)
+      signalPassFailure();
+  }
+
+  LogicalResult lowerQuantize(QuantizeBuffersOp op, const TargetInfo &target,
+                              const gpuk::EmitOptions &options) {
+    QuantTensorType type = op.getQuantizedTensorType();
+    if (failed(gpuk::checkKernelSupport(type, [&] { return op.emitOpError(); })))
+      return failure();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value x = flat(b, loc, bufferOf(b, loc, op.getInput()));
+    Value scale, amaxIn;
+    if (op.getScale()) {
+      scale = bufferOf(b, loc, op.getScale());
+      amaxIn = bufferOf(b, loc, op.getOuts().back());
+    }
+    SmallVector<Value> allocs, outs, results;
+    for (Type t : op.getResultTypes()) {
+      allocs.push_back(newBuffer(b, loc, t));
+      outs.push_back(flat(b, loc, allocs.back()));
+    }
+    SmallVector<Value> scratch;
+    for (MemRefType t : gpuk::quantizeScratch(type, b.getContext()))
+      scratch.push_back(memref::AllocOp::create(b, loc, t));
+    gpuk::emitQuantize(b, loc, getOperation(), type, target, x, scale, amaxIn,
+                       outs, scratch, options);
+    for (auto [t, alloc] : llvm::zip(op.getResultTypes(), allocs))
+      results.push_back(readBack(b, loc, t, alloc));
+    op->replaceAllUsesWith(results);
+    op->erase();
+    return success();
+  }
+
+  LogicalResult lowerDequantize(DequantizeBuffersOp op,
+                                const TargetInfo &target,
+                                const gpuk::EmitOptions &options) {
+    QuantTensorType type = op.getQuantizedTensorType();
+    if (failed(gpuk::checkKernelSupport(type, [&] { return op.emitOpError(); })))
+      return failure();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<Value> inner;
+    for (Value v : op.getInputs())
+      inner.push_back(flat(b, loc, bufferOf(b, loc, v)));
+    Type resultType = op.getResult().getType();
+    Value alloc = newBuffer(b, loc, resultType);
+    gpuk::emitDequantize(b, loc, getOperation(), type, target, inner,
+                         flat(b, loc, alloc), options);
+    Value tensor = readBack(b, loc, resultType, alloc);
+    op->replaceAllUsesWith(ValueRange{tensor});
+    op->erase();
+    return success();
+  }
+};
+} // namespace
