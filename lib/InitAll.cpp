@@ -10,6 +10,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::qs::registerAllQSDialects(DialectRegistry &registry) {
   registry.insert<qs::QSDialect>();
@@ -20,6 +21,8 @@ void mlir::qs::registerAllQSDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   qs::registerQSToLinalgInterfaces(registry);
+  // Translation to LLVM IR (gpu-module-to-binary serializes kernels).
+  registerAllToLLVMIRTranslations(registry);
 }
 
 void mlir::qs::registerAllQSPasses() {
@@ -28,4 +31,5 @@ void mlir::qs::registerAllQSPasses() {
   qs::registerQSConversionPasses();
   qs::registerStoragePipeline();
   qs::registerCPUPipeline();
+  qs::registerNVPTXPipeline();
 }

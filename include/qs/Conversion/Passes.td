@@ -97,6 +97,10 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
            "or sm_90a">,
     Option<"emulate", "emulate", "bool", /*default=*/"false",
            "Emit the kernels as CPU functions (testing without a GPU)">,
+    Option<"requireNVPTXChip", "require-nvptx-chip", "bool",
+           /*default=*/"false",
+           "Reject chips other than sm_90a and sm_100a and a chip that "
+           "differs from the module's qs.chip (qs-nvptx-pipeline sets it)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

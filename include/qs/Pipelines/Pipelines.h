@@ -4,6 +4,8 @@
 #define QS_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassOptions.h"
+#include <optional>
+#include <string>
 
 namespace mlir {
 class OpPassManager;
@@ -66,6 +68,60 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
 /// Registers `qs-cpu-pipeline` for the command line.
 void registerCPUPipeline();
+
+/// Options of `qs-nvptx-pipeline`.
+struct NVPTXPipelineOptions
+    : public PassPipelineOptions<NVPTXPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("Target GPU: sm_90a (Hopper) or sm_100a (Blackwell); "
+                     "must agree with the module's qs.chip when it has one"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What gpu.binary holds: isa (PTX text), bin (cubin), "
+                     "fatbin (cubin + PTX), or auto (fatbin when ptxas is "
+                     "found, else isa)"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit directory holding bin/ptxas (default: "
+                     "CUDA_HOME, CUDA_ROOT, CUDA_PATH, the directory of "
+                     "ptxas on PATH, /usr/local/cuda)"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> ptxasOptions{
+      *this, "ptxas-options",
+      llvm::cl::desc("Extra ptxas command-line options"),
+      llvm::cl::init("")};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("LLVM optimization level of the NVPTX backend"),
+      llvm::cl::init(3)};
+};
+
+/// The PTX ISA feature a chip needs (`+ptx80` for sm_90a, `+ptx88` for
+/// sm_100a), or none for chips the pipeline does not support.
+std::optional<std::string> getPTXFeatures(StringRef chip);
+
+/// The CUDA toolkit directory holding `bin/ptxas`: `preferred` when it has
+/// one, else the first of CUDA_HOME, CUDA_ROOT, CUDA_PATH, the parent of
+/// ptxas on PATH, /usr/local/cuda that does; empty if none.
+std::string findCUDAToolkit(StringRef preferred);
+
+/// Builds, on a pass manager anchored on `builtin.module`, the pipeline from
+/// proto-level IR to host code in the LLVM dialect plus one `gpu.binary`
+/// (@qs_kernels) for `chip`: qs-storage-pipeline, convert-qs-to-gpu,
+/// bufferization (identity-layout boundaries, results as out-parameters),
+/// qs-gpu-host-buffers, the NVVM lowering of the kernels (bare-pointer
+/// kernel arguments), gpu-to-llvm for the host, gpu-module-to-binary.
+/// Unsupported chips, chip/module mismatches and ops without GPU kernels
+/// are diagnostics (convert-qs-to-gpu, qs-gpu-host-buffers), never LLVM
+/// aborts.
+void buildNVPTXPipeline(OpPassManager &pm,
+                        const NVPTXPipelineOptions &options);
+
+/// Registers `qs-nvptx-pipeline` for the command line.
+void registerNVPTXPipeline();
 
 } // namespace qs
 } // namespace mlir

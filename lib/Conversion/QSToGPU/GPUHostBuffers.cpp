@@ -7,7 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBuilder.h"
 #include "qs/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -36,15 +39,40 @@ static bool accessesMemory(Operation *op) {
 namespace {
 struct QSGPUHostBuffersPass
     : public qs::impl::QSGPUHostBuffersPassBase<QSGPUHostBuffersPass> {
+  /// Gives a launcher declaration its body: one gpu.launch_func.
+  static void materializeLauncher(func::FuncOp f) {
+    auto kernel = f->getAttrOfType<SymbolRefAttr>(qs::gpuk::kLaunchKernelAttr);
+    int64_t grid = f->getAttrOfType<IntegerAttr>(qs::gpuk::kLaunchGridAttr).getInt();
+    int64_t block =
+        f->getAttrOfType<IntegerAttr>(qs::gpuk::kLaunchBlockAttr).getInt();
+    Block *entry = f.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    Location loc = f.getLoc();
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value g = arith::ConstantIndexOp::create(b, loc, grid);
+    Value t = arith::ConstantIndexOp::create(b, loc, block);
+    gpu::LaunchFuncOp::create(b, loc, kernel, gpu::KernelDim3{g, one, one},
+                              gpu::KernelDim3{t, one, one}, Value(),
+                              entry->getArguments(), Type());
+    func::ReturnOp::create(b, loc);
+    f->removeAttr(qs::gpuk::kLaunchKernelAttr);
+    f->removeAttr(qs::gpuk::kLaunchGridAttr);
+    f->removeAttr(qs::gpuk::kLaunchBlockAttr);
+  }
+
   void runOnOperation() override {
+    for (auto f : getOperation().getOps<func::FuncOp>())
+      if (f->hasAttr(qs::gpuk::kLaunchKernelAttr))
+        materializeLauncher(f);
     SmallVector<Operation *> ops;
     bool bad = false;
-    getOperation().walk([&](Operation *op) {
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::GPUModuleOp>(op))
         return WalkResult::skip();
       if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp>(op)) {
         ops.push_back(op);
-      } else if (!isa<gpu::LaunchFuncOp>(op) && accessesMemory(op)) {
+      } else if (!isa<gpu::LaunchFuncOp, func::CallOp>(op) &&
+                 accessesMemory(op)) {
         op->emitOpError()
             << "accesses buffer contents in host code, but with "
                "qs-nvptx-pipeline every buffer lives in device memory: only "

@@ -196,12 +196,22 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
     runPhases(env, desc, true, env.blockId);
     gpu::ReturnOp::create(kb, loc);
 
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value grid = arith::ConstantIndexOp::create(b, loc, desc.gridSize);
-    Value threads = arith::ConstantIndexOp::create(b, loc, desc.threads);
-    gpu::LaunchFuncOp::create(b, loc, func, gpu::KernelDim3{grid, one, one},
-                              gpu::KernelDim3{threads, one, one}, Value(),
-                              args);
+    // The launch is a call of a body-less launcher until the host buffers
+    // are final (buffer deallocation cannot reason about gpu.launch_func);
+    // qs-gpu-host-buffers gives it its gpu.launch_func body.
+    SymbolTable moduleSymbols(module);
+    OpBuilder lb(ctx);
+    lb.setInsertionPoint(kernels);
+    auto launcher = func::FuncOp::create(lb, loc, func.getName().str() + "_launch",
+                                         fnType);
+    launcher.setPrivate();
+    moduleSymbols.insert(launcher);
+    launcher->setAttr(kLaunchKernelAttr,
+                      SymbolRefAttr::get(kernels.getNameAttr(),
+                                         {FlatSymbolRefAttr::get(func)}));
+    launcher->setAttr(kLaunchGridAttr, lb.getI64IntegerAttr(desc.gridSize));
+    launcher->setAttr(kLaunchBlockAttr, lb.getI64IntegerAttr(desc.threads));
+    func::CallOp::create(b, loc, launcher, args);
     return;
   }
 

@@ -82,6 +82,12 @@ struct KernelDesc {
   SmallVector<PhaseFn> phases;
 };
 
+/// Attributes of a body-less launcher function (`func.func private
+/// @<kernel>_launch`): the kernel symbol, grid and block size.
+constexpr llvm::StringLiteral kLaunchKernelAttr = "qs_launch_kernel";
+constexpr llvm::StringLiteral kLaunchGridAttr = "qs_launch_grid";
+constexpr llvm::StringLiteral kLaunchBlockAttr = "qs_launch_block";
+
 /// Emits the kernel (GPU or emulated) and its launch on `args` (static,
 /// identity-layout memrefs) at the builder's insertion point.
 void emitKernel(OpBuilder &b, Location loc, ModuleOp module,

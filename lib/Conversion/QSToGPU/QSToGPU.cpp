@@ -65,7 +65,7 @@ struct ConvertQSToGPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
-    module.walk([&](Operation *op) {
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::GPUModuleOp>(op))
         return WalkResult::skip();
       if (isa<QuantizeBuffersOp, DequantizeBuffersOp>(op))
@@ -82,6 +82,8 @@ struct ConvertQSToGPUPass
       }
       forced = *parsed;
     }
+    if (requireNVPTXChip && failed(checkNVPTXChip(module)))
+      return signalPassFailure();
     bool failedAny = false;
     for (Operation *op : ops) {
       TargetInfo target = forced ? *forced : TargetInfo::lookup(op);
@@ -98,6 +100,28 @@ struct ConvertQSToGPUPass
     }
     if (failedAny)
       signalPassFailure();
+  }
+
+  /// qs-nvptx-pipeline's rules: a supported chip, and the one the storage
+  /// layouts were chosen for.
+  LogicalResult checkNVPTXChip(ModuleOp module) {
+    if (chip != "sm_90a" && chip != "sm_100a")
+      return module.emitError()
+             << "qs-nvptx-pipeline: chip '" << chip
+             << "' is not supported; the kernels target sm_90a (Hopper) and "
+                "sm_100a (Blackwell)";
+    bool bad = false;
+    module.walk([&](Operation *op) {
+      auto named = op->getAttrOfType<StringAttr>("qs.chip");
+      if (!named || named.getValue() == chip)
+        return;
+      op->emitError() << "qs-nvptx-pipeline: chip=" << chip
+                      << " differs from qs.chip = \"" << named.getValue()
+                      << "\" here; the storage layouts follow qs.chip, so "
+                         "compile for that chip";
+      bad = true;
+    });
+    return failure(bad);
   }
 
   LogicalResult lowerQuantize(QuantizeBuffersOp op, const TargetInfo &target,

@@ -1,0 +1,150 @@
+//===- NVPTXPipeline.cpp - qs-nvptx-pipeline ------------------------------===//
+//
+// Proto-level qs IR to host LLVM-dialect code launching kernels held in a
+// gpu.binary (PTX, cubin or both) for sm_90a / sm_100a.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qs/Conversion/Passes.h"
+#include "qs/Dialect/QS/Transforms/Passes.h"
+#include "qs/Pipelines/Pipelines.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include <cstdlib>
+
+using namespace mlir;
+
+std::optional<std::string> mlir::qs::getPTXFeatures(StringRef chip) {
+  if (chip == "sm_90a")
+    return std::string("+ptx80");
+  if (chip == "sm_100a")
+    return std::string("+ptx88");
+  return std::nullopt;
+}
+
+static bool hasPtxas(StringRef dir) {
+  if (dir.empty())
+    return false;
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, "bin", "ptxas");
+  return llvm::sys::fs::can_execute(path);
+}
+
+std::string mlir::qs::findCUDAToolkit(StringRef preferred) {
+  if (hasPtxas(preferred))
+    return preferred.str();
+  for (const char *var : {"CUDA_HOME", "CUDA_ROOT", "CUDA_PATH"})
+    if (const char *value = std::getenv(var); value && hasPtxas(value))
+      return value;
+  if (auto onPath = llvm::sys::findProgramByName("ptxas")) {
+    llvm::SmallString<256> dir(*onPath);
+    llvm::sys::path::remove_filename(dir); // .../bin
+    llvm::sys::path::remove_filename(dir); // toolkit root
+    if (hasPtxas(dir))
+      return std::string(dir);
+  }
+  if (hasPtxas("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  return "";
+}
+
+void mlir::qs::buildNVPTXPipeline(OpPassManager &pm,
+                                  const NVPTXPipelineOptions &options) {
+  buildStoragePipeline(pm, StoragePipelineOptions());
+  ConvertQSToGPUPassOptions toGPU;
+  toGPU.chip = options.chip;
+  toGPU.requireNVPTXChip = true;
+  pm.addPass(createConvertQSToGPUPass(toGPU));
+  pm.addPass(createCanonicalizerPass());
+
+  // Tensors to buffers, as in qs-cpu-pipeline; the buffers then move to the
+  // device.
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createQSStripFlattenAttributesPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createQSGPUHostBuffersPass());
+
+  // Kernels to NVVM (bare pointers: every kernel argument is a static,
+  // identity-layout buffer), host to LLVM, kernels to a binary.
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = getPTXFeatures(options.chip).value_or("+ptx80");
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+
+  // Host gpu ops (alloc, memcpy, dealloc, launch) in async form on a stream,
+  // as gpu-to-llvm requires.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  GpuToLLVMConversionPassOptions host;
+  host.kernelBarePtrCallConv = true;
+  pm.addPass(createGpuToLLVMConversionPass(host));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+
+  GpuModuleToBinaryPassOptions binary;
+  std::string toolkit = qs::findCUDAToolkit(options.toolkit);
+  binary.toolkitPath = toolkit;
+  binary.cmdOptions = options.ptxasOptions;
+  StringRef format = options.format;
+  if (format == "auto")
+    format = toolkit.empty() ? "isa" : "fatbin";
+  binary.compilationTarget = format.str();
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::qs::registerNVPTXPipeline() {
+  PassPipelineRegistration<NVPTXPipelineOptions>(
+      "qs-nvptx-pipeline",
+      "Lower proto-level qs IR to host code launching GPU kernels held in a "
+      "gpu.binary for sm_90a or sm_100a",
+      buildNVPTXPipeline);
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Compiles quantize/dequantize of every supported family x usage with
+qs-nvptx-pipeline (PTX), assembles each kernel with ptxas -v for each chip,
+and prints one row per kernel: registers, shared memory, spills.
+
+  scripts/kernel-table.py [--chips sm_90a,sm_100a] [--shape 4096x4096]
+                          [--check]   # exit 1 on any spill or ptxas error
+
+Used by the demo (README) and by test/NVPTX/ptxas-all-kernels.test."""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import importlib.util
+
+_spec = importlib.util.spec_from_file_location("extract_ptx", os.path.join(ROOT, "scripts", "extract-ptx.py"))
+extract_ptx = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(extract_ptx)
+
+# (label, quantizer attribute) of every configuration the GPU kernels support.
+CASES = [
+    ("fp8_delayed", "#qs.fp8_delayed<>"),
+    ("fp8_current", "#qs.fp8_current<>"),
+    ("fp8_current e5m2", "#qs.fp8_current<fp8_dtype = f8E5M2>"),
+    ("mxfp8", "#qs.mxfp8<>"),
+    ("mxfp8 swizzled", "#qs.mxfp8<optimize_for_gemm = true>"),
+    ("fp8_block 1x128", "#qs.fp8_block<block_scaling_dim = 1>"),
+    ("nvfp4", "#qs.nvfp4<>"),
+    ("nvfp4 swizzled", "#qs.nvfp4<optimize_for_gemm = true>"),
+]
+USAGES = [("both", ""), ("row", "columnwise = false"), ("col", "rowwise = false")]
+
+
+def with_usage(attr, usage):
+    if not usage:
+        return attr
+    inner = attr[attr.index("<") + 1:-1]
+    return attr[:attr.index("<") + 1] + (inner + ", " if inner else "") + usage + ">"
+
+
+def module_text(shape, nominal, attr, chip, dequantize):
+    t = f"tensor<{shape}x{nominal}>"
+    q = f"!qs.tensor<{shape}x{nominal}, {attr}>"
+    delayed = "fp8_delayed" in attr
+    args = f"%x: {t}" + (", %s: tensor<1xf32>, %a: tensor<1xf32>" if delayed else "")
+    quant = (f"qs.quantize %x scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : {t} -> {q}, tensor<1xf32>"
+             if delayed else f"qs.quantize %x : {t} -> {q}")
+    if dequantize:
+        return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
+                f"func.func @f(%q: {q}) -> {t} {{\n"
+                f"  %y = qs.dequantize %q : {q} -> {t}\n  return %y : {t}\n}}\n}}\n")
+    res = f"{q}" + (", tensor<1xf32>" if delayed else "")
+    body = f"  %q{':2' if delayed else ''} = {quant}\n"
+    ret = "%q#0, %q#1" if delayed else "%q"
+    return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
+            f"func.func @f({args}) -> ({res}) {{\n{body}  return {ret} : {res}\n}}\n}}\n")
+
+
+def ptxas_info(ptxas, chip, ptx_path):
+    proc = subprocess.run([ptxas, f"-arch={chip}", "-v", ptx_path, "-o", os.devnull],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None, proc.stderr.strip()
+    kernels, current = {}, None
+    for line in proc.stderr.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            current = m.group(1)
+            kernels[current] = {"regs": 0, "smem": 0, "spill_st": 0, "spill_ld": 0}
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m and current:
+            kernels[current]["spill_st"] = int(m.group(1))
+            kernels[current]["spill_ld"] = int(m.group(2))
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current:
+            kernels[current]["regs"] = int(m.group(1))
+            s = re.search(r"(\d+) bytes smem", line)
+            kernels[current]["smem"] = int(s.group(1)) if s else 0
+    return kernels, None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--qs-opt", default=os.path.join(ROOT, "build", "bin", "qs-opt"))
+    parser.add_argument("--ptxas", default=None)
+    parser.add_argument("--chips", default="sm_90a,sm_100a")
+    parser.add_argument("--shape", default="4096x4096")
+    parser.add_argument("--nominal", default="bf16")
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    ptxas = args.ptxas or next((p for p in [
+        os.path.join(os.environ.get("CUDA_HOME", "/nonexistent"), "bin", "ptxas"),
+        "/usr/local/cuda/bin/ptxas"] if os.access(p, os.X_OK)), None)
+    if not ptxas:
+        print("kernel-table: ptxas not found (set CUDA_HOME or --ptxas); "
+              "PTX is generated but not assembled")
+    failures = 0
+    header = f"{'case':<20} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt.e4m3x2/e5m2x2':>17}"
+    print(header)
+    print("-" * len(header))
+    with tempfile.TemporaryDirectory() as tmp:
+        for chip in args.chips.split(","):
+            for label, attr in CASES:
+                for usage, flags in USAGES:
+                    for op in ("q", "dq"):
+                        if op == "dq" and usage != "both":
+                            continue
+                        a = with_usage(attr, flags)
+                        src = os.path.join(tmp, "m.mlir")
+                        with open(src, "w") as f:
+                            f.write(module_text(args.shape, args.nominal, a, chip, op == "dq"))
+                        out = os.path.join(tmp, "m.gpu.mlir")
+                        proc = subprocess.run(
+                            [args.qs_opt, src, f"--qs-nvptx-pipeline=chip={chip} format=isa", "-o", out],
+                            capture_output=True, text=True)
+                        if proc.returncode != 0:
+                            print(f"{label:<20} {usage:<5} {op:<5} {chip:<8} qs-opt FAILED:\n{proc.stderr}")
+                            failures += 1
+                            continue
+                        ptx = "".join(extract_ptx.unescape(m.group(1)) for m in re.finditer(
+                            r'assembly = "((?:[^"\\]|\\.)*)"', open(out).read()))
+                        cvts = len(re.findall(r"cvt\.rn\.satfinite\.e[45]m[32]x2\.f32", ptx))
+                        ptx_path = os.path.join(tmp, "m.ptx")
+                        with open(ptx_path, "w") as f:
+                            f.write(ptx)
+                        if not ptxas:
+                            print(f"{label:<20} {usage:<5} {op:<5} {chip:<8} {'(PTX only)':<24} {'':>4} {'':>6} {'':>11} {cvts:>17}")
+                            continue
+                        kernels, err = ptxas_info(ptxas, chip, ptx_path)
+                        if kernels is None:
+                            print(f"{label:<20} {usage:<5} {op:<5} {chip:<8} ptxas FAILED: {err}")
+                            failures += 1
+                            continue
+                        for name, k in kernels.items():
+                            spills = k["spill_st"] + k["spill_ld"]
+                            if spills:
+                                failures += 1
+                            print(f"{label:<20} {usage:<5} {op:<5} {chip:<8} {name:<24} {k['regs']:>4} {k['smem']:>6} "
+                                  f"{k['spill_st']:>5}/{k['spill_ld']:<5} {cvts:>17}")
+    print(f"kernel-table: {failures} failure(s)")
+    if args.check and failures:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
