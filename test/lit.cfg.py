@@ -51,3 +51,18 @@ if config.qs_python_bindings and "numerics-python" in config.available_features:
 
 if config.qs_enable_unittests:
     config.available_features.add("unittests")
+
+# ptxas (CUDA toolkit) assembles generated PTX: CUDA_HOME, PATH, /usr/local/cuda.
+def _find_ptxas():
+    import shutil
+    for root in [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_ROOT"),
+                 os.environ.get("CUDA_PATH")]:
+        if root and os.access(os.path.join(root, "bin", "ptxas"), os.X_OK):
+            return os.path.join(root, "bin", "ptxas")
+    return shutil.which("ptxas") or next(
+        (p for p in ["/usr/local/cuda/bin/ptxas"] if os.access(p, os.X_OK)), None)
+
+_ptxas = _find_ptxas()
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))

@@ -11,6 +11,40 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QS_RUN = os.environ.get("QS_RUN", os.path.join(ROOT, "build", "bin", "qs-run"))
 
+# Which numerics run: "reference" (convert-qs-to-linalg on the CPU),
+# "gpu-emulated" (the GPU kernels of convert-qs-to-gpu run on the CPU) or
+# "cuda" (the GPU kernels on a CUDA device). The same expected bytes apply.
+KERNELS = os.environ.get("QS_KERNELS", "reference")
+_KERNEL_ARGS = {"reference": [], "gpu-emulated": ["--kernels=gpu-emulated"],
+                "cuda": ["--device=cuda"]}
+
+
+def gpu_kernel_gap(q):
+    """Why the GPU kernels cannot run quantizer `q` (None if they can): the
+    same rules as convert-qs-to-gpu's diagnostics."""
+    family = q["family"]
+    if family == "mxfp8" and q.get("with_2d_quantization"):
+        return "MXFP8 2-D quantization has no GPU kernel yet"
+    if family == "fp8_block" and q.get("block_scaling_dim") == 2:
+        return "FP8 128x128 block scaling has no GPU kernel yet"
+    if family == "nvfp4":
+        for key, what in [("with_2d_quantization", "NVFP4 2-D quantization"),
+                          ("with_rht", "NVFP4 RHT"), ("row_scaled_nvfp4", "row-scaled NVFP4"),
+                          ("stochastic_rounding", "NVFP4 stochastic rounding")]:
+            if q.get(key):
+                return what + " has no GPU kernel yet"
+    return None
+
+
+def require_kernels(q):
+    """Skips (with the reason) a test of `q` that the selected kernels lack."""
+    import pytest
+    if KERNELS != "reference":
+        gap = gpu_kernel_gap(q)
+        if gap:
+            pytest.skip(f"QS_KERNELS={KERNELS}: {gap}")
+
+
 DEFAULTS = {
     "fp8_delayed": {"fp8_dtype": "f8E4M3FN", "rowwise": True, "columnwise": True},
     "fp8_current": {"fp8_dtype": "f8E4M3FN", "rowwise": True, "columnwise": True,
@@ -88,7 +122,7 @@ def run(module, function, inputs, num_outputs, extra_args=()):
         path = os.path.join(tmp, "module.mlir")
         with open(path, "w") as f:
             f.write(module)
-        args = [QS_RUN, path, f"--function={function}", *extra_args]
+        args = [QS_RUN, path, f"--function={function}", *_KERNEL_ARGS[KERNELS], *extra_args]
         for i, x in enumerate(inputs):
             p = os.path.join(tmp, f"in{i}.npy")
             np.save(p, x)

@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -119,9 +120,17 @@ void KernelEnv::atomicMaxToGlobal(Value value, Value target) {
   Value lane = rem(threadId, idx(32));
   Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          lane, zero);
+  // Non-negative, non-NaN floats order like their bit patterns: one native
+  // red.global.max.u32 instead of a compare-and-swap loop on a float.
   ifThen(isLeader, [&] {
-    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxnumf, value,
-                                target, ValueRange{zero});
+    Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), value);
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, target);
+    Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+    Value ptr = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt);
+    LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::umax, ptr, bits,
+                              LLVM::AtomicOrdering::monotonic);
   });
 }
 

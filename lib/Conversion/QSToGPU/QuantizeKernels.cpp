@@ -621,6 +621,11 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
           amax = env.absMax(amax, element(rr));
       }
       Value mult = blockScale(env, p, r, amax, gc, gBlock, tensorScale);
+      if (r.xLayout) {
+        // Codes in x's layout are written row by row by xLayoutEncodePhase.
+        store1(env, mult, env.shared.back(), env.add(env.mul(i, env.idx(t.cols)), c));
+        return;
+      }
       for (int64_t c0 = 0; c0 < r.block; c0 += 16) {
         SmallVector<Value> values;
         for (int64_t rr = 0; rr < 16; ++rr)
@@ -628,21 +633,6 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
               arith::MulFOp::create(env.b, env.loc, element(c0 + rr), mult));
         SmallVector<Value> bytes = encode(env, r, values);
         Value firstRow = env.add(gr0, env.idx(c0));
-        if (r.xLayout) {
-          // x's layout: code of (row, gc) at row * K + gc.
-          for (int64_t e = 0; e < 16; ++e) {
-            Value row = env.add(firstRow, env.idx(e));
-            auto put = [&] {
-              store1(env, bytes[e], env.args[r.dataArg],
-                     env.add(env.mul(row, env.idx(p.k)), gc));
-            };
-            if (partialChunks)
-              env.ifThen(env.lt(row, env.idx(p.m)), put);
-            else
-              put();
-          }
-          continue;
-        }
         // Transposed: z[gc, firstRow...] at gc * M + firstRow.
         if (partialChunks) {
           Value rowStart = env.mul(gc, env.idx(p.m));
@@ -664,6 +654,42 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         storeBytes(env, bytes, env.args[r.dataArg], at, /*aligned=*/true,
                    std::nullopt);
       }
+    });
+  });
+}
+
+/// Column-wise codes kept in x's layout (MXFP8): after columnwisePhase left
+/// each block's multiplier in shared memory, each thread converts 16
+/// consecutive elements of a tile row and stores them with one 16-byte store.
+static void xLayoutEncodePhase(KernelEnv &env, const Plan &p, const Tile &t,
+                               const Rep &r) {
+  Value smem = env.shared[0], mults = env.shared.back();
+  Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
+  Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
+  int64_t groups = t.cols / 16;
+  env.forEachUnit(t.rows * groups, [&](Value u) {
+    Value row = env.div(u, env.idx(groups));
+    Value g = env.rem(u, env.idx(groups));
+    Value gr = env.add(env.mul(tileRow, env.idx(t.rows)), row);
+    Value gc = env.add(env.mul(tileCol, env.idx(t.cols)),
+                       env.mul(g, env.idx(16)));
+    Value valid = env.land(env.lt(gr, env.idx(p.m)), env.lt(gc, env.idx(p.k)));
+    env.ifThen(valid, [&] {
+      SmallVector<Value> values = readRow(
+          env, t, smem,
+          env.add(env.mul(row, env.idx(t.ld)), env.mul(g, env.idx(16))), 16,
+          p.nominal);
+      Value multRow = env.mul(env.div(row, env.idx(r.block)), env.idx(t.cols));
+      for (auto [e, v] : llvm::enumerate(values)) {
+        Value m = load1(env, mults,
+                        env.add(multRow, env.add(env.mul(g, env.idx(16)),
+                                                 env.idx(e))));
+        v = arith::MulFOp::create(env.b, env.loc, v, m);
+      }
+      SmallVector<Value> bytes = encode(env, r, values);
+      storeBytes(env, bytes, env.args[r.dataArg],
+                 env.add(env.mul(gr, env.idx(p.k)), gc),
+                 /*aligned=*/p.k % 16 == 0, std::nullopt);
     });
   });
 }
@@ -720,7 +746,14 @@ static KernelDesc initKernel(const Plan &p, ValueRange args) {
           arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::eq,
                                 env.threadId, env.idx(0)));
       env.ifThen(first, [&] {
+        // max(state, amax) with amax >= +0 equals max(state', amax) for
+        // state' = state if state > 0 else +0 (NaN too: maxnum ignores it),
+        // and state' is what the unsigned-integer atomic max can combine.
         Value old = load1(env, env.args[p.amaxStateInArg], env.idx(0));
+        Value positive = arith::CmpFOp::create(
+            env.b, env.loc, arith::CmpFPredicate::OGT, old, env.f32(0.0f));
+        old = arith::SelectOp::create(env.b, env.loc, positive, old,
+                                      env.f32(0.0f));
         store1(env, old, env.args[p.amaxStateOutArg], env.idx(0));
       });
     }
@@ -777,10 +810,19 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
   if (p.delayed)
     d.shared.push_back(MemRefType::get(
         {d.threads}, Float32Type::get(p.nominal.getContext())));
-  d.phases.push_back([p, t](KernelEnv &env) { loadTilePhase(env, p, t); });
   SmallVector<Rep> owned;
-  for (const Rep *r : reps)
+  const Rep *xLayout = nullptr;
+  for (const Rep *r : reps) {
     owned.push_back(*r);
+    if (r->xLayout)
+      xLayout = r;
+  }
+  // Multipliers of the x-layout representation's blocks ([TR / B, TC]),
+  // the last shared buffer.
+  if (xLayout)
+    d.shared.push_back(MemRefType::get({t.rows / xLayout->block * t.cols},
+                                       Float32Type::get(p.nominal.getContext())));
+  d.phases.push_back([p, t](KernelEnv &env) { loadTilePhase(env, p, t); });
   d.phases.push_back([p, t, owned, writeScaleInv](KernelEnv &env) {
     if (writeScaleInv)
       scaleInvPhase(env, p);
@@ -795,6 +837,11 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
       env.atomicMaxToGlobal(slot, env.args[p.amaxStateOutArg]);
     }
   });
+  if (xLayout) {
+    Rep r = *xLayout;
+    d.phases.push_back(
+        [p, t, r](KernelEnv &env) { xLayoutEncodePhase(env, p, t, r); });
+  }
   return d;
 }
 
