@@ -66,3 +66,4 @@ _ptxas = _find_ptxas()
 if _ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", _ptxas))
+    config.substitutions.append(("%cuda_home", os.path.dirname(os.path.dirname(_ptxas))))

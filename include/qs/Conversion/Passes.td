@@ -80,9 +80,10 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
 
     Supported: every family and usage with 1-D scaling. Not yet supported,
     with a diagnostic: 2-D quantization (MXFP8, NVFP4, FP8 block 128x128),
-    NVFP4 RHT, row-scaled NVFP4 and stochastic rounding, and
-    `qs.gemm_buffers` / `qs.update_usage_buffers` (left in place; the GPU
-    pipeline reports them).
+    NVFP4 RHT, row-scaled NVFP4 and stochastic rounding. `qs.gemm_buffers`
+    and `qs.update_usage_buffers` are left in place (another lowering may
+    take them); with `require-nvptx-chip` (qs-nvptx-pipeline) they are
+    errors.
 
     With `emulate = true` the same kernel bodies are emitted as ordinary
     functions that loop over blocks and threads phase by phase (a barrier is
@@ -99,8 +100,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
            "Emit the kernels as CPU functions (testing without a GPU)">,
     Option<"requireNVPTXChip", "require-nvptx-chip", "bool",
            /*default=*/"false",
-           "Reject chips other than sm_90a and sm_100a and a chip that "
-           "differs from the module's qs.chip (qs-nvptx-pipeline sets it)">,
+           "Reject chips other than sm_90a and sm_100a, a chip that "
+           "differs from the module's qs.chip, and qs ops without GPU "
+           "kernels (qs-nvptx-pipeline sets it)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -85,6 +85,20 @@ struct ConvertQSToGPUPass
     if (requireNVPTXChip && failed(checkNVPTXChip(module)))
       return signalPassFailure();
     bool failedAny = false;
+    if (requireNVPTXChip) {
+      // The host code cannot compute; every qs op must become kernels.
+      module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (isa<gpu::GPUModuleOp>(op))
+          return WalkResult::skip();
+        if (isa<GemmBuffersOp, UpdateUsageBuffersOp>(op)) {
+          op->emitOpError()
+              << "has no GPU kernel yet (quantize and dequantize do); "
+                 "qs-nvptx-pipeline cannot compile it, qs-cpu-pipeline can";
+          failedAny = true;
+        }
+        return WalkResult::advance();
+      });
+    }
     for (Operation *op : ops) {
       TargetInfo target = forced ? *forced : TargetInfo::lookup(op);
       gpuk::EmitOptions options;

@@ -1,0 +1,51 @@
+// RUN: qs-opt %s --split-input-file --qs-gpu-host-buffers -verify-diagnostics | FileCheck %s
+
+// Host buffers move to the device; launchers get their gpu.launch_func;
+// kernel bodies (inside gpu.module) are not host code.
+// CHECK-LABEL: func.func @host
+// CHECK: %[[A:.*]] = gpu.alloc () : memref<16xf32>
+// CHECK: call @k_launch(%[[A]])
+// CHECK: gpu.memcpy %{{.*}}, %[[A]] : memref<16xf32>, memref<16xf32>
+// CHECK: gpu.dealloc %[[A]] : memref<16xf32>
+// CHECK: func.func private @k_launch(%[[ARG:.*]]: memref<16xf32>) {
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[GRID:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[BLOCK:.*]] = arith.constant 128 : index
+// CHECK: gpu.launch_func @qs_kernels::@k blocks in (%[[GRID]], %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]]) args(%[[ARG]] : memref<16xf32>)
+// CHECK: gpu.module @qs_kernels
+// CHECK: memref.load
+module attributes {gpu.container_module} {
+  func.func @host(%out: memref<16xf32>) {
+    %a = memref.alloc() : memref<16xf32>
+    call @k_launch(%a) : (memref<16xf32>) -> ()
+    memref.copy %a, %out : memref<16xf32> to memref<16xf32>
+    memref.dealloc %a : memref<16xf32>
+    return
+  }
+  func.func private @k_launch(memref<16xf32>) attributes {qs_launch_block = 128 : i64, qs_launch_grid = 2 : i64, qs_launch_kernel = @qs_kernels::@k}
+  gpu.module @qs_kernels {
+    gpu.func @k(%a: memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %a[%c0] : memref<16xf32>
+      memref.store %v, %a[%c0] : memref<16xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+func.func @host_load(%a: memref<16xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-error@+1 {{'memref.load' op accesses buffer contents in host code, but with qs-nvptx-pipeline every buffer lives in device memory: only quantize/dequantize (as GPU kernels) may touch them}}
+  %v = memref.load %a[%c0] : memref<16xf32>
+  return %v : f32
+}
+
+// -----
+
+func.func @dynamic(%n: index) {
+  // expected-error@+1 {{'memref.alloc' op has a dynamic or strided type: qs-gpu-host-buffers allocates static, identity-layout device buffers only}}
+  %a = memref.alloc(%n) : memref<?xf32>
+  return
+}

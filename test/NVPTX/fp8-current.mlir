@@ -1,0 +1,34 @@
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM90
+// RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM100
+
+// Per-tensor current scaling: an amax kernel (16-byte loads, warp
+// butterfly reduction, one native unsigned atomic max per warp), then the
+// cast kernel (tile in shared memory, packed E4M3 conversion, 16-byte
+// stores). sm_90a is TN-only: data and transpose (two conversions per
+// element); sm_100a keeps one buffer.
+// SM90: .version 8.0
+// SM90: .target sm_90a
+// SM100: .version 8.8
+// SM100: .target sm_100a
+// CHECK-LABEL: .entry qs_quantize_init(
+// CHECK-LABEL: .entry qs_quantize_amax(
+// CHECK: ld.global.v4.b32
+// CHECK: shfl.sync.bfly.b32
+// CHECK: atom.global.max.u32
+// CHECK-LABEL: .entry qs_quantize(
+// CHECK: .maxntid 128, 1, 1
+// CHECK: ld.global.v4.b32
+// CHECK: st.shared.v4.b32
+// CHECK: bar.sync 0
+// CHECK: ld.shared.v4.b32
+// CHECK: cvt.rn.satfinite.e4m3x2.f32
+// CHECK: st.global.v4.b32
+// SM90: ld.shared.b16
+// SM90: cvt.rn.satfinite.e4m3x2.f32
+// SM100-NOT: ld.shared.b16
+module attributes {qs.chip = "sm_90a"} {
+func.func @f(%x: tensor<256x512xbf16>) -> !qs.tensor<256x512xbf16, #qs.fp8_current<>> {
+  %q = qs.quantize %x : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.fp8_current<>>
+  return %q : !qs.tensor<256x512xbf16, #qs.fp8_current<>>
+}
+}
