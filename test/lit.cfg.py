@@ -67,3 +67,21 @@ if _ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", _ptxas))
     config.substitutions.append(("%cuda_home", os.path.dirname(os.path.dirname(_ptxas))))
+
+# A CUDA device that qs-run --device=cuda can use (driver loaded at run time).
+def _cuda_device():
+    import subprocess
+    qs_run = os.path.join(config.qs_tools_dir, "qs-run")
+    try:
+        proc = subprocess.run([qs_run, "--cuda-info"], capture_output=True, text=True,
+                              timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+_device = _cuda_device()
+if _device:
+    config.available_features.add("cuda-device")
+    lit_config.note(f"GPU tests run on {_device}")
+else:
+    lit_config.note("no CUDA device: tests that REQUIRE cuda-device are unsupported")

@@ -1,6 +1,7 @@
 //===- CPURunner.cpp - run qs functions on the CPU through the JIT --------===//
 
 #include "qs/Runner/CPURunner.h"
+#include "RunnerDetail.h"
 #include "qs/Dialect/QS/IR/QSTypes.h"
 #include "qs/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -85,29 +86,34 @@ FailureOr<FlatSignature> mlir::qs::getFlatSignature(func::FuncOp func) {
   return signature;
 }
 
-namespace {
-/// A ranked memref descriptor for the C interface:
-/// {allocated, aligned, offset, sizes[rank], strides[rank]}.
-struct Descriptor {
-  std::vector<int64_t> words;
-  Descriptor(void *data, ArrayRef<int64_t> shape) {
-    words.resize(3 + 2 * shape.size());
-    std::memcpy(&words[0], &data, sizeof(void *));
-    std::memcpy(&words[1], &data, sizeof(void *));
-    words[2] = 0;
-    int64_t stride = 1;
-    for (int64_t i = shape.size() - 1; i >= 0; --i) {
-      words[3 + i] = shape[i];
-      words[3 + shape.size() + i] = stride;
-      stride *= shape[i];
-    }
-  }
-  void *get() { return words.data(); }
-};
-} // namespace
+using runner::byteSize;
+using runner::Descriptor;
 
-static size_t byteSize(RankedTensorType type) {
-  return type.getNumElements() * getElementByteWidth(type.getElementType());
+static std::string callError;
+
+std::string runner::lastCallError() { return callError; }
+
+FailureOr<FlatSignature>
+runner::checkCall(func::FuncOp func, StringRef function,
+                  const std::vector<HostTensor> &inputs) {
+  auto fail = [](const Twine &message) -> FailureOr<FlatSignature> {
+    callError = message.str();
+    return failure();
+  };
+  if (!func)
+    return fail("no function @" + function + " in the module");
+  FailureOr<FlatSignature> signature = getFlatSignature(func);
+  if (failed(signature))
+    return fail("unsupported signature of @" + function);
+  if (inputs.size() != signature->inputs.size())
+    return fail("@" + function + " takes " + Twine(signature->inputs.size()) +
+                " flattened inputs, got " + Twine(inputs.size()));
+  for (auto [i, input] : llvm::enumerate(inputs))
+    if (input.type != signature->inputs[i].type ||
+        input.bytes.size() != byteSize(input.type))
+      return fail("input " + Twine(i) + " does not match " +
+                  signature->inputs[i].describe(false));
+  return signature;
 }
 
 /// Bytes of a static tensor type, saturating at UINT64_MAX (builtin tensor
@@ -182,21 +188,9 @@ mlir::qs::runOnCPU(ModuleOp module, StringRef function,
                                                llvm::inconvertibleErrorCode());
   };
   auto func = module.lookupSymbol<func::FuncOp>(function);
-  if (!func)
-    return makeError("no function @" + function + " in the module");
-  FailureOr<FlatSignature> signature = getFlatSignature(func);
+  FailureOr<FlatSignature> signature = runner::checkCall(func, function, inputs);
   if (failed(signature))
-    return makeError("unsupported signature of @" + function);
-  if (inputs.size() != signature->inputs.size())
-    return makeError("@" + function + " takes " +
-                     Twine(signature->inputs.size()) +
-                     " flattened inputs, got " + Twine(inputs.size()));
-  for (auto [i, input] : llvm::enumerate(inputs))
-    if (input.type != signature->inputs[i].type ||
-        input.bytes.size() != byteSize(input.type))
-      return makeError("input " + Twine(i) + " does not match " +
-                       signature->inputs[i].describe(false));
-
+    return makeError(runner::lastCallError());
   if (failed(checkMemory(module, func,
                          memoryLimit ? memoryLimit : defaultMemoryLimit())))
     return makeError("@" + function + " needs more memory than the limit");

@@ -133,7 +133,23 @@ def test_stochastic_rounding_rejected(tmp_path):
 
 def test_bad_device(tmp_path):
     proc = qs_run(tmp_path, "--function=f", "--device=tpu")
-    assert "--device=tpu is not available" in proc.stderr
+    assert "--device=tpu is not one of: cpu, cuda" in proc.stderr
+
+
+def test_cuda_without_a_device(tmp_path):
+    # On a machine without a CUDA driver or device, --device=cuda says so.
+    info = subprocess.run([h.QS_RUN, "--cuda-info"], capture_output=True, text=True)
+    if info.returncode == 0:
+        pytest.skip(f"a CUDA device is present ({info.stdout.strip()})")
+    assert "no CUDA device" in info.stderr or "compute capability" in info.stderr
+    x = np.zeros((4, 32), np.uint16)
+    with pytest.raises(h.QSRunError, match="qs-run: (no CUDA device|.*compute capability)"):
+        h.run(MODULE, "f", [x], 2, extra_args=("--device=cuda",))
+
+
+def test_kernels_option(tmp_path):
+    proc = qs_run(tmp_path, "--function=f", "--kernels=fast")
+    assert "--kernels=fast is not one of: reference, gpu-emulated" in proc.stderr
 
 
 def test_parse_error(tmp_path):

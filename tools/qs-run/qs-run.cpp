@@ -28,17 +28,24 @@ using namespace mlir::qs;
 namespace cl = llvm::cl;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Required);
+                                      cl::Optional);
 static cl::opt<std::string> function("function",
-                                     cl::desc("The function to run"),
-                                     cl::Required);
+                                     cl::desc("The function to run"));
 static cl::list<std::string>
     inputs("input", cl::desc("@FILE.npy for the next flattened argument"));
 static cl::list<std::string>
     outputs("output", cl::desc("@FILE.npy for the next flattened result"));
 static cl::opt<std::string>
-    device("device", cl::desc("Where to run: cpu (the reference numerics)"),
+    device("device",
+           cl::desc("Where to run: cpu (qs-cpu-pipeline, the reference "
+                    "numerics unless --kernels=gpu-emulated) or cuda "
+                    "(qs-nvptx-pipeline on CUDA device 0, sm_90a or "
+                    "sm_100a; the driver is loaded at run time)"),
            cl::init("cpu"));
+static cl::opt<bool> cudaInfo(
+    "cuda-info",
+    cl::desc("Print the CUDA device --device=cuda would use and exit (exit "
+             "code 1 with the reason if there is none)"));
 static cl::opt<std::string> kernels(
     "kernels",
     cl::desc("With --device=cpu: reference (the reference lowering) or "
@@ -115,9 +122,21 @@ int main(int argc, char **argv) {
   if (kernels != "reference" && kernels != "gpu-emulated")
     return error("--kernels=" + kernels +
                  " is not one of: reference, gpu-emulated");
-  if (device != "cpu")
-    return error("--device=" + device +
-                 " is not available: this build runs on the cpu only");
+  if (cudaInfo) {
+    llvm::Expected<std::string> info = describeCUDADevice();
+    if (!info)
+      return error(llvm::toString(info.takeError()));
+    llvm::outs() << "cuda: " << *info << "\n";
+    return 0;
+  }
+  if (inputFile.empty())
+    return error("no input file (qs-run FILE.mlir --function=NAME ...)");
+  if (function.empty())
+    return error("no --function=NAME given");
+  if (device != "cpu" && device != "cuda")
+    return error("--device=" + device + " is not one of: cpu, cuda");
+  if (device == "cuda" && kernels != "reference")
+    return error("--kernels applies to --device=cpu only");
 
   DialectRegistry registry;
   registerAllQSDialects(registry);
@@ -188,8 +207,9 @@ int main(int argc, char **argv) {
   }
 
   llvm::Expected<std::vector<HostTensor>> results =
-      runOnCPU(*module, function, hostInputs, maxBytes,
-               kernels == "gpu-emulated");
+      device == "cuda" ? runOnCUDA(*module, function, hostInputs)
+                       : runOnCPU(*module, function, hostInputs, maxBytes,
+                                  kernels == "gpu-emulated");
   if (!results)
     return error(llvm::toString(results.takeError()));
   for (auto [i, result] : llvm::enumerate(*results)) {

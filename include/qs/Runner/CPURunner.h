@@ -69,6 +69,21 @@ runOnCPU(ModuleOp module, StringRef function,
          const std::vector<HostTensor> &inputs, uint64_t memoryLimit = 0,
          bool emulateGPUKernels = false);
 
+/// Compiles `module` in place with qs-nvptx-pipeline for the CUDA device
+/// (device 0; sm_90a for compute capability 9.x, sm_100a for 10.x; the
+/// module's qs.chip, if any, must name the same chip), then runs `function`
+/// with its tensors in device memory: inputs are copied to the device,
+/// results back. The CUDA driver is loaded at run time (libQSCUDARuntime):
+/// without one, this returns an error saying so. Same interface as
+/// runOnCPU.
+llvm::Expected<std::vector<HostTensor>>
+runOnCUDA(ModuleOp module, StringRef function,
+          const std::vector<HostTensor> &inputs);
+
+/// "NAME (sm_XXa)" of the CUDA device runOnCUDA would use, or an error
+/// saying why there is none.
+llvm::Expected<std::string> describeCUDADevice();
+
 } // namespace qs
 } // namespace mlir
 

@@ -1,0 +1,53 @@
+//===- RunnerDetail.h - shared pieces of the CPU and CUDA runners ---------===//
+//
+// Private to the QSRunner library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QS_LIB_RUNNER_RUNNERDETAIL_H
+#define QS_LIB_RUNNER_RUNNERDETAIL_H
+
+#include "qs/Runner/CPURunner.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace qs {
+namespace runner {
+
+/// A ranked memref descriptor for the C interface:
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}.
+struct Descriptor {
+  std::vector<int64_t> words;
+  Descriptor(void *data, ArrayRef<int64_t> shape) {
+    words.resize(3 + 2 * shape.size());
+    std::memcpy(&words[0], &data, sizeof(void *));
+    std::memcpy(&words[1], &data, sizeof(void *));
+    words[2] = 0;
+    int64_t stride = 1;
+    for (int64_t i = shape.size() - 1; i >= 0; --i) {
+      words[3 + i] = shape[i];
+      words[3 + shape.size() + i] = stride;
+      stride *= shape[i];
+    }
+  }
+  void *get() { return words.data(); }
+};
+
+inline size_t byteSize(RankedTensorType type) {
+  return type.getNumElements() * getElementByteWidth(type.getElementType());
+}
+
+/// The flattened signature of `func` if it exists and `inputs` match it;
+/// else fails and lastCallError() says why.
+FailureOr<FlatSignature> checkCall(func::FuncOp func, StringRef name,
+                                   const std::vector<HostTensor> &inputs);
+std::string lastCallError();
+
+} // namespace runner
+} // namespace qs
+} // namespace mlir
+
+#endif // QS_LIB_RUNNER_RUNNERDETAIL_H
