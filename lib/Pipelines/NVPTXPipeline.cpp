@@ -71,8 +71,8 @@ std::string mlir::qs::findCUDAToolkit(StringRef preferred) {
   return "";
 }
 
-void mlir::qs::buildNVPTXPipeline(OpPassManager &pm,
-                                  const NVPTXPipelineOptions &options) {
+void mlir::qs::buildNVPTXHostPipeline(OpPassManager &pm,
+                                      const NVPTXPipelineOptions &options) {
   buildStoragePipeline(pm, StoragePipelineOptions());
   ConvertQSToGPUPassOptions toGPU;
   toGPU.chip = options.chip;
@@ -95,7 +95,10 @@ void mlir::qs::buildNVPTXPipeline(OpPassManager &pm,
   pm.addPass(createQSStripFlattenAttributesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createQSGPUHostBuffersPass());
+}
 
+void mlir::qs::buildNVPTXLoweringPipeline(
+    OpPassManager &pm, const NVPTXPipelineOptions &options) {
   // Kernels to NVVM (bare pointers: every kernel argument is a static,
   // identity-layout buffer), host to LLVM, kernels to a binary.
   pm.addPass(createSCFToControlFlowPass());
@@ -139,6 +142,12 @@ void mlir::qs::buildNVPTXPipeline(OpPassManager &pm,
   binary.compilationTarget = format.str();
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::qs::buildNVPTXPipeline(OpPassManager &pm,
+                                  const NVPTXPipelineOptions &options) {
+  buildNVPTXHostPipeline(pm, options);
+  buildNVPTXLoweringPipeline(pm, options);
 }
 
 void mlir::qs::registerNVPTXPipeline() {

@@ -120,6 +120,16 @@ std::string findCUDAToolkit(StringRef preferred);
 void buildNVPTXPipeline(OpPassManager &pm,
                         const NVPTXPipelineOptions &options);
 
+/// The two halves of buildNVPTXPipeline. The host half ends with host code
+/// on memrefs (device buffers: gpu.alloc, gpu.memcpy) calling one launcher
+/// function per kernel (a gpu.launch_func of a gpu.func in
+/// `gpu.module @qs_kernels`): the place to inspect or schedule launches.
+/// The lowering half produces LLVM-dialect host code and the gpu.binary.
+void buildNVPTXHostPipeline(OpPassManager &pm,
+                            const NVPTXPipelineOptions &options);
+void buildNVPTXLoweringPipeline(OpPassManager &pm,
+                                const NVPTXPipelineOptions &options);
+
 /// Registers `qs-nvptx-pipeline` for the command line.
 void registerNVPTXPipeline();
 
