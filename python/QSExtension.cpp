@@ -320,8 +320,13 @@ nb::list flatValues(const ModuleRef &m, const std::string &fn, bool results) {
   return out;
 }
 
-std::vector<nb::bytes> runCPU(const ModuleRef &m, const std::string &fn,
-                              const std::vector<nb::bytes> &inputs) {
+using RunFn = MlirLogicalResult (*)(MlirModule, MlirStringRef, intptr_t,
+                                    const void *const *, intptr_t,
+                                    void *const *);
+
+std::vector<nb::bytes> runOn(RunFn run, const char *where,
+                             const ModuleRef &m, const std::string &fn,
+                             const std::vector<nb::bytes> &inputs) {
   nb::list outs = flatValues(m, fn, /*results=*/true);
   nb::list ins = flatValues(m, fn, /*results=*/false);
   if (inputs.size() != nb::len(ins))
@@ -353,10 +358,10 @@ std::vector<nb::bytes> runCPU(const ModuleRef &m, const std::string &fn,
   for (std::string &b : buffers)
     outPtrs.push_back(b.data());
   m->context->clear();
-  if (mlirLogicalResultIsFailure(qsRunOnCPU(m->module, ref(fn), inPtrs.size(),
-                                            inPtrs.data(), outPtrs.size(),
-                                            outPtrs.data())))
-    m->context->fail("running @" + fn + " on the CPU failed");
+  if (mlirLogicalResultIsFailure(run(m->module, ref(fn), inPtrs.size(),
+                                     inPtrs.data(), outPtrs.size(),
+                                     outPtrs.data())))
+    m->context->fail("running @" + fn + " on the " + where + " failed");
   std::vector<nb::bytes> result;
   for (std::string &b : buffers)
     result.emplace_back(b.data(), b.size());
@@ -563,7 +568,16 @@ NB_MODULE(_qs, m) {
            [](const ModuleRef &mod, const std::string &fn) {
              return flatValues(mod, fn, true);
            })
-      .def("run_cpu", &runCPU)
+      .def("run_cpu",
+           [](const ModuleRef &m, const std::string &fn,
+              const std::vector<nb::bytes> &inputs) {
+             return runOn(qsRunOnCPU, "CPU", m, fn, inputs);
+           })
+      .def("run_cuda",
+           [](const ModuleRef &m, const std::string &fn,
+              const std::vector<nb::bytes> &inputs) {
+             return runOn(qsRunOnCUDA, "CUDA device", m, fn, inputs);
+           })
       .def("add_function", [](const ModuleRef &mod, const std::string &name,
                               const std::vector<Type> &args, const Site &site) {
         std::vector<MlirType> types;
@@ -666,4 +680,13 @@ NB_MODULE(_qs, m) {
 
   m.def("chip_is_valid",
         [](const std::string &chip) { return qsChipIsValid(ref(chip)); });
+  m.def("cuda_device", []() {
+    std::string text;
+    bool found = qsDescribeCUDADevice(
+        [](MlirStringRef s, void *user) {
+          static_cast<std::string *>(user)->append(s.data, s.length);
+        },
+        &text);
+    return std::make_pair(found, text);
+  });
 }

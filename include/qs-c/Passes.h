@@ -66,6 +66,21 @@ MLIR_CAPI_EXPORTED MlirLogicalResult qsRunOnCPU(MlirModule module,
                                                 intptr_t numOutputs,
                                                 void *const *outputs);
 
+/// Same as qsRunOnCPU, on CUDA device 0 through qs-nvptx-pipeline (the
+/// GPU kernels; the CUDA driver is loaded at run time). Without a usable
+/// device the error says why.
+MLIR_CAPI_EXPORTED MlirLogicalResult qsRunOnCUDA(MlirModule module,
+                                                 MlirStringRef function,
+                                                 intptr_t numInputs,
+                                                 const void *const *inputs,
+                                                 intptr_t numOutputs,
+                                                 void *const *outputs);
+
+/// Writes "NAME (sm_XXa)" of the CUDA device qsRunOnCUDA would use, or the
+/// reason there is none, to `callback`; returns whether there is one.
+MLIR_CAPI_EXPORTED bool qsDescribeCUDADevice(MlirStringCallback callback,
+                                             void *userData);
+
 #ifdef __cplusplus
 }
 #endif

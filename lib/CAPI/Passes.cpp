@@ -94,9 +94,19 @@ static size_t byteSize(RankedTensorType type) {
   return type.getNumElements() * getElementByteWidth(type.getElementType());
 }
 
-MlirLogicalResult qsRunOnCPU(MlirModule module, MlirStringRef function,
-                             intptr_t numInputs, const void *const *inputs,
-                             intptr_t numOutputs, void *const *outputs) {
+using Runner = llvm::Expected<std::vector<HostTensor>> (*)(
+    ModuleOp, StringRef, const std::vector<HostTensor> &);
+
+static llvm::Expected<std::vector<HostTensor>>
+runCPU(ModuleOp module, StringRef function,
+       const std::vector<HostTensor> &inputs) {
+  return runOnCPU(module, function, inputs);
+}
+
+static MlirLogicalResult runWith(Runner runner, MlirModule module,
+                                 MlirStringRef function, intptr_t numInputs,
+                                 const void *const *inputs,
+                                 intptr_t numOutputs, void *const *outputs) {
   ModuleOp m = unwrap(module);
   FailureOr<FlatSignature> sig = signatureOf(module, function);
   if (failed(sig))
@@ -117,7 +127,7 @@ MlirLogicalResult qsRunOnCPU(MlirModule module, MlirStringRef function,
   }
   OwningOpRef<ModuleOp> clone = m.clone();
   llvm::Expected<std::vector<HostTensor>> results =
-      runOnCPU(*clone, unwrap(function), hostInputs);
+      runner(*clone, unwrap(function), hostInputs);
   if (!results) {
     emitError(m.getLoc()) << llvm::toString(results.takeError());
     return mlirLogicalResultFailure();
@@ -125,4 +135,25 @@ MlirLogicalResult qsRunOnCPU(MlirModule module, MlirStringRef function,
   for (auto [i, r] : llvm::enumerate(*results))
     std::memcpy(outputs[i], r.bytes.data(), r.bytes.size());
   return mlirLogicalResultSuccess();
+}
+
+MlirLogicalResult qsRunOnCPU(MlirModule module, MlirStringRef function,
+                             intptr_t numInputs, const void *const *inputs,
+                             intptr_t numOutputs, void *const *outputs) {
+  return runWith(runCPU, module, function, numInputs, inputs, numOutputs,
+                 outputs);
+}
+
+MlirLogicalResult qsRunOnCUDA(MlirModule module, MlirStringRef function,
+                              intptr_t numInputs, const void *const *inputs,
+                              intptr_t numOutputs, void *const *outputs) {
+  return runWith(runOnCUDA, module, function, numInputs, inputs, numOutputs,
+                 outputs);
+}
+
+bool qsDescribeCUDADevice(MlirStringCallback callback, void *userData) {
+  llvm::Expected<std::string> device = describeCUDADevice();
+  std::string text = device ? *device : llvm::toString(device.takeError());
+  callback(mlirStringRefCreate(text.data(), text.size()), userData);
+  return static_cast<bool>(device);
 }

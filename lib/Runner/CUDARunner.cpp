@@ -15,13 +15,19 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/TargetSelect.h"
+#include <dlfcn.h>
 
 using namespace mlir;
 using namespace mlir::qs;
 
-#ifndef QS_CUDA_RUNTIME_LIBRARY
-#define QS_CUDA_RUNTIME_LIBRARY ""
-#endif
+/// The file of the loaded libQSCUDARuntime (the JIT loads it by path: in a
+/// Python extension it is not in the global symbol scope).
+static std::string runtimeLibraryPath() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&qsCudaInit), &info) && info.dli_fname)
+    return info.dli_fname;
+  return "";
+}
 
 static llvm::Error makeError(const Twine &message) {
   return llvm::make_error<llvm::StringError>(message,
@@ -107,9 +113,10 @@ mlir::qs::runOnCUDA(ModuleOp module, StringRef function,
   std::function<llvm::Error(llvm::Module *)> transformer =
       makeOptimizingTransformer(2, 0, nullptr);
   engineOptions.transformer = transformer;
+  std::string runtime = runtimeLibraryPath();
   SmallVector<StringRef> libs;
-  if (StringRef(QS_CUDA_RUNTIME_LIBRARY).size())
-    libs.push_back(QS_CUDA_RUNTIME_LIBRARY);
+  if (!runtime.empty())
+    libs.push_back(runtime);
   engineOptions.sharedLibPaths = libs;
   qsCudaClearError();
   auto engine = ExecutionEngine::create(module, engineOptions);

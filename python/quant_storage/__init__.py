@@ -11,12 +11,14 @@ from .quantizers import (DType, Quantizer, Float8Quantizer, Float8CurrentScaling
                          MXFP8Quantizer, Float8BlockQuantizer, NVFP4Quantizer)
 from .spec import TensorSpec
 from .graph import Graph, Function, Module, Value
-from .runtime import PIPELINES, run_pipeline, run_cpu, compile
+from .runtime import (PIPELINES, Compiled, compile, cuda_device, run_cpu, run_cuda,
+                      run_pipeline)
 from ._context import default_context
 
 __all__ = [
     "QSError", "Context", "DType", "Quantizer", "Float8Quantizer",
     "Float8CurrentScalingQuantizer", "MXFP8Quantizer", "Float8BlockQuantizer",
     "NVFP4Quantizer", "TensorSpec", "Graph", "Function", "Module", "Value", "PIPELINES",
-    "run_pipeline", "run_cpu", "compile", "default_context",
+    "run_pipeline", "run_cpu", "run_cuda", "cuda_device", "compile", "Compiled",
+    "default_context",
 ]

@@ -8,7 +8,7 @@ from ._dtypes import view_dtype
 from .graph import Graph, Module
 
 #: The named pipelines of quant-storage.
-PIPELINES = ("qs-storage-pipeline", "qs-cpu-pipeline")
+PIPELINES = ("qs-storage-pipeline", "qs-cpu-pipeline", "qs-nvptx-pipeline")
 
 
 def _module(m):
@@ -38,15 +38,7 @@ def _describe(flat):
     return f"argument {flat['origin']}"
 
 
-def run_cpu(module, function, *args):
-    """Runs `function` of a Module/Graph on the CPU through qs-cpu-pipeline
-    (the bit-exact reference numerics; the module is not modified).
-
-    Arguments follow the function's signature: a NumPy array per plain
-    tensor (bf16 as ml_dtypes.bfloat16 or uint16), and per quantized value a
-    dict {inner name: array} or a sequence in interface order. Results: an
-    array per plain tensor, an OrderedDict {inner name: array} per quantized
-    value (ml_dtypes views for bf16, FP8 and E8M0; uint8 for packed FP4)."""
+def _run(module, function, args, device):
     m = _module(module)._impl
     flat_in = m.flat_inputs(function)
     flat_out = m.flat_results(function)
@@ -65,7 +57,8 @@ def run_cpu(module, function, *args):
                 names = [f["inner"] for f in flat_in if f["origin"] == flat["origin"]]
                 arg = list(arg)[names.index(flat["inner"])]
         buffers.append(_to_bytes(arg, flat))
-    outputs = m.run_cpu(function, buffers)
+    outputs = m.run_cpu(function, buffers) if device == "cpu" else \
+        m.run_cuda(function, buffers)
     results = []
     for flat, data in zip(flat_out, outputs):
         array = np.frombuffer(data, dtype=view_dtype(flat["element"])).reshape(flat["shape"]).copy()
@@ -81,9 +74,83 @@ def run_cpu(module, function, *args):
     return results
 
 
-def compile(module, chip="sm_90a"):
-    """PTX (and a cubin where ptxas exists) for `chip`. Not available yet:
-    the NVPTX pipeline (qs-nvptx-pipeline) is the backend issue's work."""
-    raise NotImplementedError(
-        "compile(): qs-nvptx-pipeline does not exist yet in this build; "
-        "use run_cpu() for the reference numerics")
+def run_cpu(module, function, *args):
+    """Runs `function` of a Module/Graph on the CPU through qs-cpu-pipeline
+    (the bit-exact reference numerics; the module is not modified).
+
+    Arguments follow the function's signature: a NumPy array per plain
+    tensor (bf16 as ml_dtypes.bfloat16 or uint16), and per quantized value a
+    dict {inner name: array} or a sequence in interface order. Results: an
+    array per plain tensor, an OrderedDict {inner name: array} per quantized
+    value (ml_dtypes views for bf16, FP8 and E8M0; uint8 for packed FP4)."""
+    return _run(module, function, args, "cpu")
+
+
+def cuda_device():
+    """(True, "NAME (sm_XXa)") for the CUDA device run_cuda uses, or
+    (False, why there is none)."""
+    from . import _qs
+    return _qs.cuda_device()
+
+
+def run_cuda(module, function, *args):
+    """Same as run_cpu, on CUDA device 0: qs-nvptx-pipeline for the device's
+    chip (sm_90a or sm_100a), the generated kernels, inputs copied to the
+    device and results back. Raises QSError saying why if there is no usable
+    device (the CUDA driver is loaded at run time)."""
+    return _run(module, function, args, "cuda")
+
+
+class Compiled:
+    """The result of compile(): the lowered module's text (`ir`), the
+    gpu.binary object (`binary`: PTX text for format="isa", a cubin for
+    "bin", a fatbin for "fatbin"), `ptx` (the PTX text when format is
+    "isa", else None) and the kernel names (`kernels`)."""
+
+    def __init__(self, chip, fmt, ir, binary):
+        self.chip, self.format, self.ir, self.binary = chip, fmt, ir, binary
+        self.ptx = binary.decode() if fmt == "isa" else None
+        import re
+        # Launches in the host code name every kernel, in launch order.
+        self.kernels = list(dict.fromkeys(re.findall(r"@qs_kernels::@(\w+)", ir)))
+
+    def __repr__(self):
+        return (f"Compiled(chip={self.chip!r}, format={self.format!r}, "
+                f"kernels={self.kernels!r}, {len(self.binary)} bytes)")
+
+
+def _unescape(text):
+    import re
+    # MLIR prints string bytes outside printable ASCII as \XX.
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 2 < len(text) + 1 and re.match(r"[0-9A-Fa-f]{2}", text[i + 1:i + 3]):
+            out.append(int(text[i + 1:i + 3], 16))
+            i += 3
+        elif c == "\\" and i + 1 < len(text):
+            out.append(ord(text[i + 1]))
+            i += 2
+        else:
+            out.extend(c.encode())
+            i += 1
+    return bytes(out)
+
+
+def compile(module, chip="sm_90a", format="isa"):
+    """Compiles a clone of a Module/Graph with qs-nvptx-pipeline for `chip`
+    ("sm_90a" or "sm_100a"): `format` "isa" (PTX text, needs no CUDA),
+    "bin" (cubin) or "fatbin" (both; these need ptxas, found through
+    CUDA_HOME, PATH or /usr/local/cuda). Returns a Compiled; raises QSError
+    with the diagnostics if the module has ops without GPU kernels or the
+    chip is not supported."""
+    import re
+    if format not in ("isa", "bin", "fatbin"):
+        raise ValueError(f"format must be isa, bin or fatbin, got {format!r}")
+    m = _module(module).clone()
+    m.run_pipeline(f"qs-nvptx-pipeline{{chip={chip} format={format}}}")
+    ir = str(m)
+    found = re.search(r'gpu\.binary @qs_kernels\s*\[#gpu\.object<.*?(?:assembly = |bin = |\}, )"((?:[^"\\]|\\.)*)">\s*\]', ir)
+    binary = _unescape(found.group(1)) if found else b""
+    return Compiled(chip, format, ir, binary)

@@ -92,6 +92,58 @@ def test_pipeline_errors():
         qs.run_pipeline(g, "qs-flatten-storage")
 
 
-def test_compile_is_not_available_yet():
-    with pytest.raises(NotImplementedError, match="qs-nvptx-pipeline"):
-        qs.compile(quantize_graph((64, 128), qs.MXFP8Quantizer()), chip="sm_90a")
+def test_compile_ptx():
+    g = quantize_graph((64, 128), qs.MXFP8Quantizer())
+    c = qs.compile(g)
+    assert c.chip == "sm_90a" and c.format == "isa"
+    assert c.kernels == ["qs_quantize_init", "qs_quantize", "qs_dequantize"]
+    assert ".target sm_90a" in c.ptx and "cvt.rn.satfinite.e4m3x2.f32" in c.ptx
+    for kernel in c.kernels:
+        assert f".entry {kernel}(" in c.ptx
+    assert "gpu.binary @qs_kernels" in c.ir
+    # The graph itself is not modified.
+    assert "qs.quantize" in str(g)
+    c100 = qs.compile(g, chip="sm_100a")
+    assert ".target sm_100a" in c100.ptx
+
+
+def test_compile_binary():
+    import shutil, os
+    if not (shutil.which("ptxas") or os.environ.get("CUDA_HOME")
+            or os.access("/usr/local/cuda/bin/ptxas", os.X_OK)):
+        pytest.skip("no ptxas (CUDA toolkit) on this machine: cubin/fatbin need it")
+    g = quantize_graph((64, 128), qs.Float8CurrentScalingQuantizer())
+    assert qs.compile(g, format="bin").binary[:4] == b"\x7fELF"
+    assert qs.compile(g, format="fatbin").binary[:4] == b"\x50\xed\x55\xba"
+
+
+def test_compile_errors():
+    g = quantize_graph((64, 128), qs.MXFP8Quantizer())
+    with pytest.raises(qs.QSError, match="chip 'sm_80' is not supported; the kernels target sm_90a"):
+        qs.compile(g, chip="sm_80")
+    with pytest.raises(ValueError, match="format must be isa, bin or fatbin"):
+        qs.compile(g, format="cubin")
+    # No GEMM kernel yet: the error points at the Python line that built it.
+    g = qs.Graph()
+    f = g.function("linear", [qs.TensorSpec((128, 128), "bf16"), qs.TensorSpec((128, 128), "bf16")])
+    qx = f.quantize(f.args[0], qs.MXFP8Quantizer())
+    qw = f.quantize(f.args[1], qs.MXFP8Quantizer())
+    f.returns(f.gemm(qw, qx, layout="TN"))
+    with pytest.raises(qs.QSError, match=r"test_runtime.py.*'qs.gemm_buffers' op has no GPU kernel yet"):
+        qs.compile(g)
+
+
+def test_run_cuda():
+    found, text = qs.cuda_device()
+    g = quantize_graph((64, 128), qs.MXFP8Quantizer())
+    x = np.linspace(-3, 3, 64 * 128, dtype=np.float32).reshape(64, 128).astype(ml_dtypes.bfloat16)
+    if not found:
+        assert "no CUDA device" in text or "compute capability" in text
+        with pytest.raises(qs.QSError, match="no CUDA device|compute capability"):
+            qs.run_cuda(g, "quantize", x)
+        return
+    gpu = qs.run_cuda(g, "quantize", x)
+    cpu = qs.run_cpu(g, "quantize", x)
+    for name in cpu[0]:
+        np.testing.assert_array_equal(gpu[0][name].view(np.uint8), cpu[0][name].view(np.uint8))
+    np.testing.assert_array_equal(gpu[1].view(np.uint32), cpu[1].view(np.uint32))
