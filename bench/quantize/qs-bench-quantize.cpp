@@ -15,6 +15,7 @@
 
 #include "qs/InitAll.h"
 #include "qs/Pipelines/Pipelines.h"
+#include "qs/Runner/LaunchPlan.h"
 #include "qs/Runtime/CUDARuntime.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -62,29 +63,6 @@ const Family kFamilies[] = {
     {"nvfp4", "nvfp4<>"},
 };
 
-/// One launch: kernel name, grid, block, and the buffer (index into
-/// Plan::buffers) of each argument.
-struct Launch {
-  std::string kernel;
-  int64_t grid = 0, block = 0;
-  std::vector<unsigned> args;
-};
-
-/// Device buffers: function arguments (the input first, then the results
-/// as out-parameters) and allocations made by the host code.
-struct Buffer {
-  int64_t bytes = 0;
-  int argument = -1; // function argument index, -1 for gpu.alloc
-};
-
-struct Plan {
-  std::vector<Buffer> buffers;
-  std::vector<Launch> launches;
-  std::string binary; // gpu.binary object (cubin/fatbin or PTX)
-  bool isPTX = false;
-  int64_t inputBytes = 0, outputBytes = 0;
-};
-
 std::string withUsage(StringRef attr, StringRef usage) {
   std::string flag = usage == "row"   ? "columnwise = false"
                      : usage == "col" ? "rowwise = false"
@@ -115,95 +93,34 @@ std::string moduleText(int64_t n, StringRef attr, StringRef chip) {
   return s;
 }
 
-int64_t bytesOf(Type type) {
-  auto m = cast<MemRefType>(type);
-  return m.getNumElements() * m.getElementTypeBitWidth() / 8;
-}
-
-/// The buffer a memref value is a view of.
-Value rootOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto c = dyn_cast<memref::CollapseShapeOp>(def))
-      v = c.getSrc();
-    else if (auto e = dyn_cast<memref::ExpandShapeOp>(def))
-      v = e.getSrc();
-    else if (auto c = dyn_cast<memref::CastOp>(def))
-      v = c.getSource();
-    else
-      break;
-  }
-  return v;
-}
+/// A plan plus the bytes a quantize moves at least (input read, every
+/// inner tensor written).
+struct Plan {
+  qs::LaunchPlan launch;
+  int64_t inputBytes = 0, outputBytes = 0;
+};
 
 FailureOr<Plan> makePlan(MLIRContext &ctx, StringRef text, StringRef chip,
-                         std::string &error) {
+                         bool delayed) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
-  if (!module) {
-    error = "parse error";
+  if (!module)
     return failure();
-  }
   qs::NVPTXPipelineOptions options;
   options.chip = chip.str();
-  PassManager host(&ctx);
-  qs::buildNVPTXHostPipeline(host, options);
-  if (failed(host.run(*module))) {
-    error = "host pipeline failed";
+  FailureOr<qs::LaunchPlan> launch =
+      qs::compileLaunchPlan(*module, "f", options);
+  if (failed(launch))
     return failure();
-  }
   Plan plan;
-  auto f = module->lookupSymbol<func::FuncOp>("f");
-  llvm::DenseMap<Value, unsigned> bufferOf;
-  auto bufferIndex = [&](Value v) -> unsigned {
-    v = rootOf(v);
-    auto it = bufferOf.find(v);
-    if (it != bufferOf.end())
-      return it->second;
-    Buffer b;
-    b.bytes = bytesOf(v.getType());
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      b.argument = arg.getArgNumber();
-    plan.buffers.push_back(b);
-    return bufferOf[v] = plan.buffers.size() - 1;
-  };
-  for (BlockArgument arg : f.getArguments()) {
-    unsigned i = bufferIndex(arg);
-    // Inputs: x (and the delayed scale/amax state); the rest are results.
-    if (arg.getArgNumber() == 0)
-      plan.inputBytes += plan.buffers[i].bytes;
-    else if (arg.getArgNumber() >= (f.getNumArguments() > 3 &&
-                                            text.contains("fp8_delayed")
-                                        ? 3u
-                                        : 1u))
-      plan.outputBytes += plan.buffers[i].bytes;
+  plan.launch = std::move(*launch);
+  // Arguments: x (+ scale and amax state for delayed scaling), then results.
+  int firstResult = delayed ? 3 : 1;
+  for (const qs::LaunchPlan::Buffer &b : plan.launch.buffers) {
+    if (b.argument == 0)
+      plan.inputBytes += b.bytes;
+    else if (b.argument >= firstResult)
+      plan.outputBytes += b.bytes;
   }
-  f.walk([&](func::CallOp call) {
-    auto callee = module->lookupSymbol<func::FuncOp>(call.getCallee());
-    gpu::LaunchFuncOp launchOp;
-    callee.walk([&](gpu::LaunchFuncOp l) { launchOp = l; });
-    if (!launchOp)
-      return;
-    Launch launch;
-    launch.kernel = launchOp.getKernelName().str();
-    launch.grid = getConstantIntValue(launchOp.getGridSizeX()).value_or(0);
-    launch.block = getConstantIntValue(launchOp.getBlockSizeX()).value_or(0);
-    for (Value a : call.getOperands())
-      launch.args.push_back(bufferIndex(a));
-    plan.launches.push_back(launch);
-  });
-
-  PassManager lower(&ctx);
-  qs::buildNVPTXLoweringPipeline(lower, options);
-  if (failed(lower.run(*module))) {
-    error = "lowering pipeline failed";
-    return failure();
-  }
-  module->walk([&](gpu::BinaryOp binary) {
-    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
-    plan.binary = object.getObject().getValue().str();
-    plan.isPTX = object.getFormat() == gpu::CompilationTarget::Assembly;
-  });
-  if (plan.isPTX)
-    plan.binary.push_back('\0');
   return plan;
 }
 
@@ -212,7 +129,7 @@ struct Timing {
   std::string error;
 };
 
-Timing runPlan(const Plan &plan, void *copyDst) {
+Timing runPlan(const qs::LaunchPlan &plan) {
   Timing t;
   auto fail = [&](const char *what) {
     t.error = std::string(what) + ": " + qsCudaLastError();
@@ -222,43 +139,46 @@ Timing runPlan(const Plan &plan, void *copyDst) {
   if (!module)
     return fail("load");
   std::vector<void *> functions;
-  for (const Launch &l : plan.launches) {
-    functions.push_back(qsCudaGetFunction(module, l.kernel.c_str()));
-    if (!functions.back())
+  for (const qs::LaunchPlan::Step &s : plan.steps) {
+    functions.push_back(s.isCopy ? nullptr
+                                 : qsCudaGetFunction(module, s.kernel.c_str()));
+    if (!s.isCopy && !functions.back())
       return fail("function");
   }
   std::vector<void *> device;
-  for (const Buffer &b : plan.buffers) {
+  for (const qs::LaunchPlan::Buffer &b : plan.buffers) {
     device.push_back(qsCudaMalloc(b.bytes));
     if (!device.back())
       return fail("malloc");
   }
   // Random normal bf16 input; scale 1, amax state 0 for delayed scaling.
-  {
-    const Buffer &in = plan.buffers[0];
-    std::vector<uint16_t> host(in.bytes / 2);
-    std::mt19937 rng(1);
-    std::normal_distribution<float> normal;
-    for (uint16_t &h : host) {
-      float v = normal(rng);
-      uint32_t bits;
-      std::memcpy(&bits, &v, 4);
-      h = static_cast<uint16_t>(bits >> 16);
-    }
-    qsCudaCopy(device[0], host.data(), in.bytes);
-    for (auto [i, b] : llvm::enumerate(plan.buffers))
-      if (b.argument == 1 || b.argument == 2) {
-        float v = b.argument == 1 ? 1.0f : 0.0f;
-        qsCudaCopy(device[i], &v, 4);
+  for (auto [i, b] : llvm::enumerate(plan.buffers)) {
+    if (b.argument == 0) {
+      std::vector<uint16_t> host(b.bytes / 2);
+      std::mt19937 rng(1);
+      std::normal_distribution<float> normal;
+      for (uint16_t &h : host) {
+        float v = normal(rng);
+        uint32_t bits;
+        std::memcpy(&bits, &v, 4);
+        h = static_cast<uint16_t>(bits >> 16);
       }
+      qsCudaCopy(device[i], host.data(), b.bytes);
+    } else if (b.bytes == 4) {
+      float v = b.argument == 1 ? 1.0f : 0.0f;
+      qsCudaCopy(device[i], &v, 4);
+    }
   }
-  std::vector<std::vector<void *>> params(plan.launches.size());
-  for (auto [i, l] : llvm::enumerate(plan.launches))
-    for (unsigned a : l.args)
+  std::vector<std::vector<void *>> params(plan.steps.size());
+  for (auto [i, s] : llvm::enumerate(plan.steps))
+    for (unsigned a : s.args)
       params[i].push_back(&device[a]);
+  // The kernels only: the copies into out-parameters are an artifact of the
+  // calling convention (results returned by copy), not of quantization.
   auto once = [&]() {
-    for (auto [i, l] : llvm::enumerate(plan.launches))
-      if (qsCudaLaunch(functions[i], l.grid, l.block, 0, params[i].data()))
+    for (auto [i, s] : llvm::enumerate(plan.steps))
+      if (!s.isCopy &&
+          qsCudaLaunch(functions[i], s.grid, s.block, 0, params[i].data()))
         return false;
     return true;
   };
@@ -273,7 +193,6 @@ Timing runPlan(const Plan &plan, void *copyDst) {
   t.ms = qsCudaEventElapsedMs(start, end) / iterations;
   if (qsCudaSynchronize() || t.ms < 0)
     return fail("run");
-  (void)copyDst;
   qsCudaEventDestroy(start);
   qsCudaEventDestroy(end);
   for (void *p : device)
@@ -348,27 +267,31 @@ int main(int argc, char **argv) {
       if (familiesOpt != "all" && !llvm::is_contained(families, fam.name))
         continue;
       for (StringRef usage : usages) {
-        std::string error;
         std::string text = moduleText(n, withUsage(fam.attr, usage), chip);
-        FailureOr<Plan> plan = makePlan(ctx, text, chip, error);
+        FailureOr<Plan> plan = makePlan(ctx, text, chip,
+                                        StringRef(fam.attr).starts_with("fp8_delayed"));
         if (failed(plan)) {
-          llvm::outs() << fam.name << " " << usage << ": " << error << "\n";
+          llvm::outs() << fam.name << " " << usage << ": compilation failed\n";
           ++failures;
           continue;
         }
         double mib = (plan->inputBytes + plan->outputBytes) / 1048576.0;
         std::string kernels;
-        for (const Launch &l : plan->launches)
-          kernels += (kernels.empty() ? "" : "+") + std::to_string(l.grid);
+        size_t launches = 0;
+        for (const qs::LaunchPlan::Step &l : plan->launch.steps)
+          if (!l.isCopy) {
+            kernels += (kernels.empty() ? "" : "+") + std::to_string(l.grid);
+            ++launches;
+          }
         if (!device) {
           llvm::outs() << llvm::format("%-16s %-5s %6ld %8zu %6.0f %10s %10s %10s %7s",
                                        fam.name, usage.str().c_str(), n,
-                                       plan->launches.size(), mib, "-", "-",
+                                       launches, mib, "-", "-",
                                        "-", "-")
                        << "   grids " << kernels << "\n";
           continue;
         }
-        Timing t = runPlan(*plan, nullptr);
+        Timing t = runPlan(plan->launch);
         if (!t.error.empty()) {
           llvm::outs() << fam.name << " " << usage << ": " << t.error << "\n";
           ++failures;
@@ -377,7 +300,7 @@ int main(int argc, char **argv) {
         double gbs = (plan->inputBytes + plan->outputBytes) / (t.ms * 1e6);
         llvm::outs() << llvm::format("%-16s %-5s %6ld %8zu %6.0f %10.1f %10.0f %10.0f %6.1f%%\n",
                                      fam.name, usage.str().c_str(), n,
-                                     plan->launches.size(), mib, t.ms * 1000,
+                                     launches, mib, t.ms * 1000,
                                      gbs, copyGBs, 100.0 * gbs / copyGBs);
       }
     }

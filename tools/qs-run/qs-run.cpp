@@ -13,6 +13,9 @@
 #include "NpyIO.h"
 #include "qs/InitAll.h"
 #include "qs/Runner/CPURunner.h"
+#include "qs/Runner/LaunchPlan.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -42,6 +45,22 @@ static cl::opt<std::string>
                     "(qs-nvptx-pipeline on CUDA device 0, sm_90a or "
                     "sm_100a; the driver is loaded at run time)"),
            cl::init("cpu"));
+static cl::opt<std::string> exportPlan(
+    "export-cuda-plan",
+    cl::desc("Compile --function with qs-nvptx-pipeline and write its launch "
+             "plan (DIR/plan.json, DIR/kernels.bin: buffers, kernel launches, "
+             "copies, the gpu.binary) instead of running it; "
+             "scripts/device-run.py replays plans on a GPU machine without "
+             "MLIR"),
+    cl::value_desc("DIR"));
+static cl::opt<std::string> planChip(
+    "chip",
+    cl::desc("With --export-cuda-plan: sm_90a or sm_100a (default: the "
+             "module's qs.chip, else sm_90a)"));
+static cl::opt<std::string> planFormat(
+    "format",
+    cl::desc("With --export-cuda-plan: isa, bin, fatbin or auto (default)"),
+    cl::init("auto"));
 static cl::opt<bool> cudaInfo(
     "cuda-info",
     cl::desc("Print the CUDA device --device=cuda would use and exit (exit "
@@ -115,6 +134,44 @@ static FailureOr<std::string> stripAt(const std::string &value,
   return value.substr(1);
 }
 
+/// --export-cuda-plan: compile and write DIR/plan.json and DIR/kernels.bin.
+static int writePlan(ModuleOp module, const FlatSignature &signature) {
+  std::string chip = planChip;
+  if (chip.empty()) {
+    auto named = module->getAttrOfType<StringAttr>("qs.chip");
+    chip = named ? named.getValue().str() : "sm_90a";
+  }
+  NVPTXPipelineOptions options;
+  options.chip = chip;
+  options.format = planFormat;
+  FailureOr<LaunchPlan> plan = compileLaunchPlan(module, function, options);
+  if (failed(plan))
+    return 1;
+  if (std::error_code ec = llvm::sys::fs::create_directories(exportPlan))
+    return error("cannot create " + exportPlan + ": " + ec.message());
+  auto write = [&](StringRef name, StringRef bytes) -> bool {
+    llvm::SmallString<256> path(exportPlan);
+    llvm::sys::path::append(path, name);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return false;
+    os << bytes;
+    return true;
+  };
+  if (!write("plan.json", plan->toJSON()) || !write("kernels.bin", plan->binary))
+    return error("cannot write the plan into " + exportPlan);
+  size_t launches = llvm::count_if(
+      plan->steps, [](const LaunchPlan::Step &s) { return !s.isCopy; });
+  llvm::outs() << "qs-run: @" << function << " for " << chip << ": "
+               << launches << " kernel launch(es), " << plan->buffers.size()
+               << " buffers (" << signature.inputs.size() << " inputs, "
+               << signature.results.size() << " results), " << plan->format
+               << " binary of " << plan->binary.size() << " bytes -> "
+               << exportPlan << "\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv,
@@ -161,6 +218,8 @@ int main(int argc, char **argv) {
     printFlat(llvm::outs(), *signature);
     return 0;
   }
+  if (!exportPlan.empty())
+    return writePlan(*module, *signature);
   if (inputs.size() != signature->inputs.size() ||
       outputs.size() != signature->results.size()) {
     llvm::errs() << "qs-run: @" << function << " takes "

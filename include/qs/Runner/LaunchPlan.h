@@ -1,0 +1,64 @@
+//===- LaunchPlan.h - the kernel launches of a compiled function -*- C++ -*-===//
+//
+// What the host code of a qs-nvptx-pipeline function does, as data: its
+// device buffers (the function's flattened arguments, inputs then results,
+// and the buffers it allocates) and, in order, its kernel launches and
+// device-to-device copies, plus the gpu.binary holding the kernels. A
+// launch plan replays the function without MLIR or LLVM on the GPU machine
+// (scripts/device-run.py) and is what qs-bench-quantize times.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QS_RUNNER_LAUNCHPLAN_H
+#define QS_RUNNER_LAUNCHPLAN_H
+
+#include "qs/Pipelines/Pipelines.h"
+#include "mlir/IR/BuiltinOps.h"
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace qs {
+
+struct LaunchPlan {
+  struct Buffer {
+    int64_t bytes = 0;
+    /// Index among the function's flattened arguments (inputs, then the
+    /// results as out-parameters), or -1 for a buffer the host code
+    /// allocates.
+    int argument = -1;
+  };
+  struct Step {
+    /// A kernel launch (1-D grid and block; one pointer argument per
+    /// buffer in `args`), or a copy of `bytes` from `src` to `dst`.
+    bool isCopy = false;
+    std::string kernel;
+    int64_t grid = 0, block = 0;
+    std::vector<unsigned> args;
+    unsigned dst = 0, src = 0;
+    int64_t bytes = 0;
+  };
+  std::vector<Buffer> buffers;
+  std::vector<Step> steps;
+  /// The gpu.binary object and its format ("isa": NUL-terminated PTX,
+  /// "bin": cubin, "fatbin").
+  std::string binary;
+  std::string format;
+  std::string chip;
+
+  /// {"chip", "format", "buffers": [{"bytes", "argument"}], "steps":
+  /// [{"kernel", "grid", "block", "args"} | {"copy": {"dst", "src",
+  /// "bytes"}}]}.
+  std::string toJSON() const;
+};
+
+/// Compiles `module` in place with qs-nvptx-pipeline (`options`) and
+/// returns the launch plan of `function`; fails with a diagnostic if the
+/// pipeline fails or the host code does something a plan cannot express.
+FailureOr<LaunchPlan> compileLaunchPlan(ModuleOp module, StringRef function,
+                                        const NVPTXPipelineOptions &options);
+
+} // namespace qs
+} // namespace mlir
+
+#endif // QS_RUNNER_LAUNCHPLAN_H

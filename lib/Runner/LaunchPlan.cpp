@@ -1,0 +1,142 @@
+//===- LaunchPlan.cpp - the kernel launches of a compiled function --------===//
+
+#include "qs/Runner/LaunchPlan.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+
+/// The buffer a memref value is a view of.
+static Value rootOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto c = dyn_cast<memref::CollapseShapeOp>(def))
+      v = c.getSrc();
+    else if (auto e = dyn_cast<memref::ExpandShapeOp>(def))
+      v = e.getSrc();
+    else if (auto c = dyn_cast<memref::CastOp>(def))
+      v = c.getSource();
+    else
+      break;
+  }
+  return v;
+}
+
+static int64_t bytesOf(Type type) {
+  auto m = cast<MemRefType>(type);
+  return m.getNumElements() * m.getElementTypeBitWidth() / 8;
+}
+
+FailureOr<LaunchPlan>
+mlir::qs::compileLaunchPlan(ModuleOp module, StringRef function,
+                            const NVPTXPipelineOptions &options) {
+  MLIRContext *ctx = module.getContext();
+  PassManager host(ctx);
+  buildNVPTXHostPipeline(host, options);
+  if (failed(host.run(module)))
+    return failure();
+  auto f = module.lookupSymbol<func::FuncOp>(function);
+  if (!f)
+    return module.emitError() << "no function @" << function;
+  LaunchPlan plan;
+  plan.chip = options.chip;
+  llvm::DenseMap<Value, unsigned> bufferOf;
+  auto bufferIndex = [&](Value v) -> unsigned {
+    v = rootOf(v);
+    auto it = bufferOf.find(v);
+    if (it != bufferOf.end())
+      return it->second;
+    LaunchPlan::Buffer b;
+    b.bytes = bytesOf(v.getType());
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      b.argument = arg.getArgNumber();
+    plan.buffers.push_back(b);
+    return bufferOf[v] = plan.buffers.size() - 1;
+  };
+  for (BlockArgument arg : f.getArguments())
+    bufferIndex(arg);
+  bool bad = false;
+  f.walk([&](Operation *op) {
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      gpu::LaunchFuncOp launch;
+      if (callee)
+        callee.walk([&](gpu::LaunchFuncOp l) { launch = l; });
+      if (!launch) {
+        call.emitError() << "launch plan: a call that is not a kernel launch";
+        bad = true;
+        return;
+      }
+      LaunchPlan::Step step;
+      step.kernel = launch.getKernelName().str();
+      step.grid = getConstantIntValue(launch.getGridSizeX()).value_or(0);
+      step.block = getConstantIntValue(launch.getBlockSizeX()).value_or(0);
+      for (Value a : call.getOperands())
+        step.args.push_back(bufferIndex(a));
+      plan.steps.push_back(step);
+    } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
+      LaunchPlan::Step step;
+      step.isCopy = true;
+      step.dst = bufferIndex(copy.getDst());
+      step.src = bufferIndex(copy.getSrc());
+      step.bytes = bytesOf(copy.getSrc().getType());
+      plan.steps.push_back(step);
+    }
+  });
+  if (bad)
+    return failure();
+
+  PassManager lower(ctx);
+  buildNVPTXLoweringPipeline(lower, options);
+  if (failed(lower.run(module)))
+    return failure();
+  module.walk([&](gpu::BinaryOp binary) {
+    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+    plan.binary = object.getObject().getValue().str();
+    switch (object.getFormat()) {
+    case gpu::CompilationTarget::Assembly:
+      plan.format = "isa";
+      plan.binary.push_back('\0');
+      break;
+    case gpu::CompilationTarget::Binary:
+      plan.format = "bin";
+      break;
+    default:
+      plan.format = "fatbin";
+      break;
+    }
+  });
+  return plan;
+}
+
+std::string LaunchPlan::toJSON() const {
+  llvm::json::Array bufs, stepList;
+  for (const Buffer &b : buffers)
+    bufs.push_back(llvm::json::Object{{"bytes", b.bytes}, {"argument", b.argument}});
+  for (const Step &s : steps) {
+    if (s.isCopy) {
+      stepList.push_back(llvm::json::Object{
+          {"copy", llvm::json::Object{{"dst", s.dst}, {"src", s.src}, {"bytes", s.bytes}}}});
+      continue;
+    }
+    llvm::json::Array args;
+    for (unsigned a : s.args)
+      args.push_back(a);
+    stepList.push_back(llvm::json::Object{{"kernel", s.kernel},
+                                          {"grid", s.grid},
+                                          {"block", s.block},
+                                          {"args", std::move(args)}});
+  }
+  llvm::json::Object root{{"chip", chip},
+                          {"format", format},
+                          {"buffers", std::move(bufs)},
+                          {"steps", std::move(stepList)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)));
+  return text;
+}

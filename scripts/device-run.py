@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Replays a bundle made by scripts/device_bundle.py on a CUDA device, with
+nothing but the CUDA driver (ctypes on libcuda.so.1) and numpy:
+
+  check/  every case: inputs copied in, the plan's launches and copies run,
+          results compared byte for byte with the numpy reference's bytes
+          (NaN equal to NaN for dequantized values);
+  bench/  every plan: random normal bf16 input, the kernels timed with CUDA
+          events (mean of --iters after --warmup), GB/s = (input bytes +
+          every result's bytes) / time, next to a device-to-device copy of
+          the input measured in the same run (2 x bytes / time).
+
+  python3 scripts/device-run.py BUNDLE [--iters 20] [--warmup 3]
+
+Exit code 1 if any check fails or the device is unusable."""
+
+import argparse
+import ctypes
+import json
+import os
+import sys
+
+import numpy as np
+
+
+class Cuda:
+    def __init__(self):
+        self.lib = ctypes.CDLL("libcuda.so.1")
+        self.call("cuInit", 0)
+        dev = ctypes.c_int()
+        self.call("cuDeviceGet", ctypes.byref(dev), 0)
+        self.ctx = ctypes.c_void_p()
+        self.call("cuDevicePrimaryCtxRetain", ctypes.byref(self.ctx), dev)
+        self.call("cuCtxSetCurrent", self.ctx)
+        name = ctypes.create_string_buffer(256)
+        self.call("cuDeviceGetName", name, 256, dev)
+        major, minor = ctypes.c_int(), ctypes.c_int()
+        self.call("cuDeviceGetAttribute", ctypes.byref(major), 75, dev)
+        self.call("cuDeviceGetAttribute", ctypes.byref(minor), 76, dev)
+        self.name = f"{name.value.decode()} (compute capability {major.value}.{minor.value})"
+
+    def call(self, fn, *args):
+        result = getattr(self.lib, fn)(*args)
+        if result != 0:
+            text = ctypes.c_char_p()
+            self.lib.cuGetErrorString(result, ctypes.byref(text))
+            raise RuntimeError(f"{fn} failed: {text.value.decode() if text.value else result}")
+
+    def malloc(self, n):
+        p = ctypes.c_uint64()
+        self.call("cuMemAlloc_v2", ctypes.byref(p), ctypes.c_size_t(max(n, 1)))
+        return p.value
+
+    def free(self, p):
+        self.call("cuMemFree_v2", ctypes.c_uint64(p))
+
+    def to_device(self, p, array):
+        a = np.ascontiguousarray(array)
+        self.call("cuMemcpyHtoD_v2", ctypes.c_uint64(p), a.ctypes.data_as(ctypes.c_void_p),
+                  ctypes.c_size_t(a.nbytes))
+
+    def to_host(self, p, n):
+        out = np.empty(n, np.uint8)
+        self.call("cuMemcpyDtoH_v2", out.ctypes.data_as(ctypes.c_void_p), ctypes.c_uint64(p),
+                  ctypes.c_size_t(n))
+        return out
+
+    def copy(self, dst, src, n):
+        self.call("cuMemcpyDtoD_v2", ctypes.c_uint64(dst), ctypes.c_uint64(src), ctypes.c_size_t(n))
+
+    def load(self, image):
+        module = ctypes.c_void_p()
+        buf = ctypes.create_string_buffer(image, len(image))
+        self.call("cuModuleLoadData", ctypes.byref(module), buf)
+        return module
+
+    def function(self, module, name):
+        f = ctypes.c_void_p()
+        self.call("cuModuleGetFunction", ctypes.byref(f), module, name.encode())
+        return f
+
+    def launch(self, f, grid, block, pointers):
+        holders = [ctypes.c_uint64(p) for p in pointers]
+        params = (ctypes.c_void_p * len(holders))(
+            *[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
+        self.call("cuLaunchKernel", f, grid, 1, 1, block, 1, 1, 0, None, params, None)
+
+    def sync(self):
+        self.call("cuCtxSynchronize")
+
+    def event(self):
+        e = ctypes.c_void_p()
+        self.call("cuEventCreate", ctypes.byref(e), 0)
+        return e
+
+    def elapsed_ms(self, start, end):
+        self.call("cuEventSynchronize", end)
+        ms = ctypes.c_float()
+        self.call("cuEventElapsedTime", ctypes.byref(ms), start, end)
+        return ms.value
+
+
+class Plan:
+    def __init__(self, cuda, directory):
+        self.cuda = cuda
+        with open(os.path.join(directory, "plan.json")) as f:
+            self.plan = json.load(f)
+        with open(os.path.join(directory, "kernels.bin"), "rb") as f:
+            self.module = cuda.load(f.read())
+        self.functions = {s["kernel"]: cuda.function(self.module, s["kernel"])
+                          for s in self.plan["steps"] if "kernel" in s}
+        self.buffers = [cuda.malloc(b["bytes"]) for b in self.plan["buffers"]]
+
+    def argument(self, i):
+        for b, p in zip(self.plan["buffers"], self.buffers):
+            if b["argument"] == i:
+                return b, p
+        raise KeyError(i)
+
+    def run(self, kernels_only=False):
+        for s in self.plan["steps"]:
+            if "copy" in s:
+                if not kernels_only:
+                    c = s["copy"]
+                    self.cuda.copy(self.buffers[c["dst"]], self.buffers[c["src"]], c["bytes"])
+                continue
+            self.cuda.launch(self.functions[s["kernel"]], s["grid"], s["block"],
+                             [self.buffers[a] for a in s["args"]])
+
+    def free(self):
+        for p in self.buffers:
+            self.cuda.free(p)
+        self.cuda.call("cuModuleUnload", self.module)
+
+
+def check(cuda, directory):
+    with open(os.path.join(directory, "case.json")) as f:
+        case = json.load(f)
+    plan = Plan(cuda, directory)
+    try:
+        for i in range(case["inputs"]):
+            buf, p = plan.argument(i)
+            cuda.to_device(p, np.load(os.path.join(directory, f"in{i}.npy")))
+        plan.run()
+        cuda.sync()
+        problems = []
+        for j, name in enumerate(case["results"]):
+            want = np.load(os.path.join(directory, f"want{j}.npy"))
+            buf, p = plan.argument(case["inputs"] + j)
+            got = cuda.to_host(p, buf["bytes"])
+            want_bytes = np.ascontiguousarray(want).view(np.uint8).reshape(-1)
+            if case.get("nan_equal"):
+                g = got.view(np.float32)
+                w = want_bytes.view(np.float32)
+                same = (g.view(np.uint32) == w.view(np.uint32)) | (np.isnan(g) & np.isnan(w))
+            else:
+                same = got == want_bytes
+            if got.size != want_bytes.size:
+                problems.append(f"{name}: {got.size} bytes, expected {want_bytes.size}")
+            elif not same.all():
+                k = int(np.argmin(same))
+                problems.append(f"{name}: {int((~same).sum())} of {same.size} differ, first at "
+                                f"{k}: got {got[k] if not case.get('nan_equal') else g[k]!r}, "
+                                f"expected {want_bytes[k] if not case.get('nan_equal') else w[k]!r}")
+        return problems
+    finally:
+        plan.free()
+
+
+def bench(cuda, directory, iters, warmup):
+    with open(os.path.join(directory, "case.json")) as f:
+        case = json.load(f)
+    plan = Plan(cuda, directory)
+    try:
+        buf, p = plan.argument(0)
+        rng = np.random.default_rng(1)
+        x = rng.standard_normal(buf["bytes"] // 2, dtype=np.float32)
+        cuda.to_device(p, (x.view(np.uint32) >> 16).astype(np.uint16))
+        if case["inputs"] == 3:  # delayed: scale 1, amax state 0
+            cuda.to_device(plan.argument(1)[1], np.array([1.0], np.float32))
+            cuda.to_device(plan.argument(2)[1], np.array([0.0], np.float32))
+        moved = buf["bytes"] + sum(b["bytes"] for b in plan.plan["buffers"]
+                                   if b["argument"] >= case["inputs"])
+        for _ in range(warmup):
+            plan.run(kernels_only=True)
+        start, end = cuda.event(), cuda.event()
+        cuda.call("cuEventRecord", start, None)
+        for _ in range(iters):
+            plan.run(kernels_only=True)
+        cuda.call("cuEventRecord", end, None)
+        ms = cuda.elapsed_ms(start, end) / iters
+        kernels = sum(1 for s in plan.plan["steps"] if "kernel" in s)
+        return case, moved, ms, kernels
+    finally:
+        plan.free()
+
+
+def copy_gbs(cuda, nbytes, iters, warmup):
+    a, b = cuda.malloc(nbytes), cuda.malloc(nbytes)
+    for _ in range(warmup):
+        cuda.copy(b, a, nbytes)
+    start, end = cuda.event(), cuda.event()
+    cuda.call("cuEventRecord", start, None)
+    for _ in range(iters):
+        cuda.copy(b, a, nbytes)
+    cuda.call("cuEventRecord", end, None)
+    ms = cuda.elapsed_ms(start, end) / iters
+    cuda.free(a)
+    cuda.free(b)
+    return 2 * nbytes / (ms * 1e6)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("bundle")
+    parser.add_argument("--iters", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    args = parser.parse_args()
+    try:
+        cuda = Cuda()
+    except (OSError, RuntimeError) as error:
+        print(f"device-run: no usable CUDA device ({error})")
+        return 1
+    print(f"device: {cuda.name}")
+    failures = 0
+    check_dir = os.path.join(args.bundle, "check")
+    cases = sorted(os.listdir(check_dir)) if os.path.isdir(check_dir) else []
+    for name in cases:
+        try:
+            problems = check(cuda, os.path.join(check_dir, name))
+        except RuntimeError as error:
+            problems = [str(error)]
+        if problems:
+            failures += 1
+            print(f"FAIL {name}: " + "; ".join(problems))
+    print(f"checks: {len(cases) - failures} of {len(cases)} bit-exact to the numpy reference")
+    bench_dir = os.path.join(args.bundle, "bench")
+    plans = sorted(os.listdir(bench_dir)) if os.path.isdir(bench_dir) else []
+    if plans:
+        print(f"{'family':<16} {'usage':<5} {'size':>6} {'kernels':>7} {'MiB':>6} {'time us':>9} "
+              f"{'GB/s':>7} {'copy GB/s':>9} {'ratio':>7}")
+    copies = {}
+    rows = []
+    for name in plans:
+        try:
+            case, moved, ms, kernels = bench(cuda, os.path.join(bench_dir, name), args.iters, args.warmup)
+        except RuntimeError as error:
+            failures += 1
+            print(f"FAIL bench {name}: {error}")
+            continue
+        n = case["n"]
+        if n not in copies:
+            copies[n] = copy_gbs(cuda, n * n * 2, args.iters, args.warmup)
+        gbs = moved / (ms * 1e6)
+        rows.append((case["family"], case["usage"], n, kernels, moved / 2**20, ms * 1000, gbs,
+                     copies[n], 100 * gbs / copies[n]))
+    order = {"row": 0, "col": 1, "both": 2}
+    for r in sorted(rows, key=lambda r: (r[2], r[0], order[r[1]])):
+        print(f"{r[0]:<16} {r[1]:<5} {r[2]:>6} {r[3]:>7} {r[4]:>6.0f} {r[5]:>9.1f} {r[6]:>7.0f} "
+              f"{r[7]:>9.0f} {r[8]:>6.1f}%")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

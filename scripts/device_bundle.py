@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Prepares, on the build machine, everything the GPU machine needs to check
+and time the generated kernels without MLIR or LLVM there (it has no
+libMLIR, and nothing can be installed on it): launch plans
+(qs-run --export-cuda-plan: buffers, launches, copies, the cubin/fatbin) and,
+for the correctness cases, the inputs and the bytes the independent numpy
+reference expects. scripts/device-run.py replays it all on the device.
+
+  scripts/device_bundle.py OUT_DIR [--chip sm_90a] [--bench-sizes 4096,8192,16384]
+
+Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,in*.npy,want*.npy,case.json}
+        OUT_DIR/bench/<family>-<usage>-<n>/{plan.json,kernels.bin,case.json}"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "test", "numerics"))
+import harness as h  # noqa: E402
+import qs_reference as ref  # noqa: E402
+
+QS_RUN = os.path.join(ROOT, "build", "bin", "qs-run")
+
+# (family, params, shape, nominal) for the bit-exact checks: every family and
+# usage, aligned and unaligned shapes, bf16 and f32 inputs.
+CHECKS = []
+for family, params, shapes in [
+        ("fp8_current", {}, [(256, 512), (3, 40, 72)]),
+        ("fp8_current", dict(fp8_dtype="f8E5M2", force_pow_2_scales=True), [(64, 96)]),
+        ("mxfp8", {}, [(256, 512), (2, 32, 96)]),
+        ("mxfp8", dict(optimize_for_gemm=True), [(160, 192)]),
+        ("fp8_block", dict(block_scaling_dim=1), [(256, 384), (300, 200)]),
+        ("nvfp4", {}, [(256, 512), (48, 80)]),
+        ("nvfp4", dict(optimize_for_gemm=True), [(144, 160)])]:
+    for shape in shapes:
+        for usage, flags in [("both", {}), ("row", dict(columnwise=False)),
+                             ("col", dict(rowwise=False))]:
+            for nominal in ("bf16", "f32"):
+                CHECKS.append((family, {**params, **flags}, shape, nominal, usage))
+
+
+def run(args):
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"device_bundle: {' '.join(args)} failed:\n{proc.stderr}")
+    return proc.stdout
+
+
+def export(module_text, directory, chip, fmt):
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "module.mlir")
+    with open(path, "w") as f:
+        f.write(module_text)
+    run([QS_RUN, path, "--function=f", f"--export-cuda-plan={directory}",
+         f"--chip={chip}", f"--format={fmt}"])
+    os.remove(path)
+
+
+def quantize_module(shape, nominal, q, chip):
+    t, qt = h.ttype(shape, nominal), h.qtype(shape, nominal, q)
+    return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
+            f"func.func @f(%x: {t}) -> {qt} {{\n"
+            f"  %q = qs.quantize %x : {t} -> {qt}\n  return %q : {qt}\n}}\n}}\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out")
+    parser.add_argument("--chip", default="sm_90a")
+    parser.add_argument("--format", default="fatbin")
+    parser.add_argument("--bench-sizes", default="4096,8192,16384")
+    args = parser.parse_args()
+    rng = np.random.default_rng(2026)
+    count = 0
+    for i, (family, params, shape, nominal, usage) in enumerate(CHECKS):
+        q = h.quantizer(family, **params)
+        x = h.random_input(rng, shape, nominal)
+        with np.errstate(all="ignore"):
+            expected, _ = ref.quantize(x, q, nominal, chip_tn_only=args.chip != "sm_100a")
+        d = os.path.join(args.out, "check", f"{i:03d}-{family}-{usage}-{'x'.join(map(str, shape))}-{nominal}")
+        export(quantize_module(shape, nominal, q, args.chip), d, args.chip, args.format)
+        np.save(os.path.join(d, "in0.npy"), h.to_npy(x, nominal))
+        for j, (name, want) in enumerate(expected.items()):
+            np.save(os.path.join(d, f"want{j}.npy"), np.ascontiguousarray(want))
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"family": family, "params": params, "shape": shape, "nominal": nominal,
+                       "inputs": 1, "results": list(expected)}, f)
+        count += 1
+    # Dequantize: reference inner tensors in, the reference's values out.
+    for i, (family, params, shape) in enumerate([
+            ("fp8_current", {}, (256, 512)), ("fp8_current", dict(rowwise=False), (3, 40, 72)),
+            ("mxfp8", {}, (256, 512)), ("mxfp8", dict(rowwise=False, optimize_for_gemm=True), (160, 192)),
+            ("fp8_block", dict(block_scaling_dim=1), (300, 200)),
+            ("fp8_block", dict(block_scaling_dim=1, rowwise=False), (2, 70, 130)),
+            ("nvfp4", {}, (256, 512))]):
+        q = h.quantizer(family, **params)
+        x = h.random_input(rng, shape, "bf16")
+        with np.errstate(all="ignore"):
+            buffers, _ = ref.quantize(x, q, "bf16", scale=np.float32(3.0), amax_state=np.float32(0))
+            want = ref.dequantize(buffers, shape, q)
+        qt, t = h.qtype(shape, "bf16", q), h.ttype(shape, "f32")
+        text = (f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
+                f"func.func @f(%q: {qt}) -> {t} {{\n  %x = qs.dequantize %q : {qt} -> {t}\n"
+                f"  return %x : {t}\n}}\n}}\n")
+        d = os.path.join(args.out, "check", f"dq{i:02d}-{family}-{'x'.join(map(str, shape))}")
+        export(text, d, args.chip, args.format)
+        for j, b in enumerate(h.npy_inputs(buffers)):
+            np.save(os.path.join(d, f"in{j}.npy"), b)
+        np.save(os.path.join(d, "want0.npy"), want.astype(np.float32))
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"family": family, "params": params, "shape": shape, "nominal": "bf16",
+                       "inputs": len(buffers), "results": ["values"], "nan_equal": True}, f)
+        count += 1
+    # Bench plans (no data: the device makes random inputs).
+    bench = 0
+    for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:
+        for label, attr in [("fp8_delayed", None), ("fp8_current", "#qs.fp8_current<{}>"),
+                            ("mxfp8", "#qs.mxfp8<{}>"),
+                            ("mxfp8_swizzled", "#qs.mxfp8<optimize_for_gemm = true{}>"),
+                            ("fp8_block_1x128", "#qs.fp8_block<block_scaling_dim = 1{}>"),
+                            ("nvfp4", "#qs.nvfp4<{}>")]:
+            for usage, flag in [("row", "columnwise = false"), ("col", "rowwise = false"), ("both", "")]:
+                t = f"tensor<{n}x{n}xbf16>"
+                if label == "fp8_delayed":
+                    qa = "#qs.fp8_delayed<" + flag + ">"
+                    qt = f"!qs.tensor<{n}x{n}xbf16, {qa}>"
+                    text = (f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
+                            f"func.func @f(%x: {t}, %s: tensor<1xf32>, %a: tensor<1xf32>) -> ({qt}, tensor<1xf32>) {{\n"
+                            f"  %q, %m = qs.quantize %x scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : {t} -> {qt}, tensor<1xf32>\n"
+                            f"  return %q, %m : {qt}, tensor<1xf32>\n}}\n}}\n")
+                    inputs = 3
+                else:
+                    inner = attr.format(("" if attr.endswith("<{}>") else ", ") + flag if flag else "")
+                    qt = f"!qs.tensor<{n}x{n}xbf16, {inner}>"
+                    text = (
+                        f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
+                        f"func.func @f(%x: {t}) -> {qt} {{\n  %q = qs.quantize %x : {t} -> {qt}\n"
+                        f"  return %q : {qt}\n}}\n}}\n")
+                    inputs = 1
+                d = os.path.join(args.out, "bench", f"{label}-{usage}-{n}")
+                export(text, d, args.chip, args.format)
+                with open(os.path.join(d, "case.json"), "w") as f:
+                    json.dump({"family": label, "usage": usage, "n": n, "inputs": inputs}, f)
+                bench += 1
+    print(f"device_bundle: {count} checks, {bench} bench plans in {args.out}")
+
+
+if __name__ == "__main__":
+    main()
