@@ -93,6 +93,8 @@ def test_corpus():
                 for i, line in enumerate(open(path, errors="replace"), 1):
                     if EXPECTED.search(line):
                         expected.append((f"{rel}:{i}", line))
+                # FileChecked diagnostics of tools (not -verify-diagnostics).
+                other.append((rel, open(path, errors="replace").read()))
             elif name.endswith((".c", ".test", ".py")):
                 other.append((rel, open(path, errors="replace").read()))
     return expected, other

@@ -30,9 +30,13 @@ CASES = [
     ("fp8_current e5m2", "#qs.fp8_current<fp8_dtype = f8E5M2>"),
     ("mxfp8", "#qs.mxfp8<>"),
     ("mxfp8 swizzled", "#qs.mxfp8<optimize_for_gemm = true>"),
+    ("mxfp8 2d", "#qs.mxfp8<with_2d_quantization = true>"),
     ("fp8_block 1x128", "#qs.fp8_block<block_scaling_dim = 1>"),
+    ("fp8_block 128x128", "#qs.fp8_block<>"),
     ("nvfp4", "#qs.nvfp4<>"),
     ("nvfp4 swizzled", "#qs.nvfp4<optimize_for_gemm = true>"),
+    ("nvfp4 2d", "#qs.nvfp4<with_2d_quantization = true>"),
+    ("nvfp4 row-scaled", "#qs.nvfp4<row_scaled_nvfp4 = true>"),
 ]
 USAGES = [("both", ""), ("row", "columnwise = false"), ("col", "rowwise = false")]
 

@@ -67,6 +67,7 @@ mlir::qs::compileLaunchPlan(ModuleOp module, StringRef function,
       if (callee)
         callee.walk([&](gpu::LaunchFuncOp l) { launch = l; });
       if (!launch) {
+        // Tested by test/Tools/export-cuda-plan.mlir.
         call.emitError() << "launch plan: a call that is not a kernel launch";
         bad = true;
         return;

@@ -20,8 +20,8 @@ CASES = [
     ("mxfp8", dict(with_2d_quantization=True), [(64, 96)]),
     ("mxfp8", dict(optimize_for_gemm=True), [(160, 192)]),
     ("mxfp8", dict(fp8_dtype="f8E5M2", optimize_for_gemm=True), [(32, 64)]),
-    ("fp8_block", dict(block_scaling_dim=1), [(256, 384), (300, 200), (2, 70, 130)]),
-    ("fp8_block", dict(block_scaling_dim=2), [(256, 384), (300, 200)]),
+    ("fp8_block", dict(block_scaling_dim=1), [(256, 384), (300, 200), (2, 70, 130), (64, 192)]),
+    ("fp8_block", dict(block_scaling_dim=2), [(256, 384), (300, 200), (64, 192)]),
     ("fp8_block", dict(block_scaling_dim=1, force_pow_2_scales=False, amax_epsilon=1e-2),
      [(130, 260)]),
     ("nvfp4", {}, [(64, 128), (2, 32, 64), (48, 80)]),
@@ -44,7 +44,7 @@ def quantize_module(shape, nominal, q, chip=None):
 
 def check_quantize(rng, family, params, shape, nominal, chip=None):
     q = h.quantizer(family, **params)
-    h.require_kernels(q)
+    h.require_kernels(q, nominal)
     x = h.random_input(rng, shape, nominal)
     with np.errstate(all="ignore"):
         expected, _ = ref.quantize(x, q, nominal, chip_tn_only=chip != "sm_100a")
@@ -117,7 +117,7 @@ def test_tiny_tensor(family, nominal):
     x = (np.arange(np.prod(shape)).reshape(shape) % 7 - 3).astype(np.float32) * np.float32(tiny)
     x = x.astype(h.NUMPY_IN[nominal][0]).astype(np.float32)
     q = h.quantizer(family)
-    h.require_kernels(q)
+    h.require_kernels(q, nominal)
     with np.errstate(all="ignore"):
         expected, _ = ref.quantize(x, q, nominal)
     outs = h.run(quantize_module(shape, nominal, q), "quantize", [h.to_npy(x, nominal)],

@@ -15,6 +15,22 @@ using namespace mlir;
 using namespace mlir::qs;
 using namespace mlir::qs::gpuk;
 
+/// red.global.max.u32 on the bits of a non-negative float at `target` +
+/// `index` elements (f32).
+static void emitUnsignedMax(OpBuilder &b, Location loc, Value value,
+                            Value target, Value index) {
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), value);
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, target);
+  Value offset = arith::MulIOp::create(
+      b, loc, index, arith::ConstantIndexOp::create(b, loc, 4));
+  address = arith::AddIOp::create(b, loc, address, offset);
+  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  Value ptr = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt);
+  LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::umax, ptr, bits,
+                            LLVM::AtomicOrdering::monotonic);
+}
+
 Value KernelEnv::idx(int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -80,6 +96,16 @@ void KernelEnv::ifThen(Value cond, const std::function<void()> &body) {
   body();
 }
 
+void KernelEnv::ifThenElse(Value cond, const std::function<void()> &then,
+                           const std::function<void()> &otherwise) {
+  OpBuilder::InsertionGuard guard(b);
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/true);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  then();
+  b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  otherwise();
+}
+
 void KernelEnv::loop(int64_t count, const std::function<void(Value)> &body) {
   if (count <= 0)
     return;
@@ -122,16 +148,16 @@ void KernelEnv::atomicMaxToGlobal(Value value, Value target) {
                                          lane, zero);
   // Non-negative, non-NaN floats order like their bit patterns: one native
   // red.global.max.u32 instead of a compare-and-swap loop on a float.
-  ifThen(isLeader, [&] {
-    Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), value);
-    Value address =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, target);
-    Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-    Value ptr = LLVM::IntToPtrOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt);
-    LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::umax, ptr, bits,
-                              LLVM::AtomicOrdering::monotonic);
-  });
+  ifThen(isLeader, [&] { emitUnsignedMax(b, loc, value, target, zero); });
+}
+
+void KernelEnv::atomicMaxAt(Value value, Value target, Value index) {
+  if (!gpu) {
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxnumf, value,
+                                target, ValueRange{index});
+    return;
+  }
+  emitUnsignedMax(b, loc, value, target, index);
 }
 
 /// `gpu.module @qs_kernels`, created at the end of `module` if missing.

@@ -59,6 +59,9 @@ struct KernelEnv {
 
   /// `if (cond) body()`.
   void ifThen(Value cond, const std::function<void()> &body);
+  /// `if (cond) then() else otherwise()`.
+  void ifThenElse(Value cond, const std::function<void()> &then,
+                  const std::function<void()> &otherwise);
   /// for (i = 0; i < count; ++i) body(i) with a constant count.
   void loop(int64_t count, const std::function<void(Value)> &body);
   /// Every unit u in [0, units) is visited by exactly one thread of the
@@ -68,6 +71,9 @@ struct KernelEnv {
   /// `target`: on the GPU a warp-shuffle reduction and one atomic per warp,
   /// in the emulation an atomic per thread.
   void atomicMaxToGlobal(Value value, Value target);
+  /// Max-combines this thread's f32 (>= 0, not NaN) into element `index` of
+  /// `target` (one atomic per thread).
+  void atomicMaxAt(Value value, Value target, Value index);
 };
 
 using PhaseFn = std::function<void(KernelEnv &)>;

@@ -47,6 +47,8 @@ struct Rep {
   std::function<Value(KernelEnv &, Value, Value)> scaleIndex;
   float fp8Max = 448.0f, epsilon = 0.0f, valueForInf = FLT_MAX;
   bool pow2 = false;
+  /// NVFP4 row-scaled: the global amax is per z row (amaxArg is a vector).
+  bool rowScaled = false;
 };
 
 /// Everything the kernels of one quantize need; argument indices refer to
@@ -61,6 +63,12 @@ struct Plan {
   /// Buffers the init kernel zeroes (every element), and the amax buffers the
   /// amax kernel max-reduces into.
   SmallVector<int> zeroArgs, globalAmaxArgs;
+  /// 2-D quantization: the side of the square blocks (0 for 1-D).
+  int64_t twoD = 0;
+  /// Row-scaled NVFP4: the per-row amax buffers of the row-wise and the
+  /// column-wise representation (-1 if absent).
+  bool rowScaled = false;
+  int rowAmaxArg = -1, colAmaxArg = -1;
   float fp8Max = 448.0f, epsilon = 0.0f;
   bool pow2 = false;
 };
@@ -116,18 +124,14 @@ gpuk::checkKernelSupport(QuantTensorType type,
                        << " is not supported by the GPU kernels yet (the "
                           "reference lowering convert-qs-to-linalg has it)";
   };
-  if (auto mx = dyn_cast<MXFP8Attr>(q); mx && mx.getWith_2dQuantization())
-    return unsupported("MXFP8 2-D quantization");
-  if (auto blk = dyn_cast<Fp8BlockAttr>(q); blk && blk.getBlockScalingDim() == 2)
-    return unsupported("FP8 block scaling with 128x128 blocks "
-                       "(block_scaling_dim = 2)");
+  if (auto blk = dyn_cast<Fp8BlockAttr>(q);
+      blk && blk.getBlockScalingDim() == 2 && type.getElementType().isF32())
+    return unsupported("FP8 block scaling with 128x128 blocks of f32 input "
+                       "(a 128x128 f32 tile exceeds 48 KiB of static shared "
+                       "memory)");
   if (auto nv = dyn_cast<NVFP4Attr>(q)) {
-    if (nv.getWith_2dQuantization())
-      return unsupported("NVFP4 2-D quantization");
     if (nv.getWithRht())
       return unsupported("NVFP4 with the random Hadamard transform");
-    if (nv.getRowScaledNvfp4())
-      return unsupported("row-scaled NVFP4");
     if (nv.getStochasticRounding())
       return unsupported("NVFP4 stochastic rounding");
   }
@@ -223,6 +227,8 @@ static Plan makePlan(QuantTensorType type, const TargetInfo &target,
   } else if (auto mx = dyn_cast<MXFP8Attr>(q)) {
     Type fp8 = mx.getFp8Dtype();
     bool swz = mx.getOptimizeForGemm();
+    if (mx.getWith_2dQuantization())
+      p.twoD = 32;
     for (bool col : {false, true}) {
       StringRef prefix = col ? "columnwise" : "rowwise";
       int data = arg((prefix + "_data").str());
@@ -269,13 +275,32 @@ static Plan makePlan(QuantTensorType type, const TargetInfo &target,
       r.dataArg = data;
       r.scaleArg = arg((prefix + "_scale_inv").str());
       int64_t rows = col ? k : m, cols = col ? m : k;
-      // GEMM_READY: [ceil(cols / 128), roundup(rows, 4)].
-      r.scaleIndex = transposedLayout(roundUp(rows, 4));
-      zeroIfPadded((prefix + "_scale_inv").str(), rows * ceilDiv(cols, 128));
+      if (blk.getBlockScalingDim() == 2) {
+        // [row block, column block] of the stored matrix, columns padded.
+        p.twoD = 128;
+        int64_t stored = 0;
+        for (const InnerTensor &t : inner)
+          if (t.name == prefix.str() + "_scale_inv")
+            stored = t.shape.back();
+        r.scaleIndex = [=](KernelEnv &env, Value zr, Value j) -> Value {
+          return env.add(env.mul(env.div(zr, env.idx(128)), env.idx(stored)),
+                         j);
+        };
+        zeroIfPadded((prefix + "_scale_inv").str(),
+                     ceilDiv(rows, 128) * ceilDiv(cols, 128));
+      } else {
+        // GEMM_READY: [ceil(cols / 128), roundup(rows, 4)].
+        r.scaleIndex = transposedLayout(roundUp(rows, 4));
+        zeroIfPadded((prefix + "_scale_inv").str(),
+                     rows * ceilDiv(cols, 128));
+      }
       p.reps.push_back(r);
     }
   } else if (auto nv = dyn_cast<NVFP4Attr>(q)) {
     bool swz = nv.getOptimizeForGemm();
+    if (nv.getWith_2dQuantization())
+      p.twoD = 16;
+    p.rowScaled = nv.getRowScaledNvfp4();
     for (bool col : {false, true}) {
       StringRef prefix = col ? "columnwise" : "rowwise";
       int data = arg((prefix + "_data").str());
@@ -290,11 +315,17 @@ static Plan makePlan(QuantTensorType type, const TargetInfo &target,
       r.dataArg = data;
       r.scaleArg = arg((prefix + "_scale_inv").str());
       r.amaxArg = arg(col ? "amax_columnwise" : "amax_rowwise");
+      r.rowScaled = p.rowScaled;
       int64_t rows = col ? k : m, blocks = (col ? m : k) / 16;
       r.scaleIndex = gLayout(roundUp(blocks, 4), swz);
       zeroIfPadded((prefix + "_scale_inv").str(), rows * blocks);
       p.zeroArgs.push_back(r.amaxArg);
-      p.globalAmaxArgs.push_back(r.amaxArg);
+      if (!p.rowScaled)
+        p.globalAmaxArgs.push_back(r.amaxArg);
+      else if (col)
+        p.colAmaxArg = r.amaxArg;
+      else
+        p.rowAmaxArg = r.amaxArg;
       p.reps.push_back(r);
     }
   }
@@ -400,7 +431,7 @@ static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r,
     return s;
   }
   case ScaleKind::NVFP4: {
-    Value g = load1(env, env.args[r.amaxArg], env.idx(0));
+    Value g = load1(env, env.args[r.amaxArg], r.rowScaled ? zRow : env.idx(0));
     Value sEnc = ref::nvfp4GlobalEncodeScale(b, loc, g);
     Value factor = arith::MulFOp::create(b, loc, sEnc, env.f32(1.0f / 6.0f));
     Value v = arith::MulFOp::create(b, loc, amax, factor);
@@ -423,6 +454,9 @@ namespace {
 struct Tile {
   int64_t rows, cols, ld, vec, elemBytes;
   int64_t tilesPerRow, grid;
+  /// Shared buffers besides the tile (index 0): delayed-scaling amax slots,
+  /// x-layout multipliers, 2-D segment and block amaxes (-1 if absent).
+  int slots = -1, mults = -1, segAmax = -1, blockAmax = -1;
 };
 } // namespace
 
@@ -447,6 +481,10 @@ static Tile makeTile(const Plan &p, ArrayRef<const Rep *> reps) {
       row = true;
       t.cols = std::max(t.cols, r->block);
     }
+  }
+  if (p.twoD) {
+    t.rows = std::max<int64_t>(64, p.twoD);
+    t.cols = std::max<int64_t>(64, p.twoD);
   }
   t.vec = vectorWidth(p.k, t.elemBytes);
   t.ld = t.cols + 16 / t.elemBytes;
@@ -496,7 +534,7 @@ static void loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t) {
   int64_t perRow = t.cols / t.vec;
   VectorType vt = VectorType::get({t.vec}, p.nominal);
   if (p.delayed)
-    store1(env, env.f32(0.0f), env.shared[1], env.threadId);
+    store1(env, env.f32(0.0f), env.shared[t.slots], env.threadId);
   env.forEachUnit(t.rows * perRow, [&](Value u) {
     Value r = env.div(u, env.idx(perRow));
     Value cv = env.rem(u, env.idx(perRow));
@@ -524,13 +562,53 @@ static void loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t) {
     vector::StoreOp::create(b, env.loc, v, smem, ValueRange{dst}, false,
                             llvm::MaybeAlign(t.vec * t.elemBytes));
     if (p.delayed) {
-      Value slot = load1(env, env.shared[1], env.threadId);
+      Value slot = load1(env, env.shared[t.slots], env.threadId);
       for (int64_t e = 0; e < t.vec; ++e)
         slot = env.absMax(slot, env.toF32(vector::ExtractOp::create(
                                     b, env.loc, v, ArrayRef<int64_t>{e})));
-      store1(env, slot, env.shared[1], env.threadId);
+      store1(env, slot, env.shared[t.slots], env.threadId);
     }
   });
+}
+
+/// Stores the codes of 16 consecutive elements, starting at element `first`
+/// of a z row that begins at element `rowStart` and has `rowLength`
+/// elements: one 16-byte (FP8) or 8-byte (packed FP4) vector store when the
+/// chunk lies inside the row and the row length keeps it aligned, else byte
+/// stores of the elements inside the row.
+static void storeChunk(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
+                       Value rowStart, Value first, int64_t rowLength,
+                       bool fp4, bool alwaysInside) {
+  auto vectorStore = [&] {
+    Value at = env.add(rowStart, first);
+    if (fp4)
+      at = env.div(at, env.idx(2));
+    storeBytes(env, bytes, buf, at, /*aligned=*/true, std::nullopt);
+  };
+  auto byteStores = [&] {
+    for (int64_t e = 0; e < static_cast<int64_t>(bytes.size()); ++e) {
+      Value element = env.add(first, env.idx(fp4 ? 2 * e : e));
+      env.ifThen(env.lt(element, env.idx(rowLength)), [&] {
+        Value at = env.add(rowStart, element);
+        if (fp4)
+          at = env.div(at, env.idx(2));
+        store1(env, bytes[e], buf, at);
+      });
+    }
+  };
+  if (rowLength % 16 != 0) {
+    // Unaligned rows: vector stores would be misaligned.
+    byteStores();
+    return;
+  }
+  if (alwaysInside) {
+    vectorStore();
+    return;
+  }
+  Value inside = arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::ule,
+                                       env.add(first, env.idx(16)),
+                                       env.idx(rowLength));
+  env.ifThenElse(inside, vectorStore, byteStores);
 }
 
 /// Row-wise blocks (1 x B) of the tile.
@@ -542,7 +620,6 @@ static void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
   int64_t perRow = t.cols / r.block;
   Value tensorScale =
       r.kind == ScaleKind::PerTensor ? perTensorScale(env, p) : Value();
-  bool partialChunks = p.k % 16 != 0;
   env.forEachUnit(t.rows * perRow, [&](Value u) {
     Value row = env.div(u, env.idx(perRow));
     Value j = env.rem(u, env.idx(perRow));
@@ -554,7 +631,12 @@ static void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
       Value base = env.add(env.mul(row, env.idx(t.ld)),
                            env.mul(j, env.idx(r.block)));
       Value amax;
-      if (r.kind != ScaleKind::PerTensor) {
+      if (p.twoD) {
+        // The 2-D block's amax (blockAmaxPhase).
+        Value bi = env.div(row, env.idx(p.twoD));
+        amax = load1(env, env.shared[t.blockAmax],
+                     env.add(env.mul(bi, env.idx(t.cols / p.twoD)), j));
+      } else if (r.kind != ScaleKind::PerTensor) {
         amax = env.f32(0.0f);
         for (Value v : readRow(env, t, smem, base, r.block, p.nominal))
           amax = env.absMax(amax, v);
@@ -569,20 +651,11 @@ static void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         Value at = env.add(env.mul(gr, env.idx(p.k)), env.add(gc, env.idx(c)));
         if (r.fp4)
           at = env.div(at, env.idx(2));
-        if (partialChunks) {
-          // Guard against the row's end (byte index relative to the row).
-          Value rowStart = env.mul(gr, env.idx(p.k));
-          for (int64_t e = 0; e < static_cast<int64_t>(bytes.size()); ++e) {
-            Value col = env.add(gc, env.idx(c + e));
-            env.ifThen(env.lt(col, env.idx(p.k)), [&] {
-              store1(env, bytes[e], env.args[r.dataArg],
-                     env.add(rowStart, col));
-            });
-          }
-          continue;
-        }
-        storeBytes(env, bytes, env.args[r.dataArg], at,
-                   /*aligned=*/true, std::nullopt);
+        // z row `gr`, elements gc + c ...: whole 16-element chunks go out
+        // with one vector store; a chunk crossing the row's end (partial
+        // blocks of unaligned shapes) byte by byte.
+        storeChunk(env, bytes, env.args[r.dataArg], env.mul(gr, env.idx(p.k)),
+                   env.add(gc, env.idx(c)), p.k, r.fp4, p.k % r.block == 0);
       }
     });
   });
@@ -597,7 +670,6 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
   int64_t perCol = t.rows / r.block;
   Value tensorScale =
       r.kind == ScaleKind::PerTensor ? perTensorScale(env, p) : Value();
-  bool partialChunks = p.m % 16 != 0;
   env.forEachUnit(t.cols * perCol, [&](Value u) {
     Value c = env.rem(u, env.idx(t.cols));
     Value i = env.div(u, env.idx(t.cols));
@@ -615,7 +687,11 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         return env.toF32(load1(env, smem, at));
       };
       Value amax;
-      if (r.kind != ScaleKind::PerTensor) {
+      if (p.twoD) {
+        Value bj = env.div(c, env.idx(p.twoD));
+        amax = load1(env, env.shared[t.blockAmax],
+                     env.add(env.mul(i, env.idx(t.cols / p.twoD)), bj));
+      } else if (r.kind != ScaleKind::PerTensor) {
         amax = env.f32(0.0f);
         for (int64_t rr = 0; rr < r.block; ++rr)
           amax = env.absMax(amax, element(rr));
@@ -623,7 +699,8 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
       Value mult = blockScale(env, p, r, amax, gc, gBlock, tensorScale);
       if (r.xLayout) {
         // Codes in x's layout are written row by row by xLayoutEncodePhase.
-        store1(env, mult, env.shared.back(), env.add(env.mul(i, env.idx(t.cols)), c));
+        store1(env, mult, env.shared[t.mults],
+               env.add(env.mul(i, env.idx(t.cols)), c));
         return;
       }
       for (int64_t c0 = 0; c0 < r.block; c0 += 16) {
@@ -632,27 +709,9 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
           values.push_back(
               arith::MulFOp::create(env.b, env.loc, element(c0 + rr), mult));
         SmallVector<Value> bytes = encode(env, r, values);
-        Value firstRow = env.add(gr0, env.idx(c0));
-        // Transposed: z[gc, firstRow...] at gc * M + firstRow.
-        if (partialChunks) {
-          Value rowStart = env.mul(gc, env.idx(p.m));
-          for (int64_t e = 0; e < static_cast<int64_t>(bytes.size()); ++e) {
-            int64_t firstElem = r.fp4 ? 2 * e : e;
-            Value zc = env.add(firstRow, env.idx(firstElem));
-            env.ifThen(env.lt(zc, env.idx(p.m)), [&] {
-              Value at = env.add(rowStart, zc);
-              if (r.fp4)
-                at = env.div(at, env.idx(2));
-              store1(env, bytes[e], env.args[r.dataArg], at);
-            });
-          }
-          continue;
-        }
-        Value at = env.add(env.mul(gc, env.idx(p.m)), firstRow);
-        if (r.fp4)
-          at = env.div(at, env.idx(2));
-        storeBytes(env, bytes, env.args[r.dataArg], at, /*aligned=*/true,
-                   std::nullopt);
+        // Transposed: z[gc, gr0 + c0 ...] at gc * M + gr0 + c0.
+        storeChunk(env, bytes, env.args[r.dataArg], env.mul(gc, env.idx(p.m)),
+                   env.add(gr0, env.idx(c0)), p.m, r.fp4, p.m % r.block == 0);
       }
     });
   });
@@ -663,7 +722,7 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
 /// consecutive elements of a tile row and stores them with one 16-byte store.
 static void xLayoutEncodePhase(KernelEnv &env, const Plan &p, const Tile &t,
                                const Rep &r) {
-  Value smem = env.shared[0], mults = env.shared.back();
+  Value smem = env.shared[0], mults = env.shared[t.mults];
   Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
   Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
   int64_t groups = t.cols / 16;
@@ -691,6 +750,41 @@ static void xLayoutEncodePhase(KernelEnv &env, const Plan &p, const Tile &t,
                  env.add(env.mul(gr, env.idx(p.k)), gc),
                  /*aligned=*/p.k % 16 == 0, std::nullopt);
     });
+  });
+}
+
+/// 2-D quantization, step 1: the amax of every 1 x B row segment of the
+/// tile.
+static void segmentAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
+  int64_t perRow = t.cols / p.twoD;
+  env.forEachUnit(t.rows * perRow, [&](Value u) {
+    Value row = env.div(u, env.idx(perRow));
+    Value j = env.rem(u, env.idx(perRow));
+    Value amax = env.f32(0.0f);
+    Value base = env.add(env.mul(row, env.idx(t.ld)),
+                         env.mul(j, env.idx(p.twoD)));
+    for (Value v : readRow(env, t, env.shared[0], base, p.twoD, p.nominal))
+      amax = env.absMax(amax, v);
+    store1(env, amax, env.shared[t.segAmax], u);
+  });
+}
+
+/// 2-D quantization, step 2: the amax of every B x B block (elements
+/// outside the tensor are zeros in the tile).
+static void blockAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
+  int64_t perRow = t.cols / p.twoD;
+  env.forEachUnit((t.rows / p.twoD) * perRow, [&](Value u) {
+    Value bi = env.div(u, env.idx(perRow));
+    Value bj = env.rem(u, env.idx(perRow));
+    Value amax = env.f32(0.0f);
+    for (int64_t rr = 0; rr < p.twoD; ++rr) {
+      Value row = env.add(env.mul(bi, env.idx(p.twoD)), env.idx(rr));
+      amax = arith::MaxNumFOp::create(
+          env.b, env.loc, amax,
+          load1(env, env.shared[t.segAmax],
+                env.add(env.mul(row, env.idx(perRow)), bj)));
+    }
+    store1(env, amax, env.shared[t.blockAmax], u);
   });
 }
 
@@ -800,16 +894,68 @@ static KernelDesc amaxKernel(const Plan &p) {
   return d;
 }
 
+/// Row-scaled NVFP4: max |x| of every row (row-wise representation) and
+/// every column (column-wise: rows of x^T), one atomic per row/column and
+/// tile.
+static KernelDesc rowAmaxKernel(const Plan &p) {
+  KernelDesc d;
+  d.name = "qs_quantize_row_amax";
+  Tile t = makeTile(p, {});
+  d.gridSize = t.grid;
+  d.shared.push_back(MemRefType::get({t.rows * t.ld}, p.nominal));
+  d.phases.push_back([p, t](KernelEnv &env) { loadTilePhase(env, p, t); });
+  d.phases.push_back([p, t](KernelEnv &env) {
+    Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
+    Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
+    Value smem = env.shared[0];
+    if (p.rowAmaxArg >= 0)
+      env.forEachUnit(t.rows, [&](Value row) {
+        Value gr = env.add(env.mul(tileRow, env.idx(t.rows)), row);
+        env.ifThen(env.lt(gr, env.idx(p.m)), [&] {
+          Value amax = env.f32(0.0f);
+          for (Value v : readRow(env, t, smem, env.mul(row, env.idx(t.ld)),
+                                 t.cols, p.nominal))
+            amax = env.absMax(amax, v);
+          env.atomicMaxAt(amax, env.args[p.rowAmaxArg], gr);
+        });
+      });
+    if (p.colAmaxArg >= 0)
+      env.forEachUnit(t.cols, [&](Value c) {
+        Value gc = env.add(env.mul(tileCol, env.idx(t.cols)), c);
+        env.ifThen(env.lt(gc, env.idx(p.k)), [&] {
+          Value amax = env.f32(0.0f);
+          for (int64_t rr = 0; rr < t.rows; ++rr)
+            amax = env.absMax(
+                amax, env.toF32(load1(env, smem,
+                                      env.add(env.mul(env.idx(rr),
+                                                      env.idx(t.ld)),
+                                              c))));
+          env.atomicMaxAt(amax, env.args[p.colAmaxArg], gc);
+        });
+      });
+  });
+  return d;
+}
+
 static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
                              bool writeScaleInv, StringRef name) {
   KernelDesc d;
   d.name = name.str();
   Tile t = makeTile(p, reps);
   d.gridSize = t.grid;
+  Type f32 = Float32Type::get(p.nominal.getContext());
   d.shared.push_back(MemRefType::get({t.rows * t.ld}, p.nominal));
-  if (p.delayed)
+  if (p.delayed) {
+    t.slots = d.shared.size();
+    d.shared.push_back(MemRefType::get({d.threads}, f32));
+  }
+  if (p.twoD) {
+    t.segAmax = d.shared.size();
+    d.shared.push_back(MemRefType::get({t.rows * (t.cols / p.twoD)}, f32));
+    t.blockAmax = d.shared.size();
     d.shared.push_back(MemRefType::get(
-        {d.threads}, Float32Type::get(p.nominal.getContext())));
+        {(t.rows / p.twoD) * (t.cols / p.twoD)}, f32));
+  }
   SmallVector<Rep> owned;
   const Rep *xLayout = nullptr;
   for (const Rep *r : reps) {
@@ -819,10 +965,16 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
   }
   // Multipliers of the x-layout representation's blocks ([TR / B, TC]),
   // the last shared buffer.
-  if (xLayout)
-    d.shared.push_back(MemRefType::get({t.rows / xLayout->block * t.cols},
-                                       Float32Type::get(p.nominal.getContext())));
+  if (xLayout) {
+    t.mults = d.shared.size();
+    d.shared.push_back(
+        MemRefType::get({t.rows / xLayout->block * t.cols}, f32));
+  }
   d.phases.push_back([p, t](KernelEnv &env) { loadTilePhase(env, p, t); });
+  if (p.twoD) {
+    d.phases.push_back([p, t](KernelEnv &env) { segmentAmaxPhase(env, p, t); });
+    d.phases.push_back([p, t](KernelEnv &env) { blockAmaxPhase(env, p, t); });
+  }
   d.phases.push_back([p, t, owned, writeScaleInv](KernelEnv &env) {
     if (writeScaleInv)
       scaleInvPhase(env, p);
@@ -833,7 +985,7 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
         rowwisePhase(env, p, t, r);
     }
     if (p.delayed) {
-      Value slot = load1(env, env.shared[1], env.threadId);
+      Value slot = load1(env, env.shared[t.slots], env.threadId);
       env.atomicMaxToGlobal(slot, env.args[p.amaxStateOutArg]);
     }
   });
@@ -866,6 +1018,8 @@ void gpuk::emitQuantize(OpBuilder &b, Location loc, ModuleOp module,
     launch(initKernel(p, args));
   if (!p.globalAmaxArgs.empty())
     launch(amaxKernel(p));
+  if (p.rowScaled)
+    launch(rowAmaxKernel(p));
   SmallVector<const Rep *> reps;
   for (const Rep &r : p.reps)
     reps.push_back(&r);
@@ -943,7 +1097,7 @@ static Value dequantizeElement(KernelEnv &env, const Plan &p, const Rep &r,
     sf = emitDecodeToF32(b, loc,
                          arith::BitcastOp::create(b, loc, b.getI8Type(), sf),
                          SmallFloatFormat::e4m3());
-    Value g = load1(env, env.args[r.amaxArg], env.idx(0));
+    Value g = load1(env, env.args[r.amaxArg], r.rowScaled ? zRow : env.idx(0));
     factor = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, sf, g),
                                    env.f32(1.0f / 2688.0f));
     break;
