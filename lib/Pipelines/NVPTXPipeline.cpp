@@ -152,6 +152,12 @@ void mlir::qs::buildNVPTXPipeline(OpPassManager &pm,
 
 void mlir::qs::registerNVPTXPipeline() {
   PassPipelineRegistration<NVPTXPipelineOptions>(
+      "qs-nvptx-host-pipeline",
+      "The host half of qs-nvptx-pipeline: host code on device buffers "
+      "calling one launcher per kernel, kernels still gpu.func (to inspect "
+      "or schedule launches)",
+      buildNVPTXHostPipeline);
+  PassPipelineRegistration<NVPTXPipelineOptions>(
       "qs-nvptx-pipeline",
       "Lower proto-level qs IR to host code launching GPU kernels held in a "
       "gpu.binary for sm_90a or sm_100a",

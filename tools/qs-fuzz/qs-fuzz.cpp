@@ -49,6 +49,11 @@ const char *const kPipelines[] = {
     "qs-storage-pipeline,convert-qs-to-linalg",
     "qs-storage-pipeline{flatten=false},convert-qs-to-linalg",
     "qs-infer-usage,qs-select-scale-layout",
+    // The GPU backend up to the kernels as gpu.func (the NVPTX code
+    // generator itself is LLVM's), and the CPU emulation of the kernels.
+    "qs-nvptx-host-pipeline{chip=sm_90a}",
+    "qs-nvptx-host-pipeline{chip=sm_100a}",
+    "qs-storage-pipeline,convert-qs-to-gpu{emulate=true}",
 };
 
 /// Inputs per context: types and attributes are uniqued in the context for

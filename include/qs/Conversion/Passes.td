@@ -78,12 +78,21 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     Dequantize kernels read the row-wise representation when present (else
     the column-wise one) and write one output element per code.
 
-    Supported: every family and usage with 1-D scaling. Not yet supported,
-    with a diagnostic: 2-D quantization (MXFP8, NVFP4, FP8 block 128x128),
-    NVFP4 RHT, row-scaled NVFP4 and stochastic rounding. `qs.gemm_buffers`
-    and `qs.update_usage_buffers` are left in place (another lowering may
-    take them); with `require-nvptx-chip` (qs-nvptx-pipeline) they are
-    errors.
+    2-D quantization (MXFP8 32x32, NVFP4 16x16, FP8 128x128 blocks) adds
+    two phases: each thread takes the amax of a 1 x B row segment, then of a
+    B x B block, and both representations use that block's scale. Row-scaled
+    NVFP4 first runs a kernel taking the max of every row and column of each
+    tile (one atomic per row or column and tile). Rows or columns whose
+    length is not a multiple of the block end in a partial block: its codes
+    are stored byte by byte, and it counts the elements outside the tensor
+    as zeros, as TE does.
+
+    Supported: every family and usage, 1-D and 2-D. Not yet supported, with a
+    diagnostic: NVFP4 with the random Hadamard transform, NVFP4 stochastic
+    rounding, and FP8 128x128 blocks of f32 input (the tile would need more
+    than 48 KiB of static shared memory). `qs.gemm_buffers` and
+    `qs.update_usage_buffers` are left in place (another lowering may take
+    them); with `require-nvptx-chip` (qs-nvptx-pipeline) they are errors.
 
     With `emulate = true` the same kernel bodies are emitted as ordinary
     functions that loop over blocks and threads phase by phase (a barrier is
