@@ -37,6 +37,7 @@ CASES = [
     ("nvfp4 swizzled", "#qs.nvfp4<optimize_for_gemm = true>"),
     ("nvfp4 2d", "#qs.nvfp4<with_2d_quantization = true>"),
     ("nvfp4 row-scaled", "#qs.nvfp4<row_scaled_nvfp4 = true>"),
+    ("nvfp4 rht", "#qs.nvfp4<with_rht = true, with_post_rht_amax = true>"),
 ]
 USAGES = [("both", ""), ("row", "columnwise = false"), ("col", "rowwise = false")]
 

@@ -24,8 +24,9 @@ def gpu_kernel_gap(q):
     same rules as convert-qs-to-gpu's diagnostics."""
     family = q["family"]
     if family == "nvfp4":
-        for key, what in [("with_rht", "NVFP4 RHT"),
-                          ("stochastic_rounding", "NVFP4 stochastic rounding")]:
+        if q.get("with_rht") and q.get("with_2d_quantization"):
+            return "NVFP4 RHT with 2-D quantization has no GPU kernel yet"
+        for key, what in [("stochastic_rounding", "NVFP4 stochastic rounding")]:
             if q.get(key):
                 return what + " has no GPU kernel yet"
     return None

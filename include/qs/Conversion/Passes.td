@@ -87,10 +87,16 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     are stored byte by byte, and it counts the elements outside the tensor
     as zeros, as TE does.
 
-    Supported: every family and usage, 1-D and 2-D. Not yet supported, with a
-    diagnostic: NVFP4 with the random Hadamard transform, NVFP4 stochastic
-    rounding, and FP8 128x128 blocks of f32 input (the tile would need more
-    than 48 KiB of static shared memory). `qs.gemm_buffers` and
+    NVFP4 with the random Hadamard transform: the column-wise blocks are
+    16-row chunks of a column, transformed in registers (16 sums of 16
+    products in f32, rounded to bf16, as the reference) before their amax
+    and conversion; an extra kernel computes the post-RHT global amax.
+
+    Supported: every family and usage, 1-D and 2-D, row-scaled NVFP4, NVFP4
+    with RHT. Not yet supported, with a diagnostic: NVFP4 stochastic
+    rounding (no deterministic reference), NVFP4 with both RHT and 2-D
+    quantization, and FP8 128x128 blocks of f32 input (the tile would need
+    more than 48 KiB of static shared memory). `qs.gemm_buffers` and
     `qs.update_usage_buffers` are left in place (another lowering may take
     them); with `require-nvptx-chip` (qs-nvptx-pipeline) they are errors.
 

@@ -49,6 +49,8 @@ struct Rep {
   bool pow2 = false;
   /// NVFP4 row-scaled: the global amax is per z row (amaxArg is a vector).
   bool rowScaled = false;
+  /// NVFP4 column-wise with RHT: z = bf16(RHT(x^T)), 16-row chunks.
+  bool rht = false;
 };
 
 /// Everything the kernels of one quantize need; argument indices refer to
@@ -69,6 +71,8 @@ struct Plan {
   /// column-wise representation (-1 if absent).
   bool rowScaled = false;
   int rowAmaxArg = -1, colAmaxArg = -1;
+  /// RHT: the column-wise amax buffer (max |RHT(x^T)|), else -1.
+  int rhtAmaxArg = -1;
   float fp8Max = 448.0f, epsilon = 0.0f;
   bool pow2 = false;
 };
@@ -130,8 +134,9 @@ gpuk::checkKernelSupport(QuantTensorType type,
                        "(a 128x128 f32 tile exceeds 48 KiB of static shared "
                        "memory)");
   if (auto nv = dyn_cast<NVFP4Attr>(q)) {
-    if (nv.getWithRht())
-      return unsupported("NVFP4 with the random Hadamard transform");
+    if (nv.getWithRht() && nv.getWith_2dQuantization())
+      return unsupported("NVFP4 with both the random Hadamard transform and "
+                         "2-D quantization");
     if (nv.getStochasticRounding())
       return unsupported("NVFP4 stochastic rounding");
   }
@@ -316,11 +321,14 @@ static Plan makePlan(QuantTensorType type, const TargetInfo &target,
       r.scaleArg = arg((prefix + "_scale_inv").str());
       r.amaxArg = arg(col ? "amax_columnwise" : "amax_rowwise");
       r.rowScaled = p.rowScaled;
+      r.rht = col && nv.getWithRht();
       int64_t rows = col ? k : m, blocks = (col ? m : k) / 16;
       r.scaleIndex = gLayout(roundUp(blocks, 4), swz);
       zeroIfPadded((prefix + "_scale_inv").str(), rows * blocks);
       p.zeroArgs.push_back(r.amaxArg);
-      if (!p.rowScaled)
+      if (r.rht)
+        p.rhtAmaxArg = r.amaxArg;
+      else if (!p.rowScaled)
         p.globalAmaxArgs.push_back(r.amaxArg);
       else if (col)
         p.colAmaxArg = r.amaxArg;
@@ -611,6 +619,25 @@ static void storeChunk(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
   env.ifThenElse(inside, vectorStore, byteStores);
 }
 
+/// NVFP4's RHT of one 16-element chunk of a column: z[j] = bf16(sum_r x[r]
+/// R[r][j]), summed in f32 from +0 in order r = 0..15 (the reference's
+/// order; the products x * (+-1/4) are exact, so a fused multiply-add gives
+/// the same sums).
+static SmallVector<Value> rht16(KernelEnv &env, ArrayRef<Value> x) {
+  SmallVector<Value> z;
+  SmallFloatFormat bf16 = SmallFloatFormat::bf16();
+  for (int j = 0; j < 16; ++j) {
+    Value sum = env.f32(0.0f);
+    for (int r = 0; r < 16; ++r) {
+      Value product = arith::MulFOp::create(env.b, env.loc, x[r],
+                                            env.f32(ref::nvfp4RHTEntry(r, j)));
+      sum = arith::AddFOp::create(env.b, env.loc, sum, product);
+    }
+    z.push_back(emitRoundToFormat(env.b, env.loc, sum, bf16));
+  }
+  return z;
+}
+
 /// Row-wise blocks (1 x B) of the tile.
 static void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
                          const Rep &r) {
@@ -686,6 +713,16 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
             c);
         return env.toF32(load1(env, smem, at));
       };
+      SmallVector<Value> transformed;
+      if (r.rht) {
+        SmallVector<Value> xs;
+        for (int64_t rr = 0; rr < 16; ++rr)
+          xs.push_back(element(rr));
+        transformed = rht16(env, xs);
+      }
+      auto value = [&](int64_t rr) {
+        return r.rht ? transformed[rr] : element(rr);
+      };
       Value amax;
       if (p.twoD) {
         Value bj = env.div(c, env.idx(p.twoD));
@@ -694,7 +731,7 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
       } else if (r.kind != ScaleKind::PerTensor) {
         amax = env.f32(0.0f);
         for (int64_t rr = 0; rr < r.block; ++rr)
-          amax = env.absMax(amax, element(rr));
+          amax = env.absMax(amax, value(rr));
       }
       Value mult = blockScale(env, p, r, amax, gc, gBlock, tensorScale);
       if (r.xLayout) {
@@ -707,7 +744,7 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         SmallVector<Value> values;
         for (int64_t rr = 0; rr < 16; ++rr)
           values.push_back(
-              arith::MulFOp::create(env.b, env.loc, element(c0 + rr), mult));
+              arith::MulFOp::create(env.b, env.loc, value(c0 + rr), mult));
         SmallVector<Value> bytes = encode(env, r, values);
         // Transposed: z[gc, gr0 + c0 ...] at gc * M + gr0 + c0.
         storeChunk(env, bytes, env.args[r.dataArg], env.mul(gc, env.idx(p.m)),
@@ -937,6 +974,51 @@ static KernelDesc rowAmaxKernel(const Plan &p) {
   return d;
 }
 
+/// NVFP4 with RHT: max |RHT(x^T)| (the column-wise representation's
+/// global amax) into its amax buffer.
+static KernelDesc rhtAmaxKernel(const Plan &p) {
+  KernelDesc d;
+  d.name = "qs_quantize_rht_amax";
+  Tile t = makeTile(p, {});
+  d.gridSize = t.grid;
+  Type f32 = Float32Type::get(p.nominal.getContext());
+  d.shared.push_back(MemRefType::get({t.rows * t.ld}, p.nominal));
+  t.slots = d.shared.size();
+  d.shared.push_back(MemRefType::get({d.threads}, f32));
+  d.phases.push_back([p, t](KernelEnv &env) { loadTilePhase(env, p, t); });
+  d.phases.push_back([p, t](KernelEnv &env) {
+    Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
+    Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
+    store1(env, env.f32(0.0f), env.shared[t.slots], env.threadId);
+    env.forEachUnit(t.cols * (t.rows / 16), [&](Value u) {
+      Value c = env.rem(u, env.idx(t.cols));
+      Value i = env.div(u, env.idx(t.cols));
+      Value gc = env.add(env.mul(tileCol, env.idx(t.cols)), c);
+      Value gr0 = env.add(env.mul(tileRow, env.idx(t.rows)),
+                          env.mul(i, env.idx(16)));
+      env.ifThen(env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m))),
+                 [&] {
+        SmallVector<Value> xs;
+        for (int64_t rr = 0; rr < 16; ++rr)
+          xs.push_back(env.toF32(load1(
+              env, env.shared[0],
+              env.add(env.mul(env.add(env.mul(i, env.idx(16)), env.idx(rr)),
+                              env.idx(t.ld)),
+                      c))));
+        Value slot = load1(env, env.shared[t.slots], env.threadId);
+        for (Value z : rht16(env, xs))
+          slot = env.absMax(slot, z);
+        store1(env, slot, env.shared[t.slots], env.threadId);
+      });
+    });
+  });
+  d.phases.push_back([p, t](KernelEnv &env) {
+    env.atomicMaxToGlobal(load1(env, env.shared[t.slots], env.threadId),
+                          env.args[p.rhtAmaxArg]);
+  });
+  return d;
+}
+
 static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
                              bool writeScaleInv, StringRef name) {
   KernelDesc d;
@@ -1020,6 +1102,8 @@ void gpuk::emitQuantize(OpBuilder &b, Location loc, ModuleOp module,
     launch(amaxKernel(p));
   if (p.rowScaled)
     launch(rowAmaxKernel(p));
+  if (p.rhtAmaxArg >= 0)
+    launch(rhtAmaxKernel(p));
   SmallVector<const Rep *> reps;
   for (const Rep &r : p.reps)
     reps.push_back(&r);

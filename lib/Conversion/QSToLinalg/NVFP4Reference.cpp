@@ -58,14 +58,10 @@ struct NVFP4Reference final
   static Value buildRHT(OpBuilder &b, Location loc, Value x) {
     ArrayRef<int64_t> shape = shapeOf(x);
     int64_t m = shape[0], k = shape[1];
-    static constexpr int kSigns[16] = {1,  1,  1,  -1, 1,  -1, -1, -1,
-                                       -1, -1, -1, 1,  -1, 1,  -1, -1};
     SmallVector<float> matrix;
     for (int r = 0; r < 16; ++r)
       for (int j = 0; j < 16; ++j)
-        matrix.push_back(kSigns[r] * (llvm::popcount(unsigned(r & j)) % 2
-                                          ? -0.25f
-                                          : 0.25f));
+        matrix.push_back(nvfp4RHTEntry(r, j));
     auto matrixType = tensorOf({16, 16}, b.getF32Type());
     // One fixed location for the table: bufferization turns every copy into
     // one shared memref.global whose location would otherwise be that of

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "llvm/ADT/bit.h"
 #include <cfloat>
 
 using namespace mlir;
@@ -381,6 +382,12 @@ Value ref::nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax) {
       b, loc, arith::CmpFOp::create(b, loc, P::OEQ, amax, zero),
       arith::CmpFOp::create(b, loc, P::OEQ, s, zero));
   return arith::SelectOp::create(b, loc, one, constF32(b, loc, 1.0f), s);
+}
+
+float ref::nvfp4RHTEntry(int r, int j) {
+  static constexpr int kSigns[16] = {1,  1,  1,  -1, 1,  -1, -1, -1,
+                                     -1, -1, -1, 1,  -1, 1,  -1, -1};
+  return kSigns[r] * (llvm::popcount(unsigned(r & j)) % 2 ? -0.25f : 0.25f);
 }
 
 float ref::maxFiniteOf(Type type) {

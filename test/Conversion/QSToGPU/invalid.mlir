@@ -8,10 +8,10 @@ func.func @block_2d_f32(%x: tensor<128x128xf32>) -> !qs.tensor<128x128xf32, #qs.
 
 // -----
 
-func.func @nvfp4_rht(%x: tensor<64x64xbf16>) -> !qs.tensor<64x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>> {
-  // expected-error@+1 {{NVFP4 with the random Hadamard transform is not supported by the GPU kernels yet}}
-  %q = qs.quantize %x : tensor<64x64xbf16> -> !qs.tensor<64x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
-  return %q : !qs.tensor<64x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
+func.func @nvfp4_rht_2d(%x: tensor<64x64xbf16>) -> !qs.tensor<64x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true, with_2d_quantization = true>> {
+  // expected-error@+1 {{NVFP4 with both the random Hadamard transform and 2-D quantization is not supported by the GPU kernels yet}}
+  %q = qs.quantize %x : tensor<64x64xbf16> -> !qs.tensor<64x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true, with_2d_quantization = true>>
+  return %q : !qs.tensor<64x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true, with_2d_quantization = true>>
 }
 
 // -----
@@ -26,8 +26,8 @@ func.func @nvfp4_sr(%x: tensor<64x64xbf16>) -> !qs.tensor<64x64xbf16, #qs.nvfp4<
 // -----
 
 // Dequantize checks the same rules.
-func.func @dequantize_rht(%q: !qs.tensor<64x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>) -> tensor<64x64xf32> {
-  // expected-error@+1 {{'qs.dequantize_buffers' op convert-qs-to-gpu: NVFP4 with the random Hadamard transform is not supported}}
-  %x = qs.dequantize %q : !qs.tensor<64x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>> -> tensor<64x64xf32>
+func.func @dequantize_sr(%q: !qs.tensor<64x64xbf16, #qs.nvfp4<stochastic_rounding = true>>) -> tensor<64x64xf32> {
+  // expected-error@+1 {{'qs.dequantize_buffers' op convert-qs-to-gpu: NVFP4 stochastic rounding is not supported}}
+  %x = qs.dequantize %q : !qs.tensor<64x64xbf16, #qs.nvfp4<stochastic_rounding = true>> -> tensor<64x64xf32>
   return %x : tensor<64x64xf32>
 }
