@@ -100,10 +100,13 @@ struct ConvertQSToGPUPass
       });
     }
     for (Operation *op : ops) {
-      TargetInfo target = forced ? *forced : TargetInfo::lookup(op);
+      // The storage layouts follow the op's qs.chip (as everywhere); the
+      // chip option only selects the instructions the kernels may use.
+      TargetInfo target = TargetInfo::lookup(op);
       gpuk::EmitOptions options;
       options.gpu = !emulate;
-      options.hardwareFp8 = target.getComputeCapability() >= 89;
+      options.hardwareFp8 =
+          (forced ? *forced : target).getComputeCapability() >= 89;
       if (auto q = dyn_cast<QuantizeBuffersOp>(op)) {
         if (failed(lowerQuantize(q, target, options)))
           failedAny = true;
