@@ -1,5 +1,4 @@
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu | FileCheck %s
-// RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=chip=sm_100a | FileCheck %s
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=emulate=true | FileCheck %s --check-prefix=EMU
 
 // Host side: operands as buffers, fresh result buffers, one launcher call
@@ -42,13 +41,3 @@ func.func @quantize_mxfp8(%x: tensor<64x128xbf16>) -> !qs.tensor<64x128xbf16, #q
   return %q : !qs.tensor<64x128xbf16, #qs.mxfp8<>>
 }
 
-// The storage layouts follow qs.chip (none: sm_90a, with a transpose), also
-// when the kernels are compiled for another chip (found by qs-fuzz: the
-// buffers were matched against the chip option's layouts).
-// CHECK-LABEL: func.func @delayed_layouts_follow_qs_chip
-// CHECK: call @qs_quantize_{{[0-9]+}}_launch({{.*}}) : (memref<8192xbf16>, memref<8192xf8E4M3FN>, memref<8192xf8E4M3FN>, memref<1xf32>, memref<1xf32>, memref<1xf32>, memref<1xf32>) -> ()
-func.func @delayed_layouts_follow_qs_chip(%x: tensor<64x128xbf16>, %s: tensor<1xf32>, %a: tensor<1xf32>)
-    -> (!qs.tensor<64x128xbf16, #qs.fp8_delayed<>>, tensor<1xf32>) {
-  %q, %m = qs.quantize %x scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !qs.tensor<64x128xbf16, #qs.fp8_delayed<>>, tensor<1xf32>
-  return %q, %m : !qs.tensor<64x128xbf16, #qs.fp8_delayed<>>, tensor<1xf32>
-}
