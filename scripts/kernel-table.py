@@ -5,6 +5,8 @@ and prints one row per kernel: registers, shared memory, spills.
 
   scripts/kernel-table.py [--chips sm_90a,sm_100a] [--shape 4096x4096]
                           [--check]   # exit 1 on any spill or ptxas error
+  scripts/kernel-table.py --module FILE.mlir   # the kernels of one module
+                          (compiled with qs.chip set to each chip)
 
 Used by the demo (README) and by test/NVPTX/ptxas-all-kernels.test."""
 
@@ -90,6 +92,67 @@ def ptxas_info(ptxas, chip, ptx_path):
     return kernels, None
 
 
+def launches(lowered):
+    """[(host function, kernel)] in launch order, from a lowered module."""
+    order, current = [], None
+    for line in lowered.splitlines():
+        m = re.match(r"\s*llvm\.func @(\w+)\(", line)
+        if m:
+            current = m.group(1)
+        for k in re.findall(r"llvm\.call @(\w+)_launch\(", line):
+            order.append((current, k))
+    return order
+
+
+def module_table(args, ptxas):
+    failures = 0
+    text = open(args.module).read()
+    header = (f"{'function':<14} {'chip':<8} {'launch':>6} {'kernel (unique name)':<26} {'regs':>4} "
+              f"{'smem':>6} {'spill st/ld':>11}")
+    print(header)
+    print("-" * len(header))
+    with tempfile.TemporaryDirectory() as tmp:
+        for chip in args.chips.split(","):
+            src = os.path.join(tmp, "m.mlir")
+            with open(src, "w") as f:
+                f.write(f'module attributes {{qs.chip = "{chip}"}} {{\n{text}\n}}\n')
+            out = os.path.join(tmp, "m.gpu.mlir")
+            proc = subprocess.run(
+                [args.qs_opt, src, f"--qs-nvptx-pipeline=chip={chip} format=isa", "-o", out],
+                capture_output=True, text=True)
+            if proc.returncode != 0:
+                print(f"{chip}: qs-opt FAILED:\n{proc.stderr}")
+                failures += 1
+                continue
+            lowered = open(out).read()
+            order = launches(lowered)
+            ptx = "".join(extract_ptx.unescape(m.group(1)) for m in re.finditer(
+                r'assembly = "((?:[^"\\]|\\.)*)"', lowered))
+            ptx_path = os.path.join(tmp, "m.ptx")
+            with open(ptx_path, "w") as f:
+                f.write(ptx)
+            if not ptxas:
+                for i, (fn, k) in enumerate(order):
+                    print(f"{fn:<14} {chip:<8} {i + 1:>6} {k:<26} (PTX only)")
+                continue
+            kernels, err = ptxas_info(ptxas, chip, ptx_path)
+            if kernels is None:
+                print(f"{chip}: ptxas FAILED: {err}")
+                failures += 1
+                continue
+            step = {}
+            for fn, name in order:
+                step[fn] = step.get(fn, 0) + 1
+                k = kernels[name]
+                if k["spill_st"] + k["spill_ld"]:
+                    failures += 1
+                print(f"{fn:<14} {chip:<8} {step[fn]:>6} {name:<26} {k['regs']:>4} {k['smem']:>6} "
+                      f"{k['spill_st']:>5}/{k['spill_ld']:<5}")
+    print(f"kernel-table: {failures} failure(s)")
+    if args.check and failures:
+        sys.exit(1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -99,6 +162,7 @@ def main():
     parser.add_argument("--shape", default="4096x4096")
     parser.add_argument("--nominal", default="bf16")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--module", help="table the kernels of this module instead")
     args = parser.parse_args()
     ptxas = args.ptxas or next((p for p in [
         os.path.join(os.environ.get("CUDA_HOME", "/nonexistent"), "bin", "ptxas"),
@@ -106,6 +170,8 @@ def main():
     if not ptxas:
         print("kernel-table: ptxas not found (set CUDA_HOME or --ptxas); "
               "PTX is generated but not assembled")
+    if args.module:
+        return module_table(args, ptxas)
     failures = 0
     header = f"{'case':<20} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt.e4m3x2/e5m2x2':>17}"
     print(header)
