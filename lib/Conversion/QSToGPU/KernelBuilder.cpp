@@ -119,6 +119,21 @@ void KernelEnv::loop(int64_t count, const std::function<void(Value)> &body) {
   body(forOp.getInductionVar());
 }
 
+Value KernelEnv::loopReduce(int64_t count, Value init,
+                            const std::function<Value(Value, Value)> &body) {
+  if (count == 1)
+    return body(idx(0), init);
+  auto forOp = scf::ForOp::create(b, loc, idx(0), idx(count), idx(1),
+                                  ValueRange{init});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    Value next = body(forOp.getInductionVar(), forOp.getRegionIterArgs()[0]);
+    scf::YieldOp::create(b, loc, next);
+  }
+  return forOp.getResult(0);
+}
+
 void KernelEnv::forEachUnit(int64_t units,
                             const std::function<void(Value)> &body) {
   int64_t rounds = (units + threads - 1) / threads;
@@ -214,6 +229,9 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
         {static_cast<int32_t>(desc.threads), 1, 1}));
     func.setKnownGridSizeAttr(kb.getDenseI32ArrayAttr(
         {static_cast<int32_t>(desc.gridSize), 1, 1}));
+    if (desc.minBlocksPerSM)
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    kb.getI32IntegerAttr(desc.minBlocksPerSM));
     Block &entry = func.getBody().front();
     kb.setInsertionPointToStart(&entry);
     KernelEnv env{kb, loc, true, hardwareFp8, Value(), Value(), desc.threads,

@@ -64,6 +64,10 @@ struct KernelEnv {
                   const std::function<void()> &otherwise);
   /// for (i = 0; i < count; ++i) body(i) with a constant count.
   void loop(int64_t count, const std::function<void(Value)> &body);
+  /// acc = body(i, acc) for i in [0, count) as an scf.for carrying `init`
+  /// (a real loop: keeps long reductions from holding every value live).
+  Value loopReduce(int64_t count, Value init,
+                   const std::function<Value(Value, Value)> &body);
   /// Every unit u in [0, units) is visited by exactly one thread of the
   /// block: u = i * threads + threadId.
   void forEachUnit(int64_t units, const std::function<void(Value)> &body);
@@ -82,6 +86,9 @@ struct KernelDesc {
   std::string name;
   int64_t gridSize = 1;
   int64_t threads = 128;
+  /// If set, ptxas keeps registers low enough for this many resident blocks
+  /// per multiprocessor (nvvm.minctasm / .minnctapersm).
+  int64_t minBlocksPerSM = 0;
   /// Shared-memory buffers (static memref types, no memory space).
   SmallVector<MemRefType> shared;
   /// Phases, separated by barriers.

@@ -664,9 +664,16 @@ static void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         amax = load1(env, env.shared[t.blockAmax],
                      env.add(env.mul(bi, env.idx(t.cols / p.twoD)), j));
       } else if (r.kind != ScaleKind::PerTensor) {
-        amax = env.f32(0.0f);
-        for (Value v : readRow(env, t, smem, base, r.block, p.nominal))
-          amax = env.absMax(amax, v);
+        // A loop over 16-element chunks (not unrolled here: a 128-long
+        // block would otherwise keep 128 values live).
+        int64_t chunk = std::min<int64_t>(16, r.block);
+        amax = env.loopReduce(
+            r.block / chunk, env.f32(0.0f), [&](Value i, Value acc) {
+              Value at = env.add(base, env.mul(i, env.idx(chunk)));
+              for (Value v : readRow(env, t, smem, at, chunk, p.nominal))
+                acc = env.absMax(acc, v);
+              return acc;
+            });
       }
       Value mult = blockScale(env, p, r, amax, gr, gBlock, tensorScale);
       for (int64_t c = 0; c < r.block; c += 16) {
@@ -728,10 +735,26 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         Value bj = env.div(c, env.idx(p.twoD));
         amax = load1(env, env.shared[t.blockAmax],
                      env.add(env.mul(i, env.idx(t.cols / p.twoD)), bj));
-      } else if (r.kind != ScaleKind::PerTensor) {
+      } else if (r.kind != ScaleKind::PerTensor && r.rht) {
         amax = env.f32(0.0f);
         for (int64_t rr = 0; rr < r.block; ++rr)
           amax = env.absMax(amax, value(rr));
+      } else if (r.kind != ScaleKind::PerTensor) {
+        // A loop over 16-row chunks (see rowwisePhase).
+        int64_t chunk = std::min<int64_t>(16, r.block);
+        amax = env.loopReduce(
+            r.block / chunk, env.f32(0.0f), [&](Value ci, Value acc) {
+              for (int64_t rr = 0; rr < chunk; ++rr) {
+                Value row = env.add(
+                    env.mul(i, env.idx(r.block)),
+                    env.add(env.mul(ci, env.idx(chunk)), env.idx(rr)));
+                acc = env.absMax(
+                    acc, env.toF32(load1(
+                             env, smem,
+                             env.add(env.mul(row, env.idx(t.ld)), c))));
+              }
+              return acc;
+            });
       }
       Value mult = blockScale(env, p, r, amax, gc, gBlock, tensorScale);
       if (r.xLayout) {
@@ -1023,6 +1046,9 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
                              bool writeScaleInv, StringRef name) {
   KernelDesc d;
   d.name = name.str();
+  // At least 4 resident blocks (512 threads) per multiprocessor: bounds
+  // registers at 128 per thread (the 128-long blocks otherwise take ~170).
+  d.minBlocksPerSM = 4;
   Tile t = makeTile(p, reps);
   d.gridSize = t.grid;
   Type f32 = Float32Type::get(p.nominal.getContext());
