@@ -44,6 +44,16 @@ for family, params, shapes in [
                 CHECKS.append((family, {**params, **flags}, shape, nominal, usage))
 
 
+# (family, params, shape) for dequantize: reference inner tensors in.
+DEQUANTIZE_CHECKS = [
+    ("fp8_current", {}, (256, 512)), ("fp8_current", dict(rowwise=False), (3, 40, 72)),
+    ("mxfp8", {}, (256, 512)), ("mxfp8", dict(rowwise=False, optimize_for_gemm=True), (160, 192)),
+    ("fp8_block", dict(block_scaling_dim=1), (300, 200)),
+    ("fp8_block", dict(block_scaling_dim=1, rowwise=False), (2, 70, 130)),
+    ("nvfp4", {}, (256, 512))
+]
+
+
 def run(args):
     proc = subprocess.run(args, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -75,10 +85,12 @@ def main():
     parser.add_argument("--chip", default="sm_90a")
     parser.add_argument("--format", default="fatbin")
     parser.add_argument("--bench-sizes", default="4096,8192,16384")
+    parser.add_argument("--limit-checks", type=int, default=None,
+                        help="only the first N quantize and N dequantize checks (tests)")
     args = parser.parse_args()
     rng = np.random.default_rng(2026)
     count = 0
-    for i, (family, params, shape, nominal, usage) in enumerate(CHECKS):
+    for i, (family, params, shape, nominal, usage) in enumerate(CHECKS[:args.limit_checks]):
         q = h.quantizer(family, **params)
         x = h.random_input(rng, shape, nominal)
         with np.errstate(all="ignore"):
@@ -93,12 +105,7 @@ def main():
                        "inputs": 1, "results": list(expected)}, f)
         count += 1
     # Dequantize: reference inner tensors in, the reference's values out.
-    for i, (family, params, shape) in enumerate([
-            ("fp8_current", {}, (256, 512)), ("fp8_current", dict(rowwise=False), (3, 40, 72)),
-            ("mxfp8", {}, (256, 512)), ("mxfp8", dict(rowwise=False, optimize_for_gemm=True), (160, 192)),
-            ("fp8_block", dict(block_scaling_dim=1), (300, 200)),
-            ("fp8_block", dict(block_scaling_dim=1, rowwise=False), (2, 70, 130)),
-            ("nvfp4", {}, (256, 512))]):
+    for i, (family, params, shape) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):
         q = h.quantizer(family, **params)
         x = h.random_input(rng, shape, "bf16")
         with np.errstate(all="ignore"):

@@ -19,6 +19,7 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%qs_src_root", config.qs_src_root))
 config.substitutions.append(("%qs_obj_root", config.qs_obj_root))
+config.substitutions.append(("%fake_cuda_dir", os.path.join(config.qs_obj_root, "test", "fake-cuda")))
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -147,3 +147,28 @@ def test_run_cuda():
     for name in cpu[0]:
         np.testing.assert_array_equal(gpu[0][name].view(np.uint8), cpu[0][name].view(np.uint8))
     np.testing.assert_array_equal(gpu[1].view(np.uint32), cpu[1].view(np.uint32))
+
+
+def test_run_cuda_host_side_with_a_stand_in_driver():
+    """qs.run_cuda end to end except the kernels, with the stand-in
+    libcuda.so.1 of test/Device/FakeCUDA (its launches are logged)."""
+    import os, subprocess, sys
+    fake = os.environ.get("QS_FAKE_CUDA")
+    if not fake or not os.path.exists(os.path.join(fake, "libcuda.so.1")):
+        pytest.skip("QS_FAKE_CUDA (the stand-in libcuda.so.1, built with the tests) not set")
+    code = """
+import numpy as np, quant_storage as qs
+print(qs.cuda_device())
+g = qs.Graph()
+f = g.function("q", [qs.TensorSpec((64, 128), "bf16")])
+f.returns(f.quantize(f.args[0], qs.MXFP8Quantizer()))
+inner, = qs.run_cuda(g, "q", np.zeros((64, 128), np.uint16))
+print(list(inner))
+"""
+    env = dict(os.environ, LD_LIBRARY_PATH=fake,
+               PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "(True, 'Fake CUDA device (sm_90a)')" in proc.stdout
+    assert "['rowwise_data', 'rowwise_scale_inv', 'columnwise_data', 'columnwise_scale_inv']" in proc.stdout
+    assert "fake-cuda: launch qs_quantize grid 2 block 128" in proc.stderr

@@ -1,0 +1,175 @@
+/*===- FakeCUDA.c - a stand-in libcuda.so.1 for testing without a GPU ------===
+ *
+ * Implements the CUDA driver functions libQSCUDARuntime resolves, on host
+ * memory: allocations are malloc, copies memcpy, modules and functions are
+ * names, and a launch runs nothing but is logged to stderr
+ * ("fake-cuda: launch NAME grid G block B smem S"). With it on
+ * LD_LIBRARY_PATH the whole host side of --device=cuda runs on a machine
+ * without a GPU: qs-nvptx-pipeline, the JIT'd host code against the mgpu*
+ * functions, module loading, argument passing and copies. Kernel results
+ * are whatever the output buffers held (not checked).
+ *
+ * FAKE_CUDA_CC=major.minor sets the compute capability (default 9.0).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+static int major = 9, minor = 0;
+
+CUresult cuInit(unsigned flags) {
+  (void)flags;
+  const char *cc = getenv("FAKE_CUDA_CC");
+  if (cc)
+    sscanf(cc, "%d.%d", &major, &minor);
+  return 0;
+}
+CUresult cuDeviceGet(int *device, int ordinal) { *device = ordinal; return 0; }
+CUresult cuDeviceGetCount(int *count) { *count = 1; return 0; }
+CUresult cuDeviceGetName(char *name, int len, int device) {
+  (void)device;
+  snprintf(name, len, "Fake CUDA device");
+  return 0;
+}
+CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
+  (void)device;
+  *value = attribute == 75 ? major : attribute == 76 ? minor : 0;
+  return 0;
+}
+CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
+  (void)device;
+  *context = (void *)0x1;
+  return 0;
+}
+CUresult cuCtxSetCurrent(void *context) { (void)context; return 0; }
+CUresult cuCtxSynchronize(void) { return 0; }
+CUresult cuGetErrorString(CUresult error, const char **text) {
+  (void)error;
+  *text = "fake CUDA error";
+  return 0;
+}
+
+static CUresult loadModule(void **module, const void *image) {
+  const unsigned char *bytes = image;
+  const char *kind = bytes[0] == 0x7f && bytes[1] == 'E' ? "cubin"
+                     : bytes[0] == 0x50 && bytes[1] == 0xed ? "fatbin"
+                                                            : "ptx";
+  fprintf(stderr, "fake-cuda: load %s\n", kind);
+  *module = (void *)0x2;
+  return 0;
+}
+CUresult cuModuleLoadData(void **module, const void *image) {
+  return loadModule(module, image);
+}
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n,
+                            int *options, void **values) {
+  (void)n; (void)options; (void)values;
+  return loadModule(module, image);
+}
+CUresult cuModuleUnload(void *module) { (void)module; return 0; }
+CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+  (void)module;
+  *function = strdup(name);
+  return 0;
+}
+CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
+  (void)function; (void)attribute; (void)value;
+  return 0;
+}
+CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                        void *stream, void **params, void **extra) {
+  (void)gy; (void)gz; (void)by; (void)bz; (void)stream; (void)extra;
+  /* Every kernel takes pointers (bare-pointer convention); the first one
+     must be an allocation of this library or a host buffer, never null. */
+  void *first = params ? *(void **)params[0] : NULL;
+  fprintf(stderr, "fake-cuda: launch %s grid %u block %u smem %u%s\n",
+          (const char *)function, gx, bx, smem,
+          first ? "" : " NULL-ARGUMENT");
+  return 0;
+}
+CUresult cuStreamCreate(void **stream, unsigned flags) {
+  (void)flags;
+  *stream = (void *)0x3;
+  return 0;
+}
+CUresult cuStreamDestroy_v2(void *stream) { (void)stream; return 0; }
+CUresult cuStreamSynchronize(void *stream) { (void)stream; return 0; }
+CUresult cuStreamWaitEvent(void *stream, void *event, unsigned flags) {
+  (void)stream; (void)event; (void)flags;
+  return 0;
+}
+CUresult cuEventCreate(void **event, unsigned flags) {
+  (void)flags;
+  *event = (void *)0x4;
+  return 0;
+}
+CUresult cuEventDestroy_v2(void *event) { (void)event; return 0; }
+CUresult cuEventRecord(void *event, void *stream) {
+  (void)event; (void)stream;
+  return 0;
+}
+CUresult cuEventSynchronize(void *event) { (void)event; return 0; }
+CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
+  (void)start; (void)end;
+  *ms = 1.0f;
+  return 0;
+}
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
+  *p = (CUdeviceptr)(uintptr_t)calloc(1, bytes);
+  return *p ? 0 : 2;
+}
+CUresult cuMemAllocManaged(CUdeviceptr *p, size_t bytes, unsigned flags) {
+  (void)flags;
+  return cuMemAlloc_v2(p, bytes);
+}
+CUresult cuMemFree_v2(CUdeviceptr p) {
+  free((void *)(uintptr_t)p);
+  return 0;
+}
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+  return 0;
+}
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                       void *stream) {
+  (void)stream;
+  return cuMemcpy(dst, src, bytes);
+}
+CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char value, size_t n) {
+  memset((void *)(uintptr_t)p, value, n);
+  return 0;
+}
+CUresult cuMemsetD16Async(CUdeviceptr p, unsigned short value, size_t n,
+                          void *stream) {
+  (void)stream;
+  for (size_t i = 0; i < n; ++i)
+    ((unsigned short *)(uintptr_t)p)[i] = value;
+  return 0;
+}
+CUresult cuMemsetD32Async(CUdeviceptr p, unsigned value, size_t n,
+                          void *stream) {
+  (void)stream;
+  for (size_t i = 0; i < n; ++i)
+    ((unsigned *)(uintptr_t)p)[i] = value;
+  return 0;
+}
+
+/* The explicit-direction copies scripts/device-run.py uses. */
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes) {
+  memcpy((void *)(uintptr_t)dst, src, bytes);
+  return 0;
+}
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
+  memcpy(dst, (const void *)(uintptr_t)src, bytes);
+  return 0;
+}
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  return cuMemcpy(dst, src, bytes);
+}
