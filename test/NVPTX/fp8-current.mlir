@@ -17,6 +17,7 @@
 // CHECK: atom.global.max.u32
 // CHECK-LABEL: .entry qs_quantize(
 // CHECK: .maxntid 128, 1, 1
+// CHECK: .minnctapersm 4
 // CHECK: ld.global.v4.b32
 // CHECK: st.shared.v4.b32
 // CHECK: bar.sync 0
