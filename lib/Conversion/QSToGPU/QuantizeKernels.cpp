@@ -998,7 +998,8 @@ static KernelDesc rowAmaxKernel(const Plan &p) {
 }
 
 /// NVFP4 with RHT: max |RHT(x^T)| (the column-wise representation's
-/// global amax) into its amax buffer.
+/// global amax) into its amax buffer, and, from the same read, max |x| into
+/// the row-wise representation's (replacing amaxKernel).
 static KernelDesc rhtAmaxKernel(const Plan &p) {
   KernelDesc d;
   d.name = "qs_quantize_rht_amax";
@@ -1008,11 +1009,20 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
   d.shared.push_back(MemRefType::get({t.rows * t.ld}, p.nominal));
   t.slots = d.shared.size();
   d.shared.push_back(MemRefType::get({d.threads}, f32));
+  // Per-thread max |x| for the row-wise amax (the `mults` index is free in
+  // this kernel).
+  bool rowAmax = !p.globalAmaxArgs.empty();
+  if (rowAmax) {
+    t.mults = d.shared.size();
+    d.shared.push_back(MemRefType::get({d.threads}, f32));
+  }
   d.phases.push_back([p, t](KernelEnv &env) { loadTilePhase(env, p, t); });
-  d.phases.push_back([p, t](KernelEnv &env) {
+  d.phases.push_back([p, t, rowAmax](KernelEnv &env) {
     Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
     Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
     store1(env, env.f32(0.0f), env.shared[t.slots], env.threadId);
+    if (rowAmax)
+      store1(env, env.f32(0.0f), env.shared[t.mults], env.threadId);
     env.forEachUnit(t.cols * (t.rows / 16), [&](Value u) {
       Value c = env.rem(u, env.idx(t.cols));
       Value i = env.div(u, env.idx(t.cols));
@@ -1032,12 +1042,23 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
         for (Value z : rht16(env, xs))
           slot = env.absMax(slot, z);
         store1(env, slot, env.shared[t.slots], env.threadId);
+        if (rowAmax) {
+          Value xmax = load1(env, env.shared[t.mults], env.threadId);
+          for (Value x : xs)
+            xmax = env.absMax(xmax, x);
+          store1(env, xmax, env.shared[t.mults], env.threadId);
+        }
       });
     });
   });
-  d.phases.push_back([p, t](KernelEnv &env) {
+  d.phases.push_back([p, t, rowAmax](KernelEnv &env) {
     env.atomicMaxToGlobal(load1(env, env.shared[t.slots], env.threadId),
                           env.args[p.rhtAmaxArg]);
+    if (rowAmax) {
+      Value xmax = load1(env, env.shared[t.mults], env.threadId);
+      for (int a : p.globalAmaxArgs)
+        env.atomicMaxToGlobal(xmax, env.args[a]);
+    }
   });
   return d;
 }
@@ -1124,8 +1145,8 @@ void gpuk::emitQuantize(OpBuilder &b, Location loc, ModuleOp module,
   };
   if (!p.zeroArgs.empty() || p.amaxStateOutArg >= 0)
     launch(initKernel(p, args));
-  if (!p.globalAmaxArgs.empty())
-    launch(amaxKernel(p));
+  if (!p.globalAmaxArgs.empty() && p.rhtAmaxArg < 0)
+    launch(amaxKernel(p)); // with RHT, rhtAmaxKernel takes both amaxes
   if (p.rowScaled)
     launch(rowAmaxKernel(p));
   if (p.rhtAmaxArg >= 0)
