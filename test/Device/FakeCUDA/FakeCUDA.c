@@ -73,10 +73,20 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n,
   return loadModule(module, image);
 }
 CUresult cuModuleUnload(void *module) { (void)module; return 0; }
+/* Functions are their names, kept in a fixed table (no allocation to leak:
+   the sanitizer suite runs these tests too). */
+static char functionNames[256][128];
 CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   (void)module;
-  *function = strdup(name);
-  return 0;
+  for (int i = 0; i < 256; ++i) {
+    if (!functionNames[i][0])
+      snprintf(functionNames[i], sizeof(functionNames[i]), "%s", name);
+    if (!strcmp(functionNames[i], name)) {
+      *function = functionNames[i];
+      return 0;
+    }
+  }
+  return 2;
 }
 CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
   (void)function; (void)attribute; (void)value;
