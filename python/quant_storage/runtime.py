@@ -1,5 +1,6 @@
 """Run pipelines, execute functions on the CPU, compile for GPUs."""
 
+import re
 from collections import OrderedDict
 
 import numpy as np
@@ -138,9 +139,10 @@ def _unescape(text):
     return bytes(out)
 
 
-def compile(module, chip="sm_90a", format="isa"):
+def compile(module, chip=None, format="isa"):
     """Compiles a clone of a Module/Graph with qs-nvptx-pipeline for `chip`
-    ("sm_90a" or "sm_100a"): `format` "isa" (PTX text, needs no CUDA),
+    ("sm_90a" or "sm_100a"; default: the module's qs.chip, else "sm_90a"):
+    `format` "isa" (PTX text, needs no CUDA),
     "bin" (cubin) or "fatbin" (both; these need ptxas, found through
     CUDA_HOME, PATH or /usr/local/cuda). Returns a Compiled; raises QSError
     with the diagnostics if the module has ops without GPU kernels or the
@@ -149,6 +151,9 @@ def compile(module, chip="sm_90a", format="isa"):
     if format not in ("isa", "bin", "fatbin"):
         raise ValueError(f"format must be isa, bin or fatbin, got {format!r}")
     m = _module(module).clone()
+    if chip is None:
+        named = re.match(r'module attributes \{[^}]*qs\.chip = "(\w+)"', str(m))
+        chip = named.group(1) if named else "sm_90a"
     m.run_pipeline(f"qs-nvptx-pipeline{{chip={chip} format={format}}}")
     ir = str(m)
     found = re.search(r'gpu\.binary @qs_kernels\s*\[#gpu\.object<.*?(?:assembly = |bin = |\}, )"((?:[^"\\]|\\.)*)">\s*\]', ir)

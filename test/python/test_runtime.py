@@ -105,6 +105,14 @@ def test_compile_ptx():
     assert "qs.quantize" in str(g)
     c100 = qs.compile(g, chip="sm_100a")
     assert ".target sm_100a" in c100.ptx
+    # The default chip is the graph's.
+    g100 = qs.Graph(chip="sm_100a")
+    f = g100.function("q", [qs.TensorSpec((64, 128), "bf16")])
+    f.returns(f.quantize(f.args[0], qs.Float8CurrentScalingQuantizer()))
+    c = qs.compile(g100)
+    assert c.chip == "sm_100a" and ".target sm_100a" in c.ptx
+    with pytest.raises(qs.QSError, match='chip=sm_90a differs from qs.chip = "sm_100a"'):
+        qs.compile(g100, chip="sm_90a")
 
 
 def test_compile_binary():
