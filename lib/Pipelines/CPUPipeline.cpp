@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Bufferize.h"
 #include "qs/Conversion/Passes.h"
 #include "qs/Pipelines/Pipelines.h"
 #include "qs/Dialect/QS/Transforms/Passes.h"
@@ -29,19 +30,9 @@
 
 using namespace mlir;
 
-void mlir::qs::buildCPUPipeline(OpPassManager &pm,
-                                const CPUPipelineOptions &options) {
-  buildStoragePipeline(pm, StoragePipelineOptions());
-  if (options.emulateGPUKernels) {
-    ConvertQSToGPUPassOptions gpu;
-    gpu.emulate = true;
-    pm.addPass(createConvertQSToGPUPass(gpu));
-  }
-  pm.addPass(createConvertQSToLinalgPass());
-  pm.addPass(createCanonicalizerPass());
-
-  // Tensors to buffers; function boundaries get plain (identity-layout)
-  // memrefs and results become caller-allocated out-parameters.
+void mlir::qs::addBufferizationPasses(OpPassManager &pm) {
+  // Function boundaries get plain (identity-layout) memrefs and results
+  // become caller-allocated out-parameters.
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -54,9 +45,23 @@ void mlir::qs::buildCPUPipeline(OpPassManager &pm,
   // one buffer twice (MXFP8 2-D returns equal row- and column-wise data).
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::buildBufferDeallocationPipeline(pm);
-
-  // Loops, then LLVM (without the flatten metadata LLVM does not know).
   pm.addPass(createQSStripFlattenAttributesPass());
+}
+
+void mlir::qs::buildCPUPipeline(OpPassManager &pm,
+                                const CPUPipelineOptions &options) {
+  buildStoragePipeline(pm, StoragePipelineOptions());
+  if (options.emulateGPUKernels) {
+    ConvertQSToGPUPassOptions gpu;
+    gpu.emulate = true;
+    pm.addPass(createConvertQSToGPUPass(gpu));
+  }
+  pm.addPass(createConvertQSToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+
+  addBufferizationPasses(pm);
+
+  // Loops, then LLVM.
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertVectorToSCFPass());

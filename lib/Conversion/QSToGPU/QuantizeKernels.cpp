@@ -192,9 +192,24 @@ static Plan makePlan(QuantTensorType type, const TargetInfo &target,
   };
   int64_t m = p.m, k = p.k;
 
-  if (auto pt = dyn_cast<Fp8DelayedAttr>(q)) {
-    p.delayed = true;
-    Type fp8 = pt.getFp8Dtype();
+  // A block-scaled representation of `prefix` ("rowwise"/"columnwise") with
+  // FP8 codes of `fp8`; fails (-1 dataArg) if the representation is absent.
+  auto fp8BlockRep = [&](StringRef prefix, Type fp8, int64_t block,
+                         ScaleKind kind) {
+    Rep r;
+    r.columnwise = prefix == "columnwise";
+    r.block = block;
+    r.kind = kind;
+    r.format = *SmallFloatFormat::get(fp8);
+    r.fp8Type = fp8;
+    r.fp8Max = ref::fp8MaxOf(fp8);
+    r.dataArg = arg((prefix + "_data").str());
+    r.scaleArg = arg((prefix + "_scale_inv").str());
+    return r;
+  };
+  // Per-tensor FP8: the codes of `data` (row-wise, or both usages on
+  // non-TN chips) and `transpose`, one scale for the tensor.
+  auto perTensor = [&](Type fp8) {
     p.fp8Max = ref::fp8MaxOf(fp8);
     for (auto [name, col] : {std::pair<StringRef, bool>{"data", false},
                              {"transpose", true}}) {
@@ -208,27 +223,18 @@ static Plan makePlan(QuantTensorType type, const TargetInfo &target,
       p.reps.push_back(r);
     }
     p.scaleInvArg = arg("scale_inv");
+  };
+  if (auto pt = dyn_cast<Fp8DelayedAttr>(q)) {
+    p.delayed = true;
+    perTensor(pt.getFp8Dtype());
   } else if (auto pt = dyn_cast<Fp8CurrentAttr>(q)) {
     p.current = true;
-    Type fp8 = pt.getFp8Dtype();
-    p.fp8Max = ref::fp8MaxOf(fp8);
+    perTensor(pt.getFp8Dtype());
     p.pow2 = pt.getForcePow_2Scales();
     p.epsilon = pt.getAmaxEpsilon().convertToFloat();
     p.amaxScratchArg = scratchBase;
     p.zeroArgs.push_back(scratchBase);
     p.globalAmaxArgs.push_back(scratchBase);
-    for (auto [name, col] : {std::pair<StringRef, bool>{"data", false},
-                             {"transpose", true}}) {
-      if (arg(name) < 0)
-        continue;
-      Rep r;
-      r.columnwise = col;
-      r.format = *SmallFloatFormat::get(fp8);
-      r.fp8Type = fp8;
-      r.dataArg = arg(name);
-      p.reps.push_back(r);
-    }
-    p.scaleInvArg = arg("scale_inv");
   } else if (auto mx = dyn_cast<MXFP8Attr>(q)) {
     Type fp8 = mx.getFp8Dtype();
     bool swz = mx.getOptimizeForGemm();
@@ -236,19 +242,10 @@ static Plan makePlan(QuantTensorType type, const TargetInfo &target,
       p.twoD = 32;
     for (bool col : {false, true}) {
       StringRef prefix = col ? "columnwise" : "rowwise";
-      int data = arg((prefix + "_data").str());
-      if (data < 0)
+      Rep r = fp8BlockRep(prefix, fp8, 32, ScaleKind::E8M0);
+      if (r.dataArg < 0)
         continue;
-      Rep r;
-      r.columnwise = col;
       r.xLayout = col;
-      r.block = 32;
-      r.kind = ScaleKind::E8M0;
-      r.format = *SmallFloatFormat::get(fp8);
-      r.fp8Type = fp8;
-      r.fp8Max = ref::fp8MaxOf(fp8);
-      r.dataArg = data;
-      r.scaleArg = arg((prefix + "_scale_inv").str());
       int64_t rows = col ? k : m, blocks = (col ? m : k) / 32;
       if (swz || !col) {
         r.scaleIndex = gLayout(roundUp(blocks, 4), swz);
@@ -264,21 +261,12 @@ static Plan makePlan(QuantTensorType type, const TargetInfo &target,
     Type fp8 = blk.getFp8Dtype();
     for (bool col : {false, true}) {
       StringRef prefix = col ? "columnwise" : "rowwise";
-      int data = arg((prefix + "_data").str());
-      if (data < 0)
+      Rep r = fp8BlockRep(prefix, fp8, 128, ScaleKind::F32Block);
+      if (r.dataArg < 0)
         continue;
-      Rep r;
-      r.columnwise = col;
-      r.block = 128;
-      r.kind = ScaleKind::F32Block;
-      r.format = *SmallFloatFormat::get(fp8);
-      r.fp8Type = fp8;
-      r.fp8Max = ref::fp8MaxOf(fp8);
       r.pow2 = blk.getForcePow_2Scales();
       r.epsilon = blk.getAmaxEpsilon().convertToFloat();
       r.valueForInf = ref::maxFiniteOf(p.nominal);
-      r.dataArg = data;
-      r.scaleArg = arg((prefix + "_scale_inv").str());
       int64_t rows = col ? k : m, cols = col ? m : k;
       if (blk.getBlockScalingDim() == 2) {
         // [row block, column block] of the stored matrix, columns padded.
