@@ -89,6 +89,18 @@ FailureOr<FlatSignature> mlir::qs::getFlatSignature(func::FuncOp func) {
 using runner::byteSize;
 using runner::Descriptor;
 
+llvm::Error runner::invokeWithDescriptors(ExecutionEngine &engine,
+                                          StringRef function,
+                                          std::vector<Descriptor> &descriptors) {
+  std::vector<void *> pointers;
+  for (Descriptor &d : descriptors)
+    pointers.push_back(d.get());
+  std::vector<void *> args;
+  for (void *&p : pointers)
+    args.push_back(&p);
+  return engine.invokePacked(("_mlir_ciface_" + function).str(), args);
+}
+
 static std::string callError;
 
 std::string runner::lastCallError() { return callError; }
@@ -235,14 +247,8 @@ mlir::qs::runOnCPU(ModuleOp module, StringRef function,
     descriptors.emplace_back(inputCopies[i].data(), in.type.getShape());
   for (HostTensor &r : results)
     descriptors.emplace_back(r.bytes.data(), r.type.getShape());
-  std::vector<void *> pointers;
-  for (Descriptor &d : descriptors)
-    pointers.push_back(d.get());
-  std::vector<void *> args;
-  for (void *&p : pointers)
-    args.push_back(&p);
   if (llvm::Error error =
-          (*engine)->invokePacked(("_mlir_ciface_" + function).str(), args))
+          runner::invokeWithDescriptors(**engine, function, descriptors))
     return std::move(error);
   return results;
 }

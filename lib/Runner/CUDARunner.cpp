@@ -146,14 +146,8 @@ mlir::qs::runOnCUDA(ModuleOp module, StringRef function,
     resultPointers.push_back(p);
     descriptors.emplace_back(p, r.type.getShape());
   }
-  std::vector<void *> pointers;
-  for (runner::Descriptor &d : descriptors)
-    pointers.push_back(d.get());
-  std::vector<void *> args;
-  for (void *&p : pointers)
-    args.push_back(&p);
   if (llvm::Error error =
-          (*engine)->invokePacked(("_mlir_ciface_" + function).str(), args))
+          runner::invokeWithDescriptors(**engine, function, descriptors))
     return std::move(error);
   if (qsCudaSynchronize() != 0 || StringRef(qsCudaLastError()).size())
     return makeError(Twine("running @") + function + ": " + qsCudaLastError());

@@ -9,6 +9,7 @@
 
 #include "qs/Runner/CPURunner.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include <cstring>
 #include <string>
 #include <vector>
@@ -39,6 +40,11 @@ struct Descriptor {
 inline size_t byteSize(RankedTensorType type) {
   return type.getNumElements() * getElementByteWidth(type.getElementType());
 }
+
+/// Calls `_mlir_ciface_<function>` of `engine` with one ranked memref
+/// descriptor per argument (inputs then results).
+llvm::Error invokeWithDescriptors(ExecutionEngine &engine, StringRef function,
+                                  std::vector<Descriptor> &descriptors);
 
 /// The flattened signature of `func` if it exists and `inputs` match it;
 /// else fails and lastCallError() says why.

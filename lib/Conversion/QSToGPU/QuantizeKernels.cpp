@@ -942,16 +942,24 @@ static KernelDesc amaxKernel(const Plan &p) {
   return d;
 }
 
+/// A kernel over the tiles of x whose first phase loads the tile into
+/// shared buffer 0; `t` gets its geometry.
+static KernelDesc tileKernel(const Plan &p, StringRef name, Tile &t) {
+  KernelDesc d;
+  d.name = name.str();
+  t = makeTile(p, {});
+  d.gridSize = t.grid;
+  d.shared.push_back(MemRefType::get({t.rows * t.ld}, p.nominal));
+  d.phases.push_back([p, t](KernelEnv &env) { loadTilePhase(env, p, t); });
+  return d;
+}
+
 /// Row-scaled NVFP4: max |x| of every row (row-wise representation) and
 /// every column (column-wise: rows of x^T), one atomic per row/column and
 /// tile.
 static KernelDesc rowAmaxKernel(const Plan &p) {
-  KernelDesc d;
-  d.name = "qs_quantize_row_amax";
-  Tile t = makeTile(p, {});
-  d.gridSize = t.grid;
-  d.shared.push_back(MemRefType::get({t.rows * t.ld}, p.nominal));
-  d.phases.push_back([p, t](KernelEnv &env) { loadTilePhase(env, p, t); });
+  Tile t;
+  KernelDesc d = tileKernel(p, "qs_quantize_row_amax", t);
   d.phases.push_back([p, t](KernelEnv &env) {
     Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
     Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
@@ -989,12 +997,9 @@ static KernelDesc rowAmaxKernel(const Plan &p) {
 /// global amax) into its amax buffer, and, from the same read, max |x| into
 /// the row-wise representation's (replacing amaxKernel).
 static KernelDesc rhtAmaxKernel(const Plan &p) {
-  KernelDesc d;
-  d.name = "qs_quantize_rht_amax";
-  Tile t = makeTile(p, {});
-  d.gridSize = t.grid;
+  Tile t;
+  KernelDesc d = tileKernel(p, "qs_quantize_rht_amax", t);
   Type f32 = Float32Type::get(p.nominal.getContext());
-  d.shared.push_back(MemRefType::get({t.rows * t.ld}, p.nominal));
   t.slots = d.shared.size();
   d.shared.push_back(MemRefType::get({d.threads}, f32));
   // Per-thread max |x| for the row-wise amax (the `mults` index is free in
@@ -1004,7 +1009,6 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
     t.mults = d.shared.size();
     d.shared.push_back(MemRefType::get({d.threads}, f32));
   }
-  d.phases.push_back([p, t](KernelEnv &env) { loadTilePhase(env, p, t); });
   d.phases.push_back([p, t, rowAmax](KernelEnv &env) {
     Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
     Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
