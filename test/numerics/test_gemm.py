@@ -54,7 +54,21 @@ def quantized(rng, family, params, shape):
     return q, bufs
 
 
-def check_gemm(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulate=False):
+# GEMM kernels of convert-qs-to-gpu (sm_90a wgmma + TMA): per-tensor FP8 only.
+GPU_GEMM_FAMILIES = ("fp8_current", "fp8_delayed")
+
+
+def require_gemm_kernel(family):
+    """Under QS_KERNELS=gpu-emulated or cuda, skips (with the reason) a family
+    whose GEMM has no GPU kernel: the emulation would only rerun the
+    reference lowering, and qs-nvptx-pipeline rejects it."""
+    if h.KERNELS != "reference" and family not in GPU_GEMM_FAMILIES:
+        pytest.skip(f"QS_KERNELS={h.KERNELS}: no GPU GEMM kernel for {family} yet")
+
+
+def check_gemm(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulate=False,
+               tile_n=None):
+    require_gemm_kernel(family)
     name, lhs, rhs, ta, tb = layout
     shapes = {"x": (m, k), "w": (n, k), "dy": (m, n)}
     params = dict(zip(("x", "w", "dy"), FAMILIES[family]))
@@ -87,6 +101,8 @@ def check_gemm(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumula
   %d = qs.gemm %a, %b{flags}{extra} : {at}, {bt} -> {rt}
   return %d : {rt}
 }}"""
+    if tile_n:
+        module = f"module attributes {{qs.gemm_tile_n = {tile_n} : i64}} {{\n{module}\n}}"
     (got,) = h.run(module, "gemm", inputs, 1)
     got = h.from_npy(got, out).astype(np.float64)
     tol = bound + ULP[out] * np.abs(want) + TINY[out]
@@ -119,6 +135,21 @@ def test_gemm_partial_blocks(rng):
     # Block FP8 with K not a multiple of 128 (partial last block).
     check_gemm(rng, "fp8_block", LAYOUTS[0], "f32", m=70, n=50, k=200)
     check_gemm(rng, "fp8_block", LAYOUTS[2], "f32", m=200, n=50, k=70)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+def test_gemm_many_tiles(rng, layout):
+    # Per-tensor FP8 over several 128x128 output tiles with partial edges,
+    # contractions of 2-9 k-tiles (fprop: 9, more than the 6 stages of the
+    # shared-memory ring), none a multiple of 128, bias and accumulate.
+    check_gemm(rng, "fp8_current", layout, "bf16", m=304, n=208, k=1040, bias=True,
+               accumulate=True)
+
+
+def test_gemm_wide_tiles(rng):
+    # The 128x256 tile kernel (4 stages; 6 k-tiles wrap the ring), E5M2 x E4M3.
+    check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=130, n=656, k=300, tile_n=256)
+    check_gemm(rng, "fp8_current", LAYOUTS[0], "f16", m=64, n=96, k=144, tile_n=256)
 
 
 def test_gemm_is_close_to_the_unquantized_product(rng):

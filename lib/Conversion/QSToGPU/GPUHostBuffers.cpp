@@ -51,13 +51,19 @@ struct QSGPUHostBuffersPass
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     Value g = arith::ConstantIndexOp::create(b, loc, grid);
     Value t = arith::ConstantIndexOp::create(b, loc, block);
+    Value shared;
+    if (auto bytes =
+            f->getAttrOfType<IntegerAttr>(qs::gpuk::kLaunchSharedAttr))
+      shared = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                            bytes.getInt());
     gpu::LaunchFuncOp::create(b, loc, kernel, gpu::KernelDim3{g, one, one},
-                              gpu::KernelDim3{t, one, one}, Value(),
+                              gpu::KernelDim3{t, one, one}, shared,
                               entry->getArguments(), Type());
     func::ReturnOp::create(b, loc);
     f->removeAttr(qs::gpuk::kLaunchKernelAttr);
     f->removeAttr(qs::gpuk::kLaunchGridAttr);
     f->removeAttr(qs::gpuk::kLaunchBlockAttr);
+    f->removeAttr(qs::gpuk::kLaunchSharedAttr);
   }
 
   void runOnOperation() override {

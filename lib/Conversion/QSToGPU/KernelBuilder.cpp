@@ -246,7 +246,10 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
                                        kb.getI64IntegerAttr(16));
       env.shared.push_back(a);
     }
-    runPhases(env, desc, true, env.blockId);
+    if (desc.blockBody)
+      desc.blockBody(env);
+    else
+      runPhases(env, desc, true, env.blockId);
     gpu::ReturnOp::create(kb, loc);
 
     // The launch is a call of a body-less launcher until the host buffers
@@ -264,6 +267,9 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
                                          {FlatSymbolRefAttr::get(func)}));
     launcher->setAttr(kLaunchGridAttr, lb.getI64IntegerAttr(desc.gridSize));
     launcher->setAttr(kLaunchBlockAttr, lb.getI64IntegerAttr(desc.threads));
+    if (desc.dynamicSharedBytes)
+      launcher->setAttr(kLaunchSharedAttr,
+                        lb.getI64IntegerAttr(desc.dynamicSharedBytes));
     func::CallOp::create(b, loc, launcher, args);
     return;
   }
@@ -285,7 +291,10 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
         memref::AllocaOp::create(fb, loc, t, fb.getI64IntegerAttr(16)));
   env.loop(desc.gridSize, [&](Value bid) {
     env.blockId = bid;
-    runPhases(env, desc, false, bid);
+    if (desc.blockBody)
+      desc.blockBody(env);
+    else
+      runPhases(env, desc, false, bid);
   });
   func::ReturnOp::create(fb, loc);
   func::CallOp::create(b, loc, func, args);

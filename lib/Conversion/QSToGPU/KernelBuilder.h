@@ -93,6 +93,13 @@ struct KernelDesc {
   SmallVector<MemRefType> shared;
   /// Phases, separated by barriers.
   SmallVector<PhaseFn> phases;
+  /// Dynamic shared memory in bytes (the launch's dynamicSharedMemorySize).
+  int64_t dynamicSharedBytes = 0;
+  /// Instead of `phases`, the block's whole code, for kernels whose threads
+  /// do not run in lockstep phases (warp-specialized GEMMs). On the GPU it
+  /// runs in every thread (blockId, threadId set); in the emulation once per
+  /// block with a null threadId, and it loops over threads itself.
+  PhaseFn blockBody;
 };
 
 /// Attributes of a body-less launcher function (`func.func private
@@ -100,6 +107,8 @@ struct KernelDesc {
 constexpr llvm::StringLiteral kLaunchKernelAttr = "qs_launch_kernel";
 constexpr llvm::StringLiteral kLaunchGridAttr = "qs_launch_grid";
 constexpr llvm::StringLiteral kLaunchBlockAttr = "qs_launch_block";
+/// Dynamic shared memory bytes of the launch (absent: none).
+constexpr llvm::StringLiteral kLaunchSharedAttr = "qs_launch_shared";
 
 /// Emits the kernel (GPU or emulated) and its launch on `args` (static,
 /// identity-layout memrefs) at the builder's insertion point.

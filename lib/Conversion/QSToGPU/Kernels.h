@@ -49,6 +49,49 @@ void emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
                     QuantTensorType type, const TargetInfo &target,
                     ValueRange inner, Value out, const EmitOptions &options);
 
+/// One operand of a GEMM kernel: the FP8 data in K-major order ([rows, k]
+/// row-major, 1-D memref) and its scale_inv (memref<1xf32>).
+struct GemmOperand {
+  QuantTensorType type;
+  Value data, scaleInv;
+  /// Whether `data` is K-major (row-wise data of an operand contracted over
+  /// its last dimension, or the transpose buffer of one contracted over its
+  /// first); false if the operand has no such buffer.
+  bool kMajor = false;
+};
+
+/// D[m, n] = op(a)[m, k] op(b)[k, n].
+struct GemmOperands {
+  GemmOperand a, b;
+  int64_t m = 0, n = 0, k = 0;
+  /// Tile width in N: 128, 256 (qs.gemm_tile_n), or 0 to choose (256 when
+  /// the 128x256 tiles still fill every multiprocessor).
+  int64_t tileN = 0;
+};
+
+
+/// Whether a GEMM kernel exists for `operands` on `chip`; if not, reports
+/// why through `emitError`.
+LogicalResult checkGemmSupport(const GemmOperands &operands,
+                               const TargetInfo &chip,
+                               function_ref<InFlightDiagnostic()> emitError);
+
+/// Emits the GEMM kernel and its launch: d[m*n] (1-D, `outType`) =
+/// alpha op(a) op(b) (+ bias[n]) (+ c[m*n]).
+void emitGemm(OpBuilder &b, Location loc, ModuleOp module,
+              const GemmOperands &operands, Type outType, Value bias, Value c,
+              Value d, const EmitOptions &options);
+
+/// The host function that encodes a 2-D TMA descriptor (libQSCUDARuntime).
+constexpr llvm::StringLiteral kEncodeTensorMapFn = "qsCudaEncodeTensorMap2D";
+
+/// Host code: encodes the TMA descriptor of `data` (a [rows, cols] byte
+/// matrix, row-major) with boxes of [boxRows, boxCols] bytes and 128-byte
+/// swizzle into device buffer `map` (memref<16xi64>).
+void emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,
+                         Value map, Value data, int64_t rows, int64_t cols,
+                         int64_t boxRows, int64_t boxCols);
+
 } // namespace gpuk
 } // namespace qs
 } // namespace mlir

@@ -7,7 +7,9 @@
 
 #include "Kernels.h"
 #include "qs/Conversion/Passes.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
 #include "qs/Dialect/QS/IR/QSOps.h"
+#include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -68,7 +70,7 @@ struct ConvertQSToGPUPass
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::GPUModuleOp>(op))
         return WalkResult::skip();
-      if (isa<QuantizeBuffersOp, DequantizeBuffersOp>(op))
+      if (isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp>(op))
         ops.push_back(op);
       return WalkResult::advance();
     });
@@ -90,10 +92,11 @@ struct ConvertQSToGPUPass
       module.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (isa<gpu::GPUModuleOp>(op))
           return WalkResult::skip();
-        if (isa<GemmBuffersOp, UpdateUsageBuffersOp>(op)) {
+        if (isa<UpdateUsageBuffersOp>(op)) {
           op->emitOpError()
-              << "has no GPU kernel yet (quantize and dequantize do); "
-                 "qs-nvptx-pipeline cannot compile it, qs-cpu-pipeline can";
+              << "has no GPU kernel yet (quantize, dequantize and per-tensor "
+                 "FP8 GEMM do); qs-nvptx-pipeline cannot compile it, "
+                 "qs-cpu-pipeline can";
           failedAny = true;
         }
         return WalkResult::advance();
@@ -109,6 +112,9 @@ struct ConvertQSToGPUPass
           (forced ? *forced : target).getComputeCapability() >= 89;
       if (auto q = dyn_cast<QuantizeBuffersOp>(op)) {
         if (failed(lowerQuantize(q, target, options)))
+          failedAny = true;
+      } else if (auto g = dyn_cast<GemmBuffersOp>(op)) {
+        if (failed(lowerGemm(g, target, forced ? *forced : target, options)))
           failedAny = true;
       } else if (failed(lowerDequantize(cast<DequantizeBuffersOp>(op), target,
                                         options))) {
@@ -167,6 +173,77 @@ struct ConvertQSToGPUPass
     for (auto [t, alloc] : llvm::zip(op.getResultTypes(), allocs))
       results.push_back(readBack(b, loc, t, alloc));
     op->replaceAllUsesWith(results);
+    op->erase();
+    return success();
+  }
+
+  /// The K-major FP8 buffer and scale of a per-tensor FP8 GEMM operand.
+  static gpuk::GemmOperand gemmOperand(OpBuilder &b, Location loc,
+                                       QuantTensorType type, ValueRange inner,
+                                       const TargetInfo &target,
+                                       bool contractsLastDim) {
+    gpuk::GemmOperand operand;
+    operand.type = type;
+    Value data, transposed;
+    for (auto [t, v] : llvm::zip(type.getInnerTensors(target), inner)) {
+      if (t.name == "data")
+        data = v;
+      else if (t.name == "transpose")
+        transposed = v;
+      else if (t.name == "scale_inv")
+        operand.scaleInv = bufferOf(b, loc, v);
+    }
+    Value kMajor = contractsLastDim ? data : transposed;
+    if (kMajor && operand.scaleInv) {
+      operand.kMajor = true;
+      operand.data = flat(b, loc, bufferOf(b, loc, kMajor));
+    }
+    return operand;
+  }
+
+  /// In the emulation, GEMMs of families without a kernel stay for the
+  /// reference lowering; under qs-nvptx-pipeline they are errors. A
+  /// per-tensor FP8 GEMM the kernel cannot run is an error either way.
+  LogicalResult lowerGemm(GemmBuffersOp op, const TargetInfo &target,
+                          const TargetInfo &chip,
+                          const gpuk::EmitOptions &options) {
+    auto isPerTensor = [](QuantTensorType t) {
+      return isa<Fp8DelayedAttr, Fp8CurrentAttr>(t.getQuantizer());
+    };
+    if (!requireNVPTXChip && (!isPerTensor(op.getATensorType()) ||
+                              !isPerTensor(op.getBTensorType())))
+      return success();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto [a0, a1] = flatten2D(op.getATensorType().getShape());
+    auto [b0, b1] = flatten2D(op.getBTensorType().getShape());
+    gpuk::GemmOperands operands;
+    operands.m = op.getTransposeA() ? a1 : a0;
+    operands.k = op.getTransposeA() ? a0 : a1;
+    operands.n = op.getTransposeB() ? b0 : b1;
+    operands.a = gemmOperand(b, loc, op.getATensorType(), op.getA(), target,
+                             !op.getTransposeA());
+    operands.b = gemmOperand(b, loc, op.getBTensorType(), op.getB(), target,
+                             op.getTransposeB());
+    if (failed(gpuk::checkGemmSupport(operands, chip,
+                                      [&] { return op.emitOpError(); })))
+      return failure();
+    // qs.gemm_tile_n (checked by the dialect) on the op or an ancestor.
+    for (Operation *p = op; p; p = p->getParentOp())
+      if (auto value = p->getAttrOfType<IntegerAttr>(
+              QSDialect::getGemmTileNAttrName())) {
+        operands.tileN = value.getInt();
+        break;
+      }
+    Type resultType = op.getResult().getType();
+    Value bias = op.getBias() ? bufferOf(b, loc, op.getBias()) : Value();
+    Value c = op.getAccumulate() ? flat(b, loc, bufferOf(b, loc, op.getInit()))
+                                 : Value();
+    Value alloc = newBuffer(b, loc, resultType);
+    gpuk::emitGemm(b, loc, getOperation(), operands,
+                   cast<RankedTensorType>(resultType).getElementType(), bias,
+                   c, flat(b, loc, alloc), options);
+    op->replaceAllUsesWith(ValueRange{readBack(b, loc, resultType, alloc)});
     op->erase();
     return success();
   }

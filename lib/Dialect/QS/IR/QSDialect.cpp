@@ -33,6 +33,16 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (attr.getName() == getGemmTileNAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || (value.getInt() != 128 && value.getInt() != 256))
+      return op->emitError()
+             << "'" << getGemmTileNAttrName()
+             << "' must be the integer 128 or 256 (the GEMM kernels' tile "
+                "width in N), got "
+             << attr.getValue();
+    return success();
+  }
   return op->emitError() << "unknown qs dialect attribute '"
                          << attr.getName().getValue()
                          << "'";

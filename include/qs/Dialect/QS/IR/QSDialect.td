@@ -55,6 +55,11 @@ def QS_Dialect : Dialect {
     (normally the `builtin.module`), e.g. `module attributes {qs.chip =
     "sm_100a"}`; it defaults to `sm_90a` (Hopper, TN-only).
 
+    `qs.gemm_tile_n = 128 | 256 : i64` on a GEMM or an enclosing operation
+    fixes the tile width in N of the GEMM kernels of `convert-qs-to-gpu`
+    (otherwise 256 when 128x256 tiles still give every multiprocessor of
+    an H100/H200 a tile, else 128). It changes speed, never results.
+
     ### Flattened boundaries
 
     `qs-flatten-storage` replaces each quantized function argument and result
@@ -94,6 +99,11 @@ def QS_Dialect : Dialect {
     /// Name of the discardable attribute that selects the target chip.
     static constexpr ::llvm::StringLiteral getChipAttrName() {
       return ::llvm::StringLiteral("qs.chip");
+    }
+    /// Name of the discardable attribute that fixes the GEMM kernels' tile
+    /// width in N (128 or 256).
+    static constexpr ::llvm::StringLiteral getGemmTileNAttrName() {
+      return ::llvm::StringLiteral("qs.gemm_tile_n");
     }
     /// Argument/result attributes set by qs-flatten-storage: the inner
     /// tensor's name, the original argument/result index, the quantized type.

@@ -1,0 +1,663 @@
+//===- GemmKernels.cpp - per-tensor FP8 GEMM for sm_90a (wgmma + TMA) -----===//
+//
+// One kernel computes D[m, n] = alpha * sum_k A[m, k] B[n, k] (+ bias[n])
+// (+ C[m, n]), alpha = scale_inv_A * scale_inv_B, with A and B FP8 in
+// K-major order (row-wise data, or the transpose buffer of TN-only chips).
+//
+// Block: three warpgroups. Warpgroup 0 is the producer: one thread streams
+// 128 x 128-byte tiles of A and tileN x 128-byte tiles of B with TMA
+// (cp.async.bulk.tensor, 128-byte swizzle, zero fill past the edges) into a
+// ring of `stages` shared-memory stages, each guarded by a "full" mbarrier
+// (transaction bytes) and an "empty" mbarrier (one arrival per consumer).
+// Warpgroups 1 and 2 are consumers: each owns 64 rows of the 128-row tile
+// and issues four wgmma.mma_async m64n<tileN>k32 per stage into FP32
+// registers, then applies the epilogue straight from its registers.
+// setmaxnreg moves registers from the producer to the consumers.
+//
+// The emulation runs the same tiling on the CPU: the TMA copies write the
+// same swizzled shared-memory image, the wgmma emulation decodes the same
+// 64-bit shared-memory descriptors and accumulates into the same per-thread
+// fragment registers, and the epilogue is the same code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "Kernels.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
+#include "qs/Dialect/QS/Utils/QuantizerMath.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+
+namespace {
+constexpr int64_t kTileM = 128, kTileK = 128, kWarpgroup = 128;
+constexpr int64_t kConsumers = 2, kKSteps = kTileK / 32;
+/// Streaming multiprocessors of an H100/H200 (tile-shape choice only).
+constexpr int64_t kSMs = 132;
+/// Shared memory given to the stage ring (of 227 KiB per block on sm_90).
+constexpr int64_t kRingBytes = 192 * 1024;
+constexpr llvm::StringLiteral kSharedSymbol = "qs_gemm_smem";
+
+struct GemmPlan {
+  int64_t m, n, k;
+  int64_t tileN, stages, tilesM, tilesN;
+  StringRef typeA, typeB; // PTX names: e4m3 / e5m2
+  Type outType;
+  bool bias, accumulate;
+
+  int64_t aBytes() const { return kTileM * kTileK; }
+  int64_t stageBytes() const { return (kTileM + tileN) * kTileK; }
+  int64_t kTiles() const { return ceilDiv(k, kTileK); }
+  int64_t barrierOffset() const { return stages * stageBytes(); }
+  int64_t sharedBytes() const { return barrierOffset() + 16 * stages; }
+  int64_t threads() const { return kWarpgroup * (1 + kConsumers); }
+  int64_t accRegs() const { return tileN / 2; }
+};
+
+StringRef ptxType(Type t) { return isa<Float8E5M2Type>(t) ? "e5m2" : "e4m3"; }
+
+/// The GEMM's index arithmetic, shared by the GPU kernel and the emulation.
+struct GemmCode {
+  KernelEnv &env;
+  const GemmPlan &plan;
+
+  Value i(int64_t v) { return env.idx(v); }
+  Value shl(Value a, int64_t s) {
+    return arith::ShLIOp::create(env.b, env.loc, a, i(s));
+  }
+  Value shr(Value a, int64_t s) {
+    return arith::ShRUIOp::create(env.b, env.loc, a, i(s));
+  }
+  Value band(Value a, int64_t m) {
+    return arith::AndIOp::create(env.b, env.loc, a, i(m));
+  }
+  Value minI(Value a, Value c) {
+    return arith::MinUIOp::create(env.b, env.loc, a, c);
+  }
+
+  /// Tile (row, column) of a block: groups of 8 tile rows walk the tile
+  /// columns together, so consecutive blocks share B tiles in L2.
+  std::pair<Value, Value> tileOf(Value block) {
+    int64_t groupSize = 8 * plan.tilesN;
+    Value group = env.div(block, i(groupSize));
+    Value firstM = env.mul(group, i(8));
+    Value rowsInGroup = minI(arith::SubIOp::create(env.b, env.loc,
+                                                   i(plan.tilesM), firstM),
+                             i(8));
+    Value inGroup = env.rem(block, i(groupSize));
+    return {env.add(firstM, env.rem(inGroup, rowsInGroup)),
+            env.div(inGroup, rowsInGroup)};
+  }
+
+  /// Shared-memory byte offsets (from the 1024-aligned base) of a stage.
+  Value stageA(Value s) { return env.mul(s, i(plan.stageBytes())); }
+  Value stageB(Value s) { return env.add(stageA(s), i(plan.aBytes())); }
+  Value fullBarrier(Value s) {
+    return env.add(i(plan.barrierOffset()), env.mul(s, i(8)));
+  }
+  Value emptyBarrier(Value s) {
+    return env.add(i(plan.barrierOffset() + 8 * plan.stages),
+                   env.mul(s, i(8)));
+  }
+
+  /// wgmma shared-memory descriptor of a K-major tile with 128-byte
+  /// swizzle at byte address `address`: start address >> 4 (bits 0-13),
+  /// leading byte offset 1 (unused for swizzled K-major), stride byte offset
+  /// 1024 >> 4 (8 rows of 128 bytes; bits 32-45), layout 1 = 128-byte
+  /// swizzle (bits 62-63).
+  Value descriptor(Value address) {
+    Value start = band(shr(address, 4), 0x3FFF);
+    Value fixed = env.add(i(1 << 16), shl(i(1024 >> 4), 32));
+    Value desc = env.add(start, fixed);
+    Value i64v = arith::IndexCastUIOp::create(env.b, env.loc,
+                                              env.b.getI64Type(), desc);
+    Value layout = arith::ConstantIntOp::create(env.b, env.loc,
+                                                env.b.getI64Type(), 1);
+    layout = arith::ShLIOp::create(
+        env.b, env.loc, layout,
+        arith::ConstantIntOp::create(env.b, env.loc, env.b.getI64Type(), 62));
+    return arith::OrIOp::create(env.b, env.loc, i64v, layout);
+  }
+  /// The descriptors of k-step `j` (32 bytes further along K).
+  Value stepDescriptor(Value base, int64_t j) {
+    return arith::AddIOp::create(
+        env.b, env.loc, base,
+        arith::ConstantIntOp::create(env.b, env.loc, env.b.getI64Type(),
+                                     2 * j));
+  }
+  Value descA(Value base, Value s, Value consumer) {
+    return descriptor(env.add(env.add(base, stageA(s)),
+                              env.mul(consumer, i(64 * kTileK))));
+  }
+  Value descB(Value base, Value s) {
+    return descriptor(env.add(base, stageB(s)));
+  }
+
+  /// Row (of 64) and column (of tileN) of accumulator register `r` of
+  /// thread `t` of a warpgroup (the m64nNk32 f32 fragment layout).
+  std::pair<Value, Value> fragment(Value t, Value r) {
+    Value warp = shr(t, 5), lane = band(t, 31);
+    Value row = env.add(env.add(shl(warp, 4), shr(lane, 2)),
+                        shl(band(shr(r, 1), 1), 3));
+    Value col = env.add(env.add(shl(shr(r, 2), 3), shl(band(lane, 3), 1)),
+                        band(r, 1));
+    return {row, col};
+  }
+
+  /// The epilogue of consumer `consumer`'s thread `t`: register r (from
+  /// `acc`) to D[row, col] = alpha acc (+ bias[col]) (+ C[row, col]).
+  void epilogue(Value tm, Value tn, Value consumer, Value t, ValueRange args,
+                const std::function<Value(int64_t)> &acc) {
+    // args: sa, sb, [bias], [c], d
+    Value alpha = arith::MulFOp::create(
+        env.b, env.loc, memref::LoadOp::create(env.b, env.loc, args[0], i(0)),
+        memref::LoadOp::create(env.b, env.loc, args[1], i(0)));
+    unsigned next = 2;
+    Value bias = plan.bias ? args[next++] : Value();
+    Value c = plan.accumulate ? args[next++] : Value();
+    Value d = args[next];
+    Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
+    Value colBase = env.mul(tn, i(plan.tileN));
+    for (int64_t r = 0; r < plan.accRegs(); ++r) {
+      Value fr, fc;
+      std::tie(fr, fc) = fragment(t, i(r));
+      Value row = env.add(rowBase, fr), col = env.add(colBase, fc);
+      Value inside = env.land(env.lt(row, i(plan.m)), env.lt(col, i(plan.n)));
+      Value v = acc(r);
+      env.ifThen(inside, [&] {
+        Value out = arith::MulFOp::create(env.b, env.loc, v, alpha);
+        if (bias)
+          out = arith::AddFOp::create(
+              env.b, env.loc, out,
+              env.toF32(memref::LoadOp::create(env.b, env.loc, bias, col)));
+        Value at = env.add(env.mul(row, i(plan.n)), col);
+        if (c)
+          out = arith::AddFOp::create(
+              env.b, env.loc, out,
+              env.toF32(memref::LoadOp::create(env.b, env.loc, c, at)));
+        memref::StoreOp::create(env.b, env.loc,
+                                env.fromF32(out, plan.outType), d, at);
+      });
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// GPU kernel
+//===----------------------------------------------------------------------===//
+
+struct Ptx {
+  OpBuilder &b;
+  Location loc;
+
+  /// Inline PTX with side effects; `$N` names operand N.
+  Value operator()(Type result, ValueRange operands, StringRef text,
+                   StringRef constraints) {
+    auto op = LLVM::InlineAsmOp::create(
+        b, loc, result ? TypeRange{result} : TypeRange{}, operands,
+        b.getStringAttr(text), b.getStringAttr(constraints),
+        b.getUnitAttr(), UnitAttr(),
+        LLVM::TailCallKindAttr::get(b.getContext(), LLVM::tailcallkind::TailCallKind::None),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    return result ? op.getResult(0) : Value();
+  }
+  void operator()(ValueRange operands, StringRef text, StringRef constraints) {
+    (*this)(Type(), operands, text, constraints);
+  }
+  Value i32(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  }
+  Value i64(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+  }
+  Value pointerOf(Value memref) {
+    return i64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
+  }
+  void wait(Value barrier, Value parity) {
+    (*this)({i32(barrier), i32(parity)},
+            "{\n.reg .pred p;\nLAB_WAIT:\n"
+            "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+            "@p bra DONE;\nbra LAB_WAIT;\nDONE:\n}",
+            "r,r");
+  }
+};
+
+/// The shared-memory window address of the block's dynamic shared memory
+/// (an extern array aligned to 1024 bytes, as the 128-byte swizzle needs).
+Value sharedBase(OpBuilder &b, Location loc) {
+  auto kernels = b.getInsertionBlock()
+                     ->getParentOp()
+                     ->getParentOfType<gpu::GPUModuleOp>();
+  MLIRContext *ctx = b.getContext();
+  auto arrayType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0);
+  if (!kernels.lookupSymbol(kSharedSymbol)) {
+    OpBuilder gb(ctx);
+    gb.setInsertionPointToStart(kernels.getBody());
+    LLVM::GlobalOp::create(gb, loc, arrayType, /*isConstant=*/false,
+                           LLVM::Linkage::External, kSharedSymbol,
+                           Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+  }
+  Value ptr = LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, 3), kSharedSymbol);
+  Value asInt = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), asInt);
+}
+
+/// One k-tile of a consumer: four wgmma m64n<tileN>k32 in one asm block.
+Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
+                    Value acc, Value descA, Value descB, GemmCode &code) {
+  int64_t regs = plan.accRegs();
+  Type f32 = b.getF32Type();
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                     std::to_string(regs + 2 * kKSteps) + ", 0;\n";
+  std::string list = "{";
+  for (int64_t r = 0; r < regs; ++r)
+    list += (r ? ", $" : "$") + std::to_string(r);
+  list += "}";
+  for (int64_t j = 0; j < kKSteps; ++j)
+    text += llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k32.f32.{1}.{2} "
+                          "{3}, ${4}, ${5}, p, 1, 1;\n",
+                          plan.tileN, plan.typeA, plan.typeB, list,
+                          regs + j, regs + kKSteps + j)
+                .str();
+  text += "}";
+  std::string constraints;
+  for (int64_t r = 0; r < regs; ++r)
+    constraints += "=f,";
+  for (int64_t j = 0; j < 2 * kKSteps; ++j)
+    constraints += "l,";
+  constraints += "r";
+  for (int64_t r = 0; r < regs; ++r)
+    constraints += "," + std::to_string(r);
+  SmallVector<Value> operands;
+  for (int64_t j = 0; j < kKSteps; ++j)
+    operands.push_back(code.stepDescriptor(descA, j));
+  for (int64_t j = 0; j < kKSteps; ++j)
+    operands.push_back(code.stepDescriptor(descB, j));
+  operands.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1));
+  for (int64_t r = 0; r < regs; ++r)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, r));
+  (void)f32;
+  Ptx ptx{b, loc};
+  return ptx(acc.getType(), operands, text, constraints);
+}
+
+void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  GemmCode code{env, plan};
+  Ptx ptx{b, loc};
+  // args: tmA, tmB, sa, sb, [bias], [c], d
+  Value tmA = ptx.pointerOf(env.args[0]), tmB = ptx.pointerOf(env.args[1]);
+  ValueRange epilogueArgs = ValueRange(env.args).drop_front(2);
+  Value base = sharedBase(b, loc);
+  Value tid = env.threadId;
+  Value wg = env.div(tid, env.idx(kWarpgroup));
+  Value t = env.rem(tid, env.idx(kWarpgroup));
+  Value tm, tn;
+  std::tie(tm, tn) = code.tileOf(env.blockId);
+  Value zero = env.idx(0);
+  auto eq = [&](Value a, Value c) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c);
+  };
+
+  env.ifThen(eq(tid, zero), [&] {
+    for (int64_t s = 0; s < plan.stages; ++s) {
+      ptx({ptx.i32(env.add(base, code.fullBarrier(env.idx(s)))),
+           ptx.i32(env.idx(1))},
+          "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
+      ptx({ptx.i32(env.add(base, code.emptyBarrier(env.idx(s)))),
+           ptx.i32(env.idx(kConsumers))},
+          "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
+    }
+    ptx({}, "fence.mbarrier_init.release.cluster;\n"
+            "fence.proxy.async.shared::cta;", "");
+    ptx({tmA}, "prefetch.tensormap [$0];", "l");
+    ptx({tmB}, "prefetch.tensormap [$0];", "l");
+  });
+  gpu::BarrierOp::create(b, loc);
+
+  int64_t kTiles = plan.kTiles();
+  env.ifThenElse(
+      eq(wg, zero),
+      [&] {
+        // Producer warpgroup: gives registers away; one thread issues TMA.
+        ptx({}, "setmaxnreg.dec.sync.aligned.u32 40;", "");
+        env.ifThen(eq(t, zero), [&] {
+          env.loop(kTiles, [&](Value kt) {
+            Value s = env.rem(kt, env.idx(plan.stages));
+            Value round = env.div(kt, env.idx(plan.stages));
+            env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                             kt, env.idx(plan.stages)),
+                       [&] {
+                         Value parity = code.band(
+                             arith::SubIOp::create(b, loc, round, env.idx(1)),
+                             1);
+                         ptx.wait(env.add(base, code.emptyBarrier(s)), parity);
+                       });
+            Value full = ptx.i32(env.add(base, code.fullBarrier(s)));
+            ptx({full, ptx.i32(env.idx(plan.stageBytes()))},
+                "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
+                "r,r");
+            Value k0 = ptx.i32(env.mul(kt, env.idx(kTileK)));
+            auto load = [&](Value dst, Value map, Value row) {
+              ptx({ptx.i32(env.add(base, dst)), map, k0, ptx.i32(row), full},
+                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                  "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                  "r,l,r,r,r");
+            };
+            load(code.stageA(s), tmA, env.mul(tm, env.idx(kTileM)));
+            load(code.stageB(s), tmB, env.mul(tn, env.idx(plan.tileN)));
+          });
+        });
+      },
+      [&] {
+        // Consumer warpgroups: 64 rows each.
+        ptx({}, "setmaxnreg.inc.sync.aligned.u32 232;", "");
+        Value consumer = arith::SubIOp::create(b, loc, wg, env.idx(1));
+        SmallVector<Type> fields(plan.accRegs(), b.getF32Type());
+        auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+        Value acc = LLVM::ZeroOp::create(b, loc, accType);
+        auto forOp = scf::ForOp::create(b, loc, env.idx(0), env.idx(kTiles),
+                                        env.idx(1), ValueRange{acc});
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(forOp.getBody());
+          Value kt = forOp.getInductionVar();
+          Value s = env.rem(kt, env.idx(plan.stages));
+          Value parity =
+              code.band(env.div(kt, env.idx(plan.stages)), 1);
+          ptx.wait(env.add(base, code.fullBarrier(s)), parity);
+          ptx({}, "wgmma.fence.sync.aligned;", "");
+          Value next = emitWgmmaStep(b, loc, plan, forOp.getRegionIterArgs()[0],
+                                     code.descA(base, s, consumer),
+                                     code.descB(base, s), code);
+          ptx({}, "wgmma.commit_group.sync.aligned;\n"
+                  "wgmma.wait_group.sync.aligned 0;", "");
+          // This stage is consumed: one arrival per warpgroup frees it.
+          env.ifThen(eq(t, zero), [&] {
+            ptx({ptx.i32(env.add(base, code.emptyBarrier(s)))},
+                "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
+          });
+          scf::YieldOp::create(b, loc, next);
+        }
+        Value result = forOp.getResult(0);
+        code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
+          return LLVM::ExtractValueOp::create(b, loc, result, r).getResult();
+        });
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// CPU emulation
+//===----------------------------------------------------------------------===//
+
+/// The 128-byte swizzle of a shared-memory byte address: the 16-byte chunk
+/// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).
+Value swizzle(GemmCode &code, Value address) {
+  Value row = code.band(code.shr(address, 7), 7);
+  return arith::XOrIOp::create(code.env.b, code.env.loc, address,
+                               code.shl(row, 4));
+}
+
+/// TMA: box [rows, 128 bytes] of `global` ([total rows, k] bytes, row-major)
+/// at (row0, k0) into shared `dst`, swizzled, zero past the edges.
+void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
+                int64_t totalRows, Value row0, Value k0, int64_t rows) {
+  KernelEnv &env = code.env;
+  OpBuilder &b = env.b;
+  Type i8 = b.getI8Type();
+  env.loop(rows, [&](Value r) {
+    env.loop(kTileK, [&](Value c) {
+      Value gr = env.add(row0, r), gc = env.add(k0, c);
+      Value inside = env.land(env.lt(gr, env.idx(totalRows)),
+                              env.lt(gc, env.idx(code.plan.k)));
+      auto ifOp = scf::IfOp::create(b, env.loc, TypeRange{i8}, inside, true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value v = memref::LoadOp::create(
+            b, env.loc, global, env.add(env.mul(gr, env.idx(code.plan.k)), gc));
+        scf::YieldOp::create(b, env.loc,
+                             arith::BitcastOp::create(b, env.loc, i8, v)
+                                 .getResult());
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(
+            b, env.loc,
+            arith::ConstantIntOp::create(b, env.loc, i8, 0).getResult());
+      }
+      Value at = swizzle(code, env.add(dst, env.add(env.mul(r, env.idx(kTileK)), c)));
+      memref::StoreOp::create(b, env.loc, ifOp.getResult(0), smem, at);
+    });
+  });
+}
+
+/// wgmma m64n<tileN>k32: decodes the descriptors like the hardware (start
+/// address, stride byte offset, 128-byte swizzle) and adds the products
+/// into the fragment registers `regs[t][r]` of one warpgroup.
+void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
+                  Value descA, Value descB, Type typeA, Type typeB) {
+  KernelEnv &env = code.env;
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  auto field = [&](Value desc, int64_t shift) {
+    Value v = arith::ShRUIOp::create(
+        b, loc, desc,
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), shift));
+    v = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+    return code.shl(code.band(v, 0x3FFF), 4);
+  };
+  Value startA = field(descA, 0), strideA = field(descA, 32);
+  Value startB = field(descB, 0), strideB = field(descB, 32);
+  auto element = [&](Value start, Value stride, Value row, Value kk,
+                     Type type) -> Value {
+    Value address = env.add(
+        env.add(start, env.mul(code.shr(row, 3), stride)),
+        env.add(env.mul(code.band(row, 7), env.idx(kTileK)), kk));
+    Value byte = memref::LoadOp::create(b, loc, smem, swizzle(code, address));
+    return emitDecodeToF32(b, loc, byte, *SmallFloatFormat::get(type));
+  };
+  int64_t regsPerThread = code.plan.accRegs();
+  env.loop(kWarpgroup, [&](Value t) {
+    env.loop(regsPerThread, [&](Value r) {
+      Value row, col;
+      std::tie(row, col) = code.fragment(t, r);
+      Value sum = env.loopReduce(32, env.f32(0.0f), [&](Value kk, Value acc) {
+        Value p = arith::MulFOp::create(
+            b, loc, element(startA, strideA, row, kk, typeA),
+            element(startB, strideB, col, kk, typeB));
+        return arith::AddFOp::create(b, loc, acc, p).getResult();
+      });
+      Value at = env.add(env.add(regBase, env.mul(t, env.idx(regsPerThread))), r);
+      Value old = memref::LoadOp::create(b, loc, regs, at);
+      memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
+                              regs, at);
+    });
+  });
+}
+
+void emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
+                      Type typeB) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  GemmCode code{env, plan};
+  // args: a, b, sa, sb, [bias], [c], d
+  Value a = env.args[0], bm = env.args[1];
+  ValueRange epilogueArgs = ValueRange(env.args).drop_front(2);
+  int64_t regCount = kConsumers * kWarpgroup * plan.accRegs();
+  Value smem = memref::AllocOp::create(
+      b, loc, MemRefType::get({plan.sharedBytes()}, b.getI8Type()));
+  Value regs = memref::AllocOp::create(
+      b, loc, MemRefType::get({regCount}, b.getF32Type()));
+  env.loop(regCount, [&](Value r) {
+    memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
+  });
+  Value tm, tn;
+  std::tie(tm, tn) = code.tileOf(env.blockId);
+  Value base = env.idx(0);
+  env.loop(plan.kTiles(), [&](Value kt) {
+    // The producer's step, then each consumer's (no waits needed).
+    Value s = env.rem(kt, env.idx(plan.stages));
+    Value k0 = env.mul(kt, env.idx(kTileK));
+    emulateTma(code, smem, code.stageA(s), a, plan.m,
+               env.mul(tm, env.idx(kTileM)), k0, kTileM);
+    emulateTma(code, smem, code.stageB(s), bm, plan.n,
+               env.mul(tn, env.idx(plan.tileN)), k0, plan.tileN);
+    env.loop(kConsumers, [&](Value consumer) {
+      Value descA = code.descA(base, s, consumer);
+      Value descB = code.descB(base, s);
+      Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
+      for (int64_t j = 0; j < kKSteps; ++j)
+        emulateWgmma(code, smem, regs, regBase, code.stepDescriptor(descA, j),
+                     code.stepDescriptor(descB, j), typeA, typeB);
+    });
+  });
+  env.loop(kConsumers, [&](Value consumer) {
+    env.loop(kWarpgroup, [&](Value t) {
+      Value regBase = env.mul(
+          env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
+          env.idx(plan.accRegs()));
+      code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
+        return memref::LoadOp::create(b, loc, regs,
+                                      env.add(regBase, env.idx(r)))
+            .getResult();
+      });
+    });
+  });
+  // Buffer deallocation frees `regs` and `smem` (and the tensor maps).
+}
+
+bool isPerTensor(QuantTensorType type) {
+  return isa<Fp8DelayedAttr, Fp8CurrentAttr>(type.getQuantizer());
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+LogicalResult gpuk::checkGemmSupport(
+    const GemmOperands &operands, const TargetInfo &chip,
+    function_ref<InFlightDiagnostic()> emitError) {
+  for (auto [name, operand] : {std::pair<StringRef, const GemmOperand *>{
+                                   "a", &operands.a},
+                               {"b", &operands.b}}) {
+    if (!isPerTensor(operand->type))
+      return emitError()
+             << "has no GPU kernel yet for " << operand->type.getQuantizer()
+             << " operands (per-tensor FP8 has one, on sm_90a); "
+                "qs-cpu-pipeline can run it";
+    if (!operand->kMajor)
+      return emitError()
+             << "operand " << name
+             << " is contracted over its first dimension and has no "
+                "transpose buffer: FP8 wgmma reads K-major operands only "
+                "(qs.chip = \"sm_90a\" stores the column-wise FP8 usage "
+                "transposed)";
+  }
+  if (chip.getComputeCapability() != 90)
+    return emitError() << "per-tensor FP8 GEMM kernels use wgmma, which only "
+                          "sm_90a has (ptxas rejects FP8 wgmma for sm_100a); "
+                          "the tcgen05 kernels of sm_100a do not exist yet";
+  if (operands.k % 16 != 0)
+    return emitError() << "GEMM kernels need K (here " << operands.k
+                       << ") to be a multiple of 16: TMA row strides are "
+                          "multiples of 16 bytes (cuBLASLt has the same "
+                          "rule, lda % 16 == 0)";
+  return success();
+}
+
+void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
+                    const GemmOperands &operands, Type outType, Value bias,
+                    Value c, Value d, const EmitOptions &options) {
+  GemmPlan plan;
+  plan.m = operands.m;
+  plan.n = operands.n;
+  plan.k = operands.k;
+  plan.tilesM = ceilDiv(plan.m, kTileM);
+  // 128x256 tiles when they still fill every multiprocessor.
+  plan.tileN = operands.tileN ? operands.tileN
+              : plan.tilesM * ceilDiv(plan.n, 256) >= kSMs ? 256
+                                                           : 128;
+  plan.tilesN = ceilDiv(plan.n, plan.tileN);
+  plan.stages = kRingBytes / plan.stageBytes();
+  Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
+  Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
+  plan.typeA = ptxType(typeA);
+  plan.typeB = ptxType(typeB);
+  plan.outType = outType;
+  plan.bias = static_cast<bool>(bias);
+  plan.accumulate = static_cast<bool>(c);
+
+  KernelDesc desc;
+  desc.name = "qs_gemm";
+  desc.gridSize = plan.tilesM * plan.tilesN;
+  desc.threads = plan.threads();
+  desc.dynamicSharedBytes = plan.sharedBytes();
+  SmallVector<Value> args;
+  if (options.gpu) {
+    // The TMA descriptors, encoded on the host into device buffers.
+    auto mapType = MemRefType::get({16}, b.getI64Type());
+    auto encode = [&](Value data, int64_t rows, int64_t boxRows) {
+      Value map = memref::AllocOp::create(b, loc, mapType);
+      emitEncodeTensorMap(b, loc, module, map, data, rows, plan.k, boxRows,
+                          kTileK);
+      return map;
+    };
+    args = {encode(operands.a.data, plan.m, kTileM),
+            encode(operands.b.data, plan.n, plan.tileN)};
+  } else {
+    args = {operands.a.data, operands.b.data};
+  }
+  args.push_back(operands.a.scaleInv);
+  args.push_back(operands.b.scaleInv);
+  if (bias)
+    args.push_back(bias);
+  if (c)
+    args.push_back(c);
+  args.push_back(d);
+  if (options.gpu)
+    desc.blockBody = [plan](KernelEnv &env) { emitGpuBody(env, plan); };
+  else
+    desc.blockBody = [plan, typeA, typeB](KernelEnv &env) {
+      emitEmulatedBody(env, plan, typeA, typeB);
+    };
+  emitKernel(b, loc, module, desc, args, options.gpu, options.hardwareFp8);
+}
+
+void gpuk::emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,
+                               Value map, Value data, int64_t rows,
+                               int64_t cols, int64_t boxRows,
+                               int64_t boxCols) {
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  auto fnType = FunctionType::get(ctx, SmallVector<Type>(6, i64),
+                                  {b.getI32Type()});
+  auto fn = module.lookupSymbol<func::FuncOp>(kEncodeTensorMapFn);
+  if (!fn) {
+    OpBuilder mb(ctx);
+    mb.setInsertionPointToStart(module.getBody());
+    fn = func::FuncOp::create(mb, loc, kEncodeTensorMapFn, fnType);
+    fn.setPrivate();
+  }
+  auto pointer = [&](Value memref) {
+    return arith::IndexCastUIOp::create(
+        b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
+  };
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+  };
+  func::CallOp::create(b, loc, fn,
+                       ValueRange{pointer(map), pointer(data), constant(rows),
+                                  constant(cols), constant(boxRows),
+                                  constant(boxCols)});
+}
