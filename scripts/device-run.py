@@ -79,11 +79,26 @@ class Cuda:
         self.call("cuModuleGetFunction", ctypes.byref(f), module, name.encode())
         return f
 
-    def launch(self, f, grid, block, pointers):
+    def launch(self, f, grid, block, pointers, shared=0):
         holders = [ctypes.c_uint64(p) for p in pointers]
         params = (ctypes.c_void_p * len(holders))(
             *[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
-        self.call("cuLaunchKernel", f, grid, 1, 1, block, 1, 1, 0, None, params, None)
+        if shared > 48 * 1024:  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            self.call("cuFuncSetAttribute", f, 8, shared)
+        self.call("cuLaunchKernel", f, grid, 1, 1, block, 1, 1, shared, None, params, None)
+
+    def tensor_map(self, map_ptr, global_ptr, rows, cols, box_rows, box_cols):
+        """The GEMM kernels' TMA descriptor (libQSCUDARuntime's
+        qsCudaEncodeTensorMap2D): UINT8 [rows, cols] row-major, 128-byte
+        swizzle, 128-byte L2 promotion, zero fill; copied to map_ptr."""
+        storage = (ctypes.c_uint8 * 192)()  # CUtensorMap must be 64-byte aligned
+        address = (ctypes.addressof(storage) + 63) // 64 * 64
+        encoded = ctypes.c_void_p(address)
+        u64x2, u32x2 = ctypes.c_uint64 * 2, ctypes.c_uint32 * 2
+        self.call("cuTensorMapEncodeTiled", encoded, 0, 2, ctypes.c_void_p(global_ptr),
+                  u64x2(cols, rows), (ctypes.c_uint64 * 1)(cols), u32x2(box_cols, box_rows),
+                  u32x2(1, 1), 0, 3, 2, 0)
+        self.call("cuMemcpyHtoD_v2", ctypes.c_uint64(map_ptr), encoded, ctypes.c_size_t(128))
 
     def sync(self):
         self.call("cuCtxSynchronize")
@@ -110,6 +125,8 @@ class Plan:
         self.functions = {s["kernel"]: cuda.function(self.module, s["kernel"])
                           for s in self.plan["steps"] if "kernel" in s}
         self.buffers = [cuda.malloc(b["bytes"]) for b in self.plan["buffers"]]
+        # Tensor maps depend on buffer addresses only: timed runs reuse them.
+        self.maps_ready = False
 
     def argument(self, i):
         for b, p in zip(self.plan["buffers"], self.buffers):
@@ -124,8 +141,15 @@ class Plan:
                     c = s["copy"]
                     self.cuda.copy(self.buffers[c["dst"]], self.buffers[c["src"]], c["bytes"])
                 continue
+            if "tensormap" in s:
+                if not (kernels_only and self.maps_ready):
+                    t = s["tensormap"]
+                    self.cuda.tensor_map(self.buffers[t["map"]], self.buffers[t["global"]],
+                                         t["rows"], t["cols"], t["box_rows"], t["box_cols"])
+                continue
             self.cuda.launch(self.functions[s["kernel"]], s["grid"], s["block"],
-                             [self.buffers[a] for a in s["args"]])
+                             [self.buffers[a] for a in s["args"]], s.get("shared", 0))
+        self.maps_ready = True
 
     def free(self):
         for p in self.buffers:
@@ -148,6 +172,20 @@ def check(cuda, directory):
             want = np.load(os.path.join(directory, f"want{j}.npy"))
             buf, p = plan.argument(case["inputs"] + j)
             got = cuda.to_host(p, buf["bytes"])
+            if case.get("bound"):  # GEMM: within the bound of gemm_cases.py
+                tol = np.load(os.path.join(directory, f"tol{j}.npy"))
+                values = got.view({"bf16": np.uint16, "f16": np.float16,
+                                   "f32": np.float32}[case["out"]])
+                if case["out"] == "bf16":
+                    values = (values.astype(np.uint32) << 16).view(np.float32)
+                err = np.abs(values.astype(np.float64).reshape(want.shape) - want)
+                bad = ~(err <= tol)
+                if bad.any():
+                    k = int(np.argmax(bad))
+                    problems.append(f"{name}: {int(bad.sum())} of {bad.size} outside the bound, "
+                                    f"first at {k}: got {values.reshape(-1)[k]!r}, "
+                                    f"expected {want.reshape(-1)[k]!r}")
+                continue
             want_bytes = np.ascontiguousarray(want).view(np.uint8).reshape(-1)
             if case.get("nan_equal"):
                 g = got.view(np.float32)
@@ -195,6 +233,34 @@ def bench(cuda, directory, iters, warmup):
         plan.free()
 
 
+def gemm_bench(cuda, directory, iters, warmup):
+    """TFLOP/s of a GEMM plan on random FP8 operands (unit scales)."""
+    with open(os.path.join(directory, "case.json")) as f:
+        case = json.load(f)
+    plan = Plan(cuda, directory)
+    try:
+        rng = np.random.default_rng(1)
+        for i in range(case["inputs"]):
+            buf, p = plan.argument(i)
+            if buf["bytes"] == 4:  # scale_inv
+                cuda.to_device(p, np.array([1.0], np.float32))
+            else:  # finite E4M3 codes of magnitude < 2
+                cuda.to_device(p, (rng.integers(0, 256, buf["bytes"], dtype=np.uint8) & 0xBF))
+        plan.run()
+        for _ in range(warmup):
+            plan.run(kernels_only=True)
+        start, end = cuda.event(), cuda.event()
+        cuda.call("cuEventRecord", start, None)
+        for _ in range(iters):
+            plan.run(kernels_only=True)
+        cuda.call("cuEventRecord", end, None)
+        ms = cuda.elapsed_ms(start, end) / iters
+        m, n, k = case["gemm"]
+        return case, ms, 2.0 * m * n * k / (ms * 1e9)
+    finally:
+        plan.free()
+
+
 def copy_gbs(cuda, nbytes, iters, warmup):
     a, b = cuda.malloc(nbytes), cuda.malloc(nbytes)
     for _ in range(warmup):
@@ -234,9 +300,24 @@ def main():
         if problems:
             failures += 1
             print(f"FAIL {name}: " + "; ".join(problems))
-    print(f"checks: {len(cases) - failures} of {len(cases)} bit-exact to the numpy reference")
+    print(f"checks: {len(cases) - failures} of {len(cases)} as the numpy reference says "
+          f"(quantize/dequantize bit-exact, GEMM within its bound)")
     bench_dir = os.path.join(args.bundle, "bench")
     plans = sorted(os.listdir(bench_dir)) if os.path.isdir(bench_dir) else []
+    gemms = [p for p in plans if p.startswith("gemm-")]
+    plans = [p for p in plans if not p.startswith("gemm-")]
+    if gemms:
+        print(f"{'GEMM (FP8 E4M3, bf16 out)':<28} {'tile N':>6} {'time us':>9} {'TFLOP/s':>8}")
+    for name in gemms:
+        try:
+            case, ms, tflops = gemm_bench(cuda, os.path.join(bench_dir, name), args.iters,
+                                          args.warmup)
+        except RuntimeError as error:
+            failures += 1
+            print(f"FAIL bench {name}: {error}")
+            continue
+        print(f"{'x'.join(map(str, case['gemm'])):<28} {case['tile_n'] or 'auto':>6} "
+              f"{ms * 1000:>9.1f} {tflops:>8.1f}")
     if plans:
         print(f"{'family':<16} {'usage':<5} {'size':>6} {'kernels':>7} {'MiB':>6} {'time us':>9} "
               f"{'GB/s':>7} {'copy GB/s':>9} {'ratio':>7}")

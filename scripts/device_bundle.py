@@ -7,9 +7,11 @@ for the correctness cases, the inputs and the bytes the independent numpy
 reference expects. scripts/device-run.py replays it all on the device.
 
   scripts/device_bundle.py OUT_DIR [--chip sm_90a] [--bench-sizes 4096,8192,16384]
+                           [--gemm-bench 8192x8192x8192,...]
 
-Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,in*.npy,want*.npy,case.json}
-        OUT_DIR/bench/<family>-<usage>-<n>/{plan.json,kernels.bin,case.json}"""
+Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,in*.npy,want*.npy,[tol0.npy],case.json}
+        OUT_DIR/bench/<family>-<usage>-<n>/{plan.json,kernels.bin,case.json}
+        OUT_DIR/bench/gemm-<m>x<n>x<k>[-tile<N>]/{plan.json,kernels.bin,case.json}"""
 
 import argparse
 import json
@@ -23,6 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "test", "numerics"))
 import harness as h  # noqa: E402
 import qs_reference as ref  # noqa: E402
+from gemm_cases import LAYOUTS, gemm_case  # noqa: E402
 
 QS_RUN = os.path.join(ROOT, "build", "bin", "qs-run")
 
@@ -52,6 +55,24 @@ DEQUANTIZE_CHECKS = [
     ("fp8_block", dict(block_scaling_dim=1, rowwise=False), (2, 70, 130)),
     ("nvfp4", {}, (256, 512))
 ]
+
+
+# (family, layout, out, m, n, k, bias, accumulate, tile_n) for the GEMM
+# checks (within the bound of gemm_cases.py): every layout, edges in M, N
+# and K, the shared-memory ring wrapping, both tile widths, E4M3 x E5M2.
+GEMM_CHECKS = [(family, layout, out, *shape, bias, acc, tile)
+               for family in ("fp8_current", "fp8_delayed")
+               for layout in range(3)
+               for out, shape, bias, acc, tile in [
+                   ("bf16", (256, 384, 512), False, False, None),
+                   ("f32", (304, 208, 1040), True, True, None),
+                   ("f16", (130, 656, 304), True, False, 256)]]
+
+# GEMM benchmark shapes (m, n, k): cubes and Llama-style layers at 8192
+# tokens (fprop: n = output features, k = input features).
+GEMM_BENCH = [(8192, 8192, 8192), (4096, 4096, 4096),
+              (8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336),
+              (8192, 28672, 8192), (8192, 8192, 28672)]
 
 
 def run(args):
@@ -85,6 +106,9 @@ def main():
     parser.add_argument("--chip", default="sm_90a")
     parser.add_argument("--format", default="fatbin")
     parser.add_argument("--bench-sizes", default="4096,8192,16384")
+    parser.add_argument("--gemm-bench", default=",".join("x".join(map(str, s)) for s in GEMM_BENCH),
+                        help="GEMM bench shapes MxNxK,... (sm_90a; empty: none); the first "
+                             "also with each tile width")
     parser.add_argument("--limit-checks", type=int, default=None,
                         help="only the first N quantize and N dequantize checks (tests)")
     args = parser.parse_args()
@@ -124,8 +148,43 @@ def main():
             json.dump({"family": family, "params": params, "shape": shape, "nominal": "bf16",
                        "inputs": len(buffers), "results": ["values"], "nan_equal": True}, f)
         count += 1
+    # GEMM: reference-quantized operands in, float64 result and bound saved.
+    if args.chip == "sm_90a":
+        for i, (family, layout, out, m, n, k, bias, acc, tile) in enumerate(
+                GEMM_CHECKS[:args.limit_checks]):
+            case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
+                             accumulate=acc, tile_n=tile, chip=args.chip)
+            d = os.path.join(args.out, "check",
+                             f"gemm{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-{out}")
+            export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
+            for j, x in enumerate(case.inputs):
+                np.save(os.path.join(d, f"in{j}.npy"), x)
+            np.save(os.path.join(d, "want0.npy"), case.want)
+            np.save(os.path.join(d, "tol0.npy"), case.tol)
+            with open(os.path.join(d, "case.json"), "w") as f:
+                json.dump({"family": family, "layout": LAYOUTS[layout][0], "shape": [m, n, k],
+                           "out": out, "inputs": len(case.inputs), "results": ["d"],
+                           "bound": True}, f)
+            count += 1
     # Bench plans (no data: the device makes random inputs).
     bench = 0
+    shapes = [tuple(map(int, s.split("x"))) for s in args.gemm_bench.split(",") if s]
+    for m, n, k in shapes if args.chip == "sm_90a" else []:
+        for tile in (None, 128, 256) if (m, n, k) == shapes[0] else (None,):
+            qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
+            qb = f"!qs.tensor<{n}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
+            rt = f"tensor<{m}x{n}xbf16>"
+            attrs = f'qs.chip = "{args.chip}"' + (f", qs.gemm_tile_n = {tile} : i64" if tile else "")
+            text = (f"module attributes {{{attrs}}} {{\n"
+                    f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
+                    f"  %d = qs.gemm %a, %b transpose_b : {qa}, {qb} -> {rt}\n"
+                    f"  return %d : {rt}\n}}\n}}\n")
+            label = f"gemm-{m}x{n}x{k}" + (f"-tile{tile}" if tile else "")
+            d = os.path.join(args.out, "bench", label)
+            export(text, d, args.chip, args.format)
+            with open(os.path.join(d, "case.json"), "w") as f:
+                json.dump({"gemm": [m, n, k], "tile_n": tile, "inputs": 4}, f)
+            bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:
         for label, attr in [("fp8_delayed", None), ("fp8_current", "#qs.fp8_current<{}>"),
                             ("mxfp8", "#qs.mxfp8<{}>"),

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Compiles quantize/dequantize of every supported family x usage with
-qs-nvptx-pipeline (PTX), assembles each kernel with ptxas -v for each chip,
-and prints one row per kernel: registers, shared memory, spills.
+"""Compiles quantize/dequantize of every supported family x usage, and the
+GEMM kernels (sm_90a), with qs-nvptx-pipeline (PTX), assembles each kernel
+with ptxas -v for each chip, and prints one row per kernel: registers,
+static shared memory, spills, and the count of packed FP8 conversions
+(quantize) or wgmma instructions (GEMM).
 
   scripts/kernel-table.py [--chips sm_90a,sm_100a] [--shape 4096x4096]
                           [--check]   # exit 1 on any spill or ptxas error
@@ -67,6 +69,59 @@ def module_text(shape, nominal, attr, chip, dequantize):
     ret = "%q#0, %q#1" if delayed else "%q"
     return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
             f"func.func @f({args}) -> ({res}) {{\n{body}  return {ret} : {res}\n}}\n}}\n")
+
+
+# (operand dtypes, output type, tile width in N) of the GEMM kernels.
+GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
+              ("e5m2 x e4m3", "f32", 128), ("e4m3 x e4m3", "f16", 256)]
+
+
+def gemm_module_text(shape, label, out, tile):
+    """fprop Y = X W^T (bias) of per-tensor FP8 operands of `shape`."""
+    m, k = shape.split("x")
+    dtype = "f8E5M2" if label.startswith("e5m2") else "f8E4M3FN"
+    qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<fp8_dtype = {dtype}, columnwise = false>>"
+    qb = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
+    r = f"tensor<{m}x{m}x{out}>"
+    return (f'module attributes {{qs.chip = "sm_90a", qs.gemm_tile_n = {tile} : i64}} {{\n'
+            f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"
+            f"  %y = qs.gemm %a, %b transpose_b bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"
+            f"  return %y : {r}\n}}\n}}\n")
+
+
+def table_rows(args, ptxas, tmp, text, chip, prefix, count_pattern):
+    """Compiles `text` for `chip`, prints one row per kernel (prefix, chip,
+    ptxas figures, matches of count_pattern in the PTX); returns failures."""
+    src = os.path.join(tmp, "m.mlir")
+    with open(src, "w") as f:
+        f.write(text)
+    out = os.path.join(tmp, "m.gpu.mlir")
+    proc = subprocess.run(
+        [args.qs_opt, src, f"--qs-nvptx-pipeline=chip={chip} format=isa", "-o", out],
+        capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"{prefix} {chip:<8} qs-opt FAILED:\n{proc.stderr}")
+        return 1
+    ptx = "".join(extract_ptx.unescape(m.group(1)) for m in re.finditer(
+        r'assembly = "((?:[^"\\]|\\.)*)"', open(out).read()))
+    count = len(re.findall(count_pattern, ptx))
+    ptx_path = os.path.join(tmp, "m.ptx")
+    with open(ptx_path, "w") as f:
+        f.write(ptx)
+    if not ptxas:
+        print(f"{prefix} {chip:<8} {'(PTX only)':<24} {'':>4} {'':>6} {'':>11} {count:>17}")
+        return 0
+    kernels, err = ptxas_info(ptxas, chip, ptx_path)
+    if kernels is None:
+        print(f"{prefix} {chip:<8} ptxas FAILED: {err}")
+        return 1
+    failures = 0
+    for name, k in kernels.items():
+        if k["spill_st"] + k["spill_ld"]:
+            failures += 1
+        print(f"{prefix} {chip:<8} {name:<24} {k['regs']:>4} {k['smem']:>6} "
+              f"{k['spill_st']:>5}/{k['spill_ld']:<5} {count:>17}")
+    return failures
 
 
 def ptxas_info(ptxas, chip, ptx_path):
@@ -173,7 +228,7 @@ def main():
     if args.module:
         return module_table(args, ptxas)
     failures = 0
-    header = f"{'case':<20} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt.e4m3x2/e5m2x2':>17}"
+    header = f"{'case':<20} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt.e4m3x2 | wgmma':>17}"
     print(header)
     print("-" * len(header))
     with tempfile.TemporaryDirectory() as tmp:
@@ -184,37 +239,16 @@ def main():
                         if op == "dq" and usage != "both":
                             continue
                         a = with_usage(attr, flags)
-                        src = os.path.join(tmp, "m.mlir")
-                        with open(src, "w") as f:
-                            f.write(module_text(args.shape, args.nominal, a, chip, op == "dq"))
-                        out = os.path.join(tmp, "m.gpu.mlir")
-                        proc = subprocess.run(
-                            [args.qs_opt, src, f"--qs-nvptx-pipeline=chip={chip} format=isa", "-o", out],
-                            capture_output=True, text=True)
-                        if proc.returncode != 0:
-                            print(f"{label:<20} {usage:<5} {op:<5} {chip:<8} qs-opt FAILED:\n{proc.stderr}")
-                            failures += 1
-                            continue
-                        ptx = "".join(extract_ptx.unescape(m.group(1)) for m in re.finditer(
-                            r'assembly = "((?:[^"\\]|\\.)*)"', open(out).read()))
-                        cvts = len(re.findall(r"cvt\.rn\.satfinite\.e[45]m[32]x2\.f32", ptx))
-                        ptx_path = os.path.join(tmp, "m.ptx")
-                        with open(ptx_path, "w") as f:
-                            f.write(ptx)
-                        if not ptxas:
-                            print(f"{label:<20} {usage:<5} {op:<5} {chip:<8} {'(PTX only)':<24} {'':>4} {'':>6} {'':>11} {cvts:>17}")
-                            continue
-                        kernels, err = ptxas_info(ptxas, chip, ptx_path)
-                        if kernels is None:
-                            print(f"{label:<20} {usage:<5} {op:<5} {chip:<8} ptxas FAILED: {err}")
-                            failures += 1
-                            continue
-                        for name, k in kernels.items():
-                            spills = k["spill_st"] + k["spill_ld"]
-                            if spills:
-                                failures += 1
-                            print(f"{label:<20} {usage:<5} {op:<5} {chip:<8} {name:<24} {k['regs']:>4} {k['smem']:>6} "
-                                  f"{k['spill_st']:>5}/{k['spill_ld']:<5} {cvts:>17}")
+                        text = module_text(args.shape, args.nominal, a, chip, op == "dq")
+                        failures += table_rows(args, ptxas, tmp, text, chip, f"{label:<20} {usage:<5} {op:<5}",
+                                               r"cvt\.rn\.satfinite\.e[45]m[32]x2\.f32")
+        # GEMM kernels (sm_90a: wgmma; the column counts wgmma.mma_async).
+        if "sm_90a" in args.chips.split(","):
+            for label, out, tile in GEMM_CASES:
+                text = gemm_module_text(args.shape, label, out, tile)
+                failures += table_rows(args, ptxas, tmp, text, "sm_90a",
+                                       f"{'gemm ' + label:<20} {out:<5} {'N=' + str(tile):<5}",
+                                       r"wgmma\.mma_async")
     print(f"kernel-table: {failures} failure(s)")
     if args.check and failures:
         sys.exit(1)

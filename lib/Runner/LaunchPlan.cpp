@@ -31,6 +31,42 @@ static int64_t bytesOf(Type type) {
   return m.getNumElements() * m.getElementTypeBitWidth() / 8;
 }
 
+/// The memref whose aligned pointer an i64 host value is.
+static Value pointerSource(Value v) {
+  if (auto cast = v.getDefiningOp<arith::IndexCastUIOp>())
+    v = cast.getIn();
+  else if (auto cast = v.getDefiningOp<arith::IndexCastOp>())
+    v = cast.getIn();
+  if (auto extract = v.getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>())
+    return extract.getSource();
+  return {};
+}
+
+/// A host call qsCudaEncodeTensorMap2D(map, global, rows, cols, boxRows,
+/// boxCols) (the GEMM kernels' TMA descriptors) as a plan step.
+static LogicalResult
+addTensorMap(func::CallOp call, LaunchPlan &plan,
+             llvm::function_ref<unsigned(Value)> bufferIndex) {
+  Value map = pointerSource(call.getOperand(0));
+  Value global = pointerSource(call.getOperand(1));
+  LaunchPlan::Step step;
+  step.isTensorMap = true;
+  for (unsigned i = 2; i < 6; ++i) {
+    std::optional<int64_t> v = getConstantIntValue(call.getOperand(i));
+    if (!v)
+      return call.emitError()
+             << "launch plan: tensor map with a non-constant shape";
+    step.tensorMap[i - 2] = *v;
+  }
+  if (!map || !global)
+    return call.emitError()
+           << "launch plan: tensor map of something other than a buffer";
+  step.dst = bufferIndex(map);
+  step.src = bufferIndex(global);
+  plan.steps.push_back(step);
+  return success();
+}
+
 FailureOr<LaunchPlan>
 mlir::qs::compileLaunchPlan(ModuleOp module, StringRef function,
                             const NVPTXPipelineOptions &options) {
@@ -62,6 +98,11 @@ mlir::qs::compileLaunchPlan(ModuleOp module, StringRef function,
   bool bad = false;
   f.walk([&](Operation *op) {
     if (auto call = dyn_cast<func::CallOp>(op)) {
+      if (call.getCallee() == "qsCudaEncodeTensorMap2D") {
+        if (failed(addTensorMap(call, plan, bufferIndex)))
+          bad = true;
+        return;
+      }
       auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
       gpu::LaunchFuncOp launch;
       if (callee)
@@ -76,6 +117,8 @@ mlir::qs::compileLaunchPlan(ModuleOp module, StringRef function,
       step.kernel = launch.getKernelName().str();
       step.grid = getConstantIntValue(launch.getGridSizeX()).value_or(0);
       step.block = getConstantIntValue(launch.getBlockSizeX()).value_or(0);
+      if (Value shared = launch.getDynamicSharedMemorySize())
+        step.sharedBytes = getConstantIntValue(shared).value_or(0);
       for (Value a : call.getOperands())
         step.args.push_back(bufferIndex(a));
       plan.steps.push_back(step);
@@ -119,6 +162,17 @@ std::string LaunchPlan::toJSON() const {
   for (const Buffer &b : buffers)
     bufs.push_back(llvm::json::Object{{"bytes", b.bytes}, {"argument", b.argument}});
   for (const Step &s : steps) {
+    if (s.isTensorMap) {
+      stepList.push_back(llvm::json::Object{
+          {"tensormap",
+           llvm::json::Object{{"map", s.dst},
+                              {"global", s.src},
+                              {"rows", s.tensorMap[0]},
+                              {"cols", s.tensorMap[1]},
+                              {"box_rows", s.tensorMap[2]},
+                              {"box_cols", s.tensorMap[3]}}}});
+      continue;
+    }
     if (s.isCopy) {
       stepList.push_back(llvm::json::Object{
           {"copy", llvm::json::Object{{"dst", s.dst}, {"src", s.src}, {"bytes", s.bytes}}}});
@@ -130,6 +184,7 @@ std::string LaunchPlan::toJSON() const {
     stepList.push_back(llvm::json::Object{{"kernel", s.kernel},
                                           {"grid", s.grid},
                                           {"block", s.block},
+                                          {"shared", s.sharedBytes},
                                           {"args", std::move(args)}});
   }
   llvm::json::Object root{{"chip", chip},

@@ -30,6 +30,11 @@ constexpr int kFuncAttrMaxDynamicShared = 8;
 constexpr int kJitOptimizationLevel = 7;
 constexpr unsigned kStreamNonBlocking = 1, kEventDisableTiming = 2;
 constexpr unsigned kMemAttachGlobal = 1;
+// CUtensorMap enums: UINT8 data, no interleave, 128-byte swizzle, 128-byte L2
+// promotion, zero fill out of bounds.
+constexpr int kTensorMapUInt8 = 0, kTensorMapInterleaveNone = 0,
+              kTensorMapSwizzle128B = 3, kTensorMapL2Promotion128B = 2,
+              kTensorMapOOBZero = 0;
 
 /// The driver entry points, resolved once.
 struct Driver {
@@ -67,6 +72,9 @@ struct Driver {
   QS_CU(cuMemsetD8_v2, CUdeviceptr, unsigned char, size_t)
   QS_CU(cuMemsetD16Async, CUdeviceptr, unsigned short, size_t, CUstream)
   QS_CU(cuMemsetD32Async, CUdeviceptr, unsigned, size_t, CUstream)
+  QS_CU(cuTensorMapEncodeTiled, void *, int, unsigned, void *,
+        const unsigned long long *, const unsigned long long *,
+        const unsigned *, const unsigned *, int, int, int, int)
 #undef QS_CU
   CUcontext context = nullptr;
   CUdevice device = 0;
@@ -128,6 +136,7 @@ bool loadDriver() {
   QS_RESOLVE(cuMemAllocManaged) QS_RESOLVE(cuMemFree_v2)
   QS_RESOLVE(cuMemcpy) QS_RESOLVE(cuMemcpyAsync) QS_RESOLVE(cuMemsetD8_v2)
   QS_RESOLVE(cuMemsetD16Async) QS_RESOLVE(cuMemsetD32Async)
+  QS_RESOLVE(cuTensorMapEncodeTiled)
 #undef QS_RESOLVE
   return ok;
 }
@@ -262,9 +271,42 @@ QS_EXPORT int qsCudaLaunch(void *function, uint32_t gridX, uint32_t blockX,
                            uint32_t sharedBytes, void **params) {
   if (!ensureContext())
     return 1;
+  if (sharedBytes > 48 * 1024 &&
+      !check(driver.cuFuncSetAttribute(function, kFuncAttrMaxDynamicShared,
+                                       sharedBytes),
+             "cuFuncSetAttribute"))
+    return 1;
   return check(driver.cuLaunchKernel(function, gridX, 1, 1, blockX, 1, 1,
                                      sharedBytes, nullptr, params, nullptr),
                "cuLaunchKernel")
+             ? 0
+             : 1;
+}
+
+QS_EXPORT int qsCudaEncodeTensorMap2D(int64_t map, int64_t global,
+                                      int64_t rows, int64_t cols,
+                                      int64_t boxRows, int64_t boxCols) {
+  if (!ensureContext())
+    return 1;
+  alignas(64) unsigned char encoded[128] = {};
+  unsigned long long dims[2] = {static_cast<unsigned long long>(cols),
+                                static_cast<unsigned long long>(rows)};
+  unsigned long long strides[1] = {static_cast<unsigned long long>(cols)};
+  unsigned box[2] = {static_cast<unsigned>(boxCols),
+                     static_cast<unsigned>(boxRows)};
+  unsigned elementStrides[2] = {1, 1};
+  if (!check(driver.cuTensorMapEncodeTiled(
+                 encoded, kTensorMapUInt8, 2,
+                 reinterpret_cast<void *>(static_cast<intptr_t>(global)), dims,
+                 strides, box, elementStrides, kTensorMapInterleaveNone,
+                 kTensorMapSwizzle128B, kTensorMapL2Promotion128B,
+                 kTensorMapOOBZero),
+             "cuTensorMapEncodeTiled"))
+    return 1;
+  return check(driver.cuMemcpy(static_cast<CUdeviceptr>(map),
+                               reinterpret_cast<CUdeviceptr>(encoded),
+                               sizeof(encoded)),
+               "cuMemcpy (tensor map)")
              ? 0
              : 1;
 }

@@ -32,8 +32,15 @@ struct LaunchPlan {
     /// A kernel launch (1-D grid and block; one pointer argument per
     /// buffer in `args`), or a copy of `bytes` from `src` to `dst`.
     bool isCopy = false;
+    /// Or: encode the TMA descriptor of buffer `src` (a [rows, cols] byte
+    /// matrix, tensorMap = {rows, cols, boxRows, boxCols}, 128-byte
+    /// swizzle) into buffer `dst` (qsCudaEncodeTensorMap2D).
+    bool isTensorMap = false;
+    int64_t tensorMap[4] = {0, 0, 0, 0};
     std::string kernel;
     int64_t grid = 0, block = 0;
+    /// Dynamic shared memory of the launch in bytes.
+    int64_t sharedBytes = 0;
     std::vector<unsigned> args;
     unsigned dst = 0, src = 0;
     int64_t bytes = 0;
@@ -47,8 +54,9 @@ struct LaunchPlan {
   std::string chip;
 
   /// {"chip", "format", "buffers": [{"bytes", "argument"}], "steps":
-  /// [{"kernel", "grid", "block", "args"} | {"copy": {"dst", "src",
-  /// "bytes"}}]}.
+  /// [{"kernel", "grid", "block", "shared", "args"} | {"copy": {"dst",
+  /// "src", "bytes"}} | {"tensormap": {"map", "global", "rows", "cols",
+  /// "box_rows", "box_cols"}}]}.
   std::string toJSON() const;
 };
 

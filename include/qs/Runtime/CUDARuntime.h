@@ -46,9 +46,18 @@ int qsCudaSynchronize(void);
 void *qsCudaLoadModule(const void *image);
 void qsCudaUnloadModule(void *module);
 void *qsCudaGetFunction(void *module, const char *name);
-/* 1-D launch on the default stream; `params` as in cuLaunchKernel. */
+/* 1-D launch on the default stream; `params` as in cuLaunchKernel. Raises
+ * the function's dynamic shared memory limit when sharedBytes > 48 KiB. */
 int qsCudaLaunch(void *function, uint32_t gridX, uint32_t blockX,
                  uint32_t sharedBytes, void **params);
+
+/* Encodes the TMA descriptor (CUtensorMap, 128 bytes) of a row-major
+ * [rows, cols] byte matrix at device address `global` into device memory at
+ * `map` (64-byte aligned): boxes of [boxRows, boxCols] bytes, 128-byte
+ * swizzle, zero fill past the edges. The GEMM kernels' host code calls it
+ * (pointers as integers). Returns 0 on success. */
+int qsCudaEncodeTensorMap2D(int64_t map, int64_t global, int64_t rows,
+                            int64_t cols, int64_t boxRows, int64_t boxCols);
 
 /* Timing with events on the default stream. */
 void *qsCudaEventCreate(void);

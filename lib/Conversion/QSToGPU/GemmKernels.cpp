@@ -183,8 +183,12 @@ struct GemmCode {
           out = arith::AddFOp::create(
               env.b, env.loc, out,
               env.toF32(memref::LoadOp::create(env.b, env.loc, c, at)));
-        memref::StoreOp::create(env.b, env.loc,
-                                env.fromF32(out, plan.outType), d, at);
+        // The GPU converts with cvt.rn (same RNE result as the emulation).
+        if (env.gpu && plan.outType != out.getType())
+          out = arith::TruncFOp::create(env.b, env.loc, plan.outType, out);
+        else
+          out = env.fromF32(out, plan.outType);
+        memref::StoreOp::create(env.b, env.loc, out, d, at);
       });
     }
   }
@@ -380,15 +384,22 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
           Value next = emitWgmmaStep(b, loc, plan, forOp.getRegionIterArgs()[0],
                                      code.descA(base, s, consumer),
                                      code.descB(base, s), code);
+          // One group stays in flight: wait for the previous stage's wgmmas,
+          // then free that stage (one arrival per consumer warpgroup).
           ptx({}, "wgmma.commit_group.sync.aligned;\n"
-                  "wgmma.wait_group.sync.aligned 0;", "");
-          // This stage is consumed: one arrival per warpgroup frees it.
-          env.ifThen(eq(t, zero), [&] {
-            ptx({ptx.i32(env.add(base, code.emptyBarrier(s)))},
+                  "wgmma.wait_group.sync.aligned 1;", "");
+          Value previous = env.rem(env.add(kt, env.idx(plan.stages - 1)),
+                                   env.idx(plan.stages));
+          Value release = env.land(
+              eq(t, zero),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt, zero));
+          env.ifThen(release, [&] {
+            ptx({ptx.i32(env.add(base, code.emptyBarrier(previous)))},
                 "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
           });
           scf::YieldOp::create(b, loc, next);
         }
+        ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
         Value result = forOp.getResult(0);
         code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
           return LLVM::ExtractValueOp::create(b, loc, result, r).getResult();

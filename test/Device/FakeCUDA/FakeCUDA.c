@@ -183,3 +183,26 @@ CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
   return cuMemcpy(dst, src, bytes);
 }
+
+/* TMA descriptors: checks the rules the real driver enforces for the GEMM
+   kernels' 2-D UINT8 maps (16-byte aligned address and row stride, boxes of
+   at most 256 rows and, with the 128-byte swizzle, 128 bytes), writes the
+   fields into the 128-byte map, and logs them. */
+CUresult cuTensorMapEncodeTiled(void *map, int type, unsigned rank,
+                                void *global, const unsigned long long *dims,
+                                const unsigned long long *strides,
+                                const unsigned *box,
+                                const unsigned *elementStrides,
+                                int interleave, int swizzle, int l2, int oob) {
+  (void)elementStrides; (void)interleave; (void)l2; (void)oob;
+  if (((uintptr_t)map % 64) || ((uintptr_t)global % 16) || type != 0 ||
+      rank != 2 || strides[0] % 16 || box[0] == 0 || box[1] == 0 ||
+      box[1] > 256 || (swizzle == 3 && box[0] > 128))
+    return 1;
+  unsigned long long fields[6] = {(uintptr_t)global, dims[0], dims[1],
+                                  strides[0], box[0], box[1]};
+  memcpy(map, fields, sizeof(fields));
+  fprintf(stderr, "fake-cuda: tensormap rows %llu cols %llu box %ux%u swizzle %d\n",
+          dims[1], dims[0], box[1], box[0], swizzle);
+  return 0;
+}

@@ -62,6 +62,17 @@ module attributes {qs.chip = "gfx942"} {}
 
 // -----
 
+// The GEMM tile width is 128 or 256.
+// expected-error @+1 {{'qs.gemm_tile_n' must be the integer 128 or 256 (the GEMM kernels' tile width in N), got 192 : i64}}
+module attributes {qs.gemm_tile_n = 192 : i64} {}
+
+// -----
+
+// expected-error @+1 {{'qs.gemm_tile_n' must be the integer 128 or 256 (the GEMM kernels' tile width in N), got "wide"}}
+module attributes {qs.gemm_tile_n = "wide"} {}
+
+// -----
+
 // Other qs.* discardable attributes are unknown.
 // expected-error @+1 {{unknown qs dialect attribute 'qs.target'}}
 module attributes {qs.target = "sm_90a"} {}

@@ -74,3 +74,11 @@ func.func private @nvfp4(
 module attributes {qs.chip = "sm_100a"} {
   func.func private @on_blackwell(!qs.tensor<4x8xbf16, #qs.fp8_current>)
 }
+
+// -----
+
+// The GEMM tile width, on the module (or any enclosing op).
+// CHECK: module attributes {qs.chip = "sm_90a", qs.gemm_tile_n = 256 : i64}
+module attributes {qs.chip = "sm_90a", qs.gemm_tile_n = 256 : i64} {
+  func.func private @wide(!qs.tensor<4x8xbf16, #qs.fp8_current>)
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""cuBLASLt baselines for the GEMM kernels, on the same GPU and shapes as
+scripts/device_bundle.py's GEMM bench plans: torch._scaled_mm (cuBLASLt FP8)
+with per-tensor scales (E4M3 x E4M3 -> bf16, A [M, K] row-major times B
+[N, K] as its column-major transpose: TE's TN fprop), with 1x128 x 128x128
+block scales where this PyTorch/CUDA offers them, and a bf16 torch.matmul
+for scale. Prints TFLOP/s (2 M N K / time).
+
+  python3 bench/gemm/torch_baseline.py --shapes 8192x8192x8192,4096x4096x4096
+
+Skips, with the reason printed, whatever the machine lacks."""
+
+import argparse
+
+SHAPES = ("8192x8192x8192,4096x4096x4096,8192x4096x4096,8192x14336x4096,"
+          "8192x4096x14336,8192x28672x8192,8192x8192x28672")
+
+
+def timed(fn, iters, warmup):
+    import torch
+    for _ in range(warmup):
+        fn()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(iters):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / iters
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shapes", default=SHAPES)
+    parser.add_argument("--iters", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    args = parser.parse_args()
+    try:
+        import torch
+    except ImportError:
+        print("gemm torch_baseline: torch is not installed; no cuBLASLt baseline")
+        return 0
+    if not torch.cuda.is_available():
+        print("gemm torch_baseline: torch sees no CUDA device; no cuBLASLt baseline")
+        return 0
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    print(f"{'GEMM (cuBLASLt)':<28} {'kind':<22} {'time us':>9} {'TFLOP/s':>8}")
+    fp8 = torch.float8_e4m3fn
+    block_reason = None
+    for shape in args.shapes.split(","):
+        m, n, k = map(int, shape.split("x"))
+        flops = 2.0 * m * n * k
+        a = (torch.randn(m, k, device="cuda") * 0.5).to(fp8)
+        b = (torch.randn(n, k, device="cuda") * 0.5).to(fp8)
+        one = torch.ones((), device="cuda")
+        rows = []
+        ms = timed(lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,
+                                            out_dtype=torch.bfloat16), args.iters, args.warmup)
+        rows.append(("fp8 per-tensor", ms))
+        ms = timed(lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,
+                                            out_dtype=torch.bfloat16, use_fast_accum=True),
+                   args.iters, args.warmup)
+        rows.append(("fp8 per-tensor fast-acc", ms))
+        if block_reason is None:
+            try:
+                sa = torch.ones(m, (k + 127) // 128, device="cuda")
+                sb = torch.ones((n + 127) // 128, (k + 127) // 128, device="cuda")
+                ms = timed(lambda: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb.t(),
+                                                    out_dtype=torch.bfloat16),
+                           args.iters, args.warmup)
+                rows.append(("fp8 1x128 x 128x128", ms))
+            except Exception as error:  # this PyTorch/CUDA has no block scaling
+                block_reason = str(error).splitlines()[0][:100]
+                print(f"(no block-scaled cuBLASLt: {block_reason})")
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        rows.append(("bf16 matmul", timed(lambda: x @ w.t(), args.iters, args.warmup)))
+        for kind, ms in rows:
+            print(f"{shape:<28} {kind:<22} {ms * 1000:>9.1f} {flops / (ms * 1e9):>8.1f}")
+        del a, b, x, w
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

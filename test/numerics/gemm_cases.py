@@ -1,0 +1,123 @@
+"""qs.gemm cases shared by test_gemm.py and scripts/device_bundle.py: the
+operands quantized by the numpy reference, the module text, the float64
+expected result and the bound within which a result must lie (te-formats.md
+§6; docs/Numerics.md):
+
+    |D - R| <= 2^-22 * K * (|A| |B|^T)[m, n] + ulp_out * |R| + tiny_out
+
+with ulp_out = 2^-8 (bf16), 2^-11 (f16), 2^-23 (f32). FP32 accumulation
+order differs between implementations, hence a bound, not bytes."""
+
+import numpy as np
+
+import harness as h
+import qs_reference as ref
+
+ULP = {"bf16": 2.0 ** -8, "f16": 2.0 ** -11, "f32": 2.0 ** -23}
+TINY = {"bf16": 1e-38, "f16": 6e-8, "f32": 1e-44}
+
+# Per family: quantizers of the three Linear tensors (x, w, dy).
+FAMILIES = {
+    "fp8_current": (dict(), dict(), dict(fp8_dtype="f8E5M2")),
+    "fp8_delayed": (dict(), dict(), dict(fp8_dtype="f8E5M2")),
+    "mxfp8": (dict(), dict(optimize_for_gemm=True), dict()),
+    "fp8_block": (dict(block_scaling_dim=1), dict(block_scaling_dim=2), dict(block_scaling_dim=1)),
+    "nvfp4": (dict(with_rht=True), dict(with_2d_quantization=True), dict(with_rht=True)),
+    "nvfp4_row_scaled": (dict(row_scaled_nvfp4=True), dict(row_scaled_nvfp4=True),
+                         dict(row_scaled_nvfp4=True)),
+}
+
+# (name, lhs tensor, rhs tensor, transpose_a, transpose_b): TE's TN, NN, NT.
+LAYOUTS = [("fprop_TN", "x", "w", False, True),
+           ("dgrad_NN", "dy", "w", False, False),
+           ("wgrad_NT", "dy", "x", True, False)]
+
+# GEMM kernels of convert-qs-to-gpu (sm_90a wgmma + TMA): per-tensor FP8 only.
+GPU_GEMM_FAMILIES = ("fp8_current", "fp8_delayed")
+
+
+def gemm_input(rng, shape):
+    """Normal values scaled per row and per column, so the row-wise and
+    column-wise representations of one tensor really differ."""
+    rows = np.exp2(rng.integers(-3, 3, size=(shape[0], 1)))
+    cols = np.exp2(rng.integers(-3, 3, size=(1, shape[1])))
+    x = (rng.standard_normal(shape) * rows * cols).astype(np.float32)
+    return h.to_npy(x, "bf16").view(h.NUMPY_IN["bf16"][0]).astype(np.float32)
+
+
+def quantized(rng, family, params, shape, chip_tn_only=True):
+    fam = "nvfp4" if family.startswith("nvfp4") else family
+    q = h.quantizer(fam, **params)
+    x = gemm_input(rng, shape)
+    with np.errstate(all="ignore"):
+        amax = float(ref.amax(x))
+        bufs, _ = ref.quantize(x, q, "bf16", scale=np.float32(448.0 / max(amax, 1e-30)),
+                               amax_state=np.float32(0), chip_tn_only=chip_tn_only)
+    return q, bufs
+
+
+class GemmCase:
+    """module (text; function @gemm), inputs (qs-run's arrays), want
+    (float64 [rows, cols]), tol (same shape), out (result element type)."""
+
+
+def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulate=False,
+              tile_n=None, chip=None):
+    name, lhs, rhs, ta, tb = layout
+    shapes = {"x": (m, k), "w": (n, k), "dy": (m, n)}
+    params = dict(zip(("x", "w", "dy"), FAMILIES[family]))
+    tn_only = chip != "sm_100a"
+    qa, a = quantized(rng, family, params[lhs], shapes[lhs], tn_only)
+    qb, b = quantized(rng, family, params[rhs], shapes[rhs], tn_only)
+    op_a = ref.gemm_operand(a, shapes[lhs], qa, contracts_last=not ta)
+    op_b = ref.gemm_operand(b, shapes[rhs], qb, contracts_last=tb)
+    rows, cols = op_a.shape[0], op_b.shape[0]
+    want = op_a @ op_b.T
+    bound = 2.0 ** -22 * op_a.shape[1] * (np.abs(op_a) @ np.abs(op_b).T)
+    inputs = h.npy_inputs(a) + h.npy_inputs(b)
+    at, bt = h.qtype(shapes[lhs], "bf16", qa), h.qtype(shapes[rhs], "bf16", qb)
+    rt = h.ttype((rows, cols), out)
+    args = [f"%a: {at}", f"%b: {bt}"]
+    extra = ""
+    if bias:
+        bias_v = h.random_input(rng, (cols,), "bf16", specials=False, exponents=(-3, 2))
+        inputs.append(h.to_npy(bias_v, "bf16"))
+        args.append(f"%bias: {h.ttype((cols,), 'bf16')}")
+        extra += f" bias(%bias : {h.ttype((cols,), 'bf16')})"
+        want = want + bias_v.astype(np.float64)[None, :]
+    if accumulate:
+        acc = h.random_input(rng, (rows, cols), out, specials=False, exponents=(-3, 2))
+        inputs.append(h.to_npy(acc, out))
+        args.append(f"%acc: {rt}")
+        extra += f" accumulate(%acc : {rt})"
+        want = want + acc.astype(np.float64)
+    flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "")
+    module = f"""func.func @gemm({', '.join(args)}) -> {rt} {{
+  %d = qs.gemm %a, %b{flags}{extra} : {at}, {bt} -> {rt}
+  return %d : {rt}
+}}"""
+    attrs = []
+    if tile_n:
+        attrs.append(f"qs.gemm_tile_n = {tile_n} : i64")
+    if chip:
+        attrs.append(f'qs.chip = "{chip}"')
+    if attrs:
+        module = f"module attributes {{{', '.join(attrs)}}} {{\n{module}\n}}"
+    case = GemmCase()
+    case.module, case.inputs, case.out = module, inputs, out
+    case.want = want
+    case.tol = bound + ULP[out] * np.abs(want) + TINY[out]
+    case.label = f"{family} {name} -> {out}"
+    return case
+
+
+def outside_bound(case, got):
+    """(count, message) of result elements outside the bound."""
+    got = h.from_npy(got, case.out).astype(np.float64).reshape(case.want.shape)
+    err = np.abs(got - case.want)
+    bad = ~(err <= case.tol)
+    if not bad.any():
+        return 0, ""
+    worst = np.nanmax(err / (np.abs(case.want) + 1e-30))
+    return int(bad.sum()), (f"{case.label}: {bad.sum()} of {bad.size} outside the bound; "
+                            f"worst rel err {worst:.3g}")
