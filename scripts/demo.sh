@@ -7,8 +7,9 @@
 # matrix quantized with every family on the CPU (bit-exact reference numerics),
 # with each inner buffer's summary and the dequantization error; then the
 # GPU kernels of the Linear layers' quantize step compiled for sm_90a and
-# sm_100a with the per-kernel ptxas table, and, where a CUDA device exists,
-# the device check against the CPU reference and the bandwidth table.
+# sm_100a, and of whole per-tensor FP8 Linear layers (quantize + wgmma GEMMs)
+# for sm_90a, with the per-kernel ptxas table, and, where a CUDA device
+# exists, the device checks against the CPU reference and the bandwidth table.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/build.sh" >/dev/null
@@ -36,14 +37,29 @@ echo "    (examples/linear_operands.mlir) through qs-nvptx-pipeline for sm_90a a
 echo "    sm_100a; registers, shared memory and spills from ptxas -v"
 python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
   --module "$root/examples/linear_operands.mlir"
+for family in fp8_current fp8_delayed; do
+  echo
+  echo "=== GPU kernels: the whole Linear layer with $family (fwd: 2 quantizes +"
+  echo "    fprop GEMM; bwd: quantize dY + dgrad and wgrad GEMMs), sm_90a (wgmma + TMA;"
+  echo "    the GEMMs also take 196,704 bytes of dynamic shared memory, not in 'smem')"
+  python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
+    --chips sm_90a --module "$root/examples/linear_$family.mlir"
+done
+echo "    (MXFP8, FP8 block and NVFP4 GEMMs, and sm_100a GEMMs, have no kernels yet:"
+echo "    qs-nvptx-pipeline names them; docs/GPU.md)"
 
 if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
   echo
   echo "=== On the GPU ($device): every family x usage, GPU bytes == CPU reference"
   QS_KERNELS=cuda QS_RUN="$build/bin/qs-run" "$root/.venv/bin/python" -m pytest -q \
     -p no:cacheprovider "$root/test/numerics/test_quantize.py" -k "not tiny"
+  echo "=== On the GPU: per-tensor FP8 GEMMs (every layout, edges) vs the CPU reference"
+  QS_KERNELS=cuda QS_RUN="$build/bin/qs-run" "$root/.venv/bin/python" -m pytest -q \
+    -p no:cacheprovider "$root/test/numerics/test_gemm.py"
   echo "=== Bandwidth (bf16 8192x8192; GB/s vs a device-to-device copy)"
   "$build/bin/qs-bench-quantize" --sizes 8192
+  echo "=== GEMM (per-tensor FP8 fprop, 8192^3 with each tile width; TFLOP/s)"
+  "$build/bin/qs-bench-gemm" --shapes 8192x8192x8192
 else
   echo
   echo "=== No GPU here ($device)."

@@ -169,8 +169,11 @@ def module_table(args, ptxas):
     with tempfile.TemporaryDirectory() as tmp:
         for chip in args.chips.split(","):
             src = os.path.join(tmp, "m.mlir")
+            # Type and attribute aliases stay outside the wrapping module.
+            aliases = "".join(l for l in text.splitlines(True) if re.match(r"[!#]\w+\s*=", l))
+            body = "".join(l for l in text.splitlines(True) if not re.match(r"[!#]\w+\s*=", l))
             with open(src, "w") as f:
-                f.write(f'module attributes {{qs.chip = "{chip}"}} {{\n{text}\n}}\n')
+                f.write(f'{aliases}module attributes {{qs.chip = "{chip}"}} {{\n{body}\n}}\n')
             out = os.path.join(tmp, "m.gpu.mlir")
             proc = subprocess.run(
                 [args.qs_opt, src, f"--qs-nvptx-pipeline=chip={chip} format=isa", "-o", out],

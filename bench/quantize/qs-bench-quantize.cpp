@@ -131,26 +131,12 @@ struct Timing {
 
 Timing runPlan(const qs::LaunchPlan &plan) {
   Timing t;
-  auto fail = [&](const char *what) {
-    t.error = std::string(what) + ": " + qsCudaLastError();
+  auto loaded = qs::DevicePlan::load(plan);
+  if (!loaded) {
+    t.error = llvm::toString(loaded.takeError());
     return t;
-  };
-  void *module = qsCudaLoadModule(plan.binary.data());
-  if (!module)
-    return fail("load");
-  std::vector<void *> functions;
-  for (const qs::LaunchPlan::Step &s : plan.steps) {
-    functions.push_back(s.isCopy ? nullptr
-                                 : qsCudaGetFunction(module, s.kernel.c_str()));
-    if (!s.isCopy && !functions.back())
-      return fail("function");
   }
-  std::vector<void *> device;
-  for (const qs::LaunchPlan::Buffer &b : plan.buffers) {
-    device.push_back(qsCudaMalloc(b.bytes));
-    if (!device.back())
-      return fail("malloc");
-  }
+  qs::DevicePlan &device = **loaded;
   // Random normal bf16 input; scale 1, amax state 0 for delayed scaling.
   for (auto [i, b] : llvm::enumerate(plan.buffers)) {
     if (b.argument == 0) {
@@ -163,41 +149,17 @@ Timing runPlan(const qs::LaunchPlan &plan) {
         std::memcpy(&bits, &v, 4);
         h = static_cast<uint16_t>(bits >> 16);
       }
-      qsCudaCopy(device[i], host.data(), b.bytes);
+      qsCudaCopy(device.buffer(i), host.data(), b.bytes);
     } else if (b.bytes == 4) {
       float v = b.argument == 1 ? 1.0f : 0.0f;
-      qsCudaCopy(device[i], &v, 4);
+      qsCudaCopy(device.buffer(i), &v, 4);
     }
   }
-  std::vector<std::vector<void *>> params(plan.steps.size());
-  for (auto [i, s] : llvm::enumerate(plan.steps))
-    for (unsigned a : s.args)
-      params[i].push_back(&device[a]);
   // The kernels only: the copies into out-parameters are an artifact of the
   // calling convention (results returned by copy), not of quantization.
-  auto once = [&]() {
-    for (auto [i, s] : llvm::enumerate(plan.steps))
-      if (!s.isCopy &&
-          qsCudaLaunch(functions[i], s.grid, s.block, 0, params[i].data()))
-        return false;
-    return true;
-  };
-  for (int i = 0; i < warmup; ++i)
-    if (!once())
-      return fail("launch");
-  void *start = qsCudaEventCreate(), *end = qsCudaEventCreate();
-  qsCudaEventRecord(start);
-  for (int i = 0; i < iterations; ++i)
-    once();
-  qsCudaEventRecord(end);
-  t.ms = qsCudaEventElapsedMs(start, end) / iterations;
-  if (qsCudaSynchronize() || t.ms < 0)
-    return fail("run");
-  qsCudaEventDestroy(start);
-  qsCudaEventDestroy(end);
-  for (void *p : device)
-    qsCudaFree(p);
-  qsCudaUnloadModule(module);
+  t.ms = device.time(iterations, warmup);
+  if (t.ms < 0)
+    t.error = std::string("run: ") + qsCudaLastError();
   return t;
 }
 

@@ -14,6 +14,8 @@
 
 #include "qs/Pipelines/Pipelines.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,6 +67,33 @@ struct LaunchPlan {
 /// pipeline fails or the host code does something a plan cannot express.
 FailureOr<LaunchPlan> compileLaunchPlan(ModuleOp module, StringRef function,
                                         const NVPTXPipelineOptions &options);
+
+/// A launch plan loaded on the CUDA device (libQSCUDARuntime): its module,
+/// functions and one device buffer per plan buffer. Used by the benchmarks.
+class DevicePlan {
+public:
+  /// Loads `plan`; on failure returns the reason.
+  static llvm::Expected<std::unique_ptr<DevicePlan>> load(const LaunchPlan &plan);
+  ~DevicePlan();
+
+  /// The device buffer of plan buffer `index`.
+  void *buffer(unsigned index) const { return buffers[index]; }
+  /// Runs every step (copies, TMA descriptor encodings, launches) or, with
+  /// kernelsOnly, the launches alone (descriptors encoded by an earlier
+  /// full run stay valid: buffers do not move). False on failure
+  /// (qsCudaLastError says why).
+  bool run(bool kernelsOnly);
+  /// Mean milliseconds of `iterations` kernels-only runs after `warmup`
+  /// (and one full run first); < 0 on failure.
+  double time(int iterations, int warmup);
+
+private:
+  explicit DevicePlan(const LaunchPlan &plan) : plan(plan) {}
+  const LaunchPlan &plan;
+  void *module = nullptr;
+  std::vector<void *> functions, buffers;
+  std::vector<std::vector<void *>> params;
+};
 
 } // namespace qs
 } // namespace mlir

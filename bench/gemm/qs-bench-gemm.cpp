@@ -1,0 +1,166 @@
+//===- qs-bench-gemm.cpp - TFLOP/s of the generated GEMM kernels ----------===//
+//
+// For each shape M x N x K: compiles a per-tensor FP8 fprop
+// (`qs.gemm %a, %b transpose_b`, E4M3 operands, bf16 out) with
+// qs-nvptx-pipeline, runs its launch plan on the CUDA device (TMA
+// descriptors encoded once, then the GEMM kernel alone, timed with CUDA
+// events) on random FP8 operands, and reports TFLOP/s = 2 M N K / time.
+// The first shape is also run with each tile width (qs.gemm_tile_n).
+// Without a device (or with --dry-run) it prints the launch plans.
+// cuBLASLt on the same shapes: bench/gemm/torch_baseline.py.
+//   qs-bench-gemm --shapes 8192x8192x8192,4096x4096x4096
+//
+//===----------------------------------------------------------------------===//
+
+#include "qs/InitAll.h"
+#include "qs/Pipelines/Pipelines.h"
+#include "qs/Runner/LaunchPlan.h"
+#include "qs/Runtime/CUDARuntime.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+#include <random>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> shapesOpt(
+    "shapes", cl::desc("M x N x K shapes (comma separated)"),
+    cl::init("8192x8192x8192,4096x4096x4096,8192x4096x4096,8192x14336x4096,"
+             "8192x4096x14336,8192x28672x8192,8192x8192x28672"));
+static cl::opt<int> iterations("iters", cl::desc("Timed repetitions"), cl::init(20));
+static cl::opt<int> warmup("warmup", cl::desc("Untimed repetitions"), cl::init(3));
+static cl::opt<bool> dryRun("dry-run",
+                            cl::desc("Compile and print the launch plans only"));
+
+namespace {
+std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN) {
+  auto q = [&](int64_t rows) {
+    return "!qs.tensor<" + std::to_string(rows) + "x" + std::to_string(k) +
+           "xbf16, #qs.fp8_current<columnwise = false>>";
+  };
+  std::string r = "tensor<" + std::to_string(m) + "x" + std::to_string(n) + "xbf16>";
+  std::string attrs = "qs.chip = \"sm_90a\"";
+  if (tileN)
+    attrs += ", qs.gemm_tile_n = " + std::to_string(tileN) + " : i64";
+  return "module attributes {" + attrs + "} {\nfunc.func @f(%a: " + q(m) +
+         ", %b: " + q(n) + ") -> " + r + " {\n  %d = qs.gemm %a, %b transpose_b : " +
+         q(m) + ", " + q(n) + " -> " + r + "\n  return %d : " + r + "\n}\n}\n";
+}
+
+/// Random finite E4M3 codes (|v| < 2) in the FP8 inputs, 1.0 in scales.
+void fillInputs(const qs::LaunchPlan &plan, qs::DevicePlan &device) {
+  std::mt19937 rng(1);
+  for (auto [i, b] : llvm::enumerate(plan.buffers)) {
+    if (b.argument < 0 || b.argument >= 4)
+      continue;
+    if (b.bytes == 4) {
+      float one = 1.0f;
+      qsCudaCopy(device.buffer(i), &one, 4);
+      continue;
+    }
+    std::vector<uint8_t> host(b.bytes);
+    for (uint8_t &v : host)
+      v = static_cast<uint8_t>(rng()) & 0xBF;
+    qsCudaCopy(device.buffer(i), host.data(), b.bytes);
+  }
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "qs-bench-gemm\n");
+  DialectRegistry registry;
+  qs::registerAllQSDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+
+  bool device = !dryRun && qsCudaInit() == 0;
+  std::string deviceName = "none";
+  if (device) {
+    char name[256] = {0};
+    int major = 0, minor = 0;
+    qsCudaDeviceInfo(name, sizeof(name), &major, &minor);
+    deviceName = name;
+    if (major != 9) {
+      llvm::outs() << "qs-bench-gemm: " << name << " is not a Hopper GPU; the "
+                   << "GEMM kernels are sm_90a only; printing the launch plans\n";
+      device = false;
+    }
+  } else if (!dryRun) {
+    llvm::outs() << "qs-bench-gemm: " << qsCudaLastError()
+                 << "; printing the launch plans only\n";
+  }
+  llvm::outs() << "device: " << deviceName
+               << ", per-tensor FP8 E4M3 fprop, bf16 out, " << iterations
+               << " timed runs\n";
+  llvm::outs() << llvm::format("%-22s %6s %6s %6s %8s %10s %9s\n", "M x N x K",
+                               "tile N", "grid", "block", "smem", "time us",
+                               "TFLOP/s");
+  SmallVector<StringRef> shapes;
+  StringRef(shapesOpt).split(shapes, ',', -1, false);
+  int failures = 0;
+  for (auto [index, shape] : llvm::enumerate(shapes)) {
+    SmallVector<StringRef> dims;
+    shape.split(dims, 'x');
+    int64_t m = 0, n = 0, k = 0;
+    if (dims.size() != 3 || dims[0].getAsInteger(10, m) ||
+        dims[1].getAsInteger(10, n) || dims[2].getAsInteger(10, k) ||
+        m <= 0 || n <= 0 || k <= 0) {
+      llvm::errs() << "qs-bench-gemm: bad shape '" << shape << "'\n";
+      return 1;
+    }
+    SmallVector<int64_t> tiles = {0};
+    if (index == 0)
+      tiles.append({128, 256});
+    for (int64_t tileN : tiles) {
+      OwningOpRef<ModuleOp> module =
+          parseSourceString<ModuleOp>(moduleText(m, n, k, tileN), &ctx);
+      qs::NVPTXPipelineOptions options;
+      options.chip = "sm_90a";
+      FailureOr<qs::LaunchPlan> plan =
+          module ? qs::compileLaunchPlan(*module, "f", options)
+                 : FailureOr<qs::LaunchPlan>(failure());
+      if (failed(plan)) {
+        llvm::outs() << shape << ": compilation failed\n";
+        ++failures;
+        continue;
+      }
+      const qs::LaunchPlan::Step *gemm = nullptr;
+      for (const qs::LaunchPlan::Step &s : plan->steps)
+        if (!s.isCopy && !s.isTensorMap)
+          gemm = &s;
+      std::string tile = tileN ? std::to_string(tileN) : "auto";
+      if (!device) {
+        llvm::outs() << llvm::format("%-22s %6s %6ld %6ld %8ld %10s %9s\n",
+                                     shape.str().c_str(), tile.c_str(),
+                                     gemm->grid, gemm->block, gemm->sharedBytes,
+                                     "-", "-");
+        continue;
+      }
+      auto loaded = qs::DevicePlan::load(*plan);
+      if (!loaded) {
+        llvm::outs() << shape << ": " << llvm::toString(loaded.takeError()) << "\n";
+        ++failures;
+        continue;
+      }
+      fillInputs(*plan, **loaded);
+      double ms = (*loaded)->time(iterations, warmup);
+      if (ms < 0) {
+        llvm::outs() << shape << ": run: " << qsCudaLastError() << "\n";
+        ++failures;
+        continue;
+      }
+      llvm::outs() << llvm::format("%-22s %6s %6ld %6ld %8ld %10.1f %9.1f\n",
+                                   shape.str().c_str(), tile.c_str(), gemm->grid,
+                                   gemm->block, gemm->sharedBytes, ms * 1000,
+                                   2.0 * m * n * k / (ms * 1e9));
+    }
+  }
+  return failures ? 1 : 0;
+}
