@@ -234,7 +234,8 @@ def bench(cuda, directory, iters, warmup):
 
 
 def gemm_bench(cuda, directory, iters, warmup):
-    """TFLOP/s of a GEMM plan on random FP8 operands (unit scales)."""
+    """TFLOP/s of a GEMM plan on random FP8 operands (unit scales: every
+    input buffer of 4-byte elements after an operand's data)."""
     with open(os.path.join(directory, "case.json")) as f:
         case = json.load(f)
     plan = Plan(cuda, directory)
@@ -242,8 +243,8 @@ def gemm_bench(cuda, directory, iters, warmup):
         rng = np.random.default_rng(1)
         for i in range(case["inputs"]):
             buf, p = plan.argument(i)
-            if buf["bytes"] == 4:  # scale_inv
-                cuda.to_device(p, np.array([1.0], np.float32))
+            if i % 2 == 1:  # scale_inv: per-tensor, or FP8 block scales
+                cuda.to_device(p, np.ones(buf["bytes"] // 4, np.float32))
             else:  # finite E4M3 codes of magnitude < 2
                 cuda.to_device(p, (rng.integers(0, 256, buf["bytes"], dtype=np.uint8) & 0xBF))
         plan.run()
@@ -307,7 +308,8 @@ def main():
     gemms = [p for p in plans if p.startswith("gemm-")]
     plans = [p for p in plans if not p.startswith("gemm-")]
     if gemms:
-        print(f"{'GEMM (FP8 E4M3, bf16 out)':<28} {'tile N':>6} {'time us':>9} {'TFLOP/s':>8}")
+        print(f"{'GEMM (FP8 E4M3, bf16 out)':<28} {'scaling':<12} {'tile N':>6} {'time us':>9} "
+              f"{'TFLOP/s':>8}")
     for name in gemms:
         try:
             case, ms, tflops = gemm_bench(cuda, os.path.join(bench_dir, name), args.iters,
@@ -316,7 +318,8 @@ def main():
             failures += 1
             print(f"FAIL bench {name}: {error}")
             continue
-        print(f"{'x'.join(map(str, case['gemm'])):<28} {case['tile_n'] or 'auto':>6} "
+        scaling = "1x128*128^2" if case.get("family") == "fp8_block" else "per-tensor"
+        print(f"{'x'.join(map(str, case['gemm'])):<28} {scaling:<12} {case['tile_n'] or 'auto':>6} "
               f"{ms * 1000:>9.1f} {tflops:>8.1f}")
     if plans:
         print(f"{'family':<16} {'usage':<5} {'size':>6} {'kernels':>7} {'MiB':>6} {'time us':>9} "

@@ -68,6 +68,11 @@ GEMM_CHECKS = [("fp8_current", layout, out, *shape, bias, acc, tile)
                    ("f16", (144, 656, 304), True, False, 256)]]
 GEMM_CHECKS += [("fp8_delayed", layout, "bf16", 256, 384, 512, True, False, None)
                 for layout in range(3)]
+GEMM_CHECKS += [("fp8_block", layout, out, *shape, bias, acc, None)
+                for layout in range(3)
+                for out, shape, bias, acc in [
+                    ("bf16", (256, 384, 512), False, False),
+                    ("f32", (304, 208, 1040 if layout == 0 else 400), True, True)]]
 
 # GEMM benchmark shapes (m, n, k): cubes and Llama-style layers at 8192
 # tokens (fprop: n = output features, k = input features).
@@ -109,7 +114,7 @@ def main():
     parser.add_argument("--bench-sizes", default="4096,8192,16384")
     parser.add_argument("--gemm-bench", default=",".join("x".join(map(str, s)) for s in GEMM_BENCH),
                         help="GEMM bench shapes MxNxK,... (sm_90a; empty: none); the first "
-                             "also with each tile width")
+                             "also with each tile width, the first two also FP8 block")
     parser.add_argument("--limit-checks", type=int, default=None,
                         help="only the first N quantize and N dequantize checks (tests)")
     args = parser.parse_args()
@@ -173,22 +178,29 @@ def main():
     # Bench plans (no data: the device makes random inputs).
     bench = 0
     shapes = [tuple(map(int, s.split("x"))) for s in args.gemm_bench.split(",") if s]
-    for m, n, k in shapes if args.chip == "sm_90a" else []:
-        for tile in (None, 128, 256) if (m, n, k) == shapes[0] else (None,):
+    runs = [("fp8_current", shape, tile) for shape in shapes
+            for tile in ((None, 128, 256) if shape == shapes[0] else (None,))]
+    runs += [("fp8_block", shape, None) for shape in shapes[:2]]
+    for family, (m, n, k), tile in runs if args.chip == "sm_90a" else []:
+        if family == "fp8_block":  # 1x128 activations x 128x128 weights
+            qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>"
+            qb = f"!qs.tensor<{n}x{k}xbf16, #qs.fp8_block<columnwise = false>>"
+        else:
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
             qb = f"!qs.tensor<{n}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
-            rt = f"tensor<{m}x{n}xbf16>"
-            attrs = f'qs.chip = "{args.chip}"' + (f", qs.gemm_tile_n = {tile} : i64" if tile else "")
-            text = (f"module attributes {{{attrs}}} {{\n"
-                    f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
-                    f"  %d = qs.gemm %a, %b transpose_b : {qa}, {qb} -> {rt}\n"
-                    f"  return %d : {rt}\n}}\n}}\n")
-            label = f"gemm-{m}x{n}x{k}" + (f"-tile{tile}" if tile else "")
-            d = os.path.join(args.out, "bench", label)
-            export(text, d, args.chip, args.format)
-            with open(os.path.join(d, "case.json"), "w") as f:
-                json.dump({"gemm": [m, n, k], "tile_n": tile, "inputs": 4}, f)
-            bench += 1
+        rt = f"tensor<{m}x{n}xbf16>"
+        attrs = f'qs.chip = "{args.chip}"' + (f", qs.gemm_tile_n = {tile} : i64" if tile else "")
+        text = (f"module attributes {{{attrs}}} {{\n"
+                f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
+                f"  %d = qs.gemm %a, %b transpose_b : {qa}, {qb} -> {rt}\n"
+                f"  return %d : {rt}\n}}\n}}\n")
+        label = (f"gemm-{m}x{n}x{k}" + (f"-tile{tile}" if tile else "")
+                 + ("-block" if family == "fp8_block" else ""))
+        d = os.path.join(args.out, "bench", label)
+        export(text, d, args.chip, args.format)
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"gemm": [m, n, k], "family": family, "tile_n": tile, "inputs": 4}, f)
+        bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:
         for label, attr in [("fp8_delayed", None), ("fp8_current", "#qs.fp8_current<{}>"),
                             ("mxfp8", "#qs.mxfp8<{}>"),

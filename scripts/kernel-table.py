@@ -73,15 +73,22 @@ def module_text(shape, nominal, attr, chip, dequantize):
 
 # (operand dtypes, output type, tile width in N) of the GEMM kernels.
 GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
-              ("e5m2 x e4m3", "f32", 128), ("e4m3 x e4m3", "f16", 256)]
+              ("e5m2 x e4m3", "f32", 128), ("e4m3 x e4m3", "f16", 256),
+              ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128)]
 
 
 def gemm_module_text(shape, label, out, tile):
-    """fprop Y = X W^T (bias) of per-tensor FP8 operands of `shape`."""
+    """fprop Y = X W^T (bias) of FP8 operands of `shape`: per-tensor, or FP8
+    block (`block <A> x <B>`, 1D = 1x128, 2D = 128x128 blocks)."""
     m, k = shape.split("x")
     dtype = "f8E5M2" if label.startswith("e5m2") else "f8E4M3FN"
-    qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<fp8_dtype = {dtype}, columnwise = false>>"
-    qb = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
+    if label.startswith("block"):
+        dims = [b[0] for b in label.split()[1::2]]
+        qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_block<block_scaling_dim = {dims[0]}, columnwise = false>>"
+        qb = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_block<block_scaling_dim = {dims[1]}, columnwise = false>>"
+    else:
+        qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<fp8_dtype = {dtype}, columnwise = false>>"
+        qb = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
     r = f"tensor<{m}x{m}x{out}>"
     return (f'module attributes {{qs.chip = "sm_90a", qs.gemm_tile_n = {tile} : i64}} {{\n'
             f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"

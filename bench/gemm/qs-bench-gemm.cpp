@@ -1,11 +1,13 @@
 //===- qs-bench-gemm.cpp - TFLOP/s of the generated GEMM kernels ----------===//
 //
-// For each shape M x N x K: compiles a per-tensor FP8 fprop
-// (`qs.gemm %a, %b transpose_b`, E4M3 operands, bf16 out) with
+// For each shape M x N x K: compiles an FP8 fprop (`qs.gemm %a, %b
+// transpose_b`, E4M3 operands, bf16 out; per-tensor, or with --family=
+// fp8_block 1x128 activations x 128x128 weights) with
 // qs-nvptx-pipeline, runs its launch plan on the CUDA device (TMA
 // descriptors encoded once, then the GEMM kernel alone, timed with CUDA
 // events) on random FP8 operands, and reports TFLOP/s = 2 M N K / time.
-// The first shape is also run with each tile width (qs.gemm_tile_n).
+// The first shape is also run with each tile width (qs.gemm_tile_n;
+// per-tensor only: block GEMMs use 128-wide tiles).
 // Without a device (or with --dry-run) it prints the launch plans.
 // cuBLASLt on the same shapes: bench/gemm/torch_baseline.py.
 //   qs-bench-gemm --shapes 8192x8192x8192,4096x4096x4096
@@ -35,14 +37,23 @@ static cl::opt<std::string> shapesOpt(
              "8192x4096x14336,8192x28672x8192,8192x8192x28672"));
 static cl::opt<int> iterations("iters", cl::desc("Timed repetitions"), cl::init(20));
 static cl::opt<int> warmup("warmup", cl::desc("Untimed repetitions"), cl::init(3));
+static cl::opt<std::string> familyOpt(
+    "family",
+    cl::desc("fp8_current (per-tensor E4M3 x E4M3) or fp8_block (1x128 "
+             "activations x 128x128 weights, DeepGEMM-style promotion)"),
+    cl::init("fp8_current"));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
 
 namespace {
-std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN) {
+std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
+                       bool block) {
   auto q = [&](int64_t rows) {
+    std::string attr = !block        ? "fp8_current<columnwise = false>"
+                       : rows == m   ? "fp8_block<block_scaling_dim = 1, columnwise = false>"
+                                     : "fp8_block<columnwise = false>";
     return "!qs.tensor<" + std::to_string(rows) + "x" + std::to_string(k) +
-           "xbf16, #qs.fp8_current<columnwise = false>>";
+           "xbf16, #qs." + attr + ">";
   };
   std::string r = "tensor<" + std::to_string(m) + "x" + std::to_string(n) + "xbf16>";
   std::string attrs = "qs.chip = \"sm_90a\"";
@@ -53,15 +64,16 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN) {
          q(m) + ", " + q(n) + " -> " + r + "\n  return %d : " + r + "\n}\n}\n";
 }
 
-/// Random finite E4M3 codes (|v| < 2) in the FP8 inputs, 1.0 in scales.
+/// Random finite E4M3 codes (|v| < 2) in the FP8 inputs (the first buffer
+/// of each operand), 1.0 in every scale.
 void fillInputs(const qs::LaunchPlan &plan, qs::DevicePlan &device) {
   std::mt19937 rng(1);
   for (auto [i, b] : llvm::enumerate(plan.buffers)) {
     if (b.argument < 0 || b.argument >= 4)
       continue;
-    if (b.bytes == 4) {
-      float one = 1.0f;
-      qsCudaCopy(device.buffer(i), &one, 4);
+    if (b.argument % 2 == 1) {
+      std::vector<float> ones(b.bytes / 4, 1.0f);
+      qsCudaCopy(device.buffer(i), ones.data(), b.bytes);
       continue;
     }
     std::vector<uint8_t> host(b.bytes);
@@ -96,9 +108,15 @@ int main(int argc, char **argv) {
     llvm::outs() << "qs-bench-gemm: " << qsCudaLastError()
                  << "; printing the launch plans only\n";
   }
+  bool block = familyOpt == "fp8_block";
+  if (!block && familyOpt != "fp8_current") {
+    llvm::errs() << "qs-bench-gemm: --family must be fp8_current or fp8_block\n";
+    return 1;
+  }
   llvm::outs() << "device: " << deviceName
-               << ", per-tensor FP8 E4M3 fprop, bf16 out, " << iterations
-               << " timed runs\n";
+               << (block ? ", FP8 block (1x128 x 128x128) E4M3 fprop"
+                         : ", per-tensor FP8 E4M3 fprop")
+               << ", bf16 out, " << iterations << " timed runs\n";
   llvm::outs() << llvm::format("%-22s %6s %6s %6s %8s %10s %9s\n", "M x N x K",
                                "tile N", "grid", "block", "smem", "time us",
                                "TFLOP/s");
@@ -116,11 +134,11 @@ int main(int argc, char **argv) {
       return 1;
     }
     SmallVector<int64_t> tiles = {0};
-    if (index == 0)
+    if (index == 0 && !block)
       tiles.append({128, 256});
     for (int64_t tileN : tiles) {
       OwningOpRef<ModuleOp> module =
-          parseSourceString<ModuleOp>(moduleText(m, n, k, tileN), &ctx);
+          parseSourceString<ModuleOp>(moduleText(m, n, k, tileN, block), &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = "sm_90a";
       FailureOr<qs::LaunchPlan> plan =

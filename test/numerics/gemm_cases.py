@@ -32,8 +32,8 @@ LAYOUTS = [("fprop_TN", "x", "w", False, True),
            ("dgrad_NN", "dy", "w", False, False),
            ("wgrad_NT", "dy", "x", True, False)]
 
-# GEMM kernels of convert-qs-to-gpu (sm_90a wgmma + TMA): per-tensor FP8 only.
-GPU_GEMM_FAMILIES = ("fp8_current", "fp8_delayed")
+# GEMM kernels of convert-qs-to-gpu (sm_90a wgmma + TMA).
+GPU_GEMM_FAMILIES = ("fp8_current", "fp8_delayed", "fp8_block")
 
 
 def gemm_input(rng, shape):

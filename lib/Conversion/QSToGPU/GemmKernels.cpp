@@ -32,6 +32,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <map>
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -46,12 +47,29 @@ constexpr int64_t kSMs = 132;
 constexpr int64_t kRingBytes = 192 * 1024;
 constexpr llvm::StringLiteral kSharedSymbol = "qs_gemm_smem";
 
+/// How an operand's FP8 codes are scaled, and where its block scales are.
+struct OperandPlan {
+  /// 0: per-tensor (one scale_inv), 1: 1x128 blocks, 2: 128x128 blocks.
+  int blockDim = 0;
+  /// Rows of the stored K-major matrix (M for A, N for B).
+  int64_t rows = 0;
+  /// Block scales, stored matrix [rows, K] (te-formats.md §4.b, GEMM_READY):
+  /// 1x128: scale[kb * scaleLd + row], scaleLd = roundup(rows, 4);
+  /// 128x128: scale[(row / 128) * scaleLd + kb], scaleLd =
+  /// roundup(ceil(K / 128), 4).
+  int64_t scaleLd = 0;
+};
+
 struct GemmPlan {
   int64_t m, n, k;
   int64_t tileN, stages, tilesM, tilesN;
   StringRef typeA, typeB; // PTX names: e4m3 / e5m2
   Type outType;
   bool bias, accumulate;
+  OperandPlan a, b;
+  /// Block-scaled (FP8 block): each 128-wide k-tile is summed on its own
+  /// and promoted, times its two scales, into FP32 totals.
+  bool blockScaled() const { return a.blockDim != 0; }
 
   int64_t aBytes() const { return kTileM * kTileK; }
   int64_t stageBytes() const { return (kTileM + tileN) * kTileK; }
@@ -152,14 +170,74 @@ struct GemmCode {
     return {row, col};
   }
 
+  /// scale_inv of block (row, kb) of an operand's stored matrix; rows past
+  /// the end read the last row's scale (their results are not stored).
+  Value blockScale(const OperandPlan &op, Value scales, Value row, Value kb) {
+    Value r = minI(row, i(op.rows - 1));
+    Value at = op.blockDim == 1
+                   ? env.add(env.mul(kb, i(op.scaleLd)), r)
+                   : env.add(env.mul(env.div(r, i(128)), i(op.scaleLd)), kb);
+    return memref::LoadOp::create(env.b, env.loc, scales, at);
+  }
+
+  /// The block scales one thread needs for k-tile `kt`: sA of the rows of
+  /// its registers (a register's row depends on bit 1 of r; key (r >> 1) & 1
+  /// for 1x128 A), sB of their columns (r / 4 and bit 0; key
+  /// ((r >> 2) << 1) | (r & 1) for 1x128 B); one value for 128x128 blocks,
+  /// uniform over a tile. Loaded before the k-tile's wgmmas, so the loads
+  /// overlap them.
+  struct TileScales {
+    std::map<int64_t, Value> a, b;
+    static int64_t keyA(const GemmPlan &p, int64_t r) {
+      return p.a.blockDim == 1 ? (r >> 1) & 1 : 0;
+    }
+    static int64_t keyB(const GemmPlan &p, int64_t r) {
+      return p.b.blockDim == 1 ? ((r >> 2) << 1) | (r & 1) : 0;
+    }
+  };
+  TileScales loadScales(Value tm, Value tn, Value consumer, Value t, Value kt,
+                        Value scalesA, Value scalesB) {
+    Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
+    Value colBase = env.mul(tn, i(plan.tileN));
+    TileScales scales;
+    for (int64_t r = 0; r < plan.accRegs(); ++r) {
+      Value fr, fc;
+      std::tie(fr, fc) = fragment(t, i(r));
+      int64_t ka = TileScales::keyA(plan, r), kb = TileScales::keyB(plan, r);
+      if (!scales.a.count(ka))
+        scales.a[ka] = blockScale(plan.a, scalesA, env.add(rowBase, fr), kt);
+      if (!scales.b.count(kb))
+        scales.b[kb] = blockScale(plan.b, scalesB, env.add(colBase, fc), kt);
+    }
+    return scales;
+  }
+
+  /// Block FP8 promotion of a k-tile: total[r] + (sA * sB) * partial[r] for
+  /// every register (the reference's order), through `update(r, value)`.
+  void promote(TileScales &scales, const std::function<Value(int64_t)> &partial,
+               const std::function<Value(int64_t)> &total,
+               const std::function<void(int64_t, Value)> &update) {
+    for (int64_t r = 0; r < plan.accRegs(); ++r) {
+      Value scale = arith::MulFOp::create(
+          env.b, env.loc, scales.a[TileScales::keyA(plan, r)],
+          scales.b[TileScales::keyB(plan, r)]);
+      Value term = arith::MulFOp::create(env.b, env.loc, scale, partial(r));
+      update(r, arith::AddFOp::create(env.b, env.loc, total(r), term));
+    }
+  }
+
   /// The epilogue of consumer `consumer`'s thread `t`: register r (from
-  /// `acc`) to D[row, col] = alpha acc (+ bias[col]) (+ C[row, col]).
+  /// `acc`) to D[row, col] = alpha acc (+ bias[col]) (+ C[row, col]), alpha
+  /// = scale_inv_A * scale_inv_B for per-tensor FP8 (block scales are
+  /// already applied).
   void epilogue(Value tm, Value tn, Value consumer, Value t, ValueRange args,
                 const std::function<Value(int64_t)> &acc) {
     // args: sa, sb, [bias], [c], d
-    Value alpha = arith::MulFOp::create(
-        env.b, env.loc, memref::LoadOp::create(env.b, env.loc, args[0], i(0)),
-        memref::LoadOp::create(env.b, env.loc, args[1], i(0)));
+    Value alpha;
+    if (!plan.blockScaled())
+      alpha = arith::MulFOp::create(
+          env.b, env.loc, memref::LoadOp::create(env.b, env.loc, args[0], i(0)),
+          memref::LoadOp::create(env.b, env.loc, args[1], i(0)));
     unsigned next = 2;
     Value bias = plan.bias ? args[next++] : Value();
     Value c = plan.accumulate ? args[next++] : Value();
@@ -173,7 +251,9 @@ struct GemmCode {
       Value inside = env.land(env.lt(row, i(plan.m)), env.lt(col, i(plan.n)));
       Value v = acc(r);
       env.ifThen(inside, [&] {
-        Value out = arith::MulFOp::create(env.b, env.loc, v, alpha);
+        Value out =
+            alpha ? arith::MulFOp::create(env.b, env.loc, v, alpha).getResult()
+                  : v;
         if (bias)
           out = arith::AddFOp::create(
               env.b, env.loc, out,
@@ -255,22 +335,26 @@ Value sharedBase(OpBuilder &b, Location loc) {
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), asInt);
 }
 
-/// One k-tile of a consumer: four wgmma m64n<tileN>k32 in one asm block.
+/// One k-tile of a consumer: four wgmma m64n<tileN>k32 in one asm block,
+/// accumulating into `acc`, or with `fresh` into zeros (the first wgmma's
+/// scale-d predicate is false, so acc's values are not read).
 Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
-                    Value acc, Value descA, Value descB, GemmCode &code) {
+                    Value acc, Value descA, Value descB, GemmCode &code,
+                    bool fresh = false) {
   int64_t regs = plan.accRegs();
-  Type f32 = b.getF32Type();
-  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
-                     std::to_string(regs + 2 * kKSteps) + ", 0;\n";
+  std::string text = "{\n.reg .pred p, q;\nsetp.ne.b32 p, $" +
+                     std::to_string(regs + 2 * kKSteps) + ", 0;\n" +
+                     "setp.ne.b32 q, $" +
+                     std::to_string(regs + 2 * kKSteps + 1) + ", 0;\n";
   std::string list = "{";
   for (int64_t r = 0; r < regs; ++r)
     list += (r ? ", $" : "$") + std::to_string(r);
   list += "}";
   for (int64_t j = 0; j < kKSteps; ++j)
     text += llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k32.f32.{1}.{2} "
-                          "{3}, ${4}, ${5}, p, 1, 1;\n",
+                          "{3}, ${4}, ${5}, {6}, 1, 1;\n",
                           plan.tileN, plan.typeA, plan.typeB, list,
-                          regs + j, regs + kKSteps + j)
+                          regs + j, regs + kKSteps + j, j == 0 ? "p" : "q")
                 .str();
   text += "}";
   std::string constraints;
@@ -278,7 +362,7 @@ Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
     constraints += "=f,";
   for (int64_t j = 0; j < 2 * kKSteps; ++j)
     constraints += "l,";
-  constraints += "r";
+  constraints += "r,r";
   for (int64_t r = 0; r < regs; ++r)
     constraints += "," + std::to_string(r);
   SmallVector<Value> operands;
@@ -286,10 +370,11 @@ Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
     operands.push_back(code.stepDescriptor(descA, j));
   for (int64_t j = 0; j < kKSteps; ++j)
     operands.push_back(code.stepDescriptor(descB, j));
+  operands.push_back(
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), fresh ? 0 : 1));
   operands.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1));
   for (int64_t r = 0; r < regs; ++r)
     operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, r));
-  (void)f32;
   Ptx ptx{b, loc};
   return ptx(acc.getType(), operands, text, constraints);
 }
@@ -381,23 +466,55 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
               code.band(env.div(kt, env.idx(plan.stages)), 1);
           ptx.wait(env.add(base, code.fullBarrier(s)), parity);
           ptx({}, "wgmma.fence.sync.aligned;", "");
-          Value next = emitWgmmaStep(b, loc, plan, forOp.getRegionIterArgs()[0],
-                                     code.descA(base, s, consumer),
-                                     code.descB(base, s), code);
-          // One group stays in flight: wait for the previous stage's wgmmas,
-          // then free that stage (one arrival per consumer warpgroup).
-          ptx({}, "wgmma.commit_group.sync.aligned;\n"
-                  "wgmma.wait_group.sync.aligned 1;", "");
-          Value previous = env.rem(env.add(kt, env.idx(plan.stages - 1)),
-                                   env.idx(plan.stages));
-          Value release = env.land(
-              eq(t, zero),
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt, zero));
-          env.ifThen(release, [&] {
-            ptx({ptx.i32(env.add(base, code.emptyBarrier(previous)))},
-                "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
-          });
-          scf::YieldOp::create(b, loc, next);
+          Value total = forOp.getRegionIterArgs()[0];
+          if (plan.blockScaled()) {
+            // This k-tile alone (fresh accumulators), then promoted.
+            GemmCode::TileScales scales = code.loadScales(
+                tm, tn, consumer, t, kt, epilogueArgs[0], epilogueArgs[1]);
+            Value fresh = LLVM::UndefOp::create(b, loc, accType);
+            Value partial =
+                emitWgmmaStep(b, loc, plan, fresh, code.descA(base, s, consumer),
+                              code.descB(base, s), code, /*fresh=*/true);
+            ptx({}, "wgmma.commit_group.sync.aligned;\n"
+                    "wgmma.wait_group.sync.aligned 0;", "");
+            env.ifThen(eq(t, zero), [&] {
+              ptx({ptx.i32(env.add(base, code.emptyBarrier(s)))},
+                  "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
+            });
+            Value next = total;
+            code.promote(
+                scales,
+                [&](int64_t r) {
+                  return LLVM::ExtractValueOp::create(b, loc, partial, r)
+                      .getResult();
+                },
+                [&](int64_t r) {
+                  return LLVM::ExtractValueOp::create(b, loc, total, r)
+                      .getResult();
+                },
+                [&](int64_t r, Value v) {
+                  next = LLVM::InsertValueOp::create(b, loc, next, v, r);
+                });
+            scf::YieldOp::create(b, loc, next);
+          } else {
+            Value next = emitWgmmaStep(b, loc, plan, total,
+                                       code.descA(base, s, consumer),
+                                       code.descB(base, s), code);
+            // One group stays in flight: wait for the previous stage's
+            // wgmmas, then free that stage (one arrival per consumer).
+            ptx({}, "wgmma.commit_group.sync.aligned;\n"
+                    "wgmma.wait_group.sync.aligned 1;", "");
+            Value previous = env.rem(env.add(kt, env.idx(plan.stages - 1)),
+                                     env.idx(plan.stages));
+            Value release = env.land(
+                eq(t, zero), arith::CmpIOp::create(
+                                 b, loc, arith::CmpIPredicate::ugt, kt, zero));
+            env.ifThen(release, [&] {
+              ptx({ptx.i32(env.add(base, code.emptyBarrier(previous)))},
+                  "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
+            });
+            scf::YieldOp::create(b, loc, next);
+          }
         }
         ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
         Value result = forOp.getResult(0);
@@ -508,6 +625,11 @@ void emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
       b, loc, MemRefType::get({plan.sharedBytes()}, b.getI8Type()));
   Value regs = memref::AllocOp::create(
       b, loc, MemRefType::get({regCount}, b.getF32Type()));
+  Value partial = plan.blockScaled()
+                      ? memref::AllocOp::create(
+                            b, loc, MemRefType::get({regCount}, b.getF32Type()))
+                            .getResult()
+                      : Value();
   env.loop(regCount, [&](Value r) {
     memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
   });
@@ -526,9 +648,37 @@ void emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
       Value descA = code.descA(base, s, consumer);
       Value descB = code.descB(base, s);
       Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
+      if (!plan.blockScaled()) {
+        for (int64_t j = 0; j < kKSteps; ++j)
+          emulateWgmma(code, smem, regs, regBase, code.stepDescriptor(descA, j),
+                       code.stepDescriptor(descB, j), typeA, typeB);
+        return;
+      }
+      // Block FP8: this k-tile into zeroed partial registers, then promoted.
+      env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {
+        memref::StoreOp::create(b, loc, env.f32(0.0f), partial,
+                                env.add(regBase, r));
+      });
       for (int64_t j = 0; j < kKSteps; ++j)
-        emulateWgmma(code, smem, regs, regBase, code.stepDescriptor(descA, j),
+        emulateWgmma(code, smem, partial, regBase,
+                     code.stepDescriptor(descA, j),
                      code.stepDescriptor(descB, j), typeA, typeB);
+      env.loop(kWarpgroup, [&](Value t) {
+        Value at = env.add(regBase, env.mul(t, env.idx(plan.accRegs())));
+        auto load = [&](Value buffer, int64_t r) {
+          return memref::LoadOp::create(b, loc, buffer,
+                                        env.add(at, env.idx(r)))
+              .getResult();
+        };
+        GemmCode::TileScales scales = code.loadScales(
+            tm, tn, consumer, t, kt, epilogueArgs[0], epilogueArgs[1]);
+        code.promote(
+            scales, [&](int64_t r) { return load(partial, r); },
+            [&](int64_t r) { return load(regs, r); },
+            [&](int64_t r, Value v) {
+              memref::StoreOp::create(b, loc, v, regs, env.add(at, env.idx(r)));
+            });
+      });
     });
   });
   env.loop(kConsumers, [&](Value consumer) {
@@ -559,14 +709,19 @@ bool isPerTensor(QuantTensorType type) {
 LogicalResult gpuk::checkGemmSupport(
     const GemmOperands &operands, const TargetInfo &chip,
     function_ref<InFlightDiagnostic()> emitError) {
+  bool perTensor = isPerTensor(operands.a.type) && isPerTensor(operands.b.type);
+  bool block = isa<Fp8BlockAttr>(operands.a.type.getQuantizer()) &&
+               isa<Fp8BlockAttr>(operands.b.type.getQuantizer());
+  // (qs.gemm's verifier guarantees one family for both operands and at most
+  // one 128x128-scaled FP8 block operand.)
+  if (!perTensor && !block)
+    return emitError()
+           << "has no GPU kernel yet for " << operands.a.type.getQuantizer()
+           << " operands (per-tensor FP8 and FP8 block have one, on "
+              "sm_90a); qs-cpu-pipeline can run it";
   for (auto [name, operand] : {std::pair<StringRef, const GemmOperand *>{
                                    "a", &operands.a},
-                               {"b", &operands.b}}) {
-    if (!isPerTensor(operand->type))
-      return emitError()
-             << "has no GPU kernel yet for " << operand->type.getQuantizer()
-             << " operands (per-tensor FP8 has one, on sm_90a); "
-                "qs-cpu-pipeline can run it";
+                               {"b", &operands.b}})
     if (!operand->kMajor)
       return emitError()
              << "operand " << name
@@ -574,16 +729,20 @@ LogicalResult gpuk::checkGemmSupport(
                 "transpose buffer: FP8 wgmma reads K-major operands only "
                 "(qs.chip = \"sm_90a\" stores the column-wise FP8 usage "
                 "transposed)";
-  }
   if (chip.getComputeCapability() != 90)
-    return emitError() << "per-tensor FP8 GEMM kernels use wgmma, which only "
-                          "sm_90a has (ptxas rejects FP8 wgmma for sm_100a); "
-                          "the tcgen05 kernels of sm_100a do not exist yet";
+    return emitError() << "FP8 GEMM kernels use wgmma, which only sm_90a has "
+                          "(ptxas rejects FP8 wgmma for sm_100a); the tcgen05 "
+                          "kernels of sm_100a do not exist yet";
   if (operands.k % 16 != 0)
     return emitError() << "GEMM kernels need K (here " << operands.k
                        << ") to be a multiple of 16: TMA row strides are "
                           "multiples of 16 bytes (cuBLASLt has the same "
                           "rule, lda % 16 == 0)";
+  if (block && operands.tileN == 256)
+    return emitError() << "FP8 block GEMM kernels use 128-wide tiles (each "
+                          "thread holds a k-tile's partial sums and the "
+                          "promoted totals); qs.gemm_tile_n = 256 applies to "
+                          "per-tensor FP8 only";
   return success();
 }
 
@@ -596,9 +755,21 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.k = operands.k;
   plan.tilesM = ceilDiv(plan.m, kTileM);
   // 128x256 tiles when they still fill every multiprocessor.
-  plan.tileN = operands.tileN ? operands.tileN
-              : plan.tilesM * ceilDiv(plan.n, 256) >= kSMs ? 256
-                                                           : 128;
+  auto operandPlan = [&](const GemmOperand &op, int64_t rows) {
+    OperandPlan p;
+    p.blockDim = op.blockDim;
+    p.rows = rows;
+    p.scaleLd = op.blockDim == 1   ? roundUp(rows, 4)
+                : op.blockDim == 2 ? roundUp(ceilDiv(plan.k, 128), 4)
+                                   : 0;
+    return p;
+  };
+  plan.a = operandPlan(operands.a, plan.m);
+  plan.b = operandPlan(operands.b, plan.n);
+  plan.tileN = operands.tileN          ? operands.tileN
+               : plan.blockScaled()    ? 128
+               : plan.tilesM * ceilDiv(plan.n, 256) >= kSMs ? 256
+                                                            : 128;
   plan.tilesN = ceilDiv(plan.n, plan.tileN);
   plan.stages = kRingBytes / plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();

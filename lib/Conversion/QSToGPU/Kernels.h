@@ -50,10 +50,13 @@ void emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
                     ValueRange inner, Value out, const EmitOptions &options);
 
 /// One operand of a GEMM kernel: the FP8 data in K-major order ([rows, k]
-/// row-major, 1-D memref) and its scale_inv (memref<1xf32>).
+/// row-major, 1-D memref) and its scale_inv (per-tensor: memref<1xf32>;
+/// FP8 block: the GEMM_READY scale matrix, 1-D).
 struct GemmOperand {
   QuantTensorType type;
   Value data, scaleInv;
+  /// 0: per-tensor FP8, 1: FP8 1x128 blocks, 2: FP8 128x128 blocks.
+  int blockDim = 0;
   /// Whether `data` is K-major (row-wise data of an operand contracted over
   /// its last dimension, or the transpose buffer of one contracted over its
   /// first); false if the operand has no such buffer.

@@ -177,26 +177,35 @@ struct ConvertQSToGPUPass
     return success();
   }
 
-  /// The K-major FP8 buffer and scale of a per-tensor FP8 GEMM operand.
+  /// The K-major FP8 buffer and scales of a per-tensor FP8 or FP8 block
+  /// GEMM operand.
   static gpuk::GemmOperand gemmOperand(OpBuilder &b, Location loc,
                                        QuantTensorType type, ValueRange inner,
                                        const TargetInfo &target,
                                        bool contractsLastDim) {
     gpuk::GemmOperand operand;
     operand.type = type;
-    Value data, transposed;
+    auto block = dyn_cast<Fp8BlockAttr>(type.getQuantizer());
+    if (block)
+      operand.blockDim = block.getBlockScalingDim();
+    // Per-tensor: data / transpose (TN-only chips) + scale_inv; block: the
+    // usage's data (column-wise is stored transposed) and its scales.
+    StringRef dataName = block ? (contractsLastDim ? "rowwise_data"
+                                                   : "columnwise_data")
+                               : (contractsLastDim ? "data" : "transpose");
+    StringRef scaleName = block ? (contractsLastDim ? "rowwise_scale_inv"
+                                                    : "columnwise_scale_inv")
+                                : "scale_inv";
+    Value data;
     for (auto [t, v] : llvm::zip(type.getInnerTensors(target), inner)) {
-      if (t.name == "data")
+      if (t.name == dataName)
         data = v;
-      else if (t.name == "transpose")
-        transposed = v;
-      else if (t.name == "scale_inv")
-        operand.scaleInv = bufferOf(b, loc, v);
+      else if (t.name == scaleName)
+        operand.scaleInv = flat(b, loc, bufferOf(b, loc, v));
     }
-    Value kMajor = contractsLastDim ? data : transposed;
-    if (kMajor && operand.scaleInv) {
+    if (data && operand.scaleInv) {
       operand.kMajor = true;
-      operand.data = flat(b, loc, bufferOf(b, loc, kMajor));
+      operand.data = flat(b, loc, bufferOf(b, loc, data));
     }
     return operand;
   }
@@ -207,11 +216,12 @@ struct ConvertQSToGPUPass
   LogicalResult lowerGemm(GemmBuffersOp op, const TargetInfo &target,
                           const TargetInfo &chip,
                           const gpuk::EmitOptions &options) {
-    auto isPerTensor = [](QuantTensorType t) {
-      return isa<Fp8DelayedAttr, Fp8CurrentAttr>(t.getQuantizer());
+    auto hasKernel = [](QuantTensorType t) {
+      return isa<Fp8DelayedAttr, Fp8CurrentAttr, Fp8BlockAttr>(
+          t.getQuantizer());
     };
-    if (!requireNVPTXChip && (!isPerTensor(op.getATensorType()) ||
-                              !isPerTensor(op.getBTensorType())))
+    if (!requireNVPTXChip && (!hasKernel(op.getATensorType()) ||
+                              !hasKernel(op.getBTensorType())))
       return success();
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -225,9 +235,6 @@ struct ConvertQSToGPUPass
                              !op.getTransposeA());
     operands.b = gemmOperand(b, loc, op.getBTensorType(), op.getB(), target,
                              op.getTransposeB());
-    if (failed(gpuk::checkGemmSupport(operands, chip,
-                                      [&] { return op.emitOpError(); })))
-      return failure();
     // qs.gemm_tile_n (checked by the dialect) on the op or an ancestor.
     for (Operation *p = op; p; p = p->getParentOp())
       if (auto value = p->getAttrOfType<IntegerAttr>(
@@ -235,6 +242,9 @@ struct ConvertQSToGPUPass
         operands.tileN = value.getInt();
         break;
       }
+    if (failed(gpuk::checkGemmSupport(operands, chip,
+                                      [&] { return op.emitOpError(); })))
+      return failure();
     Type resultType = op.getResult().getType();
     Value bias = op.getBias() ? bufferOf(b, loc, op.getBias()) : Value();
     Value c = op.getAccumulate() ? flat(b, loc, bufferOf(b, loc, op.getInit()))

@@ -8,7 +8,7 @@
 !f = !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_100a"} {
 func.func @blackwell(%a: !f, %b: !f) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op per-tensor FP8 GEMM kernels use wgmma, which only sm_90a has (ptxas rejects FP8 wgmma for sm_100a); the tcgen05 kernels of sm_100a do not exist yet}}
+  // expected-error@+1 {{'qs.gemm_buffers' op FP8 GEMM kernels use wgmma, which only sm_90a has (ptxas rejects FP8 wgmma for sm_100a); the tcgen05 kernels of sm_100a do not exist yet}}
   %y = qs.gemm %a, %b transpose_b : !f, !f -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }

@@ -13,11 +13,24 @@ func.func @k_not_16(%a: !a, %b: !a) -> tensor<128x128xbf16> {
 
 // -----
 
-// Block-scaled families have no GEMM kernel yet.
+// MXFP8 and NVFP4 have no GEMM kernel yet.
 !m = !qs.tensor<128x128xbf16, #qs.mxfp8<columnwise = false>>
 func.func @mxfp8(%a: !m, %b: !m) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op has no GPU kernel yet for #qs.mxfp8<columnwise = false> operands (per-tensor FP8 has one, on sm_90a); qs-cpu-pipeline can run it}}
+  // expected-error@+1 {{'qs.gemm_buffers' op has no GPU kernel yet for #qs.mxfp8<columnwise = false> operands (per-tensor FP8 and FP8 block have one, on sm_90a); qs-cpu-pipeline can run it}}
   %y = qs.gemm %a, %b transpose_b : !m, !m -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
+}
+
+// -----
+
+// Block FP8 keeps 128-wide tiles.
+!w = !qs.tensor<256x256xbf16, #qs.fp8_block<columnwise = false>>
+!x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+module attributes {qs.gemm_tile_n = 256 : i64} {
+func.func @wide_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op FP8 block GEMM kernels use 128-wide tiles (each thread holds a k-tile's partial sums and the promoted totals); qs.gemm_tile_n = 256 applies to per-tensor FP8 only}}
+  %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
 }
 
