@@ -243,7 +243,9 @@ def gemm_bench(cuda, directory, iters, warmup):
         rng = np.random.default_rng(1)
         for i in range(case["inputs"]):
             buf, p = plan.argument(i)
-            if i % 2 == 1:  # scale_inv: per-tensor, or FP8 block scales
+            if i % 2 == 1 and case.get("family") == "mxfp8":  # E8M0 1.0
+                cuda.to_device(p, np.full(buf["bytes"], 127, np.uint8))
+            elif i % 2 == 1:  # scale_inv: per-tensor, or FP8 block scales
                 cuda.to_device(p, np.ones(buf["bytes"] // 4, np.float32))
             else:  # finite E4M3 codes of magnitude < 2
                 cuda.to_device(p, (rng.integers(0, 256, buf["bytes"], dtype=np.uint8) & 0xBF))
@@ -318,7 +320,8 @@ def main():
             failures += 1
             print(f"FAIL bench {name}: {error}")
             continue
-        scaling = "1x128*128^2" if case.get("family") == "fp8_block" else "per-tensor"
+        scaling = {"fp8_block": "1x128*128^2", "mxfp8": "mxfp8"}.get(case.get("family"),
+                                                                     "per-tensor")
         print(f"{'x'.join(map(str, case['gemm'])):<28} {scaling:<12} {case['tile_n'] or 'auto':>6} "
               f"{ms * 1000:>9.1f} {tflops:>8.1f}")
     if plans:

@@ -73,6 +73,12 @@ GEMM_CHECKS += [("fp8_block", layout, out, *shape, bias, acc, None)
                 for out, shape, bias, acc in [
                     ("bf16", (256, 384, 512), False, False),
                     ("f32", (304, 208, 1040 if layout == 0 else 400), True, True)]]
+# MXFP8 (sm_90a: TN only): compact x scales, swizzled w scales; K = 1056
+# ends with one 32-block in its last k-tile.
+GEMM_CHECKS += [("mxfp8", 0, out, *shape, bias, acc, None)
+                for out, shape, bias, acc in [
+                    ("bf16", (256, 384, 512), False, False),
+                    ("f32", (320, 224, 1056), True, True)]]
 
 # GEMM benchmark shapes (m, n, k): cubes and Llama-style layers at 8192
 # tokens (fprop: n = output features, k = input features).
@@ -159,7 +165,8 @@ def main():
         for i, (family, layout, out, m, n, k, bias, acc, tile) in enumerate(
                 GEMM_CHECKS[:args.limit_checks]):
             case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
-                             accumulate=acc, tile_n=tile, chip=args.chip)
+                             accumulate=acc, tile_n=tile, chip=args.chip,
+                             needed_usage_only=True)
             d = os.path.join(args.out, "check",
                              f"gemm{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-{out}")
             export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
@@ -180,11 +187,14 @@ def main():
     shapes = [tuple(map(int, s.split("x"))) for s in args.gemm_bench.split(",") if s]
     runs = [("fp8_current", shape, tile) for shape in shapes
             for tile in ((None, 128, 256) if shape == shapes[0] else (None,))]
-    runs += [("fp8_block", shape, None) for shape in shapes[:2]]
+    runs += [(family, shape, None) for family in ("fp8_block", "mxfp8") for shape in shapes[:2]]
     for family, (m, n, k), tile in runs if args.chip == "sm_90a" else []:
         if family == "fp8_block":  # 1x128 activations x 128x128 weights
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>"
             qb = f"!qs.tensor<{n}x{k}xbf16, #qs.fp8_block<columnwise = false>>"
+        elif family == "mxfp8":  # swizzled weight scales, as for cuBLASLt
+            qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
+            qb = f"!qs.tensor<{n}x{k}xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>"
         else:
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
             qb = f"!qs.tensor<{n}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
@@ -195,7 +205,7 @@ def main():
                 f"  %d = qs.gemm %a, %b transpose_b : {qa}, {qb} -> {rt}\n"
                 f"  return %d : {rt}\n}}\n}}\n")
         label = (f"gemm-{m}x{n}x{k}" + (f"-tile{tile}" if tile else "")
-                 + ("-block" if family == "fp8_block" else ""))
+                 + {"fp8_block": "-block", "mxfp8": "-mxfp8"}.get(family, ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
         with open(os.path.join(d, "case.json"), "w") as f:

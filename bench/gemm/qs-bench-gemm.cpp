@@ -39,19 +39,26 @@ static cl::opt<int> iterations("iters", cl::desc("Timed repetitions"), cl::init(
 static cl::opt<int> warmup("warmup", cl::desc("Untimed repetitions"), cl::init(3));
 static cl::opt<std::string> familyOpt(
     "family",
-    cl::desc("fp8_current (per-tensor E4M3 x E4M3) or fp8_block (1x128 "
-             "activations x 128x128 weights, DeepGEMM-style promotion)"),
+    cl::desc("fp8_current (per-tensor E4M3 x E4M3), fp8_block (1x128 "
+             "activations x 128x128 weights, DeepGEMM-style promotion) or "
+             "mxfp8 (per-32 E8M0 promotion, swizzled weight scales)"),
     cl::init("fp8_current"));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
 
 namespace {
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
-                       bool block) {
+                       StringRef family) {
   auto q = [&](int64_t rows) {
-    std::string attr = !block        ? "fp8_current<columnwise = false>"
-                       : rows == m   ? "fp8_block<block_scaling_dim = 1, columnwise = false>"
-                                     : "fp8_block<columnwise = false>";
+    bool a = rows == m;
+    std::string attr =
+        family == "fp8_block"
+            ? (a ? "fp8_block<block_scaling_dim = 1, columnwise = false>"
+                 : "fp8_block<columnwise = false>")
+        : family == "mxfp8"
+            ? (a ? "mxfp8<columnwise = false>"
+                 : "mxfp8<columnwise = false, optimize_for_gemm = true>")
+            : "fp8_current<columnwise = false>";
     return "!qs.tensor<" + std::to_string(rows) + "x" + std::to_string(k) +
            "xbf16, #qs." + attr + ">";
   };
@@ -65,12 +72,18 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
 }
 
 /// Random finite E4M3 codes (|v| < 2) in the FP8 inputs (the first buffer
-/// of each operand), 1.0 in every scale.
-void fillInputs(const qs::LaunchPlan &plan, qs::DevicePlan &device) {
+/// of each operand), 1.0 in every scale (E8M0: 127).
+void fillInputs(const qs::LaunchPlan &plan, qs::DevicePlan &device,
+                bool e8m0) {
   std::mt19937 rng(1);
   for (auto [i, b] : llvm::enumerate(plan.buffers)) {
     if (b.argument < 0 || b.argument >= 4)
       continue;
+    if (b.argument % 2 == 1 && e8m0) {
+      std::vector<uint8_t> ones(b.bytes, 127);
+      qsCudaCopy(device.buffer(i), ones.data(), b.bytes);
+      continue;
+    }
     if (b.argument % 2 == 1) {
       std::vector<float> ones(b.bytes / 4, 1.0f);
       qsCudaCopy(device.buffer(i), ones.data(), b.bytes);
@@ -108,14 +121,17 @@ int main(int argc, char **argv) {
     llvm::outs() << "qs-bench-gemm: " << qsCudaLastError()
                  << "; printing the launch plans only\n";
   }
-  bool block = familyOpt == "fp8_block";
-  if (!block && familyOpt != "fp8_current") {
-    llvm::errs() << "qs-bench-gemm: --family must be fp8_current or fp8_block\n";
+  StringRef family = familyOpt;
+  if (family != "fp8_current" && family != "fp8_block" && family != "mxfp8") {
+    llvm::errs() << "qs-bench-gemm: --family must be fp8_current, fp8_block "
+                    "or mxfp8\n";
     return 1;
   }
+  bool block = family != "fp8_current";
   llvm::outs() << "device: " << deviceName
-               << (block ? ", FP8 block (1x128 x 128x128) E4M3 fprop"
-                         : ", per-tensor FP8 E4M3 fprop")
+               << (family == "fp8_block" ? ", FP8 block (1x128 x 128x128) E4M3 fprop"
+                   : family == "mxfp8"   ? ", MXFP8 E4M3 fprop"
+                                         : ", per-tensor FP8 E4M3 fprop")
                << ", bf16 out, " << iterations << " timed runs\n";
   llvm::outs() << llvm::format("%-22s %6s %6s %6s %8s %10s %9s\n", "M x N x K",
                                "tile N", "grid", "block", "smem", "time us",
@@ -138,7 +154,7 @@ int main(int argc, char **argv) {
       tiles.append({128, 256});
     for (int64_t tileN : tiles) {
       OwningOpRef<ModuleOp> module =
-          parseSourceString<ModuleOp>(moduleText(m, n, k, tileN, block), &ctx);
+          parseSourceString<ModuleOp>(moduleText(m, n, k, tileN, family), &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = "sm_90a";
       FailureOr<qs::LaunchPlan> plan =
@@ -167,7 +183,7 @@ int main(int argc, char **argv) {
         ++failures;
         continue;
       }
-      fillInputs(*plan, **loaded);
+      fillInputs(*plan, **loaded, family == "mxfp8");
       double ms = (*loaded)->time(iterations, warmup);
       if (ms < 0) {
         llvm::outs() << shape << ": run: " << qsCudaLastError() << "\n";

@@ -13,6 +13,7 @@
 // CHECK: .extern .shared .align 1024 .b8 qs_gemm_smem[];
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .maxntid 384, 1, 1
+// CHECK: .maxnreg 168
 // CHECK-COUNT-12: mbarrier.init.shared::cta.b64
 // CHECK: fence.mbarrier_init.release.cluster;
 // CHECK: prefetch.tensormap

@@ -33,7 +33,18 @@ LAYOUTS = [("fprop_TN", "x", "w", False, True),
            ("wgrad_NT", "dy", "x", True, False)]
 
 # GEMM kernels of convert-qs-to-gpu (sm_90a wgmma + TMA).
-GPU_GEMM_FAMILIES = ("fp8_current", "fp8_delayed", "fp8_block")
+GPU_GEMM_FAMILIES = ("fp8_current", "fp8_delayed", "fp8_block", "mxfp8")
+
+
+def gpu_gemm_gap(family, layout):
+    """Why the GPU GEMM kernels cannot run `family` with `layout` (None if
+    they can): the rules of convert-qs-to-gpu's diagnostics."""
+    if family not in GPU_GEMM_FAMILIES:
+        return f"no GPU GEMM kernel for {family} yet"
+    if family == "mxfp8" and layout[0] != "fprop_TN":
+        return ("MXFP8 column-wise data is not K-major: sm_90a MXFP8 GEMMs are TN only "
+                "(both operands contracted over their last dimension)")
+    return None
 
 
 def gemm_input(rng, shape):
@@ -62,10 +73,15 @@ class GemmCase:
 
 
 def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulate=False,
-              tile_n=None, chip=None):
+              tile_n=None, chip=None, needed_usage_only=False):
+    """With needed_usage_only, each operand carries only the usage its
+    contraction reads (smaller inputs)."""
     name, lhs, rhs, ta, tb = layout
     shapes = {"x": (m, k), "w": (n, k), "dy": (m, n)}
     params = dict(zip(("x", "w", "dy"), FAMILIES[family]))
+    if needed_usage_only:
+        for tensor, rowwise in ((lhs, not ta), (rhs, tb)):
+            params[tensor] = {**params[tensor], "rowwise": rowwise, "columnwise": not rowwise}
     tn_only = chip != "sm_100a"
     qa, a = quantized(rng, family, params[lhs], shapes[lhs], tn_only)
     qb, b = quantized(rng, family, params[rhs], shapes[rhs], tn_only)

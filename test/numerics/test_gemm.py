@@ -7,20 +7,23 @@ compared within the documented bound (gemm_cases.py, docs/Numerics.md)."""
 import numpy as np
 import pytest
 
+import gemm_cases as gm
 import harness as h
-from gemm_cases import FAMILIES, GPU_GEMM_FAMILIES, LAYOUTS, gemm_case, outside_bound
+import qs_reference as ref
+from gemm_cases import FAMILIES, LAYOUTS, gemm_case, gpu_gemm_gap, outside_bound
 
 
-def require_gemm_kernel(family):
-    """Under QS_KERNELS=gpu-emulated or cuda, skips (with the reason) a family
-    whose GEMM has no GPU kernel: the emulation would only rerun the
+def require_gemm_kernel(family, layout=LAYOUTS[0]):
+    """Under QS_KERNELS=gpu-emulated or cuda, skips (with the reason) a GEMM
+    the GPU kernels cannot run: the emulation would only rerun the
     reference lowering, and qs-nvptx-pipeline rejects it."""
-    if h.KERNELS != "reference" and family not in GPU_GEMM_FAMILIES:
-        pytest.skip(f"QS_KERNELS={h.KERNELS}: no GPU GEMM kernel for {family} yet")
+    gap = gpu_gemm_gap(family, layout)
+    if h.KERNELS != "reference" and gap:
+        pytest.skip(f"QS_KERNELS={h.KERNELS}: {gap}")
 
 
 def check_gemm(rng, family, layout, out, **kwargs):
-    require_gemm_kernel(family)
+    require_gemm_kernel(family, layout)
     case = gemm_case(rng, family, layout, out, **kwargs)
     (got,) = h.run(case.module, "gemm", case.inputs, 1)
     bad, message = outside_bound(case, got)
@@ -59,6 +62,37 @@ def test_gemm_many_tiles(rng, layout):
     # shared-memory ring), none a multiple of 128, bias and accumulate.
     check_gemm(rng, "fp8_current", layout, "bf16", m=304, n=208, k=1040, bias=True,
                accumulate=True)
+
+
+def test_gemm_mxfp8_edges(rng):
+    # MXFP8 (64-wide tiles, per-32 promotion): partial tiles in M and N, K of
+    # 8 full k-tiles and one 32-wide block (the rest of that k-tile is past
+    # K), and NaN (0xFF) in every padding scale, which must not be read.
+    require_gemm_kernel("mxfp8")
+    m, n, k = 320, 224, 1056
+    qx, x = gm.quantized(rng, "mxfp8", {}, (m, k))
+    qw, w = gm.quantized(rng, "mxfp8", dict(optimize_for_gemm=True), (n, k))
+    for bufs, rows in ((x, m), (w, n)):
+        s = bufs["rowwise_scale_inv"]
+        g = ref.unswizzle(s) if s is w["rowwise_scale_inv"] else s
+        padding = np.ones(g.shape, bool)
+        padding[:rows, : k // 32] = False
+        g = g.copy()
+        g[padding] = 0xFF
+        bufs["rowwise_scale_inv"] = ref.swizzle(g).reshape(s.shape) if s is w["rowwise_scale_inv"] else g
+    op_x = ref.gemm_operand(x, (m, k), qx, contracts_last=True)
+    op_w = ref.gemm_operand(w, (n, k), qw, contracts_last=True)
+    want = op_x @ op_w.T
+    tol = 2.0 ** -22 * k * (np.abs(op_x) @ np.abs(op_w).T) + gm.ULP["bf16"] * np.abs(want) + gm.TINY["bf16"]
+    xt, wt = h.qtype((m, k), "bf16", qx), h.qtype((n, k), "bf16", qw)
+    rt = h.ttype((m, n), "bf16")
+    module = f"""func.func @gemm(%a: {xt}, %b: {wt}) -> {rt} {{
+  %d = qs.gemm %a, %b transpose_b : {xt}, {wt} -> {rt}
+  return %d : {rt}
+}}"""
+    (got,) = h.run(module, "gemm", h.npy_inputs(x) + h.npy_inputs(w), 1)
+    err = np.abs(h.from_npy(got, "bf16").astype(np.float64) - want)
+    assert (err <= tol).all(), f"{int((~(err <= tol)).sum())} elements outside the bound"
 
 
 def test_gemm_wide_tiles(rng):

@@ -49,9 +49,10 @@ def ConvertQSToLinalgPass : Pass<"convert-qs-to-linalg"> {
 
 
 def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Lower buffer-level quantize/dequantize to GPU kernels";
+  let summary = "Lower buffer-level quantize/dequantize/GEMM to GPU kernels";
   let description = [{
-    Rewrites every `qs.quantize_buffers` and `qs.dequantize_buffers` (run
+    Rewrites every `qs.quantize_buffers`, `qs.dequantize_buffers` and
+    (where a kernel exists) `qs.gemm_buffers` (run
     after `qs-expand-storage`, flattened or not) into launches of kernels
     emitted as `gpu.func`s in one `gpu.module @qs_kernels`. Operands become
     memrefs (`bufferization.to_buffer`, fresh `memref.alloc` for results,
@@ -96,16 +97,41 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     with RHT. Not yet supported, with a diagnostic: NVFP4 stochastic
     rounding (no deterministic reference), NVFP4 with both RHT and 2-D
     quantization, and FP8 128x128 blocks of f32 input (the tile would need
-    more than 48 KiB of static shared memory). `qs.gemm_buffers` and
-    `qs.update_usage_buffers` are left in place (another lowering may take
-    them); with `require-nvptx-chip` (qs-nvptx-pipeline) they are errors.
+    more than 48 KiB of static shared memory).
+
+    GEMM kernels (sm_90a): `qs.gemm_buffers` of per-tensor FP8, FP8 block
+    (1x128 x 128x128, 1x128 x 1x128) or MXFP8 operands becomes one
+    warp-specialized kernel of 384 threads: a producer warpgroup streams
+    K-major FP8 tiles of A (128 rows) and B (64, 128 or 256 rows) with TMA
+    (`cp.async.bulk.tensor`, 128-byte swizzle, zero fill past the edges;
+    the host code encodes the descriptors with `qsCudaEncodeTensorMap2D`)
+    into a ring of shared-memory stages guarded by mbarriers; two consumer
+    warpgroups of 64 rows each issue `wgmma.mma_async` with FP32
+    accumulators and apply the epilogue (`scale_inv_A * scale_inv_B` for
+    per-tensor FP8, bias, accumulate, rounding to the result type) from
+    their registers. Block-scaled operands sum each scale block of K (128
+    for FP8 block, 32 for MXFP8) in fresh accumulators and promote it into
+    the totals times `sA[row, kb] * sB[col, kb]`, read from the GEMM_READY
+    (FP8 block) or compact / swizzled E8M0 (MXFP8) layouts. Tile width in
+    N: per-tensor 128 or 256 (`qs.gemm_tile_n` or a heuristic), FP8 block
+    128, MXFP8 64. Diagnostics: K not a multiple of 16, operands that are
+    not K-major (MXFP8 column-wise data; per-tensor FP8 on chips without a
+    transpose buffer), chips other than sm_90a, NVFP4 (no kernel yet).
+
+    `qs.update_usage_buffers`, and in the emulation GEMMs of families
+    without a kernel, are left in place (another lowering may take them);
+    with `require-nvptx-chip` (qs-nvptx-pipeline) they are errors.
 
     With `emulate = true` the same kernel bodies are emitted as ordinary
     functions that loop over blocks and threads phase by phase (a barrier is
     the end of a phase; warp reductions become atomics), using the integer
     emulation for every conversion: the CPU runner executes them, so the
     kernels' indexing, tiling, edge handling and scale layouts are tested
-    bit for bit against the reference on machines without a GPU.
+    bit for bit against the reference on machines without a GPU. GEMMs are
+    emulated per block: TMA copies write the same swizzled shared-memory
+    image, a wgmma emulation decodes the kernel's descriptors and
+    accumulates into per-thread fragment registers kept in memory, and the
+    epilogue is the GPU's code.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",

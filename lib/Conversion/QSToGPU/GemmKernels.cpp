@@ -49,14 +49,21 @@ constexpr llvm::StringLiteral kSharedSymbol = "qs_gemm_smem";
 
 /// How an operand's FP8 codes are scaled, and where its block scales are.
 struct OperandPlan {
-  /// 0: per-tensor (one scale_inv), 1: 1x128 blocks, 2: 128x128 blocks.
+  /// 0: per-tensor (one scale_inv), 1: 1x128 blocks, 2: 128x128 blocks,
+  /// 3: MXFP8 1x32 blocks (E8M0 scales).
   int blockDim = 0;
+  /// MXFP8: scales in cuBLAS's 128x4-tiled order (optimize_for_gemm).
+  bool swizzled = false;
+  /// One scale per row (and block), not per 128 rows.
+  bool perRow() const { return blockDim == 1 || blockDim == 3; }
   /// Rows of the stored K-major matrix (M for A, N for B).
   int64_t rows = 0;
   /// Block scales, stored matrix [rows, K] (te-formats.md §4.b, GEMM_READY):
   /// 1x128: scale[kb * scaleLd + row], scaleLd = roundup(rows, 4);
   /// 128x128: scale[(row / 128) * scaleLd + kb], scaleLd =
-  /// roundup(ceil(K / 128), 4).
+  /// roundup(ceil(K / 128), 4); MXFP8 (te-formats.md §3.b): E8M0
+  /// G[row, kb] at row * scaleLd + kb or, swizzled, the 128x4-tiled offset,
+  /// scaleLd = roundup(K / 32, 4).
   int64_t scaleLd = 0;
 };
 
@@ -67,9 +74,14 @@ struct GemmPlan {
   Type outType;
   bool bias, accumulate;
   OperandPlan a, b;
-  /// Block-scaled (FP8 block): each 128-wide k-tile is summed on its own
-  /// and promoted, times its two scales, into FP32 totals.
+  /// Block-scaled (FP8 block, MXFP8): each scale block of K (blockK wide)
+  /// is summed on its own and promoted, times its two scales, into FP32
+  /// totals; `groupsPerRound` blocks are summed at once (one accumulator
+  /// set each) between two waits.
   bool blockScaled() const { return a.blockDim != 0; }
+  int64_t blockK() const { return a.blockDim == 3 ? 32 : 128; }
+  int64_t groupsPerRound() const { return a.blockDim == 3 ? 2 : 1; }
+  int64_t stepsPerGroup() const { return blockK() / 32; }
 
   int64_t aBytes() const { return kTileM * kTileK; }
   int64_t stageBytes() const { return (kTileM + tileN) * kTileK; }
@@ -173,14 +185,38 @@ struct GemmCode {
   /// scale_inv of block (row, kb) of an operand's stored matrix; rows past
   /// the end read the last row's scale (their results are not stored).
   Value blockScale(const OperandPlan &op, Value scales, Value row, Value kb) {
+    // Blocks past K (the last k-tile's zero-filled tail) read the last
+    // block's scale: their partial sums are zero, and padding scales may be
+    // anything (uninitialised in TE), NaN included.
     Value r = minI(row, i(op.rows - 1));
+    kb = minI(kb, i(ceilDiv(plan.k, plan.blockK()) - 1));
+    if (op.blockDim == 3) {
+      Value at = op.swizzled ? swizzledScale(r, kb, op.scaleLd)
+                             : env.add(env.mul(r, i(op.scaleLd)), kb);
+      Value code = arith::BitcastOp::create(
+          env.b, env.loc, env.b.getI8Type(),
+          memref::LoadOp::create(env.b, env.loc, scales, at));
+      return emitE8M0ToF32(env.b, env.loc, code);
+    }
     Value at = op.blockDim == 1
                    ? env.add(env.mul(kb, i(op.scaleLd)), r)
                    : env.add(env.mul(env.div(r, i(128)), i(op.scaleLd)), kb);
     return memref::LoadOp::create(env.b, env.loc, scales, at);
   }
 
-  /// The block scales one thread needs for k-tile `kt`: sA of the rows of
+  /// Offset of G[row, col] in cuBLAS's 128x4 tiling of a scale matrix with
+  /// `cols` columns (te-formats.md §3.b).
+  Value swizzledScale(Value row, Value col, int64_t cols) {
+    Value tile = env.add(env.mul(env.div(row, i(128)), i(cols / 4)),
+                         env.div(col, i(4)));
+    Value inTile = env.add(
+        env.mul(env.rem(row, i(32)), i(16)),
+        env.add(env.mul(env.rem(env.div(row, i(32)), i(4)), i(4)),
+                env.rem(col, i(4))));
+    return env.add(env.mul(tile, i(512)), inTile);
+  }
+
+  /// The block scales one thread needs for scale block `kt`: sA of the rows of
   /// its registers (a register's row depends on bit 1 of r; key (r >> 1) & 1
   /// for 1x128 A), sB of their columns (r / 4 and bit 0; key
   /// ((r >> 2) << 1) | (r & 1) for 1x128 B); one value for 128x128 blocks,
@@ -189,10 +225,10 @@ struct GemmCode {
   struct TileScales {
     std::map<int64_t, Value> a, b;
     static int64_t keyA(const GemmPlan &p, int64_t r) {
-      return p.a.blockDim == 1 ? (r >> 1) & 1 : 0;
+      return p.a.perRow() ? (r >> 1) & 1 : 0;
     }
     static int64_t keyB(const GemmPlan &p, int64_t r) {
-      return p.b.blockDim == 1 ? ((r >> 2) << 1) | (r & 1) : 0;
+      return p.b.perRow() ? ((r >> 2) << 1) | (r & 1) : 0;
     }
   };
   TileScales loadScales(Value tm, Value tn, Value consumer, Value t, Value kt,
@@ -340,36 +376,37 @@ Value sharedBase(OpBuilder &b, Location loc) {
 /// scale-d predicate is false, so acc's values are not read).
 Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
                     Value acc, Value descA, Value descB, GemmCode &code,
-                    bool fresh = false) {
+                    bool fresh = false, int64_t firstStep = 0,
+                    int64_t steps = kKSteps) {
   int64_t regs = plan.accRegs();
   std::string text = "{\n.reg .pred p, q;\nsetp.ne.b32 p, $" +
-                     std::to_string(regs + 2 * kKSteps) + ", 0;\n" +
+                     std::to_string(regs + 2 * steps) + ", 0;\n" +
                      "setp.ne.b32 q, $" +
-                     std::to_string(regs + 2 * kKSteps + 1) + ", 0;\n";
+                     std::to_string(regs + 2 * steps + 1) + ", 0;\n";
   std::string list = "{";
   for (int64_t r = 0; r < regs; ++r)
     list += (r ? ", $" : "$") + std::to_string(r);
   list += "}";
-  for (int64_t j = 0; j < kKSteps; ++j)
+  for (int64_t j = 0; j < steps; ++j)
     text += llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k32.f32.{1}.{2} "
                           "{3}, ${4}, ${5}, {6}, 1, 1;\n",
                           plan.tileN, plan.typeA, plan.typeB, list,
-                          regs + j, regs + kKSteps + j, j == 0 ? "p" : "q")
+                          regs + j, regs + steps + j, j == 0 ? "p" : "q")
                 .str();
   text += "}";
   std::string constraints;
   for (int64_t r = 0; r < regs; ++r)
     constraints += "=f,";
-  for (int64_t j = 0; j < 2 * kKSteps; ++j)
+  for (int64_t j = 0; j < 2 * steps; ++j)
     constraints += "l,";
   constraints += "r,r";
   for (int64_t r = 0; r < regs; ++r)
     constraints += "," + std::to_string(r);
   SmallVector<Value> operands;
-  for (int64_t j = 0; j < kKSteps; ++j)
-    operands.push_back(code.stepDescriptor(descA, j));
-  for (int64_t j = 0; j < kKSteps; ++j)
-    operands.push_back(code.stepDescriptor(descB, j));
+  for (int64_t j = 0; j < steps; ++j)
+    operands.push_back(code.stepDescriptor(descA, firstStep + j));
+  for (int64_t j = 0; j < steps; ++j)
+    operands.push_back(code.stepDescriptor(descB, firstStep + j));
   operands.push_back(
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), fresh ? 0 : 1));
   operands.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1));
@@ -468,33 +505,55 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
           ptx({}, "wgmma.fence.sync.aligned;", "");
           Value total = forOp.getRegionIterArgs()[0];
           if (plan.blockScaled()) {
-            // This k-tile alone (fresh accumulators), then promoted.
-            GemmCode::TileScales scales = code.loadScales(
-                tm, tn, consumer, t, kt, epilogueArgs[0], epilogueArgs[1]);
-            Value fresh = LLVM::UndefOp::create(b, loc, accType);
-            Value partial =
-                emitWgmmaStep(b, loc, plan, fresh, code.descA(base, s, consumer),
-                              code.descB(base, s), code, /*fresh=*/true);
-            ptx({}, "wgmma.commit_group.sync.aligned;\n"
-                    "wgmma.wait_group.sync.aligned 0;", "");
-            env.ifThen(eq(t, zero), [&] {
-              ptx({ptx.i32(env.add(base, code.emptyBarrier(s)))},
-                  "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
-            });
+            // Each scale block of K on its own (fresh accumulators), then
+            // promoted; `groupsPerRound` blocks between two waits.
+            int64_t groups = kTileK / plan.blockK();
+            int64_t perRound = plan.groupsPerRound();
             Value next = total;
-            code.promote(
-                scales,
-                [&](int64_t r) {
-                  return LLVM::ExtractValueOp::create(b, loc, partial, r)
-                      .getResult();
-                },
-                [&](int64_t r) {
-                  return LLVM::ExtractValueOp::create(b, loc, total, r)
-                      .getResult();
-                },
-                [&](int64_t r, Value v) {
-                  next = LLVM::InsertValueOp::create(b, loc, next, v, r);
+            for (int64_t round = 0; round < groups / perRound; ++round) {
+              SmallVector<GemmCode::TileScales> scales;
+              for (int64_t g = 0; g < perRound; ++g) {
+                Value kb = env.add(env.mul(kt, env.idx(groups)),
+                                   env.idx(round * perRound + g));
+                scales.push_back(code.loadScales(tm, tn, consumer, t, kb,
+                                                 epilogueArgs[0],
+                                                 epilogueArgs[1]));
+              }
+              if (round != 0)
+                ptx({}, "wgmma.fence.sync.aligned;", "");
+              SmallVector<Value> partials;
+              for (int64_t g = 0; g < perRound; ++g) {
+                Value fresh = LLVM::UndefOp::create(b, loc, accType);
+                int64_t first = (round * perRound + g) * plan.stepsPerGroup();
+                partials.push_back(emitWgmmaStep(
+                    b, loc, plan, fresh, code.descA(base, s, consumer),
+                    code.descB(base, s), code, /*fresh=*/true, first,
+                    plan.stepsPerGroup()));
+              }
+              ptx({}, "wgmma.commit_group.sync.aligned;\n"
+                      "wgmma.wait_group.sync.aligned 0;", "");
+              if (round == groups / perRound - 1)
+                env.ifThen(eq(t, zero), [&] {
+                  ptx({ptx.i32(env.add(base, code.emptyBarrier(s)))},
+                      "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
                 });
+              for (int64_t g = 0; g < perRound; ++g) {
+                Value before = next;
+                code.promote(
+                    scales[g],
+                    [&](int64_t r) {
+                      return LLVM::ExtractValueOp::create(b, loc, partials[g], r)
+                          .getResult();
+                    },
+                    [&](int64_t r) {
+                      return LLVM::ExtractValueOp::create(b, loc, before, r)
+                          .getResult();
+                    },
+                    [&](int64_t r, Value v) {
+                      next = LLVM::InsertValueOp::create(b, loc, next, v, r);
+                    });
+              }
+            }
             scf::YieldOp::create(b, loc, next);
           } else {
             Value next = emitWgmmaStep(b, loc, plan, total,
@@ -654,31 +713,39 @@ void emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
                        code.stepDescriptor(descB, j), typeA, typeB);
         return;
       }
-      // Block FP8: this k-tile into zeroed partial registers, then promoted.
-      env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {
-        memref::StoreOp::create(b, loc, env.f32(0.0f), partial,
-                                env.add(regBase, r));
-      });
-      for (int64_t j = 0; j < kKSteps; ++j)
-        emulateWgmma(code, smem, partial, regBase,
-                     code.stepDescriptor(descA, j),
-                     code.stepDescriptor(descB, j), typeA, typeB);
-      env.loop(kWarpgroup, [&](Value t) {
-        Value at = env.add(regBase, env.mul(t, env.idx(plan.accRegs())));
-        auto load = [&](Value buffer, int64_t r) {
-          return memref::LoadOp::create(b, loc, buffer,
-                                        env.add(at, env.idx(r)))
-              .getResult();
-        };
-        GemmCode::TileScales scales = code.loadScales(
-            tm, tn, consumer, t, kt, epilogueArgs[0], epilogueArgs[1]);
-        code.promote(
-            scales, [&](int64_t r) { return load(partial, r); },
-            [&](int64_t r) { return load(regs, r); },
-            [&](int64_t r, Value v) {
-              memref::StoreOp::create(b, loc, v, regs, env.add(at, env.idx(r)));
-            });
-      });
+      // Block scaling: each scale block of K into zeroed partial registers,
+      // then promoted.
+      int64_t groups = kTileK / plan.blockK();
+      for (int64_t g = 0; g < groups; ++g) {
+        env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {
+          memref::StoreOp::create(b, loc, env.f32(0.0f), partial,
+                                  env.add(regBase, r));
+        });
+        for (int64_t j = 0; j < plan.stepsPerGroup(); ++j) {
+          int64_t step = g * plan.stepsPerGroup() + j;
+          emulateWgmma(code, smem, partial, regBase,
+                       code.stepDescriptor(descA, step),
+                       code.stepDescriptor(descB, step), typeA, typeB);
+        }
+        Value kb = env.add(env.mul(kt, env.idx(groups)), env.idx(g));
+        env.loop(kWarpgroup, [&](Value t) {
+          Value at = env.add(regBase, env.mul(t, env.idx(plan.accRegs())));
+          auto load = [&](Value buffer, int64_t r) {
+            return memref::LoadOp::create(b, loc, buffer,
+                                          env.add(at, env.idx(r)))
+                .getResult();
+          };
+          GemmCode::TileScales scales = code.loadScales(
+              tm, tn, consumer, t, kb, epilogueArgs[0], epilogueArgs[1]);
+          code.promote(
+              scales, [&](int64_t r) { return load(partial, r); },
+              [&](int64_t r) { return load(regs, r); },
+              [&](int64_t r, Value v) {
+                memref::StoreOp::create(b, loc, v, regs,
+                                        env.add(at, env.idx(r)));
+              });
+        });
+      }
     });
   });
   env.loop(kConsumers, [&](Value consumer) {
@@ -712,23 +779,35 @@ LogicalResult gpuk::checkGemmSupport(
   bool perTensor = isPerTensor(operands.a.type) && isPerTensor(operands.b.type);
   bool block = isa<Fp8BlockAttr>(operands.a.type.getQuantizer()) &&
                isa<Fp8BlockAttr>(operands.b.type.getQuantizer());
+  bool mx = isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
+            isa<MXFP8Attr>(operands.b.type.getQuantizer());
   // (qs.gemm's verifier guarantees one family for both operands and at most
   // one 128x128-scaled FP8 block operand.)
-  if (!perTensor && !block)
+  if (!perTensor && !block && !mx)
     return emitError()
            << "has no GPU kernel yet for " << operands.a.type.getQuantizer()
-           << " operands (per-tensor FP8 and FP8 block have one, on "
+           << " operands (per-tensor FP8, FP8 block and MXFP8 have one, on "
               "sm_90a); qs-cpu-pipeline can run it";
   for (auto [name, operand] : {std::pair<StringRef, const GemmOperand *>{
                                    "a", &operands.a},
-                               {"b", &operands.b}})
-    if (!operand->kMajor)
+                               {"b", &operands.b}}) {
+    if (operand->kMajor)
+      continue;
+    if (mx)
       return emitError()
              << "operand " << name
-             << " is contracted over its first dimension and has no "
-                "transpose buffer: FP8 wgmma reads K-major operands only "
-                "(qs.chip = \"sm_90a\" stores the column-wise FP8 usage "
-                "transposed)";
+             << " is contracted over its first dimension, but MXFP8 keeps "
+                "column-wise data in the tensor's own layout (not K-major) "
+                "and FP8 wgmma reads K-major operands only: on sm_90a, "
+                "MXFP8 GEMMs contract both operands over their last "
+                "dimension (TN, as fprop)";
+    return emitError()
+           << "operand " << name
+           << " is contracted over its first dimension and has no "
+              "transpose buffer: FP8 wgmma reads K-major operands only "
+              "(qs.chip = \"sm_90a\" stores the column-wise FP8 usage "
+              "transposed)";
+  }
   if (chip.getComputeCapability() != 90)
     return emitError() << "FP8 GEMM kernels use wgmma, which only sm_90a has "
                           "(ptxas rejects FP8 wgmma for sm_100a); the tcgen05 "
@@ -738,11 +817,11 @@ LogicalResult gpuk::checkGemmSupport(
                        << ") to be a multiple of 16: TMA row strides are "
                           "multiples of 16 bytes (cuBLASLt has the same "
                           "rule, lda % 16 == 0)";
-  if (block && operands.tileN == 256)
-    return emitError() << "FP8 block GEMM kernels use 128-wide tiles (each "
-                          "thread holds a k-tile's partial sums and the "
-                          "promoted totals); qs.gemm_tile_n = 256 applies to "
-                          "per-tensor FP8 only";
+  if ((block && operands.tileN == 256) || (mx && operands.tileN))
+    return emitError() << "block-scaled GEMM kernels use fixed tile widths "
+                          "(FP8 block 128, MXFP8 64: each thread holds "
+                          "partial sums and the promoted totals); "
+                          "qs.gemm_tile_n applies to per-tensor FP8 only";
   return success();
 }
 
@@ -758,15 +837,18 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   auto operandPlan = [&](const GemmOperand &op, int64_t rows) {
     OperandPlan p;
     p.blockDim = op.blockDim;
+    p.swizzled = op.swizzled;
     p.rows = rows;
     p.scaleLd = op.blockDim == 1   ? roundUp(rows, 4)
                 : op.blockDim == 2 ? roundUp(ceilDiv(plan.k, 128), 4)
+                : op.blockDim == 3 ? roundUp(plan.k / 32, 4)
                                    : 0;
     return p;
   };
   plan.a = operandPlan(operands.a, plan.m);
   plan.b = operandPlan(operands.b, plan.n);
   plan.tileN = operands.tileN          ? operands.tileN
+               : plan.a.blockDim == 3  ? 64
                : plan.blockScaled()    ? 128
                : plan.tilesM * ceilDiv(plan.n, 256) >= kSMs ? 256
                                                             : 128;
@@ -785,6 +867,9 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   desc.gridSize = plan.tilesM * plan.tilesN;
   desc.threads = plan.threads();
   desc.dynamicSharedBytes = plan.sharedBytes();
+  // 384 threads x 168 registers fit the 64K register file; setmaxnreg then
+  // moves 128 x (168 - 40) registers to the consumers (232 each).
+  desc.maxRegisters = 168;
   SmallVector<Value> args;
   if (options.gpu) {
     // The TMA descriptors, encoded on the host into device buffers.

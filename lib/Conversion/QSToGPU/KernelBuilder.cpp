@@ -229,6 +229,9 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
         {static_cast<int32_t>(desc.threads), 1, 1}));
     func.setKnownGridSizeAttr(kb.getDenseI32ArrayAttr(
         {static_cast<int32_t>(desc.gridSize), 1, 1}));
+    if (desc.maxRegisters)
+      func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                    kb.getI32IntegerAttr(desc.maxRegisters));
     if (desc.minBlocksPerSM)
       func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                     kb.getI32IntegerAttr(desc.minBlocksPerSM));

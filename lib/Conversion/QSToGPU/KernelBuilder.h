@@ -93,6 +93,10 @@ struct KernelDesc {
   SmallVector<MemRefType> shared;
   /// Phases, separated by barriers.
   SmallVector<PhaseFn> phases;
+  /// If set, the register count ptxas may use per thread (nvvm.maxnreg /
+  /// .maxnreg); kernels that redistribute registers with setmaxnreg need
+  /// it known at entry.
+  int64_t maxRegisters = 0;
   /// Dynamic shared memory in bytes (the launch's dynamicSharedMemorySize).
   int64_t dynamicSharedBytes = 0;
   /// Instead of `phases`, the block's whole code, for kernels whose threads

@@ -51,12 +51,14 @@ void emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
 
 /// One operand of a GEMM kernel: the FP8 data in K-major order ([rows, k]
 /// row-major, 1-D memref) and its scale_inv (per-tensor: memref<1xf32>;
-/// FP8 block: the GEMM_READY scale matrix, 1-D).
+/// FP8 block: the GEMM_READY scale matrix, MXFP8: the E8M0 scales, 1-D).
 struct GemmOperand {
   QuantTensorType type;
   Value data, scaleInv;
-  /// 0: per-tensor FP8, 1: FP8 1x128 blocks, 2: FP8 128x128 blocks.
+  /// 0: per-tensor FP8, 1: FP8 1x128 blocks, 2: FP8 128x128 blocks,
+  /// 3: MXFP8 (1x32 blocks, E8M0 scales; `swizzled`: 128x4-tiled scales).
   int blockDim = 0;
+  bool swizzled = false;
   /// Whether `data` is K-major (row-wise data of an operand contracted over
   /// its last dimension, or the transpose buffer of one contracted over its
   /// first); false if the operand has no such buffer.

@@ -186,16 +186,25 @@ struct ConvertQSToGPUPass
     gpuk::GemmOperand operand;
     operand.type = type;
     auto block = dyn_cast<Fp8BlockAttr>(type.getQuantizer());
+    auto mx = dyn_cast<MXFP8Attr>(type.getQuantizer());
     if (block)
       operand.blockDim = block.getBlockScalingDim();
+    if (mx) {
+      operand.blockDim = 3;
+      operand.swizzled = mx.getOptimizeForGemm();
+      // Column-wise MXFP8 data keeps x's layout: never K-major.
+      if (!contractsLastDim)
+        return operand;
+    }
     // Per-tensor: data / transpose (TN-only chips) + scale_inv; block: the
     // usage's data (column-wise is stored transposed) and its scales.
-    StringRef dataName = block ? (contractsLastDim ? "rowwise_data"
-                                                   : "columnwise_data")
-                               : (contractsLastDim ? "data" : "transpose");
-    StringRef scaleName = block ? (contractsLastDim ? "rowwise_scale_inv"
-                                                    : "columnwise_scale_inv")
-                                : "scale_inv";
+    bool blocked = block || mx;
+    StringRef dataName = blocked ? (contractsLastDim ? "rowwise_data"
+                                                     : "columnwise_data")
+                                 : (contractsLastDim ? "data" : "transpose");
+    StringRef scaleName = blocked ? (contractsLastDim ? "rowwise_scale_inv"
+                                                      : "columnwise_scale_inv")
+                                  : "scale_inv";
     Value data;
     for (auto [t, v] : llvm::zip(type.getInnerTensors(target), inner)) {
       if (t.name == dataName)
@@ -217,7 +226,7 @@ struct ConvertQSToGPUPass
                           const TargetInfo &chip,
                           const gpuk::EmitOptions &options) {
     auto hasKernel = [](QuantTensorType t) {
-      return isa<Fp8DelayedAttr, Fp8CurrentAttr, Fp8BlockAttr>(
+      return isa<Fp8DelayedAttr, Fp8CurrentAttr, Fp8BlockAttr, MXFP8Attr>(
           t.getQuantizer());
     };
     if (!requireNVPTXChip && (!hasKernel(op.getATensorType()) ||

@@ -13,11 +13,11 @@ func.func @k_not_16(%a: !a, %b: !a) -> tensor<128x128xbf16> {
 
 // -----
 
-// CHECK-LABEL: func.func @mxfp8
+// CHECK-LABEL: func.func @nvfp4
 // CHECK: qs.gemm_buffers
 // CHECK-NOT: qs_gemm
-!m = !qs.tensor<128x128xbf16, #qs.mxfp8<columnwise = false>>
-func.func @mxfp8(%a: !m, %b: !m) -> tensor<128x128xbf16> {
+!m = !qs.tensor<128x128xbf16, #qs.nvfp4<columnwise = false>>
+func.func @nvfp4(%a: !m, %b: !m) -> tensor<128x128xbf16> {
   %y = qs.gemm %a, %b transpose_b : !m, !m -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }

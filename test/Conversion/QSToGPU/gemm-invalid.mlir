@@ -13,11 +13,21 @@ func.func @k_not_16(%a: !a, %b: !a) -> tensor<128x128xbf16> {
 
 // -----
 
-// MXFP8 and NVFP4 have no GEMM kernel yet.
-!m = !qs.tensor<128x128xbf16, #qs.mxfp8<columnwise = false>>
-func.func @mxfp8(%a: !m, %b: !m) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op has no GPU kernel yet for #qs.mxfp8<columnwise = false> operands (per-tensor FP8 and FP8 block have one, on sm_90a); qs-cpu-pipeline can run it}}
-  %y = qs.gemm %a, %b transpose_b : !m, !m -> tensor<128x128xbf16>
+// NVFP4 has no GEMM kernel yet.
+!n = !qs.tensor<128x128xbf16, #qs.nvfp4<columnwise = false>>
+func.func @nvfp4(%a: !n, %b: !n) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op has no GPU kernel yet for #qs.nvfp4<columnwise = false> operands (per-tensor FP8, FP8 block and MXFP8 have one, on sm_90a); qs-cpu-pipeline can run it}}
+  %y = qs.gemm %a, %b transpose_b : !n, !n -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+
+// -----
+
+// MXFP8 column-wise data is not K-major: TN only on sm_90a.
+!m = !qs.tensor<128x128xbf16, #qs.mxfp8<>>
+func.func @mxfp8_nn(%a: !m, %b: !m) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op operand b is contracted over its first dimension, but MXFP8 keeps column-wise data in the tensor's own layout (not K-major) and FP8 wgmma reads K-major operands only: on sm_90a, MXFP8 GEMMs contract both operands over their last dimension (TN, as fprop)}}
+  %y = qs.gemm %a, %b : !m, !m -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
 
@@ -28,7 +38,7 @@ func.func @mxfp8(%a: !m, %b: !m) -> tensor<128x128xbf16> {
 !x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.gemm_tile_n = 256 : i64} {
 func.func @wide_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op FP8 block GEMM kernels use 128-wide tiles (each thread holds a k-tile's partial sums and the promoted totals); qs.gemm_tile_n = 256 applies to per-tensor FP8 only}}
+  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 64: each thread holds partial sums and the promoted totals); qs.gemm_tile_n applies to per-tensor FP8 only}}
   %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }

@@ -15,7 +15,7 @@
 // CHECK: func.func private @qs_gemm_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 12 : i64, qs_launch_kernel = @qs_kernels::@qs_gemm, qs_launch_shared = 196704 : i64}
 // CHECK: gpu.module @qs_kernels
 // CHECK-NEXT: llvm.mlir.global external @qs_gemm_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
-// CHECK-NEXT: gpu.func @qs_gemm({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 12, 1, 1>}
+// CHECK-NEXT: gpu.func @qs_gemm({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 12, 1, 1>, nvvm.maxnreg = 168 : i32}
 
 // The emulation takes the FP8 buffers themselves (no descriptors).
 // EMU-LABEL: func.func @fprop

@@ -1,0 +1,33 @@
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin > %t.ptx
+// RUN: FileCheck %s --input-file=%t.ptx
+
+// MXFP8 on Hopper, which TE does not offer: FP8 wgmma with per-32
+// promotion. 128x64 tiles; per 128-wide k-tile, two rounds of two fresh
+// m64n64k32 accumulator sets (one per 32-block), each round waited for
+// and promoted with the E8M0 scales (2^(e - 127), from the compact and the
+// GEMM-swizzled layouts); the stage is freed after the last round.
+// .maxnreg 168 lets setmaxnreg move registers to the consumers.
+// CHECK-LABEL: .entry qs_gemm(
+// CHECK: .maxntid 384, 1, 1
+// CHECK: .maxnreg 168
+// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: ld.global.{{(nc.)?}}b8
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// CHECK-NEXT: }
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK: mbarrier.arrive.shared::cta.b64
+!x = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
+!w = !qs.tensor<768x512xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>
+module attributes {qs.chip = "sm_90a"} {
+  func.func @fprop(%x: !x, %w: !w) -> tensor<1024x768xbf16> {
+    %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<1024x768xbf16>
+    return %y : tensor<1024x768xbf16>
+  }
+}
