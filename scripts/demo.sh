@@ -7,8 +7,8 @@
 # matrix quantized with every family on the CPU (bit-exact reference numerics),
 # with each inner buffer's summary and the dequantization error; then the
 # GPU kernels of the Linear layers' quantize step compiled for sm_90a and
-# sm_100a, and of whole per-tensor FP8 Linear layers (quantize + wgmma GEMMs)
-# for sm_90a, with the per-kernel ptxas table, and, where a CUDA device
+# sm_100a, and of whole Linear layers (quantize + wgmma GEMMs; per-tensor
+# FP8, FP8 block, NVFP4) for sm_90a, with the per-kernel ptxas table, and, where a CUDA device
 # exists, the device checks against the CPU reference and the bandwidth table.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,23 +37,24 @@ echo "    (examples/linear_operands.mlir) through qs-nvptx-pipeline for sm_90a a
 echo "    sm_100a; registers, shared memory and spills from ptxas -v"
 python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
   --module "$root/examples/linear_operands.mlir"
-for family in fp8_current fp8_delayed; do
+for family in fp8_current fp8_delayed fp8_block nvfp4; do
   echo
-  echo "=== GPU kernels: the whole Linear layer with $family (fwd: 2 quantizes +"
+  echo "=== GPU kernels: the whole Linear layer with $family (fwd: quantizes +"
   echo "    fprop GEMM; bwd: quantize dY + dgrad and wgrad GEMMs), sm_90a (wgmma + TMA;"
-  echo "    the GEMMs also take 196,704 bytes of dynamic shared memory, not in 'smem')"
+  echo "    the GEMMs also take ~192 KiB of dynamic shared memory, not in 'smem')"
   python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
     --chips sm_90a --module "$root/examples/linear_$family.mlir"
 done
-echo "    (MXFP8, FP8 block and NVFP4 GEMMs, and sm_100a GEMMs, have no kernels yet:"
-echo "    qs-nvptx-pipeline names them; docs/GPU.md)"
+echo "    (MXFP8 GEMMs run on sm_90a for fprop only: its column-wise data is not"
+echo "    K-major, so the MXFP8 backward is a diagnostic; no sm_100a GEMMs yet;"
+echo "    docs/GPU.md)"
 
 if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
   echo
   echo "=== On the GPU ($device): every family x usage, GPU bytes == CPU reference"
   QS_KERNELS=cuda QS_RUN="$build/bin/qs-run" "$root/.venv/bin/python" -m pytest -q \
     -p no:cacheprovider "$root/test/numerics/test_quantize.py" -k "not tiny"
-  echo "=== On the GPU: per-tensor FP8 GEMMs (every layout, edges) vs the CPU reference"
+  echo "=== On the GPU: GEMMs of every family with a kernel (every layout, edges) vs the CPU reference"
   QS_KERNELS=cuda QS_RUN="$build/bin/qs-run" "$root/.venv/bin/python" -m pytest -q \
     -p no:cacheprovider "$root/test/numerics/test_gemm.py"
   echo "=== Bandwidth (bf16 8192x8192; GB/s vs a device-to-device copy)"

@@ -87,17 +87,18 @@ class Cuda:
             self.call("cuFuncSetAttribute", f, 8, shared)
         self.call("cuLaunchKernel", f, grid, 1, 1, block, 1, 1, shared, None, params, None)
 
-    def tensor_map(self, map_ptr, global_ptr, rows, cols, box_rows, box_cols):
+    def tensor_map(self, map_ptr, global_ptr, rows, cols, box_rows, box_cols, swizzle):
         """The GEMM kernels' TMA descriptor (libQSCUDARuntime's
         qsCudaEncodeTensorMap2D): UINT8 [rows, cols] row-major, 128-byte
-        swizzle, 128-byte L2 promotion, zero fill; copied to map_ptr."""
+        (swizzle 128) or no swizzle, 128-byte L2 promotion, zero fill;
+        copied to map_ptr."""
         storage = (ctypes.c_uint8 * 192)()  # CUtensorMap must be 64-byte aligned
         address = (ctypes.addressof(storage) + 63) // 64 * 64
         encoded = ctypes.c_void_p(address)
         u64x2, u32x2 = ctypes.c_uint64 * 2, ctypes.c_uint32 * 2
         self.call("cuTensorMapEncodeTiled", encoded, 0, 2, ctypes.c_void_p(global_ptr),
                   u64x2(cols, rows), (ctypes.c_uint64 * 1)(cols), u32x2(box_cols, box_rows),
-                  u32x2(1, 1), 0, 3, 2, 0)
+                  u32x2(1, 1), 0, 3 if swizzle else 0, 2, 0)
         self.call("cuMemcpyHtoD_v2", ctypes.c_uint64(map_ptr), encoded, ctypes.c_size_t(128))
 
     def sync(self):
@@ -145,7 +146,8 @@ class Plan:
                 if not (kernels_only and self.maps_ready):
                     t = s["tensormap"]
                     self.cuda.tensor_map(self.buffers[t["map"]], self.buffers[t["global"]],
-                                         t["rows"], t["cols"], t["box_rows"], t["box_cols"])
+                                         t["rows"], t["cols"], t["box_rows"], t["box_cols"],
+                                         t["swizzle"])
                 continue
             self.cuda.launch(self.functions[s["kernel"]], s["grid"], s["block"],
                              [self.buffers[a] for a in s["args"]], s.get("shared", 0))
@@ -241,12 +243,20 @@ def gemm_bench(cuda, directory, iters, warmup):
     plan = Plan(cuda, directory)
     try:
         rng = np.random.default_rng(1)
+        family = case.get("family", "fp8_current")
+        per_operand = 3 if family == "nvfp4" else 2  # data, scales (, amax)
         for i in range(case["inputs"]):
             buf, p = plan.argument(i)
-            if i % 2 == 1 and case.get("family") == "mxfp8":  # E8M0 1.0
-                cuda.to_device(p, np.full(buf["bytes"], 127, np.uint8))
-            elif i % 2 == 1:  # scale_inv: per-tensor, or FP8 block scales
+            role = i % per_operand
+            if role == 2:  # NVFP4 amax: global factor 2688 / 2688 = 1
+                cuda.to_device(p, np.array([2688.0], np.float32))
+            elif role == 1 and family in ("mxfp8", "nvfp4"):  # 1.0: E8M0 127, E4M3 0x38
+                cuda.to_device(p, np.full(buf["bytes"], 127 if family == "mxfp8" else 0x38,
+                                          np.uint8))
+            elif role == 1:  # scale_inv: per-tensor, or FP8 block scales
                 cuda.to_device(p, np.ones(buf["bytes"] // 4, np.float32))
+            elif family == "nvfp4":  # any byte is two E2M1 codes
+                cuda.to_device(p, rng.integers(0, 256, buf["bytes"], dtype=np.uint8))
             else:  # finite E4M3 codes of magnitude < 2
                 cuda.to_device(p, (rng.integers(0, 256, buf["bytes"], dtype=np.uint8) & 0xBF))
         plan.run()
@@ -320,8 +330,8 @@ def main():
             failures += 1
             print(f"FAIL bench {name}: {error}")
             continue
-        scaling = {"fp8_block": "1x128*128^2", "mxfp8": "mxfp8"}.get(case.get("family"),
-                                                                     "per-tensor")
+        scaling = {"fp8_block": "1x128*128^2", "mxfp8": "mxfp8",
+                   "nvfp4": "nvfp4"}.get(case.get("family"), "per-tensor")
         print(f"{'x'.join(map(str, case['gemm'])):<28} {scaling:<12} {case['tile_n'] or 'auto':>6} "
               f"{ms * 1000:>9.1f} {tflops:>8.1f}")
     if plans:

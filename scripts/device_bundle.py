@@ -73,6 +73,13 @@ GEMM_CHECKS += [("fp8_block", layout, out, *shape, bias, acc, None)
                 for out, shape, bias, acc in [
                     ("bf16", (256, 384, 512), False, False),
                     ("f32", (304, 208, 1040 if layout == 0 else 400), True, True)]]
+# NVFP4 (converted to f16 in shared memory): RHT x and dY, 16x16 w, every
+# layout; K = 1056 ends with two 16-blocks in its last k-tile.
+GEMM_CHECKS += [("nvfp4", layout, out, *shape, bias, acc, None)
+                for layout in range(3)
+                for out, shape, bias, acc in [
+                    ("bf16", (256, 384, 512), False, False),
+                    ("f32", (320, 224, 1056 if layout == 0 else 416), True, True)]]
 # MXFP8 (sm_90a: TN only): compact x scales, swizzled w scales; K = 1056
 # ends with one 32-block in its last k-tile.
 GEMM_CHECKS += [("mxfp8", 0, out, *shape, bias, acc, None)
@@ -187,7 +194,8 @@ def main():
     shapes = [tuple(map(int, s.split("x"))) for s in args.gemm_bench.split(",") if s]
     runs = [("fp8_current", shape, tile) for shape in shapes
             for tile in ((None, 128, 256) if shape == shapes[0] else (None,))]
-    runs += [(family, shape, None) for family in ("fp8_block", "mxfp8") for shape in shapes[:2]]
+    runs += [(family, shape, None) for family in ("fp8_block", "mxfp8", "nvfp4")
+             for shape in shapes[:2]]
     for family, (m, n, k), tile in runs if args.chip == "sm_90a" else []:
         if family == "fp8_block":  # 1x128 activations x 128x128 weights
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>"
@@ -195,6 +203,10 @@ def main():
         elif family == "mxfp8":  # swizzled weight scales, as for cuBLASLt
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
             qb = f"!qs.tensor<{n}x{k}xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>"
+        elif family == "nvfp4":  # TE's weights: 16x16 blocks
+            qa = f"!qs.tensor<{m}x{k}xbf16, #qs.nvfp4<columnwise = false>>"
+            qb = (f"!qs.tensor<{n}x{k}xbf16, #qs.nvfp4<columnwise = false, "
+                  f"with_2d_quantization = true, optimize_for_gemm = true>>")
         else:
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
             qb = f"!qs.tensor<{n}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
@@ -205,11 +217,12 @@ def main():
                 f"  %d = qs.gemm %a, %b transpose_b : {qa}, {qb} -> {rt}\n"
                 f"  return %d : {rt}\n}}\n}}\n")
         label = (f"gemm-{m}x{n}x{k}" + (f"-tile{tile}" if tile else "")
-                 + {"fp8_block": "-block", "mxfp8": "-mxfp8"}.get(family, ""))
+                 + {"fp8_block": "-block", "mxfp8": "-mxfp8", "nvfp4": "-nvfp4"}.get(family, ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
         with open(os.path.join(d, "case.json"), "w") as f:
-            json.dump({"gemm": [m, n, k], "family": family, "tile_n": tile, "inputs": 4}, f)
+            json.dump({"gemm": [m, n, k], "family": family, "tile_n": tile,
+                       "inputs": 6 if family == "nvfp4" else 4}, f)
         bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:
         for label, attr in [("fp8_delayed", None), ("fp8_current", "#qs.fp8_current<{}>"),

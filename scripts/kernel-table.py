@@ -75,7 +75,8 @@ def module_text(shape, nominal, attr, chip, dequantize):
 GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
               ("e5m2 x e4m3", "f32", 128), ("e4m3 x e4m3", "f16", 256),
               ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
-              ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64)]
+              ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64),
+              ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128)]
 
 
 def gemm_module_text(shape, label, out, tile):
@@ -83,9 +84,9 @@ def gemm_module_text(shape, label, out, tile):
     block (`block <A> x <B>`, 1D = 1x128, 2D = 128x128 blocks)."""
     m, k = shape.split("x")
     dtype = "f8E5M2" if label.startswith("e5m2") else "f8E4M3FN"
-    if label.startswith("mxfp8"):
+    if label.startswith(("mxfp8", "nvfp4")):
         swz = ", optimize_for_gemm = true" if "swizzled" in label else ""
-        qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false{swz}>>"
+        qa = f"!qs.tensor<{m}x{k}xbf16, #qs.{label.split()[0]}<columnwise = false{swz}>>"
         qb = qa
     elif label.startswith("block"):
         dims = [b[0] for b in label.split()[1::2]]
@@ -95,7 +96,8 @@ def gemm_module_text(shape, label, out, tile):
         qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<fp8_dtype = {dtype}, columnwise = false>>"
         qb = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
     r = f"tensor<{m}x{m}x{out}>"
-    tile_attr = "" if label.startswith(("mxfp8", "block")) else f", qs.gemm_tile_n = {tile} : i64"
+    tile_attr = ("" if label.startswith(("mxfp8", "nvfp4", "block"))
+                 else f", qs.gemm_tile_n = {tile} : i64")
     return (f'module attributes {{qs.chip = "sm_90a"{tile_attr}}} {{\n'
             f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"
             f"  %y = qs.gemm %a, %b transpose_b bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"

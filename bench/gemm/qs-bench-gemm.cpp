@@ -40,8 +40,9 @@ static cl::opt<int> warmup("warmup", cl::desc("Untimed repetitions"), cl::init(3
 static cl::opt<std::string> familyOpt(
     "family",
     cl::desc("fp8_current (per-tensor E4M3 x E4M3), fp8_block (1x128 "
-             "activations x 128x128 weights, DeepGEMM-style promotion) or "
-             "mxfp8 (per-32 E8M0 promotion, swizzled weight scales)"),
+             "activations x 128x128 weights, DeepGEMM-style promotion), "
+             "mxfp8 (per-32 E8M0 promotion, swizzled weight scales) or nvfp4 "
+             "(E2M1 converted to f16 in shared memory, f16 wgmma)"),
     cl::init("fp8_current"));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
@@ -58,6 +59,10 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
         : family == "mxfp8"
             ? (a ? "mxfp8<columnwise = false>"
                  : "mxfp8<columnwise = false, optimize_for_gemm = true>")
+        : family == "nvfp4"
+            ? (a ? "nvfp4<columnwise = false>"
+                 : "nvfp4<columnwise = false, with_2d_quantization = true, "
+                   "optimize_for_gemm = true>")
             : "fp8_current<columnwise = false>";
     return "!qs.tensor<" + std::to_string(rows) + "x" + std::to_string(k) +
            "xbf16, #qs." + attr + ">";
@@ -71,27 +76,35 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
          q(m) + ", " + q(n) + " -> " + r + "\n  return %d : " + r + "\n}\n}\n";
 }
 
-/// Random finite E4M3 codes (|v| < 2) in the FP8 inputs (the first buffer
-/// of each operand), 1.0 in every scale (E8M0: 127).
+/// Random finite codes in the data inputs (E4M3 |v| < 2; any E2M1 pair),
+/// 1.0 in every scale (E8M0 127, E4M3 0x38), NVFP4 amax 2688 (factor 1).
+/// Flattened operands: data, scales (and NVFP4's amax).
 void fillInputs(const qs::LaunchPlan &plan, qs::DevicePlan &device,
-                bool e8m0) {
+                StringRef family) {
   std::mt19937 rng(1);
+  int perOperand = family == "nvfp4" ? 3 : 2;
   for (auto [i, b] : llvm::enumerate(plan.buffers)) {
-    if (b.argument < 0 || b.argument >= 4)
+    if (b.argument < 0 || b.argument >= 2 * perOperand)
       continue;
-    if (b.argument % 2 == 1 && e8m0) {
-      std::vector<uint8_t> ones(b.bytes, 127);
+    int role = b.argument % perOperand;
+    if (role == 2) {
+      float amax = 2688.0f;
+      qsCudaCopy(device.buffer(i), &amax, 4);
+      continue;
+    }
+    if (role == 1 && family != "fp8_current" && family != "fp8_block") {
+      std::vector<uint8_t> ones(b.bytes, family == "mxfp8" ? 127 : 0x38);
       qsCudaCopy(device.buffer(i), ones.data(), b.bytes);
       continue;
     }
-    if (b.argument % 2 == 1) {
+    if (role == 1) {
       std::vector<float> ones(b.bytes / 4, 1.0f);
       qsCudaCopy(device.buffer(i), ones.data(), b.bytes);
       continue;
     }
     std::vector<uint8_t> host(b.bytes);
     for (uint8_t &v : host)
-      v = static_cast<uint8_t>(rng()) & 0xBF;
+      v = static_cast<uint8_t>(rng()) & (family == "nvfp4" ? 0xFF : 0xBF);
     qsCudaCopy(device.buffer(i), host.data(), b.bytes);
   }
 }
@@ -122,15 +135,17 @@ int main(int argc, char **argv) {
                  << "; printing the launch plans only\n";
   }
   StringRef family = familyOpt;
-  if (family != "fp8_current" && family != "fp8_block" && family != "mxfp8") {
-    llvm::errs() << "qs-bench-gemm: --family must be fp8_current, fp8_block "
-                    "or mxfp8\n";
+  if (family != "fp8_current" && family != "fp8_block" && family != "mxfp8" &&
+      family != "nvfp4") {
+    llvm::errs() << "qs-bench-gemm: --family must be fp8_current, fp8_block, "
+                    "mxfp8 or nvfp4\n";
     return 1;
   }
   bool block = family != "fp8_current";
   llvm::outs() << "device: " << deviceName
                << (family == "fp8_block" ? ", FP8 block (1x128 x 128x128) E4M3 fprop"
                    : family == "mxfp8"   ? ", MXFP8 E4M3 fprop"
+                   : family == "nvfp4"   ? ", NVFP4 fprop"
                                          : ", per-tensor FP8 E4M3 fprop")
                << ", bf16 out, " << iterations << " timed runs\n";
   llvm::outs() << llvm::format("%-22s %6s %6s %6s %8s %10s %9s\n", "M x N x K",
@@ -183,7 +198,7 @@ int main(int argc, char **argv) {
         ++failures;
         continue;
       }
-      fillInputs(*plan, **loaded, family == "mxfp8");
+      fillInputs(*plan, **loaded, family);
       double ms = (*loaded)->time(iterations, warmup);
       if (ms < 0) {
         llvm::outs() << shape << ": run: " << qsCudaLastError() << "\n";

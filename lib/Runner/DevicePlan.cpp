@@ -54,7 +54,7 @@ bool DevicePlan::run(bool kernelsOnly) {
           qsCudaEncodeTensorMap2D(
               reinterpret_cast<intptr_t>(buffers[s.dst]),
               reinterpret_cast<intptr_t>(buffers[s.src]), s.tensorMap[0],
-              s.tensorMap[1], s.tensorMap[2], s.tensorMap[3]))
+              s.tensorMap[1], s.tensorMap[2], s.tensorMap[3], s.tensorMap[4]))
         return false;
     } else if (qsCudaLaunch(functions[i], s.grid, s.block, s.sharedBytes,
                             params[i].data())) {

@@ -43,7 +43,7 @@ static Value pointerSource(Value v) {
 }
 
 /// A host call qsCudaEncodeTensorMap2D(map, global, rows, cols, boxRows,
-/// boxCols) (the GEMM kernels' TMA descriptors) as a plan step.
+/// boxCols, swizzle) (the GEMM kernels' TMA descriptors) as a plan step.
 static LogicalResult
 addTensorMap(func::CallOp call, LaunchPlan &plan,
              llvm::function_ref<unsigned(Value)> bufferIndex) {
@@ -51,7 +51,7 @@ addTensorMap(func::CallOp call, LaunchPlan &plan,
   Value global = pointerSource(call.getOperand(1));
   LaunchPlan::Step step;
   step.isTensorMap = true;
-  for (unsigned i = 2; i < 6; ++i) {
+  for (unsigned i = 2; i < 7; ++i) {
     std::optional<int64_t> v = getConstantIntValue(call.getOperand(i));
     if (!v)
       return call.emitError()
@@ -170,7 +170,8 @@ std::string LaunchPlan::toJSON() const {
                               {"rows", s.tensorMap[0]},
                               {"cols", s.tensorMap[1]},
                               {"box_rows", s.tensorMap[2]},
-                              {"box_cols", s.tensorMap[3]}}}});
+                              {"box_cols", s.tensorMap[3]},
+                              {"swizzle", s.tensorMap[4]}}}});
       continue;
     }
     if (s.isCopy) {

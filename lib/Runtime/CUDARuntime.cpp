@@ -30,10 +30,11 @@ constexpr int kFuncAttrMaxDynamicShared = 8;
 constexpr int kJitOptimizationLevel = 7;
 constexpr unsigned kStreamNonBlocking = 1, kEventDisableTiming = 2;
 constexpr unsigned kMemAttachGlobal = 1;
-// CUtensorMap enums: UINT8 data, no interleave, 128-byte swizzle, 128-byte L2
+// CUtensorMap enums: UINT8 data, no interleave, no or 128-byte swizzle, 128-byte L2
 // promotion, zero fill out of bounds.
 constexpr int kTensorMapUInt8 = 0, kTensorMapInterleaveNone = 0,
-              kTensorMapSwizzle128B = 3, kTensorMapL2Promotion128B = 2,
+              kTensorMapSwizzleNone = 0, kTensorMapSwizzle128B = 3,
+              kTensorMapL2Promotion128B = 2,
               kTensorMapOOBZero = 0;
 
 /// The driver entry points, resolved once.
@@ -285,7 +286,12 @@ QS_EXPORT int qsCudaLaunch(void *function, uint32_t gridX, uint32_t blockX,
 
 QS_EXPORT int qsCudaEncodeTensorMap2D(int64_t map, int64_t global,
                                       int64_t rows, int64_t cols,
-                                      int64_t boxRows, int64_t boxCols) {
+                                      int64_t boxRows, int64_t boxCols,
+                                      int64_t swizzleBytes) {
+  if (swizzleBytes != 0 && swizzleBytes != 128) {
+    setError("qsCudaEncodeTensorMap2D: swizzle must be 0 or 128 bytes");
+    return 1;
+  }
   if (!ensureContext())
     return 1;
   alignas(64) unsigned char encoded[128] = {};
@@ -299,7 +305,8 @@ QS_EXPORT int qsCudaEncodeTensorMap2D(int64_t map, int64_t global,
                  encoded, kTensorMapUInt8, 2,
                  reinterpret_cast<void *>(static_cast<intptr_t>(global)), dims,
                  strides, box, elementStrides, kTensorMapInterleaveNone,
-                 kTensorMapSwizzle128B, kTensorMapL2Promotion128B,
+                 swizzleBytes ? kTensorMapSwizzle128B : kTensorMapSwizzleNone,
+                 kTensorMapL2Promotion128B,
                  kTensorMapOOBZero),
              "cuTensorMapEncodeTiled"))
     return 1;

@@ -42,17 +42,17 @@ func.func @calls(%x: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // RUN: not qs-run %s --function=map_pointer --export-cuda-plan=%t/map2 2>&1 | FileCheck %s --check-prefix=MAPPTR
 // MAPSHAPE: error: launch plan: tensor map with a non-constant shape
 // MAPPTR: error: launch plan: tensor map of something other than a buffer
-func.func private @qsCudaEncodeTensorMap2D(i64, i64, i64, i64, i64, i64) -> i32
+func.func private @qsCudaEncodeTensorMap2D(i64, i64, i64, i64, i64, i64, i64) -> i32
 func.func @map_shape(%x: tensor<64x128xi8>) -> tensor<64x128xi8> {
   %m = bufferization.to_buffer %x : tensor<64x128xi8> to memref<64x128xi8>
   %p = memref.extract_aligned_pointer_as_index %m : memref<64x128xi8> -> index
   %i = arith.index_cast %p : index to i64
   %c = arith.constant 128 : i64
-  %r = func.call @qsCudaEncodeTensorMap2D(%i, %i, %i, %c, %c, %c) : (i64, i64, i64, i64, i64, i64) -> i32
+  %r = func.call @qsCudaEncodeTensorMap2D(%i, %i, %i, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64) -> i32
   return %x : tensor<64x128xi8>
 }
 func.func @map_pointer(%x: tensor<64x128xi8>) -> tensor<64x128xi8> {
   %c = arith.constant 128 : i64
-  %r = func.call @qsCudaEncodeTensorMap2D(%c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64) -> i32
+  %r = func.call @qsCudaEncodeTensorMap2D(%c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64) -> i32
   return %x : tensor<64x128xi8>
 }

@@ -32,15 +32,13 @@ LAYOUTS = [("fprop_TN", "x", "w", False, True),
            ("dgrad_NN", "dy", "w", False, False),
            ("wgrad_NT", "dy", "x", True, False)]
 
-# GEMM kernels of convert-qs-to-gpu (sm_90a wgmma + TMA).
-GPU_GEMM_FAMILIES = ("fp8_current", "fp8_delayed", "fp8_block", "mxfp8")
 
 
 def gpu_gemm_gap(family, layout):
     """Why the GPU GEMM kernels cannot run `family` with `layout` (None if
     they can): the rules of convert-qs-to-gpu's diagnostics."""
-    if family not in GPU_GEMM_FAMILIES:
-        return f"no GPU GEMM kernel for {family} yet"
+    if family == "nvfp4_row_scaled":
+        return "row-scaled NVFP4 GEMMs have no GPU kernel yet"
     if family == "mxfp8" and layout[0] != "fprop_TN":
         return ("MXFP8 column-wise data is not K-major: sm_90a MXFP8 GEMMs are TN only "
                 "(both operands contracted over their last dimension)")

@@ -95,6 +95,15 @@ def test_gemm_mxfp8_edges(rng):
     assert (err <= tol).all(), f"{int((~(err <= tol)).sum())} elements outside the bound"
 
 
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+def test_gemm_nvfp4_many_tiles(rng, layout):
+    # NVFP4 (RHT activations/gradients, 16x16 weights): several 128x128
+    # tiles with partial edges, K ending inside a k-tile (fprop: 8 k-tiles
+    # plus two 16-blocks), bias and accumulate.
+    k = 1056 if layout[0] == "fprop_TN" else 416
+    check_gemm(rng, "nvfp4", layout, "bf16", m=320, n=224, k=k, bias=True, accumulate=True)
+
+
 def test_gemm_wide_tiles(rng):
     # The 128x256 tile kernel (4 stages; 6 k-tiles wrap the ring), E5M2 x E4M3.
     check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=130, n=656, k=300, tile_n=256)

@@ -131,8 +131,8 @@ def test_compile_errors():
         qs.compile(g, chip="sm_80")
     with pytest.raises(ValueError, match="format must be isa, bin or fatbin"):
         qs.compile(g, format="cubin")
-    # No NVFP4 GEMM kernel yet: the error points at the Python line that
-    # built it.
+    # No row-scaled NVFP4 GEMM kernel yet: the error points at the Python
+    # line that built it.
     def linear(quantizer):
         g = qs.Graph()
         f = g.function("linear", [qs.TensorSpec((128, 128), "bf16"),
@@ -142,7 +142,7 @@ def test_compile_errors():
         f.returns(f.gemm(qw, qx, layout="TN"))
         return g
     with pytest.raises(qs.QSError, match=r"test_runtime.py.*'qs.gemm_buffers' op has no GPU kernel yet"):
-        qs.compile(linear(qs.NVFP4Quantizer()))
+        qs.compile(linear(qs.NVFP4Quantizer(row_scaled_nvfp4=True)))
     # An MXFP8 fprop on Hopper (which TE does not offer) compiles.
     compiled = qs.compile(linear(qs.MXFP8Quantizer()))
     assert "qs_gemm" in compiled.kernels

@@ -100,7 +100,7 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     more than 48 KiB of static shared memory).
 
     GEMM kernels (sm_90a): `qs.gemm_buffers` of per-tensor FP8, FP8 block
-    (1x128 x 128x128, 1x128 x 1x128) or MXFP8 operands becomes one
+    (1x128 x 128x128, 1x128 x 1x128), MXFP8 or NVFP4 operands becomes one
     warp-specialized kernel of 384 threads: a producer warpgroup streams
     K-major FP8 tiles of A (128 rows) and B (64, 128 or 256 rows) with TMA
     (`cp.async.bulk.tensor`, 128-byte swizzle, zero fill past the edges;
@@ -112,15 +112,18 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     their registers. Block-scaled operands sum each scale block of K (128
     for FP8 block, 32 for MXFP8) in fresh accumulators and promote it into
     the totals times `sA[row, kb] * sB[col, kb]`, read from the GEMM_READY
-    (FP8 block) or compact / swizzled E8M0 (MXFP8) layouts. Tile width in
-    N: per-tensor 128 or 256 (`qs.gemm_tile_n` or a heuristic), FP8 block
-    128, MXFP8 64. Diagnostics: K not a multiple of 16, operands that are
-    not K-major (MXFP8 column-wise data; per-tensor FP8 on chips without a
-    transpose buffer), chips other than sm_90a, NVFP4 (no kernel yet).
+    (FP8 block) or compact / swizzled E8M0 (MXFP8) layouts. NVFP4: the
+    consumers convert each k-tile's E2M1 codes times their E4M3 block
+    scales to f16 in shared memory (exact), f16 wgmma sums them, and the
+    global amaxes scale the epilogue. Tile width in N: per-tensor 128 or
+    256 (`qs.gemm_tile_n` or a heuristic), FP8 block 128, MXFP8 64, NVFP4
+    128. Diagnostics (also in the emulation): K not a multiple of 16 (NVFP4:
+    32), operands that are not K-major (MXFP8 column-wise data; per-tensor
+    FP8 on chips without a transpose buffer), chips other than sm_90a,
+    row-scaled NVFP4.
 
-    `qs.update_usage_buffers`, and in the emulation GEMMs of families
-    without a kernel, are left in place (another lowering may take them);
-    with `require-nvptx-chip` (qs-nvptx-pipeline) they are errors.
+    `qs.update_usage_buffers` is left in place (another lowering may take
+    it); with `require-nvptx-chip` (qs-nvptx-pipeline) it is an error.
 
     With `emulate = true` the same kernel bodies are emitted as ordinary
     functions that loop over blocks and threads phase by phase (a barrier is

@@ -35,10 +35,10 @@ struct LaunchPlan {
     /// buffer in `args`), or a copy of `bytes` from `src` to `dst`.
     bool isCopy = false;
     /// Or: encode the TMA descriptor of buffer `src` (a [rows, cols] byte
-    /// matrix, tensorMap = {rows, cols, boxRows, boxCols}, 128-byte
-    /// swizzle) into buffer `dst` (qsCudaEncodeTensorMap2D).
+    /// matrix, tensorMap = {rows, cols, boxRows, boxCols, swizzle bytes})
+    /// into buffer `dst` (qsCudaEncodeTensorMap2D).
     bool isTensorMap = false;
-    int64_t tensorMap[4] = {0, 0, 0, 0};
+    int64_t tensorMap[5] = {0, 0, 0, 0, 0};
     std::string kernel;
     int64_t grid = 0, block = 0;
     /// Dynamic shared memory of the launch in bytes.
@@ -58,7 +58,7 @@ struct LaunchPlan {
   /// {"chip", "format", "buffers": [{"bytes", "argument"}], "steps":
   /// [{"kernel", "grid", "block", "shared", "args"} | {"copy": {"dst",
   /// "src", "bytes"}} | {"tensormap": {"map", "global", "rows", "cols",
-  /// "box_rows", "box_cols"}}]}.
+  /// "box_rows", "box_cols", "swizzle"}}]}.
   std::string toJSON() const;
 };
 

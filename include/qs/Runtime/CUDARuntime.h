@@ -53,11 +53,13 @@ int qsCudaLaunch(void *function, uint32_t gridX, uint32_t blockX,
 
 /* Encodes the TMA descriptor (CUtensorMap, 128 bytes) of a row-major
  * [rows, cols] byte matrix at device address `global` into device memory at
- * `map` (64-byte aligned): boxes of [boxRows, boxCols] bytes, 128-byte
- * swizzle, zero fill past the edges. The GEMM kernels' host code calls it
- * (pointers as integers). Returns 0 on success. */
+ * `map` (64-byte aligned): boxes of [boxRows, boxCols] bytes, swizzleBytes
+ * 128 (128-byte swizzle) or 0 (none), zero fill past the edges. The GEMM
+ * kernels' host code calls it (pointers as integers). Returns 0 on
+ * success. */
 int qsCudaEncodeTensorMap2D(int64_t map, int64_t global, int64_t rows,
-                            int64_t cols, int64_t boxRows, int64_t boxCols);
+                            int64_t cols, int64_t boxRows, int64_t boxCols,
+                            int64_t swizzleBytes);
 
 /* Timing with events on the default stream. */
 void *qsCudaEventCreate(void);

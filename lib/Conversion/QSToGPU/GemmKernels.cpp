@@ -50,7 +50,8 @@ constexpr llvm::StringLiteral kSharedSymbol = "qs_gemm_smem";
 /// How an operand's FP8 codes are scaled, and where its block scales are.
 struct OperandPlan {
   /// 0: per-tensor (one scale_inv), 1: 1x128 blocks, 2: 128x128 blocks,
-  /// 3: MXFP8 1x32 blocks (E8M0 scales).
+  /// 3: MXFP8 1x32 blocks (E8M0 scales), 4: NVFP4 (E2M1 codes, 1x16 blocks
+  /// of E4M3 scales, a global amax).
   int blockDim = 0;
   /// MXFP8: scales in cuBLAS's 128x4-tiled order (optimize_for_gemm).
   bool swizzled = false;
@@ -63,7 +64,8 @@ struct OperandPlan {
   /// 128x128: scale[(row / 128) * scaleLd + kb], scaleLd =
   /// roundup(ceil(K / 128), 4); MXFP8 (te-formats.md §3.b): E8M0
   /// G[row, kb] at row * scaleLd + kb or, swizzled, the 128x4-tiled offset,
-  /// scaleLd = roundup(K / 32, 4).
+  /// scaleLd = roundup(K / 32, 4); NVFP4 (§5.b): E4M3 G[row, kb] likewise,
+  /// scaleLd = roundup(K / 16, 4).
   int64_t scaleLd = 0;
 };
 
@@ -78,15 +80,32 @@ struct GemmPlan {
   /// is summed on its own and promoted, times its two scales, into FP32
   /// totals; `groupsPerRound` blocks are summed at once (one accumulator
   /// set each) between two waits.
-  bool blockScaled() const { return a.blockDim != 0; }
-  int64_t blockK() const { return a.blockDim == 3 ? 32 : 128; }
+  bool blockScaled() const { return a.blockDim != 0 && !fp4(); }
+  /// NVFP4: the consumers convert each k-tile's E2M1 codes times their E4M3
+  /// block scales to f16 (exact) in shared memory, and f16 wgmma sums them
+  /// (no promotion); the global amaxes scale the epilogue.
+  bool fp4() const { return a.blockDim == 4; }
+  int64_t blockK() const {
+    return a.blockDim == 3 ? 32 : a.blockDim == 4 ? 16 : 128;
+  }
   int64_t groupsPerRound() const { return a.blockDim == 3 ? 2 : 1; }
   int64_t stepsPerGroup() const { return blockK() / 32; }
 
-  int64_t aBytes() const { return kTileM * kTileK; }
-  int64_t stageBytes() const { return (kTileM + tileN) * kTileK; }
+  /// Bytes of one row of a k-tile as loaded (FP4 packs two codes a byte).
+  int64_t rowBytes() const { return fp4() ? kTileK / 2 : kTileK; }
+  /// Bytes of one operand row in global memory.
+  int64_t pitch() const { return fp4() ? k / 2 : k; }
+  int64_t aBytes() const { return kTileM * rowBytes(); }
+  int64_t stageBytes() const { return (kTileM + tileN) * rowBytes(); }
   int64_t kTiles() const { return ceilDiv(k, kTileK); }
-  int64_t barrierOffset() const { return stages * stageBytes(); }
+  /// NVFP4: the converted f16 tiles after the ring (128 x 128 f16 of A,
+  /// tileN x 128 of B, each as two K-major 64-element chunks with the
+  /// 128-byte swizzle).
+  int64_t convertedOffset() const { return stages * stageBytes(); }
+  int64_t convertedBytes() const { return fp4() ? (kTileM + tileN) * 256 : 0; }
+  int64_t barrierOffset() const {
+    return convertedOffset() + convertedBytes();
+  }
   int64_t sharedBytes() const { return barrierOffset() + 16 * stages; }
   int64_t threads() const { return kWarpgroup * (1 + kConsumers); }
   int64_t accRegs() const { return tileN / 2; }
@@ -171,6 +190,27 @@ struct GemmCode {
     return descriptor(env.add(base, stageB(s)));
   }
 
+  /// NVFP4: byte offset of the converted f16 tile of A (or B) and of row
+  /// `row`, element `e` (of 64) of its K-chunk `chunk`, before swizzling.
+  Value convertedA() { return i(plan.convertedOffset()); }
+  Value convertedB() { return i(plan.convertedOffset() + kTileM * 256); }
+  Value convertedAt(Value tile, int64_t rows, Value chunk, Value row, Value e) {
+    return env.add(env.add(tile, env.mul(chunk, i(rows * 128))),
+                   env.add(env.mul(row, i(128)), env.mul(e, i(2))));
+  }
+  /// NVFP4: the descriptors of f16 k-step j (16 elements, 32 bytes) of
+  /// consumer `consumer`'s A rows and of B.
+  Value f16DescA(Value base, Value consumer, int64_t j) {
+    Value chunk = env.add(convertedA(), i((j / 4) * kTileM * 128));
+    return descriptor(env.add(env.add(base, chunk),
+                              env.add(env.mul(consumer, i(64 * 128)),
+                                      i((j % 4) * 32))));
+  }
+  Value f16DescB(Value base, int64_t j) {
+    Value chunk = env.add(convertedB(), i((j / 4) * plan.tileN * 128));
+    return descriptor(env.add(env.add(base, chunk), i((j % 4) * 32)));
+  }
+
   /// Row (of 64) and column (of tileN) of accumulator register `r` of
   /// thread `t` of a warpgroup (the m64nNk32 f32 fragment layout).
   std::pair<Value, Value> fragment(Value t, Value r) {
@@ -190,13 +230,16 @@ struct GemmCode {
     // anything (uninitialised in TE), NaN included.
     Value r = minI(row, i(op.rows - 1));
     kb = minI(kb, i(ceilDiv(plan.k, plan.blockK()) - 1));
-    if (op.blockDim == 3) {
+    if (op.blockDim >= 3) {
       Value at = op.swizzled ? swizzledScale(r, kb, op.scaleLd)
                              : env.add(env.mul(r, i(op.scaleLd)), kb);
       Value code = arith::BitcastOp::create(
           env.b, env.loc, env.b.getI8Type(),
           memref::LoadOp::create(env.b, env.loc, scales, at));
-      return emitE8M0ToF32(env.b, env.loc, code);
+      return op.blockDim == 3
+                 ? emitE8M0ToF32(env.b, env.loc, code)
+                 : emitDecodeToF32(env.b, env.loc, code,
+                                   SmallFloatFormat::e4m3());
     }
     Value at = op.blockDim == 1
                    ? env.add(env.mul(kb, i(op.scaleLd)), r)
@@ -262,19 +305,99 @@ struct GemmCode {
     }
   }
 
+  /// NVFP4: thread `t` of consumer `consumer` converts its half-row of A
+  /// and of B for k-tile `kt` (stage `s`): 32 packed bytes (64 E2M1 codes,
+  /// low nibble first) times their four E4M3 block scales, to f16 (exact:
+  /// at most 6 significant bits, magnitudes in [2^-10, 2688]), written as
+  /// eight 16-byte groups into the swizzled f16 tile. `load16(offset)`
+  /// returns the 16 bytes at a shared-memory offset (i8 values),
+  /// `store16(offset, words)` stores four i32 there.
+  void convertFp4(Value tm, Value tn, Value consumer, Value t, Value kt,
+                  Value s, Value scalesA, Value scalesB,
+                  const std::function<SmallVector<Value>(Value)> &load16,
+                  const std::function<void(Value, ArrayRef<Value>)> &store16) {
+    OpBuilder &b = env.b;
+    Location loc = env.loc;
+    Value rowInHalf = env.add(env.mul(consumer, i(64)), shr(t, 1));
+    Value half = band(t, 1);
+    auto convert = [&](const OperandPlan &op, Value scales, Value packed,
+                       Value tile, int64_t tileRows, Value firstRow) {
+      Value src = env.add(env.add(packed, env.mul(rowInHalf, i(kTileK / 2))),
+                          env.mul(half, i(32)));
+      SmallVector<Value> bytes = load16(src);
+      SmallVector<Value> more = load16(env.add(src, i(16)));
+      bytes.append(more.begin(), more.end());
+      Value kb0 = env.add(env.mul(kt, i(8)), env.mul(half, i(4)));
+      SmallVector<Value> scale;
+      for (int64_t q = 0; q < 4; ++q)
+        scale.push_back(blockScale(op, scales, env.add(firstRow, rowInHalf),
+                                   env.add(kb0, i(q))));
+      Type i8 = b.getI8Type(), i32 = b.getI32Type(), f16 = b.getF16Type();
+      auto nibble = [&](Value byte, bool high) -> Value {
+        Value v = high ? arith::ShRUIOp::create(
+                             b, loc, byte,
+                             arith::ConstantIntOp::create(b, loc, i8, 4))
+                             .getResult()
+                       : byte;
+        return arith::AndIOp::create(
+            b, loc, v, arith::ConstantIntOp::create(b, loc, i8, 0xF));
+      };
+      auto half16 = [&](Value code, Value blockScale) -> Value {
+        Value v = arith::MulFOp::create(
+            b, loc, emitDecodeToF32(b, loc, code, SmallFloatFormat::e2m1()),
+            blockScale);
+        Value h = env.gpu ? arith::TruncFOp::create(b, loc, f16, v).getResult()
+                          : env.fromF32(v, f16);
+        return arith::ExtUIOp::create(
+            b, loc, i32, arith::BitcastOp::create(b, loc, b.getI16Type(), h));
+      };
+      for (int64_t g = 0; g < 8; ++g) {
+        SmallVector<Value> words;
+        for (int64_t w = 0; w < 4; ++w) {
+          // Elements 8g + 2w and 8g + 2w + 1: one packed byte.
+          int64_t e = 8 * g + 2 * w;
+          Value byte = bytes[e / 2];
+          Value lo = half16(nibble(byte, false), scale[e / 16]);
+          Value hi = half16(nibble(byte, true), scale[e / 16]);
+          words.push_back(arith::OrIOp::create(
+              b, loc, lo,
+              arith::ShLIOp::create(
+                  b, loc, hi, arith::ConstantIntOp::create(b, loc, i32, 16))));
+        }
+        Value at = convertedAt(tile, tileRows, half, rowInHalf, i(8 * g));
+        store16(at, words);
+      }
+    };
+    convert(plan.a, scalesA, stageA(s), convertedA(), kTileM,
+            env.mul(tm, i(kTileM)));
+    convert(plan.b, scalesB, stageB(s), convertedB(), plan.tileN,
+            env.mul(tn, i(plan.tileN)));
+  }
+
   /// The epilogue of consumer `consumer`'s thread `t`: register r (from
   /// `acc`) to D[row, col] = alpha acc (+ bias[col]) (+ C[row, col]), alpha
   /// = scale_inv_A * scale_inv_B for per-tensor FP8 (block scales are
   /// already applied).
   void epilogue(Value tm, Value tn, Value consumer, Value t, ValueRange args,
                 const std::function<Value(int64_t)> &acc) {
-    // args: sa, sb, [bias], [c], d
+    // args: sa, sb, [amaxA, amaxB (NVFP4)], [bias], [c], d
     Value alpha;
-    if (!plan.blockScaled())
+    unsigned next = 2;
+    if (plan.fp4()) {
+      // (amaxA / 2688) (amaxB / 2688), as the reference's global factors.
+      auto factor = [&](Value amax) {
+        return arith::MulFOp::create(
+            env.b, env.loc, memref::LoadOp::create(env.b, env.loc, amax, i(0)),
+            env.f32(1.0f / 2688.0f));
+      };
+      alpha = arith::MulFOp::create(env.b, env.loc, factor(args[2]),
+                                    factor(args[3]));
+      next = 4;
+    } else if (!plan.blockScaled()) {
       alpha = arith::MulFOp::create(
           env.b, env.loc, memref::LoadOp::create(env.b, env.loc, args[0], i(0)),
           memref::LoadOp::create(env.b, env.loc, args[1], i(0)));
-    unsigned next = 2;
+    }
     Value bias = plan.bias ? args[next++] : Value();
     Value c = plan.accumulate ? args[next++] : Value();
     Value d = args[next];
@@ -350,6 +473,14 @@ struct Ptx {
   }
 };
 
+/// The 128-byte swizzle of a shared-memory byte address: the 16-byte chunk
+/// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).
+Value swizzle(GemmCode &code, Value address) {
+  Value row = code.band(code.shr(address, 7), 7);
+  return arith::XOrIOp::create(code.env.b, code.env.loc, address,
+                               code.shl(row, 4));
+}
+
 /// The shared-memory window address of the block's dynamic shared memory
 /// (an extern array aligned to 1024 bytes, as the 128-byte swizzle needs).
 Value sharedBase(OpBuilder &b, Location loc) {
@@ -371,14 +502,14 @@ Value sharedBase(OpBuilder &b, Location loc) {
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), asInt);
 }
 
-/// One k-tile of a consumer: four wgmma m64n<tileN>k32 in one asm block,
+/// wgmma.mma_async instructions in one asm block, one per descriptor pair,
 /// accumulating into `acc`, or with `fresh` into zeros (the first wgmma's
-/// scale-d predicate is false, so acc's values are not read).
-Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
-                    Value acc, Value descA, Value descB, GemmCode &code,
-                    bool fresh = false, int64_t firstStep = 0,
-                    int64_t steps = kKSteps) {
+/// scale-d predicate is false, so acc's values are not read). FP8:
+/// m64nNk32 .<A>.<B>; NVFP4 (converted): m64nNk16 .f16.f16, K-major.
+Value emitWgmmas(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
+                 ArrayRef<Value> descsA, ArrayRef<Value> descsB, bool fresh) {
   int64_t regs = plan.accRegs();
+  int64_t steps = descsA.size();
   std::string text = "{\n.reg .pred p, q;\nsetp.ne.b32 p, $" +
                      std::to_string(regs + 2 * steps) + ", 0;\n" +
                      "setp.ne.b32 q, $" +
@@ -387,11 +518,18 @@ Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
   for (int64_t r = 0; r < regs; ++r)
     list += (r ? ", $" : "$") + std::to_string(r);
   list += "}";
+  std::string shape =
+      plan.fp4() ? llvm::formatv("m64n{0}k16.f32.f16.f16", plan.tileN).str()
+                 : llvm::formatv("m64n{0}k32.f32.{1}.{2}", plan.tileN,
+                                 plan.typeA, plan.typeB)
+                       .str();
+  // f16 takes transpose immediates (0: K-major); FP8 is K-major only.
+  StringRef trans = plan.fp4() ? ", 0, 0" : "";
   for (int64_t j = 0; j < steps; ++j)
-    text += llvm::formatv("wgmma.mma_async.sync.aligned.m64n{0}k32.f32.{1}.{2} "
-                          "{3}, ${4}, ${5}, {6}, 1, 1;\n",
-                          plan.tileN, plan.typeA, plan.typeB, list,
-                          regs + j, regs + steps + j, j == 0 ? "p" : "q")
+    text += llvm::formatv("wgmma.mma_async.sync.aligned.{0} {1}, ${2}, ${3}, "
+                          "{4}, 1, 1{5};\n",
+                          shape, list, regs + j, regs + steps + j,
+                          j == 0 ? "p" : "q", trans)
                 .str();
   text += "}";
   std::string constraints;
@@ -402,11 +540,8 @@ Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
   constraints += "r,r";
   for (int64_t r = 0; r < regs; ++r)
     constraints += "," + std::to_string(r);
-  SmallVector<Value> operands;
-  for (int64_t j = 0; j < steps; ++j)
-    operands.push_back(code.stepDescriptor(descA, firstStep + j));
-  for (int64_t j = 0; j < steps; ++j)
-    operands.push_back(code.stepDescriptor(descB, firstStep + j));
+  SmallVector<Value> operands(descsA.begin(), descsA.end());
+  operands.append(descsB.begin(), descsB.end());
   operands.push_back(
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), fresh ? 0 : 1));
   operands.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1));
@@ -414,6 +549,20 @@ Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
     operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, r));
   Ptx ptx{b, loc};
   return ptx(acc.getType(), operands, text, constraints);
+}
+
+/// FP8 k-steps [firstStep, firstStep + steps) of a stage (32 bytes of K
+/// each) in one asm block.
+Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
+                    Value acc, Value descA, Value descB, GemmCode &code,
+                    bool fresh = false, int64_t firstStep = 0,
+                    int64_t steps = kKSteps) {
+  SmallVector<Value> descsA, descsB;
+  for (int64_t j = 0; j < steps; ++j) {
+    descsA.push_back(code.stepDescriptor(descA, firstStep + j));
+    descsB.push_back(code.stepDescriptor(descB, firstStep + j));
+  }
+  return emitWgmmas(b, loc, plan, acc, descsA, descsB, fresh);
 }
 
 void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
@@ -473,7 +622,7 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             ptx({full, ptx.i32(env.idx(plan.stageBytes()))},
                 "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
                 "r,r");
-            Value k0 = ptx.i32(env.mul(kt, env.idx(kTileK)));
+            Value k0 = ptx.i32(env.mul(kt, env.idx(plan.rowBytes())));
             auto load = [&](Value dst, Value map, Value row) {
               ptx({ptx.i32(env.add(base, dst)), map, k0, ptx.i32(row), full},
                   "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
@@ -502,9 +651,60 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
           Value parity =
               code.band(env.div(kt, env.idx(plan.stages)), 1);
           ptx.wait(env.add(base, code.fullBarrier(s)), parity);
-          ptx({}, "wgmma.fence.sync.aligned;", "");
           Value total = forOp.getRegionIterArgs()[0];
-          if (plan.blockScaled()) {
+          if (plan.fp4()) {
+            // Both consumers are past their previous wgmmas, which read the
+            // converted tiles (named barrier 1: the 256 consumer threads).
+            ptx({}, "bar.sync 1, 256;", "");
+            code.convertFp4(
+                tm, tn, consumer, t, kt, s, epilogueArgs[0], epilogueArgs[1],
+                [&](Value offset) {
+                  Type i32 = b.getI32Type();
+                  auto words = LLVM::LLVMStructType::getLiteral(
+                      b.getContext(), {i32, i32, i32, i32});
+                  Value v = ptx(words, {ptx.i32(env.add(base, offset))},
+                                "ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];",
+                                "=r,=r,=r,=r,r");
+                  SmallVector<Value> bytes;
+                  for (int64_t w = 0; w < 4; ++w) {
+                    Value word = LLVM::ExtractValueOp::create(b, loc, v, w);
+                    for (int64_t k = 0; k < 4; ++k)
+                      bytes.push_back(arith::TruncIOp::create(
+                          b, loc, b.getI8Type(),
+                          arith::ShRUIOp::create(
+                              b, loc, word,
+                              arith::ConstantIntOp::create(b, loc, i32, 8 * k))));
+                  }
+                  return bytes;
+                },
+                [&](Value offset, ArrayRef<Value> words) {
+                  SmallVector<Value> operands = {
+                      ptx.i32(env.add(base, swizzle(code, offset)))};
+                  operands.append(words.begin(), words.end());
+                  ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
+                      "r,r,r,r,r");
+                });
+            // The generic-proxy writes, visible to wgmma (async proxy), and
+            // complete in both consumers; the packed stage can be refilled.
+            ptx({}, "fence.proxy.async.shared::cta;", "");
+            ptx({}, "bar.sync 1, 256;", "");
+            env.ifThen(eq(t, zero), [&] {
+              ptx({ptx.i32(env.add(base, code.emptyBarrier(s)))},
+                  "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
+            });
+            ptx({}, "wgmma.fence.sync.aligned;", "");
+            SmallVector<Value> descsA, descsB;
+            for (int64_t j = 0; j < kTileK / 16; ++j) {
+              descsA.push_back(code.f16DescA(base, consumer, j));
+              descsB.push_back(code.f16DescB(base, j));
+            }
+            Value next = emitWgmmas(b, loc, plan, total, descsA, descsB,
+                                    /*fresh=*/false);
+            ptx({}, "wgmma.commit_group.sync.aligned;\n"
+                    "wgmma.wait_group.sync.aligned 0;", "");
+            scf::YieldOp::create(b, loc, next);
+          } else if (plan.blockScaled()) {
+            ptx({}, "wgmma.fence.sync.aligned;", "");
             // Each scale block of K on its own (fresh accumulators), then
             // promoted; `groupsPerRound` blocks between two waits.
             int64_t groups = kTileK / plan.blockK();
@@ -556,6 +756,7 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             }
             scf::YieldOp::create(b, loc, next);
           } else {
+            ptx({}, "wgmma.fence.sync.aligned;", "");
             Value next = emitWgmmaStep(b, loc, plan, total,
                                        code.descA(base, s, consumer),
                                        code.descB(base, s), code);
@@ -587,49 +788,46 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
 // CPU emulation
 //===----------------------------------------------------------------------===//
 
-/// The 128-byte swizzle of a shared-memory byte address: the 16-byte chunk
-/// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).
-Value swizzle(GemmCode &code, Value address) {
-  Value row = code.band(code.shr(address, 7), 7);
-  return arith::XOrIOp::create(code.env.b, code.env.loc, address,
-                               code.shl(row, 4));
-}
-
-/// TMA: box [rows, 128 bytes] of `global` ([total rows, k] bytes, row-major)
-/// at (row0, k0) into shared `dst`, swizzled, zero past the edges.
+/// TMA: box [rows, rowBytes] of `global` ([total rows, pitch] bytes,
+/// row-major) at (row0, byte k0) into shared `dst`, 128-byte swizzled (FP8)
+/// or not (packed FP4), zero past the edges.
 void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
                 int64_t totalRows, Value row0, Value k0, int64_t rows) {
   KernelEnv &env = code.env;
   OpBuilder &b = env.b;
   Type i8 = b.getI8Type();
+  int64_t rowBytes = code.plan.rowBytes(), pitch = code.plan.pitch();
   env.loop(rows, [&](Value r) {
-    env.loop(kTileK, [&](Value c) {
+    env.loop(rowBytes, [&](Value c) {
       Value gr = env.add(row0, r), gc = env.add(k0, c);
       Value inside = env.land(env.lt(gr, env.idx(totalRows)),
-                              env.lt(gc, env.idx(code.plan.k)));
+                              env.lt(gc, env.idx(pitch)));
       auto ifOp = scf::IfOp::create(b, env.loc, TypeRange{i8}, inside, true);
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
         Value v = memref::LoadOp::create(
-            b, env.loc, global, env.add(env.mul(gr, env.idx(code.plan.k)), gc));
-        scf::YieldOp::create(b, env.loc,
-                             arith::BitcastOp::create(b, env.loc, i8, v)
-                                 .getResult());
+            b, env.loc, global, env.add(env.mul(gr, env.idx(pitch)), gc));
+        if (v.getType() != i8)
+          v = arith::BitcastOp::create(b, env.loc, i8, v);
+        scf::YieldOp::create(b, env.loc, v);
         b.setInsertionPointToStart(ifOp.elseBlock());
         scf::YieldOp::create(
             b, env.loc,
             arith::ConstantIntOp::create(b, env.loc, i8, 0).getResult());
       }
-      Value at = swizzle(code, env.add(dst, env.add(env.mul(r, env.idx(kTileK)), c)));
+      Value at = env.add(dst, env.add(env.mul(r, env.idx(rowBytes)), c));
+      if (!code.plan.fp4())
+        at = swizzle(code, at);
       memref::StoreOp::create(b, env.loc, ifOp.getResult(0), smem, at);
     });
   });
 }
 
-/// wgmma m64n<tileN>k32: decodes the descriptors like the hardware (start
-/// address, stride byte offset, 128-byte swizzle) and adds the products
-/// into the fragment registers `regs[t][r]` of one warpgroup.
+/// wgmma m64n<tileN>k32 (FP8) or m64n<tileN>k16 (f16, NVFP4): decodes the
+/// descriptors like the hardware (start address, stride byte offset,
+/// 128-byte swizzle) and adds the products into the fragment registers
+/// `regs[t][r]` of one warpgroup.
 void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
                   Value descA, Value descB, Type typeA, Type typeB) {
   KernelEnv &env = code.env;
@@ -644,20 +842,34 @@ void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
   };
   Value startA = field(descA, 0), strideA = field(descA, 32);
   Value startB = field(descB, 0), strideB = field(descB, 32);
+  bool f16 = code.plan.fp4();
+  int64_t elementBytes = f16 ? 2 : 1;
   auto element = [&](Value start, Value stride, Value row, Value kk,
                      Type type) -> Value {
     Value address = env.add(
         env.add(start, env.mul(code.shr(row, 3), stride)),
-        env.add(env.mul(code.band(row, 7), env.idx(kTileK)), kk));
+        env.add(env.mul(code.band(row, 7), env.idx(128)),
+                env.mul(kk, env.idx(elementBytes))));
     Value byte = memref::LoadOp::create(b, loc, smem, swizzle(code, address));
-    return emitDecodeToF32(b, loc, byte, *SmallFloatFormat::get(type));
+    if (!f16)
+      return emitDecodeToF32(b, loc, byte, *SmallFloatFormat::get(type));
+    // Little-endian f16: both bytes lie in the same 16-byte chunk.
+    Value high = memref::LoadOp::create(
+        b, loc, smem, swizzle(code, env.add(address, env.idx(1))));
+    Type i16 = b.getI16Type();
+    Value bits = arith::OrIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i16, byte),
+        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i16, high),
+                              arith::ConstantIntOp::create(b, loc, i16, 8)));
+    return env.toF32(arith::BitcastOp::create(b, loc, b.getF16Type(), bits));
   };
   int64_t regsPerThread = code.plan.accRegs();
   env.loop(kWarpgroup, [&](Value t) {
     env.loop(regsPerThread, [&](Value r) {
       Value row, col;
       std::tie(row, col) = code.fragment(t, r);
-      Value sum = env.loopReduce(32, env.f32(0.0f), [&](Value kk, Value acc) {
+      Value sum = env.loopReduce(f16 ? 16 : 32, env.f32(0.0f),
+                                 [&](Value kk, Value acc) {
         Value p = arith::MulFOp::create(
             b, loc, element(startA, strideA, row, kk, typeA),
             element(startB, strideB, col, kk, typeB));
@@ -698,11 +910,49 @@ void emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
   env.loop(plan.kTiles(), [&](Value kt) {
     // The producer's step, then each consumer's (no waits needed).
     Value s = env.rem(kt, env.idx(plan.stages));
-    Value k0 = env.mul(kt, env.idx(kTileK));
+    Value k0 = env.mul(kt, env.idx(plan.rowBytes()));
     emulateTma(code, smem, code.stageA(s), a, plan.m,
                env.mul(tm, env.idx(kTileM)), k0, kTileM);
     emulateTma(code, smem, code.stageB(s), bm, plan.n,
                env.mul(tn, env.idx(plan.tileN)), k0, plan.tileN);
+    if (plan.fp4()) {
+      // Every consumer thread converts its half-rows, then the wgmmas.
+      env.loop(kConsumers, [&](Value consumer) {
+        env.loop(kWarpgroup, [&](Value t) {
+          code.convertFp4(
+              tm, tn, consumer, t, kt, s, epilogueArgs[0], epilogueArgs[1],
+              [&](Value offset) {
+                SmallVector<Value> bytes;
+                for (int64_t k = 0; k < 16; ++k)
+                  bytes.push_back(memref::LoadOp::create(
+                      b, loc, smem, env.add(offset, env.idx(k))));
+                return bytes;
+              },
+              [&](Value offset, ArrayRef<Value> words) {
+                Value at = swizzle(code, offset);
+                for (auto [w, word] : llvm::enumerate(words))
+                  for (int64_t k = 0; k < 4; ++k)
+                    memref::StoreOp::create(
+                        b, loc,
+                        arith::TruncIOp::create(
+                            b, loc, b.getI8Type(),
+                            arith::ShRUIOp::create(
+                                b, loc, word,
+                                arith::ConstantIntOp::create(
+                                    b, loc, b.getI32Type(), 8 * k))),
+                        smem, env.add(at, env.idx(4 * w + k)));
+              });
+        });
+      });
+      env.loop(kConsumers, [&](Value consumer) {
+        Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
+        for (int64_t j = 0; j < kTileK / 16; ++j)
+          emulateWgmma(code, smem, regs, regBase,
+                       code.f16DescA(base, consumer, j), code.f16DescB(base, j),
+                       b.getF16Type(), b.getF16Type());
+      });
+      return;
+    }
     env.loop(kConsumers, [&](Value consumer) {
       Value descA = code.descA(base, s, consumer);
       Value descB = code.descB(base, s);
@@ -781,13 +1031,19 @@ LogicalResult gpuk::checkGemmSupport(
                isa<Fp8BlockAttr>(operands.b.type.getQuantizer());
   bool mx = isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
             isa<MXFP8Attr>(operands.b.type.getQuantizer());
+  auto nvA = dyn_cast<NVFP4Attr>(operands.a.type.getQuantizer());
+  auto nvB = dyn_cast<NVFP4Attr>(operands.b.type.getQuantizer());
+  bool fp4 = nvA && nvB;
   // (qs.gemm's verifier guarantees one family for both operands and at most
   // one 128x128-scaled FP8 block operand.)
-  if (!perTensor && !block && !mx)
-    return emitError()
-           << "has no GPU kernel yet for " << operands.a.type.getQuantizer()
-           << " operands (per-tensor FP8, FP8 block and MXFP8 have one, on "
-              "sm_90a); qs-cpu-pipeline can run it";
+  if (fp4 && (nvA.getRowScaledNvfp4() || nvB.getRowScaledNvfp4()))
+    return emitError() << "has no GPU kernel yet for row-scaled NVFP4 "
+                          "operands (per-row amax vectors; NVFP4 with a "
+                          "global amax has one, on sm_90a); qs-cpu-pipeline "
+                          "can run it";
+  // (Every family has a kernel; qs.gemm's verifier guarantees one family.)
+  assert((perTensor || block || mx || fp4) && "a GEMM of mixed families");
+  (void)perTensor;
   for (auto [name, operand] : {std::pair<StringRef, const GemmOperand *>{
                                    "a", &operands.a},
                                {"b", &operands.b}}) {
@@ -817,10 +1073,13 @@ LogicalResult gpuk::checkGemmSupport(
                        << ") to be a multiple of 16: TMA row strides are "
                           "multiples of 16 bytes (cuBLASLt has the same "
                           "rule, lda % 16 == 0)";
-  if ((block && operands.tileN == 256) || (mx && operands.tileN))
+  if (fp4 && operands.k % 32 != 0)
+    return emitError() << "NVFP4 GEMM kernels need K (here " << operands.k
+                       << ") to be a multiple of 32: a packed row (K / 2 "
+                          "bytes) must be a multiple of 16 bytes for TMA";
+  if ((block && operands.tileN == 256) || ((mx || fp4) && operands.tileN))
     return emitError() << "block-scaled GEMM kernels use fixed tile widths "
-                          "(FP8 block 128, MXFP8 64: each thread holds "
-                          "partial sums and the promoted totals); "
+                          "(FP8 block 128, MXFP8 64, NVFP4 128); "
                           "qs.gemm_tile_n applies to per-tensor FP8 only";
   return success();
 }
@@ -842,6 +1101,7 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     p.scaleLd = op.blockDim == 1   ? roundUp(rows, 4)
                 : op.blockDim == 2 ? roundUp(ceilDiv(plan.k, 128), 4)
                 : op.blockDim == 3 ? roundUp(plan.k / 32, 4)
+                : op.blockDim == 4 ? roundUp(plan.k / 16, 4)
                                    : 0;
     return p;
   };
@@ -849,11 +1109,12 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.b = operandPlan(operands.b, plan.n);
   plan.tileN = operands.tileN          ? operands.tileN
                : plan.a.blockDim == 3  ? 64
-               : plan.blockScaled()    ? 128
+               : plan.blockScaled() || plan.fp4() ? 128
                : plan.tilesM * ceilDiv(plan.n, 256) >= kSMs ? 256
                                                             : 128;
   plan.tilesN = ceilDiv(plan.n, plan.tileN);
-  plan.stages = kRingBytes / plan.stageBytes();
+  plan.stages = (kRingBytes - (plan.fp4() ? (kTileM + plan.tileN) * 256 : 0)) /
+                plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
   Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
   plan.typeA = ptxType(typeA);
@@ -876,8 +1137,10 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     auto mapType = MemRefType::get({16}, b.getI64Type());
     auto encode = [&](Value data, int64_t rows, int64_t boxRows) {
       Value map = memref::AllocOp::create(b, loc, mapType);
-      emitEncodeTensorMap(b, loc, module, map, data, rows, plan.k, boxRows,
-                          kTileK);
+      // FP8: 128-byte swizzle (wgmma reads the tile); packed FP4: none
+      // (the consumers read it with ordinary loads).
+      emitEncodeTensorMap(b, loc, module, map, data, rows, plan.pitch(),
+                          boxRows, plan.rowBytes(), plan.fp4() ? 0 : 128);
       return map;
     };
     args = {encode(operands.a.data, plan.m, kTileM),
@@ -887,6 +1150,10 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   }
   args.push_back(operands.a.scaleInv);
   args.push_back(operands.b.scaleInv);
+  if (plan.fp4()) {
+    args.push_back(operands.a.amax);
+    args.push_back(operands.b.amax);
+  }
   if (bias)
     args.push_back(bias);
   if (c)
@@ -904,10 +1171,10 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
 void gpuk::emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,
                                Value map, Value data, int64_t rows,
                                int64_t cols, int64_t boxRows,
-                               int64_t boxCols) {
+                               int64_t boxCols, int64_t swizzleBytes) {
   MLIRContext *ctx = b.getContext();
   Type i64 = b.getI64Type();
-  auto fnType = FunctionType::get(ctx, SmallVector<Type>(6, i64),
+  auto fnType = FunctionType::get(ctx, SmallVector<Type>(7, i64),
                                   {b.getI32Type()});
   auto fn = module.lookupSymbol<func::FuncOp>(kEncodeTensorMapFn);
   if (!fn) {
@@ -926,5 +1193,5 @@ void gpuk::emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,
   func::CallOp::create(b, loc, fn,
                        ValueRange{pointer(map), pointer(data), constant(rows),
                                   constant(cols), constant(boxRows),
-                                  constant(boxCols)});
+                                  constant(boxCols), constant(swizzleBytes)});
 }

@@ -56,9 +56,12 @@ struct GemmOperand {
   QuantTensorType type;
   Value data, scaleInv;
   /// 0: per-tensor FP8, 1: FP8 1x128 blocks, 2: FP8 128x128 blocks,
-  /// 3: MXFP8 (1x32 blocks, E8M0 scales; `swizzled`: 128x4-tiled scales).
+  /// 3: MXFP8 (1x32 blocks, E8M0 scales; `swizzled`: 128x4-tiled scales),
+  /// 4: NVFP4 (packed E2M1 data [rows, k / 2], 1x16 E4M3 scales, `amax`
+  /// the usage's global amax, memref<1xf32>).
   int blockDim = 0;
   bool swizzled = false;
+  Value amax;
   /// Whether `data` is K-major (row-wise data of an operand contracted over
   /// its last dimension, or the transpose buffer of one contracted over its
   /// first); false if the operand has no such buffer.
@@ -91,11 +94,13 @@ void emitGemm(OpBuilder &b, Location loc, ModuleOp module,
 constexpr llvm::StringLiteral kEncodeTensorMapFn = "qsCudaEncodeTensorMap2D";
 
 /// Host code: encodes the TMA descriptor of `data` (a [rows, cols] byte
-/// matrix, row-major) with boxes of [boxRows, boxCols] bytes and 128-byte
-/// swizzle into device buffer `map` (memref<16xi64>).
+/// matrix, row-major) with boxes of [boxRows, boxCols] bytes and a 128-byte
+/// (`swizzleBytes` 128) or no (0) swizzle into device buffer `map`
+/// (memref<16xi64>).
 void emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,
                          Value map, Value data, int64_t rows, int64_t cols,
-                         int64_t boxRows, int64_t boxCols);
+                         int64_t boxRows, int64_t boxCols,
+                         int64_t swizzleBytes);
 
 } // namespace gpuk
 } // namespace qs

@@ -187,8 +187,13 @@ struct ConvertQSToGPUPass
     operand.type = type;
     auto block = dyn_cast<Fp8BlockAttr>(type.getQuantizer());
     auto mx = dyn_cast<MXFP8Attr>(type.getQuantizer());
+    auto fp4 = dyn_cast<NVFP4Attr>(type.getQuantizer());
     if (block)
       operand.blockDim = block.getBlockScalingDim();
+    if (fp4) {
+      operand.blockDim = 4;
+      operand.swizzled = fp4.getOptimizeForGemm();
+    }
     if (mx) {
       operand.blockDim = 3;
       operand.swizzled = mx.getOptimizeForGemm();
@@ -198,19 +203,22 @@ struct ConvertQSToGPUPass
     }
     // Per-tensor: data / transpose (TN-only chips) + scale_inv; block: the
     // usage's data (column-wise is stored transposed) and its scales.
-    bool blocked = block || mx;
+    bool blocked = block || mx || fp4;
     StringRef dataName = blocked ? (contractsLastDim ? "rowwise_data"
                                                      : "columnwise_data")
                                  : (contractsLastDim ? "data" : "transpose");
     StringRef scaleName = blocked ? (contractsLastDim ? "rowwise_scale_inv"
                                                       : "columnwise_scale_inv")
                                   : "scale_inv";
+    StringRef amaxName = contractsLastDim ? "amax_rowwise" : "amax_columnwise";
     Value data;
     for (auto [t, v] : llvm::zip(type.getInnerTensors(target), inner)) {
       if (t.name == dataName)
         data = v;
       else if (t.name == scaleName)
         operand.scaleInv = flat(b, loc, bufferOf(b, loc, v));
+      else if (fp4 && t.name == amaxName)
+        operand.amax = bufferOf(b, loc, v);
     }
     if (data && operand.scaleInv) {
       operand.kMajor = true;
@@ -219,19 +227,11 @@ struct ConvertQSToGPUPass
     return operand;
   }
 
-  /// In the emulation, GEMMs of families without a kernel stay for the
-  /// reference lowering; under qs-nvptx-pipeline they are errors. A
-  /// per-tensor FP8 GEMM the kernel cannot run is an error either way.
+  /// A GEMM the kernels cannot run is an error, in the emulation as under
+  /// qs-nvptx-pipeline.
   LogicalResult lowerGemm(GemmBuffersOp op, const TargetInfo &target,
                           const TargetInfo &chip,
                           const gpuk::EmitOptions &options) {
-    auto hasKernel = [](QuantTensorType t) {
-      return isa<Fp8DelayedAttr, Fp8CurrentAttr, Fp8BlockAttr, MXFP8Attr>(
-          t.getQuantizer());
-    };
-    if (!requireNVPTXChip && (!hasKernel(op.getATensorType()) ||
-                              !hasKernel(op.getBTensorType())))
-      return success();
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto [a0, a1] = flatten2D(op.getATensorType().getShape());

@@ -13,11 +13,21 @@ func.func @k_not_16(%a: !a, %b: !a) -> tensor<128x128xbf16> {
 
 // -----
 
-// NVFP4 has no GEMM kernel yet.
-!n = !qs.tensor<128x128xbf16, #qs.nvfp4<columnwise = false>>
-func.func @nvfp4(%a: !n, %b: !n) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op has no GPU kernel yet for #qs.nvfp4<columnwise = false> operands (per-tensor FP8, FP8 block and MXFP8 have one, on sm_90a); qs-cpu-pipeline can run it}}
+// Row-scaled NVFP4 has no GEMM kernel yet.
+!n = !qs.tensor<128x128xbf16, #qs.nvfp4<columnwise = false, row_scaled_nvfp4 = true>>
+func.func @nvfp4_row_scaled(%a: !n, %b: !n) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op has no GPU kernel yet for row-scaled NVFP4 operands (per-row amax vectors; NVFP4 with a global amax has one, on sm_90a); qs-cpu-pipeline can run it}}
   %y = qs.gemm %a, %b transpose_b : !n, !n -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+
+// -----
+
+// Packed NVFP4 rows must be 16-byte multiples for TMA.
+!f = !qs.tensor<128x144xbf16, #qs.nvfp4<columnwise = false>>
+func.func @nvfp4_k(%a: !f, %b: !f) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op NVFP4 GEMM kernels need K (here 144) to be a multiple of 32: a packed row (K / 2 bytes) must be a multiple of 16 bytes for TMA}}
+  %y = qs.gemm %a, %b transpose_b : !f, !f -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
 
@@ -38,7 +48,7 @@ func.func @mxfp8_nn(%a: !m, %b: !m) -> tensor<128x128xbf16> {
 !x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.gemm_tile_n = 256 : i64} {
 func.func @wide_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 64: each thread holds partial sums and the promoted totals); qs.gemm_tile_n applies to per-tensor FP8 only}}
+  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 64, NVFP4 128); qs.gemm_tile_n applies to per-tensor FP8 only}}
   %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }

@@ -4,13 +4,13 @@
 
 // A per-tensor FP8 fprop becomes: the TMA descriptors of both K-major FP8
 // buffers encoded on the host (qsCudaEncodeTensorMap2D(map, data, rows,
-// cols, box rows, box cols)), then one launch of the wgmma kernel: 6 x 2
+// cols, box rows, box cols, swizzle bytes)), then one launch of the wgmma kernel: 6 x 2
 // tiles of 128x128, 384 threads, 196704 bytes of dynamic shared memory.
 // CHECK-LABEL: func.func @fprop
 // CHECK: %[[MA:.*]] = memref.alloc() : memref<16xi64>
-// CHECK: call @qsCudaEncodeTensorMap2D(%{{.*}}, %{{.*}}, %c768_i64{{(_[0-9]+)?}}, %c256_i64{{(_[0-9]+)?}}, %c128_i64{{(_[0-9]+)?}}, %c128_i64{{(_[0-9]+)?}})
+// CHECK: call @qsCudaEncodeTensorMap2D(%{{.*}}, %{{.*}}, %c768_i64{{(_[0-9]+)?}}, %c256_i64{{(_[0-9]+)?}}, %c128_i64{{(_[0-9]+)?}}, %c128_i64{{(_[0-9]+)?}}, %c128_i64{{(_[0-9]+)?}})
 // CHECK: %[[MB:.*]] = memref.alloc() : memref<16xi64>
-// CHECK: call @qsCudaEncodeTensorMap2D(%{{.*}}, %{{.*}}, %c256_i64{{(_[0-9]+)?}}, %c256_i64{{(_[0-9]+)?}}, %c128_i64{{(_[0-9]+)?}}, %c128_i64{{(_[0-9]+)?}})
+// CHECK: call @qsCudaEncodeTensorMap2D(%{{.*}}, %{{.*}}, %c256_i64{{(_[0-9]+)?}}, %c256_i64{{(_[0-9]+)?}}, %c128_i64{{(_[0-9]+)?}}, %c128_i64{{(_[0-9]+)?}}, %c128_i64{{(_[0-9]+)?}})
 // CHECK: call @qs_gemm_launch(%[[MA]], %[[MB]], %{{.*}}, %{{.*}}, %{{.*}}) : (memref<16xi64>, memref<16xi64>, memref<1xf32>, memref<1xf32>, memref<196608xbf16>)
 // CHECK: func.func private @qs_gemm_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 12 : i64, qs_launch_kernel = @qs_kernels::@qs_gemm, qs_launch_shared = 196704 : i64}
 // CHECK: gpu.module @qs_kernels
