@@ -1,437 +1,47 @@
-//===- GemmKernels.cpp - per-tensor FP8 GEMM for sm_90a (wgmma + TMA) -----===//
+//===- GemmKernels.cpp - GEMM kernels for sm_90a (TMA + wgmma) ------------===//
 //
 // One kernel computes D[m, n] = alpha * sum_k A[m, k] B[n, k] (+ bias[n])
-// (+ C[m, n]), alpha = scale_inv_A * scale_inv_B, with A and B FP8 in
-// K-major order (row-wise data, or the transpose buffer of TN-only chips).
+// (+ C[m, n]) for per-tensor FP8, FP8 block, MXFP8 and NVFP4 operands in
+// K-major order (te-formats.md §6; docs/GPU.md).
 //
 // Block: three warpgroups. Warpgroup 0 is the producer: one thread streams
-// 128 x 128-byte tiles of A and tileN x 128-byte tiles of B with TMA
-// (cp.async.bulk.tensor, 128-byte swizzle, zero fill past the edges) into a
-// ring of `stages` shared-memory stages, each guarded by a "full" mbarrier
-// (transaction bytes) and an "empty" mbarrier (one arrival per consumer).
-// Warpgroups 1 and 2 are consumers: each owns 64 rows of the 128-row tile
-// and issues four wgmma.mma_async m64n<tileN>k32 per stage into FP32
-// registers, then applies the epilogue straight from its registers.
-// setmaxnreg moves registers from the producer to the consumers.
-//
-// The emulation runs the same tiling on the CPU: the TMA copies write the
-// same swizzled shared-memory image, the wgmma emulation decodes the same
-// 64-bit shared-memory descriptors and accumulates into the same per-thread
-// fragment registers, and the epilogue is the same code.
+// tiles of A (128 rows) and B (tileN rows) with TMA (cp.async.bulk.tensor,
+// zero fill past the edges) into a ring of `stages` shared-memory stages,
+// each guarded by a "full" mbarrier (transaction bytes) and an "empty"
+// mbarrier (one arrival per consumer). Warpgroups 1 and 2 are consumers:
+// each owns 64 rows of the 128-row tile and issues wgmma.mma_async into
+// FP32 registers (per-tensor: straight; block-scaled: per scale block, then
+// promoted; NVFP4: after converting the tile to f16 in shared memory), then
+// applies the epilogue from its registers. setmaxnreg moves registers from
+// the producer to the consumers. The index arithmetic is shared with the
+// CPU emulation (GemmCode.h, GemmEmulation.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
+#include "GemmCode.h"
 #include "Kernels.h"
-#include "qs/Dialect/QS/IR/QSAttrs.h"
-#include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
+#include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <map>
 
 using namespace mlir;
 using namespace mlir::qs;
 using namespace mlir::qs::gpuk;
+using namespace mlir::qs::gpuk::gemm;
 
 namespace {
-constexpr int64_t kTileM = 128, kTileK = 128, kWarpgroup = 128;
-constexpr int64_t kConsumers = 2, kKSteps = kTileK / 32;
-/// Streaming multiprocessors of an H100/H200 (tile-shape choice only).
-constexpr int64_t kSMs = 132;
-/// Shared memory given to the stage ring (of 227 KiB per block on sm_90).
-constexpr int64_t kRingBytes = 192 * 1024;
-constexpr llvm::StringLiteral kSharedSymbol = "qs_gemm_smem";
-
-/// How an operand's FP8 codes are scaled, and where its block scales are.
-struct OperandPlan {
-  /// 0: per-tensor (one scale_inv), 1: 1x128 blocks, 2: 128x128 blocks,
-  /// 3: MXFP8 1x32 blocks (E8M0 scales), 4: NVFP4 (E2M1 codes, 1x16 blocks
-  /// of E4M3 scales, a global amax).
-  int blockDim = 0;
-  /// MXFP8: scales in cuBLAS's 128x4-tiled order (optimize_for_gemm).
-  bool swizzled = false;
-  /// One scale per row (and block), not per 128 rows.
-  bool perRow() const { return blockDim == 1 || blockDim == 3; }
-  /// Rows of the stored K-major matrix (M for A, N for B).
-  int64_t rows = 0;
-  /// Block scales, stored matrix [rows, K] (te-formats.md §4.b, GEMM_READY):
-  /// 1x128: scale[kb * scaleLd + row], scaleLd = roundup(rows, 4);
-  /// 128x128: scale[(row / 128) * scaleLd + kb], scaleLd =
-  /// roundup(ceil(K / 128), 4); MXFP8 (te-formats.md §3.b): E8M0
-  /// G[row, kb] at row * scaleLd + kb or, swizzled, the 128x4-tiled offset,
-  /// scaleLd = roundup(K / 32, 4); NVFP4 (§5.b): E4M3 G[row, kb] likewise,
-  /// scaleLd = roundup(K / 16, 4).
-  int64_t scaleLd = 0;
-};
-
-struct GemmPlan {
-  int64_t m, n, k;
-  int64_t tileN, stages, tilesM, tilesN;
-  StringRef typeA, typeB; // PTX names: e4m3 / e5m2
-  Type outType;
-  bool bias, accumulate;
-  OperandPlan a, b;
-  /// Block-scaled (FP8 block, MXFP8): each scale block of K (blockK wide)
-  /// is summed on its own and promoted, times its two scales, into FP32
-  /// totals; `groupsPerRound` blocks are summed at once (one accumulator
-  /// set each) between two waits.
-  bool blockScaled() const { return a.blockDim != 0 && !fp4(); }
-  /// NVFP4: the consumers convert each k-tile's E2M1 codes times their E4M3
-  /// block scales to f16 (exact) in shared memory, and f16 wgmma sums them
-  /// (no promotion); the global amaxes scale the epilogue.
-  bool fp4() const { return a.blockDim == 4; }
-  int64_t blockK() const {
-    return a.blockDim == 3 ? 32 : a.blockDim == 4 ? 16 : 128;
-  }
-  int64_t groupsPerRound() const { return a.blockDim == 3 ? 2 : 1; }
-  int64_t stepsPerGroup() const { return blockK() / 32; }
-
-  /// Bytes of one row of a k-tile as loaded (FP4 packs two codes a byte).
-  int64_t rowBytes() const { return fp4() ? kTileK / 2 : kTileK; }
-  /// Bytes of one operand row in global memory.
-  int64_t pitch() const { return fp4() ? k / 2 : k; }
-  int64_t aBytes() const { return kTileM * rowBytes(); }
-  int64_t stageBytes() const { return (kTileM + tileN) * rowBytes(); }
-  int64_t kTiles() const { return ceilDiv(k, kTileK); }
-  /// NVFP4: the converted f16 tiles after the ring (128 x 128 f16 of A,
-  /// tileN x 128 of B, each as two K-major 64-element chunks with the
-  /// 128-byte swizzle).
-  int64_t convertedOffset() const { return stages * stageBytes(); }
-  int64_t convertedBytes() const { return fp4() ? (kTileM + tileN) * 256 : 0; }
-  int64_t barrierOffset() const {
-    return convertedOffset() + convertedBytes();
-  }
-  int64_t sharedBytes() const { return barrierOffset() + 16 * stages; }
-  int64_t threads() const { return kWarpgroup * (1 + kConsumers); }
-  int64_t accRegs() const { return tileN / 2; }
-};
-
 StringRef ptxType(Type t) { return isa<Float8E5M2Type>(t) ? "e5m2" : "e4m3"; }
 
-/// The GEMM's index arithmetic, shared by the GPU kernel and the emulation.
-struct GemmCode {
-  KernelEnv &env;
-  const GemmPlan &plan;
-
-  Value i(int64_t v) { return env.idx(v); }
-  Value shl(Value a, int64_t s) {
-    return arith::ShLIOp::create(env.b, env.loc, a, i(s));
-  }
-  Value shr(Value a, int64_t s) {
-    return arith::ShRUIOp::create(env.b, env.loc, a, i(s));
-  }
-  Value band(Value a, int64_t m) {
-    return arith::AndIOp::create(env.b, env.loc, a, i(m));
-  }
-  Value minI(Value a, Value c) {
-    return arith::MinUIOp::create(env.b, env.loc, a, c);
-  }
-
-  /// Tile (row, column) of a block: groups of 8 tile rows walk the tile
-  /// columns together, so consecutive blocks share B tiles in L2.
-  std::pair<Value, Value> tileOf(Value block) {
-    int64_t groupSize = 8 * plan.tilesN;
-    Value group = env.div(block, i(groupSize));
-    Value firstM = env.mul(group, i(8));
-    Value rowsInGroup = minI(arith::SubIOp::create(env.b, env.loc,
-                                                   i(plan.tilesM), firstM),
-                             i(8));
-    Value inGroup = env.rem(block, i(groupSize));
-    return {env.add(firstM, env.rem(inGroup, rowsInGroup)),
-            env.div(inGroup, rowsInGroup)};
-  }
-
-  /// Shared-memory byte offsets (from the 1024-aligned base) of a stage.
-  Value stageA(Value s) { return env.mul(s, i(plan.stageBytes())); }
-  Value stageB(Value s) { return env.add(stageA(s), i(plan.aBytes())); }
-  Value fullBarrier(Value s) {
-    return env.add(i(plan.barrierOffset()), env.mul(s, i(8)));
-  }
-  Value emptyBarrier(Value s) {
-    return env.add(i(plan.barrierOffset() + 8 * plan.stages),
-                   env.mul(s, i(8)));
-  }
-
-  /// wgmma shared-memory descriptor of a K-major tile with 128-byte
-  /// swizzle at byte address `address`: start address >> 4 (bits 0-13),
-  /// leading byte offset 1 (unused for swizzled K-major), stride byte offset
-  /// 1024 >> 4 (8 rows of 128 bytes; bits 32-45), layout 1 = 128-byte
-  /// swizzle (bits 62-63).
-  Value descriptor(Value address) {
-    Value start = band(shr(address, 4), 0x3FFF);
-    Value fixed = env.add(i(1 << 16), shl(i(1024 >> 4), 32));
-    Value desc = env.add(start, fixed);
-    Value i64v = arith::IndexCastUIOp::create(env.b, env.loc,
-                                              env.b.getI64Type(), desc);
-    Value layout = arith::ConstantIntOp::create(env.b, env.loc,
-                                                env.b.getI64Type(), 1);
-    layout = arith::ShLIOp::create(
-        env.b, env.loc, layout,
-        arith::ConstantIntOp::create(env.b, env.loc, env.b.getI64Type(), 62));
-    return arith::OrIOp::create(env.b, env.loc, i64v, layout);
-  }
-  /// The descriptors of k-step `j` (32 bytes further along K).
-  Value stepDescriptor(Value base, int64_t j) {
-    return arith::AddIOp::create(
-        env.b, env.loc, base,
-        arith::ConstantIntOp::create(env.b, env.loc, env.b.getI64Type(),
-                                     2 * j));
-  }
-  Value descA(Value base, Value s, Value consumer) {
-    return descriptor(env.add(env.add(base, stageA(s)),
-                              env.mul(consumer, i(64 * kTileK))));
-  }
-  Value descB(Value base, Value s) {
-    return descriptor(env.add(base, stageB(s)));
-  }
-
-  /// NVFP4: byte offset of the converted f16 tile of A (or B) and of row
-  /// `row`, element `e` (of 64) of its K-chunk `chunk`, before swizzling.
-  Value convertedA() { return i(plan.convertedOffset()); }
-  Value convertedB() { return i(plan.convertedOffset() + kTileM * 256); }
-  Value convertedAt(Value tile, int64_t rows, Value chunk, Value row, Value e) {
-    return env.add(env.add(tile, env.mul(chunk, i(rows * 128))),
-                   env.add(env.mul(row, i(128)), env.mul(e, i(2))));
-  }
-  /// NVFP4: the descriptors of f16 k-step j (16 elements, 32 bytes) of
-  /// consumer `consumer`'s A rows and of B.
-  Value f16DescA(Value base, Value consumer, int64_t j) {
-    Value chunk = env.add(convertedA(), i((j / 4) * kTileM * 128));
-    return descriptor(env.add(env.add(base, chunk),
-                              env.add(env.mul(consumer, i(64 * 128)),
-                                      i((j % 4) * 32))));
-  }
-  Value f16DescB(Value base, int64_t j) {
-    Value chunk = env.add(convertedB(), i((j / 4) * plan.tileN * 128));
-    return descriptor(env.add(env.add(base, chunk), i((j % 4) * 32)));
-  }
-
-  /// Row (of 64) and column (of tileN) of accumulator register `r` of
-  /// thread `t` of a warpgroup (the m64nNk32 f32 fragment layout).
-  std::pair<Value, Value> fragment(Value t, Value r) {
-    Value warp = shr(t, 5), lane = band(t, 31);
-    Value row = env.add(env.add(shl(warp, 4), shr(lane, 2)),
-                        shl(band(shr(r, 1), 1), 3));
-    Value col = env.add(env.add(shl(shr(r, 2), 3), shl(band(lane, 3), 1)),
-                        band(r, 1));
-    return {row, col};
-  }
-
-  /// scale_inv of block (row, kb) of an operand's stored matrix; rows past
-  /// the end read the last row's scale (their results are not stored).
-  Value blockScale(const OperandPlan &op, Value scales, Value row, Value kb) {
-    // Blocks past K (the last k-tile's zero-filled tail) read the last
-    // block's scale: their partial sums are zero, and padding scales may be
-    // anything (uninitialised in TE), NaN included.
-    Value r = minI(row, i(op.rows - 1));
-    kb = minI(kb, i(ceilDiv(plan.k, plan.blockK()) - 1));
-    if (op.blockDim >= 3) {
-      Value at = op.swizzled ? swizzledScale(r, kb, op.scaleLd)
-                             : env.add(env.mul(r, i(op.scaleLd)), kb);
-      Value code = arith::BitcastOp::create(
-          env.b, env.loc, env.b.getI8Type(),
-          memref::LoadOp::create(env.b, env.loc, scales, at));
-      return op.blockDim == 3
-                 ? emitE8M0ToF32(env.b, env.loc, code)
-                 : emitDecodeToF32(env.b, env.loc, code,
-                                   SmallFloatFormat::e4m3());
-    }
-    Value at = op.blockDim == 1
-                   ? env.add(env.mul(kb, i(op.scaleLd)), r)
-                   : env.add(env.mul(env.div(r, i(128)), i(op.scaleLd)), kb);
-    return memref::LoadOp::create(env.b, env.loc, scales, at);
-  }
-
-  /// Offset of G[row, col] in cuBLAS's 128x4 tiling of a scale matrix with
-  /// `cols` columns (te-formats.md §3.b).
-  Value swizzledScale(Value row, Value col, int64_t cols) {
-    Value tile = env.add(env.mul(env.div(row, i(128)), i(cols / 4)),
-                         env.div(col, i(4)));
-    Value inTile = env.add(
-        env.mul(env.rem(row, i(32)), i(16)),
-        env.add(env.mul(env.rem(env.div(row, i(32)), i(4)), i(4)),
-                env.rem(col, i(4))));
-    return env.add(env.mul(tile, i(512)), inTile);
-  }
-
-  /// The block scales one thread needs for scale block `kt`: sA of the rows of
-  /// its registers (a register's row depends on bit 1 of r; key (r >> 1) & 1
-  /// for 1x128 A), sB of their columns (r / 4 and bit 0; key
-  /// ((r >> 2) << 1) | (r & 1) for 1x128 B); one value for 128x128 blocks,
-  /// uniform over a tile. Loaded before the k-tile's wgmmas, so the loads
-  /// overlap them.
-  struct TileScales {
-    std::map<int64_t, Value> a, b;
-    static int64_t keyA(const GemmPlan &p, int64_t r) {
-      return p.a.perRow() ? (r >> 1) & 1 : 0;
-    }
-    static int64_t keyB(const GemmPlan &p, int64_t r) {
-      return p.b.perRow() ? ((r >> 2) << 1) | (r & 1) : 0;
-    }
-  };
-  TileScales loadScales(Value tm, Value tn, Value consumer, Value t, Value kt,
-                        Value scalesA, Value scalesB) {
-    Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
-    Value colBase = env.mul(tn, i(plan.tileN));
-    TileScales scales;
-    for (int64_t r = 0; r < plan.accRegs(); ++r) {
-      Value fr, fc;
-      std::tie(fr, fc) = fragment(t, i(r));
-      int64_t ka = TileScales::keyA(plan, r), kb = TileScales::keyB(plan, r);
-      if (!scales.a.count(ka))
-        scales.a[ka] = blockScale(plan.a, scalesA, env.add(rowBase, fr), kt);
-      if (!scales.b.count(kb))
-        scales.b[kb] = blockScale(plan.b, scalesB, env.add(colBase, fc), kt);
-    }
-    return scales;
-  }
-
-  /// Block FP8 promotion of a k-tile: total[r] + (sA * sB) * partial[r] for
-  /// every register (the reference's order), through `update(r, value)`.
-  void promote(TileScales &scales, const std::function<Value(int64_t)> &partial,
-               const std::function<Value(int64_t)> &total,
-               const std::function<void(int64_t, Value)> &update) {
-    for (int64_t r = 0; r < plan.accRegs(); ++r) {
-      Value scale = arith::MulFOp::create(
-          env.b, env.loc, scales.a[TileScales::keyA(plan, r)],
-          scales.b[TileScales::keyB(plan, r)]);
-      Value term = arith::MulFOp::create(env.b, env.loc, scale, partial(r));
-      update(r, arith::AddFOp::create(env.b, env.loc, total(r), term));
-    }
-  }
-
-  /// NVFP4: thread `t` of consumer `consumer` converts its half-row of A
-  /// and of B for k-tile `kt` (stage `s`): 32 packed bytes (64 E2M1 codes,
-  /// low nibble first) times their four E4M3 block scales, to f16 (exact:
-  /// at most 6 significant bits, magnitudes in [2^-10, 2688]), written as
-  /// eight 16-byte groups into the swizzled f16 tile. `load16(offset)`
-  /// returns the 16 bytes at a shared-memory offset (i8 values),
-  /// `store16(offset, words)` stores four i32 there.
-  void convertFp4(Value tm, Value tn, Value consumer, Value t, Value kt,
-                  Value s, Value scalesA, Value scalesB,
-                  const std::function<SmallVector<Value>(Value)> &load16,
-                  const std::function<void(Value, ArrayRef<Value>)> &store16) {
-    OpBuilder &b = env.b;
-    Location loc = env.loc;
-    Value rowInHalf = env.add(env.mul(consumer, i(64)), shr(t, 1));
-    Value half = band(t, 1);
-    auto convert = [&](const OperandPlan &op, Value scales, Value packed,
-                       Value tile, int64_t tileRows, Value firstRow) {
-      Value src = env.add(env.add(packed, env.mul(rowInHalf, i(kTileK / 2))),
-                          env.mul(half, i(32)));
-      SmallVector<Value> bytes = load16(src);
-      SmallVector<Value> more = load16(env.add(src, i(16)));
-      bytes.append(more.begin(), more.end());
-      Value kb0 = env.add(env.mul(kt, i(8)), env.mul(half, i(4)));
-      SmallVector<Value> scale;
-      for (int64_t q = 0; q < 4; ++q)
-        scale.push_back(blockScale(op, scales, env.add(firstRow, rowInHalf),
-                                   env.add(kb0, i(q))));
-      Type i8 = b.getI8Type(), i32 = b.getI32Type(), f16 = b.getF16Type();
-      auto nibble = [&](Value byte, bool high) -> Value {
-        Value v = high ? arith::ShRUIOp::create(
-                             b, loc, byte,
-                             arith::ConstantIntOp::create(b, loc, i8, 4))
-                             .getResult()
-                       : byte;
-        return arith::AndIOp::create(
-            b, loc, v, arith::ConstantIntOp::create(b, loc, i8, 0xF));
-      };
-      auto half16 = [&](Value code, Value blockScale) -> Value {
-        Value v = arith::MulFOp::create(
-            b, loc, emitDecodeToF32(b, loc, code, SmallFloatFormat::e2m1()),
-            blockScale);
-        Value h = env.gpu ? arith::TruncFOp::create(b, loc, f16, v).getResult()
-                          : env.fromF32(v, f16);
-        return arith::ExtUIOp::create(
-            b, loc, i32, arith::BitcastOp::create(b, loc, b.getI16Type(), h));
-      };
-      for (int64_t g = 0; g < 8; ++g) {
-        SmallVector<Value> words;
-        for (int64_t w = 0; w < 4; ++w) {
-          // Elements 8g + 2w and 8g + 2w + 1: one packed byte.
-          int64_t e = 8 * g + 2 * w;
-          Value byte = bytes[e / 2];
-          Value lo = half16(nibble(byte, false), scale[e / 16]);
-          Value hi = half16(nibble(byte, true), scale[e / 16]);
-          words.push_back(arith::OrIOp::create(
-              b, loc, lo,
-              arith::ShLIOp::create(
-                  b, loc, hi, arith::ConstantIntOp::create(b, loc, i32, 16))));
-        }
-        Value at = convertedAt(tile, tileRows, half, rowInHalf, i(8 * g));
-        store16(at, words);
-      }
-    };
-    convert(plan.a, scalesA, stageA(s), convertedA(), kTileM,
-            env.mul(tm, i(kTileM)));
-    convert(plan.b, scalesB, stageB(s), convertedB(), plan.tileN,
-            env.mul(tn, i(plan.tileN)));
-  }
-
-  /// The epilogue of consumer `consumer`'s thread `t`: register r (from
-  /// `acc`) to D[row, col] = alpha acc (+ bias[col]) (+ C[row, col]), alpha
-  /// = scale_inv_A * scale_inv_B for per-tensor FP8 (block scales are
-  /// already applied).
-  void epilogue(Value tm, Value tn, Value consumer, Value t, ValueRange args,
-                const std::function<Value(int64_t)> &acc) {
-    // args: sa, sb, [amaxA, amaxB (NVFP4)], [bias], [c], d
-    Value alpha;
-    unsigned next = 2;
-    if (plan.fp4()) {
-      // (amaxA / 2688) (amaxB / 2688), as the reference's global factors.
-      auto factor = [&](Value amax) {
-        return arith::MulFOp::create(
-            env.b, env.loc, memref::LoadOp::create(env.b, env.loc, amax, i(0)),
-            env.f32(1.0f / 2688.0f));
-      };
-      alpha = arith::MulFOp::create(env.b, env.loc, factor(args[2]),
-                                    factor(args[3]));
-      next = 4;
-    } else if (!plan.blockScaled()) {
-      alpha = arith::MulFOp::create(
-          env.b, env.loc, memref::LoadOp::create(env.b, env.loc, args[0], i(0)),
-          memref::LoadOp::create(env.b, env.loc, args[1], i(0)));
-    }
-    Value bias = plan.bias ? args[next++] : Value();
-    Value c = plan.accumulate ? args[next++] : Value();
-    Value d = args[next];
-    Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
-    Value colBase = env.mul(tn, i(plan.tileN));
-    for (int64_t r = 0; r < plan.accRegs(); ++r) {
-      Value fr, fc;
-      std::tie(fr, fc) = fragment(t, i(r));
-      Value row = env.add(rowBase, fr), col = env.add(colBase, fc);
-      Value inside = env.land(env.lt(row, i(plan.m)), env.lt(col, i(plan.n)));
-      Value v = acc(r);
-      env.ifThen(inside, [&] {
-        Value out =
-            alpha ? arith::MulFOp::create(env.b, env.loc, v, alpha).getResult()
-                  : v;
-        if (bias)
-          out = arith::AddFOp::create(
-              env.b, env.loc, out,
-              env.toF32(memref::LoadOp::create(env.b, env.loc, bias, col)));
-        Value at = env.add(env.mul(row, i(plan.n)), col);
-        if (c)
-          out = arith::AddFOp::create(
-              env.b, env.loc, out,
-              env.toF32(memref::LoadOp::create(env.b, env.loc, c, at)));
-        // The GPU converts with cvt.rn (same RNE result as the emulation).
-        if (env.gpu && plan.outType != out.getType())
-          out = arith::TruncFOp::create(env.b, env.loc, plan.outType, out);
-        else
-          out = env.fromF32(out, plan.outType);
-        memref::StoreOp::create(env.b, env.loc, out, d, at);
-      });
-    }
-  }
-};
+bool isPerTensor(QuantTensorType type) {
+  return isa<Fp8DelayedAttr, Fp8CurrentAttr>(type.getQuantizer());
+}
 
 //===----------------------------------------------------------------------===//
 // GPU kernel
@@ -446,9 +56,10 @@ struct Ptx {
                    StringRef constraints) {
     auto op = LLVM::InlineAsmOp::create(
         b, loc, result ? TypeRange{result} : TypeRange{}, operands,
-        b.getStringAttr(text), b.getStringAttr(constraints),
-        b.getUnitAttr(), UnitAttr(),
-        LLVM::TailCallKindAttr::get(b.getContext(), LLVM::tailcallkind::TailCallKind::None),
+        b.getStringAttr(text), b.getStringAttr(constraints), b.getUnitAttr(),
+        UnitAttr(),
+        LLVM::TailCallKindAttr::get(b.getContext(),
+                                    LLVM::tailcallkind::TailCallKind::None),
         LLVM::AsmDialectAttr(), ArrayAttr());
     return result ? op.getResult(0) : Value();
   }
@@ -473,28 +84,19 @@ struct Ptx {
   }
 };
 
-/// The 128-byte swizzle of a shared-memory byte address: the 16-byte chunk
-/// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).
-Value swizzle(GemmCode &code, Value address) {
-  Value row = code.band(code.shr(address, 7), 7);
-  return arith::XOrIOp::create(code.env.b, code.env.loc, address,
-                               code.shl(row, 4));
-}
-
 /// The shared-memory window address of the block's dynamic shared memory
 /// (an extern array aligned to 1024 bytes, as the 128-byte swizzle needs).
 Value sharedBase(OpBuilder &b, Location loc) {
-  auto kernels = b.getInsertionBlock()
-                     ->getParentOp()
-                     ->getParentOfType<gpu::GPUModuleOp>();
+  auto kernels =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
   MLIRContext *ctx = b.getContext();
   auto arrayType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0);
   if (!kernels.lookupSymbol(kSharedSymbol)) {
     OpBuilder gb(ctx);
     gb.setInsertionPointToStart(kernels.getBody());
     LLVM::GlobalOp::create(gb, loc, arrayType, /*isConstant=*/false,
-                           LLVM::Linkage::External, kSharedSymbol,
-                           Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+                           LLVM::Linkage::External, kSharedSymbol, Attribute(),
+                           /*alignment=*/1024, /*addrSpace=*/3);
   }
   Value ptr = LLVM::AddressOfOp::create(
       b, loc, LLVM::LLVMPointerType::get(ctx, 3), kSharedSymbol);
@@ -512,8 +114,8 @@ Value emitWgmmas(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
   int64_t steps = descsA.size();
   std::string text = "{\n.reg .pred p, q;\nsetp.ne.b32 p, $" +
                      std::to_string(regs + 2 * steps) + ", 0;\n" +
-                     "setp.ne.b32 q, $" +
-                     std::to_string(regs + 2 * steps + 1) + ", 0;\n";
+                     "setp.ne.b32 q, $" + std::to_string(regs + 2 * steps + 1) +
+                     ", 0;\n";
   std::string list = "{";
   for (int64_t r = 0; r < regs; ++r)
     list += (r ? ", $" : "$") + std::to_string(r);
@@ -553,8 +155,8 @@ Value emitWgmmas(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
 
 /// FP8 k-steps [firstStep, firstStep + steps) of a stage (32 bytes of K
 /// each) in one asm block.
-Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
-                    Value acc, Value descA, Value descB, GemmCode &code,
+Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
+                    Value descA, Value descB, GemmCode &code,
                     bool fresh = false, int64_t firstStep = 0,
                     int64_t steps = kKSteps) {
   SmallVector<Value> descsA, descsB;
@@ -565,7 +167,9 @@ Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan,
   return emitWgmmas(b, loc, plan, acc, descsA, descsB, fresh);
 }
 
-void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
+} // namespace
+
+void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   GemmCode code{env, plan};
@@ -593,8 +197,10 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
            ptx.i32(env.idx(kConsumers))},
           "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
     }
-    ptx({}, "fence.mbarrier_init.release.cluster;\n"
-            "fence.proxy.async.shared::cta;", "");
+    ptx({},
+        "fence.mbarrier_init.release.cluster;\n"
+        "fence.proxy.async.shared::cta;",
+        "");
     ptx({tmA}, "prefetch.tensormap [$0];", "l");
     ptx({tmB}, "prefetch.tensormap [$0];", "l");
   });
@@ -648,8 +254,7 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
           b.setInsertionPointToStart(forOp.getBody());
           Value kt = forOp.getInductionVar();
           Value s = env.rem(kt, env.idx(plan.stages));
-          Value parity =
-              code.band(env.div(kt, env.idx(plan.stages)), 1);
+          Value parity = code.band(env.div(kt, env.idx(plan.stages)), 1);
           ptx.wait(env.add(base, code.fullBarrier(s)), parity);
           Value total = forOp.getRegionIterArgs()[0];
           if (plan.fp4()) {
@@ -671,9 +276,9 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                     for (int64_t k = 0; k < 4; ++k)
                       bytes.push_back(arith::TruncIOp::create(
                           b, loc, b.getI8Type(),
-                          arith::ShRUIOp::create(
-                              b, loc, word,
-                              arith::ConstantIntOp::create(b, loc, i32, 8 * k))));
+                          arith::ShRUIOp::create(b, loc, word,
+                                                 arith::ConstantIntOp::create(
+                                                     b, loc, i32, 8 * k))));
                   }
                   return bytes;
                 },
@@ -700,8 +305,10 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             }
             Value next = emitWgmmas(b, loc, plan, total, descsA, descsB,
                                     /*fresh=*/false);
-            ptx({}, "wgmma.commit_group.sync.aligned;\n"
-                    "wgmma.wait_group.sync.aligned 0;", "");
+            ptx({},
+                "wgmma.commit_group.sync.aligned;\n"
+                "wgmma.wait_group.sync.aligned 0;",
+                "");
             scf::YieldOp::create(b, loc, next);
           } else if (plan.blockScaled()) {
             ptx({}, "wgmma.fence.sync.aligned;", "");
@@ -715,9 +322,8 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
               for (int64_t g = 0; g < perRound; ++g) {
                 Value kb = env.add(env.mul(kt, env.idx(groups)),
                                    env.idx(round * perRound + g));
-                scales.push_back(code.loadScales(tm, tn, consumer, t, kb,
-                                                 epilogueArgs[0],
-                                                 epilogueArgs[1]));
+                scales.push_back(code.loadScales(
+                    tm, tn, consumer, t, kb, epilogueArgs[0], epilogueArgs[1]));
               }
               if (round != 0)
                 ptx({}, "wgmma.fence.sync.aligned;", "");
@@ -730,8 +336,10 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                     code.descB(base, s), code, /*fresh=*/true, first,
                     plan.stepsPerGroup()));
               }
-              ptx({}, "wgmma.commit_group.sync.aligned;\n"
-                      "wgmma.wait_group.sync.aligned 0;", "");
+              ptx({},
+                  "wgmma.commit_group.sync.aligned;\n"
+                  "wgmma.wait_group.sync.aligned 0;",
+                  "");
               if (round == groups / perRound - 1)
                 env.ifThen(eq(t, zero), [&] {
                   ptx({ptx.i32(env.add(base, code.emptyBarrier(s)))},
@@ -742,7 +350,8 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                 code.promote(
                     scales[g],
                     [&](int64_t r) {
-                      return LLVM::ExtractValueOp::create(b, loc, partials[g], r)
+                      return LLVM::ExtractValueOp::create(b, loc, partials[g],
+                                                          r)
                           .getResult();
                     },
                     [&](int64_t r) {
@@ -762,8 +371,10 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                                        code.descB(base, s), code);
             // One group stays in flight: wait for the previous stage's
             // wgmmas, then free that stage (one arrival per consumer).
-            ptx({}, "wgmma.commit_group.sync.aligned;\n"
-                    "wgmma.wait_group.sync.aligned 1;", "");
+            ptx({},
+                "wgmma.commit_group.sync.aligned;\n"
+                "wgmma.wait_group.sync.aligned 1;",
+                "");
             Value previous = env.rem(env.add(kt, env.idx(plan.stages - 1)),
                                      env.idx(plan.stages));
             Value release = env.land(
@@ -785,247 +396,12 @@ void emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
 }
 
 //===----------------------------------------------------------------------===//
-// CPU emulation
-//===----------------------------------------------------------------------===//
-
-/// TMA: box [rows, rowBytes] of `global` ([total rows, pitch] bytes,
-/// row-major) at (row0, byte k0) into shared `dst`, 128-byte swizzled (FP8)
-/// or not (packed FP4), zero past the edges.
-void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
-                int64_t totalRows, Value row0, Value k0, int64_t rows) {
-  KernelEnv &env = code.env;
-  OpBuilder &b = env.b;
-  Type i8 = b.getI8Type();
-  int64_t rowBytes = code.plan.rowBytes(), pitch = code.plan.pitch();
-  env.loop(rows, [&](Value r) {
-    env.loop(rowBytes, [&](Value c) {
-      Value gr = env.add(row0, r), gc = env.add(k0, c);
-      Value inside = env.land(env.lt(gr, env.idx(totalRows)),
-                              env.lt(gc, env.idx(pitch)));
-      auto ifOp = scf::IfOp::create(b, env.loc, TypeRange{i8}, inside, true);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        Value v = memref::LoadOp::create(
-            b, env.loc, global, env.add(env.mul(gr, env.idx(pitch)), gc));
-        if (v.getType() != i8)
-          v = arith::BitcastOp::create(b, env.loc, i8, v);
-        scf::YieldOp::create(b, env.loc, v);
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(
-            b, env.loc,
-            arith::ConstantIntOp::create(b, env.loc, i8, 0).getResult());
-      }
-      Value at = env.add(dst, env.add(env.mul(r, env.idx(rowBytes)), c));
-      if (!code.plan.fp4())
-        at = swizzle(code, at);
-      memref::StoreOp::create(b, env.loc, ifOp.getResult(0), smem, at);
-    });
-  });
-}
-
-/// wgmma m64n<tileN>k32 (FP8) or m64n<tileN>k16 (f16, NVFP4): decodes the
-/// descriptors like the hardware (start address, stride byte offset,
-/// 128-byte swizzle) and adds the products into the fragment registers
-/// `regs[t][r]` of one warpgroup.
-void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
-                  Value descA, Value descB, Type typeA, Type typeB) {
-  KernelEnv &env = code.env;
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  auto field = [&](Value desc, int64_t shift) {
-    Value v = arith::ShRUIOp::create(
-        b, loc, desc,
-        arith::ConstantIntOp::create(b, loc, b.getI64Type(), shift));
-    v = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
-    return code.shl(code.band(v, 0x3FFF), 4);
-  };
-  Value startA = field(descA, 0), strideA = field(descA, 32);
-  Value startB = field(descB, 0), strideB = field(descB, 32);
-  bool f16 = code.plan.fp4();
-  int64_t elementBytes = f16 ? 2 : 1;
-  auto element = [&](Value start, Value stride, Value row, Value kk,
-                     Type type) -> Value {
-    Value address = env.add(
-        env.add(start, env.mul(code.shr(row, 3), stride)),
-        env.add(env.mul(code.band(row, 7), env.idx(128)),
-                env.mul(kk, env.idx(elementBytes))));
-    Value byte = memref::LoadOp::create(b, loc, smem, swizzle(code, address));
-    if (!f16)
-      return emitDecodeToF32(b, loc, byte, *SmallFloatFormat::get(type));
-    // Little-endian f16: both bytes lie in the same 16-byte chunk.
-    Value high = memref::LoadOp::create(
-        b, loc, smem, swizzle(code, env.add(address, env.idx(1))));
-    Type i16 = b.getI16Type();
-    Value bits = arith::OrIOp::create(
-        b, loc, arith::ExtUIOp::create(b, loc, i16, byte),
-        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i16, high),
-                              arith::ConstantIntOp::create(b, loc, i16, 8)));
-    return env.toF32(arith::BitcastOp::create(b, loc, b.getF16Type(), bits));
-  };
-  int64_t regsPerThread = code.plan.accRegs();
-  env.loop(kWarpgroup, [&](Value t) {
-    env.loop(regsPerThread, [&](Value r) {
-      Value row, col;
-      std::tie(row, col) = code.fragment(t, r);
-      Value sum = env.loopReduce(f16 ? 16 : 32, env.f32(0.0f),
-                                 [&](Value kk, Value acc) {
-        Value p = arith::MulFOp::create(
-            b, loc, element(startA, strideA, row, kk, typeA),
-            element(startB, strideB, col, kk, typeB));
-        return arith::AddFOp::create(b, loc, acc, p).getResult();
-      });
-      Value at = env.add(env.add(regBase, env.mul(t, env.idx(regsPerThread))), r);
-      Value old = memref::LoadOp::create(b, loc, regs, at);
-      memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
-                              regs, at);
-    });
-  });
-}
-
-void emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
-                      Type typeB) {
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  GemmCode code{env, plan};
-  // args: a, b, sa, sb, [bias], [c], d
-  Value a = env.args[0], bm = env.args[1];
-  ValueRange epilogueArgs = ValueRange(env.args).drop_front(2);
-  int64_t regCount = kConsumers * kWarpgroup * plan.accRegs();
-  Value smem = memref::AllocOp::create(
-      b, loc, MemRefType::get({plan.sharedBytes()}, b.getI8Type()));
-  Value regs = memref::AllocOp::create(
-      b, loc, MemRefType::get({regCount}, b.getF32Type()));
-  Value partial = plan.blockScaled()
-                      ? memref::AllocOp::create(
-                            b, loc, MemRefType::get({regCount}, b.getF32Type()))
-                            .getResult()
-                      : Value();
-  env.loop(regCount, [&](Value r) {
-    memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
-  });
-  Value tm, tn;
-  std::tie(tm, tn) = code.tileOf(env.blockId);
-  Value base = env.idx(0);
-  env.loop(plan.kTiles(), [&](Value kt) {
-    // The producer's step, then each consumer's (no waits needed).
-    Value s = env.rem(kt, env.idx(plan.stages));
-    Value k0 = env.mul(kt, env.idx(plan.rowBytes()));
-    emulateTma(code, smem, code.stageA(s), a, plan.m,
-               env.mul(tm, env.idx(kTileM)), k0, kTileM);
-    emulateTma(code, smem, code.stageB(s), bm, plan.n,
-               env.mul(tn, env.idx(plan.tileN)), k0, plan.tileN);
-    if (plan.fp4()) {
-      // Every consumer thread converts its half-rows, then the wgmmas.
-      env.loop(kConsumers, [&](Value consumer) {
-        env.loop(kWarpgroup, [&](Value t) {
-          code.convertFp4(
-              tm, tn, consumer, t, kt, s, epilogueArgs[0], epilogueArgs[1],
-              [&](Value offset) {
-                SmallVector<Value> bytes;
-                for (int64_t k = 0; k < 16; ++k)
-                  bytes.push_back(memref::LoadOp::create(
-                      b, loc, smem, env.add(offset, env.idx(k))));
-                return bytes;
-              },
-              [&](Value offset, ArrayRef<Value> words) {
-                Value at = swizzle(code, offset);
-                for (auto [w, word] : llvm::enumerate(words))
-                  for (int64_t k = 0; k < 4; ++k)
-                    memref::StoreOp::create(
-                        b, loc,
-                        arith::TruncIOp::create(
-                            b, loc, b.getI8Type(),
-                            arith::ShRUIOp::create(
-                                b, loc, word,
-                                arith::ConstantIntOp::create(
-                                    b, loc, b.getI32Type(), 8 * k))),
-                        smem, env.add(at, env.idx(4 * w + k)));
-              });
-        });
-      });
-      env.loop(kConsumers, [&](Value consumer) {
-        Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
-        for (int64_t j = 0; j < kTileK / 16; ++j)
-          emulateWgmma(code, smem, regs, regBase,
-                       code.f16DescA(base, consumer, j), code.f16DescB(base, j),
-                       b.getF16Type(), b.getF16Type());
-      });
-      return;
-    }
-    env.loop(kConsumers, [&](Value consumer) {
-      Value descA = code.descA(base, s, consumer);
-      Value descB = code.descB(base, s);
-      Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
-      if (!plan.blockScaled()) {
-        for (int64_t j = 0; j < kKSteps; ++j)
-          emulateWgmma(code, smem, regs, regBase, code.stepDescriptor(descA, j),
-                       code.stepDescriptor(descB, j), typeA, typeB);
-        return;
-      }
-      // Block scaling: each scale block of K into zeroed partial registers,
-      // then promoted.
-      int64_t groups = kTileK / plan.blockK();
-      for (int64_t g = 0; g < groups; ++g) {
-        env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {
-          memref::StoreOp::create(b, loc, env.f32(0.0f), partial,
-                                  env.add(regBase, r));
-        });
-        for (int64_t j = 0; j < plan.stepsPerGroup(); ++j) {
-          int64_t step = g * plan.stepsPerGroup() + j;
-          emulateWgmma(code, smem, partial, regBase,
-                       code.stepDescriptor(descA, step),
-                       code.stepDescriptor(descB, step), typeA, typeB);
-        }
-        Value kb = env.add(env.mul(kt, env.idx(groups)), env.idx(g));
-        env.loop(kWarpgroup, [&](Value t) {
-          Value at = env.add(regBase, env.mul(t, env.idx(plan.accRegs())));
-          auto load = [&](Value buffer, int64_t r) {
-            return memref::LoadOp::create(b, loc, buffer,
-                                          env.add(at, env.idx(r)))
-                .getResult();
-          };
-          GemmCode::TileScales scales = code.loadScales(
-              tm, tn, consumer, t, kb, epilogueArgs[0], epilogueArgs[1]);
-          code.promote(
-              scales, [&](int64_t r) { return load(partial, r); },
-              [&](int64_t r) { return load(regs, r); },
-              [&](int64_t r, Value v) {
-                memref::StoreOp::create(b, loc, v, regs,
-                                        env.add(at, env.idx(r)));
-              });
-        });
-      }
-    });
-  });
-  env.loop(kConsumers, [&](Value consumer) {
-    env.loop(kWarpgroup, [&](Value t) {
-      Value regBase = env.mul(
-          env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
-          env.idx(plan.accRegs()));
-      code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
-        return memref::LoadOp::create(b, loc, regs,
-                                      env.add(regBase, env.idx(r)))
-            .getResult();
-      });
-    });
-  });
-  // Buffer deallocation frees `regs` and `smem` (and the tensor maps).
-}
-
-bool isPerTensor(QuantTensorType type) {
-  return isa<Fp8DelayedAttr, Fp8CurrentAttr>(type.getQuantizer());
-}
-
-} // namespace
-
-//===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
 
-LogicalResult gpuk::checkGemmSupport(
-    const GemmOperands &operands, const TargetInfo &chip,
-    function_ref<InFlightDiagnostic()> emitError) {
+LogicalResult
+gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
+                       function_ref<InFlightDiagnostic()> emitError) {
   bool perTensor = isPerTensor(operands.a.type) && isPerTensor(operands.b.type);
   bool block = isa<Fp8BlockAttr>(operands.a.type.getQuantizer()) &&
                isa<Fp8BlockAttr>(operands.b.type.getQuantizer());
@@ -1044,9 +420,9 @@ LogicalResult gpuk::checkGemmSupport(
   // (Every family has a kernel; qs.gemm's verifier guarantees one family.)
   assert((perTensor || block || mx || fp4) && "a GEMM of mixed families");
   (void)perTensor;
-  for (auto [name, operand] : {std::pair<StringRef, const GemmOperand *>{
-                                   "a", &operands.a},
-                               {"b", &operands.b}}) {
+  for (auto [name, operand] :
+       {std::pair<StringRef, const GemmOperand *>{"a", &operands.a},
+        {"b", &operands.b}}) {
     if (operand->kMajor)
       continue;
     if (mx)
@@ -1107,9 +483,9 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   };
   plan.a = operandPlan(operands.a, plan.m);
   plan.b = operandPlan(operands.b, plan.n);
-  plan.tileN = operands.tileN          ? operands.tileN
-               : plan.a.blockDim == 3  ? 64
-               : plan.blockScaled() || plan.fp4() ? 128
+  plan.tileN = operands.tileN                               ? operands.tileN
+               : plan.a.blockDim == 3                       ? 64
+               : plan.blockScaled() || plan.fp4()           ? 128
                : plan.tilesM * ceilDiv(plan.n, 256) >= kSMs ? 256
                                                             : 128;
   plan.tilesN = ceilDiv(plan.n, plan.tileN);
@@ -1170,12 +546,12 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
 
 void gpuk::emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,
                                Value map, Value data, int64_t rows,
-                               int64_t cols, int64_t boxRows,
-                               int64_t boxCols, int64_t swizzleBytes) {
+                               int64_t cols, int64_t boxRows, int64_t boxCols,
+                               int64_t swizzleBytes) {
   MLIRContext *ctx = b.getContext();
   Type i64 = b.getI64Type();
-  auto fnType = FunctionType::get(ctx, SmallVector<Type>(7, i64),
-                                  {b.getI32Type()});
+  auto fnType =
+      FunctionType::get(ctx, SmallVector<Type>(7, i64), {b.getI32Type()});
   auto fn = module.lookupSymbol<func::FuncOp>(kEncodeTensorMapFn);
   if (!fn) {
     OpBuilder mb(ctx);
@@ -1185,7 +561,8 @@ void gpuk::emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,
   }
   auto pointer = [&](Value memref) {
     return arith::IndexCastUIOp::create(
-        b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
+        b, loc, i64,
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
   };
   auto constant = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i64, v).getResult();

@@ -1,0 +1,292 @@
+//===- GemmCode.cpp - GEMM kernels: shared index code ---------------------===//
+
+#include "GemmCode.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "qs/Dialect/QS/Utils/FloatEmulation.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+using namespace mlir::qs::gpuk::gemm;
+
+Value GemmCode::shl(Value a, int64_t s) {
+  return arith::ShLIOp::create(env.b, env.loc, a, i(s));
+}
+
+Value GemmCode::shr(Value a, int64_t s) {
+  return arith::ShRUIOp::create(env.b, env.loc, a, i(s));
+}
+
+Value GemmCode::band(Value a, int64_t m) {
+  return arith::AndIOp::create(env.b, env.loc, a, i(m));
+}
+
+Value GemmCode::minI(Value a, Value c) {
+  return arith::MinUIOp::create(env.b, env.loc, a, c);
+}
+
+std::pair<Value, Value> GemmCode::tileOf(Value block) {
+  int64_t groupSize = 8 * plan.tilesN;
+  Value group = env.div(block, i(groupSize));
+  Value firstM = env.mul(group, i(8));
+  Value rowsInGroup =
+      minI(arith::SubIOp::create(env.b, env.loc, i(plan.tilesM), firstM), i(8));
+  Value inGroup = env.rem(block, i(groupSize));
+  return {env.add(firstM, env.rem(inGroup, rowsInGroup)),
+          env.div(inGroup, rowsInGroup)};
+}
+
+Value GemmCode::fullBarrier(Value s) {
+  return env.add(i(plan.barrierOffset()), env.mul(s, i(8)));
+}
+
+Value GemmCode::emptyBarrier(Value s) {
+  return env.add(i(plan.barrierOffset() + 8 * plan.stages), env.mul(s, i(8)));
+}
+
+Value GemmCode::descriptor(Value address) {
+  Value start = band(shr(address, 4), 0x3FFF);
+  Value fixed = env.add(i(1 << 16), shl(i(1024 >> 4), 32));
+  Value desc = env.add(start, fixed);
+  Value i64v =
+      arith::IndexCastUIOp::create(env.b, env.loc, env.b.getI64Type(), desc);
+  Value layout =
+      arith::ConstantIntOp::create(env.b, env.loc, env.b.getI64Type(), 1);
+  layout = arith::ShLIOp::create(
+      env.b, env.loc, layout,
+      arith::ConstantIntOp::create(env.b, env.loc, env.b.getI64Type(), 62));
+  return arith::OrIOp::create(env.b, env.loc, i64v, layout);
+}
+
+Value GemmCode::stepDescriptor(Value base, int64_t j) {
+  return arith::AddIOp::create(
+      env.b, env.loc, base,
+      arith::ConstantIntOp::create(env.b, env.loc, env.b.getI64Type(), 2 * j));
+}
+
+Value GemmCode::descA(Value base, Value s, Value consumer) {
+  return descriptor(
+      env.add(env.add(base, stageA(s)), env.mul(consumer, i(64 * kTileK))));
+}
+
+Value GemmCode::descB(Value base, Value s) {
+  return descriptor(env.add(base, stageB(s)));
+}
+
+Value GemmCode::convertedAt(Value tile, int64_t rows, Value chunk, Value row,
+                            Value e) {
+  return env.add(env.add(tile, env.mul(chunk, i(rows * 128))),
+                 env.add(env.mul(row, i(128)), env.mul(e, i(2))));
+}
+
+Value GemmCode::f16DescA(Value base, Value consumer, int64_t j) {
+  Value chunk = env.add(convertedA(), i((j / 4) * kTileM * 128));
+  return descriptor(
+      env.add(env.add(base, chunk),
+              env.add(env.mul(consumer, i(64 * 128)), i((j % 4) * 32))));
+}
+
+Value GemmCode::f16DescB(Value base, int64_t j) {
+  Value chunk = env.add(convertedB(), i((j / 4) * plan.tileN * 128));
+  return descriptor(env.add(env.add(base, chunk), i((j % 4) * 32)));
+}
+
+std::pair<Value, Value> GemmCode::fragment(Value t, Value r) {
+  Value warp = shr(t, 5), lane = band(t, 31);
+  Value row =
+      env.add(env.add(shl(warp, 4), shr(lane, 2)), shl(band(shr(r, 1), 1), 3));
+  Value col =
+      env.add(env.add(shl(shr(r, 2), 3), shl(band(lane, 3), 1)), band(r, 1));
+  return {row, col};
+}
+
+Value GemmCode::blockScale(const OperandPlan &op, Value scales, Value row,
+                           Value kb) {
+  // Blocks past K (the last k-tile's zero-filled tail) read the last
+  // block's scale: their partial sums are zero, and padding scales may be
+  // anything (uninitialised in TE), NaN included.
+  Value r = minI(row, i(op.rows - 1));
+  kb = minI(kb, i(ceilDiv(plan.k, plan.blockK()) - 1));
+  if (op.blockDim >= 3) {
+    Value at = op.swizzled ? swizzledScale(r, kb, op.scaleLd)
+                           : env.add(env.mul(r, i(op.scaleLd)), kb);
+    Value code = arith::BitcastOp::create(
+        env.b, env.loc, env.b.getI8Type(),
+        memref::LoadOp::create(env.b, env.loc, scales, at));
+    return op.blockDim == 3 ? emitE8M0ToF32(env.b, env.loc, code)
+                            : emitDecodeToF32(env.b, env.loc, code,
+                                              SmallFloatFormat::e4m3());
+  }
+  Value at = op.blockDim == 1
+                 ? env.add(env.mul(kb, i(op.scaleLd)), r)
+                 : env.add(env.mul(env.div(r, i(128)), i(op.scaleLd)), kb);
+  return memref::LoadOp::create(env.b, env.loc, scales, at);
+}
+
+Value GemmCode::swizzledScale(Value row, Value col, int64_t cols) {
+  Value tile =
+      env.add(env.mul(env.div(row, i(128)), i(cols / 4)), env.div(col, i(4)));
+  Value inTile =
+      env.add(env.mul(env.rem(row, i(32)), i(16)),
+              env.add(env.mul(env.rem(env.div(row, i(32)), i(4)), i(4)),
+                      env.rem(col, i(4))));
+  return env.add(env.mul(tile, i(512)), inTile);
+}
+
+GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
+                                          Value t, Value kt, Value scalesA,
+                                          Value scalesB) {
+  Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
+  Value colBase = env.mul(tn, i(plan.tileN));
+  TileScales scales;
+  for (int64_t r = 0; r < plan.accRegs(); ++r) {
+    Value fr, fc;
+    std::tie(fr, fc) = fragment(t, i(r));
+    int64_t ka = TileScales::keyA(plan, r), kb = TileScales::keyB(plan, r);
+    if (!scales.a.count(ka))
+      scales.a[ka] = blockScale(plan.a, scalesA, env.add(rowBase, fr), kt);
+    if (!scales.b.count(kb))
+      scales.b[kb] = blockScale(plan.b, scalesB, env.add(colBase, fc), kt);
+  }
+  return scales;
+}
+
+void GemmCode::promote(TileScales &scales,
+                       const std::function<Value(int64_t)> &partial,
+                       const std::function<Value(int64_t)> &total,
+                       const std::function<void(int64_t, Value)> &update) {
+  for (int64_t r = 0; r < plan.accRegs(); ++r) {
+    Value scale = arith::MulFOp::create(env.b, env.loc,
+                                        scales.a[TileScales::keyA(plan, r)],
+                                        scales.b[TileScales::keyB(plan, r)]);
+    Value term = arith::MulFOp::create(env.b, env.loc, scale, partial(r));
+    update(r, arith::AddFOp::create(env.b, env.loc, total(r), term));
+  }
+}
+
+void GemmCode::convertFp4(
+    Value tm, Value tn, Value consumer, Value t, Value kt, Value s,
+    Value scalesA, Value scalesB,
+    const std::function<SmallVector<Value>(Value)> &load16,
+    const std::function<void(Value, ArrayRef<Value>)> &store16) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value rowInHalf = env.add(env.mul(consumer, i(64)), shr(t, 1));
+  Value half = band(t, 1);
+  auto convert = [&](const OperandPlan &op, Value scales, Value packed,
+                     Value tile, int64_t tileRows, Value firstRow) {
+    Value src = env.add(env.add(packed, env.mul(rowInHalf, i(kTileK / 2))),
+                        env.mul(half, i(32)));
+    SmallVector<Value> bytes = load16(src);
+    SmallVector<Value> more = load16(env.add(src, i(16)));
+    bytes.append(more.begin(), more.end());
+    Value kb0 = env.add(env.mul(kt, i(8)), env.mul(half, i(4)));
+    SmallVector<Value> scale;
+    for (int64_t q = 0; q < 4; ++q)
+      scale.push_back(blockScale(op, scales, env.add(firstRow, rowInHalf),
+                                 env.add(kb0, i(q))));
+    Type i8 = b.getI8Type(), i32 = b.getI32Type(), f16 = b.getF16Type();
+    auto nibble = [&](Value byte, bool high) -> Value {
+      Value v =
+          high ? arith::ShRUIOp::create(
+                     b, loc, byte, arith::ConstantIntOp::create(b, loc, i8, 4))
+                     .getResult()
+               : byte;
+      return arith::AndIOp::create(
+          b, loc, v, arith::ConstantIntOp::create(b, loc, i8, 0xF));
+    };
+    auto half16 = [&](Value code, Value blockScale) -> Value {
+      Value v = arith::MulFOp::create(
+          b, loc, emitDecodeToF32(b, loc, code, SmallFloatFormat::e2m1()),
+          blockScale);
+      Value h = env.gpu ? arith::TruncFOp::create(b, loc, f16, v).getResult()
+                        : env.fromF32(v, f16);
+      return arith::ExtUIOp::create(
+          b, loc, i32, arith::BitcastOp::create(b, loc, b.getI16Type(), h));
+    };
+    for (int64_t g = 0; g < 8; ++g) {
+      SmallVector<Value> words;
+      for (int64_t w = 0; w < 4; ++w) {
+        // Elements 8g + 2w and 8g + 2w + 1: one packed byte.
+        int64_t e = 8 * g + 2 * w;
+        Value byte = bytes[e / 2];
+        Value lo = half16(nibble(byte, false), scale[e / 16]);
+        Value hi = half16(nibble(byte, true), scale[e / 16]);
+        words.push_back(arith::OrIOp::create(
+            b, loc, lo,
+            arith::ShLIOp::create(
+                b, loc, hi, arith::ConstantIntOp::create(b, loc, i32, 16))));
+      }
+      Value at = convertedAt(tile, tileRows, half, rowInHalf, i(8 * g));
+      store16(at, words);
+    }
+  };
+  convert(plan.a, scalesA, stageA(s), convertedA(), kTileM,
+          env.mul(tm, i(kTileM)));
+  convert(plan.b, scalesB, stageB(s), convertedB(), plan.tileN,
+          env.mul(tn, i(plan.tileN)));
+}
+
+void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,
+                        ValueRange args,
+                        const std::function<Value(int64_t)> &acc) {
+  // args: sa, sb, [amaxA, amaxB (NVFP4)], [bias], [c], d
+  Value alpha;
+  unsigned next = 2;
+  if (plan.fp4()) {
+    // (amaxA / 2688) (amaxB / 2688), as the reference's global factors.
+    auto factor = [&](Value amax) {
+      return arith::MulFOp::create(
+          env.b, env.loc, memref::LoadOp::create(env.b, env.loc, amax, i(0)),
+          env.f32(1.0f / 2688.0f));
+    };
+    alpha =
+        arith::MulFOp::create(env.b, env.loc, factor(args[2]), factor(args[3]));
+    next = 4;
+  } else if (!plan.blockScaled()) {
+    alpha = arith::MulFOp::create(
+        env.b, env.loc, memref::LoadOp::create(env.b, env.loc, args[0], i(0)),
+        memref::LoadOp::create(env.b, env.loc, args[1], i(0)));
+  }
+  Value bias = plan.bias ? args[next++] : Value();
+  Value c = plan.accumulate ? args[next++] : Value();
+  Value d = args[next];
+  Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
+  Value colBase = env.mul(tn, i(plan.tileN));
+  for (int64_t r = 0; r < plan.accRegs(); ++r) {
+    Value fr, fc;
+    std::tie(fr, fc) = fragment(t, i(r));
+    Value row = env.add(rowBase, fr), col = env.add(colBase, fc);
+    Value inside = env.land(env.lt(row, i(plan.m)), env.lt(col, i(plan.n)));
+    Value v = acc(r);
+    env.ifThen(inside, [&] {
+      Value out =
+          alpha ? arith::MulFOp::create(env.b, env.loc, v, alpha).getResult()
+                : v;
+      if (bias)
+        out = arith::AddFOp::create(
+            env.b, env.loc, out,
+            env.toF32(memref::LoadOp::create(env.b, env.loc, bias, col)));
+      Value at = env.add(env.mul(row, i(plan.n)), col);
+      if (c)
+        out = arith::AddFOp::create(
+            env.b, env.loc, out,
+            env.toF32(memref::LoadOp::create(env.b, env.loc, c, at)));
+      // The GPU converts with cvt.rn (same RNE result as the emulation).
+      if (env.gpu && plan.outType != out.getType())
+        out = arith::TruncFOp::create(env.b, env.loc, plan.outType, out);
+      else
+        out = env.fromF32(out, plan.outType);
+      memref::StoreOp::create(env.b, env.loc, out, d, at);
+    });
+  }
+}
+
+/// The 128-byte swizzle of a shared-memory byte address: the 16-byte chunk
+/// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).
+Value gemm::swizzle(GemmCode &code, Value address) {
+  Value row = code.band(code.shr(address, 7), 7);
+  return arith::XOrIOp::create(code.env.b, code.env.loc, address,
+                               code.shl(row, 4));
+}

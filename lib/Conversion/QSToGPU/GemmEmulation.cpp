@@ -1,0 +1,248 @@
+//===- GemmEmulation.cpp - GEMM kernels emulated on the CPU ---------------===//
+//
+// The GEMM kernel's tiling run on the CPU, per block: TMA copies write the
+// same (swizzled) shared-memory image, a wgmma emulation decodes the
+// kernel's own descriptors and accumulates into per-thread fragment
+// registers kept in memory, and the promotion, NVFP4 conversion and
+// epilogue are the GPU's code (GemmCode).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmCode.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "qs/Dialect/QS/Utils/FloatEmulation.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+using namespace mlir::qs::gpuk::gemm;
+
+namespace {
+/// TMA: box [rows, rowBytes] of `global` ([total rows, pitch] bytes,
+/// row-major) at (row0, byte k0) into shared `dst`, 128-byte swizzled (FP8)
+/// or not (packed FP4), zero past the edges.
+void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
+                int64_t totalRows, Value row0, Value k0, int64_t rows) {
+  KernelEnv &env = code.env;
+  OpBuilder &b = env.b;
+  Type i8 = b.getI8Type();
+  int64_t rowBytes = code.plan.rowBytes(), pitch = code.plan.pitch();
+  env.loop(rows, [&](Value r) {
+    env.loop(rowBytes, [&](Value c) {
+      Value gr = env.add(row0, r), gc = env.add(k0, c);
+      Value inside =
+          env.land(env.lt(gr, env.idx(totalRows)), env.lt(gc, env.idx(pitch)));
+      auto ifOp = scf::IfOp::create(b, env.loc, TypeRange{i8}, inside, true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value v = memref::LoadOp::create(
+            b, env.loc, global, env.add(env.mul(gr, env.idx(pitch)), gc));
+        if (v.getType() != i8)
+          v = arith::BitcastOp::create(b, env.loc, i8, v);
+        scf::YieldOp::create(b, env.loc, v);
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(
+            b, env.loc,
+            arith::ConstantIntOp::create(b, env.loc, i8, 0).getResult());
+      }
+      Value at = env.add(dst, env.add(env.mul(r, env.idx(rowBytes)), c));
+      if (!code.plan.fp4())
+        at = swizzle(code, at);
+      memref::StoreOp::create(b, env.loc, ifOp.getResult(0), smem, at);
+    });
+  });
+}
+
+/// wgmma m64n<tileN>k32 (FP8) or m64n<tileN>k16 (f16, NVFP4): decodes the
+/// descriptors like the hardware (start address, stride byte offset,
+/// 128-byte swizzle) and adds the products into the fragment registers
+/// `regs[t][r]` of one warpgroup.
+void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
+                  Value descA, Value descB, Type typeA, Type typeB) {
+  KernelEnv &env = code.env;
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  auto field = [&](Value desc, int64_t shift) {
+    Value v = arith::ShRUIOp::create(
+        b, loc, desc,
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), shift));
+    v = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+    return code.shl(code.band(v, 0x3FFF), 4);
+  };
+  Value startA = field(descA, 0), strideA = field(descA, 32);
+  Value startB = field(descB, 0), strideB = field(descB, 32);
+  bool f16 = code.plan.fp4();
+  int64_t elementBytes = f16 ? 2 : 1;
+  auto element = [&](Value start, Value stride, Value row, Value kk,
+                     Type type) -> Value {
+    Value address = env.add(env.add(start, env.mul(code.shr(row, 3), stride)),
+                            env.add(env.mul(code.band(row, 7), env.idx(128)),
+                                    env.mul(kk, env.idx(elementBytes))));
+    Value byte = memref::LoadOp::create(b, loc, smem, swizzle(code, address));
+    if (!f16)
+      return emitDecodeToF32(b, loc, byte, *SmallFloatFormat::get(type));
+    // Little-endian f16: both bytes lie in the same 16-byte chunk.
+    Value high = memref::LoadOp::create(
+        b, loc, smem, swizzle(code, env.add(address, env.idx(1))));
+    Type i16 = b.getI16Type();
+    Value bits = arith::OrIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i16, byte),
+        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i16, high),
+                              arith::ConstantIntOp::create(b, loc, i16, 8)));
+    return env.toF32(arith::BitcastOp::create(b, loc, b.getF16Type(), bits));
+  };
+  int64_t regsPerThread = code.plan.accRegs();
+  env.loop(kWarpgroup, [&](Value t) {
+    env.loop(regsPerThread, [&](Value r) {
+      Value row, col;
+      std::tie(row, col) = code.fragment(t, r);
+      Value sum = env.loopReduce(
+          f16 ? 16 : 32, env.f32(0.0f), [&](Value kk, Value acc) {
+            Value p = arith::MulFOp::create(
+                b, loc, element(startA, strideA, row, kk, typeA),
+                element(startB, strideB, col, kk, typeB));
+            return arith::AddFOp::create(b, loc, acc, p).getResult();
+          });
+      Value at =
+          env.add(env.add(regBase, env.mul(t, env.idx(regsPerThread))), r);
+      Value old = memref::LoadOp::create(b, loc, regs, at);
+      memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum),
+                              regs, at);
+    });
+  });
+}
+
+} // namespace
+
+void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
+                            Type typeB) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  GemmCode code{env, plan};
+  // args: a, b, sa, sb, [bias], [c], d
+  Value a = env.args[0], bm = env.args[1];
+  ValueRange epilogueArgs = ValueRange(env.args).drop_front(2);
+  int64_t regCount = kConsumers * kWarpgroup * plan.accRegs();
+  Value smem = memref::AllocOp::create(
+      b, loc, MemRefType::get({plan.sharedBytes()}, b.getI8Type()));
+  Value regs = memref::AllocOp::create(
+      b, loc, MemRefType::get({regCount}, b.getF32Type()));
+  Value partial = plan.blockScaled()
+                      ? memref::AllocOp::create(
+                            b, loc, MemRefType::get({regCount}, b.getF32Type()))
+                            .getResult()
+                      : Value();
+  env.loop(regCount, [&](Value r) {
+    memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
+  });
+  Value tm, tn;
+  std::tie(tm, tn) = code.tileOf(env.blockId);
+  Value base = env.idx(0);
+  env.loop(plan.kTiles(), [&](Value kt) {
+    // The producer's step, then each consumer's (no waits needed).
+    Value s = env.rem(kt, env.idx(plan.stages));
+    Value k0 = env.mul(kt, env.idx(plan.rowBytes()));
+    emulateTma(code, smem, code.stageA(s), a, plan.m,
+               env.mul(tm, env.idx(kTileM)), k0, kTileM);
+    emulateTma(code, smem, code.stageB(s), bm, plan.n,
+               env.mul(tn, env.idx(plan.tileN)), k0, plan.tileN);
+    if (plan.fp4()) {
+      // Every consumer thread converts its half-rows, then the wgmmas.
+      env.loop(kConsumers, [&](Value consumer) {
+        env.loop(kWarpgroup, [&](Value t) {
+          code.convertFp4(
+              tm, tn, consumer, t, kt, s, epilogueArgs[0], epilogueArgs[1],
+              [&](Value offset) {
+                SmallVector<Value> bytes;
+                for (int64_t k = 0; k < 16; ++k)
+                  bytes.push_back(memref::LoadOp::create(
+                      b, loc, smem, env.add(offset, env.idx(k))));
+                return bytes;
+              },
+              [&](Value offset, ArrayRef<Value> words) {
+                Value at = swizzle(code, offset);
+                for (auto [w, word] : llvm::enumerate(words))
+                  for (int64_t k = 0; k < 4; ++k)
+                    memref::StoreOp::create(
+                        b, loc,
+                        arith::TruncIOp::create(
+                            b, loc, b.getI8Type(),
+                            arith::ShRUIOp::create(
+                                b, loc, word,
+                                arith::ConstantIntOp::create(
+                                    b, loc, b.getI32Type(), 8 * k))),
+                        smem, env.add(at, env.idx(4 * w + k)));
+              });
+        });
+      });
+      env.loop(kConsumers, [&](Value consumer) {
+        Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
+        for (int64_t j = 0; j < kTileK / 16; ++j)
+          emulateWgmma(code, smem, regs, regBase,
+                       code.f16DescA(base, consumer, j), code.f16DescB(base, j),
+                       b.getF16Type(), b.getF16Type());
+      });
+      return;
+    }
+    env.loop(kConsumers, [&](Value consumer) {
+      Value descA = code.descA(base, s, consumer);
+      Value descB = code.descB(base, s);
+      Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
+      if (!plan.blockScaled()) {
+        for (int64_t j = 0; j < kKSteps; ++j)
+          emulateWgmma(code, smem, regs, regBase, code.stepDescriptor(descA, j),
+                       code.stepDescriptor(descB, j), typeA, typeB);
+        return;
+      }
+      // Block scaling: each scale block of K into zeroed partial registers,
+      // then promoted.
+      int64_t groups = kTileK / plan.blockK();
+      for (int64_t g = 0; g < groups; ++g) {
+        env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {
+          memref::StoreOp::create(b, loc, env.f32(0.0f), partial,
+                                  env.add(regBase, r));
+        });
+        for (int64_t j = 0; j < plan.stepsPerGroup(); ++j) {
+          int64_t step = g * plan.stepsPerGroup() + j;
+          emulateWgmma(code, smem, partial, regBase,
+                       code.stepDescriptor(descA, step),
+                       code.stepDescriptor(descB, step), typeA, typeB);
+        }
+        Value kb = env.add(env.mul(kt, env.idx(groups)), env.idx(g));
+        env.loop(kWarpgroup, [&](Value t) {
+          Value at = env.add(regBase, env.mul(t, env.idx(plan.accRegs())));
+          auto load = [&](Value buffer, int64_t r) {
+            return memref::LoadOp::create(b, loc, buffer,
+                                          env.add(at, env.idx(r)))
+                .getResult();
+          };
+          GemmCode::TileScales scales = code.loadScales(
+              tm, tn, consumer, t, kb, epilogueArgs[0], epilogueArgs[1]);
+          code.promote(
+              scales, [&](int64_t r) { return load(partial, r); },
+              [&](int64_t r) { return load(regs, r); },
+              [&](int64_t r, Value v) {
+                memref::StoreOp::create(b, loc, v, regs,
+                                        env.add(at, env.idx(r)));
+              });
+        });
+      }
+    });
+  });
+  env.loop(kConsumers, [&](Value consumer) {
+    env.loop(kWarpgroup, [&](Value t) {
+      Value regBase =
+          env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
+                  env.idx(plan.accRegs()));
+      code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
+        return memref::LoadOp::create(b, loc, regs,
+                                      env.add(regBase, env.idx(r)))
+            .getResult();
+      });
+    });
+  });
+  // Buffer deallocation frees `regs` and `smem` (and the tensor maps).
+}
