@@ -175,7 +175,9 @@ def check(cuda, directory):
             buf, p = plan.argument(case["inputs"] + j)
             got = cuda.to_host(p, buf["bytes"])
             if case.get("bound"):  # GEMM: within the bound of gemm_cases.py
-                tol = np.load(os.path.join(directory, f"tol{j}.npy"))
+                # The bound as bfloat16 bits, rounded up (device_bundle.py).
+                tol = (np.load(os.path.join(directory, f"tol{j}.npy")).astype(np.uint32)
+                       << 16).view(np.float32)
                 values = got.view({"bf16": np.uint16, "f16": np.float16,
                                    "f32": np.float32}[case["out"]])
                 if case["out"] == "bf16":

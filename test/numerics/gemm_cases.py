@@ -37,8 +37,6 @@ LAYOUTS = [("fprop_TN", "x", "w", False, True),
 def gpu_gemm_gap(family, layout):
     """Why the GPU GEMM kernels cannot run `family` with `layout` (None if
     they can): the rules of convert-qs-to-gpu's diagnostics."""
-    if family == "nvfp4_row_scaled":
-        return "row-scaled NVFP4 GEMMs have no GPU kernel yet"
     if family == "mxfp8" and layout[0] != "fprop_TN":
         return ("MXFP8 column-wise data is not K-major: sm_90a MXFP8 GEMMs are TN only "
                 "(both operands contracted over their last dimension)")

@@ -131,18 +131,20 @@ def test_compile_errors():
         qs.compile(g, chip="sm_80")
     with pytest.raises(ValueError, match="format must be isa, bin or fatbin"):
         qs.compile(g, format="cubin")
-    # No row-scaled NVFP4 GEMM kernel yet: the error points at the Python
-    # line that built it.
-    def linear(quantizer):
+    # What the GEMM kernels cannot run (an MXFP8 dgrad on Hopper: its
+    # column-wise data is not K-major) points at the Python line that built
+    # it.
+    def linear(quantizer, layout="TN"):
         g = qs.Graph()
         f = g.function("linear", [qs.TensorSpec((128, 128), "bf16"),
                                   qs.TensorSpec((128, 128), "bf16")])
         qx = f.quantize(f.args[0], quantizer)
         qw = f.quantize(f.args[1], quantizer)
-        f.returns(f.gemm(qw, qx, layout="TN"))
+        f.returns(f.gemm(qw, qx, layout=layout))
         return g
-    with pytest.raises(qs.QSError, match=r"test_runtime.py.*'qs.gemm_buffers' op has no GPU kernel yet"):
-        qs.compile(linear(qs.NVFP4Quantizer(row_scaled_nvfp4=True)))
+    with pytest.raises(qs.QSError, match=r"test_runtime.py.*'qs.gemm_buffers' op operand .* is "
+                                         r"contracted over its first dimension, but MXFP8"):
+        qs.compile(linear(qs.MXFP8Quantizer(), layout="NN"))
     # An MXFP8 fprop on Hopper (which TE does not offer) compiles.
     compiled = qs.compile(linear(qs.MXFP8Quantizer()))
     assert "qs_gemm" in compiled.kernels

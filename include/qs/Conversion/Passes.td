@@ -115,12 +115,11 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     (FP8 block) or compact / swizzled E8M0 (MXFP8) layouts. NVFP4: the
     consumers convert each k-tile's E2M1 codes times their E4M3 block
     scales to f16 in shared memory (exact), f16 wgmma sums them, and the
-    global amaxes scale the epilogue. Tile width in N: per-tensor 128 or
+    global (or, row-scaled, per-row) amaxes scale the epilogue. Tile width in N: per-tensor 128 or
     256 (`qs.gemm_tile_n` or a heuristic), FP8 block 128, MXFP8 64, NVFP4
     128. Diagnostics (also in the emulation): K not a multiple of 16 (NVFP4:
     32), operands that are not K-major (MXFP8 column-wise data; per-tensor
-    FP8 on chips without a transpose buffer), chips other than sm_90a,
-    row-scaled NVFP4.
+    FP8 on chips without a transpose buffer), chips other than sm_90a.
 
     `qs.update_usage_buffers` is left in place (another lowering may take
     it); with `require-nvptx-chip` (qs-nvptx-pipeline) it is an error.

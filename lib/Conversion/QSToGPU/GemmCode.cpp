@@ -234,15 +234,19 @@ void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,
   // args: sa, sb, [amaxA, amaxB (NVFP4)], [bias], [c], d
   Value alpha;
   unsigned next = 2;
+  // NVFP4 factor amax / 2688 of a global amax, or of a row-scaled
+  // operand's stored row (A: the output row, B: the output column).
+  auto factor = [&](Value amax, Value index) -> Value {
+    return arith::MulFOp::create(
+        env.b, env.loc, memref::LoadOp::create(env.b, env.loc, amax, index),
+        env.f32(1.0f / 2688.0f));
+  };
   if (plan.fp4()) {
-    // (amaxA / 2688) (amaxB / 2688), as the reference's global factors.
-    auto factor = [&](Value amax) {
-      return arith::MulFOp::create(
-          env.b, env.loc, memref::LoadOp::create(env.b, env.loc, amax, i(0)),
-          env.f32(1.0f / 2688.0f));
-    };
-    alpha =
-        arith::MulFOp::create(env.b, env.loc, factor(args[2]), factor(args[3]));
+    // The reference's order: v * (gA gB), then * (rA[row] rB[col]).
+    Value gA = plan.a.rowScaled ? Value() : factor(args[2], i(0));
+    Value gB = plan.b.rowScaled ? Value() : factor(args[3], i(0));
+    alpha = gA && gB ? arith::MulFOp::create(env.b, env.loc, gA, gB).getResult()
+                     : (gA ? gA : gB);
     next = 4;
   } else if (!plan.blockScaled()) {
     alpha = arith::MulFOp::create(
@@ -264,6 +268,13 @@ void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,
       Value out =
           alpha ? arith::MulFOp::create(env.b, env.loc, v, alpha).getResult()
                 : v;
+      if (plan.fp4() && (plan.a.rowScaled || plan.b.rowScaled)) {
+        Value rows = plan.a.rowScaled ? factor(args[2], row) : env.f32(1.0f);
+        if (plan.b.rowScaled)
+          rows = arith::MulFOp::create(env.b, env.loc, rows,
+                                       factor(args[3], col));
+        out = arith::MulFOp::create(env.b, env.loc, out, rows);
+      }
       if (bias)
         out = arith::AddFOp::create(
             env.b, env.loc, out,

@@ -35,8 +35,10 @@ struct OperandPlan {
   /// 3: MXFP8 1x32 blocks (E8M0 scales), 4: NVFP4 (E2M1 codes, 1x16 blocks
   /// of E4M3 scales, a global amax).
   int blockDim = 0;
-  /// MXFP8: scales in cuBLAS's 128x4-tiled order (optimize_for_gemm).
+  /// MXFP8, NVFP4: scales in cuBLAS's 128x4-tiled order (optimize_for_gemm).
   bool swizzled = false;
+  /// Row-scaled NVFP4: one amax per stored row instead of a global one.
+  bool rowScaled = false;
   /// One scale per row (and block), not per 128 rows.
   bool perRow() const { return blockDim == 1 || blockDim == 3; }
   /// Rows of the stored K-major matrix (M for A, N for B).

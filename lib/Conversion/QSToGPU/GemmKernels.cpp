@@ -407,17 +407,10 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                isa<Fp8BlockAttr>(operands.b.type.getQuantizer());
   bool mx = isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
             isa<MXFP8Attr>(operands.b.type.getQuantizer());
-  auto nvA = dyn_cast<NVFP4Attr>(operands.a.type.getQuantizer());
-  auto nvB = dyn_cast<NVFP4Attr>(operands.b.type.getQuantizer());
-  bool fp4 = nvA && nvB;
-  // (qs.gemm's verifier guarantees one family for both operands and at most
-  // one 128x128-scaled FP8 block operand.)
-  if (fp4 && (nvA.getRowScaledNvfp4() || nvB.getRowScaledNvfp4()))
-    return emitError() << "has no GPU kernel yet for row-scaled NVFP4 "
-                          "operands (per-row amax vectors; NVFP4 with a "
-                          "global amax has one, on sm_90a); qs-cpu-pipeline "
-                          "can run it";
-  // (Every family has a kernel; qs.gemm's verifier guarantees one family.)
+  bool fp4 = isa<NVFP4Attr>(operands.a.type.getQuantizer()) &&
+             isa<NVFP4Attr>(operands.b.type.getQuantizer());
+  // (Every family has a kernel; qs.gemm's verifier guarantees one family
+  // for both operands and at most one 128x128-scaled FP8 block operand.)
   assert((perTensor || block || mx || fp4) && "a GEMM of mixed families");
   (void)perTensor;
   for (auto [name, operand] :
@@ -473,6 +466,7 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     OperandPlan p;
     p.blockDim = op.blockDim;
     p.swizzled = op.swizzled;
+    p.rowScaled = op.rowScaled;
     p.rows = rows;
     p.scaleLd = op.blockDim == 1   ? roundUp(rows, 4)
                 : op.blockDim == 2 ? roundUp(ceilDiv(plan.k, 128), 4)

@@ -61,6 +61,8 @@ struct GemmOperand {
   /// the usage's global amax, memref<1xf32>).
   int blockDim = 0;
   bool swizzled = false;
+  /// Row-scaled NVFP4: `amax` holds one amax per stored row.
+  bool rowScaled = false;
   Value amax;
   /// Whether `data` is K-major (row-wise data of an operand contracted over
   /// its last dimension, or the transpose buffer of one contracted over its

@@ -193,6 +193,7 @@ struct ConvertQSToGPUPass
     if (fp4) {
       operand.blockDim = 4;
       operand.swizzled = fp4.getOptimizeForGemm();
+      operand.rowScaled = fp4.getRowScaledNvfp4();
     }
     if (mx) {
       operand.blockDim = 3;

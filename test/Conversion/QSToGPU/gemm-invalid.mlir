@@ -13,16 +13,6 @@ func.func @k_not_16(%a: !a, %b: !a) -> tensor<128x128xbf16> {
 
 // -----
 
-// Row-scaled NVFP4 has no GEMM kernel yet.
-!n = !qs.tensor<128x128xbf16, #qs.nvfp4<columnwise = false, row_scaled_nvfp4 = true>>
-func.func @nvfp4_row_scaled(%a: !n, %b: !n) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op has no GPU kernel yet for row-scaled NVFP4 operands (per-row amax vectors; NVFP4 with a global amax has one, on sm_90a); qs-cpu-pipeline can run it}}
-  %y = qs.gemm %a, %b transpose_b : !n, !n -> tensor<128x128xbf16>
-  return %y : tensor<128x128xbf16>
-}
-
-// -----
-
 // Packed NVFP4 rows must be 16-byte multiples for TMA.
 !f = !qs.tensor<128x144xbf16, #qs.nvfp4<columnwise = false>>
 func.func @nvfp4_k(%a: !f, %b: !f) -> tensor<128x128xbf16> {
