@@ -109,6 +109,17 @@ class Cuda:
         self.call("cuEventCreate", ctypes.byref(e), 0)
         return e
 
+    def time_ms(self, fn, iters, warmup):
+        """Mean milliseconds of `iters` calls of fn after `warmup` (events)."""
+        for _ in range(warmup):
+            fn()
+        start, end = self.event(), self.event()
+        self.call("cuEventRecord", start, None)
+        for _ in range(iters):
+            fn()
+        self.call("cuEventRecord", end, None)
+        return self.elapsed_ms(start, end) / iters
+
     def elapsed_ms(self, start, end):
         self.call("cuEventSynchronize", end)
         ms = ctypes.c_float()
@@ -223,14 +234,7 @@ def bench(cuda, directory, iters, warmup):
             cuda.to_device(plan.argument(2)[1], np.array([0.0], np.float32))
         moved = buf["bytes"] + sum(b["bytes"] for b in plan.plan["buffers"]
                                    if b["argument"] >= case["inputs"])
-        for _ in range(warmup):
-            plan.run(kernels_only=True)
-        start, end = cuda.event(), cuda.event()
-        cuda.call("cuEventRecord", start, None)
-        for _ in range(iters):
-            plan.run(kernels_only=True)
-        cuda.call("cuEventRecord", end, None)
-        ms = cuda.elapsed_ms(start, end) / iters
+        ms = cuda.time_ms(lambda: plan.run(kernels_only=True), iters, warmup)
         kernels = sum(1 for s in plan.plan["steps"] if "kernel" in s)
         return case, moved, ms, kernels
     finally:
@@ -262,14 +266,7 @@ def gemm_bench(cuda, directory, iters, warmup):
             else:  # finite E4M3 codes of magnitude < 2
                 cuda.to_device(p, (rng.integers(0, 256, buf["bytes"], dtype=np.uint8) & 0xBF))
         plan.run()
-        for _ in range(warmup):
-            plan.run(kernels_only=True)
-        start, end = cuda.event(), cuda.event()
-        cuda.call("cuEventRecord", start, None)
-        for _ in range(iters):
-            plan.run(kernels_only=True)
-        cuda.call("cuEventRecord", end, None)
-        ms = cuda.elapsed_ms(start, end) / iters
+        ms = cuda.time_ms(lambda: plan.run(kernels_only=True), iters, warmup)
         m, n, k = case["gemm"]
         return case, ms, 2.0 * m * n * k / (ms * 1e9)
     finally:
@@ -278,14 +275,7 @@ def gemm_bench(cuda, directory, iters, warmup):
 
 def copy_gbs(cuda, nbytes, iters, warmup):
     a, b = cuda.malloc(nbytes), cuda.malloc(nbytes)
-    for _ in range(warmup):
-        cuda.copy(b, a, nbytes)
-    start, end = cuda.event(), cuda.event()
-    cuda.call("cuEventRecord", start, None)
-    for _ in range(iters):
-        cuda.copy(b, a, nbytes)
-    cuda.call("cuEventRecord", end, None)
-    ms = cuda.elapsed_ms(start, end) / iters
+    ms = cuda.time_ms(lambda: cuda.copy(b, a, nbytes), iters, warmup)
     cuda.free(a)
     cuda.free(b)
     return 2 * nbytes / (ms * 1e6)

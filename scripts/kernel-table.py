@@ -104,9 +104,9 @@ def gemm_module_text(shape, label, out, tile):
             f"  return %y : {r}\n}}\n}}\n")
 
 
-def table_rows(args, ptxas, tmp, text, chip, prefix, count_pattern):
-    """Compiles `text` for `chip`, prints one row per kernel (prefix, chip,
-    ptxas figures, matches of count_pattern in the PTX); returns failures."""
+def compile_ptx(args, tmp, text, chip):
+    """qs-nvptx-pipeline (PTX) of module `text` for `chip`: (lowered module
+    text, PTX file path) or (None, qs-opt's errors)."""
     src = os.path.join(tmp, "m.mlir")
     with open(src, "w") as f:
         f.write(text)
@@ -115,14 +115,24 @@ def table_rows(args, ptxas, tmp, text, chip, prefix, count_pattern):
         [args.qs_opt, src, f"--qs-nvptx-pipeline=chip={chip} format=isa", "-o", out],
         capture_output=True, text=True)
     if proc.returncode != 0:
-        print(f"{prefix} {chip:<8} qs-opt FAILED:\n{proc.stderr}")
-        return 1
+        return None, proc.stderr
+    lowered = open(out).read()
     ptx = "".join(extract_ptx.unescape(m.group(1)) for m in re.finditer(
-        r'assembly = "((?:[^"\\]|\\.)*)"', open(out).read()))
-    count = len(re.findall(count_pattern, ptx))
+        r'assembly = "((?:[^"\\]|\\.)*)"', lowered))
     ptx_path = os.path.join(tmp, "m.ptx")
     with open(ptx_path, "w") as f:
         f.write(ptx)
+    return lowered, ptx_path
+
+
+def table_rows(args, ptxas, tmp, text, chip, prefix, count_pattern):
+    """Compiles `text` for `chip`, prints one row per kernel (prefix, chip,
+    ptxas figures, matches of count_pattern in the PTX); returns failures."""
+    lowered, ptx_path = compile_ptx(args, tmp, text, chip)
+    if lowered is None:
+        print(f"{prefix} {chip:<8} qs-opt FAILED:\n{ptx_path}")
+        return 1
+    count = len(re.findall(count_pattern, open(ptx_path).read()))
     if not ptxas:
         print(f"{prefix} {chip:<8} {'(PTX only)':<24} {'':>4} {'':>6} {'':>11} {count:>17}")
         return 0
@@ -190,27 +200,16 @@ def module_table(args, ptxas):
     print("-" * len(header))
     with tempfile.TemporaryDirectory() as tmp:
         for chip in args.chips.split(","):
-            src = os.path.join(tmp, "m.mlir")
             # Type and attribute aliases stay outside the wrapping module.
             aliases = "".join(l for l in text.splitlines(True) if re.match(r"[!#]\w+\s*=", l))
             body = "".join(l for l in text.splitlines(True) if not re.match(r"[!#]\w+\s*=", l))
-            with open(src, "w") as f:
-                f.write(f'{aliases}module attributes {{qs.chip = "{chip}"}} {{\n{body}\n}}\n')
-            out = os.path.join(tmp, "m.gpu.mlir")
-            proc = subprocess.run(
-                [args.qs_opt, src, f"--qs-nvptx-pipeline=chip={chip} format=isa", "-o", out],
-                capture_output=True, text=True)
-            if proc.returncode != 0:
-                print(f"{chip}: qs-opt FAILED:\n{proc.stderr}")
+            lowered, ptx_path = compile_ptx(
+                args, tmp, f'{aliases}module attributes {{qs.chip = "{chip}"}} {{\n{body}\n}}\n', chip)
+            if lowered is None:
+                print(f"{chip}: qs-opt FAILED:\n{ptx_path}")
                 failures += 1
                 continue
-            lowered = open(out).read()
             order = launches(lowered)
-            ptx = "".join(extract_ptx.unescape(m.group(1)) for m in re.finditer(
-                r'assembly = "((?:[^"\\]|\\.)*)"', lowered))
-            ptx_path = os.path.join(tmp, "m.ptx")
-            with open(ptx_path, "w") as f:
-                f.write(ptx)
             if not ptxas:
                 for i, (fn, k) in enumerate(order):
                     print(f"{fn:<14} {chip:<8} {i + 1:>6} {k:<26} (PTX only)")

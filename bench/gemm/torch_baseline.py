@@ -11,22 +11,14 @@ for scale. Prints TFLOP/s (2 M N K / time).
 Skips, with the reason printed, whatever the machine lacks."""
 
 import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from torch_timing import timed  # noqa: E402
 
 SHAPES = ("8192x8192x8192,4096x4096x4096,8192x4096x4096,8192x14336x4096,"
           "8192x4096x14336,8192x28672x8192,8192x8192x28672")
-
-
-def timed(fn, iters, warmup):
-    import torch
-    for _ in range(warmup):
-        fn()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(iters):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / iters
 
 
 def main():

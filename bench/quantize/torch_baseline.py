@@ -12,20 +12,11 @@ Skips, with the reason printed, whatever the machine lacks (torch, a GPU,
 TransformerEngine)."""
 
 import argparse
+import os
 import sys
 
-
-def timed(fn, iters, warmup):
-    import torch
-    for _ in range(warmup):
-        fn()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(iters):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / iters
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from torch_timing import timed  # noqa: E402
 
 
 def main():
