@@ -104,6 +104,34 @@ def test_gemm_nvfp4_many_tiles(rng, layout):
     check_gemm(rng, "nvfp4", layout, "bf16", m=320, n=224, k=k, bias=True, accumulate=True)
 
 
+@pytest.mark.parametrize("family", ["fp8_current", "nvfp4"])
+def test_gemm_3d_activation(rng, family):
+    # A 3-D activation keeps its leading dimensions; the kernels see the
+    # flattened [M, K] view.
+    require_gemm_kernel(family)
+    shape, n = (2, 48, 256), 96
+    q = h.quantizer(family, columnwise=False)
+    x = h.random_input(rng, shape, "bf16", specials=False, exponents=(-3, 2))
+    w = h.random_input(rng, (n, shape[-1]), "bf16", specials=False, exponents=(-3, 2))
+    with np.errstate(all="ignore"):
+        qx, _ = ref.quantize(x, q, "bf16")
+        qw, _ = ref.quantize(w, q, "bf16")
+    op_x = ref.gemm_operand(qx, shape, q, contracts_last=True)
+    op_w = ref.gemm_operand(qw, (n, shape[-1]), q, contracts_last=True)
+    want = op_x @ op_w.T
+    tol = 2.0 ** -22 * shape[-1] * (np.abs(op_x) @ np.abs(op_w).T) + 2.0 ** -23 * np.abs(want)
+    xt, wt = h.qtype(shape, "bf16", q), h.qtype((n, shape[-1]), "bf16", q)
+    rt = h.ttype(shape[:-1] + (n,), "f32")
+    module = f"""func.func @gemm(%a: {xt}, %b: {wt}) -> {rt} {{
+  %d = qs.gemm %a, %b transpose_b : {xt}, {wt} -> {rt}
+  return %d : {rt}
+}}"""
+    (got,) = h.run(module, "gemm", h.npy_inputs(qx) + h.npy_inputs(qw), 1)
+    assert got.shape == shape[:-1] + (n,)
+    err = np.abs(got.reshape(want.shape).astype(np.float64) - want)
+    assert (err <= tol + 1e-44).all(), f"{int((err > tol).sum())} elements outside the bound"
+
+
 def test_gemm_wide_tiles(rng):
     # The 128x256 tile kernel (4 stages; 6 k-tiles wrap the ring), E5M2 x E4M3.
     check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=130, n=656, k=300, tile_n=256)
