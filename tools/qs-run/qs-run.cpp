@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NpyIO.h"
+#include "qs/Dialect/QS/Utils/UpstreamWorkarounds.h"
 #include "qs/InitAll.h"
 #include "qs/Runner/CPURunner.h"
 #include "qs/Runner/LaunchPlan.h"
@@ -204,6 +205,13 @@ int main(int argc, char **argv) {
   auto file = openInputFile(inputFile, &errorMessage);
   if (!file)
     return error(errorMessage);
+  if (std::optional<size_t> at = findIndexDenseArray(file->getBuffer())) {
+    unsigned line = file->getBuffer().take_front(*at).count('\n') + 1;
+    return error(inputFile + ":" + std::to_string(line) +
+                 ": a dense array of `index` elements (`array<index ...>`) "
+                 "crashes the MLIR 22.1 parser (llvm-project issue 179045); "
+                 "use an integer element type such as i64");
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)

@@ -1,0 +1,45 @@
+//===- UpstreamWorkarounds.h - known crashes of upstream MLIR ---*- C++ -*-===//
+//
+// Inputs that crash MLIR 22.1.8 itself (Debian's libMLIR), found by qs-fuzz.
+// Our tools check for them before handing text to the parser, so that the
+// user gets a diagnostic instead of a segmentation fault.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QS_DIALECT_QS_UTILS_UPSTREAMWORKAROUNDS_H
+#define QS_DIALECT_QS_UTILS_UPSTREAMWORKAROUNDS_H
+
+#include "llvm/ADT/StringRef.h"
+#include <cctype>
+#include <optional>
+
+namespace mlir {
+namespace qs {
+
+/// The offset in `text` of a dense array of `index` elements
+/// (`array<index ...>`, spaces allowed): MLIR 22.1's parser asks an index
+/// type for its bit width and crashes (llvm-project issue 179045, fixed
+/// upstream by PR 179075 after 22.1.8).
+inline std::optional<size_t> findIndexDenseArray(llvm::StringRef text) {
+  for (size_t at = text.find("array"); at != llvm::StringRef::npos;
+       at = text.find("array", at + 1)) {
+    size_t i = at + 5;
+    auto skipSpace = [&] {
+      while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+        ++i;
+    };
+    skipSpace();
+    if (i >= text.size() || text[i] != '<')
+      continue;
+    ++i;
+    skipSpace();
+    if (text.substr(i).starts_with("index"))
+      return at;
+  }
+  return std::nullopt;
+}
+
+} // namespace qs
+} // namespace mlir
+
+#endif // QS_DIALECT_QS_UTILS_UPSTREAMWORKAROUNDS_H
