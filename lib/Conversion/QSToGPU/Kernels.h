@@ -1,4 +1,4 @@
-//===- Kernels.h - quantize/dequantize kernel emission ----------*- C++ -*-===//
+//===- Kernels.h - quantize/dequantize/GEMM kernel emission -----*- C++ -*-===//
 //
 // Private to the QSToGPU library: the per-op entry points used by the
 // convert-qs-to-gpu pass. Buffers are passed as 1-D memrefs (the row-major
@@ -49,9 +49,10 @@ void emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
                     QuantTensorType type, const TargetInfo &target,
                     ValueRange inner, Value out, const EmitOptions &options);
 
-/// One operand of a GEMM kernel: the FP8 data in K-major order ([rows, k]
-/// row-major, 1-D memref) and its scale_inv (per-tensor: memref<1xf32>;
-/// FP8 block: the GEMM_READY scale matrix, MXFP8: the E8M0 scales, 1-D).
+/// One operand of a GEMM kernel: the data in K-major order ([rows, k]
+/// row-major, FP8 bytes or packed E2M1 pairs, 1-D memref) and its scales
+/// (per-tensor: memref<1xf32>; FP8 block: the GEMM_READY scale matrix;
+/// MXFP8 / NVFP4: the E8M0 / E4M3 scales, 1-D).
 struct GemmOperand {
   QuantTensorType type;
   Value data, scaleInv;

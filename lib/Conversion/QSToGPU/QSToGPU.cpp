@@ -94,9 +94,9 @@ struct ConvertQSToGPUPass
           return WalkResult::skip();
         if (isa<UpdateUsageBuffersOp>(op)) {
           op->emitOpError()
-              << "has no GPU kernel yet (quantize, dequantize and per-tensor "
-                 "FP8 GEMM do); qs-nvptx-pipeline cannot compile it, "
-                 "qs-cpu-pipeline can";
+              << "has no GPU kernel yet (quantize, dequantize and GEMM "
+                 "do); qs-nvptx-pipeline cannot compile it, qs-cpu-pipeline "
+                 "can";
           failedAny = true;
         }
         return WalkResult::advance();
