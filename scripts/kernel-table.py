@@ -77,9 +77,12 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
               ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
               ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64),
               ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128)]
+# sm_100a (tcgen05 block-scaled MMA; one tile width).
+GEMM_CASES_SM100 = [("mxfp8", "bf16", 128), ("mxfp8 swizzled", "f32", 128),
+                    ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128)]
 
 
-def gemm_module_text(shape, label, out, tile):
+def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     """fprop Y = X W^T (bias) of FP8 operands of `shape`: per-tensor, or FP8
     block (`block <A> x <B>`, 1D = 1x128, 2D = 128x128 blocks)."""
     m, k = shape.split("x")
@@ -98,7 +101,7 @@ def gemm_module_text(shape, label, out, tile):
     r = f"tensor<{m}x{m}x{out}>"
     tile_attr = ("" if label.startswith(("mxfp8", "nvfp4", "block"))
                  else f", qs.gemm_tile_n = {tile} : i64")
-    return (f'module attributes {{qs.chip = "sm_90a"{tile_attr}}} {{\n'
+    return (f'module attributes {{qs.chip = "{chip}"{tile_attr}}} {{\n'
             f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"
             f"  %y = qs.gemm %a, %b transpose_b bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"
             f"  return %y : {r}\n}}\n}}\n")
@@ -252,7 +255,7 @@ def main():
     if args.module:
         return module_table(args, ptxas)
     failures = 0
-    header = f"{'case':<20} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt.e4m3x2 | wgmma':>17}"
+    header = f"{'case':<20} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt|wgmma|tcgen05':>17}"
     print(header)
     print("-" * len(header))
     with tempfile.TemporaryDirectory() as tmp:
@@ -266,13 +269,17 @@ def main():
                         text = module_text(args.shape, args.nominal, a, chip, op == "dq")
                         failures += table_rows(args, ptxas, tmp, text, chip, f"{label:<20} {usage:<5} {op:<5}",
                                                r"cvt\.rn\.satfinite\.e[45]m[32]x2\.f32")
-        # GEMM kernels (sm_90a: wgmma; the column counts wgmma.mma_async).
-        if "sm_90a" in args.chips.split(","):
-            for label, out, tile in GEMM_CASES:
-                text = gemm_module_text(args.shape, label, out, tile)
-                failures += table_rows(args, ptxas, tmp, text, "sm_90a",
+        # GEMM kernels (the column counts wgmma.mma_async on sm_90a,
+        # tcgen05.mma on sm_100a).
+        for chip, cases, pattern in (("sm_90a", GEMM_CASES, r"wgmma\.mma_async"),
+                                     ("sm_100a", GEMM_CASES_SM100, r"tcgen05\.mma")):
+            if chip not in args.chips.split(","):
+                continue
+            for label, out, tile in cases:
+                text = gemm_module_text(args.shape, label, out, tile, chip)
+                failures += table_rows(args, ptxas, tmp, text, chip,
                                        f"{'gemm ' + label:<20} {out:<5} {'N=' + str(tile):<5}",
-                                       r"wgmma\.mma_async")
+                                       pattern)
     print(f"kernel-table: {failures} failure(s)")
     if args.check and failures:
         sys.exit(1)

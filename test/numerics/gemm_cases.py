@@ -34,11 +34,15 @@ LAYOUTS = [("fprop_TN", "x", "w", False, True),
 
 
 
-def gpu_gemm_gap(family, layout):
-    """Why the GPU GEMM kernels cannot run `family` with `layout` (None if
-    they can): the rules of convert-qs-to-gpu's diagnostics."""
+def gpu_gemm_gap(family, layout, chip=None):
+    """Why the GPU GEMM kernels cannot run `family` with `layout` on `chip`
+    (None: sm_90a) (None if they can): the rules of convert-qs-to-gpu's
+    diagnostics."""
+    if chip == "sm_100a" and family not in ("mxfp8", "nvfp4", "nvfp4_row_scaled"):
+        return ("sm_100a GEMM kernels (tcgen05 block-scaled MMA) exist for MXFP8 and "
+                "NVFP4 only")
     if family == "mxfp8" and layout[0] != "fprop_TN":
-        return ("MXFP8 column-wise data is not K-major: sm_90a MXFP8 GEMMs are TN only "
+        return ("MXFP8 column-wise data is not K-major: MXFP8 GEMM kernels are TN only "
                 "(both operands contracted over their last dimension)")
     return None
 

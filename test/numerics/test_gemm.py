@@ -13,17 +13,17 @@ import qs_reference as ref
 from gemm_cases import FAMILIES, LAYOUTS, gemm_case, gpu_gemm_gap, outside_bound
 
 
-def require_gemm_kernel(family, layout=LAYOUTS[0]):
+def require_gemm_kernel(family, layout=LAYOUTS[0], chip=None):
     """Under QS_KERNELS=gpu-emulated or cuda, skips (with the reason) a GEMM
-    the GPU kernels cannot run: the emulation would only rerun the
-    reference lowering, and qs-nvptx-pipeline rejects it."""
-    gap = gpu_gemm_gap(family, layout)
+    the GPU kernels cannot run: convert-qs-to-gpu and qs-nvptx-pipeline
+    reject it."""
+    gap = gpu_gemm_gap(family, layout, chip)
     if h.KERNELS != "reference" and gap:
         pytest.skip(f"QS_KERNELS={h.KERNELS}: {gap}")
 
 
 def check_gemm(rng, family, layout, out, **kwargs):
-    require_gemm_kernel(family, layout)
+    require_gemm_kernel(family, layout, kwargs.get("chip"))
     case = gemm_case(rng, family, layout, out, **kwargs)
     (got,) = h.run(case.module, "gemm", case.inputs, 1)
     bad, message = outside_bound(case, got)
@@ -64,19 +64,20 @@ def test_gemm_many_tiles(rng, layout):
                accumulate=True)
 
 
-def test_gemm_mxfp8_edges(rng):
-    # MXFP8 (64-wide tiles, per-32 promotion): partial tiles in M and N, K of
-    # 8 full k-tiles and one 32-wide block (the rest of that k-tile is past
-    # K), and NaN (0xFF) in every padding scale, which must not be read.
-    require_gemm_kernel("mxfp8")
-    m, n, k = 320, 224, 1056
-    qx, x = gm.quantized(rng, "mxfp8", {}, (m, k))
-    qw, w = gm.quantized(rng, "mxfp8", dict(optimize_for_gemm=True), (n, k))
+def check_padded_edges(rng, family, m, n, k, chip=None):
+    """fprop with NaN (0xFF) in every padding scale, which must not be read:
+    x's scales compact, w's GEMM-swizzled."""
+    require_gemm_kernel(family, LAYOUTS[0], chip)
+    block = 32 if family == "mxfp8" else 16
+    tn_only = chip != "sm_100a"
+    qx, x = gm.quantized(rng, family, dict(columnwise=False), (m, k), tn_only)
+    qw, w = gm.quantized(rng, family, dict(columnwise=False, optimize_for_gemm=True), (n, k),
+                         tn_only)
     for bufs, rows in ((x, m), (w, n)):
         s = bufs["rowwise_scale_inv"]
         g = ref.unswizzle(s) if s is w["rowwise_scale_inv"] else s
         padding = np.ones(g.shape, bool)
-        padding[:rows, : k // 32] = False
+        padding[:rows, : k // block] = False
         g = g.copy()
         g[padding] = 0xFF
         bufs["rowwise_scale_inv"] = ref.swizzle(g).reshape(s.shape) if s is w["rowwise_scale_inv"] else g
@@ -90,9 +91,18 @@ def test_gemm_mxfp8_edges(rng):
   %d = qs.gemm %a, %b transpose_b : {xt}, {wt} -> {rt}
   return %d : {rt}
 }}"""
+    if chip:
+        module = f'module attributes {{qs.chip = "{chip}"}} {{\n{module}\n}}'
     (got,) = h.run(module, "gemm", h.npy_inputs(x) + h.npy_inputs(w), 1)
     err = np.abs(h.from_npy(got, "bf16").astype(np.float64) - want)
     assert (err <= tol).all(), f"{int((~(err <= tol)).sum())} elements outside the bound"
+
+
+def test_gemm_mxfp8_edges(rng):
+    # MXFP8 (64-wide tiles, per-32 promotion): partial tiles in M and N, K of
+    # 8 full k-tiles and one 32-wide block (the rest of that k-tile is past
+    # K).
+    check_padded_edges(rng, "mxfp8", 320, 224, 1056)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
@@ -159,3 +169,37 @@ def test_gemm_is_close_to_the_unquantized_product(rng, family):
     exact = x.astype(np.float64) @ w.astype(np.float64).T
     rel = np.linalg.norm(y - exact) / np.linalg.norm(exact)
     assert rel < 0.06, f"relative error {rel:.3g} of a {family} E4M3 GEMM"
+
+
+# sm_100a (tcgen05 block-scaled MMA, qs.chip = "sm_100a"): under
+# QS_KERNELS=gpu-emulated these run the emulation of the tcgen05 kernel
+# (tensor memory, tcgen05.cp/mma/ld decoded from the kernel's descriptors).
+SM100_FAMILIES = ["mxfp8", "nvfp4", "nvfp4_row_scaled"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+@pytest.mark.parametrize("family", SM100_FAMILIES)
+def test_gemm_sm100_layouts(rng, family, layout):
+    check_gemm(rng, family, layout, "f32", chip="sm_100a")
+
+
+def test_gemm_sm100_mxfp8_edges(rng):
+    # Partial 128x128 tiles in M and N; K = 33 blocks of 32: 9 k-tiles
+    # (more than the 5 stages and 4 scale-factor slots), the last with one
+    # real block and three padding words.
+    check_padded_edges(rng, "mxfp8", 224, 160, 1056, chip="sm_100a")
+
+
+def test_gemm_sm100_nvfp4_edges(rng):
+    # K = 18 blocks of 16: the second 256-wide k-tile has two real blocks,
+    # and its last three scale-factor chunks lie past the scale buffer.
+    check_padded_edges(rng, "nvfp4", 144, 208, 288, chip="sm_100a")
+
+
+@pytest.mark.parametrize("family", ["mxfp8", "nvfp4"])
+def test_gemm_sm100_epilogue(rng, family):
+    # bf16/f16 output (NVFP4: bf16 only, as TE), bias and accumulate
+    # through the tensor-memory epilogue.
+    check_gemm(rng, family, LAYOUTS[0], "bf16", bias=True, accumulate=True, chip="sm_100a")
+    check_gemm(rng, family, LAYOUTS[0] if family == "mxfp8" else LAYOUTS[1],
+               "f16" if family == "mxfp8" else "bf16", bias=True, chip="sm_100a")

@@ -231,6 +231,22 @@ void GemmCode::convertFp4(
 void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,
                         ValueRange args,
                         const std::function<Value(int64_t)> &acc) {
+  Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
+  Value colBase = env.mul(tn, i(plan.tileN));
+  epilogueAt(
+      args, plan.accRegs(),
+      [&](int64_t r) {
+        Value fr, fc;
+        std::tie(fr, fc) = fragment(t, i(r));
+        return std::make_pair(env.add(rowBase, fr), env.add(colBase, fc));
+      },
+      acc);
+}
+
+void GemmCode::epilogueAt(
+    ValueRange args, int64_t count,
+    const std::function<std::pair<Value, Value>(int64_t)> &position,
+    const std::function<Value(int64_t)> &acc) {
   // args: sa, sb, [amaxA, amaxB (NVFP4)], [bias], [c], d
   Value alpha;
   unsigned next = 2;
@@ -256,12 +272,9 @@ void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,
   Value bias = plan.bias ? args[next++] : Value();
   Value c = plan.accumulate ? args[next++] : Value();
   Value d = args[next];
-  Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
-  Value colBase = env.mul(tn, i(plan.tileN));
-  for (int64_t r = 0; r < plan.accRegs(); ++r) {
-    Value fr, fc;
-    std::tie(fr, fc) = fragment(t, i(r));
-    Value row = env.add(rowBase, fr), col = env.add(colBase, fc);
+  for (int64_t r = 0; r < count; ++r) {
+    Value row, col;
+    std::tie(row, col) = position(r);
     Value inside = env.land(env.lt(row, i(plan.m)), env.lt(col, i(plan.n)));
     Value v = acc(r);
     env.ifThen(inside, [&] {
@@ -300,4 +313,130 @@ Value gemm::swizzle(GemmCode &code, Value address) {
   Value row = code.band(code.shr(address, 7), 7);
   return arith::XOrIOp::create(code.env.b, code.env.loc, address,
                                code.shl(row, 4));
+}
+
+//===----------------------------------------------------------------------===//
+// tcgen05 (sm_100a)
+//===----------------------------------------------------------------------===//
+
+uint32_t Tcgen05Instr::encode() const {
+  return (sfIdB & 3) << 4 | (typeA & 7) << 7 | (typeB & 7) << 10 |
+         uint32_t(n >> 3) << 17 | uint32_t(scaleE8M0) << 23 |
+         uint32_t(m >> 4) << 24 | (sfIdA & 3) << 29;
+}
+
+Tcgen05Instr Tcgen05Instr::decode(uint32_t bits) {
+  Tcgen05Instr d;
+  d.sfIdB = (bits >> 4) & 3;
+  d.typeA = (bits >> 7) & 7;
+  d.typeB = (bits >> 10) & 7;
+  d.n = int64_t((bits >> 17) & 0x3F) << 3;
+  d.scaleE8M0 = (bits >> 23) & 1;
+  d.m = int64_t((bits >> 24) & 0x1F) << 4;
+  d.sfIdA = (bits >> 29) & 3;
+  return d;
+}
+
+Value GemmCode::stageSf(Value s, int64_t op, int64_t c) {
+  return env.add(stageA(s),
+                 i(plan.tileBytes() + (op * plan.sfChunks() + c) * 512));
+}
+
+namespace {
+/// start >> 4 | stride >> 4 << 32 | version 1 << 46 | layout << 61, plus
+/// the leading byte offset field.
+Value sm100Descriptor(GemmCode &code, Value address, int64_t leading,
+                      int64_t stride, int64_t layout) {
+  KernelEnv &env = code.env;
+  Value start = code.band(code.shr(address, 4), 0x3FFF);
+  Value desc = arith::IndexCastUIOp::create(
+      env.b, env.loc, env.b.getI64Type(),
+      env.add(start, env.add(code.i(leading << 16),
+                             code.shl(code.i(stride >> 4), 32))));
+  uint64_t high = uint64_t(1) << 46 | uint64_t(layout) << 61;
+  return arith::OrIOp::create(
+      env.b, env.loc, desc,
+      arith::ConstantIntOp::create(env.b, env.loc, env.b.getI64Type(),
+                                   static_cast<int64_t>(high)));
+}
+} // namespace
+
+Value GemmCode::ummaDescriptor(Value address) {
+  return sm100Descriptor(*this, address, 1, 1024, 2);
+}
+
+Value GemmCode::sfDescriptor(Value address) {
+  return sm100Descriptor(*this, address, 0, 128, 0);
+}
+
+Value GemmCode::sfColumn(Value slot, int64_t op, int64_t c) {
+  int64_t chunks = plan.sfChunks();
+  return env.add(env.mul(slot, i(8 * chunks)),
+                 i(plan.tileN + 4 * (op * chunks + c)));
+}
+
+Tcgen05Instr GemmCode::instr(int64_t j) const {
+  Tcgen05Instr d;
+  d.m = kTileM;
+  d.n = plan.tileN;
+  if (plan.fp4()) {
+    d.typeA = d.typeB = 1; // E2M1 (packed, kind::mxf4nvf4)
+    d.scaleE8M0 = false;   // UE4M3
+  } else {
+    d.typeA = plan.typeA == "e5m2" ? 1 : 0;
+    d.typeB = plan.typeB == "e5m2" ? 1 : 0;
+    d.scaleE8M0 = true;
+    d.sfIdA = d.sfIdB = j;
+  }
+  return d;
+}
+
+void GemmCode::gatherScales(
+    Value tm, Value tn, Value lane, Value kt, Value s, Value scalesA,
+    Value scalesB, const std::function<Value(Value, Value)> &loadWord,
+    const std::function<void(Value, ArrayRef<Value>)> &store16) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  int64_t blocks = ceilDiv(plan.k, plan.blockK());
+  int64_t chunks = plan.sfChunks();
+  // 1.0 in each byte: E8M0 127, E4M3 0x38.
+  int64_t ones = plan.fp4() ? 0x38383838 : 0x7F7F7F7F;
+  for (int64_t op = 0; op < 2; ++op) {
+    const OperandPlan &p = op ? plan.b : plan.a;
+    Value scales = op ? scalesB : scalesA;
+    Value rowBase = op ? env.mul(tn, i(plan.tileN)) : env.mul(tm, i(kTileM));
+    for (int64_t c = 0; c < chunks; ++c) {
+      Value first = env.mul(env.add(env.mul(kt, i(chunks)), i(c)), i(4));
+      // Real blocks in this word: clamp(blocks - first, 0, 4); the word
+      // read is the last real one when none is.
+      Value real = arith::SelectOp::create(
+          b, loc, env.lt(first, i(blocks)),
+          minI(arith::SubIOp::create(b, loc, i(blocks), first), i(4)), i(0));
+      Value at0 = minI(first, i((blocks - 1) / 4 * 4));
+      Value keep64 = arith::SubIOp::create(
+          b, loc,
+          arith::ShLIOp::create(
+              b, loc, arith::ConstantIntOp::create(b, loc, i64, 1),
+              arith::IndexCastUIOp::create(b, loc, i64,
+                                           env.mul(real, i(8)))),
+          arith::ConstantIntOp::create(b, loc, i64, 1));
+      Value keep = arith::TruncIOp::create(b, loc, i32, keep64);
+      Value fill = arith::AndIOp::create(
+          b, loc, arith::ConstantIntOp::create(b, loc, i32, ones),
+          arith::XOrIOp::create(
+              b, loc, keep, arith::ConstantIntOp::create(b, loc, i32, -1)));
+      SmallVector<Value> words;
+      for (int64_t g = 0; g < 4; ++g) {
+        Value row = minI(env.add(rowBase, env.add(lane, i(32 * g))),
+                         i(p.rows - 1));
+        Value at = p.swizzled ? swizzledScale(row, at0, p.scaleLd)
+                              : env.add(env.mul(row, i(p.scaleLd)), at0);
+        Value word = loadWord(scales, at);
+        words.push_back(arith::OrIOp::create(
+            b, loc, arith::AndIOp::create(b, loc, word, keep), fill));
+      }
+      store16(env.add(stageSf(s, op, c), env.mul(lane, i(16))), words);
+    }
+  }
 }

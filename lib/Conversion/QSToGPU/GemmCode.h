@@ -55,6 +55,9 @@ struct OperandPlan {
 
 struct GemmPlan {
   int64_t m, n, k;
+  /// sm_100a: the tcgen05 kernel (block-scaled MMA, accumulators and scale
+  /// factors in tensor memory; GemmTcgen05.cpp) instead of wgmma.
+  bool tcgen05 = false;
   int64_t tileN, stages, tilesM, tilesN;
   StringRef typeA, typeB; // PTX names: e4m3 / e5m2
   Type outType;
@@ -75,26 +78,69 @@ struct GemmPlan {
   int64_t groupsPerRound() const { return a.blockDim == 3 ? 2 : 1; }
   int64_t stepsPerGroup() const { return blockK() / 32; }
 
+  /// Elements of K per k-tile: 128, or 256 for NVFP4 on tcgen05 (one
+  /// 128-byte swizzled row of packed codes).
+  int64_t kTileElems() const { return tcgen05 && fp4() ? 2 * kTileK : kTileK; }
   /// Bytes of one row of a k-tile as loaded (FP4 packs two codes a byte).
-  int64_t rowBytes() const { return fp4() ? kTileK / 2 : kTileK; }
+  int64_t rowBytes() const { return fp4() ? kTileElems() / 2 : kTileElems(); }
+  /// Whether TMA writes the tiles 128-byte swizzled (what the tensor cores
+  /// read); sm_90a's packed FP4 tiles are read by the consumers instead.
+  bool swizzledTiles() const { return tcgen05 || !fp4(); }
   /// Bytes of one operand row in global memory.
   int64_t pitch() const { return fp4() ? k / 2 : k; }
   int64_t aBytes() const { return kTileM * rowBytes(); }
-  int64_t stageBytes() const { return (kTileM + tileN) * rowBytes(); }
-  int64_t kTiles() const { return ceilDiv(k, kTileK); }
+  /// Bytes TMA writes per stage (the A and B tiles).
+  int64_t tileBytes() const { return (kTileM + tileN) * rowBytes(); }
+  /// tcgen05: 512-byte scale-factor chunks (128 rows x 4 blocks, cuBLAS's
+  /// 128x4 tile) per operand and k-tile: MXFP8 1 (4 x 32), NVFP4 4 (16 x 16).
+  int64_t sfChunks() const { return fp4() ? 4 : 1; }
+  int64_t sfBytes() const { return tcgen05 ? 2 * sfChunks() * 512 : 0; }
+  int64_t stageBytes() const { return tileBytes() + sfBytes(); }
+  int64_t kTiles() const { return ceilDiv(k, kTileElems()); }
   /// NVFP4: the converted f16 tiles after the ring (128 x 128 f16 of A,
   /// tileN x 128 of B, each as two K-major 64-element chunks with the
   /// 128-byte swizzle).
   int64_t convertedOffset() const { return stages * stageBytes(); }
-  int64_t convertedBytes() const { return fp4() ? (kTileM + tileN) * 256 : 0; }
+  int64_t convertedBytes() const {
+    return fp4() && !tcgen05 ? (kTileM + tileN) * 256 : 0;
+  }
   int64_t barrierOffset() const { return convertedOffset() + convertedBytes(); }
-  int64_t sharedBytes() const { return barrierOffset() + 16 * stages; }
-  int64_t threads() const { return kWarpgroup * (1 + kConsumers); }
+  /// Full and empty barriers per stage; tcgen05 adds the "accumulator done"
+  /// barrier and the word tcgen05.alloc writes the tensor-memory address to.
+  int64_t doneBarrierOffset() const { return barrierOffset() + 16 * stages; }
+  int64_t tmemSlotOffset() const { return doneBarrierOffset() + 8; }
+  int64_t sharedBytes() const {
+    return barrierOffset() + 16 * stages + (tcgen05 ? 16 : 0);
+  }
+  /// sm_90a: a producer and two consumer warpgroups; tcgen05: four warps
+  /// (TMA, MMA, scale factors, idle), all four in the epilogue.
+  int64_t threads() const {
+    return tcgen05 ? kWarpgroup : kWarpgroup * (1 + kConsumers);
+  }
   int64_t accRegs() const { return tileN / 2; }
+};
+
+/// The fields of a tcgen05 block-scaled instruction descriptor (PTX ISA
+/// "Instruction descriptor format for .kind::mxf8f6f4, .kind::mxf4 and
+/// .kind::mxf4nvf4"): sparsity 0, B scale-factor id (bits 4-5), A and B
+/// types (7-9, 10-12; mxf8f6f4: E4M3 0, E5M2 1; mxf4nvf4: E2M1 1),
+/// K-major A and B (15, 16 = 0), N >> 3 (17-22), scale type (23: UE4M3 0,
+/// UE8M0 1), M >> 4 (24-28), A scale-factor id (29-30), K 32 / 64 (31 = 0).
+struct Tcgen05Instr {
+  int64_t m = 128, n = 128;
+  unsigned typeA = 0, typeB = 0;
+  bool scaleE8M0 = true;
+  unsigned sfIdA = 0, sfIdB = 0;
+  uint32_t encode() const;
+  static Tcgen05Instr decode(uint32_t bits);
 };
 
 /// The GEMM's index arithmetic, shared by the GPU kernel and the emulation.
 struct GemmCode {
+  /// tcgen05: tensor-memory columns allocated (accumulators in [0, tileN),
+  /// then `kSfSlots` slots of scale factors, used by k-tile kt % kSfSlots).
+  static constexpr int64_t kTmemColumns = 256, kSfSlots = 4;
+
   KernelEnv &env;
   const GemmPlan &plan;
 
@@ -183,23 +229,78 @@ struct GemmCode {
                   const std::function<SmallVector<Value>(Value)> &load16,
                   const std::function<void(Value, ArrayRef<Value>)> &store16);
 
+  //===--------------------------------------------------------------------===//
+  // tcgen05 (sm_100a)
+  //===--------------------------------------------------------------------===//
+
+  /// Byte offset of scale-factor chunk `c` of operand `op` (0: A, 1: B) in
+  /// stage `s` (after the stage's A and B tiles).
+  Value stageSf(Value s, int64_t op, int64_t c);
+  /// sm_100 shared-memory matrix descriptor of a K-major tile with 128-byte
+  /// swizzle at `address`: start >> 4 (bits 0-13), leading byte offset 1
+  /// (unused when swizzled), stride byte offset 1024 >> 4 (bits 32-45),
+  /// version 1 (bits 46-47), base offset 0 (bits 49-51: tiles are
+  /// 1024-aligned), layout 2 = 128-byte swizzle (bits 61-63).
+  Value ummaDescriptor(Value address);
+  /// Descriptor of a 512-byte scale-factor chunk read by tcgen05.cp
+  /// .32x128b: 32 rows of 16 bytes, no swizzle, stride byte offset 128
+  /// (8 rows), version 1.
+  Value sfDescriptor(Value address);
+  /// Tensor-memory column of scale-factor chunk `c` of operand `op` in slot
+  /// `slot`: each chunk takes 4 columns (column g holds rows 32g + lane).
+  Value sfColumn(Value slot, int64_t op, int64_t c);
+  /// The instruction descriptor of k-step `j` (of 4) of a k-tile: MXFP8
+  /// reads scale byte j of each 32-bit column (one 32-block per K = 32
+  /// step); NVFP4 reads all four bytes (four 16-blocks per K = 64 step).
+  Tcgen05Instr instr(int64_t j) const;
+  /// Lane `lane` of the scale-factor warp writes row `lane` of each of
+  /// k-tile `kt`'s chunks in stage `s`: the 4-block words of tile rows
+  /// lane, lane + 32, lane + 64 and lane + 96 (cuBLAS's 128x4 tile, which
+  /// is what tcgen05.cp .32x128b.warpx4 copies to 4 columns of all 128
+  /// lanes), from compact or GEMM-swizzled scales alike (both keep a row's
+  /// 4 blocks in one aligned word). Blocks past K become 1.0 (their codes
+  /// are zero, their stored scales may be NaN); rows past the end read the
+  /// last row. `loadWord(scales, offset)` returns the 4 bytes at a byte
+  /// offset as i32 (little-endian), `store16(offset, words)` stores four
+  /// i32 at a shared-memory offset.
+  void gatherScales(Value tm, Value tn, Value lane, Value kt, Value s,
+                    Value scalesA, Value scalesB,
+                    const std::function<Value(Value, Value)> &loadWord,
+                    const std::function<void(Value, ArrayRef<Value>)> &store16);
+
   /// The epilogue of consumer `consumer`'s thread `t`: register r (from
   /// `acc`) to D[row, col] = alpha acc (+ bias[col]) (+ C[row, col]), alpha
   /// = scale_inv_A * scale_inv_B for per-tensor FP8 (block scales are
   /// already applied).
   void epilogue(Value tm, Value tn, Value consumer, Value t, ValueRange args,
                 const std::function<Value(int64_t)> &acc);
+  /// The same for `count` values: value r (from `acc`) goes to output
+  /// element `position(r)` = (row, column) of D.
+  void epilogueAt(ValueRange args, int64_t count,
+                  const std::function<std::pair<Value, Value>(int64_t)> &position,
+                  const std::function<Value(int64_t)> &acc);
 };
 
 /// The 128-byte swizzle of a shared-memory byte address: the 16-byte chunk
 /// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).
 Value swizzle(GemmCode &code, Value address);
 
+/// Emulated TMA (GemmEmulation.cpp): box [rows, rowBytes] of `global`
+/// ([total rows, pitch] bytes, row-major) at (row0, byte k0) into shared
+/// `dst`, 128-byte swizzled if the plan's tiles are, zero past the edges.
+void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
+                int64_t totalRows, Value row0, Value k0, int64_t rows);
+
 /// The block's code on the GPU (GemmKernels.cpp) and in the emulation
 /// (GemmEmulation.cpp); KernelDesc::blockBody.
 void emitGpuBody(KernelEnv &env, const GemmPlan &plan);
 void emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
                       Type typeB);
+/// The sm_100a kernel (GemmTcgen05.cpp) and its emulation
+/// (Tcgen05Emulation.cpp).
+void emitTcgen05Body(KernelEnv &env, const GemmPlan &plan);
+void emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
+                             Type typeB);
 
 } // namespace gemm
 } // namespace gpuk

@@ -19,11 +19,7 @@ using namespace mlir::qs;
 using namespace mlir::qs::gpuk;
 using namespace mlir::qs::gpuk::gemm;
 
-namespace {
-/// TMA: box [rows, rowBytes] of `global` ([total rows, pitch] bytes,
-/// row-major) at (row0, byte k0) into shared `dst`, 128-byte swizzled (FP8)
-/// or not (packed FP4), zero past the edges.
-void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
+void gemm::emulateTma(GemmCode &code, Value smem, Value dst, Value global,
                 int64_t totalRows, Value row0, Value k0, int64_t rows) {
   KernelEnv &env = code.env;
   OpBuilder &b = env.b;
@@ -49,12 +45,14 @@ void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
             arith::ConstantIntOp::create(b, env.loc, i8, 0).getResult());
       }
       Value at = env.add(dst, env.add(env.mul(r, env.idx(rowBytes)), c));
-      if (!code.plan.fp4())
+      if (code.plan.swizzledTiles())
         at = swizzle(code, at);
       memref::StoreOp::create(b, env.loc, ifOp.getResult(0), smem, at);
     });
   });
 }
+
+namespace {
 
 /// wgmma m64n<tileN>k32 (FP8) or m64n<tileN>k16 (f16, NVFP4): decodes the
 /// descriptors like the hardware (start address, stride byte offset,

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmCode.h"
+#include "GemmPtx.h"
 #include "Kernels.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,63 +47,6 @@ bool isPerTensor(QuantTensorType type) {
 //===----------------------------------------------------------------------===//
 // GPU kernel
 //===----------------------------------------------------------------------===//
-
-struct Ptx {
-  OpBuilder &b;
-  Location loc;
-
-  /// Inline PTX with side effects; `$N` names operand N.
-  Value operator()(Type result, ValueRange operands, StringRef text,
-                   StringRef constraints) {
-    auto op = LLVM::InlineAsmOp::create(
-        b, loc, result ? TypeRange{result} : TypeRange{}, operands,
-        b.getStringAttr(text), b.getStringAttr(constraints), b.getUnitAttr(),
-        UnitAttr(),
-        LLVM::TailCallKindAttr::get(b.getContext(),
-                                    LLVM::tailcallkind::TailCallKind::None),
-        LLVM::AsmDialectAttr(), ArrayAttr());
-    return result ? op.getResult(0) : Value();
-  }
-  void operator()(ValueRange operands, StringRef text, StringRef constraints) {
-    (*this)(Type(), operands, text, constraints);
-  }
-  Value i32(Value index) {
-    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
-  }
-  Value i64(Value index) {
-    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
-  }
-  Value pointerOf(Value memref) {
-    return i64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
-  }
-  void wait(Value barrier, Value parity) {
-    (*this)({i32(barrier), i32(parity)},
-            "{\n.reg .pred p;\nLAB_WAIT:\n"
-            "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
-            "@p bra DONE;\nbra LAB_WAIT;\nDONE:\n}",
-            "r,r");
-  }
-};
-
-/// The shared-memory window address of the block's dynamic shared memory
-/// (an extern array aligned to 1024 bytes, as the 128-byte swizzle needs).
-Value sharedBase(OpBuilder &b, Location loc) {
-  auto kernels =
-      b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
-  MLIRContext *ctx = b.getContext();
-  auto arrayType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0);
-  if (!kernels.lookupSymbol(kSharedSymbol)) {
-    OpBuilder gb(ctx);
-    gb.setInsertionPointToStart(kernels.getBody());
-    LLVM::GlobalOp::create(gb, loc, arrayType, /*isConstant=*/false,
-                           LLVM::Linkage::External, kSharedSymbol, Attribute(),
-                           /*alignment=*/1024, /*addrSpace=*/3);
-  }
-  Value ptr = LLVM::AddressOfOp::create(
-      b, loc, LLVM::LLVMPointerType::get(ctx, 3), kSharedSymbol);
-  Value asInt = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
-  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), asInt);
-}
 
 /// wgmma.mma_async instructions in one asm block, one per descriptor pair,
 /// accumulating into `acc`, or with `fresh` into zeros (the first wgmma's
@@ -169,6 +113,24 @@ Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
 
 } // namespace
 
+Value gemm::sharedBase(OpBuilder &b, Location loc) {
+  auto kernels =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
+  MLIRContext *ctx = b.getContext();
+  auto arrayType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0);
+  if (!kernels.lookupSymbol(kSharedSymbol)) {
+    OpBuilder gb(ctx);
+    gb.setInsertionPointToStart(kernels.getBody());
+    LLVM::GlobalOp::create(gb, loc, arrayType, /*isConstant=*/false,
+                           LLVM::Linkage::External, kSharedSymbol, Attribute(),
+                           /*alignment=*/1024, /*addrSpace=*/3);
+  }
+  Value ptr = LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, 3), kSharedSymbol);
+  Value asInt = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), asInt);
+}
+
 void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
@@ -225,7 +187,7 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                          ptx.wait(env.add(base, code.emptyBarrier(s)), parity);
                        });
             Value full = ptx.i32(env.add(base, code.fullBarrier(s)));
-            ptx({full, ptx.i32(env.idx(plan.stageBytes()))},
+            ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
                 "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
                 "r,r");
             Value k0 = ptx.i32(env.mul(kt, env.idx(plan.rowBytes())));
@@ -413,6 +375,18 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
   // for both operands and at most one 128x128-scaled FP8 block operand.)
   assert((perTensor || block || mx || fp4) && "a GEMM of mixed families");
   (void)perTensor;
+  unsigned cc = chip.getComputeCapability();
+  if (cc != 90 && cc != 100)
+    return emitError() << "GEMM kernels exist for sm_90a (wgmma) and sm_100a "
+                          "(tcgen05), not for compute capability "
+                       << cc / 10 << "." << cc % 10;
+  if (cc == 100 && !mx && !fp4)
+    return emitError()
+           << "sm_100a GEMM kernels use tcgen05 block-scaled MMA, for MXFP8 "
+              "and NVFP4 operands; per-tensor FP8 (tcgen05 kind::f8f6f4) "
+              "and FP8 block scaling (which TE converts to MXFP8 on "
+              "Blackwell) have no sm_100a kernel yet, and FP8 wgmma exists "
+              "on sm_90a only (ptxas rejects it for sm_100a)";
   for (auto [name, operand] :
        {std::pair<StringRef, const GemmOperand *>{"a", &operands.a},
         {"b", &operands.b}}) {
@@ -423,9 +397,9 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
              << "operand " << name
              << " is contracted over its first dimension, but MXFP8 keeps "
                 "column-wise data in the tensor's own layout (not K-major) "
-                "and FP8 wgmma reads K-major operands only: on sm_90a, "
-                "MXFP8 GEMMs contract both operands over their last "
-                "dimension (TN, as fprop)";
+                "and the GEMM kernels read K-major operands only: MXFP8 "
+                "GEMMs contract both operands over their last dimension "
+                "(TN, as fprop)";
     return emitError()
            << "operand " << name
            << " is contracted over its first dimension and has no "
@@ -433,10 +407,6 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
               "(qs.chip = \"sm_90a\" stores the column-wise FP8 usage "
               "transposed)";
   }
-  if (chip.getComputeCapability() != 90)
-    return emitError() << "FP8 GEMM kernels use wgmma, which only sm_90a has "
-                          "(ptxas rejects FP8 wgmma for sm_100a); the tcgen05 "
-                          "kernels of sm_100a do not exist yet";
   if (operands.k % 16 != 0)
     return emitError() << "GEMM kernels need K (here " << operands.k
                        << ") to be a multiple of 16: TMA row strides are "
@@ -448,7 +418,8 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                           "bytes) must be a multiple of 16 bytes for TMA";
   if ((block && operands.tileN == 256) || ((mx || fp4) && operands.tileN))
     return emitError() << "block-scaled GEMM kernels use fixed tile widths "
-                          "(FP8 block 128, MXFP8 64, NVFP4 128); "
+                          "(sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; "
+                          "sm_100a: 128); "
                           "qs.gemm_tile_n applies to per-tensor FP8 only";
   return success();
 }
@@ -460,6 +431,7 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.m = operands.m;
   plan.n = operands.n;
   plan.k = operands.k;
+  plan.tcgen05 = options.tcgen05;
   plan.tilesM = ceilDiv(plan.m, kTileM);
   // 128x256 tiles when they still fill every multiprocessor.
   auto operandPlan = [&](const GemmOperand &op, int64_t rows) {
@@ -478,13 +450,13 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.a = operandPlan(operands.a, plan.m);
   plan.b = operandPlan(operands.b, plan.n);
   plan.tileN = operands.tileN                               ? operands.tileN
+               : plan.tcgen05                               ? 128
                : plan.a.blockDim == 3                       ? 64
                : plan.blockScaled() || plan.fp4()           ? 128
                : plan.tilesM * ceilDiv(plan.n, 256) >= kSMs ? 256
                                                             : 128;
   plan.tilesN = ceilDiv(plan.n, plan.tileN);
-  plan.stages = (kRingBytes - (plan.fp4() ? (kTileM + plan.tileN) * 256 : 0)) /
-                plan.stageBytes();
+  plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
   Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
   plan.typeA = ptxType(typeA);
@@ -500,17 +472,19 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   desc.dynamicSharedBytes = plan.sharedBytes();
   // 384 threads x 168 registers fit the 64K register file; setmaxnreg then
   // moves 128 x (168 - 40) registers to the consumers (232 each).
-  desc.maxRegisters = 168;
+  if (!plan.tcgen05)
+    desc.maxRegisters = 168;
   SmallVector<Value> args;
   if (options.gpu) {
     // The TMA descriptors, encoded on the host into device buffers.
     auto mapType = MemRefType::get({16}, b.getI64Type());
     auto encode = [&](Value data, int64_t rows, int64_t boxRows) {
       Value map = memref::AllocOp::create(b, loc, mapType);
-      // FP8: 128-byte swizzle (wgmma reads the tile); packed FP4: none
-      // (the consumers read it with ordinary loads).
+      // 128-byte swizzle where the tensor cores read the tile; sm_90a's
+      // packed FP4: none (the consumers read it with ordinary loads).
       emitEncodeTensorMap(b, loc, module, map, data, rows, plan.pitch(),
-                          boxRows, plan.rowBytes(), plan.fp4() ? 0 : 128);
+                          boxRows, plan.rowBytes(),
+                          plan.swizzledTiles() ? 128 : 0);
       return map;
     };
     args = {encode(operands.a.data, plan.m, kTileM),
@@ -529,8 +503,14 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   if (c)
     args.push_back(c);
   args.push_back(d);
-  if (options.gpu)
+  if (options.gpu && plan.tcgen05)
+    desc.blockBody = [plan](KernelEnv &env) { emitTcgen05Body(env, plan); };
+  else if (options.gpu)
     desc.blockBody = [plan](KernelEnv &env) { emitGpuBody(env, plan); };
+  else if (plan.tcgen05)
+    desc.blockBody = [plan, typeA, typeB](KernelEnv &env) {
+      emitTcgen05EmulatedBody(env, plan, typeA, typeB);
+    };
   else
     desc.blockBody = [plan, typeA, typeB](KernelEnv &env) {
       emitEmulatedBody(env, plan, typeA, typeB);

@@ -23,6 +23,8 @@ struct EmitOptions {
   bool gpu = true;
   /// Use cvt.rn.satfinite.e4m3x2/e5m2x2 (sm_89+).
   bool hardwareFp8 = true;
+  /// GEMMs: the sm_100a kernel (tcgen05) instead of sm_90a's (wgmma).
+  bool tcgen05 = false;
 };
 
 /// Whether the kernels support quantizing/dequantizing `type`; if not,

@@ -255,6 +255,8 @@ struct ConvertQSToGPUPass
     if (failed(gpuk::checkGemmSupport(operands, chip,
                                       [&] { return op.emitOpError(); })))
       return failure();
+    gpuk::EmitOptions gemmOptions = options;
+    gemmOptions.tcgen05 = chip.getComputeCapability() >= 100;
     Type resultType = op.getResult().getType();
     Value bias = op.getBias() ? bufferOf(b, loc, op.getBias()) : Value();
     Value c = op.getAccumulate() ? flat(b, loc, bufferOf(b, loc, op.getInit()))
@@ -262,7 +264,7 @@ struct ConvertQSToGPUPass
     Value alloc = newBuffer(b, loc, resultType);
     gpuk::emitGemm(b, loc, getOperation(), operands,
                    cast<RankedTensorType>(resultType).getElementType(), bias,
-                   c, flat(b, loc, alloc), options);
+                   c, flat(b, loc, alloc), gemmOptions);
     op->replaceAllUsesWith(ValueRange{readBack(b, loc, resultType, alloc)});
     op->erase();
     return success();

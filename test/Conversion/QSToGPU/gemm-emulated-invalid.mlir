@@ -19,3 +19,16 @@ func.func @nvfp4_k(%a: !n, %b: !n) -> tensor<128x128xbf16> {
   %y = qs.gemm %a, %b transpose_b : !n, !n -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
+
+// -----
+
+// The emulation runs the kernels of the module's chip; there are GEMM
+// kernels for sm_90a and sm_100a only.
+!o = !qs.tensor<128x256xbf16, #qs.nvfp4<columnwise = false>>
+module attributes {qs.chip = "sm_89"} {
+func.func @ada(%a: !o, %b: !o) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op GEMM kernels exist for sm_90a (wgmma) and sm_100a (tcgen05), not for compute capability 8.9}}
+  %y = qs.gemm %a, %b transpose_b : !o, !o -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+}

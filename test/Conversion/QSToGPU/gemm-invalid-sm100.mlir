@@ -1,14 +1,14 @@
 // RUN: qs-opt %s --split-input-file --qs-storage-pipeline "--convert-qs-to-gpu=require-nvptx-chip=true chip=sm_100a" -verify-diagnostics
 // RUN: qs-opt %s --split-input-file --qs-storage-pipeline --convert-qs-to-gpu=emulate=true -verify-diagnostics
 
-// Per-tensor FP8 GEMMs for Blackwell layouts (qs.chip = "sm_100a") are
-// diagnostics, under qs-nvptx-pipeline and in the emulation alike.
+// GEMMs for Blackwell (qs.chip = "sm_100a") that the tcgen05 kernels do not
+// run are diagnostics, under qs-nvptx-pipeline and in the emulation alike.
 
-// Per-tensor FP8 on sm_100a: no wgmma (and no tcgen05 kernel yet).
+// Per-tensor FP8 on sm_100a: no wgmma, and no tcgen05 kind::f8f6f4 kernel.
 !f = !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_100a"} {
 func.func @blackwell(%a: !f, %b: !f) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op FP8 GEMM kernels use wgmma, which only sm_90a has (ptxas rejects FP8 wgmma for sm_100a); the tcgen05 kernels of sm_100a do not exist yet}}
+  // expected-error@+1 {{'qs.gemm_buffers' op sm_100a GEMM kernels use tcgen05 block-scaled MMA, for MXFP8 and NVFP4 operands; per-tensor FP8 (tcgen05 kind::f8f6f4) and FP8 block scaling (which TE converts to MXFP8 on Blackwell) have no sm_100a kernel yet, and FP8 wgmma exists on sm_90a only (ptxas rejects it for sm_100a)}}
   %y = qs.gemm %a, %b transpose_b : !f, !f -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
@@ -16,13 +16,50 @@ func.func @blackwell(%a: !f, %b: !f) -> tensor<128x128xbf16> {
 
 // -----
 
-// sm_100a stores the column-wise usage untransposed: an operand contracted
-// over its first dimension is not K-major.
-!g = !qs.tensor<128x128xbf16, #qs.fp8_current<>>
+// FP8 block scaling on sm_100a (TE converts it to MXFP8 first).
+!x = !qs.tensor<128x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+!w = !qs.tensor<128x256xbf16, #qs.fp8_block<block_scaling_dim = 2, columnwise = false>>
 module attributes {qs.chip = "sm_100a"} {
-func.func @not_k_major(%a: !g, %b: !g) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op operand b is contracted over its first dimension and has no transpose buffer: FP8 wgmma reads K-major operands only (qs.chip = "sm_90a" stores the column-wise FP8 usage transposed)}}
-  %y = qs.gemm %a, %b : !g, !g -> tensor<128x128xbf16>
+func.func @block(%a: !x, %b: !w) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{have no sm_100a kernel yet}}
+  %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+}
+
+// -----
+
+// MXFP8 column-wise data is not K-major on any chip: the tcgen05 kernel is
+// TN only too.
+!m = !qs.tensor<128x256xbf16, #qs.mxfp8<>>
+module attributes {qs.chip = "sm_100a"} {
+func.func @mxfp8_nn(%a: !m, %b: !qs.tensor<256x128xbf16, #qs.mxfp8<>>) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op operand b is contracted over its first dimension, but MXFP8 keeps column-wise data in the tensor's own layout (not K-major) and the GEMM kernels read K-major operands only}}
+  %y = qs.gemm %a, %b : !m, !qs.tensor<256x128xbf16, #qs.mxfp8<>> -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+}
+
+// -----
+
+// The tcgen05 kernels have one tile width.
+!n = !qs.tensor<128x256xbf16, #qs.nvfp4<columnwise = false>>
+module attributes {qs.chip = "sm_100a", qs.gemm_tile_n = 256 : i64} {
+func.func @tile_n(%a: !n, %b: !n) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8 only}}
+  %y = qs.gemm %a, %b transpose_b : !n, !n -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+}
+
+// -----
+
+// NVFP4 on sm_100a also needs K % 32 (packed TMA rows of 16-byte multiples).
+!k = !qs.tensor<128x144xbf16, #qs.nvfp4<columnwise = false>>
+module attributes {qs.chip = "sm_100a"} {
+func.func @nvfp4_k(%a: !k, %b: !k) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op NVFP4 GEMM kernels need K (here 144) to be a multiple of 32}}
+  %y = qs.gemm %a, %b transpose_b : !k, !k -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
 }

@@ -26,7 +26,7 @@ func.func @nvfp4_k(%a: !f, %b: !f) -> tensor<128x128xbf16> {
 // MXFP8 column-wise data is not K-major: TN only on sm_90a.
 !m = !qs.tensor<128x128xbf16, #qs.mxfp8<>>
 func.func @mxfp8_nn(%a: !m, %b: !m) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op operand b is contracted over its first dimension, but MXFP8 keeps column-wise data in the tensor's own layout (not K-major) and FP8 wgmma reads K-major operands only: on sm_90a, MXFP8 GEMMs contract both operands over their last dimension (TN, as fprop)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op operand b is contracted over its first dimension, but MXFP8 keeps column-wise data in the tensor's own layout (not K-major) and the GEMM kernels read K-major operands only: MXFP8 GEMMs contract both operands over their last dimension (TN, as fprop)}}
   %y = qs.gemm %a, %b : !m, !m -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
@@ -38,7 +38,7 @@ func.func @mxfp8_nn(%a: !m, %b: !m) -> tensor<128x128xbf16> {
 !x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.gemm_tile_n = 256 : i64} {
 func.func @wide_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 64, NVFP4 128); qs.gemm_tile_n applies to per-tensor FP8 only}}
+  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8 only}}
   %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }

@@ -1,0 +1,68 @@
+//===- GemmPtx.h - inline PTX for the GEMM kernels --------------*- C++ -*-===//
+//
+// Private to the QSToGPU library: the inline-asm helper and the dynamic
+// shared-memory base shared by the sm_90a (wgmma) and sm_100a (tcgen05)
+// GEMM kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QS_LIB_CONVERSION_QSTOGPU_GEMMPTX_H
+#define QS_LIB_CONVERSION_QSTOGPU_GEMMPTX_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace qs {
+namespace gpuk {
+namespace gemm {
+
+struct Ptx {
+  OpBuilder &b;
+  Location loc;
+
+  /// Inline PTX with side effects; `$N` names operand N.
+  Value operator()(Type result, ValueRange operands, StringRef text,
+                   StringRef constraints) {
+    auto op = LLVM::InlineAsmOp::create(
+        b, loc, result ? TypeRange{result} : TypeRange{}, operands,
+        b.getStringAttr(text), b.getStringAttr(constraints), b.getUnitAttr(),
+        UnitAttr(),
+        LLVM::TailCallKindAttr::get(b.getContext(),
+                                    LLVM::tailcallkind::TailCallKind::None),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    return result ? op.getResult(0) : Value();
+  }
+  void operator()(ValueRange operands, StringRef text, StringRef constraints) {
+    (*this)(Type(), operands, text, constraints);
+  }
+  Value i32(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  }
+  Value i64(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+  }
+  Value pointerOf(Value memref) {
+    return i64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
+  }
+  void wait(Value barrier, Value parity) {
+    (*this)({i32(barrier), i32(parity)},
+            "{\n.reg .pred p;\nLAB_WAIT:\n"
+            "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+            "@p bra DONE;\nbra LAB_WAIT;\nDONE:\n}",
+            "r,r");
+  }
+};
+
+/// The shared-memory window address of the block's dynamic shared memory
+/// (an extern array aligned to 1024 bytes, as the 128-byte swizzle needs).
+Value sharedBase(OpBuilder &b, Location loc);
+
+} // namespace gemm
+} // namespace gpuk
+} // namespace qs
+} // namespace mlir
+
+#endif // QS_LIB_CONVERSION_QSTOGPU_GEMMPTX_H

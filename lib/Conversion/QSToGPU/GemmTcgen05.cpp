@@ -1,0 +1,268 @@
+//===- GemmTcgen05.cpp - block-scaled GEMM kernel for sm_100a (tcgen05) ---===//
+//
+// D[m, n] = sum_k A[m, k] B[n, k] for MXFP8 and NVFP4 operands in K-major
+// order on Blackwell: the tensor cores apply the block scales themselves
+// (tcgen05.mma ... block_scale), reading them from tensor memory, and
+// accumulate in tensor memory (te-formats.md §6; docs/GPU.md).
+//
+// Block: 128 threads, one 128 x 128 output tile. Warp 0 (one thread)
+// streams 128-byte-swizzled tiles of A and B with TMA into a ring of
+// stages; warp 2 gathers each k-tile's scale factors into the stage in
+// cuBLAS's 128x4 order (from compact or GEMM-swizzled scales); warp 1
+// allocates tensor memory and one of its threads copies the scale factors
+// to tensor memory (tcgen05.cp) and issues the MMAs, freeing each stage with
+// tcgen05.commit. Then all four warps read their 32 accumulator lanes
+// (tcgen05.ld) and run the shared epilogue (GemmCode). The index arithmetic
+// is shared with the CPU emulation (Tcgen05Emulation.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmCode.h"
+#include "GemmPtx.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+using namespace mlir::qs::gpuk::gemm;
+
+void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  GemmCode code{env, plan};
+  Ptx ptx{b, loc};
+  // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d
+  Value tmA = ptx.pointerOf(env.args[0]), tmB = ptx.pointerOf(env.args[1]);
+  ValueRange epilogueArgs = ValueRange(env.args).drop_front(2);
+  Value base = sharedBase(b, loc);
+  Value tid = env.threadId;
+  Value warp = env.div(tid, env.idx(32));
+  Value lane = env.rem(tid, env.idx(32));
+  Value tm, tn;
+  std::tie(tm, tn) = code.tileOf(env.blockId);
+  auto eq = [&](Value a, int64_t c) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a,
+                                 env.idx(c));
+  };
+  auto at = [&](Value offset) { return ptx.i32(env.add(base, offset)); };
+  Value done = env.idx(plan.doneBarrierOffset());
+  Value slotOffset = env.idx(plan.tmemSlotOffset());
+  std::string columns = std::to_string(GemmCode::kTmemColumns);
+
+  env.ifThen(eq(tid, 0), [&] {
+    auto init = [&](Value barrier, int64_t count) {
+      ptx({at(barrier), ptx.i32(env.idx(count))},
+          "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
+    };
+    for (int64_t s = 0; s < plan.stages; ++s) {
+      // Full: the TMA thread's expect_tx plus one arrival per lane of the
+      // scale-factor warp; empty: one tcgen05.commit.
+      init(code.fullBarrier(env.idx(s)), 1 + 32);
+      init(code.emptyBarrier(env.idx(s)), 1);
+    }
+    init(done, 1);
+    ptx({},
+        "fence.mbarrier_init.release.cluster;\n"
+        "fence.proxy.async.shared::cta;",
+        "");
+    ptx({tmA}, "prefetch.tensormap [$0];", "l");
+    ptx({tmB}, "prefetch.tensormap [$0];", "l");
+  });
+  // Warp 1 owns the tensor memory: accumulators and scale-factor slots.
+  env.ifThen(eq(warp, 1), [&] {
+    ptx({at(slotOffset)},
+        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [$0], " +
+            columns +
+            ";\n"
+            "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+        "r");
+  });
+  ptx({}, "tcgen05.fence::before_thread_sync;", "");
+  gpu::BarrierOp::create(b, loc);
+  ptx({}, "tcgen05.fence::after_thread_sync;", "");
+  Value tmem = arith::IndexCastUIOp::create(
+      b, loc, b.getIndexType(),
+      ptx(b.getI32Type(), {at(slotOffset)}, "ld.shared.b32 $0, [$1];",
+          "=r,r"));
+
+  int64_t kTiles = plan.kTiles();
+  // Producers (TMA, scale factors) wait until the MMAs of round - 1 are done
+  // with the stage.
+  auto waitEmpty = [&](Value kt, Value s) {
+    Value round = env.div(kt, env.idx(plan.stages));
+    env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
+                                     env.idx(plan.stages)),
+               [&] {
+                 ptx.wait(env.add(base, code.emptyBarrier(s)),
+                          code.band(arith::SubIOp::create(b, loc, round,
+                                                          env.idx(1)),
+                                    1));
+               });
+  };
+  env.ifThenElse(
+      eq(warp, 0),
+      [&] {
+        env.ifThen(eq(lane, 0), [&] {
+          env.loop(kTiles, [&](Value kt) {
+            Value s = env.rem(kt, env.idx(plan.stages));
+            waitEmpty(kt, s);
+            Value full = at(code.fullBarrier(s));
+            ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
+                "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
+                "r,r");
+            Value k0 = ptx.i32(env.mul(kt, env.idx(plan.rowBytes())));
+            auto load = [&](Value dst, Value map, Value row) {
+              ptx({at(dst), map, k0, ptx.i32(row), full},
+                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                  "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                  "r,l,r,r,r");
+            };
+            load(code.stageA(s), tmA, env.mul(tm, env.idx(kTileM)));
+            load(code.stageB(s), tmB, env.mul(tn, env.idx(plan.tileN)));
+          });
+        });
+      },
+      [&] {
+        env.ifThenElse(
+            eq(warp, 1),
+            [&] {
+              env.ifThen(eq(lane, 0), [&] {
+                std::string kind =
+                    plan.fp4() ? "mxf4nvf4.block_scale.scale_vec::4X"
+                               : "mxf8f6f4.block_scale.scale_vec::1X";
+                env.loop(kTiles, [&](Value kt) {
+                  Value s = env.rem(kt, env.idx(plan.stages));
+                  Value parity =
+                      code.band(env.div(kt, env.idx(plan.stages)), 1);
+                  ptx.wait(env.add(base, code.fullBarrier(s)), parity);
+                  ptx({}, "tcgen05.fence::after_thread_sync;", "");
+                  Value slot = env.rem(kt, env.idx(GemmCode::kSfSlots));
+                  for (int64_t op = 0; op < 2; ++op)
+                    for (int64_t c = 0; c < plan.sfChunks(); ++c)
+                      ptx({ptx.i32(env.add(tmem, code.sfColumn(slot, op, c))),
+                           code.sfDescriptor(
+                               env.add(base, code.stageSf(s, op, c)))},
+                          "tcgen05.cp.cta_group::1.32x128b.warpx4 [$0], $1;",
+                          "r,l");
+                  Value descA = code.ummaDescriptor(
+                      env.add(base, code.stageA(s)));
+                  Value descB = code.ummaDescriptor(
+                      env.add(base, code.stageB(s)));
+                  for (int64_t j = 0; j < kKSteps; ++j) {
+                    Tcgen05Instr instr = code.instr(j);
+                    // Scale-factor addresses: the chunk's columns, and (as
+                    // the instruction descriptor) the byte id in bits 30-31.
+                    auto sf = [&](int64_t op, unsigned id) {
+                      Value column =
+                          code.sfColumn(slot, op, plan.fp4() ? j : 0);
+                      return ptx.i32(env.add(env.add(tmem, column),
+                                             env.idx(int64_t(id) << 30)));
+                    };
+                    Value accumulate = arith::ExtUIOp::create(
+                        b, loc, b.getI32Type(),
+                        j > 0 ? arith::ConstantIntOp::create(b, loc, 1, 1)
+                                    .getResult()
+                              : arith::CmpIOp::create(
+                                    b, loc, arith::CmpIPredicate::ugt, kt,
+                                    env.idx(0))
+                                    .getResult());
+                    ptx({ptx.i32(tmem), code.stepDescriptor(descA, j),
+                         code.stepDescriptor(descB, j),
+                         arith::ConstantIntOp::create(
+                             b, loc, b.getI32Type(),
+                             static_cast<int32_t>(instr.encode())),
+                         sf(0, instr.sfIdA), sf(1, instr.sfIdB), accumulate},
+                        "{\n.reg .pred p;\nsetp.ne.b32 p, $6, 0;\n"
+                        "tcgen05.mma.cta_group::1.kind::" +
+                            kind + " [$0], $1, $2, $3, [$4], [$5], p;\n}",
+                        "r,l,l,r,r,r,r");
+                  }
+                  // The stage is free once these MMAs (and copies) are done.
+                  ptx({at(code.emptyBarrier(s))},
+                      "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
+                      "shared::cluster.b64 [$0];",
+                      "r");
+                });
+                ptx({at(done)},
+                    "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
+                    "shared::cluster.b64 [$0];",
+                    "r");
+              });
+            },
+            [&] {
+              env.ifThen(eq(warp, 2), [&] {
+                env.loop(kTiles, [&](Value kt) {
+                  Value s = env.rem(kt, env.idx(plan.stages));
+                  waitEmpty(kt, s);
+                  code.gatherScales(
+                      tm, tn, lane, kt, s, epilogueArgs[0], epilogueArgs[1],
+                      [&](Value scales, Value offset) {
+                        Value address = arith::AddIOp::create(
+                            b, loc, ptx.pointerOf(scales), ptx.i64(offset));
+                        return ptx(b.getI32Type(), {address},
+                                   "ld.global.nc.b32 $0, [$1];", "=r,l");
+                      },
+                      [&](Value offset, ArrayRef<Value> words) {
+                        SmallVector<Value> operands = {at(offset)};
+                        operands.append(words.begin(), words.end());
+                        ptx(operands,
+                            "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
+                            "r,r,r,r,r");
+                      });
+                  // Generic-proxy writes, visible to tcgen05.cp (async proxy).
+                  ptx({at(code.fullBarrier(s))},
+                      "fence.proxy.async.shared::cta;\n"
+                      "mbarrier.arrive.shared::cta.b64 _, [$0];",
+                      "r");
+                });
+              });
+            });
+      });
+
+  // Epilogue: warp w reads tensor-memory lanes 32w..32w+31 (its rows), 32
+  // columns at a time.
+  ptx.wait(env.add(base, done), env.idx(0));
+  ptx({}, "tcgen05.fence::after_thread_sync;", "");
+  Value row = env.add(env.mul(tm, env.idx(kTileM)),
+                      env.add(env.mul(warp, env.idx(32)), lane));
+  Value laneBase = env.add(tmem, code.shl(env.mul(warp, env.idx(32)), 16));
+  Type i32 = b.getI32Type();
+  auto words = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(32, i32));
+  std::string list, constraints;
+  for (int64_t r = 0; r < 32; ++r) {
+    list += (r ? ", $" : "$") + std::to_string(r);
+    constraints += "=r,";
+  }
+  constraints += "r";
+  for (int64_t chunk = 0; chunk < plan.tileN / 32; ++chunk) {
+    Value values =
+        ptx(words, {ptx.i32(env.add(laneBase, env.idx(32 * chunk)))},
+            "tcgen05.ld.sync.aligned.32x32b.x32.b32 {" + list +
+                "}, [$32];\ntcgen05.wait::ld.sync.aligned;",
+            constraints);
+    Value colBase = env.add(env.mul(tn, env.idx(plan.tileN)),
+                            env.idx(32 * chunk));
+    code.epilogueAt(
+        epilogueArgs, 32,
+        [&](int64_t r) {
+          return std::make_pair(row, env.add(colBase, env.idx(r)));
+        },
+        [&](int64_t r) {
+          return arith::BitcastOp::create(
+                     b, loc, b.getF32Type(),
+                     LLVM::ExtractValueOp::create(b, loc, values, r))
+              .getResult();
+        });
+  }
+  ptx({}, "tcgen05.fence::before_thread_sync;", "");
+  gpu::BarrierOp::create(b, loc);
+  env.ifThen(eq(warp, 1), [&] {
+    ptx({ptx.i32(tmem)},
+        "tcgen05.fence::after_thread_sync;\n"
+        "tcgen05.dealloc.cta_group::1.sync.aligned.b32 $0, " +
+            columns + ";",
+        "r");
+  });
+}
