@@ -8,7 +8,9 @@
 // events) on random FP8 operands, and reports TFLOP/s = 2 M N K / time.
 // The first shape is also run with each tile width (qs.gemm_tile_n;
 // per-tensor only: block GEMMs use 128-wide tiles).
-// Without a device (or with --dry-run) it prints the launch plans.
+// The chip is the device's: sm_90a (wgmma kernels, every family) or
+// sm_100a (tcgen05 kernels, mxfp8 and nvfp4); --chip picks it without a
+// device. Without a device (or with --dry-run) it prints the launch plans.
 // cuBLASLt on the same shapes: bench/gemm/torch_baseline.py.
 //   qs-bench-gemm --shapes 8192x8192x8192,4096x4096x4096
 //
@@ -44,12 +46,17 @@ static cl::opt<std::string> familyOpt(
              "mxfp8 (per-32 E8M0 promotion, swizzled weight scales) or nvfp4 "
              "(E2M1 converted to f16 in shared memory, f16 wgmma)"),
     cl::init("fp8_current"));
+static cl::opt<std::string>
+    chipOpt("chip",
+            cl::desc("sm_90a (wgmma kernels) or sm_100a (tcgen05 kernels, "
+                     "mxfp8 and nvfp4); default: the device's, else sm_90a"),
+            cl::init(""));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
 
 namespace {
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
-                       StringRef family) {
+                       StringRef family, StringRef chip) {
   auto q = [&](int64_t rows) {
     bool a = rows == m;
     std::string attr =
@@ -68,7 +75,7 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
            "xbf16, #qs." + attr + ">";
   };
   std::string r = "tensor<" + std::to_string(m) + "x" + std::to_string(n) + "xbf16>";
-  std::string attrs = "qs.chip = \"sm_90a\"";
+  std::string attrs = "qs.chip = \"" + chip.str() + "\"";
   if (tileN)
     attrs += ", qs.gemm_tile_n = " + std::to_string(tileN) + " : i64";
   return "module attributes {" + attrs + "} {\nfunc.func @f(%a: " + q(m) +
@@ -125,10 +132,16 @@ int main(int argc, char **argv) {
     int major = 0, minor = 0;
     qsCudaDeviceInfo(name, sizeof(name), &major, &minor);
     deviceName = name;
-    if (major != 9) {
-      llvm::outs() << "qs-bench-gemm: " << name << " is not a Hopper GPU; the "
-                   << "GEMM kernels are sm_90a only; printing the launch plans\n";
+    std::string own = major == 9 ? "sm_90a" : major == 10 ? "sm_100a" : "";
+    if (own.empty() || (!chipOpt.empty() && chipOpt != own)) {
+      llvm::outs() << "qs-bench-gemm: " << name << " has compute capability "
+                   << major << "." << minor << "; the GEMM kernels need "
+                   << (chipOpt.empty() ? std::string("sm_90a or sm_100a")
+                                       : chipOpt.getValue())
+                   << "; printing the launch plans\n";
       device = false;
+    } else {
+      chipOpt = own;
     }
   } else if (!dryRun) {
     llvm::outs() << "qs-bench-gemm: " << qsCudaLastError()
@@ -141,8 +154,18 @@ int main(int argc, char **argv) {
                     "mxfp8 or nvfp4\n";
     return 1;
   }
+  std::string chip = chipOpt.empty() ? "sm_90a" : chipOpt.getValue();
+  if (chip != "sm_90a" && chip != "sm_100a") {
+    llvm::errs() << "qs-bench-gemm: --chip must be sm_90a or sm_100a\n";
+    return 1;
+  }
+  if (chip == "sm_100a" && family != "mxfp8" && family != "nvfp4") {
+    llvm::errs() << "qs-bench-gemm: the sm_100a (tcgen05) GEMM kernels are "
+                    "for mxfp8 and nvfp4\n";
+    return 1;
+  }
   bool block = family != "fp8_current";
-  llvm::outs() << "device: " << deviceName
+  llvm::outs() << "device: " << deviceName << ", " << chip
                << (family == "fp8_block" ? ", FP8 block (1x128 x 128x128) E4M3 fprop"
                    : family == "mxfp8"   ? ", MXFP8 E4M3 fprop"
                    : family == "nvfp4"   ? ", NVFP4 fprop"
@@ -169,9 +192,9 @@ int main(int argc, char **argv) {
       tiles.append({128, 256});
     for (int64_t tileN : tiles) {
       OwningOpRef<ModuleOp> module =
-          parseSourceString<ModuleOp>(moduleText(m, n, k, tileN, family), &ctx);
+          parseSourceString<ModuleOp>(moduleText(m, n, k, tileN, family, chip), &ctx);
       qs::NVPTXPipelineOptions options;
-      options.chip = "sm_90a";
+      options.chip = chip;
       FailureOr<qs::LaunchPlan> plan =
           module ? qs::compileLaunchPlan(*module, "f", options)
                  : FailureOr<qs::LaunchPlan>(failure());
