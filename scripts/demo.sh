@@ -7,8 +7,9 @@
 # matrix quantized with every family on the CPU (bit-exact reference numerics),
 # with each inner buffer's summary and the dequantization error; then the
 # GPU kernels of the Linear layers' quantize step compiled for sm_90a and
-# sm_100a, and of whole Linear layers (quantize + wgmma GEMMs; per-tensor
-# FP8, FP8 block, NVFP4) for sm_90a, with the per-kernel ptxas table, and, where a CUDA device
+# sm_100a, and of whole Linear layers (quantize + GEMMs; per-tensor FP8, FP8
+# block, NVFP4 with wgmma for sm_90a; NVFP4 also with tcgen05 for sm_100a),
+# with the per-kernel ptxas table, and, where a CUDA device
 # exists, the device checks against the CPU reference and the bandwidth table.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,16 +39,19 @@ echo "    sm_100a; registers, shared memory and spills from ptxas -v"
 python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
   --module "$root/examples/linear_operands.mlir"
 for family in fp8_current fp8_delayed fp8_block nvfp4; do
+  chips=sm_90a
+  [ "$family" = nvfp4 ] && chips=sm_90a,sm_100a
   echo
   echo "=== GPU kernels: the whole Linear layer with $family (fwd: quantizes +"
-  echo "    fprop GEMM; bwd: quantize dY + dgrad and wgrad GEMMs), sm_90a (wgmma + TMA;"
-  echo "    the GEMMs also take ~192 KiB of dynamic shared memory, not in 'smem')"
+  echo "    fprop GEMM; bwd: quantize dY + dgrad and wgrad GEMMs), $chips (sm_90a:"
+  echo "    wgmma + TMA; sm_100a: tcgen05 block-scaled MMA + TMA; the GEMMs also"
+  echo "    take ~180-192 KiB of dynamic shared memory, not in 'smem')"
   python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
-    --chips sm_90a --module "$root/examples/linear_$family.mlir"
+    --chips "$chips" --module "$root/examples/linear_$family.mlir"
 done
-echo "    (MXFP8 GEMMs run on sm_90a for fprop only: its column-wise data is not"
-echo "    K-major, so the MXFP8 backward is a diagnostic; no sm_100a GEMMs yet;"
-echo "    docs/GPU.md)"
+echo "    (MXFP8 GEMMs run for fprop only, on either chip: its column-wise data"
+echo "    is not K-major, so the MXFP8 backward is a diagnostic; sm_100a has"
+echo "    GEMM kernels for MXFP8 and NVFP4 only; docs/GPU.md)"
 
 if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
   echo
@@ -59,8 +63,14 @@ if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
     -p no:cacheprovider "$root/test/numerics/test_gemm.py"
   echo "=== Bandwidth (bf16 8192x8192; GB/s vs a device-to-device copy)"
   "$build/bin/qs-bench-quantize" --sizes 8192
-  echo "=== GEMM (per-tensor FP8 fprop, 8192^3 with each tile width; TFLOP/s)"
-  "$build/bin/qs-bench-gemm" --shapes 8192x8192x8192
+  case "$device" in
+    *sm_100a*)
+      echo "=== GEMM (MXFP8 fprop, tcgen05, 8192^3; TFLOP/s)"
+      "$build/bin/qs-bench-gemm" --family=mxfp8 --shapes 8192x8192x8192 ;;
+    *)
+      echo "=== GEMM (per-tensor FP8 fprop, 8192^3 with each tile width; TFLOP/s)"
+      "$build/bin/qs-bench-gemm" --shapes 8192x8192x8192 ;;
+  esac
 else
   echo
   echo "=== No GPU here ($device)."

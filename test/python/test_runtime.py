@@ -151,6 +151,29 @@ def test_compile_errors():
     assert "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" in compiled.ptx
 
 
+def test_compile_blackwell_gemm():
+    """A Graph for sm_100a compiles NVFP4 and MXFP8 fprops to the tcgen05
+    kernel; a per-tensor FP8 GEMM there is a diagnostic at the Python
+    line."""
+    def linear(quantizer, layout):
+        g = qs.Graph(chip="sm_100a")
+        f = g.function("linear", [qs.TensorSpec((128, 256), "bf16"),
+                                  qs.TensorSpec((128, 256), "bf16")])
+        qx = f.quantize(f.args[0], quantizer)
+        qw = f.quantize(f.args[1], quantizer)
+        f.returns(f.gemm(qw, qx, layout=layout))
+        return g
+    compiled = qs.compile(linear(qs.NVFP4Quantizer(), "TN"))
+    assert compiled.chip == "sm_100a"
+    assert "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X" in compiled.ptx
+    assert "tcgen05.cp.cta_group::1.32x128b.warpx4" in compiled.ptx
+    compiled = qs.compile(linear(qs.MXFP8Quantizer(), "TN"))
+    assert "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X" in compiled.ptx
+    with pytest.raises(qs.QSError, match=r"test_runtime.py.*sm_100a GEMM kernels use tcgen05 "
+                                         r"block-scaled MMA, for MXFP8 and NVFP4 operands"):
+        qs.compile(linear(qs.Float8CurrentScalingQuantizer(), "TN"))
+
+
 def test_run_cuda():
     found, text = qs.cuda_device()
     g = quantize_graph((64, 128), qs.MXFP8Quantizer())
