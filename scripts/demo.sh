@@ -50,8 +50,9 @@ for family in fp8_current fp8_delayed fp8_block nvfp4; do
     --chips "$chips" --module "$root/examples/linear_$family.mlir"
 done
 echo "    (MXFP8 GEMMs run for fprop only, on either chip: its column-wise data"
-echo "    is not K-major, so the MXFP8 backward is a diagnostic; sm_100a has"
-echo "    GEMM kernels for MXFP8 and NVFP4 only; docs/GPU.md)"
+echo "    is not K-major, so the MXFP8 backward is a diagnostic; on sm_100a the"
+echo "    per-tensor FP8 GEMMs are TN only (Blackwell layouts keep column-wise"
+echo "    FP8 untransposed) and FP8 block has no kernel; docs/GPU.md)"
 
 if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
   echo

@@ -2,7 +2,7 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 
 // The sm_100a GEMM kernel (tcgen05): 128 threads, one 128x128 tile; warp 1
-// allocates 256 tensor-memory columns (accumulators, scale-factor slots);
+// allocates 256 tensor-memory columns (accumulators, 5 scale-factor slots);
 // warp 0 loads tiles with TMA, warp 2 gathers the scale factors (32-bit
 // global loads, 16-byte shared stores in cuBLAS's 128x4 order, a proxy
 // fence, one mbarrier arrival per lane); one thread copies them to tensor

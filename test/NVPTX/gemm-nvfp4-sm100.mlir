@@ -2,7 +2,7 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 
 // The sm_100a GEMM kernel (tcgen05): 128 threads, one 128x128 tile; warp 1
-// allocates 256 tensor-memory columns (accumulators, scale-factor slots);
+// allocates 512 tensor-memory columns (accumulators, 5 scale-factor slots);
 // warp 0 loads tiles with TMA, warp 2 gathers the scale factors (32-bit
 // global loads, 16-byte shared stores in cuBLAS's 128x4 order, a proxy
 // fence, one mbarrier arrival per lane); one thread copies them to tensor
@@ -16,7 +16,7 @@
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .maxntid 128, 1, 1
 // CHECK: mbarrier.init.shared::cta.b64
-// CHECK: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{{%r[0-9]+}}], 256;
+// CHECK: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{{%r[0-9]+}}], 512;
 // CHECK-NEXT: tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
 // CHECK: tcgen05.fence::before_thread_sync;
 // CHECK: bar.sync 0;
@@ -36,7 +36,7 @@
 // CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // CHECK-NEXT: tcgen05.wait::ld.sync.aligned;
 // CHECK: tcgen05.fence::before_thread_sync;
-// CHECK: tcgen05.dealloc.cta_group::1.sync.aligned.b32 {{%r[0-9]+}}, 256;
+// CHECK: tcgen05.dealloc.cta_group::1.sync.aligned.b32 {{%r[0-9]+}}, 512;
 !x = !qs.tensor<1024x512xbf16, #qs.nvfp4<columnwise = false>>
 !w = !qs.tensor<768x512xbf16, #qs.nvfp4<columnwise = false, optimize_for_gemm = true>>
 module attributes {qs.chip = "sm_100a"} {

@@ -171,10 +171,10 @@ def test_gemm_is_close_to_the_unquantized_product(rng, family):
     assert rel < 0.06, f"relative error {rel:.3g} of a {family} E4M3 GEMM"
 
 
-# sm_100a (tcgen05 block-scaled MMA, qs.chip = "sm_100a"): under
-# QS_KERNELS=gpu-emulated these run the emulation of the tcgen05 kernel
-# (tensor memory, tcgen05.cp/mma/ld decoded from the kernel's descriptors).
-SM100_FAMILIES = ["mxfp8", "nvfp4", "nvfp4_row_scaled"]
+# sm_100a (tcgen05 MMA, qs.chip = "sm_100a"): under QS_KERNELS=gpu-emulated
+# these run the emulation of the tcgen05 kernel (tensor memory,
+# tcgen05.cp/mma/ld decoded from the kernel's descriptors).
+SM100_FAMILIES = ["fp8_current", "fp8_delayed", "mxfp8", "nvfp4", "nvfp4_row_scaled"]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
@@ -194,6 +194,16 @@ def test_gemm_sm100_nvfp4_edges(rng):
     # K = 18 blocks of 16: the second 256-wide k-tile has two real blocks,
     # and its last three scale-factor chunks lie past the scale buffer.
     check_padded_edges(rng, "nvfp4", 144, 208, 288, chip="sm_100a")
+
+
+def test_gemm_sm100_per_tensor(rng):
+    # kind::f8f6f4 without scale factors: E5M2 x E5M2 (the instruction
+    # descriptor's type fields), several tiles with partial edges, 9 k-tiles
+    # through the 5-stage ring, alpha = sA sB, bias and accumulate.
+    check_gemm(rng, "fp8_delayed", ("e5m2_TN", "dy", "dy", False, True), "f32", m=64, n=96,
+               chip="sm_100a")
+    check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=200, n=136, k=1040, bias=True,
+               accumulate=True, chip="sm_100a")
 
 
 @pytest.mark.parametrize("family", ["mxfp8", "nvfp4"])

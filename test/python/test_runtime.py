@@ -152,9 +152,9 @@ def test_compile_errors():
 
 
 def test_compile_blackwell_gemm():
-    """A Graph for sm_100a compiles NVFP4 and MXFP8 fprops to the tcgen05
-    kernel; a per-tensor FP8 GEMM there is a diagnostic at the Python
-    line."""
+    """A Graph for sm_100a compiles NVFP4, MXFP8 and per-tensor FP8 fprops
+    to the tcgen05 kernel; an FP8 block GEMM there is a diagnostic at the
+    Python line."""
     def linear(quantizer, layout):
         g = qs.Graph(chip="sm_100a")
         f = g.function("linear", [qs.TensorSpec((128, 256), "bf16"),
@@ -169,9 +169,11 @@ def test_compile_blackwell_gemm():
     assert "tcgen05.cp.cta_group::1.32x128b.warpx4" in compiled.ptx
     compiled = qs.compile(linear(qs.MXFP8Quantizer(), "TN"))
     assert "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X" in compiled.ptx
+    compiled = qs.compile(linear(qs.Float8CurrentScalingQuantizer(), "TN"))
+    assert "tcgen05.mma.cta_group::1.kind::f8f6f4" in compiled.ptx
     with pytest.raises(qs.QSError, match=r"test_runtime.py.*sm_100a GEMM kernels use tcgen05 "
-                                         r"block-scaled MMA, for MXFP8 and NVFP4 operands"):
-        qs.compile(linear(qs.Float8CurrentScalingQuantizer(), "TN"))
+                                         r"MMA, for per-tensor FP8, MXFP8 and NVFP4 operands"):
+        qs.compile(linear(qs.Float8BlockQuantizer(block_scaling_dim=1), "TN"))
 
 
 def test_run_cuda():

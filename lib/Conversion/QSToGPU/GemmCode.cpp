@@ -320,20 +320,29 @@ Value gemm::swizzle(GemmCode &code, Value address) {
 //===----------------------------------------------------------------------===//
 
 uint32_t Tcgen05Instr::encode() const {
-  return (sfIdB & 3) << 4 | (typeA & 7) << 7 | (typeB & 7) << 10 |
-         uint32_t(n >> 3) << 17 | uint32_t(scaleE8M0) << 23 |
-         uint32_t(m >> 4) << 24 | (sfIdA & 3) << 29;
+  uint32_t common = (typeA & 7) << 7 | (typeB & 7) << 10 |
+                    uint32_t(n >> 3) << 17 | uint32_t(m >> 4) << 24;
+  if (!blockScaled)
+    return common | (dType & 3) << 4;
+  return common | (sfIdB & 3) << 4 | uint32_t(scaleE8M0) << 23 |
+         (sfIdA & 3) << 29;
 }
 
-Tcgen05Instr Tcgen05Instr::decode(uint32_t bits) {
+Tcgen05Instr Tcgen05Instr::decode(uint32_t bits, bool blockScaled) {
   Tcgen05Instr d;
-  d.sfIdB = (bits >> 4) & 3;
+  d.blockScaled = blockScaled;
+  if (!blockScaled) {
+    d.scaleE8M0 = false;
+    d.dType = (bits >> 4) & 3;
+  } else {
+    d.sfIdB = (bits >> 4) & 3;
+    d.scaleE8M0 = (bits >> 23) & 1;
+    d.sfIdA = (bits >> 29) & 3;
+  }
   d.typeA = (bits >> 7) & 7;
   d.typeB = (bits >> 10) & 7;
   d.n = int64_t((bits >> 17) & 0x3F) << 3;
-  d.scaleE8M0 = (bits >> 23) & 1;
   d.m = int64_t((bits >> 24) & 0x1F) << 4;
-  d.sfIdA = (bits >> 29) & 3;
   return d;
 }
 
@@ -379,7 +388,12 @@ Tcgen05Instr GemmCode::instr(int64_t j) const {
   Tcgen05Instr d;
   d.m = kTileM;
   d.n = plan.tileN;
-  if (plan.fp4()) {
+  if (plan.sfChunks() == 0) {
+    d.blockScaled = false;
+    d.typeA = plan.typeA == "e5m2" ? 1 : 0;
+    d.typeB = plan.typeB == "e5m2" ? 1 : 0;
+    d.scaleE8M0 = false;
+  } else if (plan.fp4()) {
     d.typeA = d.typeB = 1; // E2M1 (packed, kind::mxf4nvf4)
     d.scaleE8M0 = false;   // UE4M3
   } else {

@@ -92,8 +92,11 @@ struct GemmPlan {
   /// Bytes TMA writes per stage (the A and B tiles).
   int64_t tileBytes() const { return (kTileM + tileN) * rowBytes(); }
   /// tcgen05: 512-byte scale-factor chunks (128 rows x 4 blocks, cuBLAS's
-  /// 128x4 tile) per operand and k-tile: MXFP8 1 (4 x 32), NVFP4 4 (16 x 16).
-  int64_t sfChunks() const { return fp4() ? 4 : 1; }
+  /// 128x4 tile) per operand and k-tile: MXFP8 1 (4 x 32), NVFP4 4 (16 x
+  /// 16), per-tensor FP8 none.
+  int64_t sfChunks() const {
+    return a.blockDim == 0 ? 0 : fp4() ? 4 : 1;
+  }
   int64_t sfBytes() const { return tcgen05 ? 2 * sfChunks() * 512 : 0; }
   int64_t stageBytes() const { return tileBytes() + sfBytes(); }
   int64_t kTiles() const { return ceilDiv(k, kTileElems()); }
@@ -117,30 +120,41 @@ struct GemmPlan {
   int64_t threads() const {
     return tcgen05 ? kWarpgroup : kWarpgroup * (1 + kConsumers);
   }
+  /// tcgen05: tensor-memory columns to allocate (a power of 2 >= 32):
+  /// accumulators in [0, tileN), then one scale-factor slot per stage (the
+  /// k-tile in stage s copies its chunks to slot s; the stage's previous
+  /// MMAs are complete by then, as its refill waited for them).
+  int64_t tmemColumns() const {
+    int64_t needed = tileN + stages * 8 * sfChunks(), columns = 32;
+    while (columns < needed)
+      columns *= 2;
+    return columns;
+  }
   int64_t accRegs() const { return tileN / 2; }
 };
 
-/// The fields of a tcgen05 block-scaled instruction descriptor (PTX ISA
-/// "Instruction descriptor format for .kind::mxf8f6f4, .kind::mxf4 and
-/// .kind::mxf4nvf4"): sparsity 0, B scale-factor id (bits 4-5), A and B
-/// types (7-9, 10-12; mxf8f6f4: E4M3 0, E5M2 1; mxf4nvf4: E2M1 1),
-/// K-major A and B (15, 16 = 0), N >> 3 (17-22), scale type (23: UE4M3 0,
-/// UE8M0 1), M >> 4 (24-28), A scale-factor id (29-30), K 32 / 64 (31 = 0).
+/// The fields of a tcgen05 instruction descriptor (PTX ISA "Instruction
+/// descriptor format"). Block-scaled kinds (mxf8f6f4, mxf4nvf4): sparsity
+/// 0, B scale-factor id (bits 4-5), A and B types (7-9, 10-12; mxf8f6f4:
+/// E4M3 0, E5M2 1; mxf4nvf4: E2M1 1), K-major A and B (15, 16 = 0), N >> 3
+/// (17-22), scale type (23: UE4M3 0, UE8M0 1), M >> 4 (24-28), A
+/// scale-factor id (29-30), K 32 / 64 (31 = 0). kind::f8f6f4 (per-tensor
+/// FP8): D type F32 = 1 in bits 4-5, the same type, N and M fields, no
+/// scale fields.
 struct Tcgen05Instr {
+  bool blockScaled = true;
   int64_t m = 128, n = 128;
   unsigned typeA = 0, typeB = 0;
   bool scaleE8M0 = true;
   unsigned sfIdA = 0, sfIdB = 0;
+  /// kind::f8f6f4: the D type (F32 = 1).
+  unsigned dType = 1;
   uint32_t encode() const;
-  static Tcgen05Instr decode(uint32_t bits);
+  static Tcgen05Instr decode(uint32_t bits, bool blockScaled);
 };
 
 /// The GEMM's index arithmetic, shared by the GPU kernel and the emulation.
 struct GemmCode {
-  /// tcgen05: tensor-memory columns allocated (accumulators in [0, tileN),
-  /// then `kSfSlots` slots of scale factors, used by k-tile kt % kSfSlots).
-  static constexpr int64_t kTmemColumns = 256, kSfSlots = 4;
-
   KernelEnv &env;
   const GemmPlan &plan;
 
@@ -247,11 +261,13 @@ struct GemmCode {
   /// (8 rows), version 1.
   Value sfDescriptor(Value address);
   /// Tensor-memory column of scale-factor chunk `c` of operand `op` in slot
-  /// `slot`: each chunk takes 4 columns (column g holds rows 32g + lane).
+  /// `slot` (the stage): each chunk takes 4 columns (column g holds rows
+  /// 32g + lane).
   Value sfColumn(Value slot, int64_t op, int64_t c);
   /// The instruction descriptor of k-step `j` (of 4) of a k-tile: MXFP8
   /// reads scale byte j of each 32-bit column (one 32-block per K = 32
-  /// step); NVFP4 reads all four bytes (four 16-blocks per K = 64 step).
+  /// step); NVFP4 reads all four bytes (four 16-blocks per K = 64 step);
+  /// per-tensor FP8 (kind::f8f6f4) has no scale factors.
   Tcgen05Instr instr(int64_t j) const;
   /// Lane `lane` of the scale-factor warp writes row `lane` of each of
   /// k-tile `kt`'s chunks in stage `s`: the 4-block words of tile rows

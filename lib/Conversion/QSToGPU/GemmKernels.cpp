@@ -380,13 +380,11 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
     return emitError() << "GEMM kernels exist for sm_90a (wgmma) and sm_100a "
                           "(tcgen05), not for compute capability "
                        << cc / 10 << "." << cc % 10;
-  if (cc == 100 && !mx && !fp4)
+  if (cc == 100 && block)
     return emitError()
-           << "sm_100a GEMM kernels use tcgen05 block-scaled MMA, for MXFP8 "
-              "and NVFP4 operands; per-tensor FP8 (tcgen05 kind::f8f6f4) "
-              "and FP8 block scaling (which TE converts to MXFP8 on "
-              "Blackwell) have no sm_100a kernel yet, and FP8 wgmma exists "
-              "on sm_90a only (ptxas rejects it for sm_100a)";
+           << "sm_100a GEMM kernels use tcgen05 MMA, for per-tensor FP8, "
+              "MXFP8 and NVFP4 operands; FP8 block scaling (which TE "
+              "converts to MXFP8 on Blackwell) has no sm_100a kernel yet";
   for (auto [name, operand] :
        {std::pair<StringRef, const GemmOperand *>{"a", &operands.a},
         {"b", &operands.b}}) {
@@ -400,6 +398,15 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                 "and the GEMM kernels read K-major operands only: MXFP8 "
                 "GEMMs contract both operands over their last dimension "
                 "(TN, as fprop)";
+    if (cc == 100)
+      return emitError()
+             << "operand " << name
+             << " is contracted over its first dimension and has no "
+                "transpose buffer (qs.chip = \"sm_100a\" keeps the "
+                "column-wise FP8 usage untransposed): the sm_100a GEMM "
+                "kernels read K-major operands only, so per-tensor FP8 "
+                "GEMMs there are TN (MN-major tcgen05 operands are not "
+                "implemented)";
     return emitError()
            << "operand " << name
            << " is contracted over its first dimension and has no "
@@ -421,6 +428,10 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                           "(sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; "
                           "sm_100a: 128); "
                           "qs.gemm_tile_n applies to per-tensor FP8 only";
+  if (cc == 100 && operands.tileN)
+    return emitError() << "the sm_100a GEMM kernels use 128x128 tiles; "
+                          "qs.gemm_tile_n applies to sm_90a's per-tensor "
+                          "FP8 kernel only";
   return success();
 }
 

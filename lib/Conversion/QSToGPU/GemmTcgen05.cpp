@@ -48,7 +48,8 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
   auto at = [&](Value offset) { return ptx.i32(env.add(base, offset)); };
   Value done = env.idx(plan.doneBarrierOffset());
   Value slotOffset = env.idx(plan.tmemSlotOffset());
-  std::string columns = std::to_string(GemmCode::kTmemColumns);
+  std::string columns = std::to_string(plan.tmemColumns());
+  bool scaled = plan.sfChunks() > 0;
 
   env.ifThen(eq(tid, 0), [&] {
     auto init = [&](Value barrier, int64_t count) {
@@ -57,8 +58,8 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
     };
     for (int64_t s = 0; s < plan.stages; ++s) {
       // Full: the TMA thread's expect_tx plus one arrival per lane of the
-      // scale-factor warp; empty: one tcgen05.commit.
-      init(code.fullBarrier(env.idx(s)), 1 + 32);
+      // scale-factor warp (block-scaled); empty: one tcgen05.commit.
+      init(code.fullBarrier(env.idx(s)), scaled ? 1 + 32 : 1);
       init(code.emptyBarrier(env.idx(s)), 1);
     }
     init(done, 1);
@@ -129,16 +130,17 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
             [&] {
               env.ifThen(eq(lane, 0), [&] {
                 std::string kind =
-                    plan.fp4() ? "mxf4nvf4.block_scale.scale_vec::4X"
-                               : "mxf8f6f4.block_scale.scale_vec::1X";
+                    !scaled      ? "f8f6f4"
+                    : plan.fp4() ? "mxf4nvf4.block_scale.scale_vec::4X"
+                                 : "mxf8f6f4.block_scale.scale_vec::1X";
                 env.loop(kTiles, [&](Value kt) {
                   Value s = env.rem(kt, env.idx(plan.stages));
                   Value parity =
                       code.band(env.div(kt, env.idx(plan.stages)), 1);
                   ptx.wait(env.add(base, code.fullBarrier(s)), parity);
                   ptx({}, "tcgen05.fence::after_thread_sync;", "");
-                  Value slot = env.rem(kt, env.idx(GemmCode::kSfSlots));
-                  for (int64_t op = 0; op < 2; ++op)
+                  Value slot = s;
+                  for (int64_t op = 0; op < 2 && scaled; ++op)
                     for (int64_t c = 0; c < plan.sfChunks(); ++c)
                       ptx({ptx.i32(env.add(tmem, code.sfColumn(slot, op, c))),
                            code.sfDescriptor(
@@ -167,16 +169,23 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
                                     b, loc, arith::CmpIPredicate::ugt, kt,
                                     env.idx(0))
                                     .getResult());
-                    ptx({ptx.i32(tmem), code.stepDescriptor(descA, j),
-                         code.stepDescriptor(descB, j),
-                         arith::ConstantIntOp::create(
-                             b, loc, b.getI32Type(),
-                             static_cast<int32_t>(instr.encode())),
-                         sf(0, instr.sfIdA), sf(1, instr.sfIdB), accumulate},
-                        "{\n.reg .pred p;\nsetp.ne.b32 p, $6, 0;\n"
+                    SmallVector<Value> operands = {
+                        ptx.i32(tmem), code.stepDescriptor(descA, j),
+                        code.stepDescriptor(descB, j),
+                        arith::ConstantIntOp::create(
+                            b, loc, b.getI32Type(),
+                            static_cast<int32_t>(instr.encode())),
+                        accumulate};
+                    if (scaled) {
+                      operands.push_back(sf(0, instr.sfIdA));
+                      operands.push_back(sf(1, instr.sfIdB));
+                    }
+                    ptx(operands,
+                        "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
                         "tcgen05.mma.cta_group::1.kind::" +
-                            kind + " [$0], $1, $2, $3, [$4], [$5], p;\n}",
-                        "r,l,l,r,r,r,r");
+                            kind + " [$0], $1, $2, $3, " +
+                            (scaled ? "[$5], [$6], " : "") + "p;\n}",
+                        scaled ? "r,l,l,r,r,r,r" : "r,l,l,r,r");
                   }
                   // The stage is free once these MMAs (and copies) are done.
                   ptx({at(code.emptyBarrier(s))},
@@ -191,6 +200,9 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
               });
             },
             [&] {
+              // Per-tensor FP8 has no scale factors: warps 2 and 3 idle.
+              if (!scaled)
+                return;
               env.ifThen(eq(warp, 2), [&] {
                 env.loop(kTiles, [&](Value kt) {
                   Value s = env.rem(kt, env.idx(plan.stages));

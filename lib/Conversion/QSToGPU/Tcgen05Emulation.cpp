@@ -47,7 +47,7 @@ struct Emulator {
                                  env().idx(c));
   }
   Value tmemAt(Value lane, Value column) {
-    return env().add(env().mul(lane, env().idx(GemmCode::kTmemColumns)),
+    return env().add(env().mul(lane, env().idx(code.plan.tmemColumns())),
                      column);
   }
 
@@ -130,15 +130,17 @@ struct Emulator {
     return emitDecodeToF32(b(), loc(), byte, format);
   }
 
-  /// tcgen05.mma ... block_scale, cta_group::1, D in tensor memory at
+  /// tcgen05.mma (... block_scale), cta_group::1, D in tensor memory at
   /// column `dColumn` (lane i = row i): D[i, j] (+)= sum_k (A[i, k] sA) (B[j,
-  /// k] sB), K = 32 (MXFP8, one block, scale byte sfId) or 64 (NVFP4, four
-  /// 16-blocks, bytes 0-3), scale factors of row i at lane i, column
-  /// sfColumn + i / 32. Descriptors that are not version 1 with 128-byte
-  /// swizzle give NaN.
+  /// k] sB), K = 32 (MXFP8, one block, scale byte sfId; per-tensor FP8
+  /// without scales, sfA and sfB null) or 64 (NVFP4, four 16-blocks, bytes
+  /// 0-3), scale factors of row i at lane i, column sfColumn + i / 32.
+  /// Descriptors that are not version 1 with 128-byte swizzle, or an
+  /// instruction descriptor that does not name the data's types, give NaN.
   void mma(Value dColumn, Value descA, Value descB, uint32_t idesc,
            Value sfA, Value sfB, Value accumulate, Type typeA, Type typeB) {
-    Tcgen05Instr instr = Tcgen05Instr::decode(idesc);
+    bool scaled = static_cast<bool>(sfA);
+    Tcgen05Instr instr = Tcgen05Instr::decode(idesc, scaled);
     bool fp4 = code.plan.fp4();
     int64_t kSize = fp4 ? 64 : 32, blockSize = fp4 ? 16 : 32;
     SmallFloatFormat formatA = fp4 ? SmallFloatFormat::e2m1()
@@ -146,11 +148,12 @@ struct Emulator {
     SmallFloatFormat formatB = fp4 ? SmallFloatFormat::e2m1()
                                    : *SmallFloatFormat::get(typeB);
     // The types the descriptor names must be the data's.
+    bool fp8Types = instr.typeA == (isa<Float8E5M2Type>(typeA) ? 1u : 0u) &&
+                    instr.typeB == (isa<Float8E5M2Type>(typeB) ? 1u : 0u);
     bool typesMatch =
-        fp4 ? instr.typeA == 1 && instr.typeB == 1 && !instr.scaleE8M0
-            : instr.typeA == (isa<Float8E5M2Type>(typeA) ? 1u : 0u) &&
-                  instr.typeB == (isa<Float8E5M2Type>(typeB) ? 1u : 0u) &&
-                  instr.scaleE8M0;
+        !scaled ? fp8Types && instr.dType == 1
+        : fp4   ? instr.typeA == 1 && instr.typeB == 1 && !instr.scaleE8M0
+                : fp8Types && instr.scaleE8M0;
     Value startA = code.shl(field(descA, 0, 14), 4);
     Value strideA = code.shl(field(descA, 32, 14), 4);
     Value startB = code.shl(field(descB, 0, 14), 4);
@@ -158,22 +161,25 @@ struct Emulator {
     Value valid = env().land(
         env().land(eqI(field(descA, 46, 2), 1), eqI(field(descA, 61, 3), 2)),
         env().land(eqI(field(descB, 46, 2), 1), eqI(field(descB, 61, 3), 2)));
-    Value columnA = code.band(sfA, 0xFFFF), columnB = code.band(sfB, 0xFFFF);
+    Value columnA = scaled ? code.band(sfA, 0xFFFF) : Value();
+    Value columnB = scaled ? code.band(sfB, 0xFFFF) : Value();
     Value idA = env().idx(instr.sfIdA), idB = env().idx(instr.sfIdB);
     Value nan = env().f32(std::numeric_limits<float>::quiet_NaN());
     env().loop(instr.m, [&](Value i) {
       env().loop(instr.n, [&](Value j) {
         Value sum = env().loopReduce(kSize, env().f32(0.0f), [&](Value kk,
                                                                  Value acc) {
-          Value block = env().div(kk, env().idx(blockSize));
-          Value sa = scaleAt(i, env().add(columnA, code.shr(i, 5)),
-                             fp4 ? block : idA, instr.scaleE8M0);
-          Value sb = scaleAt(j, env().add(columnB, code.shr(j, 5)),
-                             fp4 ? block : idB, instr.scaleE8M0);
-          Value a = arith::MulFOp::create(
-              b(), loc(), element(startA, strideA, i, kk, fp4, formatA), sa);
-          Value bv = arith::MulFOp::create(
-              b(), loc(), element(startB, strideB, j, kk, fp4, formatB), sb);
+          Value a = element(startA, strideA, i, kk, fp4, formatA);
+          Value bv = element(startB, strideB, j, kk, fp4, formatB);
+          if (scaled) {
+            Value block = env().div(kk, env().idx(blockSize));
+            Value sa = scaleAt(i, env().add(columnA, code.shr(i, 5)),
+                               fp4 ? block : idA, instr.scaleE8M0);
+            Value sb = scaleAt(j, env().add(columnB, code.shr(j, 5)),
+                               fp4 ? block : idB, instr.scaleE8M0);
+            a = arith::MulFOp::create(b(), loc(), a, sa);
+            bv = arith::MulFOp::create(b(), loc(), bv, sb);
+          }
           return arith::AddFOp::create(
                      b(), loc(), acc,
                      arith::MulFOp::create(b(), loc(), a, bv))
@@ -212,7 +218,7 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
       b, loc, MemRefType::get({plan.sharedBytes()}, b.getI8Type()));
   Value tmem = memref::AllocOp::create(
       b, loc,
-      MemRefType::get({kLanes * GemmCode::kTmemColumns}, b.getI32Type()));
+      MemRefType::get({kLanes * plan.tmemColumns()}, b.getI32Type()));
   Emulator emu{code, smem, tmem};
   Value tm, tn;
   std::tie(tm, tn) = code.tileOf(env.blockId);
@@ -226,8 +232,8 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
                        env.mul(tm, env.idx(kTileM)), k0, kTileM);
     emulateTma(code, smem, code.stageB(s), bm, plan.n,
                        env.mul(tn, env.idx(plan.tileN)), k0, plan.tileN);
-    // The scale-factor warp, lane by lane.
-    env.loop(32, [&](Value lane) {
+    // The scale-factor warp, lane by lane (block-scaled only).
+    env.loop(plan.sfChunks() ? 32 : 0, [&](Value lane) {
       code.gatherScales(
           tm, tn, lane, kt, s, epilogueArgs[0], epilogueArgs[1],
           [&](Value scales, Value offset) {
@@ -264,7 +270,7 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
           });
     });
     // The MMA thread.
-    Value slot = env.rem(kt, env.idx(GemmCode::kSfSlots));
+    Value slot = s;
     for (int64_t op = 0; op < 2; ++op)
       for (int64_t c = 0; c < plan.sfChunks(); ++c)
         emu.copy(env.add(tmemBase, code.sfColumn(slot, op, c)),
@@ -285,7 +291,9 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
                       .getResult();
       emu.mma(tmemBase, code.stepDescriptor(descA, j),
               code.stepDescriptor(descB, j), instr.encode(),
-              sf(0, instr.sfIdA), sf(1, instr.sfIdB), accumulate, typeA, typeB);
+              plan.sfChunks() ? sf(0, instr.sfIdA) : Value(),
+              plan.sfChunks() ? sf(1, instr.sfIdB) : Value(), accumulate, typeA,
+              typeB);
     }
   });
   // Epilogue: warp w, lane l reads tensor-memory lane 32w + l.

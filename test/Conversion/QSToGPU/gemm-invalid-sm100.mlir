@@ -4,12 +4,13 @@
 // GEMMs for Blackwell (qs.chip = "sm_100a") that the tcgen05 kernels do not
 // run are diagnostics, under qs-nvptx-pipeline and in the emulation alike.
 
-// Per-tensor FP8 on sm_100a: no wgmma, and no tcgen05 kind::f8f6f4 kernel.
-!f = !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>
+// Per-tensor FP8 on sm_100a (tcgen05 kind::f8f6f4) needs K-major
+// operands: Blackwell layouts keep the column-wise usage untransposed.
+!f = !qs.tensor<128x128xbf16, #qs.fp8_current<>>
 module attributes {qs.chip = "sm_100a"} {
-func.func @blackwell(%a: !f, %b: !f) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op sm_100a GEMM kernels use tcgen05 block-scaled MMA, for MXFP8 and NVFP4 operands; per-tensor FP8 (tcgen05 kind::f8f6f4) and FP8 block scaling (which TE converts to MXFP8 on Blackwell) have no sm_100a kernel yet, and FP8 wgmma exists on sm_90a only (ptxas rejects it for sm_100a)}}
-  %y = qs.gemm %a, %b transpose_b : !f, !f -> tensor<128x128xbf16>
+func.func @not_k_major(%a: !f, %b: !f) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op operand b is contracted over its first dimension and has no transpose buffer (qs.chip = "sm_100a" keeps the column-wise FP8 usage untransposed): the sm_100a GEMM kernels read K-major operands only, so per-tensor FP8 GEMMs there are TN (MN-major tcgen05 operands are not implemented)}}
+  %y = qs.gemm %a, %b : !f, !f -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
 }
@@ -21,8 +22,20 @@ func.func @blackwell(%a: !f, %b: !f) -> tensor<128x128xbf16> {
 !w = !qs.tensor<128x256xbf16, #qs.fp8_block<block_scaling_dim = 2, columnwise = false>>
 module attributes {qs.chip = "sm_100a"} {
 func.func @block(%a: !x, %b: !w) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{have no sm_100a kernel yet}}
+  // expected-error@+1 {{'qs.gemm_buffers' op sm_100a GEMM kernels use tcgen05 MMA, for per-tensor FP8, MXFP8 and NVFP4 operands; FP8 block scaling (which TE converts to MXFP8 on Blackwell) has no sm_100a kernel yet}}
   %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+}
+
+// -----
+
+// One tile width on sm_100a, per-tensor FP8 included.
+!t = !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.chip = "sm_100a", qs.gemm_tile_n = 256 : i64} {
+func.func @tile_n_fp8(%a: !t, %b: !t) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op the sm_100a GEMM kernels use 128x128 tiles; qs.gemm_tile_n applies to sm_90a's per-tensor FP8 kernel only}}
+  %y = qs.gemm %a, %b transpose_b : !t, !t -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
 }
