@@ -125,6 +125,17 @@ def test_compile_binary():
     assert qs.compile(g, format="fatbin").binary[:4] == b"\x50\xed\x55\xba"
 
 
+def linear(quantizer, layout="TN", chip=None, k=128):
+    """Quantizes x and w [128, k] and returns TE's general_gemm(w, x, layout)."""
+    g = qs.Graph(chip=chip)
+    f = g.function("linear", [qs.TensorSpec((128, k), "bf16"),
+                              qs.TensorSpec((128, k), "bf16")])
+    qx = f.quantize(f.args[0], quantizer)
+    qw = f.quantize(f.args[1], quantizer)
+    f.returns(f.gemm(qw, qx, layout=layout))
+    return g
+
+
 def test_compile_errors():
     g = quantize_graph((64, 128), qs.MXFP8Quantizer())
     with pytest.raises(qs.QSError, match="chip 'sm_80' is not supported; the kernels target sm_90a"):
@@ -134,14 +145,6 @@ def test_compile_errors():
     # What the GEMM kernels cannot run (an MXFP8 dgrad on Hopper: its
     # column-wise data is not K-major) points at the Python line that built
     # it.
-    def linear(quantizer, layout="TN"):
-        g = qs.Graph()
-        f = g.function("linear", [qs.TensorSpec((128, 128), "bf16"),
-                                  qs.TensorSpec((128, 128), "bf16")])
-        qx = f.quantize(f.args[0], quantizer)
-        qw = f.quantize(f.args[1], quantizer)
-        f.returns(f.gemm(qw, qx, layout=layout))
-        return g
     with pytest.raises(qs.QSError, match=r"test_runtime.py.*'qs.gemm_buffers' op operand .* is "
                                          r"contracted over its first dimension, but MXFP8"):
         qs.compile(linear(qs.MXFP8Quantizer(), layout="NN"))
@@ -155,25 +158,19 @@ def test_compile_blackwell_gemm():
     """A Graph for sm_100a compiles NVFP4, MXFP8 and per-tensor FP8 fprops
     to the tcgen05 kernel; an FP8 block GEMM there is a diagnostic at the
     Python line."""
-    def linear(quantizer, layout):
-        g = qs.Graph(chip="sm_100a")
-        f = g.function("linear", [qs.TensorSpec((128, 256), "bf16"),
-                                  qs.TensorSpec((128, 256), "bf16")])
-        qx = f.quantize(f.args[0], quantizer)
-        qw = f.quantize(f.args[1], quantizer)
-        f.returns(f.gemm(qw, qx, layout=layout))
-        return g
-    compiled = qs.compile(linear(qs.NVFP4Quantizer(), "TN"))
+    def blackwell(quantizer):
+        return linear(quantizer, chip="sm_100a", k=256)
+    compiled = qs.compile(blackwell(qs.NVFP4Quantizer()))
     assert compiled.chip == "sm_100a"
     assert "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X" in compiled.ptx
     assert "tcgen05.cp.cta_group::1.32x128b.warpx4" in compiled.ptx
-    compiled = qs.compile(linear(qs.MXFP8Quantizer(), "TN"))
+    compiled = qs.compile(blackwell(qs.MXFP8Quantizer()))
     assert "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X" in compiled.ptx
-    compiled = qs.compile(linear(qs.Float8CurrentScalingQuantizer(), "TN"))
+    compiled = qs.compile(blackwell(qs.Float8CurrentScalingQuantizer()))
     assert "tcgen05.mma.cta_group::1.kind::f8f6f4" in compiled.ptx
     with pytest.raises(qs.QSError, match=r"test_runtime.py.*sm_100a GEMM kernels use tcgen05 "
                                          r"MMA, for per-tensor FP8, MXFP8 and NVFP4 operands"):
-        qs.compile(linear(qs.Float8BlockQuantizer(block_scaling_dim=1), "TN"))
+        qs.compile(blackwell(qs.Float8BlockQuantizer(block_scaling_dim=1)))
 
 
 def test_run_cuda():

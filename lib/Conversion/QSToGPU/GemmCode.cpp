@@ -346,6 +346,24 @@ Tcgen05Instr Tcgen05Instr::decode(uint32_t bits, bool blockScaled) {
   return d;
 }
 
+void GemmCode::tmemEpilogue(
+    ValueRange args, Value tm, Value tn, Value tmemLane,
+    const std::function<std::function<Value(int64_t)>(int64_t)> &load) {
+  Value row = env.add(env.mul(tm, i(kTileM)), tmemLane);
+  for (int64_t chunk = 0; chunk < plan.tileN / 32; ++chunk) {
+    std::function<Value(int64_t)> bits = load(chunk);
+    Value colBase = env.add(env.mul(tn, i(plan.tileN)), i(32 * chunk));
+    epilogueAt(
+        args, 32,
+        [&](int64_t r) { return std::make_pair(row, env.add(colBase, i(r))); },
+        [&](int64_t r) {
+          return arith::BitcastOp::create(env.b, env.loc, env.b.getF32Type(),
+                                          bits(r))
+              .getResult();
+        });
+  }
+}
+
 Value GemmCode::stageSf(Value s, int64_t op, int64_t c) {
   return env.add(stageA(s),
                  i(plan.tileBytes() + (op * plan.sfChunks() + c) * 512));

@@ -284,6 +284,14 @@ struct GemmCode {
                     const std::function<Value(Value, Value)> &loadWord,
                     const std::function<void(Value, ArrayRef<Value>)> &store16);
 
+  /// The epilogue of the thread that reads tensor-memory lane `tmemLane`
+  /// (output row tm * 128 + tmemLane), 32 columns at a time: `load(chunk)`
+  /// reads columns [32 chunk, 32 chunk + 32) of the lane and returns
+  /// accessor r -> the FP32 accumulator's bits (i32) of column 32 chunk + r.
+  void tmemEpilogue(
+      ValueRange args, Value tm, Value tn, Value tmemLane,
+      const std::function<std::function<Value(int64_t)>(int64_t)> &load);
+
   /// The epilogue of consumer `consumer`'s thread `t`: register r (from
   /// `acc`) to D[row, col] = alpha acc (+ bias[col]) (+ C[row, col]), alpha
   /// = scale_inv_A * scale_inv_B for per-tensor FP8 (block scales are

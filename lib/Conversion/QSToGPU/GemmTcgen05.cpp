@@ -236,8 +236,7 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
   // columns at a time.
   ptx.wait(env.add(base, done), env.idx(0));
   ptx({}, "tcgen05.fence::after_thread_sync;", "");
-  Value row = env.add(env.mul(tm, env.idx(kTileM)),
-                      env.add(env.mul(warp, env.idx(32)), lane));
+  Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
   Value laneBase = env.add(tmem, code.shl(env.mul(warp, env.idx(32)), 16));
   Type i32 = b.getI32Type();
   auto words = LLVM::LLVMStructType::getLiteral(
@@ -248,26 +247,16 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
     constraints += "=r,";
   }
   constraints += "r";
-  for (int64_t chunk = 0; chunk < plan.tileN / 32; ++chunk) {
+  code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, [&](int64_t chunk) {
     Value values =
         ptx(words, {ptx.i32(env.add(laneBase, env.idx(32 * chunk)))},
             "tcgen05.ld.sync.aligned.32x32b.x32.b32 {" + list +
                 "}, [$32];\ntcgen05.wait::ld.sync.aligned;",
             constraints);
-    Value colBase = env.add(env.mul(tn, env.idx(plan.tileN)),
-                            env.idx(32 * chunk));
-    code.epilogueAt(
-        epilogueArgs, 32,
-        [&](int64_t r) {
-          return std::make_pair(row, env.add(colBase, env.idx(r)));
-        },
-        [&](int64_t r) {
-          return arith::BitcastOp::create(
-                     b, loc, b.getF32Type(),
-                     LLVM::ExtractValueOp::create(b, loc, values, r))
-              .getResult();
-        });
-  }
+    return std::function<Value(int64_t)>([&b, loc, values](int64_t r) {
+      return LLVM::ExtractValueOp::create(b, loc, values, r).getResult();
+    });
+  });
   ptx({}, "tcgen05.fence::before_thread_sync;", "");
   gpu::BarrierOp::create(b, loc);
   env.ifThen(eq(warp, 1), [&] {

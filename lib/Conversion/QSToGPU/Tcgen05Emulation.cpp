@@ -300,24 +300,14 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
   env.loop(4, [&](Value warp) {
     env.loop(32, [&](Value lane) {
       Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
-      Value row = env.add(env.mul(tm, env.idx(kTileM)), tmemLane);
-      for (int64_t chunk = 0; chunk < plan.tileN / 32; ++chunk) {
-        Value colBase = env.add(env.mul(tn, env.idx(plan.tileN)),
-                                env.idx(32 * chunk));
-        code.epilogueAt(
-            epilogueArgs, 32,
-            [&](int64_t r) {
-              return std::make_pair(row, env.add(colBase, env.idx(r)));
-            },
-            [&](int64_t r) {
-              Value column = env.add(tmemBase, env.idx(32 * chunk + r));
-              return arith::BitcastOp::create(
-                         b, loc, b.getF32Type(),
-                         memref::LoadOp::create(b, loc, tmem,
-                                                emu.tmemAt(tmemLane, column)))
-                  .getResult();
-            });
-      }
+      code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, [&](int64_t chunk) {
+        return std::function<Value(int64_t)>([&, chunk](int64_t r) {
+          Value column = env.add(tmemBase, env.idx(32 * chunk + r));
+          return memref::LoadOp::create(b, loc, tmem,
+                                        emu.tmemAt(tmemLane, column))
+              .getResult();
+        });
+      });
     });
   });
   // Buffer deallocation frees `smem` and `tmem`.
