@@ -79,6 +79,7 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
               ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128)]
 # sm_100a (tcgen05 MMA; one tile width).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 128),
+                    ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
                     ("mxfp8", "bf16", 128), ("mxfp8 swizzled", "f32", 128),
                     ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128)]
 

@@ -9,7 +9,7 @@
 // The first shape is also run with each tile width (qs.gemm_tile_n;
 // per-tensor only: block GEMMs use 128-wide tiles).
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
-// sm_100a (tcgen05 kernels: fp8_current, mxfp8, nvfp4); --chip picks it without a
+// sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
 // cuBLASLt on the same shapes: bench/gemm/torch_baseline.py.
 //   qs-bench-gemm --shapes 8192x8192x8192,4096x4096x4096
@@ -48,9 +48,8 @@ static cl::opt<std::string> familyOpt(
     cl::init("fp8_current"));
 static cl::opt<std::string>
     chipOpt("chip",
-            cl::desc("sm_90a (wgmma kernels) or sm_100a (tcgen05 kernels: "
-                     "fp8_current, mxfp8, nvfp4); default: the device's, "
-                     "else sm_90a"),
+            cl::desc("sm_90a (wgmma kernels) or sm_100a (tcgen05 kernels); "
+                     "default: the device's, else sm_90a"),
             cl::init(""));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
@@ -158,11 +157,6 @@ int main(int argc, char **argv) {
   std::string chip = chipOpt.empty() ? "sm_90a" : chipOpt.getValue();
   if (chip != "sm_90a" && chip != "sm_100a") {
     llvm::errs() << "qs-bench-gemm: --chip must be sm_90a or sm_100a\n";
-    return 1;
-  }
-  if (chip == "sm_100a" && family == "fp8_block") {
-    llvm::errs() << "qs-bench-gemm: the sm_100a (tcgen05) GEMM kernels are "
-                    "for fp8_current, mxfp8 and nvfp4\n";
     return 1;
   }
   bool block = family != "fp8_current";

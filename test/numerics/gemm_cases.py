@@ -38,9 +38,6 @@ def gpu_gemm_gap(family, layout, chip=None):
     """Why the GPU GEMM kernels cannot run `family` with `layout` on `chip`
     (None: sm_90a) (None if they can): the rules of convert-qs-to-gpu's
     diagnostics."""
-    if chip == "sm_100a" and family == "fp8_block":
-        return ("sm_100a GEMM kernels (tcgen05) exist for per-tensor FP8, MXFP8 and "
-                "NVFP4; TE converts FP8 block scaling to MXFP8 on Blackwell")
     if (chip == "sm_100a" and family in ("fp8_current", "fp8_delayed")
             and not layout[0].endswith("_TN")):
         return ("sm_100a keeps the column-wise FP8 usage untransposed (not K-major): "

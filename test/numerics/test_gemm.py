@@ -174,7 +174,7 @@ def test_gemm_is_close_to_the_unquantized_product(rng, family):
 # sm_100a (tcgen05 MMA, qs.chip = "sm_100a"): under QS_KERNELS=gpu-emulated
 # these run the emulation of the tcgen05 kernel (tensor memory,
 # tcgen05.cp/mma/ld decoded from the kernel's descriptors).
-SM100_FAMILIES = ["fp8_current", "fp8_delayed", "mxfp8", "nvfp4", "nvfp4_row_scaled"]
+SM100_FAMILIES = ["fp8_current", "fp8_delayed", "fp8_block", "mxfp8", "nvfp4", "nvfp4_row_scaled"]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
@@ -194,6 +194,13 @@ def test_gemm_sm100_nvfp4_edges(rng):
     # K = 18 blocks of 16: the second 256-wide k-tile has two real blocks,
     # and its last three scale-factor chunks lie past the scale buffer.
     check_padded_edges(rng, "nvfp4", 144, 208, 288, chip="sm_100a")
+
+
+def test_gemm_sm100_fp8_block_partial_blocks(rng):
+    # FP8 block as MXFP8: K = 464 ends inside the fourth 128-block (its
+    # 32-blocks 12-14 are real, 15 is padding), M and N partial tiles.
+    check_gemm(rng, "fp8_block", LAYOUTS[0], "f32", m=70, n=50, k=464, chip="sm_100a")
+    check_gemm(rng, "fp8_block", LAYOUTS[2], "f32", m=208, n=50, k=70, chip="sm_100a")
 
 
 def test_gemm_sm100_per_tensor(rng):

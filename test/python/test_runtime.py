@@ -155,9 +155,9 @@ def test_compile_errors():
 
 
 def test_compile_blackwell_gemm():
-    """A Graph for sm_100a compiles NVFP4, MXFP8 and per-tensor FP8 fprops
-    to the tcgen05 kernel; an FP8 block GEMM there is a diagnostic at the
-    Python line."""
+    """A Graph for sm_100a compiles fprops of every family to the tcgen05
+    kernel; FP8 block scaling without power-of-two scales is a diagnostic
+    at the Python line."""
     def blackwell(quantizer):
         return linear(quantizer, chip="sm_100a", k=256)
     compiled = qs.compile(blackwell(qs.NVFP4Quantizer()))
@@ -168,9 +168,12 @@ def test_compile_blackwell_gemm():
     assert "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X" in compiled.ptx
     compiled = qs.compile(blackwell(qs.Float8CurrentScalingQuantizer()))
     assert "tcgen05.mma.cta_group::1.kind::f8f6f4" in compiled.ptx
-    with pytest.raises(qs.QSError, match=r"test_runtime.py.*sm_100a GEMM kernels use tcgen05 "
-                                         r"MMA, for per-tensor FP8, MXFP8 and NVFP4 operands"):
-        qs.compile(blackwell(qs.Float8BlockQuantizer(block_scaling_dim=1)))
+    compiled = qs.compile(blackwell(qs.Float8BlockQuantizer(block_scaling_dim=1)))
+    assert "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X" in compiled.ptx
+    with pytest.raises(qs.QSError, match=r"test_runtime.py.*FP8 block GEMMs run as MXFP8 .* "
+                                         r"exact only for power-of-two scales"):
+        qs.compile(blackwell(qs.Float8BlockQuantizer(block_scaling_dim=1,
+                                                     force_pow_2_scales=False)))
 
 
 def test_run_cuda():

@@ -122,9 +122,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     FP8 on chips without a transpose buffer), chips other than sm_90a and
     sm_100a.
 
-    GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): MXFP8,
-    NVFP4 and per-tensor FP8 GEMMs become one tcgen05 kernel of 128 threads
-    per 128x128 tile: one thread loads 128-byte-swizzled tiles with TMA, a warp gathers
+    GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs
+    of every family become one tcgen05 kernel of 128 threads per 128x128
+    tile: one thread loads 128-byte-swizzled tiles with TMA, a warp gathers
     each k-tile's scale factors (compact or swizzled) into cuBLAS's 128x4
     order in shared memory (padding blocks as 1.0), and one thread copies
     them to tensor memory (`tcgen05.cp .32x128b.warpx4`) and issues
@@ -133,8 +133,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     FP32 accumulators in tensor memory; `tcgen05.ld` brings them to the
     shared epilogue (NVFP4 amaxes in alpha). Per-tensor FP8 uses
     `kind::f8f6f4` without scale factors, `scale_inv_A * scale_inv_B` in
-    the epilogue. MXFP8 and per-tensor FP8 are TN only there; FP8 block
-    scaling has no sm_100a kernel (diagnostics).
+    the epilogue. FP8 block scaling runs as MXFP8 (the E8M0 exponent byte
+    of each FP32 scale, as TE on Blackwell; power-of-two scales only). MXFP8
+    and per-tensor FP8 are TN only there (diagnostics).
 
     `qs.update_usage_buffers` is left in place (another lowering may take
     it); with `require-nvptx-chip` (qs-nvptx-pipeline) it is an error.

@@ -430,7 +430,7 @@ void GemmCode::gatherScales(
   OpBuilder &b = env.b;
   Location loc = env.loc;
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  int64_t blocks = ceilDiv(plan.k, plan.blockK());
+  int64_t blocks = ceilDiv(plan.k, plan.sfBlockK());
   int64_t chunks = plan.sfChunks();
   // 1.0 in each byte: E8M0 127, E4M3 0x38.
   int64_t ones = plan.fp4() ? 0x38383838 : 0x7F7F7F7F;
@@ -462,9 +462,24 @@ void GemmCode::gatherScales(
       for (int64_t g = 0; g < 4; ++g) {
         Value row = minI(env.add(rowBase, env.add(lane, i(32 * g))),
                          i(p.rows - 1));
-        Value at = p.swizzled ? swizzledScale(row, at0, p.scaleLd)
-                              : env.add(env.mul(row, i(p.scaleLd)), at0);
-        Value word = loadWord(scales, at);
+        Value word;
+        if (p.blockDim <= 2) {
+          // FP8 block: one FP32 scale per 128-block (the word's four
+          // 32-blocks), its exponent byte in each of the word's bytes.
+          Value bits = arith::BitcastOp::create(
+              b, loc, i32, blockScale(p, scales, row, env.div(at0, i(4))));
+          Value e = arith::AndIOp::create(
+              b, loc,
+              arith::ShRUIOp::create(
+                  b, loc, bits, arith::ConstantIntOp::create(b, loc, i32, 23)),
+              arith::ConstantIntOp::create(b, loc, i32, 0xFF));
+          word = arith::MulIOp::create(
+              b, loc, e, arith::ConstantIntOp::create(b, loc, i32, 0x01010101));
+        } else {
+          Value at = p.swizzled ? swizzledScale(row, at0, p.scaleLd)
+                                : env.add(env.mul(row, i(p.scaleLd)), at0);
+          word = loadWord(scales, at);
+        }
         words.push_back(arith::OrIOp::create(
             b, loc, arith::AndIOp::create(b, loc, word, keep), fill));
       }

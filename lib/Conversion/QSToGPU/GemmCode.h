@@ -97,6 +97,9 @@ struct GemmPlan {
   int64_t sfChunks() const {
     return a.blockDim == 0 ? 0 : fp4() ? 4 : 1;
   }
+  /// tcgen05: elements of K per scale factor: 16 (NVFP4) or 32 (MXFP8, and
+  /// FP8 block scaling run as MXFP8: each 128-block's scale four times).
+  int64_t sfBlockK() const { return fp4() ? 16 : 32; }
   int64_t sfBytes() const { return tcgen05 ? 2 * sfChunks() * 512 : 0; }
   int64_t stageBytes() const { return tileBytes() + sfBytes(); }
   int64_t kTiles() const { return ceilDiv(k, kTileElems()); }
@@ -274,9 +277,11 @@ struct GemmCode {
   /// lane, lane + 32, lane + 64 and lane + 96 (cuBLAS's 128x4 tile, which
   /// is what tcgen05.cp .32x128b.warpx4 copies to 4 columns of all 128
   /// lanes), from compact or GEMM-swizzled scales alike (both keep a row's
-  /// 4 blocks in one aligned word). Blocks past K become 1.0 (their codes
-  /// are zero, their stored scales may be NaN); rows past the end read the
-  /// last row. `loadWord(scales, offset)` returns the 4 bytes at a byte
+  /// 4 blocks in one aligned word). FP8 block scaling (as TE on Blackwell):
+  /// the E8M0 byte of each FP32 scale_inv (its exponent bits 30-23, exact
+  /// for power-of-two scales), for the four 32-blocks of its 128-block.
+  /// Blocks past K become 1.0 (their codes are zero, their stored scales
+  /// may be NaN); rows past the end read the last row. `loadWord(scales, offset)` returns the 4 bytes at a byte
   /// offset as i32 (little-endian), `store16(offset, words)` stores four
   /// i32 at a shared-memory offset.
   void gatherScales(Value tm, Value tn, Value lane, Value kt, Value s,

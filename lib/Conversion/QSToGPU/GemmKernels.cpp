@@ -381,10 +381,16 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                           "(tcgen05), not for compute capability "
                        << cc / 10 << "." << cc % 10;
   if (cc == 100 && block)
-    return emitError()
-           << "sm_100a GEMM kernels use tcgen05 MMA, for per-tensor FP8, "
-              "MXFP8 and NVFP4 operands; FP8 block scaling (which TE "
-              "converts to MXFP8 on Blackwell) has no sm_100a kernel yet";
+    for (auto [name, operand] :
+         {std::pair<StringRef, const GemmOperand *>{"a", &operands.a},
+          {"b", &operands.b}})
+      if (!cast<Fp8BlockAttr>(operand->type.getQuantizer())
+               .getForcePow_2Scales())
+        return emitError()
+               << "on sm_100a, FP8 block GEMMs run as MXFP8 (E8M0 scales, "
+                  "as TE converts them on Blackwell), which is exact only "
+                  "for power-of-two scales: operand "
+               << name << "'s quantizer has force_pow_2_scales = false";
   for (auto [name, operand] :
        {std::pair<StringRef, const GemmOperand *>{"a", &operands.a},
         {"b", &operands.b}}) {

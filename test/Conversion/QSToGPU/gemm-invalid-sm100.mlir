@@ -17,12 +17,13 @@ func.func @not_k_major(%a: !f, %b: !f) -> tensor<128x128xbf16> {
 
 // -----
 
-// FP8 block scaling on sm_100a (TE converts it to MXFP8 first).
+// FP8 block scaling runs as MXFP8 on sm_100a (as TE converts it): the E8M0
+// exponent byte of each scale is exact for power-of-two scales only.
 !x = !qs.tensor<128x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
-!w = !qs.tensor<128x256xbf16, #qs.fp8_block<block_scaling_dim = 2, columnwise = false>>
+!w = !qs.tensor<128x256xbf16, #qs.fp8_block<block_scaling_dim = 2, columnwise = false, force_pow_2_scales = false>>
 module attributes {qs.chip = "sm_100a"} {
 func.func @block(%a: !x, %b: !w) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op sm_100a GEMM kernels use tcgen05 MMA, for per-tensor FP8, MXFP8 and NVFP4 operands; FP8 block scaling (which TE converts to MXFP8 on Blackwell) has no sm_100a kernel yet}}
+  // expected-error@+1 {{'qs.gemm_buffers' op on sm_100a, FP8 block GEMMs run as MXFP8 (E8M0 scales, as TE converts them on Blackwell), which is exact only for power-of-two scales: operand b's quantizer has force_pow_2_scales = false}}
   %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
