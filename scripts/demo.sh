@@ -8,7 +8,8 @@
 # with each inner buffer's summary and the dequantization error; then the
 # GPU kernels of the Linear layers' quantize step compiled for sm_90a and
 # sm_100a, and of whole Linear layers (quantize + GEMMs; per-tensor FP8, FP8
-# block, NVFP4 with wgmma for sm_90a; NVFP4 also with tcgen05 for sm_100a),
+# block, NVFP4 with wgmma for sm_90a; FP8 block and NVFP4 also with tcgen05
+# for sm_100a),
 # with the per-kernel ptxas table, and, where a CUDA device
 # exists, the device checks against the CPU reference and the bandwidth table.
 set -euo pipefail
@@ -40,7 +41,7 @@ python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
   --module "$root/examples/linear_operands.mlir"
 for family in fp8_current fp8_delayed fp8_block nvfp4; do
   chips=sm_90a
-  [ "$family" = nvfp4 ] && chips=sm_90a,sm_100a
+  case "$family" in fp8_block|nvfp4) chips=sm_90a,sm_100a ;; esac
   echo
   echo "=== GPU kernels: the whole Linear layer with $family (fwd: quantizes +"
   echo "    fprop GEMM; bwd: quantize dY + dgrad and wgrad GEMMs), $chips (sm_90a:"
@@ -52,7 +53,7 @@ done
 echo "    (MXFP8 GEMMs run for fprop only, on either chip: its column-wise data"
 echo "    is not K-major, so the MXFP8 backward is a diagnostic; on sm_100a the"
 echo "    per-tensor FP8 GEMMs are TN only (Blackwell layouts keep column-wise"
-echo "    FP8 untransposed) and FP8 block has no kernel; docs/GPU.md)"
+echo "    FP8 untransposed), so only its fprop compiles there; docs/GPU.md)"
 
 if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
   echo
