@@ -8,8 +8,8 @@
 # with each inner buffer's summary and the dequantization error; then the
 # GPU kernels of the Linear layers' quantize step compiled for sm_90a and
 # sm_100a, and of whole Linear layers (quantize + GEMMs; per-tensor FP8, FP8
-# block, NVFP4 with wgmma for sm_90a; FP8 block and NVFP4 also with tcgen05
-# for sm_100a),
+# block, NVFP4 with wgmma for sm_90a; every family with tcgen05 for
+# sm_100a),
 # with the per-kernel ptxas table, and, where a CUDA device
 # exists, the device checks against the CPU reference and the bandwidth table.
 set -euo pipefail
@@ -39,9 +39,9 @@ echo "    (examples/linear_operands.mlir) through qs-nvptx-pipeline for sm_90a a
 echo "    sm_100a; registers, shared memory and spills from ptxas -v"
 python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
   --module "$root/examples/linear_operands.mlir"
-for family in fp8_current fp8_delayed fp8_block nvfp4; do
-  chips=sm_90a
-  case "$family" in fp8_block|nvfp4) chips=sm_90a,sm_100a ;; esac
+for family in fp8_current fp8_delayed fp8_block mxfp8 nvfp4; do
+  chips=sm_90a,sm_100a
+  [ "$family" = mxfp8 ] && chips=sm_100a
   echo
   echo "=== GPU kernels: the whole Linear layer with $family (fwd: quantizes +"
   echo "    fprop GEMM; bwd: quantize dY + dgrad and wgrad GEMMs), $chips (sm_90a:"
@@ -50,10 +50,10 @@ for family in fp8_current fp8_delayed fp8_block nvfp4; do
   python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
     --chips "$chips" --module "$root/examples/linear_$family.mlir"
 done
-echo "    (MXFP8 GEMMs run for fprop only, on either chip: its column-wise data"
-echo "    is not K-major, so the MXFP8 backward is a diagnostic; on sm_100a the"
-echo "    per-tensor FP8 GEMMs are TN only (Blackwell layouts keep column-wise"
-echo "    FP8 untransposed), so only its fprop compiles there; docs/GPU.md)"
+echo "    (On sm_90a the MXFP8 backward is a diagnostic: its column-wise data is"
+echo "    not K-major and FP8 wgmma reads K-major operands only; sm_100a reads such"
+echo "    operands MN-major, so every family's whole Linear compiles there;"
+echo "    docs/GPU.md)"
 
 if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
   echo

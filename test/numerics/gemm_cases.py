@@ -38,13 +38,9 @@ def gpu_gemm_gap(family, layout, chip=None):
     """Why the GPU GEMM kernels cannot run `family` with `layout` on `chip`
     (None: sm_90a) (None if they can): the rules of convert-qs-to-gpu's
     diagnostics."""
-    if (chip == "sm_100a" and family in ("fp8_current", "fp8_delayed")
-            and not layout[0].endswith("_TN")):
-        return ("sm_100a keeps the column-wise FP8 usage untransposed (not K-major): "
-                "sm_100a per-tensor FP8 GEMM kernels are TN only")
-    if family == "mxfp8" and layout[0] != "fprop_TN":
-        return ("MXFP8 column-wise data is not K-major: MXFP8 GEMM kernels are TN only "
-                "(both operands contracted over their last dimension)")
+    if chip != "sm_100a" and family == "mxfp8" and layout[0] != "fprop_TN":
+        return ("MXFP8 column-wise data is not K-major: sm_90a MXFP8 GEMM kernels are TN "
+                "only (both operands contracted over their last dimension)")
     return None
 
 

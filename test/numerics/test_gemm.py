@@ -213,6 +213,16 @@ def test_gemm_sm100_per_tensor(rng):
                accumulate=True, chip="sm_100a")
 
 
+def test_gemm_sm100_mn_major_edges(rng):
+    # MN-major operands (tcgen05 major bits; data in the tensor's own
+    # layout): MXFP8 wgrad with both operands column-wise (compact scales,
+    # read byte by byte), a contraction of 5 blocks of 32 and partial tiles;
+    # per-tensor dgrad with 3 k-tiles (the last partial) and bias.
+    check_gemm(rng, "mxfp8", LAYOUTS[2], "f32", m=160, n=224, k=160, chip="sm_100a")
+    check_gemm(rng, "fp8_current", LAYOUTS[1], "bf16", m=200, n=336, k=144, bias=True,
+               chip="sm_100a")
+
+
 @pytest.mark.parametrize("family", ["mxfp8", "nvfp4"])
 def test_gemm_sm100_epilogue(rng, family):
     # bf16/f16 output (NVFP4: bf16 only, as TE), bias and accumulate

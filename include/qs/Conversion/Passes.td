@@ -134,8 +134,10 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     shared epilogue (NVFP4 amaxes in alpha). Per-tensor FP8 uses
     `kind::f8f6f4` without scale factors, `scale_inv_A * scale_inv_B` in
     the epilogue. FP8 block scaling runs as MXFP8 (the E8M0 exponent byte
-    of each FP32 scale, as TE on Blackwell; power-of-two scales only). MXFP8
-    and per-tensor FP8 are TN only there (diagnostics).
+    of each FP32 scale, as TE on Blackwell; power-of-two scales only).
+    Operands whose storage is not K-major (MXFP8 column-wise data,
+    per-tensor FP8 without a transpose buffer) are read MN-major, so every
+    layout runs.
 
     `qs.update_usage_buffers` is left in place (another lowering may take
     it); with `require-nvptx-chip` (qs-nvptx-pipeline) it is an error.

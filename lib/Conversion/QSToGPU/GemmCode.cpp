@@ -321,6 +321,7 @@ Value gemm::swizzle(GemmCode &code, Value address) {
 
 uint32_t Tcgen05Instr::encode() const {
   uint32_t common = (typeA & 7) << 7 | (typeB & 7) << 10 |
+                    uint32_t(mnMajorA) << 15 | uint32_t(mnMajorB) << 16 |
                     uint32_t(n >> 3) << 17 | uint32_t(m >> 4) << 24;
   if (!blockScaled)
     return common | (dType & 3) << 4;
@@ -341,6 +342,8 @@ Tcgen05Instr Tcgen05Instr::decode(uint32_t bits, bool blockScaled) {
   }
   d.typeA = (bits >> 7) & 7;
   d.typeB = (bits >> 10) & 7;
+  d.mnMajorA = (bits >> 15) & 1;
+  d.mnMajorB = (bits >> 16) & 1;
   d.n = int64_t((bits >> 17) & 0x3F) << 3;
   d.m = int64_t((bits >> 24) & 0x1F) << 4;
   return d;
@@ -392,6 +395,14 @@ Value GemmCode::ummaDescriptor(Value address) {
   return sm100Descriptor(*this, address, 1, 1024, 2);
 }
 
+Value GemmCode::mmaStep(const OperandPlan &op, Value desc, int64_t j) {
+  int64_t bytes = op.mnMajor ? 32 * 128 : 32;
+  return arith::AddIOp::create(
+      env.b, env.loc, desc,
+      arith::ConstantIntOp::create(env.b, env.loc, env.b.getI64Type(),
+                                   (bytes >> 4) * j));
+}
+
 Value GemmCode::sfDescriptor(Value address) {
   return sm100Descriptor(*this, address, 0, 128, 0);
 }
@@ -406,6 +417,8 @@ Tcgen05Instr GemmCode::instr(int64_t j) const {
   Tcgen05Instr d;
   d.m = kTileM;
   d.n = plan.tileN;
+  d.mnMajorA = plan.a.mnMajor;
+  d.mnMajorB = plan.b.mnMajor;
   if (plan.sfChunks() == 0) {
     d.blockScaled = false;
     d.typeA = plan.typeA == "e5m2" ? 1 : 0;
@@ -426,6 +439,7 @@ Tcgen05Instr GemmCode::instr(int64_t j) const {
 void GemmCode::gatherScales(
     Value tm, Value tn, Value lane, Value kt, Value s, Value scalesA,
     Value scalesB, const std::function<Value(Value, Value)> &loadWord,
+    const std::function<Value(Value, Value)> &loadByte,
     const std::function<void(Value, ArrayRef<Value>)> &store16) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
@@ -475,6 +489,16 @@ void GemmCode::gatherScales(
               arith::ConstantIntOp::create(b, loc, i32, 0xFF));
           word = arith::MulIOp::create(
               b, loc, e, arith::ConstantIntOp::create(b, loc, i32, 0x01010101));
+        } else if (p.mnMajor && !p.swizzled) {
+          // Column-wise compact: G[row, kb] at kb * scaleLd + row.
+          for (int64_t q = 0; q < 4; ++q) {
+            Value kb = minI(env.add(at0, i(q)), i(blocks - 1));
+            Value byte = loadByte(scales, env.add(env.mul(kb, i(p.scaleLd)), row));
+            byte = arith::ShLIOp::create(
+                b, loc, byte, arith::ConstantIntOp::create(b, loc, i32, 8 * q));
+            word = word ? arith::OrIOp::create(b, loc, word, byte).getResult()
+                        : byte;
+          }
         } else {
           Value at = p.swizzled ? swizzledScale(row, at0, p.scaleLd)
                                 : env.add(env.mul(row, i(p.scaleLd)), at0);

@@ -39,6 +39,8 @@ struct OperandPlan {
   bool swizzled = false;
   /// Row-scaled NVFP4: one amax per stored row instead of a global one.
   bool rowScaled = false;
+  /// tcgen05: the data is [K, rows] (MN-major; GemmOperand::mnMajor).
+  bool mnMajor = false;
   /// One scale per row (and block), not per 128 rows.
   bool perRow() const { return blockDim == 1 || blockDim == 3; }
   /// Rows of the stored K-major matrix (M for A, N for B).
@@ -48,8 +50,9 @@ struct OperandPlan {
   /// 128x128: scale[(row / 128) * scaleLd + kb], scaleLd =
   /// roundup(ceil(K / 128), 4); MXFP8 (te-formats.md §3.b): E8M0
   /// G[row, kb] at row * scaleLd + kb or, swizzled, the 128x4-tiled offset,
-  /// scaleLd = roundup(K / 32, 4); NVFP4 (§5.b): E4M3 G[row, kb] likewise,
-  /// scaleLd = roundup(K / 16, 4).
+  /// scaleLd = roundup(K / 32, 4) (MN-major, i.e. column-wise, compact:
+  /// at kb * scaleLd + row, scaleLd = roundup(rows, 128)); NVFP4 (§5.b):
+  /// E4M3 G[row, kb] likewise, scaleLd = roundup(K / 16, 4).
   int64_t scaleLd = 0;
 };
 
@@ -139,7 +142,7 @@ struct GemmPlan {
 /// The fields of a tcgen05 instruction descriptor (PTX ISA "Instruction
 /// descriptor format"). Block-scaled kinds (mxf8f6f4, mxf4nvf4): sparsity
 /// 0, B scale-factor id (bits 4-5), A and B types (7-9, 10-12; mxf8f6f4:
-/// E4M3 0, E5M2 1; mxf4nvf4: E2M1 1), K-major A and B (15, 16 = 0), N >> 3
+/// E4M3 0, E5M2 1; mxf4nvf4: E2M1 1), MN-major A and B (15, 16), N >> 3
 /// (17-22), scale type (23: UE4M3 0, UE8M0 1), M >> 4 (24-28), A
 /// scale-factor id (29-30), K 32 / 64 (31 = 0). kind::f8f6f4 (per-tensor
 /// FP8): D type F32 = 1 in bits 4-5, the same type, N and M fields, no
@@ -149,6 +152,8 @@ struct Tcgen05Instr {
   int64_t m = 128, n = 128;
   unsigned typeA = 0, typeB = 0;
   bool scaleE8M0 = true;
+  /// MN-major A / B (bits 15 / 16).
+  bool mnMajorA = false, mnMajorB = false;
   unsigned sfIdA = 0, sfIdB = 0;
   /// kind::f8f6f4: the D type (F32 = 1).
   unsigned dType = 1;
@@ -259,6 +264,12 @@ struct GemmCode {
   /// version 1 (bits 46-47), base offset 0 (bits 49-51: tiles are
   /// 1024-aligned), layout 2 = 128-byte swizzle (bits 61-63).
   Value ummaDescriptor(Value address);
+  /// The descriptor of MMA k-step `j` of operand `op` from its tile's
+  /// descriptor: 32 bytes further along K (K-major), or 32 rows of 128
+  /// bytes (MN-major: the same 128-byte-swizzled image, rows along K; one
+  /// 128-byte atom across the 128 rows of M or N, so the leading byte
+  /// offset is unused there too).
+  Value mmaStep(const OperandPlan &op, Value desc, int64_t j);
   /// Descriptor of a 512-byte scale-factor chunk read by tcgen05.cp
   /// .32x128b: 32 rows of 16 bytes, no swizzle, stride byte offset 128
   /// (8 rows), version 1.
@@ -284,9 +295,12 @@ struct GemmCode {
   /// may be NaN); rows past the end read the last row. `loadWord(scales, offset)` returns the 4 bytes at a byte
   /// offset as i32 (little-endian), `store16(offset, words)` stores four
   /// i32 at a shared-memory offset.
+  /// MN-major compact MXFP8 scales keep a row's blocks apart
+  /// (`loadByte(scales, offset)`: one byte as i32).
   void gatherScales(Value tm, Value tn, Value lane, Value kt, Value s,
                     Value scalesA, Value scalesB,
                     const std::function<Value(Value, Value)> &loadWord,
+                    const std::function<Value(Value, Value)> &loadByte,
                     const std::function<void(Value, ArrayRef<Value>)> &store16);
 
   /// The epilogue of the thread that reads tensor-memory lane `tmemLane`
@@ -314,11 +328,12 @@ struct GemmCode {
 /// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).
 Value swizzle(GemmCode &code, Value address);
 
-/// Emulated TMA (GemmEmulation.cpp): box [rows, rowBytes] of `global`
-/// ([total rows, pitch] bytes, row-major) at (row0, byte k0) into shared
+/// Emulated TMA (GemmEmulation.cpp): box [rows, cols] of `global`
+/// ([totalRows, pitch] bytes, row-major) at (row0, byte col0) into shared
 /// `dst`, 128-byte swizzled if the plan's tiles are, zero past the edges.
 void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
-                int64_t totalRows, Value row0, Value k0, int64_t rows);
+                int64_t totalRows, int64_t pitch, Value row0, Value col0,
+                int64_t rows, int64_t cols);
 
 /// The block's code on the GPU (GemmKernels.cpp) and in the emulation
 /// (GemmEmulation.cpp); KernelDesc::blockBody.

@@ -20,14 +20,14 @@ using namespace mlir::qs::gpuk;
 using namespace mlir::qs::gpuk::gemm;
 
 void gemm::emulateTma(GemmCode &code, Value smem, Value dst, Value global,
-                int64_t totalRows, Value row0, Value k0, int64_t rows) {
+                      int64_t totalRows, int64_t pitch, Value row0, Value col0,
+                      int64_t rows, int64_t rowBytes) {
   KernelEnv &env = code.env;
   OpBuilder &b = env.b;
   Type i8 = b.getI8Type();
-  int64_t rowBytes = code.plan.rowBytes(), pitch = code.plan.pitch();
   env.loop(rows, [&](Value r) {
     env.loop(rowBytes, [&](Value c) {
-      Value gr = env.add(row0, r), gc = env.add(k0, c);
+      Value gr = env.add(row0, r), gc = env.add(col0, c);
       Value inside =
           env.land(env.lt(gr, env.idx(totalRows)), env.lt(gc, env.idx(pitch)));
       auto ifOp = scf::IfOp::create(b, env.loc, TypeRange{i8}, inside, true);
@@ -143,10 +143,11 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
     // The producer's step, then each consumer's (no waits needed).
     Value s = env.rem(kt, env.idx(plan.stages));
     Value k0 = env.mul(kt, env.idx(plan.rowBytes()));
-    emulateTma(code, smem, code.stageA(s), a, plan.m,
-               env.mul(tm, env.idx(kTileM)), k0, kTileM);
-    emulateTma(code, smem, code.stageB(s), bm, plan.n,
-               env.mul(tn, env.idx(plan.tileN)), k0, plan.tileN);
+    emulateTma(code, smem, code.stageA(s), a, plan.m, plan.pitch(),
+               env.mul(tm, env.idx(kTileM)), k0, kTileM, plan.rowBytes());
+    emulateTma(code, smem, code.stageB(s), bm, plan.n, plan.pitch(),
+               env.mul(tn, env.idx(plan.tileN)), k0, plan.tileN,
+               plan.rowBytes());
     if (plan.fp4()) {
       // Every consumer thread converts its half-rows, then the wgmmas.
       env.loop(kConsumers, [&](Value consumer) {

@@ -391,28 +391,34 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                   "as TE converts them on Blackwell), which is exact only "
                   "for power-of-two scales: operand "
                << name << "'s quantizer has force_pow_2_scales = false";
-  for (auto [name, operand] :
-       {std::pair<StringRef, const GemmOperand *>{"a", &operands.a},
-        {"b", &operands.b}}) {
+  for (auto [name, operand, extent] :
+       {std::tuple<StringRef, const GemmOperand *, int64_t>{"a", &operands.a,
+                                                            operands.m},
+        {"b", &operands.b, operands.n}}) {
     if (operand->kMajor)
       continue;
+    // sm_100a reads MN-major operands (tcgen05's major bits): TMA rows of
+    // the [K, MN] data must be 16-byte multiples.
+    if (operand->mnMajor && cc == 100) {
+      if (extent % 16 != 0)
+        return emitError()
+               << "operand " << name
+               << " is read MN-major (contracted over its first dimension, "
+                  "data in the tensor's own layout), so its other dimension "
+                  "(here "
+               << extent
+               << ") must be a multiple of 16: TMA row strides are "
+                  "multiples of 16 bytes";
+      continue;
+    }
     if (mx)
       return emitError()
              << "operand " << name
              << " is contracted over its first dimension, but MXFP8 keeps "
                 "column-wise data in the tensor's own layout (not K-major) "
-                "and the GEMM kernels read K-major operands only: MXFP8 "
-                "GEMMs contract both operands over their last dimension "
-                "(TN, as fprop)";
-    if (cc == 100)
-      return emitError()
-             << "operand " << name
-             << " is contracted over its first dimension and has no "
-                "transpose buffer (qs.chip = \"sm_100a\" keeps the "
-                "column-wise FP8 usage untransposed): the sm_100a GEMM "
-                "kernels read K-major operands only, so per-tensor FP8 "
-                "GEMMs there are TN (MN-major tcgen05 operands are not "
-                "implemented)";
+                "and FP8 wgmma reads K-major operands only: on sm_90a, "
+                "MXFP8 GEMMs contract both operands over their last "
+                "dimension (TN, as fprop; sm_100a reads MN-major operands)";
     return emitError()
            << "operand " << name
            << " is contracted over its first dimension and has no "
@@ -456,8 +462,11 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     p.blockDim = op.blockDim;
     p.swizzled = op.swizzled;
     p.rowScaled = op.rowScaled;
+    p.mnMajor = op.mnMajor;
     p.rows = rows;
-    p.scaleLd = op.blockDim == 1   ? roundUp(rows, 4)
+    p.scaleLd = op.blockDim == 3 && op.mnMajor && !op.swizzled
+                    ? roundUp(rows, 128)
+                : op.blockDim == 1 ? roundUp(rows, 4)
                 : op.blockDim == 2 ? roundUp(ceilDiv(plan.k, 128), 4)
                 : op.blockDim == 3 ? roundUp(plan.k / 32, 4)
                 : op.blockDim == 4 ? roundUp(plan.k / 16, 4)
@@ -495,17 +504,22 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   if (options.gpu) {
     // The TMA descriptors, encoded on the host into device buffers.
     auto mapType = MemRefType::get({16}, b.getI64Type());
-    auto encode = [&](Value data, int64_t rows, int64_t boxRows) {
+    auto encode = [&](Value data, const OperandPlan &op, int64_t boxRows) {
       Value map = memref::AllocOp::create(b, loc, mapType);
       // 128-byte swizzle where the tensor cores read the tile; sm_90a's
       // packed FP4: none (the consumers read it with ordinary loads).
-      emitEncodeTensorMap(b, loc, module, map, data, rows, plan.pitch(),
-                          boxRows, plan.rowBytes(),
-                          plan.swizzledTiles() ? 128 : 0);
+      // MN-major (FP8, [K, MN]): boxes of 128 K-rows of the tile's bytes.
+      if (op.mnMajor)
+        emitEncodeTensorMap(b, loc, module, map, data, plan.k, op.rows,
+                            plan.kTileElems(), boxRows, 128);
+      else
+        emitEncodeTensorMap(b, loc, module, map, data, op.rows, plan.pitch(),
+                            boxRows, plan.rowBytes(),
+                            plan.swizzledTiles() ? 128 : 0);
       return map;
     };
-    args = {encode(operands.a.data, plan.m, kTileM),
-            encode(operands.b.data, plan.n, plan.tileN)};
+    args = {encode(operands.a.data, plan.a, kTileM),
+            encode(operands.b.data, plan.b, plan.tileN)};
   } else {
     args = {operands.a.data, operands.b.data};
   }

@@ -112,15 +112,21 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
             ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
                 "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
                 "r,r");
-            Value k0 = ptx.i32(env.mul(kt, env.idx(plan.rowBytes())));
-            auto load = [&](Value dst, Value map, Value row) {
-              ptx({at(dst), map, k0, ptx.i32(row), full},
+            // Coordinates {innermost, row}: K-major {k byte, tile row},
+            // MN-major {tile row (byte), k row}.
+            auto load = [&](Value dst, Value map, const OperandPlan &op,
+                            Value row) {
+              Value k = env.mul(kt, env.idx(op.mnMajor ? plan.kTileElems()
+                                                       : plan.rowBytes()));
+              Value x = op.mnMajor ? row : k, y = op.mnMajor ? k : row;
+              ptx({at(dst), map, ptx.i32(x), ptx.i32(y), full},
                   "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
                   "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
                   "r,l,r,r,r");
             };
-            load(code.stageA(s), tmA, env.mul(tm, env.idx(kTileM)));
-            load(code.stageB(s), tmB, env.mul(tn, env.idx(plan.tileN)));
+            load(code.stageA(s), tmA, plan.a, env.mul(tm, env.idx(kTileM)));
+            load(code.stageB(s), tmB, plan.b,
+                 env.mul(tn, env.idx(plan.tileN)));
           });
         });
       },
@@ -170,8 +176,8 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
                                     env.idx(0))
                                     .getResult());
                     SmallVector<Value> operands = {
-                        ptx.i32(tmem), code.stepDescriptor(descA, j),
-                        code.stepDescriptor(descB, j),
+                        ptx.i32(tmem), code.mmaStep(plan.a, descA, j),
+                        code.mmaStep(plan.b, descB, j),
                         arith::ConstantIntOp::create(
                             b, loc, b.getI32Type(),
                             static_cast<int32_t>(instr.encode())),
@@ -214,6 +220,12 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
                             b, loc, ptx.pointerOf(scales), ptx.i64(offset));
                         return ptx(b.getI32Type(), {address},
                                    "ld.global.nc.b32 $0, [$1];", "=r,l");
+                      },
+                      [&](Value scales, Value offset) {
+                        Value address = arith::AddIOp::create(
+                            b, loc, ptx.pointerOf(scales), ptx.i64(offset));
+                        return ptx(b.getI32Type(), {address},
+                                   "ld.global.nc.u8 $0, [$1];", "=r,l");
                       },
                       [&](Value offset, ArrayRef<Value> words) {
                         SmallVector<Value> operands = {at(offset)};

@@ -71,6 +71,11 @@ struct GemmOperand {
   /// its last dimension, or the transpose buffer of one contracted over its
   /// first); false if the operand has no such buffer.
   bool kMajor = false;
+  /// Whether `data` is MN-major instead: the operand is contracted over its
+  /// first dimension and `data` keeps the tensor's own layout [K, MN]
+  /// (MXFP8 column-wise data; per-tensor FP8 on chips without a transpose
+  /// buffer). Only the sm_100a kernel reads MN-major operands.
+  bool mnMajor = false;
 };
 
 /// D[m, n] = op(a)[m, k] op(b)[k, n].

@@ -177,8 +177,8 @@ struct ConvertQSToGPUPass
     return success();
   }
 
-  /// The K-major FP8 buffer and scales of a per-tensor FP8 or FP8 block
-  /// GEMM operand.
+  /// The FP8 (or packed FP4) buffer the contraction reads, K-major where the
+  /// storage has one, else MN-major, and its scales.
   static gpuk::GemmOperand gemmOperand(OpBuilder &b, Location loc,
                                        QuantTensorType type, ValueRange inner,
                                        const TargetInfo &target,
@@ -198,9 +198,6 @@ struct ConvertQSToGPUPass
     if (mx) {
       operand.blockDim = 3;
       operand.swizzled = mx.getOptimizeForGemm();
-      // Column-wise MXFP8 data keeps x's layout: never K-major.
-      if (!contractsLastDim)
-        return operand;
     }
     // Per-tensor: data / transpose (TN-only chips) + scale_inv; block: the
     // usage's data (column-wise is stored transposed) and its scales.
@@ -221,8 +218,16 @@ struct ConvertQSToGPUPass
       else if (fp4 && t.name == amaxName)
         operand.amax = bufferOf(b, loc, v);
     }
+    // Column-wise MXFP8 data keeps x's layout, and so does per-tensor FP8
+    // without a transpose buffer: MN-major.
+    bool mnMajor = !contractsLastDim && (mx || (!blocked && !data));
+    if (mnMajor && !mx)
+      for (auto [t, v] : llvm::zip(type.getInnerTensors(target), inner))
+        if (t.name == "data")
+          data = v;
     if (data && operand.scaleInv) {
-      operand.kMajor = true;
+      operand.kMajor = !mnMajor;
+      operand.mnMajor = mnMajor;
       operand.data = flat(b, loc, bufferOf(b, loc, data));
     }
     return operand;

@@ -108,14 +108,17 @@ struct Emulator {
                 : emitDecodeToF32(b(), loc(), byte, SmallFloatFormat::e4m3());
   }
 
-  /// Element (row, kk) of a K-major operand tile described by `desc`
-  /// (128-byte swizzle, SBO between 8-row groups), FP8 or packed E2M1.
+  /// Element (row, kk) of an operand tile described by `desc` (128-byte
+  /// swizzle, SBO between groups of 8 128-byte rows), FP8 or packed E2M1:
+  /// K-major (rows of the tile are M or N, bytes along K) or MN-major
+  /// (rows along K, bytes along M or N: one 128-byte atom wide, FP8).
   Value element(Value start, Value stride, Value row, Value kk, bool fp4,
-                const SmallFloatFormat &format) {
-    Value byteInRow = fp4 ? code.shr(kk, 1) : kk;
+                bool mnMajor, const SmallFloatFormat &format) {
+    Value line = mnMajor ? kk : row;
+    Value byteInRow = mnMajor ? row : fp4 ? code.shr(kk, 1) : kk;
     Value address =
-        env().add(env().add(start, env().mul(code.shr(row, 3), stride)),
-                  env().add(env().mul(code.band(row, 7), env().idx(128)),
+        env().add(env().add(start, env().mul(code.shr(line, 3), stride)),
+                  env().add(env().mul(code.band(line, 7), env().idx(128)),
                             byteInRow));
     Value byte = memref::LoadOp::create(b(), loc(), smem,
                                         swizzle(code, address));
@@ -169,8 +172,10 @@ struct Emulator {
       env().loop(instr.n, [&](Value j) {
         Value sum = env().loopReduce(kSize, env().f32(0.0f), [&](Value kk,
                                                                  Value acc) {
-          Value a = element(startA, strideA, i, kk, fp4, formatA);
-          Value bv = element(startB, strideB, j, kk, fp4, formatB);
+          Value a =
+              element(startA, strideA, i, kk, fp4, instr.mnMajorA, formatA);
+          Value bv =
+              element(startB, strideB, j, kk, fp4, instr.mnMajorB, formatB);
           if (scaled) {
             Value block = env().div(kk, env().idx(blockSize));
             Value sa = scaleAt(i, env().add(columnA, code.shr(i, 5)),
@@ -225,37 +230,44 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
   // The allocation's address (lane 0, column 0), and the shared base.
   Value tmemBase = env.idx(0), base = env.idx(0);
   Type i32 = b.getI32Type();
+  auto loadByte = [&](Value scales, Value offset) -> Value {
+    Value v = memref::LoadOp::create(b, loc, scales, offset);
+    if (v.getType() != b.getI8Type())
+      v = arith::BitcastOp::create(b, loc, b.getI8Type(), v);
+    return arith::ExtUIOp::create(b, loc, i32, v);
+  };
   env.loop(plan.kTiles(), [&](Value kt) {
     Value s = env.rem(kt, env.idx(plan.stages));
-    Value k0 = env.mul(kt, env.idx(plan.rowBytes()));
-    emulateTma(code, smem, code.stageA(s), a, plan.m,
-                       env.mul(tm, env.idx(kTileM)), k0, kTileM);
-    emulateTma(code, smem, code.stageB(s), bm, plan.n,
-                       env.mul(tn, env.idx(plan.tileN)), k0, plan.tileN);
+    auto load = [&](Value dst, Value global, const OperandPlan &op,
+                    Value row0, int64_t tileRows) {
+      if (op.mnMajor)
+        emulateTma(code, smem, dst, global, plan.k, op.rows,
+                   env.mul(kt, env.idx(plan.kTileElems())), row0,
+                   plan.kTileElems(), tileRows);
+      else
+        emulateTma(code, smem, dst, global, op.rows, plan.pitch(), row0,
+                   env.mul(kt, env.idx(plan.rowBytes())), tileRows,
+                   plan.rowBytes());
+    };
+    load(code.stageA(s), a, plan.a, env.mul(tm, env.idx(kTileM)), kTileM);
+    load(code.stageB(s), bm, plan.b, env.mul(tn, env.idx(plan.tileN)),
+         plan.tileN);
     // The scale-factor warp, lane by lane (block-scaled only).
     env.loop(plan.sfChunks() ? 32 : 0, [&](Value lane) {
       code.gatherScales(
           tm, tn, lane, kt, s, epilogueArgs[0], epilogueArgs[1],
           [&](Value scales, Value offset) {
             Value word;
-            for (int64_t k = 3; k >= 0; --k) {
-              Value v = memref::LoadOp::create(b, loc, scales,
-                                               env.add(offset, env.idx(k)));
-              if (v.getType() != b.getI8Type())
-                v = arith::BitcastOp::create(b, loc, b.getI8Type(), v);
-              Value wide = arith::ExtUIOp::create(b, loc, i32, v);
-              word = word ? arith::OrIOp::create(
-                                b, loc,
-                                arith::ShLIOp::create(
-                                    b, loc, word,
-                                    arith::ConstantIntOp::create(b, loc, i32,
-                                                                 8)),
-                                wide)
-                                .getResult()
-                          : wide;
+            for (int64_t k = 0; k < 4; ++k) {
+              Value byte = arith::ShLIOp::create(
+                  b, loc, loadByte(scales, env.add(offset, env.idx(k))),
+                  arith::ConstantIntOp::create(b, loc, i32, 8 * k));
+              word = word ? arith::OrIOp::create(b, loc, word, byte).getResult()
+                          : byte;
             }
             return word;
           },
+          loadByte,
           [&](Value offset, ArrayRef<Value> words) {
             for (auto [w, word] : llvm::enumerate(words))
               for (int64_t k = 0; k < 4; ++k)
@@ -289,8 +301,8 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
                 : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt,
                                         env.idx(0))
                       .getResult();
-      emu.mma(tmemBase, code.stepDescriptor(descA, j),
-              code.stepDescriptor(descB, j), instr.encode(),
+      emu.mma(tmemBase, code.mmaStep(plan.a, descA, j),
+              code.mmaStep(plan.b, descB, j), instr.encode(),
               plan.sfChunks() ? sf(0, instr.sfIdA) : Value(),
               plan.sfChunks() ? sf(1, instr.sfIdB) : Value(), accumulate, typeA,
               typeB);

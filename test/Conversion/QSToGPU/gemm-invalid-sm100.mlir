@@ -3,15 +3,18 @@
 
 // GEMMs for Blackwell (qs.chip = "sm_100a") that the tcgen05 kernels do not
 // run are diagnostics, under qs-nvptx-pipeline and in the emulation alike.
+// (MN-major operands, MXFP8 and per-tensor FP8 in any layout, run.)
 
-// Per-tensor FP8 on sm_100a (tcgen05 kind::f8f6f4) needs K-major
-// operands: Blackwell layouts keep the column-wise usage untransposed.
-!f = !qs.tensor<128x128xbf16, #qs.fp8_current<>>
+// Per-tensor FP8 on sm_100a reads an operand contracted over its first
+// dimension MN-major (Blackwell layouts keep the column-wise usage
+// untransposed): TMA needs its other dimension in multiples of 16.
+!f = !qs.tensor<128x136xbf16, #qs.fp8_current<>>
+!g = !qs.tensor<128x128xbf16, #qs.fp8_current<>>
 module attributes {qs.chip = "sm_100a"} {
-func.func @not_k_major(%a: !f, %b: !f) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op operand b is contracted over its first dimension and has no transpose buffer (qs.chip = "sm_100a" keeps the column-wise FP8 usage untransposed): the sm_100a GEMM kernels read K-major operands only, so per-tensor FP8 GEMMs there are TN (MN-major tcgen05 operands are not implemented)}}
-  %y = qs.gemm %a, %b : !f, !f -> tensor<128x128xbf16>
-  return %y : tensor<128x128xbf16>
+func.func @mn_major_pitch(%a: !g, %b: !f) -> tensor<128x136xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op operand b is read MN-major (contracted over its first dimension, data in the tensor's own layout), so its other dimension (here 136) must be a multiple of 16: TMA row strides are multiples of 16 bytes}}
+  %y = qs.gemm %a, %b : !g, !f -> tensor<128x136xbf16>
+  return %y : tensor<128x136xbf16>
 }
 }
 
@@ -37,19 +40,6 @@ module attributes {qs.chip = "sm_100a", qs.gemm_tile_n = 256 : i64} {
 func.func @tile_n_fp8(%a: !t, %b: !t) -> tensor<128x128xbf16> {
   // expected-error@+1 {{'qs.gemm_buffers' op the sm_100a GEMM kernels use 128x128 tiles; qs.gemm_tile_n applies to sm_90a's per-tensor FP8 kernel only}}
   %y = qs.gemm %a, %b transpose_b : !t, !t -> tensor<128x128xbf16>
-  return %y : tensor<128x128xbf16>
-}
-}
-
-// -----
-
-// MXFP8 column-wise data is not K-major on any chip: the tcgen05 kernel is
-// TN only too.
-!m = !qs.tensor<128x256xbf16, #qs.mxfp8<>>
-module attributes {qs.chip = "sm_100a"} {
-func.func @mxfp8_nn(%a: !m, %b: !qs.tensor<256x128xbf16, #qs.mxfp8<>>) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op operand b is contracted over its first dimension, but MXFP8 keeps column-wise data in the tensor's own layout (not K-major) and the GEMM kernels read K-major operands only}}
-  %y = qs.gemm %a, %b : !m, !qs.tensor<256x128xbf16, #qs.mxfp8<>> -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
 }
