@@ -335,6 +335,11 @@ void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
                 int64_t totalRows, int64_t pitch, Value row0, Value col0,
                 int64_t rows, int64_t cols);
 
+/// Emulated 16-byte shared-memory store (GemmEmulation.cpp): four i32
+/// words, little-endian, at byte `at` of the i8 memref `smem`.
+void emulateStore16(KernelEnv &env, Value smem, Value at,
+                    ArrayRef<Value> words);
+
 /// The block's code on the GPU (GemmKernels.cpp) and in the emulation
 /// (GemmEmulation.cpp); KernelDesc::blockBody.
 void emitGpuBody(KernelEnv &env, const GemmPlan &plan);

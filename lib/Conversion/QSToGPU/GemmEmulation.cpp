@@ -52,6 +52,22 @@ void gemm::emulateTma(GemmCode &code, Value smem, Value dst, Value global,
   });
 }
 
+void gemm::emulateStore16(KernelEnv &env, Value smem, Value at,
+                          ArrayRef<Value> words) {
+  OpBuilder &b = env.b;
+  for (auto [w, word] : llvm::enumerate(words))
+    for (int64_t k = 0; k < 4; ++k)
+      memref::StoreOp::create(
+          b, env.loc,
+          arith::TruncIOp::create(
+              b, env.loc, b.getI8Type(),
+              arith::ShRUIOp::create(
+                  b, env.loc, word,
+                  arith::ConstantIntOp::create(b, env.loc, b.getI32Type(),
+                                               8 * k))),
+          smem, env.add(at, env.idx(4 * w + k)));
+}
+
 namespace {
 
 /// wgmma m64n<tileN>k32 (FP8) or m64n<tileN>k16 (f16, NVFP4): decodes the
@@ -162,18 +178,7 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
                 return bytes;
               },
               [&](Value offset, ArrayRef<Value> words) {
-                Value at = swizzle(code, offset);
-                for (auto [w, word] : llvm::enumerate(words))
-                  for (int64_t k = 0; k < 4; ++k)
-                    memref::StoreOp::create(
-                        b, loc,
-                        arith::TruncIOp::create(
-                            b, loc, b.getI8Type(),
-                            arith::ShRUIOp::create(
-                                b, loc, word,
-                                arith::ConstantIntOp::create(
-                                    b, loc, b.getI32Type(), 8 * k))),
-                        smem, env.add(at, env.idx(4 * w + k)));
+                emulateStore16(env, smem, swizzle(code, offset), words);
               });
         });
       });

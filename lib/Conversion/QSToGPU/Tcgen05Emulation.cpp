@@ -269,16 +269,7 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
           },
           loadByte,
           [&](Value offset, ArrayRef<Value> words) {
-            for (auto [w, word] : llvm::enumerate(words))
-              for (int64_t k = 0; k < 4; ++k)
-                memref::StoreOp::create(
-                    b, loc,
-                    arith::TruncIOp::create(
-                        b, loc, b.getI8Type(),
-                        arith::ShRUIOp::create(
-                            b, loc, word,
-                            arith::ConstantIntOp::create(b, loc, i32, 8 * k))),
-                    smem, env.add(offset, env.idx(4 * w + k)));
+            emulateStore16(env, smem, offset, words);
           });
     });
     // The MMA thread.
