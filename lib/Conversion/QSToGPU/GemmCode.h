@@ -43,7 +43,7 @@ struct OperandPlan {
   bool mnMajor = false;
   /// One scale per row (and block), not per 128 rows.
   bool perRow() const { return blockDim == 1 || blockDim == 3; }
-  /// Rows of the stored K-major matrix (M for A, N for B).
+  /// Rows of the operand's K-major view (M for A, N for B).
   int64_t rows = 0;
   /// Block scales, stored matrix [rows, K] (te-formats.md §4.b, GEMM_READY):
   /// 1x128: scale[kb * scaleLd + row], scaleLd = roundup(rows, 4);
@@ -95,8 +95,8 @@ struct GemmPlan {
   /// Bytes TMA writes per stage (the A and B tiles).
   int64_t tileBytes() const { return (kTileM + tileN) * rowBytes(); }
   /// tcgen05: 512-byte scale-factor chunks (128 rows x 4 blocks, cuBLAS's
-  /// 128x4 tile) per operand and k-tile: MXFP8 1 (4 x 32), NVFP4 4 (16 x
-  /// 16), per-tensor FP8 none.
+  /// 128x4 tile) per operand and k-tile: MXFP8 and FP8 block 1 (4 x 32),
+  /// NVFP4 4 (16 x 16), per-tensor FP8 none.
   int64_t sfChunks() const {
     return a.blockDim == 0 ? 0 : fp4() ? 4 : 1;
   }
@@ -258,8 +258,8 @@ struct GemmCode {
   /// Byte offset of scale-factor chunk `c` of operand `op` (0: A, 1: B) in
   /// stage `s` (after the stage's A and B tiles).
   Value stageSf(Value s, int64_t op, int64_t c);
-  /// sm_100 shared-memory matrix descriptor of a K-major tile with 128-byte
-  /// swizzle at `address`: start >> 4 (bits 0-13), leading byte offset 1
+  /// sm_100 shared-memory matrix descriptor of a tile with 128-byte swizzle
+  /// (K- or MN-major) at `address`: start >> 4 (bits 0-13), leading byte offset 1
   /// (unused when swizzled), stride byte offset 1024 >> 4 (bits 32-45),
   /// version 1 (bits 46-47), base offset 0 (bits 49-51: tiles are
   /// 1024-aligned), layout 2 = 128-byte swizzle (bits 61-63).

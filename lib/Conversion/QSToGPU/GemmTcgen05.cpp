@@ -84,22 +84,21 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
   ptx({}, "tcgen05.fence::after_thread_sync;", "");
   Value tmem = arith::IndexCastUIOp::create(
       b, loc, b.getIndexType(),
-      ptx(b.getI32Type(), {at(slotOffset)}, "ld.shared.b32 $0, [$1];",
-          "=r,r"));
+      ptx(b.getI32Type(), {at(slotOffset)}, "ld.shared.b32 $0, [$1];", "=r,r"));
 
   int64_t kTiles = plan.kTiles();
   // Producers (TMA, scale factors) wait until the MMAs of round - 1 are done
   // with the stage.
   auto waitEmpty = [&](Value kt, Value s) {
     Value round = env.div(kt, env.idx(plan.stages));
-    env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
-                                     env.idx(plan.stages)),
-               [&] {
-                 ptx.wait(env.add(base, code.emptyBarrier(s)),
-                          code.band(arith::SubIOp::create(b, loc, round,
-                                                          env.idx(1)),
-                                    1));
-               });
+    env.ifThen(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
+                              env.idx(plan.stages)),
+        [&] {
+          ptx.wait(
+              env.add(base, code.emptyBarrier(s)),
+              code.band(arith::SubIOp::create(b, loc, round, env.idx(1)), 1));
+        });
   };
   env.ifThenElse(
       eq(warp, 0),
@@ -125,8 +124,7 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
                   "r,l,r,r,r");
             };
             load(code.stageA(s), tmA, plan.a, env.mul(tm, env.idx(kTileM)));
-            load(code.stageB(s), tmB, plan.b,
-                 env.mul(tn, env.idx(plan.tileN)));
+            load(code.stageB(s), tmB, plan.b, env.mul(tn, env.idx(plan.tileN)));
           });
         });
       },
@@ -135,10 +133,10 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
             eq(warp, 1),
             [&] {
               env.ifThen(eq(lane, 0), [&] {
-                std::string kind =
-                    !scaled      ? "f8f6f4"
-                    : plan.fp4() ? "mxf4nvf4.block_scale.scale_vec::4X"
-                                 : "mxf8f6f4.block_scale.scale_vec::1X";
+                std::string kind = !scaled ? "f8f6f4"
+                                   : plan.fp4()
+                                       ? "mxf4nvf4.block_scale.scale_vec::4X"
+                                       : "mxf8f6f4.block_scale.scale_vec::1X";
                 env.loop(kTiles, [&](Value kt) {
                   Value s = env.rem(kt, env.idx(plan.stages));
                   Value parity =
@@ -153,10 +151,10 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
                                env.add(base, code.stageSf(s, op, c)))},
                           "tcgen05.cp.cta_group::1.32x128b.warpx4 [$0], $1;",
                           "r,l");
-                  Value descA = code.ummaDescriptor(
-                      env.add(base, code.stageA(s)));
-                  Value descB = code.ummaDescriptor(
-                      env.add(base, code.stageB(s)));
+                  Value descA =
+                      code.ummaDescriptor(env.add(base, code.stageA(s)));
+                  Value descB =
+                      code.ummaDescriptor(env.add(base, code.stageB(s)));
                   for (int64_t j = 0; j < kKSteps; ++j) {
                     Tcgen05Instr instr = code.instr(j);
                     // Scale-factor addresses: the chunk's columns, and (as
@@ -171,9 +169,9 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
                         b, loc, b.getI32Type(),
                         j > 0 ? arith::ConstantIntOp::create(b, loc, 1, 1)
                                     .getResult()
-                              : arith::CmpIOp::create(
-                                    b, loc, arith::CmpIPredicate::ugt, kt,
-                                    env.idx(0))
+                              : arith::CmpIOp::create(b, loc,
+                                                      arith::CmpIPredicate::ugt,
+                                                      kt, env.idx(0))
                                     .getResult());
                     SmallVector<Value> operands = {
                         ptx.i32(tmem), code.mmaStep(plan.a, descA, j),
@@ -251,8 +249,8 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
   Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
   Value laneBase = env.add(tmem, code.shl(env.mul(warp, env.idx(32)), 16));
   Type i32 = b.getI32Type();
-  auto words = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(32, i32));
+  auto words = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                SmallVector<Type>(32, i32));
   std::string list, constraints;
   for (int64_t r = 0; r < 32; ++r) {
     list += (r ? ", $" : "$") + std::to_string(r);
@@ -260,11 +258,10 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
   }
   constraints += "r";
   code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, [&](int64_t chunk) {
-    Value values =
-        ptx(words, {ptx.i32(env.add(laneBase, env.idx(32 * chunk)))},
-            "tcgen05.ld.sync.aligned.32x32b.x32.b32 {" + list +
-                "}, [$32];\ntcgen05.wait::ld.sync.aligned;",
-            constraints);
+    Value values = ptx(words, {ptx.i32(env.add(laneBase, env.idx(32 * chunk)))},
+                       "tcgen05.ld.sync.aligned.32x32b.x32.b32 {" + list +
+                           "}, [$32];\ntcgen05.wait::ld.sync.aligned;",
+                       constraints);
     return std::function<Value(int64_t)>([&b, loc, values](int64_t r) {
       return LLVM::ExtractValueOp::create(b, loc, values, r).getResult();
     });

@@ -58,31 +58,29 @@ struct Emulator {
   void copy(Value address, Value desc) {
     Value start = code.shl(field(desc, 0, 14), 4);
     Value stride = code.shl(field(desc, 32, 14), 4);
-    Value valid = env().land(eqI(field(desc, 46, 2), 1),
-                             eqI(field(desc, 61, 3), 0));
+    Value valid =
+        env().land(eqI(field(desc, 46, 2), 1), eqI(field(desc, 61, 3), 0));
     Value column = code.band(address, 0xFFFF);
     Type i32 = b().getI32Type();
     env().loop(32, [&](Value r) {
-      Value row = env().add(
-          env().add(start, env().mul(code.shr(r, 3), stride)),
-          env().mul(code.band(r, 7), env().idx(16)));
+      Value row = env().add(env().add(start, env().mul(code.shr(r, 3), stride)),
+                            env().mul(code.band(r, 7), env().idx(16)));
       env().loop(4, [&](Value w) {
         Value word;
         for (int64_t k = 3; k >= 0; --k) {
           Value byte = memref::LoadOp::create(
               b(), loc(), smem,
-              env().add(row, env().add(env().mul(w, env().idx(4)),
-                                       env().idx(k))));
+              env().add(row,
+                        env().add(env().mul(w, env().idx(4)), env().idx(k))));
           Value wide = arith::ExtUIOp::create(b(), loc(), i32, byte);
           word = !word ? wide
                        : arith::OrIOp::create(
-                              b(), loc(),
-                              arith::ShLIOp::create(
-                                  b(), loc(), word,
-                                  arith::ConstantIntOp::create(b(), loc(),
-                                                               i32, 8)),
-                              wide)
-                              .getResult();
+                             b(), loc(),
+                             arith::ShLIOp::create(b(), loc(), word,
+                                                   arith::ConstantIntOp::create(
+                                                       b(), loc(), i32, 8)),
+                             wide)
+                             .getResult();
         }
         word = arith::SelectOp::create(
             b(), loc(), valid, word,
@@ -99,8 +97,8 @@ struct Emulator {
   /// Scale byte `id` of the word at tensor-memory (lane, column), decoded.
   Value scaleAt(Value lane, Value column, Value id, bool e8m0) {
     Value word = memref::LoadOp::create(b(), loc(), tmem, tmemAt(lane, column));
-    Value shift = arith::IndexCastUIOp::create(
-        b(), loc(), b().getI32Type(), env().mul(id, env().idx(8)));
+    Value shift = arith::IndexCastUIOp::create(b(), loc(), b().getI32Type(),
+                                               env().mul(id, env().idx(8)));
     Value byte = arith::TruncIOp::create(
         b(), loc(), b().getI8Type(),
         arith::ShRUIOp::create(b(), loc(), word, shift));
@@ -116,12 +114,11 @@ struct Emulator {
                 bool mnMajor, const SmallFloatFormat &format) {
     Value line = mnMajor ? kk : row;
     Value byteInRow = mnMajor ? row : fp4 ? code.shr(kk, 1) : kk;
-    Value address =
-        env().add(env().add(start, env().mul(code.shr(line, 3), stride)),
-                  env().add(env().mul(code.band(line, 7), env().idx(128)),
-                            byteInRow));
-    Value byte = memref::LoadOp::create(b(), loc(), smem,
-                                        swizzle(code, address));
+    Value address = env().add(
+        env().add(start, env().mul(code.shr(line, 3), stride)),
+        env().add(env().mul(code.band(line, 7), env().idx(128)), byteInRow));
+    Value byte =
+        memref::LoadOp::create(b(), loc(), smem, swizzle(code, address));
     if (fp4) {
       Value shift = arith::IndexCastUIOp::create(
           b(), loc(), b().getI8Type(),
@@ -140,16 +137,16 @@ struct Emulator {
   /// 0-3), scale factors of row i at lane i, column sfColumn + i / 32.
   /// Descriptors that are not version 1 with 128-byte swizzle, or an
   /// instruction descriptor that does not name the data's types, give NaN.
-  void mma(Value dColumn, Value descA, Value descB, uint32_t idesc,
-           Value sfA, Value sfB, Value accumulate, Type typeA, Type typeB) {
+  void mma(Value dColumn, Value descA, Value descB, uint32_t idesc, Value sfA,
+           Value sfB, Value accumulate, Type typeA, Type typeB) {
     bool scaled = static_cast<bool>(sfA);
     Tcgen05Instr instr = Tcgen05Instr::decode(idesc, scaled);
     bool fp4 = code.plan.fp4();
     int64_t kSize = fp4 ? 64 : 32, blockSize = fp4 ? 16 : 32;
-    SmallFloatFormat formatA = fp4 ? SmallFloatFormat::e2m1()
-                                   : *SmallFloatFormat::get(typeA);
-    SmallFloatFormat formatB = fp4 ? SmallFloatFormat::e2m1()
-                                   : *SmallFloatFormat::get(typeB);
+    SmallFloatFormat formatA =
+        fp4 ? SmallFloatFormat::e2m1() : *SmallFloatFormat::get(typeA);
+    SmallFloatFormat formatB =
+        fp4 ? SmallFloatFormat::e2m1() : *SmallFloatFormat::get(typeB);
     // The types the descriptor names must be the data's.
     bool fp8Types = instr.typeA == (isa<Float8E5M2Type>(typeA) ? 1u : 0u) &&
                     instr.typeB == (isa<Float8E5M2Type>(typeB) ? 1u : 0u);
@@ -170,26 +167,26 @@ struct Emulator {
     Value nan = env().f32(std::numeric_limits<float>::quiet_NaN());
     env().loop(instr.m, [&](Value i) {
       env().loop(instr.n, [&](Value j) {
-        Value sum = env().loopReduce(kSize, env().f32(0.0f), [&](Value kk,
-                                                                 Value acc) {
-          Value a =
-              element(startA, strideA, i, kk, fp4, instr.mnMajorA, formatA);
-          Value bv =
-              element(startB, strideB, j, kk, fp4, instr.mnMajorB, formatB);
-          if (scaled) {
-            Value block = env().div(kk, env().idx(blockSize));
-            Value sa = scaleAt(i, env().add(columnA, code.shr(i, 5)),
-                               fp4 ? block : idA, instr.scaleE8M0);
-            Value sb = scaleAt(j, env().add(columnB, code.shr(j, 5)),
-                               fp4 ? block : idB, instr.scaleE8M0);
-            a = arith::MulFOp::create(b(), loc(), a, sa);
-            bv = arith::MulFOp::create(b(), loc(), bv, sb);
-          }
-          return arith::AddFOp::create(
-                     b(), loc(), acc,
-                     arith::MulFOp::create(b(), loc(), a, bv))
-              .getResult();
-        });
+        Value sum =
+            env().loopReduce(kSize, env().f32(0.0f), [&](Value kk, Value acc) {
+              Value a =
+                  element(startA, strideA, i, kk, fp4, instr.mnMajorA, formatA);
+              Value bv =
+                  element(startB, strideB, j, kk, fp4, instr.mnMajorB, formatB);
+              if (scaled) {
+                Value block = env().div(kk, env().idx(blockSize));
+                Value sa = scaleAt(i, env().add(columnA, code.shr(i, 5)),
+                                   fp4 ? block : idA, instr.scaleE8M0);
+                Value sb = scaleAt(j, env().add(columnB, code.shr(j, 5)),
+                                   fp4 ? block : idB, instr.scaleE8M0);
+                a = arith::MulFOp::create(b(), loc(), a, sa);
+                bv = arith::MulFOp::create(b(), loc(), bv, sb);
+              }
+              return arith::AddFOp::create(
+                         b(), loc(), acc,
+                         arith::MulFOp::create(b(), loc(), a, bv))
+                  .getResult();
+            });
         Value at = tmemAt(i, env().add(dColumn, j));
         Value old = arith::BitcastOp::create(
             b(), loc(), b().getF32Type(),
@@ -222,8 +219,7 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
   Value smem = memref::AllocOp::create(
       b, loc, MemRefType::get({plan.sharedBytes()}, b.getI8Type()));
   Value tmem = memref::AllocOp::create(
-      b, loc,
-      MemRefType::get({kLanes * plan.tmemColumns()}, b.getI32Type()));
+      b, loc, MemRefType::get({kLanes * plan.tmemColumns()}, b.getI32Type()));
   Emulator emu{code, smem, tmem};
   Value tm, tn;
   std::tie(tm, tn) = code.tileOf(env.blockId);
@@ -238,8 +234,8 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
   };
   env.loop(plan.kTiles(), [&](Value kt) {
     Value s = env.rem(kt, env.idx(plan.stages));
-    auto load = [&](Value dst, Value global, const OperandPlan &op,
-                    Value row0, int64_t tileRows) {
+    auto load = [&](Value dst, Value global, const OperandPlan &op, Value row0,
+                    int64_t tileRows) {
       if (op.mnMajor)
         emulateTma(code, smem, dst, global, plan.k, op.rows,
                    env.mul(kt, env.idx(plan.kTileElems())), row0,
