@@ -77,8 +77,8 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
               ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
               ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64),
               ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128)]
-# sm_100a (tcgen05 MMA; one tile width).
-GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 128),
+# sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
+GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
                     ("mxfp8", "bf16", 128), ("mxfp8 swizzled", "f32", 128),
                     ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128)]
@@ -101,7 +101,7 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<fp8_dtype = {dtype}, columnwise = false>>"
         qb = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
     r = f"tensor<{m}x{m}x{out}>"
-    tile_attr = ("" if label.startswith(("mxfp8", "nvfp4", "block")) or chip != "sm_90a"
+    tile_attr = ("" if label.startswith(("mxfp8", "nvfp4", "block"))
                  else f", qs.gemm_tile_n = {tile} : i64")
     return (f'module attributes {{qs.chip = "{chip}"{tile_attr}}} {{\n'
             f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"

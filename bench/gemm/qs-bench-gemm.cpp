@@ -183,7 +183,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     SmallVector<int64_t> tiles = {0};
-    if (index == 0 && !block && chip == "sm_90a")
+    if (index == 0 && !block)
       tiles.append({128, 256});
     for (int64_t tileN : tiles) {
       OwningOpRef<ModuleOp> module =

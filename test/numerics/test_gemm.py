@@ -206,11 +206,15 @@ def test_gemm_sm100_fp8_block_partial_blocks(rng):
 def test_gemm_sm100_per_tensor(rng):
     # kind::f8f6f4 without scale factors: E5M2 x E5M2 (the instruction
     # descriptor's type fields), several tiles with partial edges, 9 k-tiles
-    # through the 5-stage ring, alpha = sA sB, bias and accumulate.
+    # through the 6-stage ring, alpha = sA sB, bias and accumulate.
     check_gemm(rng, "fp8_delayed", ("e5m2_TN", "dy", "dy", False, True), "f32", m=64, n=96,
                chip="sm_100a")
     check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=200, n=136, k=1040, bias=True,
                accumulate=True, chip="sm_100a")
+    # 128x256 tiles (tcgen05 N = 256, 256 accumulator columns, 4 stages):
+    # a partial second tile in N, 6 k-tiles wrap the ring.
+    check_gemm(rng, "fp8_delayed", LAYOUTS[0], "f32", m=130, n=384, k=752, tile_n=256,
+               chip="sm_100a")
 
 
 def test_gemm_sm100_mn_major_edges(rng):

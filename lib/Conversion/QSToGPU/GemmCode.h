@@ -25,6 +25,8 @@ constexpr int64_t kTileM = 128, kTileK = 128, kWarpgroup = 128;
 constexpr int64_t kConsumers = 2, kKSteps = kTileK / 32;
 /// Streaming multiprocessors of an H100/H200 (tile-shape choice only).
 constexpr int64_t kSMs = 132;
+/// Streaming multiprocessors of a B200 (tile-shape choice only).
+constexpr int64_t kSMsBlackwell = 148;
 /// Shared memory given to the stage ring (of 227 KiB per block on sm_90).
 constexpr int64_t kRingBytes = 192 * 1024;
 constexpr llvm::StringLiteral kSharedSymbol = "qs_gemm_smem";

@@ -440,10 +440,6 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                           "(sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; "
                           "sm_100a: 128); "
                           "qs.gemm_tile_n applies to per-tensor FP8 only";
-  if (cc == 100 && operands.tileN)
-    return emitError() << "the sm_100a GEMM kernels use 128x128 tiles; "
-                          "qs.gemm_tile_n applies to sm_90a's per-tensor "
-                          "FP8 kernel only";
   return success();
 }
 
@@ -475,11 +471,14 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   };
   plan.a = operandPlan(operands.a, plan.m);
   plan.b = operandPlan(operands.b, plan.n);
+  // Per-tensor FP8: 128x256 tiles when they still fill every
+  // multiprocessor (sm_90a and sm_100a alike; block-scaled tiles are
+  // fixed).
+  int64_t sms = plan.tcgen05 ? kSMsBlackwell : kSMs;
   plan.tileN = operands.tileN                               ? operands.tileN
-               : plan.tcgen05                               ? 128
-               : plan.a.blockDim == 3                       ? 64
-               : plan.blockScaled() || plan.fp4()           ? 128
-               : plan.tilesM * ceilDiv(plan.n, 256) >= kSMs ? 256
+               : plan.a.blockDim == 3 && !plan.tcgen05      ? 64
+               : plan.a.blockDim != 0                       ? 128
+               : plan.tilesM * ceilDiv(plan.n, 256) >= sms  ? 256
                                                             : 128;
   plan.tilesN = ceilDiv(plan.n, plan.tileN);
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();

@@ -34,19 +34,8 @@ func.func @block(%a: !x, %b: !w) -> tensor<128x128xbf16> {
 
 // -----
 
-// One tile width on sm_100a, per-tensor FP8 included.
-!t = !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>
-module attributes {qs.chip = "sm_100a", qs.gemm_tile_n = 256 : i64} {
-func.func @tile_n_fp8(%a: !t, %b: !t) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op the sm_100a GEMM kernels use 128x128 tiles; qs.gemm_tile_n applies to sm_90a's per-tensor FP8 kernel only}}
-  %y = qs.gemm %a, %b transpose_b : !t, !t -> tensor<128x128xbf16>
-  return %y : tensor<128x128xbf16>
-}
-}
-
-// -----
-
-// The tcgen05 kernels have one tile width.
+// Block-scaled tcgen05 kernels have one tile width (per-tensor FP8 takes
+// qs.gemm_tile_n = 128 or 256, as on sm_90a).
 !n = !qs.tensor<128x256xbf16, #qs.nvfp4<columnwise = false>>
 module attributes {qs.chip = "sm_100a", qs.gemm_tile_n = 256 : i64} {
 func.func @tile_n(%a: !n, %b: !n) -> tensor<128x128xbf16> {

@@ -56,9 +56,10 @@ def QS_Dialect : Dialect {
     "sm_100a"}`; it defaults to `sm_90a` (Hopper, TN-only).
 
     `qs.gemm_tile_n = 128 | 256 : i64` on a GEMM or an enclosing operation
-    fixes the tile width in N of the GEMM kernels of `convert-qs-to-gpu`
-    (otherwise 256 when 128x256 tiles still give every multiprocessor of
-    an H100/H200 a tile, else 128). It changes speed, never results.
+    fixes the tile width in N of the per-tensor FP8 GEMM kernels of
+    `convert-qs-to-gpu` (otherwise 256 when 128x256 tiles still give every
+    multiprocessor of an H100/H200, or on sm_100a a B200, a tile, else
+    128). It changes speed, never results.
 
     ### Flattened boundaries
 
