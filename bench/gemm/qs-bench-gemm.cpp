@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../BenchDevice.h"
 #include "qs/InitAll.h"
 #include "qs/Pipelines/Pipelines.h"
 #include "qs/Runner/LaunchPlan.h"
@@ -48,9 +49,9 @@ static cl::opt<std::string> familyOpt(
     cl::init("fp8_current"));
 static cl::opt<std::string>
     chipOpt("chip",
-            cl::desc("sm_90a (wgmma kernels) or sm_100a (tcgen05 kernels); "
-                     "default: the device's, else sm_90a"),
-            cl::init(""));
+            cl::desc("sm_90a (wgmma kernels), sm_100a (tcgen05 kernels), or "
+                     "auto (the device's; sm_90a without one)"),
+            cl::init("auto"));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
 
@@ -125,38 +126,19 @@ int main(int argc, char **argv) {
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
 
-  bool device = !dryRun && qsCudaInit() == 0;
-  std::string deviceName = "none";
-  if (device) {
-    char name[256] = {0};
-    int major = 0, minor = 0;
-    qsCudaDeviceInfo(name, sizeof(name), &major, &minor);
-    deviceName = name;
-    std::string own = major == 9 ? "sm_90a" : major == 10 ? "sm_100a" : "";
-    if (own.empty() || (!chipOpt.empty() && chipOpt != own)) {
-      llvm::outs() << "qs-bench-gemm: " << name << " has compute capability "
-                   << major << "." << minor << "; the GEMM kernels need "
-                   << (chipOpt.empty() ? std::string("sm_90a or sm_100a")
-                                       : chipOpt.getValue())
-                   << "; printing the launch plans\n";
-      device = false;
-    } else {
-      chipOpt = own;
-    }
-  } else if (!dryRun) {
-    llvm::outs() << "qs-bench-gemm: " << qsCudaLastError()
-                 << "; printing the launch plans only\n";
+  if (chipOpt != "auto" && chipOpt != "sm_90a" && chipOpt != "sm_100a") {
+    llvm::errs() << "qs-bench-gemm: --chip must be sm_90a, sm_100a or auto\n";
+    return 1;
   }
+  qs::bench::BenchDevice opened =
+      qs::bench::openBenchDevice("qs-bench-gemm", dryRun, chipOpt);
+  bool device = opened.present;
+  std::string deviceName = opened.name, chip = opened.chip;
   StringRef family = familyOpt;
   if (family != "fp8_current" && family != "fp8_block" && family != "mxfp8" &&
       family != "nvfp4") {
     llvm::errs() << "qs-bench-gemm: --family must be fp8_current, fp8_block, "
                     "mxfp8 or nvfp4\n";
-    return 1;
-  }
-  std::string chip = chipOpt.empty() ? "sm_90a" : chipOpt.getValue();
-  if (chip != "sm_90a" && chip != "sm_100a") {
-    llvm::errs() << "qs-bench-gemm: --chip must be sm_90a or sm_100a\n";
     return 1;
   }
   bool block = family != "fp8_current";

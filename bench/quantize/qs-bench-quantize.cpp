@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../BenchDevice.h"
 #include "qs/InitAll.h"
 #include "qs/Pipelines/Pipelines.h"
 #include "qs/Runner/LaunchPlan.h"
@@ -193,20 +194,10 @@ int main(int argc, char **argv) {
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
 
-  bool device = !dryRun && qsCudaInit() == 0;
-  std::string deviceName = "none";
-  std::string chip = chipOpt == "auto" ? "sm_90a" : chipOpt.getValue();
-  if (device) {
-    char name[256] = {0};
-    int major = 0, minor = 0;
-    qsCudaDeviceInfo(name, sizeof(name), &major, &minor);
-    deviceName = name;
-    if (chipOpt == "auto")
-      chip = major == 10 ? "sm_100a" : "sm_90a";
-  } else if (!dryRun) {
-    llvm::outs() << "qs-bench-quantize: " << qsCudaLastError()
-                 << "; printing the launch plans only\n";
-  }
+  qs::bench::BenchDevice opened =
+      qs::bench::openBenchDevice("qs-bench-quantize", dryRun, chipOpt);
+  bool device = opened.present;
+  std::string deviceName = opened.name, chip = opened.chip;
   llvm::outs() << "device: " << deviceName << ", chip: " << chip
                << ", bf16 input, " << iterations << " timed runs\n";
   llvm::outs() << llvm::format("%-16s %-5s %6s %8s %6s %10s %10s %10s %7s\n",
