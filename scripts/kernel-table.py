@@ -76,6 +76,7 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
               ("e5m2 x e4m3", "f32", 128), ("e4m3 x e4m3", "f16", 256),
               ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
               ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64),
+              ("mxfp8 dgrad", "bf16", 64), ("mxfp8 wgrad", "f32", 64),
               ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
@@ -86,13 +87,21 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     """fprop Y = X W^T (bias) of FP8 operands of `shape`: per-tensor, or FP8
-    block (`block <A> x <B>`, 1D = 1x128, 2D = 128x128 blocks)."""
+    block (`block <A> x <B>`, 1D = 1x128, 2D = 128x128 blocks). MXFP8 /
+    NVFP4 labels ending in dgrad (A rowwise, B columnwise, contracted over
+    its first dimension) or wgrad (both) use the square `shape`'s other
+    layouts."""
     m, k = shape.split("x")
     dtype = "f8E5M2" if label.startswith("e5m2") else "f8E4M3FN"
+    flags = " transpose_b"
     if label.startswith(("mxfp8", "nvfp4")):
         swz = ", optimize_for_gemm = true" if "swizzled" in label else ""
-        qa = f"!qs.tensor<{m}x{k}xbf16, #qs.{label.split()[0]}<columnwise = false{swz}>>"
-        qb = qa
+        layout = label.split()[-1]
+        flags = {"dgrad": "", "wgrad": " transpose_a"}.get(layout, flags)
+        usage = lambda rowwise: "columnwise = false" if rowwise else "rowwise = false"
+        fam = label.split()[0]
+        qa = f"!qs.tensor<{m}x{k}xbf16, #qs.{fam}<{usage(layout != 'wgrad')}{swz}>>"
+        qb = f"!qs.tensor<{m}x{k}xbf16, #qs.{fam}<{usage(layout not in ('dgrad', 'wgrad'))}{swz}>>"
     elif label.startswith("block"):
         dims = [b[0] for b in label.split()[1::2]]
         qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_block<block_scaling_dim = {dims[0]}, columnwise = false>>"
@@ -105,7 +114,7 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
                  else f", qs.gemm_tile_n = {tile} : i64")
     return (f'module attributes {{qs.chip = "{chip}"{tile_attr}}} {{\n'
             f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"
-            f"  %y = qs.gemm %a, %b transpose_b bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"
+            f"  %y = qs.gemm %a, %b{flags} bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"
             f"  return %y : {r}\n}}\n}}\n")
 
 

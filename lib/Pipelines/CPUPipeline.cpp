@@ -54,6 +54,7 @@ void mlir::qs::buildCPUPipeline(OpPassManager &pm,
   if (options.emulateGPUKernels) {
     ConvertQSToGPUPassOptions gpu;
     gpu.emulate = true;
+    gpu.chip = options.gpuChip;
     pm.addPass(createConvertQSToGPUPass(gpu));
   }
   pm.addPass(createConvertQSToLinalgPass());

@@ -194,7 +194,8 @@ static LogicalResult checkMemory(ModuleOp module, func::FuncOp func,
 llvm::Expected<std::vector<HostTensor>>
 mlir::qs::runOnCPU(ModuleOp module, StringRef function,
                    const std::vector<HostTensor> &inputs,
-                   uint64_t memoryLimit, bool emulateGPUKernels) {
+                   uint64_t memoryLimit, bool emulateGPUKernels,
+                   StringRef emulatedChip) {
   auto makeError = [](const Twine &message) {
     return llvm::make_error<llvm::StringError>(message,
                                                llvm::inconvertibleErrorCode());
@@ -214,6 +215,7 @@ mlir::qs::runOnCPU(ModuleOp module, StringRef function,
   PassManager pm(ctx);
   CPUPipelineOptions pipelineOptions;
   pipelineOptions.emulateGPUKernels = emulateGPUKernels;
+  pipelineOptions.gpuChip = emulatedChip.str();
   buildCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("qs-cpu-pipeline failed on @" + function);

@@ -34,16 +34,6 @@ LAYOUTS = [("fprop_TN", "x", "w", False, True),
 
 
 
-def gpu_gemm_gap(family, layout, chip=None):
-    """Why the GPU GEMM kernels cannot run `family` with `layout` on `chip`
-    (None: sm_90a) (None if they can): the rules of convert-qs-to-gpu's
-    diagnostics."""
-    if chip != "sm_100a" and family == "mxfp8" and layout[0] != "fprop_TN":
-        return ("MXFP8 column-wise data is not K-major: sm_90a MXFP8 GEMM kernels are TN "
-                "only (both operands contracted over their last dimension)")
-    return None
-
-
 def gemm_input(rng, shape):
     """Normal values scaled per row and per column, so the row-wise and
     column-wise representations of one tensor really differ."""

@@ -10,22 +10,19 @@ import pytest
 import gemm_cases as gm
 import harness as h
 import qs_reference as ref
-from gemm_cases import FAMILIES, LAYOUTS, gemm_case, gpu_gemm_gap, outside_bound
+from gemm_cases import FAMILIES, LAYOUTS, gemm_case, outside_bound
 
 
-def require_gemm_kernel(family, layout=LAYOUTS[0], chip=None):
-    """Under QS_KERNELS=gpu-emulated or cuda, skips (with the reason) a GEMM
-    the GPU kernels cannot run: convert-qs-to-gpu and qs-nvptx-pipeline
-    reject it."""
-    gap = gpu_gemm_gap(family, layout, chip)
-    if h.KERNELS != "reference" and gap:
-        pytest.skip(f"QS_KERNELS={h.KERNELS}: {gap}")
-
-
-def check_gemm(rng, family, layout, out, **kwargs):
-    require_gemm_kernel(family, layout, kwargs.get("chip"))
+def check_gemm(rng, family, layout, out, kernel_chip=None, **kwargs):
+    """kernel_chip: under QS_KERNELS=gpu-emulated, emulate that chip's
+    kernels on the storage layouts of the module's qs.chip (qs-run --chip)."""
+    extra = []
+    if kernel_chip and h.KERNELS == "cuda":
+        pytest.skip("QS_KERNELS=cuda compiles for the device's own chip")
+    if kernel_chip and h.KERNELS == "gpu-emulated":
+        extra = [f"--chip={kernel_chip}"]
     case = gemm_case(rng, family, layout, out, **kwargs)
-    (got,) = h.run(case.module, "gemm", case.inputs, 1)
+    (got,) = h.run(case.module, "gemm", case.inputs, 1, extra)
     bad, message = outside_bound(case, got)
     assert not bad, message
 
@@ -67,7 +64,6 @@ def test_gemm_many_tiles(rng, layout):
 def check_padded_edges(rng, family, m, n, k, chip=None):
     """fprop with NaN (0xFF) in every padding scale, which must not be read:
     x's scales compact, w's GEMM-swizzled."""
-    require_gemm_kernel(family, LAYOUTS[0], chip)
     block = 32 if family == "mxfp8" else 16
     tn_only = chip != "sm_100a"
     qx, x = gm.quantized(rng, family, dict(columnwise=False), (m, k), tn_only)
@@ -118,7 +114,6 @@ def test_gemm_nvfp4_many_tiles(rng, layout):
 def test_gemm_3d_activation(rng, family):
     # A 3-D activation keeps its leading dimensions; the kernels see the
     # flattened [M, K] view.
-    require_gemm_kernel(family)
     shape, n = (2, 48, 256), 96
     q = h.quantizer(family, columnwise=False)
     x = h.random_input(rng, shape, "bf16", specials=False, exponents=(-3, 2))
@@ -152,7 +147,6 @@ def test_gemm_wide_tiles(rng):
 def test_gemm_is_close_to_the_unquantized_product(rng, family):
     # Sanity of the whole chain: a quantized E4M3 fprop is within FP8 noise
     # of X W^T.
-    require_gemm_kernel(family)
     m, n, k = 64, 64, 256
     x = rng.standard_normal((m, k)).astype(np.float32)
     w = rng.standard_normal((n, k)).astype(np.float32)
@@ -169,6 +163,28 @@ def test_gemm_is_close_to_the_unquantized_product(rng, family):
     exact = x.astype(np.float64) @ w.astype(np.float64).T
     rel = np.linalg.norm(y - exact) / np.linalg.norm(exact)
     assert rel < 0.06, f"relative error {rel:.3g} of a {family} E4M3 GEMM"
+
+
+def test_gemm_mn_major_edges(rng):
+    # sm_90a MN-major operands, copied transposed into shared memory for
+    # FP8 wgmma: MXFP8 wgrad with both operands column-wise (compact
+    # scales), 5 blocks of 32 and partial 64-wide tiles; MXFP8 dgrad with
+    # GEMM-swizzled column-wise scales, 9 k-tiles through the 7-stage ring,
+    # a partial last tile in N, bias.
+    check_gemm(rng, "mxfp8", LAYOUTS[2], "f32", m=160, n=224, k=160)
+    check_gemm(rng, "mxfp8", LAYOUTS[1], "bf16", m=224, n=1056, k=352, bias=True)
+
+
+def test_gemm_sm90_kernels_on_blackwell_layouts(rng):
+    # Per-tensor FP8 stored for sm_100a (no transpose buffers) run by the
+    # sm_90a kernels (convert-qs-to-gpu chip=sm_90a; qs-run --chip): the
+    # operands contracted over their first dimension are MN-major and
+    # copied transposed. wgrad: both operands, 128-wide tiles; dgrad: B in
+    # 256-wide tiles (16 column blocks per tile), a partial k-tile.
+    check_gemm(rng, "fp8_current", LAYOUTS[2], "bf16", m=208, n=336, k=144, chip="sm_100a",
+               kernel_chip="sm_90a")
+    check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=130, n=400, k=384, tile_n=256,
+               bias=True, chip="sm_100a", kernel_chip="sm_90a")
 
 
 # sm_100a (tcgen05 MMA, qs.chip = "sm_100a"): under QS_KERNELS=gpu-emulated

@@ -155,3 +155,16 @@ def test_kernels_option(tmp_path):
 def test_parse_error(tmp_path):
     proc = qs_run(tmp_path, "--function=f", module="func.func @f(")
     assert "error:" in proc.stderr
+
+
+def test_chip_option(tmp_path):
+    # --chip picks the kernels of --export-cuda-plan or --kernels=gpu-emulated;
+    # the reference lowering has none.
+    proc = qs_run(tmp_path, "--function=f", "--chip=sm_90a", good_input(tmp_path),
+                  *outputs(tmp_path))
+    assert "--chip applies to --export-cuda-plan and --kernels=gpu-emulated only" in proc.stderr
+    # The kernels exist for sm_90a and sm_100a.
+    for mode in ("--kernels=gpu-emulated", f"--export-cuda-plan={tmp_path / 'plan'}"):
+        proc = qs_run(tmp_path, "--function=f", "--chip=sm_80", mode, good_input(tmp_path),
+                      *outputs(tmp_path))
+        assert "--chip=sm_80 is not one of: sm_90a, sm_100a" in proc.stderr, proc.stderr

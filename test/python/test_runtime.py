@@ -142,16 +142,21 @@ def test_compile_errors():
         qs.compile(g, chip="sm_80")
     with pytest.raises(ValueError, match="format must be isa, bin or fatbin"):
         qs.compile(g, format="cubin")
-    # What the GEMM kernels cannot run (an MXFP8 dgrad on Hopper: its
-    # column-wise data is not K-major) points at the Python line that built
-    # it.
-    with pytest.raises(qs.QSError, match=r"test_runtime.py.*'qs.gemm_buffers' op operand .* is "
-                                         r"contracted over its first dimension, but MXFP8"):
-        qs.compile(linear(qs.MXFP8Quantizer(), layout="NN"))
-    # An MXFP8 fprop on Hopper (which TE does not offer) compiles.
+    # What the GEMM kernels cannot run (K = 136: TMA rows are 16-byte
+    # multiples) points at the Python line that built it.
+    with pytest.raises(qs.QSError, match=r"test_runtime.py.*'qs.gemm_buffers' op GEMM kernels "
+                                         r"need K \(here 136\) to be a multiple of 16"):
+        qs.compile(linear(qs.Float8CurrentScalingQuantizer(), k=136))
+    # MXFP8 fprop and dgrad on Hopper (which TE does not offer) compile;
+    # the dgrad's MN-major w is copied transposed for wgmma by both consumer
+    # warpgroups (named barrier 1).
     compiled = qs.compile(linear(qs.MXFP8Quantizer()))
     assert "qs_gemm" in compiled.kernels
     assert "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" in compiled.ptx
+    assert "bar.sync 1, 256;" not in compiled.ptx
+    compiled = qs.compile(linear(qs.MXFP8Quantizer(), layout="NN"))
+    assert "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" in compiled.ptx
+    assert "bar.sync 1, 256;" in compiled.ptx
 
 
 def test_compile_blackwell_gemm():

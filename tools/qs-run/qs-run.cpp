@@ -54,10 +54,12 @@ static cl::opt<std::string> exportPlan(
              "scripts/device-run.py replays plans on a GPU machine without "
              "MLIR"),
     cl::value_desc("DIR"));
-static cl::opt<std::string> planChip(
+static cl::opt<std::string> kernelChip(
     "chip",
-    cl::desc("With --export-cuda-plan: sm_90a or sm_100a (default: the "
-             "module's qs.chip, else sm_90a)"));
+    cl::desc("With --export-cuda-plan or --kernels=gpu-emulated: the chip "
+             "whose kernels to compile or emulate, sm_90a or sm_100a "
+             "(default: the module's qs.chip, else sm_90a; storage layouts "
+             "follow the module's qs.chip)"));
 static cl::opt<std::string> planFormat(
     "format",
     cl::desc("With --export-cuda-plan: isa, bin, fatbin or auto (default)"),
@@ -137,7 +139,7 @@ static FailureOr<std::string> stripAt(const std::string &value,
 
 /// --export-cuda-plan: compile and write DIR/plan.json and DIR/kernels.bin.
 static int writePlan(ModuleOp module, const FlatSignature &signature) {
-  std::string chip = planChip;
+  std::string chip = kernelChip;
   if (chip.empty()) {
     auto named = module->getAttrOfType<StringAttr>("qs.chip");
     chip = named ? named.getValue().str() : "sm_90a";
@@ -195,6 +197,11 @@ int main(int argc, char **argv) {
     return error("--device=" + device + " is not one of: cpu, cuda");
   if (device == "cuda" && kernels != "reference")
     return error("--kernels applies to --device=cpu only");
+  if (!kernelChip.empty() && exportPlan.empty() && kernels != "gpu-emulated")
+    return error("--chip applies to --export-cuda-plan and "
+                 "--kernels=gpu-emulated only");
+  if (!kernelChip.empty() && kernelChip != "sm_90a" && kernelChip != "sm_100a")
+    return error("--chip=" + kernelChip + " is not one of: sm_90a, sm_100a");
 
   DialectRegistry registry;
   registerAllQSDialects(registry);
@@ -276,7 +283,7 @@ int main(int argc, char **argv) {
   llvm::Expected<std::vector<HostTensor>> results =
       device == "cuda" ? runOnCUDA(*module, function, hostInputs)
                        : runOnCPU(*module, function, hostInputs, maxBytes,
-                                  kernels == "gpu-emulated");
+                                  kernels == "gpu-emulated", kernelChip);
   if (!results)
     return error(llvm::toString(results.takeError()));
   for (auto [i, result] : llvm::enumerate(*results)) {

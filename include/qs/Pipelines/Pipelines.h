@@ -55,6 +55,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(convert-qs-to-gpu{emulate=true}), instead of the "
                      "reference lowering; tests the kernels without a GPU"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> gpuChip{
+      *this, "gpu-chip",
+      llvm::cl::desc("With emulate-gpu-kernels: whose kernels to emulate, "
+                     "sm_90a or sm_100a (convert-qs-to-gpu's chip; "
+                     "default: the module's qs.chip, else sm_90a); the "
+                     "storage layouts still follow the module's qs.chip"),
+      llvm::cl::init("")};
 };
 
 /// Builds, on a pass manager anchored on `builtin.module`, the pipeline from

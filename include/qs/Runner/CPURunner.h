@@ -64,10 +64,14 @@ unsigned getElementByteWidth(Type elementType);
 /// `memoryLimit` bytes (0: half the machine's physical memory): every value
 /// of every function counts, quantized ones as their inner tensors, so the
 /// bound is conservative and the JIT'd code never meets a failed allocation.
+///
+/// With `emulateGPUKernels`, the GPU kernels of convert-qs-to-gpu run
+/// emulated: those of `emulatedChip` (sm_90a or sm_100a; empty: the
+/// module's qs.chip, else sm_90a).
 llvm::Expected<std::vector<HostTensor>>
 runOnCPU(ModuleOp module, StringRef function,
          const std::vector<HostTensor> &inputs, uint64_t memoryLimit = 0,
-         bool emulateGPUKernels = false);
+         bool emulateGPUKernels = false, StringRef emulatedChip = "");
 
 /// Compiles `module` in place with qs-nvptx-pipeline for the CUDA device
 /// (device 0; sm_90a for compute capability 9.x, sm_100a for 10.x; the

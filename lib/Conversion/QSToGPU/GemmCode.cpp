@@ -67,11 +67,63 @@ Value GemmCode::stepDescriptor(Value base, int64_t j) {
 
 Value GemmCode::descA(Value base, Value s, Value consumer) {
   return descriptor(
-      env.add(env.add(base, stageA(s)), env.mul(consumer, i(64 * kTileK))));
+      env.add(env.add(base, tileA(s)), env.mul(consumer, i(64 * kTileK))));
 }
 
 Value GemmCode::descB(Value base, Value s) {
-  return descriptor(env.add(base, stageB(s)));
+  return descriptor(env.add(base, tileB(s)));
+}
+
+void GemmCode::transposeTiles(
+    Value thread, Value s,
+    const std::function<SmallVector<Value>(Value)> &load16,
+    const std::function<void(Value, ArrayRef<Value>)> &store16,
+    const std::function<Value(Value, Value, uint32_t)> &prmt) {
+  // The 4 x 4 byte transpose of words x[0..3] (x[j] byte b -> out[b] byte
+  // j) in eight prmt.
+  auto transpose4 = [&](ArrayRef<Value> x) -> SmallVector<Value, 4> {
+    Value lo01 = prmt(x[0], x[1], 0x5140), lo23 = prmt(x[2], x[3], 0x5140);
+    Value hi01 = prmt(x[0], x[1], 0x7362), hi23 = prmt(x[2], x[3], 0x7362);
+    return {prmt(lo01, lo23, 0x5410), prmt(lo01, lo23, 0x7632),
+            prmt(hi01, hi23, 0x5410), prmt(hi01, hi23, 0x7632)};
+  };
+  auto transpose = [&](Value source, Value tile, int64_t tileRows, Value q) {
+    int64_t n = tileRows / 16, stride = std::max<int64_t>(1, 8 / n);
+    Value mc = env.rem(q, i(n));
+    Value kc = band(env.add(env.mul(mc, i(stride)), env.div(q, i(n))), 7);
+    // Rows 16 kc + r of the MN-major tile, 16 bytes at column 16 mc.
+    Value src = env.add(env.add(source, env.mul(kc, i(16 * tileRows))),
+                        env.mul(mc, i(16)));
+    SmallVector<SmallVector<Value>> in;
+    for (int64_t r = 0; r < 16; ++r)
+      in.push_back(load16(env.add(src, i(r * tileRows))));
+    Value dst = env.add(env.add(tile, env.mul(mc, i(16 * kTileK))),
+                        env.mul(kc, i(16)));
+    for (int64_t w = 0; w < 4; ++w) {
+      // Output rows 4w + b: word v gathers byte b of word w of rows 4v..4v+3.
+      SmallVector<SmallVector<Value, 4>> words(4);
+      for (int64_t v = 0; v < 4; ++v) {
+        SmallVector<Value, 4> t = transpose4(
+            {in[4 * v][w], in[4 * v + 1][w], in[4 * v + 2][w], in[4 * v + 3][w]});
+        for (int64_t c = 0; c < 4; ++c)
+          words[c].push_back(t[c]);
+      }
+      for (int64_t c = 0; c < 4; ++c)
+        store16(env.add(dst, i((4 * w + c) * kTileK)), words[c]);
+    }
+  };
+  if (plan.a.mnMajor)
+    env.ifThen(env.lt(thread, i(kTileM / 2)), [&] {
+      transpose(stageA(s), tileA(s), kTileM, thread);
+    });
+  if (plan.b.mnMajor) {
+    Value q = arith::SubIOp::create(env.b, env.loc, thread, i(kWarpgroup));
+    env.ifThen(env.land(arith::CmpIOp::create(env.b, env.loc,
+                                              arith::CmpIPredicate::uge,
+                                              thread, i(kWarpgroup)),
+                        env.lt(q, i(plan.tileN / 2))),
+               [&] { transpose(stageB(s), tileB(s), plan.tileN, q); });
+  }
 }
 
 Value GemmCode::convertedAt(Value tile, int64_t rows, Value chunk, Value row,
@@ -109,8 +161,11 @@ Value GemmCode::blockScale(const OperandPlan &op, Value scales, Value row,
   Value r = minI(row, i(op.rows - 1));
   kb = minI(kb, i(ceilDiv(plan.k, plan.blockK()) - 1));
   if (op.blockDim >= 3) {
-    Value at = op.swizzled ? swizzledScale(r, kb, op.scaleLd)
-                           : env.add(env.mul(r, i(op.scaleLd)), kb);
+    // MN-major (column-wise) compact MXFP8 scales: G[row, kb] at
+    // kb * scaleLd + row.
+    Value at = op.swizzled  ? swizzledScale(r, kb, op.scaleLd)
+               : op.mnMajor ? env.add(env.mul(kb, i(op.scaleLd)), r)
+                            : env.add(env.mul(r, i(op.scaleLd)), kb);
     Value code = arith::BitcastOp::create(
         env.b, env.loc, env.b.getI8Type(),
         memref::LoadOp::create(env.b, env.loc, scales, at));

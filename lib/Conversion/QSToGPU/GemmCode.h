@@ -88,9 +88,16 @@ struct GemmPlan {
   int64_t kTileElems() const { return tcgen05 && fp4() ? 2 * kTileK : kTileK; }
   /// Bytes of one row of a k-tile as loaded (FP4 packs two codes a byte).
   int64_t rowBytes() const { return fp4() ? kTileElems() / 2 : kTileElems(); }
-  /// Whether TMA writes the tiles 128-byte swizzled (what the tensor cores
-  /// read); sm_90a's packed FP4 tiles are read by the consumers instead.
-  bool swizzledTiles() const { return tcgen05 || !fp4(); }
+  /// sm_90a: MN-major FP8 operands (MXFP8 column-wise data, per-tensor FP8
+  /// without a transpose buffer) are copied transposed, K-major, into
+  /// shared memory after the ring, as FP8 wgmma reads K-major tiles only.
+  bool transposes() const { return !tcgen05 && (a.mnMajor || b.mnMajor); }
+  /// Whether TMA writes an operand's tiles 128-byte swizzled (what the
+  /// tensor cores read); sm_90a's packed FP4 tiles and MN-major tiles are
+  /// read by the consumers instead (unswizzled).
+  bool swizzledTile(const OperandPlan &op) const {
+    return tcgen05 || (!fp4() && !op.mnMajor);
+  }
   /// Bytes of one operand row in global memory.
   int64_t pitch() const { return fp4() ? k / 2 : k; }
   int64_t aBytes() const { return kTileM * rowBytes(); }
@@ -108,12 +115,18 @@ struct GemmPlan {
   int64_t sfBytes() const { return tcgen05 ? 2 * sfChunks() * 512 : 0; }
   int64_t stageBytes() const { return tileBytes() + sfBytes(); }
   int64_t kTiles() const { return ceilDiv(k, kTileElems()); }
-  /// NVFP4: the converted f16 tiles after the ring (128 x 128 f16 of A,
-  /// tileN x 128 of B, each as two K-major 64-element chunks with the
-  /// 128-byte swizzle).
+  /// sm_90a NVFP4: the converted f16 tiles after the ring (128 x 128 f16
+  /// of A, tileN x 128 of B, each as two K-major 64-element chunks with the
+  /// 128-byte swizzle). sm_90a MN-major operands: their transposed K-major
+  /// FP8 tiles (A's 128 x 128 bytes if A is MN-major, then B's tileN x 128),
+  /// 128-byte swizzled.
   int64_t convertedOffset() const { return stages * stageBytes(); }
   int64_t convertedBytes() const {
-    return fp4() && !tcgen05 ? (kTileM + tileN) * 256 : 0;
+    if (fp4() && !tcgen05)
+      return (kTileM + tileN) * 256;
+    if (!transposes())
+      return 0;
+    return (a.mnMajor ? kTileM * kTileK : 0) + (b.mnMajor ? tileN * kTileK : 0);
   }
   int64_t barrierOffset() const { return convertedOffset() + convertedBytes(); }
   /// Full and empty barriers per stage; tcgen05 adds the "accumulator done"
@@ -192,8 +205,36 @@ struct GemmCode {
   Value descriptor(Value address);
   /// The descriptors of k-step `j` (32 bytes further along K).
   Value stepDescriptor(Value base, int64_t j);
+  /// The K-major tiles wgmma reads in stage `s`: the stage's, or for an
+  /// MN-major operand its transposed copy.
+  Value tileA(Value s) {
+    return plan.a.mnMajor ? i(plan.convertedOffset()) : stageA(s);
+  }
+  Value tileB(Value s) {
+    return plan.b.mnMajor ? i(plan.convertedOffset() +
+                              (plan.a.mnMajor ? kTileM * kTileK : 0))
+                          : stageB(s);
+  }
   Value descA(Value base, Value s, Value consumer);
   Value descB(Value base, Value s);
+
+  /// sm_90a MN-major operands: consumer thread `thread` (of 256) copies its
+  /// 16 x 16-byte block of stage `s`'s [128 K rows, tile rows] tile
+  /// (unswizzled) transposed into the operand's K-major swizzled tile
+  /// (tileA / tileB). Block q of an operand with R / 16 = n column blocks:
+  /// MN block q % n, K block ((q % n) * 8 / n + q / n) % 8, so the eight
+  /// threads of each quarter warp (one 16-byte access each) read eight
+  /// different 16-byte columns and write eight different swizzled chunks.
+  /// A's blocks go to threads [0, 64), B's to [128, 128 + tileN / 2).
+  /// `load16(offset)` returns the four i32 words at a shared-memory offset,
+  /// `store16(offset, words)` stores four i32 at an offset before
+  /// swizzling, `prmt(a, b, selector)` is PTX prmt.b32 (byte i of the
+  /// result: byte selector[4i+3:4i] of {b, a}).
+  void transposeTiles(
+      Value thread, Value s,
+      const std::function<SmallVector<Value>(Value)> &load16,
+      const std::function<void(Value, ArrayRef<Value>)> &store16,
+      const std::function<Value(Value, Value, uint32_t)> &prmt);
 
   /// NVFP4: byte offset of the converted f16 tile of A (or B) and of row
   /// `row`, element `e` (of 64) of its K-chunk `chunk`, before swizzling.
@@ -330,12 +371,16 @@ struct GemmCode {
 /// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).
 Value swizzle(GemmCode &code, Value address);
 
-/// Emulated TMA (GemmEmulation.cpp): box [rows, cols] of `global`
-/// ([totalRows, pitch] bytes, row-major) at (row0, byte col0) into shared
-/// `dst`, 128-byte swizzled if the plan's tiles are, zero past the edges.
+/// Emulated TMA (GemmEmulation.cpp): k-tile `kt` of the operand's tile
+/// starting at row `row0` (`tileRows` rows of M or N) from `global` into
+/// shared `dst` as the kernel's tensor map boxes it: K-major [tileRows,
+/// row bytes] or MN-major [K-tile rows, tileRows bytes], 128-byte swizzled
+/// if the plan's tiles of this operand are, zero past the edges.
 void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
-                int64_t totalRows, int64_t pitch, Value row0, Value col0,
-                int64_t rows, int64_t cols);
+                const OperandPlan &op, Value row0, Value kt, int64_t tileRows);
+
+/// PTX prmt.b32 (default mode) on i32 values, in arith (the emulation's).
+Value emulatePrmt(KernelEnv &env, Value a, Value b, uint32_t selector);
 
 /// Emulated 16-byte shared-memory store (GemmEmulation.cpp): four i32
 /// words, little-endian, at byte `at` of the i8 memref `smem`.

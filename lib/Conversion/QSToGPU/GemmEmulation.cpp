@@ -20,14 +20,24 @@ using namespace mlir::qs::gpuk;
 using namespace mlir::qs::gpuk::gemm;
 
 void gemm::emulateTma(GemmCode &code, Value smem, Value dst, Value global,
-                      int64_t totalRows, int64_t pitch, Value row0, Value col0,
-                      int64_t rows, int64_t rowBytes) {
+                      const OperandPlan &op, Value row0, Value kt,
+                      int64_t tileRows) {
   KernelEnv &env = code.env;
   OpBuilder &b = env.b;
   Type i8 = b.getI8Type();
+  const GemmPlan &plan = code.plan;
+  // The box [rows, rowBytes] at (first, byte col0) of [totalRows, pitch].
+  Value k0 = env.mul(kt, env.idx(op.mnMajor ? plan.kTileElems()
+                                            : plan.rowBytes()));
+  int64_t totalRows = op.mnMajor ? plan.k : op.rows;
+  int64_t pitch = op.mnMajor ? op.rows : plan.pitch();
+  Value first = op.mnMajor ? k0 : row0, col0 = op.mnMajor ? row0 : k0;
+  int64_t rows = op.mnMajor ? plan.kTileElems() : tileRows;
+  int64_t rowBytes = op.mnMajor ? tileRows : plan.rowBytes();
+  bool swizzled = plan.swizzledTile(op);
   env.loop(rows, [&](Value r) {
     env.loop(rowBytes, [&](Value c) {
-      Value gr = env.add(row0, r), gc = env.add(col0, c);
+      Value gr = env.add(first, r), gc = env.add(col0, c);
       Value inside =
           env.land(env.lt(gr, env.idx(totalRows)), env.lt(gc, env.idx(pitch)));
       auto ifOp = scf::IfOp::create(b, env.loc, TypeRange{i8}, inside, true);
@@ -45,11 +55,33 @@ void gemm::emulateTma(GemmCode &code, Value smem, Value dst, Value global,
             arith::ConstantIntOp::create(b, env.loc, i8, 0).getResult());
       }
       Value at = env.add(dst, env.add(env.mul(r, env.idx(rowBytes)), c));
-      if (code.plan.swizzledTiles())
+      if (swizzled)
         at = swizzle(code, at);
       memref::StoreOp::create(b, env.loc, ifOp.getResult(0), smem, at);
     });
   });
+}
+
+Value gemm::emulatePrmt(KernelEnv &env, Value a, Value b, uint32_t selector) {
+  OpBuilder &builder = env.b;
+  Location loc = env.loc;
+  Type i32 = builder.getI32Type();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(builder, loc, i32, v).getResult();
+  };
+  Value result = constant(0);
+  for (int64_t i = 0; i < 4; ++i) {
+    uint32_t pick = (selector >> (4 * i)) & 7;
+    Value byte = arith::AndIOp::create(
+        builder, loc,
+        arith::ShRUIOp::create(builder, loc, pick < 4 ? a : b,
+                               constant(8 * (pick % 4))),
+        constant(0xFF));
+    result = arith::OrIOp::create(
+        builder, loc, result,
+        arith::ShLIOp::create(builder, loc, byte, constant(8 * i)));
+  }
+  return result;
 }
 
 void gemm::emulateStore16(KernelEnv &env, Value smem, Value at,
@@ -158,12 +190,44 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
   env.loop(plan.kTiles(), [&](Value kt) {
     // The producer's step, then each consumer's (no waits needed).
     Value s = env.rem(kt, env.idx(plan.stages));
-    Value k0 = env.mul(kt, env.idx(plan.rowBytes()));
-    emulateTma(code, smem, code.stageA(s), a, plan.m, plan.pitch(),
-               env.mul(tm, env.idx(kTileM)), k0, kTileM, plan.rowBytes());
-    emulateTma(code, smem, code.stageB(s), bm, plan.n, plan.pitch(),
-               env.mul(tn, env.idx(plan.tileN)), k0, plan.tileN,
-               plan.rowBytes());
+    emulateTma(code, smem, code.stageA(s), a, plan.a,
+               env.mul(tm, env.idx(kTileM)), kt, kTileM);
+    emulateTma(code, smem, code.stageB(s), bm, plan.b,
+               env.mul(tn, env.idx(plan.tileN)), kt, plan.tileN);
+    if (plan.transposes()) {
+      // MN-major operands: every consumer thread's transposing copy.
+      env.loop(kConsumers * kWarpgroup, [&](Value thread) {
+        code.transposeTiles(
+            thread, s,
+            [&](Value offset) {
+              SmallVector<Value> words;
+              for (int64_t w = 0; w < 4; ++w) {
+                Value word;
+                for (int64_t k = 0; k < 4; ++k) {
+                  Value byte = arith::ExtUIOp::create(
+                      b, loc, b.getI32Type(),
+                      memref::LoadOp::create(
+                          b, loc, smem, env.add(offset, env.idx(4 * w + k))));
+                  byte = arith::ShLIOp::create(
+                      b, loc, byte,
+                      arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                   8 * k));
+                  word = word ? arith::OrIOp::create(b, loc, word, byte)
+                                    .getResult()
+                              : byte;
+                }
+                words.push_back(word);
+              }
+              return words;
+            },
+            [&](Value offset, ArrayRef<Value> words) {
+              emulateStore16(env, smem, swizzle(code, offset), words);
+            },
+            [&](Value x, Value y, uint32_t selector) {
+              return emulatePrmt(env, x, y, selector);
+            });
+      });
+    }
     if (plan.fp4()) {
       // Every consumer thread converts its half-rows, then the wgmmas.
       env.loop(kConsumers, [&](Value consumer) {

@@ -190,15 +190,22 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
                 "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
                 "r,r");
-            Value k0 = ptx.i32(env.mul(kt, env.idx(plan.rowBytes())));
-            auto load = [&](Value dst, Value map, Value row) {
-              ptx({ptx.i32(env.add(base, dst)), map, k0, ptx.i32(row), full},
+            // Coordinates {innermost, row}: K-major {k byte, tile row},
+            // MN-major {tile row (byte), k row}.
+            auto load = [&](Value dst, Value map, const OperandPlan &op,
+                            Value row) {
+              Value k = env.mul(kt, env.idx(op.mnMajor ? kTileK
+                                                       : plan.rowBytes()));
+              Value x = op.mnMajor ? row : k, y = op.mnMajor ? k : row;
+              ptx({ptx.i32(env.add(base, dst)), map, ptx.i32(x), ptx.i32(y),
+                   full},
                   "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
                   "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
                   "r,l,r,r,r");
             };
-            load(code.stageA(s), tmA, env.mul(tm, env.idx(kTileM)));
-            load(code.stageB(s), tmB, env.mul(tn, env.idx(plan.tileN)));
+            load(code.stageA(s), tmA, plan.a, env.mul(tm, env.idx(kTileM)));
+            load(code.stageB(s), tmB, plan.b,
+                 env.mul(tn, env.idx(plan.tileN)));
           });
         });
       },
@@ -219,6 +226,45 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
           Value parity = code.band(env.div(kt, env.idx(plan.stages)), 1);
           ptx.wait(env.add(base, code.fullBarrier(s)), parity);
           Value total = forOp.getRegionIterArgs()[0];
+          if (plan.transposes()) {
+            // MN-major operands: both consumers are past the wgmmas that
+            // read the previous transposed tiles (per-tensor FP8 keeps a
+            // group in flight), then copy this stage's tiles transposed.
+            if (!plan.blockScaled())
+              ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
+            ptx({}, "bar.sync 1, 256;", "");
+            Type i32 = b.getI32Type();
+            code.transposeTiles(
+                env.add(env.mul(consumer, env.idx(kWarpgroup)), t), s,
+                [&](Value offset) {
+                  auto words = LLVM::LLVMStructType::getLiteral(
+                      b.getContext(), {i32, i32, i32, i32});
+                  Value v = ptx(words, {ptx.i32(env.add(base, offset))},
+                                "ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];",
+                                "=r,=r,=r,=r,r");
+                  SmallVector<Value> result;
+                  for (int64_t w = 0; w < 4; ++w)
+                    result.push_back(
+                        LLVM::ExtractValueOp::create(b, loc, v, w));
+                  return result;
+                },
+                [&](Value offset, ArrayRef<Value> words) {
+                  SmallVector<Value> operands = {
+                      ptx.i32(env.add(base, swizzle(code, offset)))};
+                  operands.append(words.begin(), words.end());
+                  ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
+                      "r,r,r,r,r");
+                },
+                [&](Value x, Value y, uint32_t selector) {
+                  Value sel = arith::ConstantIntOp::create(b, loc, i32,
+                                                           selector);
+                  return ptx(i32, {x, y, sel}, "prmt.b32 $0, $1, $2, $3;",
+                             "=r,r,r,r");
+                });
+            // The generic-proxy writes, visible to wgmma (async proxy).
+            ptx({}, "fence.proxy.async.shared::cta;", "");
+            ptx({}, "bar.sync 1, 256;", "");
+          }
           if (plan.fp4()) {
             // Both consumers are past their previous wgmmas, which read the
             // converted tiles (named barrier 1: the 256 consumer threads).
@@ -397,34 +443,20 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
         {"b", &operands.b, operands.n}}) {
     if (operand->kMajor)
       continue;
-    // sm_100a reads MN-major operands (tcgen05's major bits): TMA rows of
-    // the [K, MN] data must be 16-byte multiples.
-    if (operand->mnMajor && cc == 100) {
-      if (extent % 16 != 0)
-        return emitError()
-               << "operand " << name
-               << " is read MN-major (contracted over its first dimension, "
-                  "data in the tensor's own layout), so its other dimension "
-                  "(here "
-               << extent
-               << ") must be a multiple of 16: TMA row strides are "
-                  "multiples of 16 bytes";
-      continue;
-    }
-    if (mx)
+    // MN-major operands (sm_100a: tcgen05's major bits; sm_90a: copied
+    // transposed into shared memory): TMA rows of the [K, MN] data must be
+    // 16-byte multiples. (qs.gemm's verifier guarantees every operand one
+    // of the two.)
+    assert(operand->mnMajor && "a GEMM operand without K- or MN-major data");
+    if (extent % 16 != 0)
       return emitError()
              << "operand " << name
-             << " is contracted over its first dimension, but MXFP8 keeps "
-                "column-wise data in the tensor's own layout (not K-major) "
-                "and FP8 wgmma reads K-major operands only: on sm_90a, "
-                "MXFP8 GEMMs contract both operands over their last "
-                "dimension (TN, as fprop; sm_100a reads MN-major operands)";
-    return emitError()
-           << "operand " << name
-           << " is contracted over its first dimension and has no "
-              "transpose buffer: FP8 wgmma reads K-major operands only "
-              "(qs.chip = \"sm_90a\" stores the column-wise FP8 usage "
-              "transposed)";
+             << " is read MN-major (contracted over its first dimension, "
+                "data in the tensor's own layout), so its other dimension "
+                "(here "
+             << extent
+             << ") must be a multiple of 16: TMA row strides are "
+                "multiples of 16 bytes";
   }
   if (operands.k % 16 != 0)
     return emitError() << "GEMM kernels need K (here " << operands.k
@@ -510,11 +542,12 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
       // MN-major (FP8, [K, MN]): boxes of 128 K-rows of the tile's bytes.
       if (op.mnMajor)
         emitEncodeTensorMap(b, loc, module, map, data, plan.k, op.rows,
-                            plan.kTileElems(), boxRows, 128);
+                            plan.kTileElems(), boxRows,
+                            plan.swizzledTile(op) ? 128 : 0);
       else
         emitEncodeTensorMap(b, loc, module, map, data, op.rows, plan.pitch(),
                             boxRows, plan.rowBytes(),
-                            plan.swizzledTiles() ? 128 : 0);
+                            plan.swizzledTile(op) ? 128 : 0);
       return map;
     };
     args = {encode(operands.a.data, plan.a, kTileM),

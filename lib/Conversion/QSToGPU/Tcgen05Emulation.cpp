@@ -234,20 +234,10 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
   };
   env.loop(plan.kTiles(), [&](Value kt) {
     Value s = env.rem(kt, env.idx(plan.stages));
-    auto load = [&](Value dst, Value global, const OperandPlan &op, Value row0,
-                    int64_t tileRows) {
-      if (op.mnMajor)
-        emulateTma(code, smem, dst, global, plan.k, op.rows,
-                   env.mul(kt, env.idx(plan.kTileElems())), row0,
-                   plan.kTileElems(), tileRows);
-      else
-        emulateTma(code, smem, dst, global, op.rows, plan.pitch(), row0,
-                   env.mul(kt, env.idx(plan.rowBytes())), tileRows,
-                   plan.rowBytes());
-    };
-    load(code.stageA(s), a, plan.a, env.mul(tm, env.idx(kTileM)), kTileM);
-    load(code.stageB(s), bm, plan.b, env.mul(tn, env.idx(plan.tileN)),
-         plan.tileN);
+    emulateTma(code, smem, code.stageA(s), a, plan.a,
+               env.mul(tm, env.idx(kTileM)), kt, kTileM);
+    emulateTma(code, smem, code.stageB(s), bm, plan.b,
+               env.mul(tn, env.idx(plan.tileN)), kt, plan.tileN);
     // The scale-factor warp, lane by lane (block-scaled only).
     env.loop(plan.sfChunks() ? 32 : 0, [&](Value lane) {
       code.gatherScales(

@@ -23,16 +23,6 @@ func.func @nvfp4_k(%a: !f, %b: !f) -> tensor<128x128xbf16> {
 
 // -----
 
-// MXFP8 column-wise data is not K-major: TN only on sm_90a.
-!m = !qs.tensor<128x128xbf16, #qs.mxfp8<>>
-func.func @mxfp8_nn(%a: !m, %b: !m) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op operand b is contracted over its first dimension, but MXFP8 keeps column-wise data in the tensor's own layout (not K-major) and FP8 wgmma reads K-major operands only: on sm_90a, MXFP8 GEMMs contract both operands over their last dimension (TN, as fprop; sm_100a reads MN-major operands)}}
-  %y = qs.gemm %a, %b : !m, !m -> tensor<128x128xbf16>
-  return %y : tensor<128x128xbf16>
-}
-
-// -----
-
 // Block FP8 keeps 128-wide tiles.
 !w = !qs.tensor<256x256xbf16, #qs.fp8_block<columnwise = false>>
 !x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>

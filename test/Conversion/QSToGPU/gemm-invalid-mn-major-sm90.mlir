@@ -1,0 +1,18 @@
+// RUN: qs-opt %s --qs-storage-pipeline "--convert-qs-to-gpu=chip=sm_90a" -verify-diagnostics
+// RUN: qs-opt %s --qs-storage-pipeline "--convert-qs-to-gpu=chip=sm_90a emulate=true" -verify-diagnostics
+
+// sm_90a's kernel copies MN-major operands transposed into shared memory
+// (gemm-blackwell-layouts-sm90.mlir), but TMA still reads their rows:
+// per-tensor FP8 on Blackwell layouts, b contracted over its first
+// dimension, needs its other dimension in multiples of 16. (MXFP8, whose
+// column-wise data is MN-major on every chip, has dimensions in multiples
+// of 32.)
+!f = !qs.tensor<128x136xbf16, #qs.fp8_current<>>
+!g = !qs.tensor<128x128xbf16, #qs.fp8_current<>>
+module attributes {qs.chip = "sm_100a"} {
+func.func @mn_major_pitch(%a: !g, %b: !f) -> tensor<128x136xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op operand b is read MN-major (contracted over its first dimension, data in the tensor's own layout), so its other dimension (here 136) must be a multiple of 16: TMA row strides are multiples of 16 bytes}}
+  %y = qs.gemm %a, %b : !g, !f -> tensor<128x136xbf16>
+  return %y : tensor<128x136xbf16>
+}
+}
