@@ -40,20 +40,17 @@ echo "    sm_100a; registers, shared memory and spills from ptxas -v"
 python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
   --module "$root/examples/linear_operands.mlir"
 for family in fp8_current fp8_delayed fp8_block mxfp8 nvfp4; do
-  chips=sm_90a,sm_100a
-  [ "$family" = mxfp8 ] && chips=sm_100a
   echo
   echo "=== GPU kernels: the whole Linear layer with $family (fwd: quantizes +"
-  echo "    fprop GEMM; bwd: quantize dY + dgrad and wgrad GEMMs), $chips (sm_90a:"
+  echo "    fprop GEMM; bwd: quantize dY + dgrad and wgrad GEMMs), sm_90a and sm_100a (sm_90a:"
   echo "    wgmma + TMA; sm_100a: tcgen05 block-scaled MMA + TMA; the GEMMs also"
   echo "    take ~180-192 KiB of dynamic shared memory, not in 'smem')"
   python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
-    --chips "$chips" --module "$root/examples/linear_$family.mlir"
+    --chips sm_90a,sm_100a --module "$root/examples/linear_$family.mlir"
 done
-echo "    (On sm_90a the MXFP8 backward is a diagnostic: its column-wise data is"
-echo "    not K-major and FP8 wgmma reads K-major operands only; sm_100a reads such"
-echo "    operands MN-major, so every family's whole Linear compiles there;"
-echo "    docs/GPU.md)"
+echo "    (MXFP8's backward reads column-wise data, which keeps the tensor's layout:"
+echo "    sm_100a reads it MN-major, sm_90a copies it transposed into shared memory"
+echo "    for wgmma, which reads K-major operands only; docs/GPU.md)"
 
 if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
   echo

@@ -324,6 +324,8 @@ def main():
             continue
         scaling = {"fp8_block": "1x128*128^2", "mxfp8": "mxfp8",
                    "nvfp4": "nvfp4"}.get(case.get("family"), "per-tensor")
+        if case.get("layout", "TN") != "TN":
+            scaling += " " + case["layout"]
         print(f"{'x'.join(map(str, case['gemm'])):<28} {scaling:<12} {case['tile_n'] or 'auto':>6} "
               f"{ms * 1000:>9.1f} {tflops:>8.1f}")
     if plans:

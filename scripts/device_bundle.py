@@ -82,12 +82,15 @@ GEMM_CHECKS += [("nvfp4", layout, out, *shape, bias, acc, None)
                     ("f32", (320, 224, 1056 if layout == 0 else 416), True, True)]]
 GEMM_CHECKS += [("nvfp4_row_scaled", layout, "bf16", 256, 320, 256, True, False, None)
                 for layout in (0, 2)]
-# MXFP8 (sm_90a: TN only): compact x scales, swizzled w scales; K = 1056
-# ends with one 32-block in its last k-tile.
+# MXFP8: compact x / dY scales, swizzled w scales; K = 1056 ends with one
+# 32-block in its last k-tile; dgrad and wgrad read column-wise (MN-major)
+# data, copied transposed in shared memory.
 GEMM_CHECKS += [("mxfp8", 0, out, *shape, bias, acc, None)
                 for out, shape, bias, acc in [
                     ("bf16", (256, 320, 256), False, False),
                     ("f32", (320, 224, 1056), True, True)]]
+GEMM_CHECKS += [("mxfp8", layout, "bf16", 224, 1056, 352, True, False, None)
+                for layout in (1, 2)]
 
 # GEMM benchmark shapes (m, n, k): cubes and Llama-style layers at 8192
 # tokens (fprop: n = output features, k = input features).
@@ -195,12 +198,17 @@ def main():
     # Bench plans (no data: the device makes random inputs).
     bench = 0
     shapes = [tuple(map(int, s.split("x"))) for s in args.gemm_bench.split(",") if s]
-    runs = [("fp8_current", shape, tile) for shape in shapes
+    runs = [("fp8_current", shape, tile, "TN") for shape in shapes
             for tile in ((None, 128, 256) if shape == shapes[0] else (None,))]
-    runs += [(family, shape, None) for family in ("fp8_block", "mxfp8", "nvfp4")
+    runs += [(family, shape, None, "TN") for family in ("fp8_block", "mxfp8", "nvfp4")
              for shape in shapes[:2]]
-    for family, (m, n, k), tile in runs if args.chip == "sm_90a" else []:
-        if family == "fp8_block":  # 1x128 activations x 128x128 weights
+    # MXFP8 dgrad: w's column-wise data is MN-major, copied transposed.
+    runs += [("mxfp8", shape, None, "NN") for shape in shapes[:1]]
+    for family, (m, n, k), tile, layout in runs if args.chip == "sm_90a" else []:
+        if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
+            qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
+            qb = f"!qs.tensor<{k}x{n}xbf16, #qs.mxfp8<rowwise = false, optimize_for_gemm = true>>"
+        elif family == "fp8_block":  # 1x128 activations x 128x128 weights
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>"
             qb = f"!qs.tensor<{n}x{k}xbf16, #qs.fp8_block<columnwise = false>>"
         elif family == "mxfp8":  # swizzled weight scales, as for cuBLASLt
@@ -217,14 +225,15 @@ def main():
         attrs = f'qs.chip = "{args.chip}"' + (f", qs.gemm_tile_n = {tile} : i64" if tile else "")
         text = (f"module attributes {{{attrs}}} {{\n"
                 f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
-                f"  %d = qs.gemm %a, %b transpose_b : {qa}, {qb} -> {rt}\n"
+                f"  %d = qs.gemm %a, %b{' transpose_b' if layout == 'TN' else ''} : {qa}, {qb} -> {rt}\n"
                 f"  return %d : {rt}\n}}\n}}\n")
         label = (f"gemm-{m}x{n}x{k}" + (f"-tile{tile}" if tile else "")
-                 + {"fp8_block": "-block", "mxfp8": "-mxfp8", "nvfp4": "-nvfp4"}.get(family, ""))
+                 + {"fp8_block": "-block", "mxfp8": "-mxfp8", "nvfp4": "-nvfp4"}.get(family, "")
+                 + ("" if layout == "TN" else f"-{layout.lower()}"))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
         with open(os.path.join(d, "case.json"), "w") as f:
-            json.dump({"gemm": [m, n, k], "family": family, "tile_n": tile,
+            json.dump({"gemm": [m, n, k], "family": family, "tile_n": tile, "layout": layout,
                        "inputs": 6 if family == "nvfp4" else 4}, f)
         bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:

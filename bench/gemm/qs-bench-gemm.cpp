@@ -2,7 +2,8 @@
 //
 // For each shape M x N x K: compiles an FP8 fprop (`qs.gemm %a, %b
 // transpose_b`, E4M3 operands, bf16 out; per-tensor, or with --family=
-// fp8_block 1x128 activations x 128x128 weights) with
+// fp8_block 1x128 activations x 128x128 weights, mxfp8, nvfp4; --layout=NN
+// / NT for dgrad / wgrad, column-wise operands) with
 // qs-nvptx-pipeline, runs its launch plan on the CUDA device (TMA
 // descriptors encoded once, then the GEMM kernel alone, timed with CUDA
 // events) on random FP8 operands, and reports TFLOP/s = 2 M N K / time.
@@ -47,6 +48,12 @@ static cl::opt<std::string> familyOpt(
              "mxfp8 (per-32 E8M0 promotion, swizzled weight scales) or nvfp4 "
              "(E2M1 converted to f16 in shared memory, f16 wgmma)"),
     cl::init("fp8_current"));
+static cl::opt<std::string> layoutOpt(
+    "layout",
+    cl::desc("TN (fprop: both operands row-wise), NN (dgrad: B column-wise, "
+             "contracted over its first dimension) or NT (wgrad: both "
+             "column-wise); M x N x K are the GEMM's"),
+    cl::init("TN"));
 static cl::opt<std::string>
     chipOpt("chip",
             cl::desc("sm_90a (wgmma kernels), sm_100a (tcgen05 kernels), or "
@@ -56,32 +63,41 @@ static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
 
 namespace {
+/// The GEMM of layout TN (fprop: A [M, K] and B [N, K] row-wise, `transpose_b`),
+/// NN (dgrad: B [K, N] column-wise) or NT (wgrad: A [K, M] and B [K, N]
+/// column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
-                       StringRef family, StringRef chip) {
-  auto q = [&](int64_t rows) {
-    bool a = rows == m;
-    std::string attr =
+                       StringRef family, StringRef chip, StringRef layout) {
+  auto q = [&](bool a) {
+    bool columnwise = a ? layout == "NT" : layout != "TN";
+    int64_t rows = a ? m : n;
+    std::string params =
         family == "fp8_block"
-            ? (a ? "fp8_block<block_scaling_dim = 1, columnwise = false>"
-                 : "fp8_block<columnwise = false>")
+            ? (a ? "fp8_block<block_scaling_dim = 1, " : "fp8_block<")
         : family == "mxfp8"
-            ? (a ? "mxfp8<columnwise = false>"
-                 : "mxfp8<columnwise = false, optimize_for_gemm = true>")
+            ? (a ? "mxfp8<" : "mxfp8<optimize_for_gemm = true, ")
         : family == "nvfp4"
-            ? (a ? "nvfp4<columnwise = false>"
-                 : "nvfp4<columnwise = false, with_2d_quantization = true, "
-                   "optimize_for_gemm = true>")
-            : "fp8_current<columnwise = false>";
-    return "!qs.tensor<" + std::to_string(rows) + "x" + std::to_string(k) +
-           "xbf16, #qs." + attr + ">";
+            ? (a ? "nvfp4<"
+                 : "nvfp4<with_2d_quantization = true, optimize_for_gemm = "
+                   "true, ")
+            : "fp8_current<";
+    std::string shape = columnwise
+                            ? std::to_string(k) + "x" + std::to_string(rows)
+                            : std::to_string(rows) + "x" + std::to_string(k);
+    return "!qs.tensor<" + shape + "xbf16, #qs." + params +
+           (columnwise ? "rowwise = false>>" : "columnwise = false>>");
   };
   std::string r = "tensor<" + std::to_string(m) + "x" + std::to_string(n) + "xbf16>";
   std::string attrs = "qs.chip = \"" + chip.str() + "\"";
   if (tileN)
     attrs += ", qs.gemm_tile_n = " + std::to_string(tileN) + " : i64";
-  return "module attributes {" + attrs + "} {\nfunc.func @f(%a: " + q(m) +
-         ", %b: " + q(n) + ") -> " + r + " {\n  %d = qs.gemm %a, %b transpose_b : " +
-         q(m) + ", " + q(n) + " -> " + r + "\n  return %d : " + r + "\n}\n}\n";
+  std::string flags = layout == "TN"   ? " transpose_b"
+                      : layout == "NT" ? " transpose_a"
+                                       : "";
+  return "module attributes {" + attrs + "} {\nfunc.func @f(%a: " + q(true) +
+         ", %b: " + q(false) + ") -> " + r + " {\n  %d = qs.gemm %a, %b" +
+         flags + " : " + q(true) + ", " + q(false) + " -> " + r +
+         "\n  return %d : " + r + "\n}\n}\n";
 }
 
 /// Random finite codes in the data inputs (E4M3 |v| < 2; any E2M1 pair),
@@ -141,13 +157,20 @@ int main(int argc, char **argv) {
                     "mxfp8 or nvfp4\n";
     return 1;
   }
+  StringRef layout = layoutOpt;
+  if (layout != "TN" && layout != "NN" && layout != "NT") {
+    llvm::errs() << "qs-bench-gemm: --layout must be TN, NN or NT\n";
+    return 1;
+  }
   bool block = family != "fp8_current";
+  StringRef pass = layout == "TN" ? " fprop" : layout == "NN" ? " dgrad (NN)"
+                                                              : " wgrad (NT)";
   llvm::outs() << "device: " << deviceName << ", " << chip
-               << (family == "fp8_block" ? ", FP8 block (1x128 x 128x128) E4M3 fprop"
-                   : family == "mxfp8"   ? ", MXFP8 E4M3 fprop"
-                   : family == "nvfp4"   ? ", NVFP4 fprop"
-                                         : ", per-tensor FP8 E4M3 fprop")
-               << ", bf16 out, " << iterations << " timed runs\n";
+               << (family == "fp8_block" ? ", FP8 block (1x128 x 128x128) E4M3"
+                   : family == "mxfp8"   ? ", MXFP8 E4M3"
+                   : family == "nvfp4"   ? ", NVFP4"
+                                         : ", per-tensor FP8 E4M3")
+               << pass << ", bf16 out, " << iterations << " timed runs\n";
   llvm::outs() << llvm::format("%-22s %6s %6s %6s %8s %10s %9s\n", "M x N x K",
                                "tile N", "grid", "block", "smem", "time us",
                                "TFLOP/s");
@@ -169,7 +192,7 @@ int main(int argc, char **argv) {
       tiles.append({128, 256});
     for (int64_t tileN : tiles) {
       OwningOpRef<ModuleOp> module =
-          parseSourceString<ModuleOp>(moduleText(m, n, k, tileN, family, chip), &ctx);
+          parseSourceString<ModuleOp>(moduleText(m, n, k, tileN, family, chip, layout), &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
       FailureOr<qs::LaunchPlan> plan =

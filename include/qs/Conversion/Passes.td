@@ -117,10 +117,13 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     scales to f16 in shared memory (exact), f16 wgmma sums them, and the
     global (or, row-scaled, per-row) amaxes scale the epilogue. Tile width in N: per-tensor 128 or
     256 (`qs.gemm_tile_n` or a heuristic), FP8 block 128, MXFP8 64, NVFP4
-    128. Diagnostics (also in the emulation): K not a multiple of 16 (NVFP4:
-    32), operands that are not K-major (MXFP8 column-wise data; per-tensor
-    FP8 on chips without a transpose buffer), chips other than sm_90a and
-    sm_100a.
+    128. Operands whose storage is not K-major (MXFP8 column-wise data;
+    per-tensor FP8 on Blackwell layouts, without a transpose buffer) are
+    loaded MN-major and copied transposed into a K-major swizzled tile in
+    shared memory by the consumers (16x16-byte blocks, `prmt` byte
+    transposes), so every layout runs. Diagnostics (also in the emulation):
+    K not a multiple of 16 (NVFP4: 32), an MN-major operand's other
+    dimension not a multiple of 16, chips other than sm_90a and sm_100a.
 
     GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs
     of every family become one tcgen05 kernel of 128 threads per 128x128

@@ -74,7 +74,8 @@ struct GemmOperand {
   /// Whether `data` is MN-major instead: the operand is contracted over its
   /// first dimension and `data` keeps the tensor's own layout [K, MN]
   /// (MXFP8 column-wise data; per-tensor FP8 on chips without a transpose
-  /// buffer). Only the sm_100a kernel reads MN-major operands.
+  /// buffer). The sm_100a kernel reads MN-major operands as they are; the
+  /// sm_90a kernel copies them transposed into shared memory.
   bool mnMajor = false;
 };
 
