@@ -9,6 +9,11 @@
 // swizzled f16 tiles), a named barrier joins the two consumers (before:
 // the previous wgmmas are done; after: both halves written, after
 // fence.proxy.async), then eight wgmma m64n128k16 .f32.f16.f16 (K-major).
+// Two values per step: prmt looks their f16 high bytes up in the table
+// {0x00, 0x38, 0x3C, 0x3E | 0x40, 0x42, 0x44, 0x46} (0x3E3C3800 =
+// 1044133888, 0x46444240 = 1178878528), the sign bits are or-ed in, and
+// mul.rn.f16x2 applies the block scale (cvt.rn.f16x2.e4m3x2 of the E4M3
+// code pair): 32 prmt and 32 mul.rn.f16x2 per operand.
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .maxnreg 168
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
@@ -22,6 +27,9 @@
 // CONVERT: bar.sync 1, 256;
 // CONVERT: ld.shared.v4.b32
 // CONVERT: ld.shared.v4.b32
+// CONVERT: cvt.rn.f16x2.e4m3x2 {{%r[0-9]+}}, {{%rs[0-9]+}};
+// CONVERT: prmt.b32 {{%r[0-9]+}}, 1044133888, 1178878528, {{%r[0-9]+}};
+// CONVERT: mul.rn.f16x2 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}};
 // CONVERT-COUNT-8: st.shared.v4.b32
 // CONVERT: fence.proxy.async.shared::cta;
 // CONVERT-NEXT: // end inline asm

@@ -1,7 +1,9 @@
 //===- GemmCode.cpp - GEMM kernels: shared index code ---------------------===//
 
 #include "GemmCode.h"
+#include "GemmPtx.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "qs/Dialect/QS/Utils/FloatEmulation.h"
 
@@ -77,8 +79,7 @@ Value GemmCode::descB(Value base, Value s) {
 void GemmCode::transposeTiles(
     Value thread, Value s,
     const std::function<SmallVector<Value>(Value)> &load16,
-    const std::function<void(Value, ArrayRef<Value>)> &store16,
-    const std::function<Value(Value, Value, uint32_t)> &prmt) {
+    const std::function<void(Value, ArrayRef<Value>)> &store16) {
   // The 4 x 4 byte transpose of words x[0..3] (x[j] byte b -> out[b] byte
   // j) in eight prmt.
   auto transpose4 = [&](ArrayRef<Value> x) -> SmallVector<Value, 4> {
@@ -153,26 +154,34 @@ std::pair<Value, Value> GemmCode::fragment(Value t, Value r) {
   return {row, col};
 }
 
-Value GemmCode::blockScale(const OperandPlan &op, Value scales, Value row,
-                           Value kb) {
+Value GemmCode::blockScaleCode(const OperandPlan &op, Value scales, Value row,
+                              Value kb) {
   // Blocks past K (the last k-tile's zero-filled tail) read the last
   // block's scale: their partial sums are zero, and padding scales may be
   // anything (uninitialised in TE), NaN included.
   Value r = minI(row, i(op.rows - 1));
   kb = minI(kb, i(ceilDiv(plan.k, plan.blockK()) - 1));
+  // MN-major (column-wise) compact MXFP8 scales: G[row, kb] at
+  // kb * scaleLd + row.
+  Value at = op.swizzled  ? swizzledScale(r, kb, op.scaleLd)
+             : op.mnMajor ? env.add(env.mul(kb, i(op.scaleLd)), r)
+                          : env.add(env.mul(r, i(op.scaleLd)), kb);
+  return arith::BitcastOp::create(
+      env.b, env.loc, env.b.getI8Type(),
+      memref::LoadOp::create(env.b, env.loc, scales, at));
+}
+
+Value GemmCode::blockScale(const OperandPlan &op, Value scales, Value row,
+                           Value kb) {
   if (op.blockDim >= 3) {
-    // MN-major (column-wise) compact MXFP8 scales: G[row, kb] at
-    // kb * scaleLd + row.
-    Value at = op.swizzled  ? swizzledScale(r, kb, op.scaleLd)
-               : op.mnMajor ? env.add(env.mul(kb, i(op.scaleLd)), r)
-                            : env.add(env.mul(r, i(op.scaleLd)), kb);
-    Value code = arith::BitcastOp::create(
-        env.b, env.loc, env.b.getI8Type(),
-        memref::LoadOp::create(env.b, env.loc, scales, at));
+    Value code = blockScaleCode(op, scales, row, kb);
     return op.blockDim == 3 ? emitE8M0ToF32(env.b, env.loc, code)
                             : emitDecodeToF32(env.b, env.loc, code,
                                               SmallFloatFormat::e4m3());
   }
+  // FP32 scales; past the end as blockScaleCode.
+  Value r = minI(row, i(op.rows - 1));
+  kb = minI(kb, i(ceilDiv(plan.k, plan.blockK()) - 1));
   Value at = op.blockDim == 1
                  ? env.add(env.mul(kb, i(op.scaleLd)), r)
                  : env.add(env.mul(env.div(r, i(128)), i(op.scaleLd)), kb);
@@ -220,6 +229,68 @@ void GemmCode::promote(TileScales &scales,
   }
 }
 
+Value GemmCode::prmt(Value a, Value b, Value selector) {
+  if (!env.gpu)
+    return emulatePrmt(env, a, b, selector);
+  return NVVM::PermuteOp::create(
+      env.b, env.loc, env.b.getI32Type(), a, b, selector,
+      NVVM::PermuteModeAttr::get(env.b.getContext(),
+                                 NVVM::PermuteMode::DEFAULT));
+}
+
+Value GemmCode::prmt(Value a, Value b, uint32_t selector) {
+  return prmt(a, b,
+              arith::ConstantIntOp::create(env.b, env.loc, env.b.getI32Type(),
+                                           selector));
+}
+
+Value GemmCode::e4m3SplatF16x2(Value code) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  if (env.gpu) {
+    Value pair = arith::MulIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i16, code),
+        arith::ConstantIntOp::create(b, loc, i16, 0x0101));
+    return Ptx{b, loc}(i32, {pair}, "cvt.rn.f16x2.e4m3x2 $0, $1;", "=r,h");
+  }
+  Value h = env.fromF32(
+      emitDecodeToF32(b, loc, code, SmallFloatFormat::e4m3()), b.getF16Type());
+  Value bits = arith::ExtUIOp::create(
+      b, loc, i32, arith::BitcastOp::create(b, loc, i16, h));
+  return arith::MulIOp::create(b, loc, bits,
+                               arith::ConstantIntOp::create(b, loc, i32, 0x10001));
+}
+
+Value GemmCode::mulF16x2(Value x, Value y) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Type i16 = b.getI16Type(), i32 = b.getI32Type(), f16 = b.getF16Type();
+  if (env.gpu)
+    return Ptx{b, loc}(i32, {x, y}, "mul.rn.f16x2 $0, $1, $2;", "=r,r,r");
+  // The exact f32 product of two f16 values, rounded to f16 (RNE).
+  auto half = [&](Value v, int64_t k) {
+    Value bits = arith::TruncIOp::create(
+        b, loc, i16,
+        arith::ShRUIOp::create(b, loc, v,
+                               arith::ConstantIntOp::create(b, loc, i32, 16 * k)));
+    return env.toF32(arith::BitcastOp::create(b, loc, f16, bits));
+  };
+  Value result;
+  for (int64_t k = 0; k < 2; ++k) {
+    Value product = env.fromF32(
+        arith::MulFOp::create(b, loc, half(x, k), half(y, k)), f16);
+    Value bits = arith::ShLIOp::create(
+        b, loc,
+        arith::ExtUIOp::create(b, loc, i32,
+                               arith::BitcastOp::create(b, loc, i16, product)),
+        arith::ConstantIntOp::create(b, loc, i32, 16 * k));
+    result = result ? arith::OrIOp::create(b, loc, result, bits).getResult()
+                    : bits;
+  }
+  return result;
+}
+
 void GemmCode::convertFp4(
     Value tm, Value tn, Value consumer, Value t, Value kt, Value s,
     Value scalesA, Value scalesB,
@@ -227,54 +298,58 @@ void GemmCode::convertFp4(
     const std::function<void(Value, ArrayRef<Value>)> &store16) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
+  Type i32 = b.getI32Type();
+  auto c32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  auto shift = [&](Value v, int64_t right) -> Value {
+    return right ? arith::ShRUIOp::create(b, loc, v, c32(right)).getResult()
+                 : v;
+  };
+  auto andI = [&](Value v, int64_t mask) {
+    return arith::AndIOp::create(b, loc, v, c32(mask)).getResult();
+  };
+  auto orI = [&](Value x, Value y) {
+    return arith::OrIOp::create(b, loc, x, y).getResult();
+  };
+  auto mulI = [&](Value v, int64_t factor) {
+    return arith::MulIOp::create(b, loc, v, c32(factor)).getResult();
+  };
+  // The f16 high bytes of the E2M1 magnitudes 0, 0.5, 1, 1.5 (bytes 0-3)
+  // and 2, 3, 4, 6 (bytes 4-7); every low byte is zero.
+  Value tableLo = c32(0x3E3C3800), tableHi = c32(0x46444240);
   Value rowInHalf = env.add(env.mul(consumer, i(64)), shr(t, 1));
   Value half = band(t, 1);
   auto convert = [&](const OperandPlan &op, Value scales, Value packed,
                      Value tile, int64_t tileRows, Value firstRow) {
     Value src = env.add(env.add(packed, env.mul(rowInHalf, i(kTileK / 2))),
                         env.mul(half, i(32)));
-    SmallVector<Value> bytes = load16(src);
+    SmallVector<Value> words = load16(src);
     SmallVector<Value> more = load16(env.add(src, i(16)));
-    bytes.append(more.begin(), more.end());
+    words.append(more.begin(), more.end());
     Value kb0 = env.add(env.mul(kt, i(8)), env.mul(half, i(4)));
     SmallVector<Value> scale;
     for (int64_t q = 0; q < 4; ++q)
-      scale.push_back(blockScale(op, scales, env.add(firstRow, rowInHalf),
-                                 env.add(kb0, i(q))));
-    Type i8 = b.getI8Type(), i32 = b.getI32Type(), f16 = b.getF16Type();
-    auto nibble = [&](Value byte, bool high) -> Value {
-      Value v =
-          high ? arith::ShRUIOp::create(
-                     b, loc, byte, arith::ConstantIntOp::create(b, loc, i8, 4))
-                     .getResult()
-               : byte;
-      return arith::AndIOp::create(
-          b, loc, v, arith::ConstantIntOp::create(b, loc, i8, 0xF));
-    };
-    auto half16 = [&](Value code, Value blockScale) -> Value {
-      Value v = arith::MulFOp::create(
-          b, loc, emitDecodeToF32(b, loc, code, SmallFloatFormat::e2m1()),
-          blockScale);
-      Value h = env.gpu ? arith::TruncFOp::create(b, loc, f16, v).getResult()
-                        : env.fromF32(v, f16);
-      return arith::ExtUIOp::create(
-          b, loc, i32, arith::BitcastOp::create(b, loc, b.getI16Type(), h));
-    };
+      scale.push_back(e4m3SplatF16x2(blockScaleCode(
+          op, scales, env.add(firstRow, rowInHalf), env.add(kb0, i(q)))));
     for (int64_t g = 0; g < 8; ++g) {
-      SmallVector<Value> words;
+      // Packed word g: elements 8g .. 8g + 7, in block g / 2.
+      SmallVector<Value> out;
       for (int64_t w = 0; w < 4; ++w) {
-        // Elements 8g + 2w and 8g + 2w + 1: one packed byte.
-        int64_t e = 8 * g + 2 * w;
-        Value byte = bytes[e / 2];
-        Value lo = half16(nibble(byte, false), scale[e / 16]);
-        Value hi = half16(nibble(byte, true), scale[e / 16]);
-        words.push_back(arith::OrIOp::create(
-            b, loc, lo,
-            arith::ShLIOp::create(
-                b, loc, hi, arith::ConstantIntOp::create(b, loc, i32, 16))));
+        // Byte w: elements 8g + 2w (low nibble c0) and 8g + 2w + 1 (c1).
+        // Selector nibbles 1 and 3 pick their high bytes (c0 at bits 4-6,
+        // c1 at bits 12-14: the magnitudes times 0x110, whose sums at bits
+        // 8-11 stay below bit 12); nibbles 0 and 2 pick byte 0 (zero), the
+        // low bytes. The sign bits 3 and 7 go to bits 15 and 31 (times
+        // 2^12 + 2^24).
+        Value byte = andI(shift(words[g], 8 * w), 0xFF);
+        Value selector = andI(mulI(andI(byte, 0x77), 0x110), 0x7070);
+        Value sign = andI(mulI(andI(byte, 0x88), 0x1001000),
+                          static_cast<int32_t>(0x80008000u));
+        Value value = orI(prmt(tableLo, tableHi, selector), sign);
+        out.push_back(mulF16x2(value, scale[g / 2]));
       }
-      Value at = convertedAt(tile, tileRows, half, rowInHalf, i(8 * g));
-      store16(at, words);
+      store16(convertedAt(tile, tileRows, half, rowInHalf, i(8 * g)), out);
     }
   };
   convert(plan.a, scalesA, stageA(s), convertedA(), kTileM,

@@ -228,13 +228,22 @@ struct GemmCode {
   /// A's blocks go to threads [0, 64), B's to [128, 128 + tileN / 2).
   /// `load16(offset)` returns the four i32 words at a shared-memory offset,
   /// `store16(offset, words)` stores four i32 at an offset before
-  /// swizzling, `prmt(a, b, selector)` is PTX prmt.b32 (byte i of the
-  /// result: byte selector[4i+3:4i] of {b, a}).
+  /// swizzling.
   void transposeTiles(
       Value thread, Value s,
       const std::function<SmallVector<Value>(Value)> &load16,
-      const std::function<void(Value, ArrayRef<Value>)> &store16,
-      const std::function<Value(Value, Value, uint32_t)> &prmt);
+      const std::function<void(Value, ArrayRef<Value>)> &store16);
+
+  /// PTX prmt.b32 (default mode) of i32 values: byte i of the result is
+  /// byte selector[4i+2:4i] of {b, a} (a: bytes 0-3), sign-replicated if
+  /// selector bit 4i+3 is set. nvvm.prmt on the GPU, emulated otherwise.
+  Value prmt(Value a, Value b, Value selector);
+  Value prmt(Value a, Value b, uint32_t selector);
+  /// f16x2 (i32) with both halves the E4M3 code `code` (i8) as f16 (exact):
+  /// cvt.rn.f16x2.e4m3x2 on the GPU.
+  Value e4m3SplatF16x2(Value code);
+  /// mul.rn.f16x2 of two f16x2 (i32) values.
+  Value mulF16x2(Value a, Value b);
 
   /// NVFP4: byte offset of the converted f16 tile of A (or B) and of row
   /// `row`, element `e` (of 64) of its K-chunk `chunk`, before swizzling.
@@ -253,6 +262,9 @@ struct GemmCode {
   /// scale_inv of block (row, kb) of an operand's stored matrix; rows past
   /// the end read the last row's scale (their results are not stored).
   Value blockScale(const OperandPlan &op, Value scales, Value row, Value kb);
+  /// MXFP8 / NVFP4: the block's scale code itself (E8M0 / E4M3, i8).
+  Value blockScaleCode(const OperandPlan &op, Value scales, Value row,
+                       Value kb);
 
   /// Offset of G[row, col] in cuBLAS's 128x4 tiling of a scale matrix with
   /// `cols` columns (te-formats.md §3.b).
@@ -286,9 +298,13 @@ struct GemmCode {
   /// and of B for k-tile `kt` (stage `s`): 32 packed bytes (64 E2M1 codes,
   /// low nibble first) times their four E4M3 block scales, to f16 (exact:
   /// at most 6 significant bits, magnitudes in [2^-10, 2688]), written as
-  /// eight 16-byte groups into the swizzled f16 tile. `load16(offset)`
-  /// returns the 16 bytes at a shared-memory offset (i8 values),
-  /// `store16(offset, words)` stores four i32 there.
+  /// eight 16-byte groups into the swizzled f16 tile. Two codes (a byte)
+  /// at a time: one prmt looks up both f16 high bytes in an 8-byte table
+  /// (E2M1 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6 have zero low bytes), the
+  /// sign bits are or-ed in, and one mul.rn.f16x2 applies the scale (its
+  /// f16x2 splat from cvt.rn.f16x2.e4m3x2). `load16(offset)` returns the
+  /// four i32 words at a shared-memory offset, `store16(offset, words)`
+  /// stores four i32 there.
   void convertFp4(Value tm, Value tn, Value consumer, Value t, Value kt,
                   Value s, Value scalesA, Value scalesB,
                   const std::function<SmallVector<Value>(Value)> &load16,
@@ -380,7 +396,7 @@ void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
                 const OperandPlan &op, Value row0, Value kt, int64_t tileRows);
 
 /// PTX prmt.b32 (default mode) on i32 values, in arith (the emulation's).
-Value emulatePrmt(KernelEnv &env, Value a, Value b, uint32_t selector);
+Value emulatePrmt(KernelEnv &env, Value a, Value b, Value selector);
 
 /// Emulated 16-byte shared-memory store (GemmEmulation.cpp): four i32
 /// words, little-endian, at byte `at` of the i8 memref `smem`.

@@ -62,24 +62,51 @@ void gemm::emulateTma(GemmCode &code, Value smem, Value dst, Value global,
   });
 }
 
-Value gemm::emulatePrmt(KernelEnv &env, Value a, Value b, uint32_t selector) {
+Value gemm::emulatePrmt(KernelEnv &env, Value a, Value b, Value selector) {
   OpBuilder &builder = env.b;
   Location loc = env.loc;
-  Type i32 = builder.getI32Type();
-  auto constant = [&](int64_t v) {
+  Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
+  auto c32 = [&](int64_t v) {
     return arith::ConstantIntOp::create(builder, loc, i32, v).getResult();
   };
-  Value result = constant(0);
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(builder, loc, i64, v).getResult();
+  };
+  // The 8-byte pool {b, a}: a holds bytes 0-3.
+  Value pool = arith::OrIOp::create(
+      builder, loc, arith::ExtUIOp::create(builder, loc, i64, a),
+      arith::ShLIOp::create(builder, loc,
+                            arith::ExtUIOp::create(builder, loc, i64, b),
+                            c64(32)));
+  Value result = c32(0);
   for (int64_t i = 0; i < 4; ++i) {
-    uint32_t pick = (selector >> (4 * i)) & 7;
-    Value byte = arith::AndIOp::create(
+    Value nibble = arith::AndIOp::create(
         builder, loc,
-        arith::ShRUIOp::create(builder, loc, pick < 4 ? a : b,
-                               constant(8 * (pick % 4))),
-        constant(0xFF));
+        arith::ShRUIOp::create(builder, loc, selector, c32(4 * i)), c32(0xF));
+    Value index = arith::AndIOp::create(builder, loc, nibble, c32(7));
+    Value byte = arith::TruncIOp::create(
+        builder, loc, i32,
+        arith::AndIOp::create(
+            builder, loc,
+            arith::ShRUIOp::create(
+                builder, loc, pool,
+                arith::ExtUIOp::create(
+                    builder, loc, i64,
+                    arith::MulIOp::create(builder, loc, index, c32(8)))),
+            c64(0xFF)));
+    // Selector bit 3: the byte's sign bit replicated.
+    Value replicate = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(builder, loc, nibble, c32(8)), c32(0));
+    Value negative = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(builder, loc, byte, c32(0x80)), c32(0));
+    Value signFill =
+        arith::SelectOp::create(builder, loc, negative, c32(0xFF), c32(0));
+    byte = arith::SelectOp::create(builder, loc, replicate, signFill, byte);
     result = arith::OrIOp::create(
         builder, loc, result,
-        arith::ShLIOp::create(builder, loc, byte, constant(8 * i)));
+        arith::ShLIOp::create(builder, loc, byte, c32(8 * i)));
   }
   return result;
 }
@@ -194,56 +221,42 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
                env.mul(tm, env.idx(kTileM)), kt, kTileM);
     emulateTma(code, smem, code.stageB(s), bm, plan.b,
                env.mul(tn, env.idx(plan.tileN)), kt, plan.tileN);
+    // Emulated 16-byte shared-memory accesses (little-endian words); stores
+    // at swizzled offsets.
+    auto load16 = [&](Value offset) {
+      SmallVector<Value> words;
+      for (int64_t w = 0; w < 4; ++w) {
+        Value word;
+        for (int64_t k = 0; k < 4; ++k) {
+          Value byte = arith::ExtUIOp::create(
+              b, loc, b.getI32Type(),
+              memref::LoadOp::create(b, loc, smem,
+                                     env.add(offset, env.idx(4 * w + k))));
+          byte = arith::ShLIOp::create(
+              b, loc, byte,
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(), 8 * k));
+          word = word ? arith::OrIOp::create(b, loc, word, byte).getResult()
+                      : byte;
+        }
+        words.push_back(word);
+      }
+      return words;
+    };
+    auto store16 = [&](Value offset, ArrayRef<Value> words) {
+      emulateStore16(env, smem, swizzle(code, offset), words);
+    };
     if (plan.transposes()) {
       // MN-major operands: every consumer thread's transposing copy.
       env.loop(kConsumers * kWarpgroup, [&](Value thread) {
-        code.transposeTiles(
-            thread, s,
-            [&](Value offset) {
-              SmallVector<Value> words;
-              for (int64_t w = 0; w < 4; ++w) {
-                Value word;
-                for (int64_t k = 0; k < 4; ++k) {
-                  Value byte = arith::ExtUIOp::create(
-                      b, loc, b.getI32Type(),
-                      memref::LoadOp::create(
-                          b, loc, smem, env.add(offset, env.idx(4 * w + k))));
-                  byte = arith::ShLIOp::create(
-                      b, loc, byte,
-                      arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                                   8 * k));
-                  word = word ? arith::OrIOp::create(b, loc, word, byte)
-                                    .getResult()
-                              : byte;
-                }
-                words.push_back(word);
-              }
-              return words;
-            },
-            [&](Value offset, ArrayRef<Value> words) {
-              emulateStore16(env, smem, swizzle(code, offset), words);
-            },
-            [&](Value x, Value y, uint32_t selector) {
-              return emulatePrmt(env, x, y, selector);
-            });
+        code.transposeTiles(thread, s, load16, store16);
       });
     }
     if (plan.fp4()) {
       // Every consumer thread converts its half-rows, then the wgmmas.
       env.loop(kConsumers, [&](Value consumer) {
         env.loop(kWarpgroup, [&](Value t) {
-          code.convertFp4(
-              tm, tn, consumer, t, kt, s, epilogueArgs[0], epilogueArgs[1],
-              [&](Value offset) {
-                SmallVector<Value> bytes;
-                for (int64_t k = 0; k < 16; ++k)
-                  bytes.push_back(memref::LoadOp::create(
-                      b, loc, smem, env.add(offset, env.idx(k))));
-                return bytes;
-              },
-              [&](Value offset, ArrayRef<Value> words) {
-                emulateStore16(env, smem, swizzle(code, offset), words);
-              });
+          code.convertFp4(tm, tn, consumer, t, kt, s, epilogueArgs[0],
+                          epilogueArgs[1], load16, store16);
         });
       });
       env.loop(kConsumers, [&](Value consumer) {

@@ -213,6 +213,27 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
         // Consumer warpgroups: 64 rows each.
         ptx({}, "setmaxnreg.inc.sync.aligned.u32 232;", "");
         Value consumer = arith::SubIOp::create(b, loc, wg, env.idx(1));
+        // 16-byte shared-memory accesses (four i32 words); stores at
+        // swizzled offsets.
+        auto load16 = [&](Value offset) {
+          Type i32 = b.getI32Type();
+          auto words = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                        {i32, i32, i32, i32});
+          Value v = ptx(words, {ptx.i32(env.add(base, offset))},
+                        "ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];",
+                        "=r,=r,=r,=r,r");
+          SmallVector<Value> result;
+          for (int64_t w = 0; w < 4; ++w)
+            result.push_back(LLVM::ExtractValueOp::create(b, loc, v, w));
+          return result;
+        };
+        auto store16 = [&](Value offset, ArrayRef<Value> words) {
+          SmallVector<Value> operands = {
+              ptx.i32(env.add(base, swizzle(code, offset)))};
+          operands.append(words.begin(), words.end());
+          ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
+              "r,r,r,r,r");
+        };
         SmallVector<Type> fields(plan.accRegs(), b.getF32Type());
         auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
         Value acc = LLVM::ZeroOp::create(b, loc, accType);
@@ -233,34 +254,9 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             if (!plan.blockScaled())
               ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
             ptx({}, "bar.sync 1, 256;", "");
-            Type i32 = b.getI32Type();
             code.transposeTiles(
-                env.add(env.mul(consumer, env.idx(kWarpgroup)), t), s,
-                [&](Value offset) {
-                  auto words = LLVM::LLVMStructType::getLiteral(
-                      b.getContext(), {i32, i32, i32, i32});
-                  Value v = ptx(words, {ptx.i32(env.add(base, offset))},
-                                "ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];",
-                                "=r,=r,=r,=r,r");
-                  SmallVector<Value> result;
-                  for (int64_t w = 0; w < 4; ++w)
-                    result.push_back(
-                        LLVM::ExtractValueOp::create(b, loc, v, w));
-                  return result;
-                },
-                [&](Value offset, ArrayRef<Value> words) {
-                  SmallVector<Value> operands = {
-                      ptx.i32(env.add(base, swizzle(code, offset)))};
-                  operands.append(words.begin(), words.end());
-                  ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
-                      "r,r,r,r,r");
-                },
-                [&](Value x, Value y, uint32_t selector) {
-                  Value sel = arith::ConstantIntOp::create(b, loc, i32,
-                                                           selector);
-                  return ptx(i32, {x, y, sel}, "prmt.b32 $0, $1, $2, $3;",
-                             "=r,r,r,r");
-                });
+                env.add(env.mul(consumer, env.idx(kWarpgroup)), t), s, load16,
+                store16);
             // The generic-proxy writes, visible to wgmma (async proxy).
             ptx({}, "fence.proxy.async.shared::cta;", "");
             ptx({}, "bar.sync 1, 256;", "");
@@ -269,34 +265,8 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             // Both consumers are past their previous wgmmas, which read the
             // converted tiles (named barrier 1: the 256 consumer threads).
             ptx({}, "bar.sync 1, 256;", "");
-            code.convertFp4(
-                tm, tn, consumer, t, kt, s, epilogueArgs[0], epilogueArgs[1],
-                [&](Value offset) {
-                  Type i32 = b.getI32Type();
-                  auto words = LLVM::LLVMStructType::getLiteral(
-                      b.getContext(), {i32, i32, i32, i32});
-                  Value v = ptx(words, {ptx.i32(env.add(base, offset))},
-                                "ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];",
-                                "=r,=r,=r,=r,r");
-                  SmallVector<Value> bytes;
-                  for (int64_t w = 0; w < 4; ++w) {
-                    Value word = LLVM::ExtractValueOp::create(b, loc, v, w);
-                    for (int64_t k = 0; k < 4; ++k)
-                      bytes.push_back(arith::TruncIOp::create(
-                          b, loc, b.getI8Type(),
-                          arith::ShRUIOp::create(b, loc, word,
-                                                 arith::ConstantIntOp::create(
-                                                     b, loc, i32, 8 * k))));
-                  }
-                  return bytes;
-                },
-                [&](Value offset, ArrayRef<Value> words) {
-                  SmallVector<Value> operands = {
-                      ptx.i32(env.add(base, swizzle(code, offset)))};
-                  operands.append(words.begin(), words.end());
-                  ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
-                      "r,r,r,r,r");
-                });
+            code.convertFp4(tm, tn, consumer, t, kt, s, epilogueArgs[0],
+                            epilogueArgs[1], load16, store16);
             // The generic-proxy writes, visible to wgmma (async proxy), and
             // complete in both consumers; the packed stage can be refilled.
             ptx({}, "fence.proxy.async.shared::cta;", "");
