@@ -21,7 +21,7 @@
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, p, 1, 1, 0, 0;
 // CHECK-COUNT-7: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, q, 1, 1, 0, 0;
 // CHECK: wgmma.commit_group.sync.aligned;
-// CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
+// CHECK-NEXT: wgmma.wait_group.sync.aligned 1;
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64
 // CONVERT-LABEL: .entry qs_gemm(
 // CONVERT: bar.sync 1, 256;

@@ -133,15 +133,15 @@ Value GemmCode::convertedAt(Value tile, int64_t rows, Value chunk, Value row,
                  env.add(env.mul(row, i(128)), env.mul(e, i(2))));
 }
 
-Value GemmCode::f16DescA(Value base, Value consumer, int64_t j) {
-  Value chunk = env.add(convertedA(), i((j / 4) * kTileM * 128));
+Value GemmCode::f16DescA(Value base, Value buffer, Value consumer, int64_t j) {
+  Value chunk = env.add(convertedA(buffer), i((j / 4) * kTileM * 128));
   return descriptor(
       env.add(env.add(base, chunk),
               env.add(env.mul(consumer, i(64 * 128)), i((j % 4) * 32))));
 }
 
-Value GemmCode::f16DescB(Value base, int64_t j) {
-  Value chunk = env.add(convertedB(), i((j / 4) * plan.tileN * 128));
+Value GemmCode::f16DescB(Value base, Value buffer, int64_t j) {
+  Value chunk = env.add(convertedB(buffer), i((j / 4) * plan.tileN * 128));
   return descriptor(env.add(env.add(base, chunk), i((j % 4) * 32)));
 }
 
@@ -352,9 +352,10 @@ void GemmCode::convertFp4(
       store16(convertedAt(tile, tileRows, half, rowInHalf, i(8 * g)), out);
     }
   };
-  convert(plan.a, scalesA, stageA(s), convertedA(), kTileM,
+  Value buffer = band(kt, 1);
+  convert(plan.a, scalesA, stageA(s), convertedA(buffer), kTileM,
           env.mul(tm, i(kTileM)));
-  convert(plan.b, scalesB, stageB(s), convertedB(), plan.tileN,
+  convert(plan.b, scalesB, stageB(s), convertedB(buffer), plan.tileN,
           env.mul(tn, i(plan.tileN)));
 }
 

@@ -115,15 +115,17 @@ struct GemmPlan {
   int64_t sfBytes() const { return tcgen05 ? 2 * sfChunks() * 512 : 0; }
   int64_t stageBytes() const { return tileBytes() + sfBytes(); }
   int64_t kTiles() const { return ceilDiv(k, kTileElems()); }
-  /// sm_90a NVFP4: the converted f16 tiles after the ring (128 x 128 f16
-  /// of A, tileN x 128 of B, each as two K-major 64-element chunks with the
-  /// 128-byte swizzle). sm_90a MN-major operands: their transposed K-major
-  /// FP8 tiles (A's 128 x 128 bytes if A is MN-major, then B's tileN x 128),
-  /// 128-byte swizzled.
+  /// sm_90a NVFP4: two buffers (k-tile kt converts into buffer kt % 2
+  /// while the wgmmas of kt - 1 read the other) of converted f16 tiles
+  /// after the ring (128 x 128 f16 of A, tileN x 128 of B, each as two
+  /// K-major 64-element chunks with the 128-byte swizzle). sm_90a MN-major
+  /// operands: their transposed K-major FP8 tiles (A's 128 x 128 bytes if A
+  /// is MN-major, then B's tileN x 128), 128-byte swizzled.
   int64_t convertedOffset() const { return stages * stageBytes(); }
+  int64_t convertedBufferBytes() const { return (kTileM + tileN) * 256; }
   int64_t convertedBytes() const {
     if (fp4() && !tcgen05)
-      return (kTileM + tileN) * 256;
+      return 2 * convertedBufferBytes();
     if (!transposes())
       return 0;
     return (a.mnMajor ? kTileM * kTileK : 0) + (b.mnMajor ? tileN * kTileK : 0);
@@ -245,15 +247,21 @@ struct GemmCode {
   /// mul.rn.f16x2 of two f16x2 (i32) values.
   Value mulF16x2(Value a, Value b);
 
-  /// NVFP4: byte offset of the converted f16 tile of A (or B) and of row
-  /// `row`, element `e` (of 64) of its K-chunk `chunk`, before swizzling.
-  Value convertedA() { return i(plan.convertedOffset()); }
-  Value convertedB() { return i(plan.convertedOffset() + kTileM * 256); }
+  /// NVFP4: byte offset of the converted f16 tile of A (or B) in buffer
+  /// `buffer` (0 or 1), and of row `row`, element `e` (of 64) of its
+  /// K-chunk `chunk`, before swizzling.
+  Value convertedA(Value buffer) {
+    return env.add(i(plan.convertedOffset()),
+                   env.mul(buffer, i(plan.convertedBufferBytes())));
+  }
+  Value convertedB(Value buffer) {
+    return env.add(convertedA(buffer), i(kTileM * 256));
+  }
   Value convertedAt(Value tile, int64_t rows, Value chunk, Value row, Value e);
   /// NVFP4: the descriptors of f16 k-step j (16 elements, 32 bytes) of
-  /// consumer `consumer`'s A rows and of B.
-  Value f16DescA(Value base, Value consumer, int64_t j);
-  Value f16DescB(Value base, int64_t j);
+  /// consumer `consumer`'s A rows and of B, in buffer `buffer`.
+  Value f16DescA(Value base, Value buffer, Value consumer, int64_t j);
+  Value f16DescB(Value base, Value buffer, int64_t j);
 
   /// Row (of 64) and column (of tileN) of accumulator register `r` of
   /// thread `t` of a warpgroup (the m64nNk32 f32 fragment layout).
@@ -295,7 +303,7 @@ struct GemmCode {
                const std::function<void(int64_t, Value)> &update);
 
   /// NVFP4: thread `t` of consumer `consumer` converts its half-row of A
-  /// and of B for k-tile `kt` (stage `s`): 32 packed bytes (64 E2M1 codes,
+  /// and of B for k-tile `kt` (stage `s`, buffer kt % 2): 32 packed bytes (64 E2M1 codes,
   /// low nibble first) times their four E4M3 block scales, to f16 (exact:
   /// at most 6 significant bits, magnitudes in [2^-10, 2688]), written as
   /// eight 16-byte groups into the swizzled f16 tile. Two codes (a byte)

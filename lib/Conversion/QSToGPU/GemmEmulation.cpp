@@ -263,7 +263,8 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
         Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
         for (int64_t j = 0; j < kTileK / 16; ++j)
           emulateWgmma(code, smem, regs, regBase,
-                       code.f16DescA(base, consumer, j), code.f16DescB(base, j),
+                       code.f16DescA(base, code.band(kt, 1), consumer, j),
+                       code.f16DescB(base, code.band(kt, 1), j),
                        b.getF16Type(), b.getF16Type());
       });
       return;

@@ -262,8 +262,12 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             ptx({}, "bar.sync 1, 256;", "");
           }
           if (plan.fp4()) {
-            // Both consumers are past their previous wgmmas, which read the
-            // converted tiles (named barrier 1: the 256 consumer threads).
+            // Double-buffered f16 tiles: k-tile kt converts into buffer
+            // kt % 2 while the wgmmas of kt - 1 (one group in flight) read
+            // the other. Both consumers are past the wait_group 1 of the
+            // previous k-tile, so the wgmmas of kt - 2, which read this
+            // buffer, are complete (named barrier 1: the 256 consumer
+            // threads).
             ptx({}, "bar.sync 1, 256;", "");
             code.convertFp4(tm, tn, consumer, t, kt, s, epilogueArgs[0],
                             epilogueArgs[1], load16, store16);
@@ -277,15 +281,17 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             });
             ptx({}, "wgmma.fence.sync.aligned;", "");
             SmallVector<Value> descsA, descsB;
+            Value buffer = code.band(kt, 1);
             for (int64_t j = 0; j < kTileK / 16; ++j) {
-              descsA.push_back(code.f16DescA(base, consumer, j));
-              descsB.push_back(code.f16DescB(base, j));
+              descsA.push_back(code.f16DescA(base, buffer, consumer, j));
+              descsB.push_back(code.f16DescB(base, buffer, j));
             }
             Value next = emitWgmmas(b, loc, plan, total, descsA, descsB,
                                     /*fresh=*/false);
+            // Leave this k-tile's group in flight while the next converts.
             ptx({},
                 "wgmma.commit_group.sync.aligned;\n"
-                "wgmma.wait_group.sync.aligned 0;",
+                "wgmma.wait_group.sync.aligned 1;",
                 "");
             scf::YieldOp::create(b, loc, next);
           } else if (plan.blockScaled()) {
