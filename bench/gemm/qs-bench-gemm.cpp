@@ -63,9 +63,9 @@ static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
 
 namespace {
-/// The GEMM of layout TN (fprop: A [M, K] and B [N, K] row-wise, `transpose_b`),
-/// NN (dgrad: B [K, N] column-wise) or NT (wgrad: A [K, M] and B [K, N]
-/// column-wise, `transpose_a`).
+/// The GEMM of layout TN (fprop: A [M, K] and B [N, K] row-wise,
+/// `transpose_b`), NN (dgrad: B [K, N] column-wise) or NT (wgrad: A [K, M]
+/// and B [K, N] column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        StringRef family, StringRef chip, StringRef layout) {
   auto q = [&](bool a) {
@@ -192,7 +192,8 @@ int main(int argc, char **argv) {
       tiles.append({128, 256});
     for (int64_t tileN : tiles) {
       OwningOpRef<ModuleOp> module =
-          parseSourceString<ModuleOp>(moduleText(m, n, k, tileN, family, chip, layout), &ctx);
+          parseSourceString<ModuleOp>(
+              moduleText(m, n, k, tileN, family, chip, layout), &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
       FailureOr<qs::LaunchPlan> plan =

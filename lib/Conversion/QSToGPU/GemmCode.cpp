@@ -101,11 +101,13 @@ void GemmCode::transposeTiles(
     Value dst = env.add(env.add(tile, env.mul(mc, i(16 * kTileK))),
                         env.mul(kc, i(16)));
     for (int64_t w = 0; w < 4; ++w) {
-      // Output rows 4w + b: word v gathers byte b of word w of rows 4v..4v+3.
+      // Output row 16 mc + 4w + c: its word v holds byte c of word w of
+      // rows 4v .. 4v + 3.
       SmallVector<SmallVector<Value, 4>> words(4);
       for (int64_t v = 0; v < 4; ++v) {
-        SmallVector<Value, 4> t = transpose4(
-            {in[4 * v][w], in[4 * v + 1][w], in[4 * v + 2][w], in[4 * v + 3][w]});
+        SmallVector<Value, 4> t = transpose4({in[4 * v][w], in[4 * v + 1][w],
+                                              in[4 * v + 2][w],
+                                              in[4 * v + 3][w]});
         for (int64_t c = 0; c < 4; ++c)
           words[c].push_back(t[c]);
       }
@@ -258,8 +260,8 @@ Value GemmCode::e4m3SplatF16x2(Value code) {
       emitDecodeToF32(b, loc, code, SmallFloatFormat::e4m3()), b.getF16Type());
   Value bits = arith::ExtUIOp::create(
       b, loc, i32, arith::BitcastOp::create(b, loc, i16, h));
-  return arith::MulIOp::create(b, loc, bits,
-                               arith::ConstantIntOp::create(b, loc, i32, 0x10001));
+  return arith::MulIOp::create(
+      b, loc, bits, arith::ConstantIntOp::create(b, loc, i32, 0x10001));
 }
 
 Value GemmCode::mulF16x2(Value x, Value y) {
@@ -272,8 +274,8 @@ Value GemmCode::mulF16x2(Value x, Value y) {
   auto half = [&](Value v, int64_t k) {
     Value bits = arith::TruncIOp::create(
         b, loc, i16,
-        arith::ShRUIOp::create(b, loc, v,
-                               arith::ConstantIntOp::create(b, loc, i32, 16 * k)));
+        arith::ShRUIOp::create(
+            b, loc, v, arith::ConstantIntOp::create(b, loc, i32, 16 * k)));
     return env.toF32(arith::BitcastOp::create(b, loc, f16, bits));
   };
   Value result;

@@ -303,8 +303,8 @@ struct GemmCode {
                const std::function<void(int64_t, Value)> &update);
 
   /// NVFP4: thread `t` of consumer `consumer` converts its half-row of A
-  /// and of B for k-tile `kt` (stage `s`, buffer kt % 2): 32 packed bytes (64 E2M1 codes,
-  /// low nibble first) times their four E4M3 block scales, to f16 (exact:
+  /// and of B for k-tile `kt` (stage `s`, buffer kt % 2): 32 packed bytes
+  /// (64 E2M1 codes, low nibble first) times their four E4M3 block scales, to f16 (exact:
   /// at most 6 significant bits, magnitudes in [2^-10, 2688]), written as
   /// eight 16-byte groups into the swizzled f16 tile. Two codes (a byte)
   /// at a time: one prmt looks up both f16 high bytes in an 8-byte table
