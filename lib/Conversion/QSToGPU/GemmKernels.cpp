@@ -131,20 +131,26 @@ Value gemm::sharedBase(OpBuilder &b, Location loc) {
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), asInt);
 }
 
+GemmBlock::GemmBlock(KernelEnv &env, GemmCode &code, Ptx &ptx)
+    : tmA(ptx.pointerOf(env.args[0])), tmB(ptx.pointerOf(env.args[1])),
+      epilogueArgs(ValueRange(env.args).drop_front(2)),
+      base(sharedBase(env.b, env.loc)) {
+  std::tie(tm, tn) = code.tileOf(env.blockId);
+}
+
 void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   GemmCode code{env, plan};
   Ptx ptx{b, loc};
-  // args: tmA, tmB, sa, sb, [bias], [c], d
-  Value tmA = ptx.pointerOf(env.args[0]), tmB = ptx.pointerOf(env.args[1]);
-  ValueRange epilogueArgs = ValueRange(env.args).drop_front(2);
-  Value base = sharedBase(b, loc);
+  // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d
+  GemmBlock block(env, code, ptx);
+  Value tmA = block.tmA, tmB = block.tmB, base = block.base;
+  Value tm = block.tm, tn = block.tn;
+  ValueRange epilogueArgs = block.epilogueArgs;
   Value tid = env.threadId;
   Value wg = env.div(tid, env.idx(kWarpgroup));
   Value t = env.rem(tid, env.idx(kWarpgroup));
-  Value tm, tn;
-  std::tie(tm, tn) = code.tileOf(env.blockId);
   Value zero = env.idx(0);
   auto eq = [&](Value a, Value c) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c);

@@ -17,7 +17,9 @@
 namespace mlir {
 namespace qs {
 namespace gpuk {
+struct KernelEnv;
 namespace gemm {
+struct GemmCode;
 
 struct Ptx {
   OpBuilder &b;
@@ -59,6 +61,16 @@ struct Ptx {
 /// The shared-memory window address of the block's dynamic shared memory
 /// (an extern array aligned to 1024 bytes, as the 128-byte swizzle needs).
 Value sharedBase(OpBuilder &b, Location loc);
+
+/// Where both GEMM kernel bodies start (args: tmA, tmB, then the
+/// epilogue's): the tensor maps' addresses, the epilogue's arguments, the
+/// shared base, and the block's output tile (GemmCode::tileOf).
+struct GemmBlock {
+  Value tmA, tmB;
+  ValueRange epilogueArgs;
+  Value base, tm, tn;
+  GemmBlock(KernelEnv &env, GemmCode &code, Ptx &ptx);
+};
 
 } // namespace gemm
 } // namespace gpuk

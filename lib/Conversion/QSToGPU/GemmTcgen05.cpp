@@ -33,14 +33,13 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
   GemmCode code{env, plan};
   Ptx ptx{b, loc};
   // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d
-  Value tmA = ptx.pointerOf(env.args[0]), tmB = ptx.pointerOf(env.args[1]);
-  ValueRange epilogueArgs = ValueRange(env.args).drop_front(2);
-  Value base = sharedBase(b, loc);
+  GemmBlock block(env, code, ptx);
+  Value tmA = block.tmA, tmB = block.tmB, base = block.base;
+  Value tm = block.tm, tn = block.tn;
+  ValueRange epilogueArgs = block.epilogueArgs;
   Value tid = env.threadId;
   Value warp = env.div(tid, env.idx(32));
   Value lane = env.rem(tid, env.idx(32));
-  Value tm, tn;
-  std::tie(tm, tn) = code.tileOf(env.blockId);
   auto eq = [&](Value a, int64_t c) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a,
                                  env.idx(c));
