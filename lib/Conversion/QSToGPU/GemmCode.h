@@ -395,13 +395,14 @@ struct GemmCode {
 /// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).
 Value swizzle(GemmCode &code, Value address);
 
-/// Emulated TMA (GemmEmulation.cpp): k-tile `kt` of the operand's tile
-/// starting at row `row0` (`tileRows` rows of M or N) from `global` into
-/// shared `dst` as the kernel's tensor map boxes it: K-major [tileRows,
-/// row bytes] or MN-major [K-tile rows, tileRows bytes], 128-byte swizzled
-/// if the plan's tiles of this operand are, zero past the edges.
-void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
-                const OperandPlan &op, Value row0, Value kt, int64_t tileRows);
+/// The emulated producer step (GemmEmulation.cpp): TMA of k-tile `kt` of
+/// block tile (tm, tn)'s A and B tiles from `a` and `b` into stage `s` of
+/// the shared-memory image `smem`, as the kernel's tensor maps box them:
+/// K-major [tile rows, row bytes] or MN-major [K-tile rows, tile-rows
+/// bytes], 128-byte swizzled if the plan's tiles of that operand are, zero
+/// past the edges.
+void emulateStageTma(GemmCode &code, Value smem, Value a, Value b, Value tm,
+                     Value tn, Value kt, Value s);
 
 /// PTX prmt.b32 (default mode) on i32 values, in arith (the emulation's).
 Value emulatePrmt(KernelEnv &env, Value a, Value b, Value selector);

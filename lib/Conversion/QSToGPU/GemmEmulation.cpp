@@ -19,9 +19,12 @@ using namespace mlir::qs;
 using namespace mlir::qs::gpuk;
 using namespace mlir::qs::gpuk::gemm;
 
-void gemm::emulateTma(GemmCode &code, Value smem, Value dst, Value global,
-                      const OperandPlan &op, Value row0, Value kt,
-                      int64_t tileRows) {
+namespace {
+/// Emulated TMA of k-tile `kt` of the operand's tile starting at row `row0`
+/// (`tileRows` rows of M or N) from `global` into shared `dst`.
+void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
+                const OperandPlan &op, Value row0, Value kt,
+                int64_t tileRows) {
   KernelEnv &env = code.env;
   OpBuilder &b = env.b;
   Type i8 = b.getI8Type();
@@ -60,6 +63,16 @@ void gemm::emulateTma(GemmCode &code, Value smem, Value dst, Value global,
       memref::StoreOp::create(b, env.loc, ifOp.getResult(0), smem, at);
     });
   });
+}
+} // namespace
+
+void gemm::emulateStageTma(GemmCode &code, Value smem, Value a, Value b,
+                           Value tm, Value tn, Value kt, Value s) {
+  KernelEnv &env = code.env;
+  emulateTma(code, smem, code.stageA(s), a, code.plan.a,
+             env.mul(tm, env.idx(kTileM)), kt, kTileM);
+  emulateTma(code, smem, code.stageB(s), b, code.plan.b,
+             env.mul(tn, env.idx(code.plan.tileN)), kt, code.plan.tileN);
 }
 
 Value gemm::emulatePrmt(KernelEnv &env, Value a, Value b, Value selector) {
@@ -217,10 +230,7 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
   env.loop(plan.kTiles(), [&](Value kt) {
     // The producer's step, then each consumer's (no waits needed).
     Value s = env.rem(kt, env.idx(plan.stages));
-    emulateTma(code, smem, code.stageA(s), a, plan.a,
-               env.mul(tm, env.idx(kTileM)), kt, kTileM);
-    emulateTma(code, smem, code.stageB(s), bm, plan.b,
-               env.mul(tn, env.idx(plan.tileN)), kt, plan.tileN);
+    emulateStageTma(code, smem, a, bm, tm, tn, kt, s);
     // Emulated 16-byte shared-memory accesses (little-endian words); stores
     // at swizzled offsets.
     auto load16 = [&](Value offset) {

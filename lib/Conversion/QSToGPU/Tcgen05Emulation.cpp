@@ -234,10 +234,7 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
   };
   env.loop(plan.kTiles(), [&](Value kt) {
     Value s = env.rem(kt, env.idx(plan.stages));
-    emulateTma(code, smem, code.stageA(s), a, plan.a,
-               env.mul(tm, env.idx(kTileM)), kt, kTileM);
-    emulateTma(code, smem, code.stageB(s), bm, plan.b,
-               env.mul(tn, env.idx(plan.tileN)), kt, plan.tileN);
+    emulateStageTma(code, smem, a, bm, tm, tn, kt, s);
     // The scale-factor warp, lane by lane (block-scaled only).
     env.loop(plan.sfChunks() ? 32 : 0, [&](Value lane) {
       code.gatherScales(
