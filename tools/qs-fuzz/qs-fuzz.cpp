@@ -61,6 +61,9 @@ const char *const kGPUPipelines[] = {
     "qs-nvptx-host-pipeline{chip=sm_90a}",
     "qs-nvptx-host-pipeline{chip=sm_100a}",
     "qs-storage-pipeline,convert-qs-to-gpu{emulate=true}",
+    // sm_90a's kernels on whatever layouts the module's qs.chip chose
+    // (Blackwell layouts: MN-major operands copied transposed).
+    "qs-storage-pipeline,convert-qs-to-gpu{chip=sm_90a}",
 };
 constexpr uint64_t kGPUEvery = 4;
 
