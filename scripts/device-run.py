@@ -11,13 +11,18 @@ nothing but the CUDA driver (ctypes on libcuda.so.1) and numpy:
           the input measured in the same run (2 x bytes / time).
 
   python3 scripts/device-run.py BUNDLE [--iters 20] [--warmup 3]
+                                [--only REGEX] [--no-bench]
 
-Exit code 1 if any check fails or the device is unusable."""
+--only keeps the checks and bench plans whose names match REGEX (none
+matching is an error); --no-bench skips the bench plans (as under
+compute-sanitizer, scripts/device-check.sh). Exit code 1 if any check
+fails or the device is unusable."""
 
 import argparse
 import ctypes
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -287,7 +292,14 @@ def main():
     parser.add_argument("bundle")
     parser.add_argument("--iters", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--only", help="regular expression of the case and plan names to run")
+    parser.add_argument("--no-bench", action="store_true", help="checks only")
     args = parser.parse_args()
+    only = re.compile(args.only) if args.only else None
+
+    def listing(directory):
+        names = sorted(os.listdir(directory)) if os.path.isdir(directory) else []
+        return [n for n in names if not only or only.search(n)]
     try:
         cuda = Cuda()
     except (OSError, RuntimeError) as error:
@@ -296,7 +308,12 @@ def main():
     print(f"device: {cuda.name}")
     failures = 0
     check_dir = os.path.join(args.bundle, "check")
-    cases = sorted(os.listdir(check_dir)) if os.path.isdir(check_dir) else []
+    bench_dir = os.path.join(args.bundle, "bench")
+    cases = listing(check_dir)
+    plans = [] if args.no_bench else listing(bench_dir)
+    if only and not cases and not plans:
+        print(f"device-run: no check or bench plan in {args.bundle} matches --only {args.only!r}")
+        return 1
     for name in cases:
         try:
             problems = check(cuda, os.path.join(check_dir, name))
@@ -307,8 +324,6 @@ def main():
             print(f"FAIL {name}: " + "; ".join(problems))
     print(f"checks: {len(cases) - failures} of {len(cases)} as the numpy reference says "
           f"(quantize/dequantize bit-exact, GEMM within its bound)")
-    bench_dir = os.path.join(args.bundle, "bench")
-    plans = sorted(os.listdir(bench_dir)) if os.path.isdir(bench_dir) else []
     gemms = [p for p in plans if p.startswith("gemm-")]
     plans = [p for p in plans if not p.startswith("gemm-")]
     if gemms:
