@@ -241,6 +241,7 @@ Value GemmCode::prmt(Value a, Value b, Value selector) {
 }
 
 Value GemmCode::prmt(Value a, Value b, uint32_t selector) {
+  assert((selector & 0x8888) == 0 && "prmt sign replication is not emulated");
   return prmt(a, b,
               arith::ConstantIntOp::create(env.b, env.loc, env.b.getI32Type(),
                                            selector));

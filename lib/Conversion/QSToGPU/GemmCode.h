@@ -237,8 +237,10 @@ struct GemmCode {
       const std::function<void(Value, ArrayRef<Value>)> &store16);
 
   /// PTX prmt.b32 (default mode) of i32 values: byte i of the result is
-  /// byte selector[4i+2:4i] of {b, a} (a: bytes 0-3), sign-replicated if
-  /// selector bit 4i+3 is set. nvvm.prmt on the GPU, emulated otherwise.
+  /// byte selector[4i+2:4i] of {b, a} (a: bytes 0-3). Selector bits 4i+3
+  /// (sign replication) must be clear: the emulation does not model them,
+  /// and the kernels' selectors (constants, or built with nibbles < 8)
+  /// never set them. nvvm.prmt on the GPU, emulated otherwise.
   Value prmt(Value a, Value b, Value selector);
   Value prmt(Value a, Value b, uint32_t selector);
   /// f16x2 (i32) with both halves the E4M3 code `code` (i8) as f16 (exact):
@@ -404,7 +406,8 @@ Value swizzle(GemmCode &code, Value address);
 void emulateStageTma(GemmCode &code, Value smem, Value a, Value b, Value tm,
                      Value tn, Value kt, Value s);
 
-/// PTX prmt.b32 (default mode) on i32 values, in arith (the emulation's).
+/// PTX prmt.b32 (default mode, selector bits 3, 7, 11, 15 clear) on i32
+/// values, in arith (the emulation's).
 Value emulatePrmt(KernelEnv &env, Value a, Value b, Value selector);
 
 /// Emulated 16-byte shared-memory store (GemmEmulation.cpp): four i32

@@ -93,10 +93,9 @@ Value gemm::emulatePrmt(KernelEnv &env, Value a, Value b, Value selector) {
                             c64(32)));
   Value result = c32(0);
   for (int64_t i = 0; i < 4; ++i) {
-    Value nibble = arith::AndIOp::create(
+    Value index = arith::AndIOp::create(
         builder, loc,
-        arith::ShRUIOp::create(builder, loc, selector, c32(4 * i)), c32(0xF));
-    Value index = arith::AndIOp::create(builder, loc, nibble, c32(7));
+        arith::ShRUIOp::create(builder, loc, selector, c32(4 * i)), c32(7));
     Value byte = arith::TruncIOp::create(
         builder, loc, i32,
         arith::AndIOp::create(
@@ -107,16 +106,6 @@ Value gemm::emulatePrmt(KernelEnv &env, Value a, Value b, Value selector) {
                     builder, loc, i64,
                     arith::MulIOp::create(builder, loc, index, c32(8)))),
             c64(0xFF)));
-    // Selector bit 3: the byte's sign bit replicated.
-    Value replicate = arith::CmpIOp::create(
-        builder, loc, arith::CmpIPredicate::ne,
-        arith::AndIOp::create(builder, loc, nibble, c32(8)), c32(0));
-    Value negative = arith::CmpIOp::create(
-        builder, loc, arith::CmpIPredicate::ne,
-        arith::AndIOp::create(builder, loc, byte, c32(0x80)), c32(0));
-    Value signFill =
-        arith::SelectOp::create(builder, loc, negative, c32(0xFF), c32(0));
-    byte = arith::SelectOp::create(builder, loc, replicate, signFill, byte);
     result = arith::OrIOp::create(
         builder, loc, result,
         arith::ShLIOp::create(builder, loc, byte, c32(8 * i)));
