@@ -11,8 +11,14 @@
 set -uo pipefail
 out="${OUT:-/tmp}"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | tee "$out/device.txt"
-PYTHONUNBUFFERED=1 python3 scripts/device-run.py device-bundle 2>&1 | tee "$out/device-run.txt"
+# Bounded, so that a kernel that hangs (a barrier protocol the emulation
+# cannot check) leaves time for the rest; progress.txt's last line names it.
+PYTHONUNBUFFERED=1 timeout 330 python3 scripts/device-run.py device-bundle \
+  --progress "$out/progress.txt" 2>&1 | tee "$out/device-run.txt"
 status=$?
+if [ $status -eq 124 ]; then
+  echo "device-run: timed out after 330 s while running: $(tail -n 1 "$out/progress.txt")"
+fi
 # Quantize with both usages, and the GEMM paths with named barriers and
 # shared-memory handoffs between threads: per-tensor and FP8 block, NVFP4
 # (f16 conversion, double-buffered; 9 k-tiles), MXFP8 fprop and its

@@ -11,12 +11,13 @@ nothing but the CUDA driver (ctypes on libcuda.so.1) and numpy:
           the input measured in the same run (2 x bytes / time).
 
   python3 scripts/device-run.py BUNDLE [--iters 20] [--warmup 3]
-                                [--only REGEX] [--no-bench]
+                                [--only REGEX] [--no-bench] [--progress FILE]
 
 --only keeps the checks and bench plans whose names match REGEX (none
 matching is an error); --no-bench skips the bench plans (as under
-compute-sanitizer, scripts/device-check.sh). Exit code 1 if any check
-fails or the device is unusable."""
+compute-sanitizer, scripts/device-check.sh); --progress appends each case's
+name to FILE before it runs (after a hang, the last line names the case).
+Exit code 1 if any check fails or the device is unusable."""
 
 import argparse
 import ctypes
@@ -294,7 +295,13 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--only", help="regular expression of the case and plan names to run")
     parser.add_argument("--no-bench", action="store_true", help="checks only")
+    parser.add_argument("--progress", help="file to append each case's name to before it runs")
     args = parser.parse_args()
+
+    def starting(name):
+        if args.progress:
+            with open(args.progress, "a") as f:
+                f.write(name + "\n")
     only = re.compile(args.only) if args.only else None
 
     def listing(directory):
@@ -315,6 +322,7 @@ def main():
         print(f"device-run: no check or bench plan in {args.bundle} matches --only {args.only!r}")
         return 1
     for name in cases:
+        starting(name)
         try:
             problems = check(cuda, os.path.join(check_dir, name))
         except RuntimeError as error:
@@ -330,6 +338,7 @@ def main():
         print(f"{'GEMM (FP8 E4M3, bf16 out)':<28} {'scaling':<12} {'tile N':>6} {'time us':>9} "
               f"{'TFLOP/s':>8}")
     for name in gemms:
+        starting(name)
         try:
             case, ms, tflops = gemm_bench(cuda, os.path.join(bench_dir, name), args.iters,
                                           args.warmup)
@@ -349,6 +358,7 @@ def main():
     copies = {}
     rows = []
     for name in plans:
+        starting(name)
         try:
             case, moved, ms, kernels = bench(cuda, os.path.join(bench_dir, name), args.iters, args.warmup)
         except RuntimeError as error:
