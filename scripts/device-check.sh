@@ -8,16 +8,27 @@
 # compute-sanitizer (synccheck, racecheck: the barrier protocols the CPU
 # emulation cannot check), and runs the PyTorch / TransformerEngine /
 # cuBLASLt baselines. Logs go to $OUT when set.
+#   bash scripts/device-check.sh [BUNDLE]   # default: device-bundle
+# $PYTHON (default python3) needs numpy.
 set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bundle="${1:-device-bundle}"
+python="${PYTHON:-python3}"
 out="${OUT:-/tmp}"
+# The device tool gives one command 600 s: every step after the replay gets
+# at most what is left of 570 s, and is skipped (saying so) when under 30 s.
+limit=570
+left() { echo $((limit - SECONDS)); }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | tee "$out/device.txt"
 # Bounded, so that a kernel that hangs (a barrier protocol the emulation
 # cannot check) leaves time for the rest; progress.txt's last line names it.
-PYTHONUNBUFFERED=1 timeout 330 python3 scripts/device-run.py device-bundle \
+rm -f "$out/progress.txt"
+PYTHONUNBUFFERED=1 timeout 330 "$python" "$root/scripts/device-run.py" "$bundle" \
   --progress "$out/progress.txt" 2>&1 | tee "$out/device-run.txt"
 status=$?
 if [ $status -eq 124 ]; then
-  echo "device-run: timed out after 330 s while running: $(tail -n 1 "$out/progress.txt")"
+  echo "device-run: timed out after 330 s while running:" \
+    "$(tail -n 1 "$out/progress.txt" 2>/dev/null || echo '(no case started)')"
 fi
 # Quantize with both usages, and the GEMM paths with named barriers and
 # shared-memory handoffs between threads: per-tensor and FP8 block, NVFP4
@@ -27,8 +38,10 @@ sanitize='^[0-9]+-(fp8_current|mxfp8|nvfp4)-both-256x512-bf16$|^gemm[0-9]+-(fp8_
 if command -v compute-sanitizer >/dev/null; then
   for tool in synccheck racecheck; do
     echo "=== compute-sanitizer --tool $tool"
-    PYTHONUNBUFFERED=1 timeout 150 compute-sanitizer --tool "$tool" --print-limit 20 --error-exitcode 2 \
-      python3 scripts/device-run.py device-bundle --no-bench --only "$sanitize" \
+    budget=$(( $(left) < 150 ? $(left) : 150 ))
+    if [ "$budget" -lt 30 ]; then echo "skipped: $SECONDS s used"; continue; fi
+    PYTHONUNBUFFERED=1 timeout "$budget" compute-sanitizer --tool "$tool" --print-limit 20 --error-exitcode 2 \
+      "$python" "$root/scripts/device-run.py" "$bundle" --no-bench --only "$sanitize" \
       > "$out/sanitizer-$tool.txt" 2>&1
     sanitizer_status=$?
     grep -E "ERROR SUMMARY|^checks:|^FAIL|device-run:" "$out/sanitizer-$tool.txt"
@@ -37,6 +50,13 @@ if command -v compute-sanitizer >/dev/null; then
 else
   echo "compute-sanitizer not found: no synccheck/racecheck run"
 fi
-PYTHONUNBUFFERED=1 python3 bench/quantize/torch_baseline.py 2>&1 | tee "$out/torch-baseline.txt"
-PYTHONUNBUFFERED=1 python3 bench/gemm/torch_baseline.py 2>&1 | tee "$out/gemm-torch-baseline.txt"
+for baseline in quantize gemm; do
+  budget=$(left)
+  if [ "$budget" -lt 30 ]; then
+    echo "=== $baseline baseline skipped: $SECONDS s used"
+    continue
+  fi
+  PYTHONUNBUFFERED=1 timeout "$budget" "$python" "$root/bench/$baseline/torch_baseline.py" 2>&1 |
+    tee "$out/$baseline-torch-baseline.txt"
+done
 exit $status
