@@ -241,6 +241,14 @@ def test_gemm_sm100_mn_major_edges(rng):
     check_gemm(rng, "mxfp8", LAYOUTS[2], "f32", m=160, n=224, k=160, chip="sm_100a")
     check_gemm(rng, "fp8_current", LAYOUTS[1], "bf16", m=200, n=336, k=144, bias=True,
                chip="sm_100a")
+    # 128x256 tiles: an MN-major B tile is 256 bytes per K-row, loaded as
+    # two 128-byte swizzle atoms (the descriptor's leading byte offset);
+    # dgrad with a partial second tile in N, wgrad with both operands
+    # MN-major and a partial k-tile.
+    check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=130, n=400, k=384, tile_n=256,
+               chip="sm_100a")
+    check_gemm(rng, "fp8_current", LAYOUTS[2], "bf16", m=144, n=272, k=208, tile_n=256,
+               bias=True, chip="sm_100a")
 
 
 @pytest.mark.parametrize("family", ["mxfp8", "nvfp4"])

@@ -456,11 +456,12 @@ Value gemm::swizzle(GemmCode &code, Value address) {
 uint32_t Tcgen05Instr::encode() const {
   uint32_t common = (typeA & 7) << 7 | (typeB & 7) << 10 |
                     uint32_t(mnMajorA) << 15 | uint32_t(mnMajorB) << 16 |
-                    uint32_t(n >> 3) << 17 | uint32_t(m >> 4) << 24;
+                    uint32_t(n >> 3) << 17;
   if (!blockScaled)
-    return common | (dType & 3) << 4;
+    return common | (dType & 3) << 4 | uint32_t(m >> 4) << 24;
+  assert(m % 128 == 0 && "block-scaled tcgen05.mma has M = 128 or 256");
   return common | (sfIdB & 3) << 4 | uint32_t(scaleE8M0) << 23 |
-         (sfIdA & 3) << 29;
+         uint32_t(m >> 7) << 27 | (sfIdA & 3) << 29;
 }
 
 Tcgen05Instr Tcgen05Instr::decode(uint32_t bits, bool blockScaled) {
@@ -479,7 +480,8 @@ Tcgen05Instr Tcgen05Instr::decode(uint32_t bits, bool blockScaled) {
   d.mnMajorA = (bits >> 15) & 1;
   d.mnMajorB = (bits >> 16) & 1;
   d.n = int64_t((bits >> 17) & 0x3F) << 3;
-  d.m = int64_t((bits >> 24) & 0x1F) << 4;
+  d.m = blockScaled ? int64_t((bits >> 27) & 3) << 7
+                    : int64_t((bits >> 24) & 0x1F) << 4;
   return d;
 }
 
@@ -525,8 +527,9 @@ Value sm100Descriptor(GemmCode &code, Value address, int64_t leading,
 }
 } // namespace
 
-Value GemmCode::ummaDescriptor(Value address) {
-  return sm100Descriptor(*this, address, 1, 1024, 2);
+Value GemmCode::ummaDescriptor(Value address, const OperandPlan &op) {
+  return sm100Descriptor(*this, address,
+                         op.mnMajor ? plan.mnAtomBytes() >> 4 : 1, 1024, 2);
 }
 
 Value GemmCode::mmaStep(const OperandPlan &op, Value desc, int64_t j) {

@@ -98,6 +98,16 @@ struct GemmPlan {
   bool swizzledTile(const OperandPlan &op) const {
     return tcgen05 || (!fp4() && !op.mnMajor);
   }
+  /// tcgen05 MN-major (FP8) tiles: TMA's 128-byte swizzle spans at most 128
+  /// bytes of a box row, so a tile wider than 128 rows of M or N is loaded
+  /// as 128-byte-wide atoms, one box each: atom t holds tile rows [128 t,
+  /// 128 t + 128) for all kTileElems() K-rows, at byte t * mnAtomBytes() of
+  /// the tile (the descriptor's leading byte offset). sm_90a's MN-major
+  /// tiles are unswizzled and loaded whole.
+  int64_t mnBoxBytes(const OperandPlan &op, int64_t tileRows) const {
+    return swizzledTile(op) ? std::min<int64_t>(tileRows, 128) : tileRows;
+  }
+  int64_t mnAtomBytes() const { return kTileElems() * 128; }
   /// Bytes of one operand row in global memory.
   int64_t pitch() const { return fp4() ? k / 2 : k; }
   int64_t aBytes() const { return kTileM * rowBytes(); }
@@ -160,10 +170,11 @@ struct GemmPlan {
 /// descriptor format"). Block-scaled kinds (mxf8f6f4, mxf4nvf4): sparsity
 /// 0, B scale-factor id (bits 4-5), A and B types (7-9, 10-12; mxf8f6f4:
 /// E4M3 0, E5M2 1; mxf4nvf4: E2M1 1), MN-major A and B (15, 16), N >> 3
-/// (17-22), scale type (23: UE4M3 0, UE8M0 1), M >> 4 (24-28), A
-/// scale-factor id (29-30), K 32 / 64 (31 = 0). kind::f8f6f4 (per-tensor
-/// FP8): D type F32 = 1 in bits 4-5, the same type, N and M fields, no
-/// scale fields.
+/// (17-22), scale type (23: UE4M3 0, UE8M0 1), M >> 7 (27-28; 24-26
+/// reserved), A scale-factor id (29-30), K 32 / 64 (31 = 0). kind::f8f6f4
+/// (per-tensor FP8): D type F32 = 1 in bits 4-5, the same type, N fields,
+/// M >> 4 (24-28), no scale fields. (For M = 128 and 256 both M encodings
+/// are the same bits.)
 struct Tcgen05Instr {
   bool blockScaled = true;
   int64_t m = 128, n = 128;
@@ -327,17 +338,18 @@ struct GemmCode {
   /// Byte offset of scale-factor chunk `c` of operand `op` (0: A, 1: B) in
   /// stage `s` (after the stage's A and B tiles).
   Value stageSf(Value s, int64_t op, int64_t c);
-  /// sm_100 shared-memory matrix descriptor of a tile with 128-byte swizzle
-  /// (K- or MN-major) at `address`: start >> 4 (bits 0-13), leading byte offset 1
-  /// (unused when swizzled), stride byte offset 1024 >> 4 (bits 32-45),
-  /// version 1 (bits 46-47), base offset 0 (bits 49-51: tiles are
-  /// 1024-aligned), layout 2 = 128-byte swizzle (bits 61-63).
-  Value ummaDescriptor(Value address);
+  /// sm_100 shared-memory matrix descriptor of operand `op`'s tile with
+  /// 128-byte swizzle at `address`: start >> 4 (bits 0-13), leading byte
+  /// offset >> 4 (bits 16-29: K-major 1, unused when swizzled; MN-major the
+  /// distance between 128-byte atoms along M or N, mnAtomBytes()), stride
+  /// byte offset 1024 >> 4 (bits 32-45: 8 rows of 128 bytes, along M or N
+  /// for K-major, along K for MN-major), version 1 (bits 46-47), base
+  /// offset 0 (bits 49-51: tiles are 1024-aligned), layout 2 = 128-byte
+  /// swizzle (bits 61-63).
+  Value ummaDescriptor(Value address, const OperandPlan &op);
   /// The descriptor of MMA k-step `j` of operand `op` from its tile's
   /// descriptor: 32 bytes further along K (K-major), or 32 rows of 128
-  /// bytes (MN-major: the same 128-byte-swizzled image, rows along K; one
-  /// 128-byte atom across the 128 rows of M or N, so the leading byte
-  /// offset is unused there too).
+  /// bytes (MN-major: rows along K in every atom).
   Value mmaStep(const OperandPlan &op, Value desc, int64_t j);
   /// Descriptor of a 512-byte scale-factor chunk read by tcgen05.cp
   /// .32x128b: 32 rows of 16 bytes, no swizzle, stride byte offset 128

@@ -37,6 +37,8 @@ void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
   Value first = op.mnMajor ? k0 : row0, col0 = op.mnMajor ? row0 : k0;
   int64_t rows = op.mnMajor ? plan.kTileElems() : tileRows;
   int64_t rowBytes = op.mnMajor ? tileRows : plan.rowBytes();
+  // MN-major swizzled tiles: one box (atom) per 128 bytes of a row.
+  int64_t box = op.mnMajor ? plan.mnBoxBytes(op, tileRows) : rowBytes;
   bool swizzled = plan.swizzledTile(op);
   env.loop(rows, [&](Value r) {
     env.loop(rowBytes, [&](Value c) {
@@ -57,7 +59,10 @@ void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
             b, env.loc,
             arith::ConstantIntOp::create(b, env.loc, i8, 0).getResult());
       }
-      Value at = env.add(dst, env.add(env.mul(r, env.idx(rowBytes)), c));
+      Value atom = env.mul(env.div(c, env.idx(box)), env.idx(rows * box));
+      Value at = env.add(env.add(dst, atom),
+                         env.add(env.mul(r, env.idx(box)),
+                                 env.rem(c, env.idx(box))));
       if (swizzled)
         at = swizzle(code, at);
       memref::StoreOp::create(b, env.loc, ifOp.getResult(0), smem, at);

@@ -521,10 +521,11 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
       Value map = memref::AllocOp::create(b, loc, mapType);
       // 128-byte swizzle where the tensor cores read the tile; sm_90a's
       // packed FP4: none (the consumers read it with ordinary loads).
-      // MN-major (FP8, [K, MN]): boxes of 128 K-rows of the tile's bytes.
+      // MN-major (FP8, [K, MN]): boxes of 128 K-rows of the tile's bytes
+      // (128-byte atoms where swizzled).
       if (op.mnMajor)
         emitEncodeTensorMap(b, loc, module, map, data, plan.k, op.rows,
-                            plan.kTileElems(), boxRows,
+                            plan.kTileElems(), plan.mnBoxBytes(op, boxRows),
                             plan.swizzledTile(op) ? 128 : 0);
       else
         emitEncodeTensorMap(b, loc, module, map, data, op.rows, plan.pitch(),

@@ -111,19 +111,26 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
                 "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
                 "r,r");
             // Coordinates {innermost, row}: K-major {k byte, tile row},
-            // MN-major {tile row (byte), k row}.
+            // MN-major {tile row (byte), k row}, one box per 128-byte atom.
             auto load = [&](Value dst, Value map, const OperandPlan &op,
-                            Value row) {
+                            Value row, int64_t tileRows) {
               Value k = env.mul(kt, env.idx(op.mnMajor ? plan.kTileElems()
                                                        : plan.rowBytes()));
-              Value x = op.mnMajor ? row : k, y = op.mnMajor ? k : row;
-              ptx({at(dst), map, ptx.i32(x), ptx.i32(y), full},
-                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-                  "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-                  "r,l,r,r,r");
+              int64_t box = plan.mnBoxBytes(op, tileRows);
+              for (int64_t t = 0; t < (op.mnMajor ? tileRows / box : 1); ++t) {
+                Value x = op.mnMajor ? env.add(row, env.idx(t * box)) : k;
+                Value y = op.mnMajor ? k : row;
+                ptx({at(env.add(dst, env.idx(t * plan.mnAtomBytes()))), map,
+                     ptx.i32(x), ptx.i32(y), full},
+                    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                    "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                    "r,l,r,r,r");
+              }
             };
-            load(code.stageA(s), tmA, plan.a, env.mul(tm, env.idx(kTileM)));
-            load(code.stageB(s), tmB, plan.b, env.mul(tn, env.idx(plan.tileN)));
+            load(code.stageA(s), tmA, plan.a, env.mul(tm, env.idx(kTileM)),
+                 kTileM);
+            load(code.stageB(s), tmB, plan.b,
+                 env.mul(tn, env.idx(plan.tileN)), plan.tileN);
           });
         });
       },
@@ -151,9 +158,9 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
                           "tcgen05.cp.cta_group::1.32x128b.warpx4 [$0], $1;",
                           "r,l");
                   Value descA =
-                      code.ummaDescriptor(env.add(base, code.stageA(s)));
+                      code.ummaDescriptor(env.add(base, code.stageA(s)), plan.a);
                   Value descB =
-                      code.ummaDescriptor(env.add(base, code.stageB(s)));
+                      code.ummaDescriptor(env.add(base, code.stageB(s)), plan.b);
                   for (int64_t j = 0; j < kKSteps; ++j) {
                     Tcgen05Instr instr = code.instr(j);
                     // Scale-factor addresses: the chunk's columns, and (as

@@ -109,11 +109,18 @@ struct Emulator {
   /// Element (row, kk) of an operand tile described by `desc` (128-byte
   /// swizzle, SBO between groups of 8 128-byte rows), FP8 or packed E2M1:
   /// K-major (rows of the tile are M or N, bytes along K) or MN-major
-  /// (rows along K, bytes along M or N: one 128-byte atom wide, FP8).
-  Value element(Value start, Value stride, Value row, Value kk, bool fp4,
-                bool mnMajor, const SmallFloatFormat &format) {
+  /// (rows along K, bytes along M or N in 128-byte atoms LBO apart, FP8).
+  Value element(Value desc, Value row, Value kk, bool fp4, bool mnMajor,
+                const SmallFloatFormat &format) {
+    Value start = code.shl(field(desc, 0, 14), 4);
+    Value leading = code.shl(field(desc, 16, 14), 4);
+    Value stride = code.shl(field(desc, 32, 14), 4);
     Value line = mnMajor ? kk : row;
-    Value byteInRow = mnMajor ? row : fp4 ? code.shr(kk, 1) : kk;
+    Value byteInRow = mnMajor ? code.band(row, 127)
+                      : fp4   ? code.shr(kk, 1)
+                              : kk;
+    if (mnMajor)
+      start = env().add(start, env().mul(code.shr(row, 7), leading));
     Value address = env().add(
         env().add(start, env().mul(code.shr(line, 3), stride)),
         env().add(env().mul(code.band(line, 7), env().idx(128)), byteInRow));
@@ -154,10 +161,6 @@ struct Emulator {
         !scaled ? fp8Types && instr.dType == 1
         : fp4   ? instr.typeA == 1 && instr.typeB == 1 && !instr.scaleE8M0
                 : fp8Types && instr.scaleE8M0;
-    Value startA = code.shl(field(descA, 0, 14), 4);
-    Value strideA = code.shl(field(descA, 32, 14), 4);
-    Value startB = code.shl(field(descB, 0, 14), 4);
-    Value strideB = code.shl(field(descB, 32, 14), 4);
     Value valid = env().land(
         env().land(eqI(field(descA, 46, 2), 1), eqI(field(descA, 61, 3), 2)),
         env().land(eqI(field(descB, 46, 2), 1), eqI(field(descB, 61, 3), 2)));
@@ -170,9 +173,9 @@ struct Emulator {
         Value sum =
             env().loopReduce(kSize, env().f32(0.0f), [&](Value kk, Value acc) {
               Value a =
-                  element(startA, strideA, i, kk, fp4, instr.mnMajorA, formatA);
+                  element(descA, i, kk, fp4, instr.mnMajorA, formatA);
               Value bv =
-                  element(startB, strideB, j, kk, fp4, instr.mnMajorB, formatB);
+                  element(descB, j, kk, fp4, instr.mnMajorB, formatB);
               if (scaled) {
                 Value block = env().div(kk, env().idx(blockSize));
                 Value sa = scaleAt(i, env().add(columnA, code.shr(i, 5)),
@@ -261,8 +264,8 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
       for (int64_t c = 0; c < plan.sfChunks(); ++c)
         emu.copy(env.add(tmemBase, code.sfColumn(slot, op, c)),
                  code.sfDescriptor(env.add(base, code.stageSf(s, op, c))));
-    Value descA = code.ummaDescriptor(env.add(base, code.stageA(s)));
-    Value descB = code.ummaDescriptor(env.add(base, code.stageB(s)));
+    Value descA = code.ummaDescriptor(env.add(base, code.stageA(s)), plan.a);
+    Value descB = code.ummaDescriptor(env.add(base, code.stageB(s)), plan.b);
     for (int64_t j = 0; j < kKSteps; ++j) {
       Tcgen05Instr instr = code.instr(j);
       auto sf = [&](int64_t op, unsigned id) {
