@@ -77,7 +77,10 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
               ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
               ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64),
               ("mxfp8 dgrad", "bf16", 64), ("mxfp8 wgrad", "f32", 64),
-              ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128)]
+              ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128),
+              # qs.gemm_persistent = 132: blocks loop over tiles.
+              ("e4m3 x e4m3 persistent", "bf16", 256), ("block 1D x 2D persistent", "bf16", 128),
+              ("mxfp8 dgrad persistent", "bf16", 64), ("nvfp4 persistent", "bf16", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -90,8 +93,10 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     block (`block <A> x <B>`, 1D = 1x128, 2D = 128x128 blocks). MXFP8 /
     NVFP4 labels ending in dgrad (A rowwise, B columnwise, contracted over
     its first dimension) or wgrad (both) use the square `shape`'s other
-    layouts."""
+    layouts. A label ending in `persistent` adds qs.gemm_persistent = 132."""
     m, k = shape.split("x")
+    persistent = label.endswith(" persistent")
+    label = label.removesuffix(" persistent")
     dtype = "f8E5M2" if label.startswith("e5m2") else "f8E4M3FN"
     flags = " transpose_b"
     if label.startswith(("mxfp8", "nvfp4")):
@@ -112,6 +117,8 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     r = f"tensor<{m}x{m}x{out}>"
     tile_attr = ("" if label.startswith(("mxfp8", "nvfp4", "block"))
                  else f", qs.gemm_tile_n = {tile} : i64")
+    if persistent:
+        tile_attr += ", qs.gemm_persistent = 132 : i64"
     return (f'module attributes {{qs.chip = "{chip}"{tile_attr}}} {{\n'
             f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"
             f"  %y = qs.gemm %a, %b{flags} bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"
@@ -266,7 +273,7 @@ def main():
     if args.module:
         return module_table(args, ptxas)
     failures = 0
-    header = f"{'case':<20} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt|wgmma|tcgen05':>17}"
+    header = f"{'case':<32} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt|wgmma|tcgen05':>17}"
     print(header)
     print("-" * len(header))
     with tempfile.TemporaryDirectory() as tmp:
@@ -278,7 +285,7 @@ def main():
                             continue
                         a = with_usage(attr, flags)
                         text = module_text(args.shape, args.nominal, a, chip, op == "dq")
-                        failures += table_rows(args, ptxas, tmp, text, chip, f"{label:<20} {usage:<5} {op:<5}",
+                        failures += table_rows(args, ptxas, tmp, text, chip, f"{label:<32} {usage:<5} {op:<5}",
                                                r"cvt\.rn\.satfinite\.e[45]m[32]x2\.f32")
         # GEMM kernels (the column counts wgmma.mma_async on sm_90a,
         # tcgen05.mma on sm_100a).
@@ -289,7 +296,7 @@ def main():
             for label, out, tile in cases:
                 text = gemm_module_text(args.shape, label, out, tile, chip)
                 failures += table_rows(args, ptxas, tmp, text, chip,
-                                       f"{'gemm ' + label:<20} {out:<5} {'N=' + str(tile):<5}",
+                                       f"{'gemm ' + label:<32} {out:<5} {'N=' + str(tile):<5}",
                                        pattern)
     print(f"kernel-table: {failures} failure(s)")
     if args.check and failures:

@@ -8,7 +8,9 @@
 // descriptors encoded once, then the GEMM kernel alone, timed with CUDA
 // events) on random FP8 operands, and reports TFLOP/s = 2 M N K / time.
 // The first shape is also run with each tile width (qs.gemm_tile_n;
-// per-tensor only: block GEMMs use 128-wide tiles).
+// per-tensor only: block GEMMs use 128-wide tiles) and, on sm_90a, with
+// persistent kernels (qs.gemm_persistent = --persistent, default 132: one
+// block per H100/H200 multiprocessor; column "sched" = pers).
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
@@ -59,6 +61,11 @@ static cl::opt<std::string>
             cl::desc("sm_90a (wgmma kernels), sm_100a (tcgen05 kernels), or "
                      "auto (the device's; sm_90a without one)"),
             cl::init("auto"));
+static cl::opt<int> persistentOpt(
+    "persistent",
+    cl::desc("Blocks of the persistent-kernel run of the first shape "
+             "(qs.gemm_persistent; sm_90a); 0: none"),
+    cl::init(132));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
 
@@ -67,7 +74,8 @@ namespace {
 /// `transpose_b`), NN (dgrad: B [K, N] column-wise) or NT (wgrad: A [K, M]
 /// and B [K, N] column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
-                       StringRef family, StringRef chip, StringRef layout) {
+                       int64_t persistent, StringRef family, StringRef chip,
+                       StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
     int64_t rows = a ? m : n;
@@ -91,6 +99,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
   std::string attrs = "qs.chip = \"" + chip.str() + "\"";
   if (tileN)
     attrs += ", qs.gemm_tile_n = " + std::to_string(tileN) + " : i64";
+  if (persistent)
+    attrs += ", qs.gemm_persistent = " + std::to_string(persistent) + " : i64";
   std::string flags = layout == "TN"   ? " transpose_b"
                       : layout == "NT" ? " transpose_a"
                                        : "";
@@ -151,6 +161,11 @@ int main(int argc, char **argv) {
   bool device = opened.present;
   std::string deviceName = opened.name, chip = opened.chip;
   StringRef family = familyOpt;
+  if (persistentOpt < 0) {
+    llvm::errs() << "qs-bench-gemm: --persistent must be 0 or a number of "
+                    "blocks\n";
+    return 1;
+  }
   if (family != "fp8_current" && family != "fp8_block" && family != "mxfp8" &&
       family != "nvfp4") {
     llvm::errs() << "qs-bench-gemm: --family must be fp8_current, fp8_block, "
@@ -171,9 +186,9 @@ int main(int argc, char **argv) {
                    : family == "nvfp4"   ? ", NVFP4"
                                          : ", per-tensor FP8 E4M3")
                << pass << ", bf16 out, " << iterations << " timed runs\n";
-  llvm::outs() << llvm::format("%-22s %6s %6s %6s %8s %10s %9s\n", "M x N x K",
-                               "tile N", "grid", "block", "smem", "time us",
-                               "TFLOP/s");
+  llvm::outs() << llvm::format("%-22s %6s %5s %6s %6s %8s %10s %9s\n",
+                               "M x N x K", "tile N", "sched", "grid", "block",
+                               "smem", "time us", "TFLOP/s");
   SmallVector<StringRef> shapes;
   StringRef(shapesOpt).split(shapes, ',', -1, false);
   int failures = 0;
@@ -187,13 +202,15 @@ int main(int argc, char **argv) {
       llvm::errs() << "qs-bench-gemm: bad shape '" << shape << "'\n";
       return 1;
     }
-    SmallVector<int64_t> tiles = {0};
+    // (tile width, persistent blocks) of each run.
+    SmallVector<std::pair<int64_t, int64_t>> runs = {{0, 0}};
     if (index == 0 && !block)
-      tiles.append({128, 256});
-    for (int64_t tileN : tiles) {
-      OwningOpRef<ModuleOp> module =
-          parseSourceString<ModuleOp>(
-              moduleText(m, n, k, tileN, family, chip, layout), &ctx);
+      runs.append({{128, 0}, {256, 0}});
+    if (index == 0 && chip == "sm_90a" && persistentOpt > 0)
+      runs.push_back({0, persistentOpt});
+    for (auto [tileN, persistent] : runs) {
+      OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+          moduleText(m, n, k, tileN, persistent, family, chip, layout), &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
       FailureOr<qs::LaunchPlan> plan =
@@ -209,9 +226,10 @@ int main(int argc, char **argv) {
         if (!s.isCopy && !s.isTensorMap)
           gemm = &s;
       std::string tile = tileN ? std::to_string(tileN) : "auto";
+      const char *sched = persistent ? "pers" : "tile";
       if (!device) {
-        llvm::outs() << llvm::format("%-22s %6s %6ld %6ld %8ld %10s %9s\n",
-                                     shape.str().c_str(), tile.c_str(),
+        llvm::outs() << llvm::format("%-22s %6s %5s %6ld %6ld %8ld %10s %9s\n",
+                                     shape.str().c_str(), tile.c_str(), sched,
                                      gemm->grid, gemm->block, gemm->sharedBytes,
                                      "-", "-");
         continue;
@@ -229,10 +247,10 @@ int main(int argc, char **argv) {
         ++failures;
         continue;
       }
-      llvm::outs() << llvm::format("%-22s %6s %6ld %6ld %8ld %10.1f %9.1f\n",
-                                   shape.str().c_str(), tile.c_str(), gemm->grid,
-                                   gemm->block, gemm->sharedBytes, ms * 1000,
-                                   2.0 * m * n * k / (ms * 1e9));
+      llvm::outs() << llvm::format(
+          "%-22s %6s %5s %6ld %6ld %8ld %10.1f %9.1f\n", shape.str().c_str(),
+          tile.c_str(), sched, gemm->grid, gemm->block, gemm->sharedBytes,
+          ms * 1000, 2.0 * m * n * k / (ms * 1e9));
     }
   }
   return failures ? 1 : 0;

@@ -187,6 +187,19 @@ def test_gemm_sm90_kernels_on_blackwell_layouts(rng):
                bias=True, chip="sm_100a", kernel_chip="sm_90a")
 
 
+@pytest.mark.parametrize("family,layout,tile_n", [
+    ("fp8_current", LAYOUTS[0], 256), ("fp8_delayed", LAYOUTS[2], 128),
+    ("fp8_block", LAYOUTS[1], None), ("mxfp8", LAYOUTS[0], None), ("mxfp8", LAYOUTS[1], None),
+    ("nvfp4", LAYOUTS[0], None)], ids=lambda v: v[0] if isinstance(v, tuple) else str(v))
+def test_gemm_persistent(rng, family, layout, tile_n):
+    # qs.gemm_persistent = 3: 3 blocks loop over 6-12 output tiles (partial
+    # edge tiles included), the stage ring continuing across a block's tiles
+    # (3 k-tiles per tile: the ring wraps inside and across tiles); the
+    # sm_90a kernels in every family (MXFP8 dgrad: the transposing copy).
+    shape = dict(m=320, n=400, k=384) if tile_n == 256 else dict(m=320, n=224, k=352)
+    check_gemm(rng, family, layout, "bf16", tile_n=tile_n, persistent=3, bias=True, **shape)
+
+
 # sm_100a (tcgen05 MMA, qs.chip = "sm_100a"): under QS_KERNELS=gpu-emulated
 # these run the emulation of the tcgen05 kernel (tensor memory,
 # tcgen05.cp/mma/ld decoded from the kernel's descriptors).

@@ -124,6 +124,10 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     transposes), so every layout runs. Diagnostics (also in the emulation):
     K not a multiple of 16 (NVFP4: 32), an MN-major operand's other
     dimension not a multiple of 16, chips other than sm_90a and sm_100a.
+    `qs.gemm_persistent = N : i64` on the op or an enclosing op makes the
+    sm_90a kernels persistent: min(N, tiles) blocks loop over the output
+    tiles (the producer streams the next tile during the previous one's
+    epilogue); on sm_100a it is a diagnostic.
 
     GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs
     of every family become one tcgen05 kernel of 128 threads per 128x128

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "qs/Dialect/QS/Utils/FloatEmulation.h"
 
 using namespace mlir;
@@ -28,15 +29,36 @@ Value GemmCode::minI(Value a, Value c) {
   return arith::MinUIOp::create(env.b, env.loc, a, c);
 }
 
-std::pair<Value, Value> GemmCode::tileOf(Value block) {
+std::pair<Value, Value> GemmCode::tileOf(Value tile) {
   int64_t groupSize = 8 * plan.tilesN;
-  Value group = env.div(block, i(groupSize));
+  Value group = env.div(tile, i(groupSize));
   Value firstM = env.mul(group, i(8));
   Value rowsInGroup =
       minI(arith::SubIOp::create(env.b, env.loc, i(plan.tilesM), firstM), i(8));
-  Value inGroup = env.rem(block, i(groupSize));
+  Value inGroup = env.rem(tile, i(groupSize));
   return {env.add(firstM, env.rem(inGroup, rowsInGroup)),
           env.div(inGroup, rowsInGroup)};
+}
+
+void GemmCode::forEachTile(
+    Value block, const std::function<void(Value, Value, Value)> &body) {
+  auto run = [&](Value tile, Value first) {
+    Value tm, tn;
+    std::tie(tm, tn) = tileOf(tile);
+    body(tm, tn, first);
+  };
+  if (!plan.persistent()) {
+    run(block, i(0));
+    return;
+  }
+  auto loop = scf::ForOp::create(env.b, env.loc, block, i(plan.tiles()),
+                                 i(plan.blocks()));
+  OpBuilder::InsertionGuard guard(env.b);
+  env.b.setInsertionPointToStart(loop.getBody());
+  Value tile = loop.getInductionVar();
+  Value iteration = env.div(arith::SubIOp::create(env.b, env.loc, tile, block),
+                            i(plan.blocks()));
+  run(tile, env.mul(iteration, i(plan.kTiles())));
 }
 
 Value GemmCode::fullBarrier(Value s) {

@@ -64,6 +64,16 @@ struct GemmPlan {
   /// factors in tensor memory; GemmTcgen05.cpp) instead of wgmma.
   bool tcgen05 = false;
   int64_t tileN, stages, tilesM, tilesN;
+  /// sm_90a persistent kernels (qs.gemm_persistent): the number of blocks
+  /// asked for; 0: one block per output tile.
+  int64_t persistentBlocks = 0;
+  bool persistent() const { return persistentBlocks != 0; }
+  int64_t tiles() const { return tilesM * tilesN; }
+  /// The grid: one block per tile, or min(persistentBlocks, tiles) blocks
+  /// each computing tiles b, b + blocks, b + 2 blocks, ...
+  int64_t blocks() const {
+    return persistent() ? std::min(persistentBlocks, tiles()) : tiles();
+  }
   StringRef typeA, typeB; // PTX names: e4m3 / e5m2
   Type outType;
   bool bias, accumulate;
@@ -200,9 +210,17 @@ struct GemmCode {
   Value band(Value a, int64_t m);
   Value minI(Value a, Value c);
 
-  /// Tile (row, column) of a block: groups of 8 tile rows walk the tile
-  /// columns together, so consecutive blocks share B tiles in L2.
-  std::pair<Value, Value> tileOf(Value block);
+  /// Tile (row, column) of output tile `tile`: groups of 8 tile rows walk
+  /// the tile columns together, so consecutive tiles (blocks) share B
+  /// tiles in L2.
+  std::pair<Value, Value> tileOf(Value tile);
+  /// Runs `body(tm, tn, first)` for each output tile of block `block`: its
+  /// own tile, or (persistent) tiles block, block + blocks(), ... in a
+  /// loop; `first` counts the k-tiles of the block's earlier tiles, so
+  /// that `first + kt` numbers the block's k-tiles through the stage ring
+  /// (stage (first + kt) % stages, round (first + kt) / stages).
+  void forEachTile(Value block,
+                   const std::function<void(Value, Value, Value)> &body);
 
   /// Shared-memory byte offsets (from the 1024-aligned base) of a stage.
   Value stageA(Value s) { return env.mul(s, i(plan.stageBytes())); }

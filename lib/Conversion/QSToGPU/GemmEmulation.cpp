@@ -215,118 +215,120 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
                             b, loc, MemRefType::get({regCount}, b.getF32Type()))
                             .getResult()
                       : Value();
-  env.loop(regCount, [&](Value r) {
-    memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
-  });
-  Value tm, tn;
-  std::tie(tm, tn) = code.tileOf(env.blockId);
   Value base = env.idx(0);
-  env.loop(plan.kTiles(), [&](Value kt) {
-    // The producer's step, then each consumer's (no waits needed).
-    Value s = env.rem(kt, env.idx(plan.stages));
-    emulateStageTma(code, smem, a, bm, tm, tn, kt, s);
-    // Emulated 16-byte shared-memory accesses (little-endian words); stores
-    // at swizzled offsets.
-    auto load16 = [&](Value offset) {
-      SmallVector<Value> words;
-      for (int64_t w = 0; w < 4; ++w) {
-        Value word;
-        for (int64_t k = 0; k < 4; ++k) {
-          Value byte = arith::ExtUIOp::create(
-              b, loc, b.getI32Type(),
-              memref::LoadOp::create(b, loc, smem,
-                                     env.add(offset, env.idx(4 * w + k))));
-          byte = arith::ShLIOp::create(
-              b, loc, byte,
-              arith::ConstantIntOp::create(b, loc, b.getI32Type(), 8 * k));
-          word = word ? arith::OrIOp::create(b, loc, word, byte).getResult()
-                      : byte;
+  code.forEachTile(env.blockId, [&](Value tm, Value tn, Value first) {
+    env.loop(regCount, [&](Value r) {
+      memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
+    });
+    env.loop(plan.kTiles(), [&](Value kt) {
+      // The producer's step, then each consumer's (no waits needed).
+      Value s = env.rem(env.add(first, kt), env.idx(plan.stages));
+      emulateStageTma(code, smem, a, bm, tm, tn, kt, s);
+      // Emulated 16-byte shared-memory accesses (little-endian words); stores
+      // at swizzled offsets.
+      auto load16 = [&](Value offset) {
+        SmallVector<Value> words;
+        for (int64_t w = 0; w < 4; ++w) {
+          Value word;
+          for (int64_t k = 0; k < 4; ++k) {
+            Value byte = arith::ExtUIOp::create(
+                b, loc, b.getI32Type(),
+                memref::LoadOp::create(b, loc, smem,
+                                       env.add(offset, env.idx(4 * w + k))));
+            byte = arith::ShLIOp::create(
+                b, loc, byte,
+                arith::ConstantIntOp::create(b, loc, b.getI32Type(), 8 * k));
+            word = word ? arith::OrIOp::create(b, loc, word, byte).getResult()
+                        : byte;
+          }
+          words.push_back(word);
         }
-        words.push_back(word);
-      }
-      return words;
-    };
-    auto store16 = [&](Value offset, ArrayRef<Value> words) {
-      emulateStore16(env, smem, swizzle(code, offset), words);
-    };
-    if (plan.transposes()) {
-      // MN-major operands: every consumer thread's transposing copy.
-      env.loop(kConsumers * kWarpgroup, [&](Value thread) {
-        code.transposeTiles(thread, s, load16, store16);
-      });
-    }
-    if (plan.fp4()) {
-      // Every consumer thread converts its half-rows, then the wgmmas.
-      env.loop(kConsumers, [&](Value consumer) {
-        env.loop(kWarpgroup, [&](Value t) {
-          code.convertFp4(tm, tn, consumer, t, kt, s, epilogueArgs[0],
-                          epilogueArgs[1], load16, store16);
+        return words;
+      };
+      auto store16 = [&](Value offset, ArrayRef<Value> words) {
+        emulateStore16(env, smem, swizzle(code, offset), words);
+      };
+      if (plan.transposes()) {
+        // MN-major operands: every consumer thread's transposing copy.
+        env.loop(kConsumers * kWarpgroup, [&](Value thread) {
+          code.transposeTiles(thread, s, load16, store16);
         });
-      });
-      env.loop(kConsumers, [&](Value consumer) {
-        Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
-        for (int64_t j = 0; j < kTileK / 16; ++j)
-          emulateWgmma(code, smem, regs, regBase,
-                       code.f16DescA(base, code.band(kt, 1), consumer, j),
-                       code.f16DescB(base, code.band(kt, 1), j),
-                       b.getF16Type(), b.getF16Type());
-      });
-      return;
-    }
-    env.loop(kConsumers, [&](Value consumer) {
-      Value descA = code.descA(base, s, consumer);
-      Value descB = code.descB(base, s);
-      Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
-      if (!plan.blockScaled()) {
-        for (int64_t j = 0; j < kKSteps; ++j)
-          emulateWgmma(code, smem, regs, regBase, code.stepDescriptor(descA, j),
-                       code.stepDescriptor(descB, j), typeA, typeB);
+      }
+      if (plan.fp4()) {
+        // Every consumer thread converts its half-rows, then the wgmmas.
+        env.loop(kConsumers, [&](Value consumer) {
+          env.loop(kWarpgroup, [&](Value t) {
+            code.convertFp4(tm, tn, consumer, t, kt, s, epilogueArgs[0],
+                            epilogueArgs[1], load16, store16);
+          });
+        });
+        env.loop(kConsumers, [&](Value consumer) {
+          Value regBase =
+              env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
+          for (int64_t j = 0; j < kTileK / 16; ++j)
+            emulateWgmma(code, smem, regs, regBase,
+                         code.f16DescA(base, code.band(kt, 1), consumer, j),
+                         code.f16DescB(base, code.band(kt, 1), j),
+                         b.getF16Type(), b.getF16Type());
+        });
         return;
       }
-      // Block scaling: each scale block of K into zeroed partial registers,
-      // then promoted.
-      int64_t groups = kTileK / plan.blockK();
-      for (int64_t g = 0; g < groups; ++g) {
-        env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {
-          memref::StoreOp::create(b, loc, env.f32(0.0f), partial,
-                                  env.add(regBase, r));
-        });
-        for (int64_t j = 0; j < plan.stepsPerGroup(); ++j) {
-          int64_t step = g * plan.stepsPerGroup() + j;
-          emulateWgmma(code, smem, partial, regBase,
-                       code.stepDescriptor(descA, step),
-                       code.stepDescriptor(descB, step), typeA, typeB);
+      env.loop(kConsumers, [&](Value consumer) {
+        Value descA = code.descA(base, s, consumer);
+        Value descB = code.descB(base, s);
+        Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
+        if (!plan.blockScaled()) {
+          for (int64_t j = 0; j < kKSteps; ++j)
+            emulateWgmma(code, smem, regs, regBase,
+                         code.stepDescriptor(descA, j),
+                         code.stepDescriptor(descB, j), typeA, typeB);
+          return;
         }
-        Value kb = env.add(env.mul(kt, env.idx(groups)), env.idx(g));
-        env.loop(kWarpgroup, [&](Value t) {
-          Value at = env.add(regBase, env.mul(t, env.idx(plan.accRegs())));
-          auto load = [&](Value buffer, int64_t r) {
-            return memref::LoadOp::create(b, loc, buffer,
-                                          env.add(at, env.idx(r)))
-                .getResult();
-          };
-          GemmCode::TileScales scales = code.loadScales(
-              tm, tn, consumer, t, kb, epilogueArgs[0], epilogueArgs[1]);
-          code.promote(
-              scales, [&](int64_t r) { return load(partial, r); },
-              [&](int64_t r) { return load(regs, r); },
-              [&](int64_t r, Value v) {
-                memref::StoreOp::create(b, loc, v, regs,
-                                        env.add(at, env.idx(r)));
-              });
-        });
-      }
+        // Block scaling: each scale block of K into zeroed partial registers,
+        // then promoted.
+        int64_t groups = kTileK / plan.blockK();
+        for (int64_t g = 0; g < groups; ++g) {
+          env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {
+            memref::StoreOp::create(b, loc, env.f32(0.0f), partial,
+                                    env.add(regBase, r));
+          });
+          for (int64_t j = 0; j < plan.stepsPerGroup(); ++j) {
+            int64_t step = g * plan.stepsPerGroup() + j;
+            emulateWgmma(code, smem, partial, regBase,
+                         code.stepDescriptor(descA, step),
+                         code.stepDescriptor(descB, step), typeA, typeB);
+          }
+          Value kb = env.add(env.mul(kt, env.idx(groups)), env.idx(g));
+          env.loop(kWarpgroup, [&](Value t) {
+            Value at = env.add(regBase, env.mul(t, env.idx(plan.accRegs())));
+            auto load = [&](Value buffer, int64_t r) {
+              return memref::LoadOp::create(b, loc, buffer,
+                                            env.add(at, env.idx(r)))
+                  .getResult();
+            };
+            GemmCode::TileScales scales = code.loadScales(
+                tm, tn, consumer, t, kb, epilogueArgs[0], epilogueArgs[1]);
+            code.promote(
+                scales, [&](int64_t r) { return load(partial, r); },
+                [&](int64_t r) { return load(regs, r); },
+                [&](int64_t r, Value v) {
+                  memref::StoreOp::create(b, loc, v, regs,
+                                          env.add(at, env.idx(r)));
+                });
+          });
+        }
+      });
     });
-  });
-  env.loop(kConsumers, [&](Value consumer) {
-    env.loop(kWarpgroup, [&](Value t) {
-      Value regBase =
-          env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
-                  env.idx(plan.accRegs()));
-      code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
-        return memref::LoadOp::create(b, loc, regs,
-                                      env.add(regBase, env.idx(r)))
-            .getResult();
+    env.loop(kConsumers, [&](Value consumer) {
+      env.loop(kWarpgroup, [&](Value t) {
+        Value regBase =
+            env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
+                    env.idx(plan.accRegs()));
+        code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
+          return memref::LoadOp::create(b, loc, regs,
+                                        env.add(regBase, env.idx(r)))
+              .getResult();
+        });
       });
     });
   });

@@ -131,12 +131,10 @@ Value gemm::sharedBase(OpBuilder &b, Location loc) {
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), asInt);
 }
 
-GemmBlock::GemmBlock(KernelEnv &env, GemmCode &code, Ptx &ptx)
+GemmBlock::GemmBlock(KernelEnv &env, Ptx &ptx)
     : tmA(ptx.pointerOf(env.args[0])), tmB(ptx.pointerOf(env.args[1])),
       epilogueArgs(ValueRange(env.args).drop_front(2)),
-      base(sharedBase(env.b, env.loc)) {
-  std::tie(tm, tn) = code.tileOf(env.blockId);
-}
+      base(sharedBase(env.b, env.loc)) {}
 
 void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
   OpBuilder &b = env.b;
@@ -144,9 +142,8 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
   GemmCode code{env, plan};
   Ptx ptx{b, loc};
   // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d
-  GemmBlock block(env, code, ptx);
+  GemmBlock block(env, ptx);
   Value tmA = block.tmA, tmB = block.tmB, base = block.base;
-  Value tm = block.tm, tn = block.tn;
   ValueRange epilogueArgs = block.epilogueArgs;
   Value tid = env.threadId;
   Value wg = env.div(tid, env.idx(kWarpgroup));
@@ -181,37 +178,42 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
         // Producer warpgroup: gives registers away; one thread issues TMA.
         ptx({}, "setmaxnreg.dec.sync.aligned.u32 40;", "");
         env.ifThen(eq(t, zero), [&] {
-          env.loop(kTiles, [&](Value kt) {
-            Value s = env.rem(kt, env.idx(plan.stages));
-            Value round = env.div(kt, env.idx(plan.stages));
-            env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                             kt, env.idx(plan.stages)),
-                       [&] {
-                         Value parity = code.band(
-                             arith::SubIOp::create(b, loc, round, env.idx(1)),
-                             1);
-                         ptx.wait(env.add(base, code.emptyBarrier(s)), parity);
-                       });
-            Value full = ptx.i32(env.add(base, code.fullBarrier(s)));
-            ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
-                "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
-                "r,r");
-            // Coordinates {innermost, row}: K-major {k byte, tile row},
-            // MN-major {tile row (byte), k row}.
-            auto load = [&](Value dst, Value map, const OperandPlan &op,
-                            Value row) {
-              Value k = env.mul(kt, env.idx(op.mnMajor ? kTileK
-                                                       : plan.rowBytes()));
-              Value x = op.mnMajor ? row : k, y = op.mnMajor ? k : row;
-              ptx({ptx.i32(env.add(base, dst)), map, ptx.i32(x), ptx.i32(y),
-                   full},
-                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-                  "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-                  "r,l,r,r,r");
-            };
-            load(code.stageA(s), tmA, plan.a, env.mul(tm, env.idx(kTileM)));
-            load(code.stageB(s), tmB, plan.b,
-                 env.mul(tn, env.idx(plan.tileN)));
+          code.forEachTile(env.blockId, [&](Value tm, Value tn, Value first) {
+            env.loop(kTiles, [&](Value kt) {
+              // The block's k-tile `it` (through all its tiles) uses stage
+              // it % stages in round it / stages.
+              Value it = env.add(first, kt);
+              Value s = env.rem(it, env.idx(plan.stages));
+              Value round = env.div(it, env.idx(plan.stages));
+              env.ifThen(
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, it,
+                                        env.idx(plan.stages)),
+                  [&] {
+                    Value parity = code.band(
+                        arith::SubIOp::create(b, loc, round, env.idx(1)), 1);
+                    ptx.wait(env.add(base, code.emptyBarrier(s)), parity);
+                  });
+              Value full = ptx.i32(env.add(base, code.fullBarrier(s)));
+              ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
+                  "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
+                  "r,r");
+              // Coordinates {innermost, row}: K-major {k byte, tile row},
+              // MN-major {tile row (byte), k row}.
+              auto load = [&](Value dst, Value map, const OperandPlan &op,
+                              Value row) {
+                Value k =
+                    env.mul(kt, env.idx(op.mnMajor ? kTileK : plan.rowBytes()));
+                Value x = op.mnMajor ? row : k, y = op.mnMajor ? k : row;
+                ptx({ptx.i32(env.add(base, dst)), map, ptx.i32(x), ptx.i32(y),
+                     full},
+                    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                    "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                    "r,l,r,r,r");
+              };
+              load(code.stageA(s), tmA, plan.a, env.mul(tm, env.idx(kTileM)));
+              load(code.stageB(s), tmB, plan.b,
+                   env.mul(tn, env.idx(plan.tileN)));
+            });
           });
         });
       },
@@ -242,145 +244,151 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
         };
         SmallVector<Type> fields(plan.accRegs(), b.getF32Type());
         auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
-        Value acc = LLVM::ZeroOp::create(b, loc, accType);
-        auto forOp = scf::ForOp::create(b, loc, env.idx(0), env.idx(kTiles),
-                                        env.idx(1), ValueRange{acc});
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(forOp.getBody());
-          Value kt = forOp.getInductionVar();
-          Value s = env.rem(kt, env.idx(plan.stages));
-          Value parity = code.band(env.div(kt, env.idx(plan.stages)), 1);
-          ptx.wait(env.add(base, code.fullBarrier(s)), parity);
-          Value total = forOp.getRegionIterArgs()[0];
-          if (plan.transposes()) {
-            // MN-major operands: both consumers are past the wgmmas that
-            // read the previous transposed tiles (per-tensor FP8 keeps a
-            // group in flight), then copy this stage's tiles transposed.
-            if (!plan.blockScaled())
-              ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
-            ptx({}, "bar.sync 1, 256;", "");
-            code.transposeTiles(
-                env.add(env.mul(consumer, env.idx(kWarpgroup)), t), s, load16,
-                store16);
-            // The generic-proxy writes, visible to wgmma (async proxy).
-            ptx({}, "fence.proxy.async.shared::cta;", "");
-            ptx({}, "bar.sync 1, 256;", "");
-          }
-          if (plan.fp4()) {
-            // Double-buffered f16 tiles: k-tile kt converts into buffer
-            // kt % 2 while the wgmmas of kt - 1 (one group in flight) read
-            // the other. Both consumers are past the wait_group 1 of the
-            // previous k-tile, so the wgmmas of kt - 2, which read this
-            // buffer, are complete (named barrier 1: the 256 consumer
-            // threads).
-            ptx({}, "bar.sync 1, 256;", "");
-            code.convertFp4(tm, tn, consumer, t, kt, s, epilogueArgs[0],
-                            epilogueArgs[1], load16, store16);
-            // The generic-proxy writes, visible to wgmma (async proxy), and
-            // complete in both consumers; the packed stage can be refilled.
-            ptx({}, "fence.proxy.async.shared::cta;", "");
-            ptx({}, "bar.sync 1, 256;", "");
-            env.ifThen(eq(t, zero), [&] {
-              ptx({ptx.i32(env.add(base, code.emptyBarrier(s)))},
-                  "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
-            });
-            ptx({}, "wgmma.fence.sync.aligned;", "");
-            SmallVector<Value> descsA, descsB;
-            Value buffer = code.band(kt, 1);
-            for (int64_t j = 0; j < kTileK / 16; ++j) {
-              descsA.push_back(code.f16DescA(base, buffer, consumer, j));
-              descsB.push_back(code.f16DescB(base, buffer, j));
+        code.forEachTile(env.blockId, [&](Value tm, Value tn, Value first) {
+          Value acc = LLVM::ZeroOp::create(b, loc, accType);
+          auto forOp = scf::ForOp::create(b, loc, env.idx(0), env.idx(kTiles),
+                                          env.idx(1), ValueRange{acc});
+          {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(forOp.getBody());
+            Value kt = forOp.getInductionVar();
+            Value it = env.add(first, kt);
+            Value s = env.rem(it, env.idx(plan.stages));
+            Value parity = code.band(env.div(it, env.idx(plan.stages)), 1);
+            ptx.wait(env.add(base, code.fullBarrier(s)), parity);
+            Value total = forOp.getRegionIterArgs()[0];
+            if (plan.transposes()) {
+              // MN-major operands: both consumers are past the wgmmas that
+              // read the previous transposed tiles (per-tensor FP8 keeps a
+              // group in flight), then copy this stage's tiles transposed.
+              if (!plan.blockScaled())
+                ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
+              ptx({}, "bar.sync 1, 256;", "");
+              code.transposeTiles(
+                  env.add(env.mul(consumer, env.idx(kWarpgroup)), t), s, load16,
+                  store16);
+              // The generic-proxy writes, visible to wgmma (async proxy).
+              ptx({}, "fence.proxy.async.shared::cta;", "");
+              ptx({}, "bar.sync 1, 256;", "");
             }
-            Value next = emitWgmmas(b, loc, plan, total, descsA, descsB,
-                                    /*fresh=*/false);
-            // Leave this k-tile's group in flight while the next converts.
-            ptx({},
-                "wgmma.commit_group.sync.aligned;\n"
-                "wgmma.wait_group.sync.aligned 1;",
-                "");
-            scf::YieldOp::create(b, loc, next);
-          } else if (plan.blockScaled()) {
-            ptx({}, "wgmma.fence.sync.aligned;", "");
-            // Each scale block of K on its own (fresh accumulators), then
-            // promoted; `groupsPerRound` blocks between two waits.
-            int64_t groups = kTileK / plan.blockK();
-            int64_t perRound = plan.groupsPerRound();
-            Value next = total;
-            for (int64_t round = 0; round < groups / perRound; ++round) {
-              SmallVector<GemmCode::TileScales> scales;
-              for (int64_t g = 0; g < perRound; ++g) {
-                Value kb = env.add(env.mul(kt, env.idx(groups)),
-                                   env.idx(round * perRound + g));
-                scales.push_back(code.loadScales(
-                    tm, tn, consumer, t, kb, epilogueArgs[0], epilogueArgs[1]));
+            if (plan.fp4()) {
+              // Double-buffered f16 tiles: k-tile kt converts into buffer
+              // kt % 2 while the wgmmas of kt - 1 (one group in flight) read
+              // the other. Both consumers are past the wait_group 1 of the
+              // previous k-tile, so the wgmmas of kt - 2, which read this
+              // buffer, are complete (named barrier 1: the 256 consumer
+              // threads).
+              ptx({}, "bar.sync 1, 256;", "");
+              code.convertFp4(tm, tn, consumer, t, kt, s, epilogueArgs[0],
+                              epilogueArgs[1], load16, store16);
+              // The generic-proxy writes, visible to wgmma (async proxy), and
+              // complete in both consumers; the packed stage can be refilled.
+              ptx({}, "fence.proxy.async.shared::cta;", "");
+              ptx({}, "bar.sync 1, 256;", "");
+              ptx.arriveIf(env.add(base, code.emptyBarrier(s)), eq(t, zero));
+              ptx({}, "wgmma.fence.sync.aligned;", "");
+              SmallVector<Value> descsA, descsB;
+              Value buffer = code.band(kt, 1);
+              for (int64_t j = 0; j < kTileK / 16; ++j) {
+                descsA.push_back(code.f16DescA(base, buffer, consumer, j));
+                descsB.push_back(code.f16DescB(base, buffer, j));
               }
-              if (round != 0)
-                ptx({}, "wgmma.fence.sync.aligned;", "");
-              SmallVector<Value> partials;
-              for (int64_t g = 0; g < perRound; ++g) {
-                Value fresh = LLVM::UndefOp::create(b, loc, accType);
-                int64_t first = (round * perRound + g) * plan.stepsPerGroup();
-                partials.push_back(emitWgmmaStep(
-                    b, loc, plan, fresh, code.descA(base, s, consumer),
-                    code.descB(base, s), code, /*fresh=*/true, first,
-                    plan.stepsPerGroup()));
-              }
+              Value next = emitWgmmas(b, loc, plan, total, descsA, descsB,
+                                      /*fresh=*/false);
+              // Leave this k-tile's group in flight while the next converts.
               ptx({},
                   "wgmma.commit_group.sync.aligned;\n"
-                  "wgmma.wait_group.sync.aligned 0;",
+                  "wgmma.wait_group.sync.aligned 1;",
                   "");
-              if (round == groups / perRound - 1)
-                env.ifThen(eq(t, zero), [&] {
-                  ptx({ptx.i32(env.add(base, code.emptyBarrier(s)))},
-                      "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
-                });
-              for (int64_t g = 0; g < perRound; ++g) {
-                Value before = next;
-                code.promote(
-                    scales[g],
-                    [&](int64_t r) {
-                      return LLVM::ExtractValueOp::create(b, loc, partials[g],
-                                                          r)
-                          .getResult();
-                    },
-                    [&](int64_t r) {
-                      return LLVM::ExtractValueOp::create(b, loc, before, r)
-                          .getResult();
-                    },
-                    [&](int64_t r, Value v) {
-                      next = LLVM::InsertValueOp::create(b, loc, next, v, r);
-                    });
+              scf::YieldOp::create(b, loc, next);
+            } else if (plan.blockScaled()) {
+              ptx({}, "wgmma.fence.sync.aligned;", "");
+              // Each scale block of K on its own (fresh accumulators), then
+              // promoted; `groupsPerRound` blocks between two waits.
+              int64_t groups = kTileK / plan.blockK();
+              int64_t perRound = plan.groupsPerRound();
+              Value next = total;
+              for (int64_t round = 0; round < groups / perRound; ++round) {
+                SmallVector<GemmCode::TileScales> scales;
+                for (int64_t g = 0; g < perRound; ++g) {
+                  Value kb = env.add(env.mul(kt, env.idx(groups)),
+                                     env.idx(round * perRound + g));
+                  scales.push_back(code.loadScales(tm, tn, consumer, t, kb,
+                                                   epilogueArgs[0],
+                                                   epilogueArgs[1]));
+                }
+                if (round != 0)
+                  ptx({}, "wgmma.fence.sync.aligned;", "");
+                SmallVector<Value> partials;
+                for (int64_t g = 0; g < perRound; ++g) {
+                  Value fresh = LLVM::UndefOp::create(b, loc, accType);
+                  int64_t first = (round * perRound + g) * plan.stepsPerGroup();
+                  partials.push_back(emitWgmmaStep(
+                      b, loc, plan, fresh, code.descA(base, s, consumer),
+                      code.descB(base, s), code, /*fresh=*/true, first,
+                      plan.stepsPerGroup()));
+                }
+                ptx({},
+                    "wgmma.commit_group.sync.aligned;\n"
+                    "wgmma.wait_group.sync.aligned 0;",
+                    "");
+                if (round == groups / perRound - 1)
+                  ptx.arriveIf(env.add(base, code.emptyBarrier(s)),
+                               eq(t, zero));
+                for (int64_t g = 0; g < perRound; ++g) {
+                  Value before = next;
+                  code.promote(
+                      scales[g],
+                      [&](int64_t r) {
+                        return LLVM::ExtractValueOp::create(b, loc, partials[g],
+                                                            r)
+                            .getResult();
+                      },
+                      [&](int64_t r) {
+                        return LLVM::ExtractValueOp::create(b, loc, before, r)
+                            .getResult();
+                      },
+                      [&](int64_t r, Value v) {
+                        next = LLVM::InsertValueOp::create(b, loc, next, v, r);
+                      });
+                }
               }
+              scf::YieldOp::create(b, loc, next);
+            } else {
+              ptx({}, "wgmma.fence.sync.aligned;", "");
+              Value next = emitWgmmaStep(b, loc, plan, total,
+                                         code.descA(base, s, consumer),
+                                         code.descB(base, s), code);
+              // One group stays in flight: wait for the previous stage's
+              // wgmmas, then free that stage (one arrival per consumer).
+              ptx({},
+                  "wgmma.commit_group.sync.aligned;\n"
+                  "wgmma.wait_group.sync.aligned 1;",
+                  "");
+              Value previous = env.rem(env.add(it, env.idx(plan.stages - 1)),
+                                       env.idx(plan.stages));
+              Value release =
+                  env.land(eq(t, zero),
+                           arith::CmpIOp::create(
+                               b, loc, arith::CmpIPredicate::ugt, kt, zero));
+              ptx.arriveIf(env.add(base, code.emptyBarrier(previous)), release);
+              scf::YieldOp::create(b, loc, next);
             }
-            scf::YieldOp::create(b, loc, next);
-          } else {
-            ptx({}, "wgmma.fence.sync.aligned;", "");
-            Value next = emitWgmmaStep(b, loc, plan, total,
-                                       code.descA(base, s, consumer),
-                                       code.descB(base, s), code);
-            // One group stays in flight: wait for the previous stage's
-            // wgmmas, then free that stage (one arrival per consumer).
-            ptx({},
-                "wgmma.commit_group.sync.aligned;\n"
-                "wgmma.wait_group.sync.aligned 1;",
-                "");
-            Value previous = env.rem(env.add(kt, env.idx(plan.stages - 1)),
-                                     env.idx(plan.stages));
-            Value release = env.land(
-                eq(t, zero), arith::CmpIOp::create(
-                                 b, loc, arith::CmpIPredicate::ugt, kt, zero));
-            env.ifThen(release, [&] {
-              ptx({ptx.i32(env.add(base, code.emptyBarrier(previous)))},
-                  "mbarrier.arrive.shared::cta.b64 _, [$0];", "r");
-            });
-            scf::YieldOp::create(b, loc, next);
           }
-        }
-        ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
-        Value result = forOp.getResult(0);
-        code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
-          return LLVM::ExtractValueOp::create(b, loc, result, r).getResult();
+          ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
+          // Persistent per-tensor kernels free the tile's last stage here
+          // (the others free each stage in the k-loop; without persistence
+          // nothing waits for it), so the producer streams the next tile
+          // while this one's epilogue runs.
+          if (plan.persistent() && !plan.blockScaled() && !plan.fp4()) {
+            Value last = env.rem(env.add(first, env.idx(kTiles - 1)),
+                                 env.idx(plan.stages));
+            ptx.arriveIf(env.add(base, code.emptyBarrier(last)), eq(t, zero));
+          }
+          Value result = forOp.getResult(0);
+          code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
+            return LLVM::ExtractValueOp::create(b, loc, result, r).getResult();
+          });
         });
       });
 }
@@ -449,6 +457,10 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
     return emitError() << "NVFP4 GEMM kernels need K (here " << operands.k
                        << ") to be a multiple of 32: a packed row (K / 2 "
                           "bytes) must be a multiple of 16 bytes for TMA";
+  if (cc == 100 && operands.persistentBlocks)
+    return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
+                          "exist for sm_90a only; the sm_100a kernel runs "
+                          "one block per output tile";
   if ((block && operands.tileN == 256) || ((mx || fp4) && operands.tileN))
     return emitError() << "block-scaled GEMM kernels use fixed tile widths "
                           "(sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; "
@@ -495,6 +507,7 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                : plan.tilesM * ceilDiv(plan.n, 256) >= sms  ? 256
                                                             : 128;
   plan.tilesN = ceilDiv(plan.n, plan.tileN);
+  plan.persistentBlocks = operands.persistentBlocks;
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
   Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
@@ -506,7 +519,7 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
 
   KernelDesc desc;
   desc.name = "qs_gemm";
-  desc.gridSize = plan.tilesM * plan.tilesN;
+  desc.gridSize = plan.blocks();
   desc.threads = plan.threads();
   desc.dynamicSharedBytes = plan.sharedBytes();
   // 384 threads x 168 registers fit the 64K register file; setmaxnreg then

@@ -49,6 +49,18 @@ struct Ptx {
   Value pointerOf(Value memref) {
     return i64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
   }
+  /// One arrival on the mbarrier at shared address `barrier` by the
+  /// threads where `cond` (i1) holds, predicated inside the asm: no branch
+  /// in the IR, so LLVM cannot duplicate neighbouring `.aligned`
+  /// instructions (inline asm is not convergent to LLVM) into divergent
+  /// paths.
+  void arriveIf(Value barrier, Value cond) {
+    (*this)(
+        {i32(barrier), arith::ExtUIOp::create(b, loc, b.getI32Type(), cond)},
+        "{\n.reg .pred p;\nsetp.ne.b32 p, $1, 0;\n"
+        "@p mbarrier.arrive.shared::cta.b64 _, [$0];\n}",
+        "r,r");
+  }
   void wait(Value barrier, Value parity) {
     (*this)({i32(barrier), i32(parity)},
             "{\n.reg .pred p;\nLAB_WAIT:\n"
@@ -63,13 +75,13 @@ struct Ptx {
 Value sharedBase(OpBuilder &b, Location loc);
 
 /// Where both GEMM kernel bodies start (args: tmA, tmB, then the
-/// epilogue's): the tensor maps' addresses, the epilogue's arguments, the
-/// shared base, and the block's output tile (GemmCode::tileOf).
+/// epilogue's): the tensor maps' addresses, the epilogue's arguments and
+/// the shared base.
 struct GemmBlock {
   Value tmA, tmB;
   ValueRange epilogueArgs;
-  Value base, tm, tn;
-  GemmBlock(KernelEnv &env, GemmCode &code, Ptx &ptx);
+  Value base;
+  GemmBlock(KernelEnv &env, Ptx &ptx);
 };
 
 } // namespace gemm

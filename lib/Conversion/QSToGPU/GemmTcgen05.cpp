@@ -33,9 +33,10 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
   GemmCode code{env, plan};
   Ptx ptx{b, loc};
   // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d
-  GemmBlock block(env, code, ptx);
+  GemmBlock block(env, ptx);
   Value tmA = block.tmA, tmB = block.tmB, base = block.base;
-  Value tm = block.tm, tn = block.tn;
+  Value tm, tn;
+  std::tie(tm, tn) = code.tileOf(env.blockId);
   ValueRange epilogueArgs = block.epilogueArgs;
   Value tid = env.threadId;
   Value warp = env.div(tid, env.idx(32));

@@ -86,6 +86,9 @@ struct GemmOperands {
   /// Tile width in N: 128, 256 (qs.gemm_tile_n), or 0 to choose (256 when
   /// the 128x256 tiles still fill every multiprocessor).
   int64_t tileN = 0;
+  /// qs.gemm_persistent: the number of persistent blocks, each looping over
+  /// output tiles; 0: one block per tile.
+  int64_t persistentBlocks = 0;
 };
 
 

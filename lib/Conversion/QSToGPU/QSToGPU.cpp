@@ -250,13 +250,17 @@ struct ConvertQSToGPUPass
                              !op.getTransposeA());
     operands.b = gemmOperand(b, loc, op.getBTensorType(), op.getB(), target,
                              op.getTransposeB());
-    // qs.gemm_tile_n (checked by the dialect) on the op or an ancestor.
-    for (Operation *p = op; p; p = p->getParentOp())
-      if (auto value = p->getAttrOfType<IntegerAttr>(
-              QSDialect::getGemmTileNAttrName())) {
-        operands.tileN = value.getInt();
-        break;
-      }
+    // qs.gemm_tile_n and qs.gemm_persistent (checked by the dialect) on
+    // the op or an ancestor.
+    auto inherited = [&](StringRef name) -> int64_t {
+      for (Operation *p = op; p; p = p->getParentOp())
+        if (auto value = p->getAttrOfType<IntegerAttr>(name))
+          return value.getInt();
+      return 0;
+    };
+    operands.tileN = inherited(QSDialect::getGemmTileNAttrName());
+    operands.persistentBlocks =
+        inherited(QSDialect::getGemmPersistentAttrName());
     if (failed(gpuk::checkGemmSupport(operands, chip,
                                       [&] { return op.emitOpError(); })))
       return failure();

@@ -56,3 +56,15 @@ func.func @nvfp4_k(%a: !k, %b: !k) -> tensor<128x128xbf16> {
   return %y : tensor<128x128xbf16>
 }
 }
+
+// -----
+
+// Persistent GEMM kernels (qs.gemm_persistent) exist for sm_90a only.
+!x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.chip = "sm_100a", qs.gemm_persistent = 4 : i64} {
+func.func @persistent(%a: !x, %b: !x) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op persistent GEMM kernels (qs.gemm_persistent) exist for sm_90a only; the sm_100a kernel runs one block per output tile}}
+  %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+}

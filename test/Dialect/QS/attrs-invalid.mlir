@@ -73,6 +73,17 @@ module attributes {qs.gemm_tile_n = "wide"} {}
 
 // -----
 
+// The persistent GEMM kernels run on at least one block.
+// expected-error @+1 {{'qs.gemm_persistent' must be an i64 of at least 1 (the number of blocks of the persistent GEMM kernels), got 0 : i64}}
+module attributes {qs.gemm_persistent = 0 : i64} {}
+
+// -----
+
+// expected-error @+1 {{'qs.gemm_persistent' must be an i64 of at least 1 (the number of blocks of the persistent GEMM kernels), got true}}
+module attributes {qs.gemm_persistent = true} {}
+
+// -----
+
 // Other qs.* discardable attributes are unknown.
 // expected-error @+1 {{unknown qs dialect attribute 'qs.target'}}
 module attributes {qs.target = "sm_90a"} {}

@@ -43,6 +43,16 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (attr.getName() == getGemmPersistentAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || !value.getType().isInteger(64) || value.getInt() < 1)
+      return op->emitError()
+             << "'" << getGemmPersistentAttrName()
+             << "' must be an i64 of at least 1 (the number of blocks of "
+                "the persistent GEMM kernels), got "
+             << attr.getValue();
+    return success();
+  }
   return op->emitError() << "unknown qs dialect attribute '"
                          << attr.getName().getValue()
                          << "'";

@@ -61,6 +61,15 @@ def QS_Dialect : Dialect {
     multiprocessor of an H100/H200, or on sm_100a a B200, a tile, else
     128). It changes speed, never results.
 
+    `qs.gemm_persistent = N : i64` (N >= 1) on a GEMM or an enclosing
+    operation runs the sm_90a GEMM kernels persistently: min(N, tiles)
+    blocks, block b computing output tiles b, b + N, b + 2N, ... (at most
+    one block fits a multiprocessor: N = 132 fills an H100/H200; fewer
+    leave multiprocessors to concurrent kernels, as TE's `sm_margin`).
+    Each block's producer streams the next tile's k-tiles while its
+    consumers run the previous tile's epilogue. Absent: one block per
+    tile. It changes speed, never results; sm_100a rejects it.
+
     ### Flattened boundaries
 
     `qs-flatten-storage` replaces each quantized function argument and result
@@ -105,6 +114,11 @@ def QS_Dialect : Dialect {
     /// width in N (128 or 256).
     static constexpr ::llvm::StringLiteral getGemmTileNAttrName() {
       return ::llvm::StringLiteral("qs.gemm_tile_n");
+    }
+    /// Name of the discardable attribute that makes the GEMM kernels
+    /// persistent on a number of blocks.
+    static constexpr ::llvm::StringLiteral getGemmPersistentAttrName() {
+      return ::llvm::StringLiteral("qs.gemm_persistent");
     }
     /// Argument/result attributes set by qs-flatten-storage: the inner
     /// tensor's name, the original argument/result index, the quantized type.
