@@ -121,7 +121,8 @@ void mlir::qs::buildNVPTXLoweringPipeline(
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 
-  GpuModuleToBinaryPassOptions binary;
+  // gpu-module-to-binary with the kernels' inline PTX convergent.
+  qs::QSGPUModuleToBinaryPassOptions binary;
   std::string toolkit = qs::findCUDAToolkit(options.toolkit);
   binary.toolkitPath = toolkit;
   binary.cmdOptions = options.ptxasOptions;
@@ -129,7 +130,7 @@ void mlir::qs::buildNVPTXLoweringPipeline(
   if (format == "auto")
     format = toolkit.empty() ? "isa" : "fatbin";
   binary.compilationTarget = format.str();
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(qs::createQSGPUModuleToBinaryPass(binary));
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -196,4 +196,40 @@ def QSGPUHostBuffersPass : Pass<"qs-gpu-host-buffers", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def QSGPUModuleToBinaryPass : Pass<"qs-gpu-module-to-binary"> {
+  let summary = "gpu-module-to-binary with inline PTX treated as convergent";
+  let description = [{
+    Serializes every `gpu.module` to a `gpu.binary` exactly as upstream
+    `gpu-module-to-binary` does (same target attributes, same options),
+    except that, in the kernels' LLVM IR before it is linked and optimized,
+    every inline-asm call is marked `convergent`, as clang marks all calls
+    in CUDA device code. MLIR's `llvm.inline_asm` carries no such
+    attribute, so LLVM may otherwise duplicate (tail duplication, jump
+    threading) or sink an asm statement into divergent control flow; for
+    the `.sync.aligned` PTX the GEMM kernels write as inline asm
+    (`wgmma.fence` / `commit_group` / `wait_group`, `bar.sync` with a
+    thread count, `setmaxnreg`, `tcgen05.alloc` / `ld` / `dealloc`), whose
+    instances every thread of a warp must execute together, that is
+    undefined behaviour. Convergent calls are never duplicated into, or
+    moved across, divergent branches.
+
+    Example: `qs-opt --qs-gpu-module-to-binary="format=isa"` on a module of
+    `gpu.module`s with `#nvvm.target`s (qs-nvptx-pipeline runs it last).
+  }];
+  let options = [
+    Option<"toolkitPath", "toolkit", "std::string", [{""}],
+           "CUDA toolkit path (ptxas, fatbinary)">,
+    ListOption<"linkFiles", "l", "std::string",
+               "Bitcode files to link into each module">,
+    Option<"cmdOptions", "opts", "std::string", [{""}],
+           "Options passed to the assembler (ptxas)">,
+    Option<"compilationTarget", "format", "std::string", [{"fatbin"}],
+           "offloading (llvm), assembly (isa), binary (bin) or fatbinary "
+           "(fatbin)">,
+    Option<"elfSection", "section", "std::string", [{""}],
+           "ELF section for the binary">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // QS_CONVERSION_PASSES_TD
