@@ -26,7 +26,7 @@
 // PROMOTE-LABEL: .entry qs_gemm(
 // PROMOTE: mul.rn.f32
 // PROMOTE: add.rn.f32
-// PROMOTE: st.global.b32
+// PROMOTE: st.global.v2.b32
 !dy = !qs.tensor<512x1024xbf16, #qs.fp8_block<fp8_dtype = f8E5M2, block_scaling_dim = 1, rowwise = false>>
 !x = !qs.tensor<512x768xbf16, #qs.fp8_block<block_scaling_dim = 1, rowwise = false>>
 module attributes {qs.chip = "sm_90a"} {

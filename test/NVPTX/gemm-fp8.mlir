@@ -27,8 +27,10 @@
 // CHECK: mbarrier.arrive.shared::cta.b64
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK: mul.rn.f32
-// CHECK: cvt.rn.bf16.f32
-// CHECK: st.global.b16
+// Registers 2j, 2j + 1 hold adjacent columns: one bf16x2 store per pair.
+// CHECK: cvt.rn.bf16x2.f32
+// CHECK: st.global.b32
+// CHECK-NOT: st.global.b16
 // CHECK: setmaxnreg.dec.sync.aligned.u32 40;
 // CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], {{%r[0-9]+}};
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes

@@ -32,9 +32,11 @@
 // CHECK-DAG: st.shared.v4.b32
 // CHECK-DAG: fence.proxy.async.shared::cta;
 // CHECK-DAG: mbarrier.arrive.shared::cta.b64
-// CHECK-DAG: cvt.rn.bf16.f32
+// CHECK-DAG: cvt.rn.bf16x2.f32
 // CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // CHECK-NEXT: tcgen05.wait::ld.sync.aligned;
+// The epilogue stores 16 bytes (8 bf16 of a row) at a time.
+// CHECK: st.global.v4.b32
 // CHECK: tcgen05.fence::before_thread_sync;
 // CHECK: tcgen05.dealloc.cta_group::1.sync.aligned.b32 {{%r[0-9]+}}, 512;
 !x = !qs.tensor<1024x512xbf16, #qs.nvfp4<columnwise = false>>

@@ -15,7 +15,7 @@
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK-NEXT: // end inline asm
 // CHECK: @p mbarrier.arrive.shared::cta.b64 _, [{{%r[0-9]+}}];
-// CHECK: st.global.b16
+// CHECK: st.global.b32
 // The consumers' tile loop, then the producer's.
 // CHECK: add.s64 [[T:%rd[0-9]+]], [[T]], 5;
 // CHECK: setmaxnreg.dec.sync.aligned.u32 40;

@@ -187,6 +187,17 @@ def test_gemm_sm90_kernels_on_blackwell_layouts(rng):
                bias=True, chip="sm_100a", kernel_chip="sm_90a")
 
 
+@pytest.mark.parametrize("chip", [None, "sm_100a"])
+def test_gemm_epilogue_vector_widths(rng, chip):
+    # The epilogue stores groups of adjacent columns with one vector store
+    # when N is a multiple of the group (sm_90a: 2, sm_100a: 16 bytes):
+    # N = 45 (odd: element stores), 50 (pairs only), 200 (sm_100a: 8 bf16
+    # or 4 f32 per store), with partial tiles, bias and accumulate.
+    for n, out in ((45, "bf16"), (50, "f32"), (200, "bf16"), (200, "f32")):
+        check_gemm(rng, "fp8_current", LAYOUTS[0], out, m=70, n=n, k=128, bias=True,
+                   accumulate=True, chip=chip)
+
+
 @pytest.mark.parametrize("family,layout,tile_n", [
     ("fp8_current", LAYOUTS[0], 256), ("fp8_delayed", LAYOUTS[2], 128),
     ("fp8_block", LAYOUTS[1], None), ("mxfp8", LAYOUTS[0], None), ("mxfp8", LAYOUTS[1], None),

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "qs/Dialect/QS/Utils/FloatEmulation.h"
 
 using namespace mlir;
@@ -389,8 +390,9 @@ void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,
                         const std::function<Value(int64_t)> &acc) {
   Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
   Value colBase = env.mul(tn, i(plan.tileN));
+  // Registers 2j and 2j + 1 hold adjacent columns of one row.
   epilogueAt(
-      args, plan.accRegs(),
+      args, plan.accRegs(), 2,
       [&](int64_t r) {
         Value fr, fc;
         std::tie(fr, fc) = fragment(t, i(r));
@@ -400,9 +402,11 @@ void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,
 }
 
 void GemmCode::epilogueAt(
-    ValueRange args, int64_t count,
+    ValueRange args, int64_t count, int64_t vec,
     const std::function<std::pair<Value, Value>(int64_t)> &position,
     const std::function<Value(int64_t)> &acc) {
+  while (plan.n % vec != 0)
+    vec /= 2;
   // args: sa, sb, [amaxA, amaxB (NVFP4)], [bias], [c], d
   Value alpha;
   unsigned next = 2;
@@ -428,37 +432,56 @@ void GemmCode::epilogueAt(
   Value bias = plan.bias ? args[next++] : Value();
   Value c = plan.accumulate ? args[next++] : Value();
   Value d = args[next];
-  for (int64_t r = 0; r < count; ++r) {
-    Value row, col;
-    std::tie(row, col) = position(r);
-    Value inside = env.land(env.lt(row, i(plan.m)), env.lt(col, i(plan.n)));
-    Value v = acc(r);
+  for (int64_t g = 0; g < count / vec; ++g) {
+    Value row, first;
+    std::tie(row, first) = position(g * vec);
+    // N % vec == 0 and first % vec == 0: the group is inside or outside.
+    Value inside = env.land(env.lt(row, i(plan.m)), env.lt(first, i(plan.n)));
     env.ifThen(inside, [&] {
-      Value out =
-          alpha ? arith::MulFOp::create(env.b, env.loc, v, alpha).getResult()
-                : v;
-      if (plan.fp4() && (plan.a.rowScaled || plan.b.rowScaled)) {
-        Value rows = plan.a.rowScaled ? factor(args[2], row) : env.f32(1.0f);
-        if (plan.b.rowScaled)
-          rows = arith::MulFOp::create(env.b, env.loc, rows,
-                                       factor(args[3], col));
-        out = arith::MulFOp::create(env.b, env.loc, out, rows);
+      SmallVector<Value> outs;
+      for (int64_t e = 0; e < vec; ++e) {
+        Value col = env.add(first, i(e));
+        Value v = acc(g * vec + e);
+        Value out =
+            alpha ? arith::MulFOp::create(env.b, env.loc, v, alpha).getResult()
+                  : v;
+        if (plan.fp4() && (plan.a.rowScaled || plan.b.rowScaled)) {
+          Value rows = plan.a.rowScaled ? factor(args[2], row) : env.f32(1.0f);
+          if (plan.b.rowScaled)
+            rows = arith::MulFOp::create(env.b, env.loc, rows,
+                                         factor(args[3], col));
+          out = arith::MulFOp::create(env.b, env.loc, out, rows);
+        }
+        if (bias)
+          out = arith::AddFOp::create(
+              env.b, env.loc, out,
+              env.toF32(memref::LoadOp::create(env.b, env.loc, bias, col)));
+        Value at = env.add(env.mul(row, i(plan.n)), col);
+        if (c)
+          out = arith::AddFOp::create(
+              env.b, env.loc, out,
+              env.toF32(memref::LoadOp::create(env.b, env.loc, c, at)));
+        // The GPU converts with cvt.rn (same RNE result as the emulation).
+        if (env.gpu && plan.outType != out.getType())
+          out = arith::TruncFOp::create(env.b, env.loc, plan.outType, out);
+        else
+          out = env.fromF32(out, plan.outType);
+        outs.push_back(out);
       }
-      if (bias)
-        out = arith::AddFOp::create(
-            env.b, env.loc, out,
-            env.toF32(memref::LoadOp::create(env.b, env.loc, bias, col)));
-      Value at = env.add(env.mul(row, i(plan.n)), col);
-      if (c)
-        out = arith::AddFOp::create(
-            env.b, env.loc, out,
-            env.toF32(memref::LoadOp::create(env.b, env.loc, c, at)));
-      // The GPU converts with cvt.rn (same RNE result as the emulation).
-      if (env.gpu && plan.outType != out.getType())
-        out = arith::TruncFOp::create(env.b, env.loc, plan.outType, out);
-      else
-        out = env.fromF32(out, plan.outType);
-      memref::StoreOp::create(env.b, env.loc, out, d, at);
+      Value at = env.add(env.mul(row, i(plan.n)), first);
+      if (vec == 1) {
+        memref::StoreOp::create(env.b, env.loc, outs[0], d, at);
+        return;
+      }
+      // One vector store (16-byte-class on the GPU: D's rows are multiples
+      // of vec elements; element-aligned in the emulation, whose buffers
+      // may come from numpy).
+      Value packed = vector::FromElementsOp::create(
+          env.b, env.loc, VectorType::get({vec}, outs[0].getType()), outs);
+      int64_t bytes = outs[0].getType().getIntOrFloatBitWidth() / 8;
+      vector::StoreOp::create(env.b, env.loc, packed, d, ValueRange{at},
+                              /*nontemporal=*/false,
+                              llvm::MaybeAlign(env.gpu ? vec * bytes : bytes));
     });
   }
 }
@@ -514,8 +537,10 @@ void GemmCode::tmemEpilogue(
   for (int64_t chunk = 0; chunk < plan.tileN / 32; ++chunk) {
     std::function<Value(int64_t)> bits = load(chunk);
     Value colBase = env.add(env.mul(tn, i(plan.tileN)), i(32 * chunk));
+    // 16 bytes of the row per store.
+    int64_t outBytes = plan.outType.getIntOrFloatBitWidth() / 8;
     epilogueAt(
-        args, 32,
+        args, 32, 16 / outBytes,
         [&](int64_t r) { return std::make_pair(row, env.add(colBase, i(r))); },
         [&](int64_t r) {
           return arith::BitcastOp::create(env.b, env.loc, env.b.getF32Type(),

@@ -417,10 +417,15 @@ struct GemmCode {
   void epilogue(Value tm, Value tn, Value consumer, Value t, ValueRange args,
                 const std::function<Value(int64_t)> &acc);
   /// The same for `count` values: value r (from `acc`) goes to output
-  /// element `position(r)` = (row, column) of D.
-  void epilogueAt(ValueRange args, int64_t count,
-                  const std::function<std::pair<Value, Value>(int64_t)> &position,
-                  const std::function<Value(int64_t)> &acc);
+  /// element `position(r)` = (row, column) of D. Values come in groups of
+  /// `vec` (r = g vec + e at (row, col + e), col a multiple of vec): when N
+  /// is a multiple of the group size a group is inside D or outside it as
+  /// a whole and is stored with one vector store (vec halves until it
+  /// divides N).
+  void
+  epilogueAt(ValueRange args, int64_t count, int64_t vec,
+             const std::function<std::pair<Value, Value>(int64_t)> &position,
+             const std::function<Value(int64_t)> &acc);
 };
 
 /// The 128-byte swizzle of a shared-memory byte address: the 16-byte chunk
