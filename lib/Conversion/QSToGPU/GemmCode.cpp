@@ -90,17 +90,17 @@ Value GemmCode::stepDescriptor(Value base, int64_t j) {
       arith::ConstantIntOp::create(env.b, env.loc, env.b.getI64Type(), 2 * j));
 }
 
-Value GemmCode::descA(Value base, Value s, Value consumer) {
-  return descriptor(
-      env.add(env.add(base, tileA(s)), env.mul(consumer, i(64 * kTileK))));
+Value GemmCode::descA(Value base, Value s, Value buffer, Value consumer) {
+  return descriptor(env.add(env.add(base, tileA(s, buffer)),
+                            env.mul(consumer, i(64 * kTileK))));
 }
 
-Value GemmCode::descB(Value base, Value s) {
-  return descriptor(env.add(base, tileB(s)));
+Value GemmCode::descB(Value base, Value s, Value buffer) {
+  return descriptor(env.add(base, tileB(s, buffer)));
 }
 
 void GemmCode::transposeTiles(
-    Value thread, Value s,
+    Value thread, Value s, Value buffer,
     const std::function<SmallVector<Value>(Value)> &load16,
     const std::function<void(Value, ArrayRef<Value>)> &store16) {
   // The 4 x 4 byte transpose of words x[0..3] (x[j] byte b -> out[b] byte
@@ -139,16 +139,15 @@ void GemmCode::transposeTiles(
     }
   };
   if (plan.a.mnMajor)
-    env.ifThen(env.lt(thread, i(kTileM / 2)), [&] {
-      transpose(stageA(s), tileA(s), kTileM, thread);
-    });
+    env.ifThen(env.lt(thread, i(kTileM / 2)),
+               [&] { transpose(stageA(s), tileA(s, buffer), kTileM, thread); });
   if (plan.b.mnMajor) {
     Value q = arith::SubIOp::create(env.b, env.loc, thread, i(kWarpgroup));
     env.ifThen(env.land(arith::CmpIOp::create(env.b, env.loc,
-                                              arith::CmpIPredicate::uge,
-                                              thread, i(kWarpgroup)),
+                                              arith::CmpIPredicate::uge, thread,
+                                              i(kWarpgroup)),
                         env.lt(q, i(plan.tileN / 2))),
-               [&] { transpose(stageB(s), tileB(s), plan.tileN, q); });
+               [&] { transpose(stageB(s), tileB(s, buffer), plan.tileN, q); });
   }
 }
 

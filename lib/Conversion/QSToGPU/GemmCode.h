@@ -140,15 +140,27 @@ struct GemmPlan {
   /// after the ring (128 x 128 f16 of A, tileN x 128 of B, each as two
   /// K-major 64-element chunks with the 128-byte swizzle). sm_90a MN-major
   /// operands: their transposed K-major FP8 tiles (A's 128 x 128 bytes if A
-  /// is MN-major, then B's tileN x 128), 128-byte swizzled.
+  /// is MN-major, then B's tileN x 128), 128-byte swizzled, in
+  /// transposeBuffers() buffers.
   int64_t convertedOffset() const { return stages * stageBytes(); }
+  /// sm_90a MN-major operands: bytes of one buffer of transposed tiles.
+  int64_t transposedBytes() const {
+    return (a.mnMajor ? kTileM * kTileK : 0) + (b.mnMajor ? tileN * kTileK : 0);
+  }
+  /// 2: the block's k-tile `it` copies into buffer it % 2 while the wgmmas
+  /// of it - 1 read the other (as NVFP4's f16 tiles); 1 where two buffers
+  /// would leave fewer than 4 stages in the ring (per-tensor 128x256 with
+  /// an MN-major B).
+  int64_t transposeBuffers() const {
+    return (kRingBytes - 2 * transposedBytes()) / stageBytes() >= 4 ? 2 : 1;
+  }
   int64_t convertedBufferBytes() const { return (kTileM + tileN) * 256; }
   int64_t convertedBytes() const {
     if (fp4() && !tcgen05)
       return 2 * convertedBufferBytes();
     if (!transposes())
       return 0;
-    return (a.mnMajor ? kTileM * kTileK : 0) + (b.mnMajor ? tileN * kTileK : 0);
+    return transposeBuffers() * transposedBytes();
   }
   int64_t barrierOffset() const { return convertedOffset() + convertedBytes(); }
   /// Full and empty barriers per stage; tcgen05 adds the "accumulator done"
@@ -237,33 +249,42 @@ struct GemmCode {
   /// The descriptors of k-step `j` (32 bytes further along K).
   Value stepDescriptor(Value base, int64_t j);
   /// The K-major tiles wgmma reads in stage `s`: the stage's, or for an
-  /// MN-major operand its transposed copy.
-  Value tileA(Value s) {
-    return plan.a.mnMajor ? i(plan.convertedOffset()) : stageA(s);
+  /// MN-major operand its transposed copy in buffer `buffer` (0 or 1;
+  /// GemmPlan::transposeBuffers).
+  Value tileA(Value s, Value buffer) {
+    return plan.a.mnMajor ? transposedTile(buffer, 0) : stageA(s);
   }
-  Value tileB(Value s) {
-    return plan.b.mnMajor ? i(plan.convertedOffset() +
-                              (plan.a.mnMajor ? kTileM * kTileK : 0))
-                          : stageB(s);
+  Value tileB(Value s, Value buffer) {
+    return plan.b.mnMajor
+               ? transposedTile(buffer, plan.a.mnMajor ? kTileM * kTileK : 0)
+               : stageB(s);
   }
-  Value descA(Value base, Value s, Value consumer);
-  Value descB(Value base, Value s);
+  Value transposedTile(Value buffer, int64_t offset) {
+    return env.add(i(plan.convertedOffset() + offset),
+                   env.mul(buffer, i(plan.transposedBytes())));
+  }
+  /// The transposed-tile buffer of the block's k-tile `it`.
+  Value transposeBuffer(Value it) {
+    return plan.transposeBuffers() == 2 ? band(it, 1) : i(0);
+  }
+  Value descA(Value base, Value s, Value buffer, Value consumer);
+  Value descB(Value base, Value s, Value buffer);
 
   /// sm_90a MN-major operands: consumer thread `thread` (of 256) copies its
   /// 16 x 16-byte block of stage `s`'s [128 K rows, tile rows] tile
   /// (unswizzled) transposed into the operand's K-major swizzled tile
-  /// (tileA / tileB). Block q of an operand with R / 16 = n column blocks:
-  /// MN block q % n, K block ((q % n) * 8 / n + q / n) % 8, so the eight
-  /// threads of each quarter warp (one 16-byte access each) read eight
-  /// different 16-byte columns and write eight different swizzled chunks.
+  /// (tileA / tileB of buffer `buffer`). Block q of an operand with R / 16 = n
+  /// column blocks: MN block q % n, K block ((q % n) * 8 / n + q / n) % 8, so
+  /// the eight threads of each quarter warp (one 16-byte access each) read
+  /// eight different 16-byte columns and write eight different swizzled chunks.
   /// A's blocks go to threads [0, 64), B's to [128, 128 + tileN / 2).
   /// `load16(offset)` returns the four i32 words at a shared-memory offset,
   /// `store16(offset, words)` stores four i32 at an offset before
   /// swizzling.
-  void transposeTiles(
-      Value thread, Value s,
-      const std::function<SmallVector<Value>(Value)> &load16,
-      const std::function<void(Value, ArrayRef<Value>)> &store16);
+  void
+  transposeTiles(Value thread, Value s, Value buffer,
+                 const std::function<SmallVector<Value>(Value)> &load16,
+                 const std::function<void(Value, ArrayRef<Value>)> &store16);
 
   /// PTX prmt.b32 (default mode) of i32 values: byte i of the result is
   /// byte selector[4i+2:4i] of {b, a} (a: bytes 0-3). Selector bits 4i+3

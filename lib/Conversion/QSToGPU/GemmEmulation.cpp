@@ -222,7 +222,9 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
     });
     env.loop(plan.kTiles(), [&](Value kt) {
       // The producer's step, then each consumer's (no waits needed).
-      Value s = env.rem(env.add(first, kt), env.idx(plan.stages));
+      Value it = env.add(first, kt);
+      Value s = env.rem(it, env.idx(plan.stages));
+      Value buffer = code.transposeBuffer(it);
       emulateStageTma(code, smem, a, bm, tm, tn, kt, s);
       // Emulated 16-byte shared-memory accesses (little-endian words); stores
       // at swizzled offsets.
@@ -251,7 +253,7 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
       if (plan.transposes()) {
         // MN-major operands: every consumer thread's transposing copy.
         env.loop(kConsumers * kWarpgroup, [&](Value thread) {
-          code.transposeTiles(thread, s, load16, store16);
+          code.transposeTiles(thread, s, buffer, load16, store16);
         });
       }
       if (plan.fp4()) {
@@ -274,8 +276,8 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
         return;
       }
       env.loop(kConsumers, [&](Value consumer) {
-        Value descA = code.descA(base, s, consumer);
-        Value descB = code.descB(base, s);
+        Value descA = code.descA(base, s, buffer, consumer);
+        Value descB = code.descB(base, s, buffer);
         Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
         if (!plan.blockScaled()) {
           for (int64_t j = 0; j < kKSteps; ++j)

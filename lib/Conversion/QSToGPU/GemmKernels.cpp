@@ -257,16 +257,24 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             Value parity = code.band(env.div(it, env.idx(plan.stages)), 1);
             ptx.wait(env.add(base, code.fullBarrier(s)), parity);
             Value total = forOp.getRegionIterArgs()[0];
+            Value buffer = code.transposeBuffer(it);
             if (plan.transposes()) {
-              // MN-major operands: both consumers are past the wgmmas that
-              // read the previous transposed tiles (per-tensor FP8 keeps a
-              // group in flight), then copy this stage's tiles transposed.
-              if (!plan.blockScaled())
+              // MN-major operands: copy this stage's tiles transposed into
+              // buffer it % 2 once both consumers are past the wgmmas that
+              // read it (those of k-tile it - 2). Per-tensor FP8 (one group
+              // in flight): each consumer's wait_group 1 at the end of it -
+              // 1 completed its it - 2, and the barrier makes it both; with
+              // one buffer, wait for it - 1 as well. Block-scaled consumers
+              // wait for every group within the k-tile: with two buffers,
+              // both passed the barrier after the copy of it - 1 only once
+              // they had finished it - 2, so no barrier is needed first.
+              if (!plan.blockScaled() && plan.transposeBuffers() == 1)
                 ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
-              ptx({}, "bar.sync 1, 256;", "");
+              if (!plan.blockScaled() || plan.transposeBuffers() == 1)
+                ptx({}, "bar.sync 1, 256;", "");
               code.transposeTiles(
-                  env.add(env.mul(consumer, env.idx(kWarpgroup)), t), s, load16,
-                  store16);
+                  env.add(env.mul(consumer, env.idx(kWarpgroup)), t), s, buffer,
+                  load16, store16);
               // The generic-proxy writes, visible to wgmma (async proxy).
               ptx({}, "fence.proxy.async.shared::cta;", "");
               ptx({}, "bar.sync 1, 256;", "");
@@ -324,8 +332,9 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                   Value fresh = LLVM::UndefOp::create(b, loc, accType);
                   int64_t first = (round * perRound + g) * plan.stepsPerGroup();
                   partials.push_back(emitWgmmaStep(
-                      b, loc, plan, fresh, code.descA(base, s, consumer),
-                      code.descB(base, s), code, /*fresh=*/true, first,
+                      b, loc, plan, fresh,
+                      code.descA(base, s, buffer, consumer),
+                      code.descB(base, s, buffer), code, /*fresh=*/true, first,
                       plan.stepsPerGroup()));
                 }
                 ptx({},
@@ -357,8 +366,8 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             } else {
               ptx({}, "wgmma.fence.sync.aligned;", "");
               Value next = emitWgmmaStep(b, loc, plan, total,
-                                         code.descA(base, s, consumer),
-                                         code.descB(base, s), code);
+                                         code.descA(base, s, buffer, consumer),
+                                         code.descB(base, s, buffer), code);
               // One group stays in flight: wait for the previous stage's
               // wgmmas, then free that stage (one arrival per consumer).
               ptx({},
