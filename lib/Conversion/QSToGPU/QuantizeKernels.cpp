@@ -450,11 +450,25 @@ namespace {
 struct Tile {
   int64_t rows, cols, ld, vec, elemBytes;
   int64_t tilesPerRow, grid;
+  /// Block b takes tile grid - 1 - b: a pass over x that follows another
+  /// (the amax pass of current scaling / NVFP4, or the first of two cast
+  /// kernels) starts where that one ended, whose data L2 still holds (50
+  /// MB on H100/H200: all of a 4096 x 4096 bf16 input).
+  bool reversed = false;
   /// Shared buffers besides the tile (index 0): delayed-scaling amax slots,
   /// x-layout multipliers, 2-D segment and block amaxes (-1 if absent).
   int slots = -1, mults = -1, segAmax = -1, blockAmax = -1;
 };
 } // namespace
+
+/// (tile row, tile column) of the block's tile.
+static std::pair<Value, Value> tileCoords(KernelEnv &env, const Tile &t) {
+  Value tile = env.blockId;
+  if (t.reversed)
+    tile = arith::SubIOp::create(env.b, env.loc, env.idx(t.grid - 1), tile);
+  return {env.div(tile, env.idx(t.tilesPerRow)),
+          env.rem(tile, env.idx(t.tilesPerRow))};
+}
 
 static int64_t vectorWidth(int64_t k, int64_t elemBytes) {
   int64_t vec = 16 / elemBytes;
@@ -525,8 +539,8 @@ static SmallVector<Value> readRow(KernelEnv &env, const Tile &t, Value smem,
 static void loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t) {
   OpBuilder &b = env.b;
   Value x = env.args[p.xArg], smem = env.shared[0];
-  Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
-  Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
   int64_t perRow = t.cols / t.vec;
   VectorType vt = VectorType::get({t.vec}, p.nominal);
   if (p.delayed)
@@ -630,8 +644,8 @@ static SmallVector<Value> rht16(KernelEnv &env, ArrayRef<Value> x) {
 static void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
                          const Rep &r) {
   Value smem = env.shared[0];
-  Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
-  Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
   int64_t perRow = t.cols / r.block;
   Value tensorScale =
       r.kind == ScaleKind::PerTensor ? perTensorScale(env, p) : Value();
@@ -687,8 +701,8 @@ static void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
 static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
                             const Rep &r) {
   Value smem = env.shared[0];
-  Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
-  Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
   int64_t perCol = t.rows / r.block;
   Value tensorScale =
       r.kind == ScaleKind::PerTensor ? perTensorScale(env, p) : Value();
@@ -771,8 +785,8 @@ static void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
 static void xLayoutEncodePhase(KernelEnv &env, const Plan &p, const Tile &t,
                                const Rep &r) {
   Value smem = env.shared[0], mults = env.shared[t.mults];
-  Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
-  Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
   int64_t groups = t.cols / 16;
   env.forEachUnit(t.rows * groups, [&](Value u) {
     Value row = env.div(u, env.idx(groups));
@@ -961,8 +975,8 @@ static KernelDesc rowAmaxKernel(const Plan &p) {
   Tile t;
   KernelDesc d = tileKernel(p, "qs_quantize_row_amax", t);
   d.phases.push_back([p, t](KernelEnv &env) {
-    Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
-    Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
+    Value tileRow, tileCol;
+    std::tie(tileRow, tileCol) = tileCoords(env, t);
     Value smem = env.shared[0];
     if (p.rowAmaxArg >= 0)
       env.forEachUnit(t.rows, [&](Value row) {
@@ -1010,8 +1024,8 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
     d.shared.push_back(MemRefType::get({d.threads}, f32));
   }
   d.phases.push_back([p, t, rowAmax](KernelEnv &env) {
-    Value tileRow = env.div(env.blockId, env.idx(t.tilesPerRow));
-    Value tileCol = env.rem(env.blockId, env.idx(t.tilesPerRow));
+    Value tileRow, tileCol;
+    std::tie(tileRow, tileCol) = tileCoords(env, t);
     store1(env, env.f32(0.0f), env.shared[t.slots], env.threadId);
     if (rowAmax)
       store1(env, env.f32(0.0f), env.shared[t.mults], env.threadId);
@@ -1056,13 +1070,15 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
 }
 
 static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
-                             bool writeScaleInv, StringRef name) {
+                             bool writeScaleInv, StringRef name,
+                             bool reversed) {
   KernelDesc d;
   d.name = name.str();
   // At least 4 resident blocks (512 threads) per multiprocessor: bounds
   // registers at 128 per thread (the 128-long blocks otherwise take ~170).
   d.minBlocksPerSM = 4;
   Tile t = makeTile(p, reps);
+  t.reversed = reversed;
   d.gridSize = t.grid;
   Type f32 = Float32Type::get(p.nominal.getContext());
   d.shared.push_back(MemRefType::get({t.rows * t.ld}, p.nominal));
@@ -1149,8 +1165,11 @@ void gpuk::emitQuantize(OpBuilder &b, Location loc, ModuleOp module,
   Tile together = makeTile(p, reps);
   int64_t bytes = together.rows * together.ld * together.elemBytes;
   bool scaleInv = p.scaleInvArg >= 0;
+  // Passes over x alternate direction (Tile::reversed): the amax kernels
+  // run forward, so a cast kernel after one starts at x's end.
+  bool amaxPass = !p.globalAmaxArgs.empty() || p.rowScaled || p.rhtAmaxArg >= 0;
   if (reps.size() < 2 || bytes <= 48 * 1024) {
-    launch(castKernel(p, reps, scaleInv, "qs_quantize"));
+    launch(castKernel(p, reps, scaleInv, "qs_quantize", amaxPass));
     return;
   }
   // A tile holding both representations' blocks would not fit in static
@@ -1158,7 +1177,8 @@ void gpuk::emitQuantize(OpBuilder &b, Location loc, ModuleOp module,
   for (auto [i, r] : llvm::enumerate(reps))
     launch(castKernel(p, {r}, scaleInv && i == 0,
                       r->columnwise ? "qs_quantize_columnwise"
-                                    : "qs_quantize_rowwise"));
+                                    : "qs_quantize_rowwise",
+                      amaxPass != (i % 2 == 1)));
 }
 
 //===----------------------------------------------------------------------===//
