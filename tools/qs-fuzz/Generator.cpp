@@ -57,9 +57,25 @@ public:
     static const char *chips[] = {nullptr, "sm_90a", "sm_100a", "sm_90a",
                                   "sm_100a", "sm_120a", "sm_80"};
     const char *chip = chips[in.ConsumeIntegralInRange<size_t>(0, 6)];
-    os << "module";
+    // The GEMM kernels' knobs, valid and not (the dialect rejects 192 and
+    // persistent blocks below 1).
+    static const int64_t tileWidths[] = {0, 0, 128, 256, 192};
+    static const int64_t persistent[] = {0, 0, 0, 1, 3, 132, -1};
+    int64_t tileN = tileWidths[in.ConsumeIntegralInRange<size_t>(0, 4)];
+    int64_t blocks = persistent[in.ConsumeIntegralInRange<size_t>(0, 6)];
+    std::vector<std::string> attrs;
     if (chip)
-      os << " attributes {qs.chip = \"" << chip << "\"}";
+      attrs.push_back(std::string("qs.chip = \"") + chip + "\"");
+    if (tileN)
+      attrs.push_back("qs.gemm_tile_n = " + std::to_string(tileN) + " : i64");
+    if (blocks)
+      attrs.push_back("qs.gemm_persistent = " + std::to_string(blocks) +
+                      " : i64");
+    os << "module";
+    for (size_t i = 0; i < attrs.size(); ++i)
+      os << (i ? ", " : " attributes {") << attrs[i];
+    if (!attrs.empty())
+      os << "}";
     os << " {\n";
     int functions = in.ConsumeIntegralInRange(1, 2);
     for (int f = 0; f < functions && in.remaining_bytes(); ++f)

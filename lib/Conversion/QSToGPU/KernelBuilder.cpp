@@ -189,7 +189,8 @@ static gpu::GPUModuleOp getKernelModule(ModuleOp module) {
 static void runPhases(KernelEnv &env, const KernelDesc &desc, bool gpu,
                       Value blockId) {
   OpBuilder &b = env.b;
-  for (auto [i, phase] : llvm::enumerate(desc.phases)) {
+  for (size_t i = 0; i < desc.phases.size(); ++i) {
+    const auto &phase = desc.phases[i];
     if (gpu) {
       if (i != 0)
         gpu::BarrierOp::create(b, env.loc);
