@@ -1,16 +1,18 @@
-// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s
-// RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM90
+// RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM100
 
-// NVFP4 on Hopper, which TE does not offer: the global amax kernel, then
-// E4M3 block scales and E2M1 codes by exact integer arithmetic (no e2m1
-// conversion instruction, which sm_90a lacks), packed two per byte and
-// stored 8 bytes at a time.
+// NVFP4 quantize: the global amax kernel, then E4M3 block scales and E2M1
+// codes packed two per byte and stored 8 bytes at a time. On Hopper, which
+// TE does not offer and which has no E2M1 conversion, the codes come from
+// exact integer arithmetic; on Blackwell from cvt.rn.satfinite.e2m1x2.f32,
+// TE's conversion (the same codes for every finite input).
 // CHECK-LABEL: .entry qs_quantize_amax(
 // CHECK: atom.global.max.u32
 // CHECK-LABEL: .entry qs_quantize(
-// CHECK-NOT: e2m1x2
+// SM90-NOT: e2m1x2
+// SM100: cvt.rn.satfinite.e2m1x2.f32
 // CHECK: st.global.v2.b32
-// CHECK-NOT: e2m1x2
+// SM90-NOT: e2m1x2
 module attributes {qs.chip = "sm_90a"} {
 func.func @f(%x: tensor<256x512xbf16>) -> !qs.tensor<256x512xbf16, #qs.nvfp4<>> {
   %q = qs.quantize %x : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.nvfp4<>>

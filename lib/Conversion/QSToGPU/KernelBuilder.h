@@ -35,6 +35,8 @@ struct KernelEnv {
   int64_t threads;
   /// The kernel's memref arguments and shared-memory buffers.
   SmallVector<Value> args, shared;
+  /// Hardware E2M1 conversion (cvt.rn.satfinite.e2m1x2.f32, sm_100a).
+  bool hardwareFp4 = false;
 
   Value idx(int64_t v);
   Value f32(float v);
@@ -118,7 +120,7 @@ constexpr llvm::StringLiteral kLaunchSharedAttr = "qs_launch_shared";
 /// identity-layout memrefs) at the builder's insertion point.
 void emitKernel(OpBuilder &b, Location loc, ModuleOp module,
                 const KernelDesc &desc, ValueRange args, bool gpu,
-                bool hardwareFp8);
+                bool hardwareFp8, bool hardwareFp4 = false);
 
 } // namespace gpuk
 } // namespace qs

@@ -110,6 +110,8 @@ struct ConvertQSToGPUPass
       options.gpu = !emulate;
       options.hardwareFp8 =
           (forced ? *forced : target).getComputeCapability() >= 89;
+      options.hardwareFp4 =
+          (forced ? *forced : target).getComputeCapability() >= 100;
       if (auto q = dyn_cast<QuantizeBuffersOp>(op)) {
         if (failed(lowerQuantize(q, target, options)))
           failedAny = true;

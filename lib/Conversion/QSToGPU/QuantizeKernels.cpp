@@ -20,6 +20,7 @@
 #include "qs/Dialect/QS/IR/QSAttrs.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -376,6 +377,15 @@ static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
   OpBuilder &b = env.b;
   Type i8 = b.getI8Type();
   for (size_t t = 0; t + 1 < values.size(); t += 2) {
+    if (r.fp4 && env.gpu && env.hardwareFp4) {
+      // cvt.rn.satfinite.e2m1x2.f32 d, a, b: a in the upper nibble. TE's
+      // conversion on Blackwell (te-formats.md e2m1_rn_sat); the software
+      // path below gives the same codes for every finite input.
+      bytes.push_back(NVVM::ConvertF32x2ToF4x2Op::create(
+          b, env.loc, i8, values[t + 1], values[t], /*relu=*/false,
+          b.getType<Float4E2M1FNType>()));
+      continue;
+    }
     if (r.fp4) {
       Value lo = emitEncodeF32(b, env.loc, values[t], r.format);
       Value hi = emitEncodeF32(b, env.loc, values[t + 1], r.format);
@@ -1149,7 +1159,8 @@ void gpuk::emitQuantize(OpBuilder &b, Location loc, ModuleOp module,
   llvm::append_range(args, scratch);
 
   auto launch = [&](const KernelDesc &d) {
-    emitKernel(b, loc, module, d, args, options.gpu, options.hardwareFp8);
+    emitKernel(b, loc, module, d, args, options.gpu, options.hardwareFp8,
+               options.hardwareFp4);
   };
   if (!p.zeroArgs.empty() || p.amaxStateOutArg >= 0)
     launch(initKernel(p, args));
