@@ -206,7 +206,7 @@ static void runPhases(KernelEnv &env, const KernelDesc &desc, bool gpu,
 
 void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
                       const KernelDesc &desc, ValueRange args, bool gpu,
-                      bool hardwareFp8, bool hardwareFp4) {
+                      bool hardwareFp8, bool hardwareMx) {
   MLIRContext *ctx = b.getContext();
   SmallVector<Type> argTypes(args.getTypes());
   auto fnType = FunctionType::get(ctx, argTypes, {});
@@ -240,7 +240,7 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
     kb.setInsertionPointToStart(&entry);
     KernelEnv env{kb, loc, true, hardwareFp8, Value(), Value(), desc.threads,
                   {}, {}};
-    env.hardwareFp4 = hardwareFp4;
+    env.hardwareMx = hardwareMx;
     env.blockId = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
     env.threadId = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
     for (unsigned i = 0; i < args.size(); ++i)

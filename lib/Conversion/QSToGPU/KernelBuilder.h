@@ -35,8 +35,9 @@ struct KernelEnv {
   int64_t threads;
   /// The kernel's memref arguments and shared-memory buffers.
   SmallVector<Value> args, shared;
-  /// Hardware E2M1 conversion (cvt.rn.satfinite.e2m1x2.f32, sm_100a).
-  bool hardwareFp4 = false;
+  /// Hardware E2M1 and UE8M0 conversions (cvt.rn.satfinite.e2m1x2.f32,
+  /// cvt.rp.satfinite.ue8m0x2.f32; sm_100a).
+  bool hardwareMx = false;
 
   Value idx(int64_t v);
   Value f32(float v);
@@ -120,7 +121,7 @@ constexpr llvm::StringLiteral kLaunchSharedAttr = "qs_launch_shared";
 /// identity-layout memrefs) at the builder's insertion point.
 void emitKernel(OpBuilder &b, Location loc, ModuleOp module,
                 const KernelDesc &desc, ValueRange args, bool gpu,
-                bool hardwareFp8, bool hardwareFp4 = false);
+                bool hardwareFp8, bool hardwareMx = false);
 
 } // namespace gpuk
 } // namespace qs

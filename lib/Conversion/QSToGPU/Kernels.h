@@ -23,8 +23,9 @@ struct EmitOptions {
   bool gpu = true;
   /// Use cvt.rn.satfinite.e4m3x2/e5m2x2 (sm_89+).
   bool hardwareFp8 = true;
-  /// Use cvt.rn.satfinite.e2m1x2 (sm_100a; sm_90a has no E2M1 conversion).
-  bool hardwareFp4 = false;
+  /// Use cvt.rn.satfinite.e2m1x2 and cvt.rp.satfinite.ue8m0x2 (sm_100a;
+  /// sm_90a has neither conversion).
+  bool hardwareMx = false;
   /// GEMMs: the sm_100a kernel (tcgen05) instead of sm_90a's (wgmma).
   bool tcgen05 = false;
 };

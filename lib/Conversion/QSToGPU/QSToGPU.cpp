@@ -110,7 +110,7 @@ struct ConvertQSToGPUPass
       options.gpu = !emulate;
       options.hardwareFp8 =
           (forced ? *forced : target).getComputeCapability() >= 89;
-      options.hardwareFp4 =
+      options.hardwareMx =
           (forced ? *forced : target).getComputeCapability() >= 100;
       if (auto q = dyn_cast<QuantizeBuffersOp>(op)) {
         if (failed(lowerQuantize(q, target, options)))

@@ -377,7 +377,7 @@ static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
   OpBuilder &b = env.b;
   Type i8 = b.getI8Type();
   for (size_t t = 0; t + 1 < values.size(); t += 2) {
-    if (r.fp4 && env.gpu && env.hardwareFp4) {
+    if (r.fp4 && env.gpu && env.hardwareMx) {
       // cvt.rn.satfinite.e2m1x2.f32 d, a, b: a in the upper nibble. TE's
       // conversion on Blackwell (te-formats.md e2m1_rn_sat); the software
       // path below gives the same codes for every finite input.
@@ -425,7 +425,21 @@ static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r,
   case ScaleKind::E8M0: {
     Value pScaled =
         arith::MulFOp::create(b, loc, amax, env.f32(1.0f / r.fp8Max));
-    Value e = emitE8M0Ceil(b, loc, pScaled);
+    // TE's float_to_e8m0: cvt.rp.satfinite.ue8m0x2.f32 on Blackwell (low
+    // byte: the second operand); elsewhere the integer path, which the
+    // spec gives the same result for every input, specials included.
+    Value e;
+    if (env.gpu && env.hardwareMx) {
+      MLIRContext *ctx = b.getContext();
+      Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+          b, loc, b.getI16Type(), pScaled, pScaled,
+          NVVM::FPRoundingModeAttr::get(ctx, NVVM::FPRoundingMode::RP),
+          NVVM::SaturationModeAttr::get(ctx, NVVM::SaturationMode::SATFINITE),
+          b.getBoolAttr(false), TypeAttr::get(b.getType<Float8E8M0FNUType>()));
+      e = arith::TruncIOp::create(b, loc, b.getI8Type(), pair);
+    } else {
+      e = emitE8M0Ceil(b, loc, pScaled);
+    }
     store1(env, e, env.args[r.scaleArg], r.scaleIndex(env, zRow, zBlock));
     return emitE8M0ReciprocalToF32(b, loc, e);
   }
@@ -1160,7 +1174,7 @@ void gpuk::emitQuantize(OpBuilder &b, Location loc, ModuleOp module,
 
   auto launch = [&](const KernelDesc &d) {
     emitKernel(b, loc, module, d, args, options.gpu, options.hardwareFp8,
-               options.hardwareFp4);
+               options.hardwareMx);
   };
   if (!p.zeroArgs.empty() || p.amaxStateOutArg >= 0)
     launch(initKernel(p, args));
