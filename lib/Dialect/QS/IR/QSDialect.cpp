@@ -21,41 +21,50 @@ void QSDialect::initialize() {
       >();
 }
 
+/// The rule of each discardable attribute on operations: whether a value
+/// satisfies it, and how the error message states it.
+namespace {
+struct AttributeRule {
+  StringRef name;
+  bool (*accepts)(Attribute);
+  StringRef rule;
+};
+} // namespace
+
 LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
-  if (attr.getName() == getChipAttrName()) {
-    auto chip = dyn_cast<StringAttr>(attr.getValue());
-    if (!chip || failed(TargetInfo::parse(chip.getValue())))
-      return op->emitError()
-             << "'" << getChipAttrName()
-             << "' must be a string naming an NVIDIA chip as "
-                "sm_<major><minor>[a|f], e.g. \"sm_90a\" or \"sm_100a\", got "
-             << attr.getValue();
-    return success();
-  }
-  if (attr.getName() == getGemmTileNAttrName()) {
-    auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!value || (value.getInt() != 128 && value.getInt() != 256))
-      return op->emitError()
-             << "'" << getGemmTileNAttrName()
-             << "' must be the integer 128 or 256 (the GEMM kernels' tile "
-                "width in N), got "
-             << attr.getValue();
-    return success();
-  }
-  if (attr.getName() == getGemmPersistentAttrName()) {
-    auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!value || !value.getType().isInteger(64) || value.getInt() < 1)
-      return op->emitError()
-             << "'" << getGemmPersistentAttrName()
-             << "' must be an i64 of at least 1 (the number of blocks of "
-                "the persistent GEMM kernels), got "
-             << attr.getValue();
-    return success();
+  static const AttributeRule rules[] = {
+      {getChipAttrName(),
+       [](Attribute a) {
+         auto chip = dyn_cast<StringAttr>(a);
+         return chip && succeeded(TargetInfo::parse(chip.getValue()));
+       },
+       "a string naming an NVIDIA chip as sm_<major><minor>[a|f], e.g. "
+       "\"sm_90a\" or \"sm_100a\""},
+      {getGemmTileNAttrName(),
+       [](Attribute a) {
+         auto value = dyn_cast<IntegerAttr>(a);
+         return value && (value.getInt() == 128 || value.getInt() == 256);
+       },
+       "the integer 128 or 256 (the GEMM kernels' tile width in N)"},
+      {getGemmPersistentAttrName(),
+       [](Attribute a) {
+         auto value = dyn_cast<IntegerAttr>(a);
+         return value && value.getType().isInteger(64) && value.getInt() >= 1;
+       },
+       "an i64 of at least 1 (the number of blocks of the persistent GEMM "
+       "kernels)"},
+  };
+  for (const AttributeRule &rule : rules) {
+    if (attr.getName() != rule.name)
+      continue;
+    if (rule.accepts(attr.getValue()))
+      return success();
+    return op->emitError() << "'" << rule.name << "' must be " << rule.rule
+                           << ", got " << attr.getValue();
   }
   return op->emitError() << "unknown qs dialect attribute '"
-                         << attr.getName().getValue()
-                         << "'";
+                         << attr.getName().getValue() << "'";
 }
 
 /// Checks one of the qs.inner / qs.origin / qs.type argument or result
