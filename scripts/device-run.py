@@ -352,6 +352,8 @@ def main():
             scaling += " " + case["layout"]
         if case.get("persistent"):
             scaling += f" p{case['persistent']}"
+        if case.get("cluster"):
+            scaling += f" mc{case['cluster']}"
         print(f"{'x'.join(map(str, case['gemm'])):<28} {scaling:<18} {case['tile_n'] or 'auto':>6} "
               f"{ms * 1000:>9.1f} {tflops:>8.1f}")
     if plans:

@@ -99,6 +99,10 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 384, 640, 1040, True, False, None, 5)
                 ("fp8_block", 0, "bf16", 512, 384, 656, False, False, None, 3),
                 ("mxfp8", 1, "bf16", 256, 512, 416, True, False, None, 3),
                 ("nvfp4", 0, "bf16", 512, 384, 544, False, False, None, 3)]
+# Pairs of blocks multicasting B (qs.gemm_cluster, last field): 3 tile rows
+# (the last pair's second block past M), 9 k-tiles; 256-wide tiles.
+GEMM_CHECKS += [("fp8_current", 0, "bf16", 384, 384, 1040, True, False, None, None, 2),
+                ("fp8_current", 0, "f32", 256, 512, 256, False, False, 256, None, 2)]
 
 # GEMM benchmark shapes (m, n, k): cubes and Llama-style layers at 8192
 # tokens (fprop: n = output features, k = input features).
@@ -182,15 +186,16 @@ def main():
         count += 1
     # GEMM: reference-quantized operands in, float64 result and bound saved.
     if args.chip == "sm_90a":
-        for i, (family, layout, out, m, n, k, bias, acc, tile, *persist) in enumerate(
+        for i, (family, layout, out, m, n, k, bias, acc, tile, *extra) in enumerate(
                 GEMM_CHECKS[:args.limit_checks]):
-            persistent = persist[0] if persist else None
+            persistent, cluster = (list(extra) + [None, None])[:2]
             case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
                              accumulate=acc, tile_n=tile, chip=args.chip,
-                             needed_usage_only=True, persistent=persistent)
+                             needed_usage_only=True, persistent=persistent, cluster=cluster)
             d = os.path.join(args.out, "check",
                              f"gemm{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-{out}"
-                             + (f"-pers{persistent}" if persistent else ""))
+                             + (f"-pers{persistent}" if persistent else "")
+                             + (f"-mc{cluster}" if cluster else ""))
             export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
             for j, x in enumerate(case.inputs):
                 np.save(os.path.join(d, f"in{j}.npy"), x)
@@ -208,16 +213,20 @@ def main():
     # Bench plans (no data: the device makes random inputs).
     bench = 0
     shapes = [tuple(map(int, s.split("x"))) for s in args.gemm_bench.split(",") if s]
-    runs = [("fp8_current", shape, tile, "TN", None) for shape in shapes
+    runs = [("fp8_current", shape, tile, "TN", None, None) for shape in shapes
             for tile in ((None, 128, 256) if shape == shapes[0] else (None,))]
-    runs += [(family, shape, None, "TN", None) for family in ("fp8_block", "mxfp8", "nvfp4")
-             for shape in shapes[:2]]
+    runs += [(family, shape, None, "TN", None, None)
+             for family in ("fp8_block", "mxfp8", "nvfp4") for shape in shapes[:2]]
     # MXFP8 dgrad: w's column-wise data is MN-major, copied transposed.
-    runs += [("mxfp8", shape, None, "NN", None) for shape in shapes[:1]]
+    runs += [("mxfp8", shape, None, "NN", None, None) for shape in shapes[:1]]
     # Persistent kernels on 132 blocks (one per H200 multiprocessor).
-    runs += [(family, shape, None, "TN", 132) for family in ("fp8_current", "fp8_block")
+    runs += [(family, shape, None, "TN", 132, None) for family in ("fp8_current", "fp8_block")
              for shape in shapes[:1]]
-    for family, (m, n, k), tile, layout, persistent in runs if args.chip == "sm_90a" else []:
+    # Pairs of blocks multicasting B (per-tensor), both tile widths.
+    runs += [("fp8_current", shape, tile, "TN", None, 2) for shape in shapes[:1]
+             for tile in (None, 128)]
+    for family, (m, n, k), tile, layout, persistent, cluster in (
+            runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
             qb = f"!qs.tensor<{k}x{n}xbf16, #qs.mxfp8<rowwise = false, optimize_for_gemm = true>>"
@@ -236,7 +245,8 @@ def main():
             qb = f"!qs.tensor<{n}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
         rt = f"tensor<{m}x{n}xbf16>"
         attrs = (f'qs.chip = "{args.chip}"' + (f", qs.gemm_tile_n = {tile} : i64" if tile else "")
-                 + (f", qs.gemm_persistent = {persistent} : i64" if persistent else ""))
+                 + (f", qs.gemm_persistent = {persistent} : i64" if persistent else "")
+                 + (f", qs.gemm_cluster = {cluster} : i64" if cluster else ""))
         text = (f"module attributes {{{attrs}}} {{\n"
                 f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
                 f"  %d = qs.gemm %a, %b{' transpose_b' if layout == 'TN' else ''} : {qa}, {qb} -> {rt}\n"
@@ -244,12 +254,14 @@ def main():
         label = (f"gemm-{m}x{n}x{k}" + (f"-tile{tile}" if tile else "")
                  + {"fp8_block": "-block", "mxfp8": "-mxfp8", "nvfp4": "-nvfp4"}.get(family, "")
                  + ("" if layout == "TN" else f"-{layout.lower()}")
-                 + (f"-pers{persistent}" if persistent else ""))
+                 + (f"-pers{persistent}" if persistent else "")
+                 + (f"-mc{cluster}" if cluster else ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"gemm": [m, n, k], "family": family, "tile_n": tile, "layout": layout,
-                       "persistent": persistent, "inputs": 6 if family == "nvfp4" else 4}, f)
+                       "persistent": persistent, "cluster": cluster,
+                       "inputs": 6 if family == "nvfp4" else 4}, f)
         bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:
         for label, attr in [("fp8_delayed", None), ("fp8_current", "#qs.fp8_current<{}>"),

@@ -80,7 +80,9 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
               ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128),
               # qs.gemm_persistent = 132: blocks loop over tiles.
               ("e4m3 x e4m3 persistent", "bf16", 256), ("block 1D x 2D persistent", "bf16", 128),
-              ("mxfp8 dgrad persistent", "bf16", 64), ("nvfp4 persistent", "bf16", 128)]
+              ("mxfp8 dgrad persistent", "bf16", 64), ("nvfp4 persistent", "bf16", 128),
+              # qs.gemm_cluster = 2: pairs of blocks multicast B.
+              ("e4m3 x e4m3 cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -93,10 +95,13 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     block (`block <A> x <B>`, 1D = 1x128, 2D = 128x128 blocks). MXFP8 /
     NVFP4 labels ending in dgrad (A rowwise, B columnwise, contracted over
     its first dimension) or wgrad (both) use the square `shape`'s other
-    layouts. A label ending in `persistent` adds qs.gemm_persistent = 132."""
+    layouts. A label ending in `persistent` adds qs.gemm_persistent = 132,
+    one ending in `cluster2` qs.gemm_cluster = 2."""
     m, k = shape.split("x")
     persistent = label.endswith(" persistent")
     label = label.removesuffix(" persistent")
+    cluster = label.endswith(" cluster2")
+    label = label.removesuffix(" cluster2")
     dtype = "f8E5M2" if label.startswith("e5m2") else "f8E4M3FN"
     flags = " transpose_b"
     if label.startswith(("mxfp8", "nvfp4")):
@@ -119,6 +124,8 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
                  else f", qs.gemm_tile_n = {tile} : i64")
     if persistent:
         tile_attr += ", qs.gemm_persistent = 132 : i64"
+    if cluster:
+        tile_attr += ", qs.gemm_cluster = 2 : i64"
     return (f'module attributes {{qs.chip = "{chip}"{tile_attr}}} {{\n'
             f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"
             f"  %y = qs.gemm %a, %b{flags} bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"

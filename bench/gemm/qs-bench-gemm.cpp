@@ -10,7 +10,9 @@
 // The first shape is also run with each tile width (qs.gemm_tile_n;
 // per-tensor only: block GEMMs use 128-wide tiles) and, on sm_90a, with
 // persistent kernels (qs.gemm_persistent = --persistent, default 132: one
-// block per H100/H200 multiprocessor; column "sched" = pers).
+// block per H100/H200 multiprocessor; column "sched" = pers) and, for
+// per-tensor FP8 in TN, with pairs of blocks multicasting B
+// (qs.gemm_cluster = 2; sched = mc2).
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
@@ -74,8 +76,8 @@ namespace {
 /// `transpose_b`), NN (dgrad: B [K, N] column-wise) or NT (wgrad: A [K, M]
 /// and B [K, N] column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
-                       int64_t persistent, StringRef family, StringRef chip,
-                       StringRef layout) {
+                       int64_t persistent, int64_t cluster, StringRef family,
+                       StringRef chip, StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
     int64_t rows = a ? m : n;
@@ -101,6 +103,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     attrs += ", qs.gemm_tile_n = " + std::to_string(tileN) + " : i64";
   if (persistent)
     attrs += ", qs.gemm_persistent = " + std::to_string(persistent) + " : i64";
+  if (cluster)
+    attrs += ", qs.gemm_cluster = " + std::to_string(cluster) + " : i64";
   std::string flags = layout == "TN"   ? " transpose_b"
                       : layout == "NT" ? " transpose_a"
                                        : "";
@@ -202,15 +206,23 @@ int main(int argc, char **argv) {
       llvm::errs() << "qs-bench-gemm: bad shape '" << shape << "'\n";
       return 1;
     }
-    // (tile width, persistent blocks) of each run.
-    SmallVector<std::pair<int64_t, int64_t>> runs = {{0, 0}};
+    // (tile width, persistent blocks, cluster size) of each run.
+    struct Run {
+      int64_t tileN = 0, persistent = 0, cluster = 0;
+    };
+    SmallVector<Run> runs = {Run()};
     if (index == 0 && !block)
-      runs.append({{128, 0}, {256, 0}});
+      runs.append({Run{128}, Run{256}});
     if (index == 0 && chip == "sm_90a" && persistentOpt > 0)
-      runs.push_back({0, persistentOpt});
-    for (auto [tileN, persistent] : runs) {
+      runs.push_back(Run{0, persistentOpt});
+    if (index == 0 && chip == "sm_90a" && !block && layout == "TN")
+      runs.push_back(Run{0, 0, 2});
+    for (const Run &run : runs) {
+      int64_t tileN = run.tileN;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-          moduleText(m, n, k, tileN, persistent, family, chip, layout), &ctx);
+          moduleText(m, n, k, tileN, run.persistent, run.cluster, family, chip,
+                     layout),
+          &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
       FailureOr<qs::LaunchPlan> plan =
@@ -226,7 +238,9 @@ int main(int argc, char **argv) {
         if (!s.isCopy && !s.isTensorMap)
           gemm = &s;
       std::string tile = tileN ? std::to_string(tileN) : "auto";
-      const char *sched = persistent ? "pers" : "tile";
+      const char *sched = run.persistent ? "pers"
+                          : run.cluster  ? "mc2"
+                                         : "tile";
       if (!device) {
         llvm::outs() << llvm::format("%-22s %6s %5s %6ld %6ld %8ld %10s %9s\n",
                                      shape.str().c_str(), tile.c_str(), sched,

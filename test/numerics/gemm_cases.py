@@ -60,9 +60,11 @@ class GemmCase:
 
 
 def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulate=False,
-              tile_n=None, chip=None, needed_usage_only=False, persistent=None):
+              tile_n=None, chip=None, needed_usage_only=False, persistent=None,
+              cluster=None):
     """With needed_usage_only, each operand carries only the usage its
-    contraction reads (smaller inputs); persistent: qs.gemm_persistent."""
+    contraction reads (smaller inputs); persistent: qs.gemm_persistent;
+    cluster: qs.gemm_cluster."""
     name, lhs, rhs, ta, tb = layout
     shapes = {"x": (m, k), "w": (n, k), "dy": (m, n)}
     params = dict(zip(("x", "w", "dy"), FAMILIES[family]))
@@ -104,6 +106,8 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         attrs.append(f"qs.gemm_tile_n = {tile_n} : i64")
     if persistent:
         attrs.append(f"qs.gemm_persistent = {persistent} : i64")
+    if cluster:
+        attrs.append(f"qs.gemm_cluster = {cluster} : i64")
     if chip:
         attrs.append(f'qs.chip = "{chip}"')
     if attrs:

@@ -187,6 +187,20 @@ def test_gemm_sm90_kernels_on_blackwell_layouts(rng):
                bias=True, chip="sm_100a", kernel_chip="sm_90a")
 
 
+def test_gemm_multicast_pairs(rng):
+    # qs.gemm_cluster = 2: blocks 2c and 2c + 1 compute vertically adjacent
+    # tiles sharing B (each loads half of it by TMA multicast on the GPU):
+    # an odd tile-row count (the last pair's second block is past M),
+    # 128- and 256-wide tiles, several tile columns, 9 k-tiles, dgrad/wgrad
+    # (the transpose buffers keep operands K-major on sm_90a layouts).
+    check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=300, n=400, k=1040, bias=True,
+               cluster=2)
+    check_gemm(rng, "fp8_delayed", LAYOUTS[0], "f32", m=512, n=656, k=256, tile_n=256,
+               cluster=2)
+    check_gemm(rng, "fp8_current", LAYOUTS[1], "bf16", m=384, n=272, k=144, cluster=2)
+    check_gemm(rng, "fp8_current", LAYOUTS[2], "f16", m=208, n=256, k=400, cluster=2)
+
+
 @pytest.mark.parametrize("chip", [None, "sm_100a"])
 def test_gemm_epilogue_vector_widths(rng, chip):
     # The epilogue stores groups of adjacent columns with one vector store

@@ -63,6 +63,8 @@ public:
     static const int64_t persistent[] = {0, 0, 0, 1, 3, 132, -1};
     int64_t tileN = tileWidths[in.ConsumeIntegralInRange<size_t>(0, 4)];
     int64_t blocks = persistent[in.ConsumeIntegralInRange<size_t>(0, 6)];
+    static const int64_t clusters[] = {0, 0, 0, 1, 2, 2, 3};
+    int64_t cluster = clusters[in.ConsumeIntegralInRange<size_t>(0, 6)];
     std::vector<std::string> attrs;
     if (chip)
       attrs.push_back(std::string("qs.chip = \"") + chip + "\"");
@@ -70,6 +72,9 @@ public:
       attrs.push_back("qs.gemm_tile_n = " + std::to_string(tileN) + " : i64");
     if (blocks)
       attrs.push_back("qs.gemm_persistent = " + std::to_string(blocks) +
+                      " : i64");
+    if (cluster)
+      attrs.push_back("qs.gemm_cluster = " + std::to_string(cluster) +
                       " : i64");
     os << "module";
     for (size_t i = 0; i < attrs.size(); ++i)

@@ -127,7 +127,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     `qs.gemm_persistent = N : i64` on the op or an enclosing op makes the
     sm_90a kernels persistent: min(N, tiles) blocks loop over the output
     tiles (the producer streams the next tile during the previous one's
-    epilogue); on sm_100a it is a diagnostic.
+    epilogue); on sm_100a it is a diagnostic. `qs.gemm_cluster = 2`
+    makes the sm_90a per-tensor kernel run in 2-block clusters whose
+    blocks share B by TMA multicast.
 
     GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs
     of every family become one tcgen05 kernel of 128 threads per 128x128

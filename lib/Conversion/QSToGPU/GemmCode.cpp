@@ -31,14 +31,20 @@ Value GemmCode::minI(Value a, Value c) {
 }
 
 std::pair<Value, Value> GemmCode::tileOf(Value tile) {
+  // Multicast pairs: the order below over pairs of tile rows; the block's
+  // rank in its pair picks the row.
+  int64_t rows = plan.multicast() ? ceilDiv(plan.tilesM, 2) : plan.tilesM;
+  Value unit = plan.multicast() ? env.div(tile, i(2)) : tile;
   int64_t groupSize = 8 * plan.tilesN;
-  Value group = env.div(tile, i(groupSize));
+  Value group = env.div(unit, i(groupSize));
   Value firstM = env.mul(group, i(8));
   Value rowsInGroup =
-      minI(arith::SubIOp::create(env.b, env.loc, i(plan.tilesM), firstM), i(8));
-  Value inGroup = env.rem(tile, i(groupSize));
-  return {env.add(firstM, env.rem(inGroup, rowsInGroup)),
-          env.div(inGroup, rowsInGroup)};
+      minI(arith::SubIOp::create(env.b, env.loc, i(rows), firstM), i(8));
+  Value inGroup = env.rem(unit, i(groupSize));
+  Value tm = env.add(firstM, env.rem(inGroup, rowsInGroup));
+  if (plan.multicast())
+    tm = env.add(env.mul(tm, i(2)), env.rem(tile, i(2)));
+  return {tm, env.div(inGroup, rowsInGroup)};
 }
 
 void GemmCode::forEachTile(

@@ -68,7 +68,18 @@ struct GemmPlan {
   /// asked for; 0: one block per output tile.
   int64_t persistentBlocks = 0;
   bool persistent() const { return persistentBlocks != 0; }
-  int64_t tiles() const { return tilesM * tilesN; }
+  /// qs.gemm_cluster = 2 (sm_90a per-tensor FP8): blocks 2c and 2c + 1 form
+  /// a cluster computing tiles (2 pm, tn) and (2 pm + 1, tn); each loads
+  /// half of the shared B tile (its rank's tileN / 2 rows) with TMA
+  /// multicast into both blocks' stage, and a stage is refilled once the
+  /// consumers of both blocks freed it (empty barriers count 2 x 2
+  /// arrivals). With an odd tile-row count the last pair's second block
+  /// has no rows inside M and computes zeros it does not store.
+  int64_t cluster = 1;
+  bool multicast() const { return cluster == 2; }
+  int64_t tiles() const {
+    return (multicast() ? roundUp(tilesM, 2) : tilesM) * tilesN;
+  }
   /// The grid: one block per tile, or min(persistentBlocks, tiles) blocks
   /// each computing tiles b, b + blocks, b + 2 blocks, ...
   int64_t blocks() const {

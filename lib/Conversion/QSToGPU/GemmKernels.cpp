@@ -158,8 +158,10 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
       ptx({ptx.i32(env.add(base, code.fullBarrier(env.idx(s)))),
            ptx.i32(env.idx(1))},
           "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
+      // Multicast: the consumers of both blocks of the pair free a stage
+      // (B's halves land in both).
       ptx({ptx.i32(env.add(base, code.emptyBarrier(env.idx(s)))),
-           ptx.i32(env.idx(kConsumers))},
+           ptx.i32(env.idx(kConsumers * plan.cluster))},
           "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
     }
     ptx({},
@@ -169,7 +171,22 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
     ptx({tmA}, "prefetch.tensormap [$0];", "l");
     ptx({tmB}, "prefetch.tensormap [$0];", "l");
   });
-  gpu::BarrierOp::create(b, loc);
+  // Both blocks of a multicast pair have their barriers initialized before
+  // either writes into the other's shared memory.
+  auto clusterBarrier = [&] {
+    ptx({},
+        "barrier.cluster.arrive.release.aligned;\n"
+        "barrier.cluster.wait.acquire.aligned;",
+        "");
+  };
+  if (plan.multicast())
+    clusterBarrier();
+  else
+    gpu::BarrierOp::create(b, loc);
+  // The block's rank in its pair (%cluster_ctarank for 2 x 1 x 1
+  // clusters of a 1-D grid) and the other's.
+  Value rank = env.rem(env.blockId, env.idx(2));
+  Value peer = arith::SubIOp::create(b, loc, env.idx(1), rank);
 
   int64_t kTiles = plan.kTiles();
   env.ifThenElse(
@@ -211,8 +228,29 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                     "r,l,r,r,r");
               };
               load(code.stageA(s), tmA, plan.a, env.mul(tm, env.idx(kTileM)));
-              load(code.stageB(s), tmB, plan.b,
-                   env.mul(tn, env.idx(plan.tileN)));
+              if (!plan.multicast()) {
+                load(code.stageB(s), tmB, plan.b,
+                     env.mul(tn, env.idx(plan.tileN)));
+                return;
+              }
+              // This block's half of B (rows rank * tileN / 2 of the
+              // tile), written into the same offset of both blocks' stage
+              // and completing both blocks' full barriers.
+              int64_t half = plan.tileN / 2;
+              Value dst =
+                  env.add(code.stageB(s),
+                          env.mul(rank, env.idx(half * plan.rowBytes())));
+              Value row = env.add(env.mul(tn, env.idx(plan.tileN)),
+                                  env.mul(rank, env.idx(half)));
+              Value k = env.mul(kt, env.idx(plan.rowBytes()));
+              Value mask =
+                  arith::ConstantIntOp::create(b, loc, b.getI16Type(), 3);
+              ptx({ptx.i32(env.add(base, dst)), tmB, ptx.i32(k), ptx.i32(row),
+                   full, mask},
+                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                  "complete_tx::bytes.multicast::cluster [$0], [$1, {$2, "
+                  "$3}], [$4], $5;",
+                  "r,l,r,r,r,h");
             });
           });
         });
@@ -380,7 +418,20 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                   env.land(eq(t, zero),
                            arith::CmpIOp::create(
                                b, loc, arith::CmpIPredicate::ugt, kt, zero));
-              ptx.arriveIf(env.add(base, code.emptyBarrier(previous)), release);
+              Value freed = env.add(base, code.emptyBarrier(previous));
+              ptx.arriveIf(freed, release);
+              if (plan.multicast()) {
+                // ... and the other block's, which multicast into it.
+                Value remote =
+                    ptx(b.getI32Type(), {ptx.i32(freed), ptx.i32(peer)},
+                        "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r");
+                ptx({remote,
+                     arith::ExtUIOp::create(b, loc, b.getI32Type(), release)},
+                    "{\n.reg .pred p;\nsetp.ne.b32 p, $1, 0;\n"
+                    "@p mbarrier.arrive.release.cluster.shared::cluster.b64 "
+                    "_, [$0];\n}",
+                    "r,r");
+              }
               scf::YieldOp::create(b, loc, next);
             }
           }
@@ -400,6 +451,10 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
           });
         });
       });
+  // Neither block of a pair exits while the other may still arrive on its
+  // barriers.
+  if (plan.multicast())
+    clusterBarrier();
 }
 
 //===----------------------------------------------------------------------===//
@@ -466,6 +521,13 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
     return emitError() << "NVFP4 GEMM kernels need K (here " << operands.k
                        << ") to be a multiple of 32: a packed row (K / 2 "
                           "bytes) must be a multiple of 16 bytes for TMA";
+  if (operands.clusterSize == 2 &&
+      (cc != 90 || !perTensor || operands.a.mnMajor || operands.b.mnMajor ||
+       operands.persistentBlocks))
+    return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "
+                          "a pair of blocks) exists for the sm_90a "
+                          "per-tensor FP8 kernel with K-major operands and "
+                          "without qs.gemm_persistent";
   if (cc == 100 && operands.persistentBlocks)
     return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
                           "exist for sm_90a only; the sm_100a kernel runs "
@@ -517,6 +579,7 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                                                             : 128;
   plan.tilesN = ceilDiv(plan.n, plan.tileN);
   plan.persistentBlocks = operands.persistentBlocks;
+  plan.cluster = operands.clusterSize;
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
   Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
@@ -529,6 +592,7 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   KernelDesc desc;
   desc.name = "qs_gemm";
   desc.gridSize = plan.blocks();
+  desc.clusterSize = plan.cluster;
   desc.threads = plan.threads();
   desc.dynamicSharedBytes = plan.sharedBytes();
   // 384 threads x 168 registers fit the 64K register file; setmaxnreg then
@@ -555,8 +619,9 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                             plan.swizzledTile(op) ? 128 : 0);
       return map;
     };
+    // Multicast: each block of a pair loads half of the B tile.
     args = {encode(operands.a.data, plan.a, kTileM),
-            encode(operands.b.data, plan.b, plan.tileN)};
+            encode(operands.b.data, plan.b, plan.tileN / plan.cluster)};
   } else {
     args = {operands.a.data, operands.b.data};
   }

@@ -236,6 +236,10 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
     if (desc.minBlocksPerSM)
       func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                     kb.getI32IntegerAttr(desc.minBlocksPerSM));
+    if (desc.clusterSize > 1)
+      func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                    kb.getDenseI32ArrayAttr(
+                        {static_cast<int32_t>(desc.clusterSize), 1, 1}));
     Block &entry = func.getBody().front();
     kb.setInsertionPointToStart(&entry);
     KernelEnv env{kb, loc, true, hardwareFp8, Value(), Value(), desc.threads,

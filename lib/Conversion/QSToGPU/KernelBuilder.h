@@ -102,6 +102,9 @@ struct KernelDesc {
   int64_t maxRegisters = 0;
   /// Dynamic shared memory in bytes (the launch's dynamicSharedMemorySize).
   int64_t dynamicSharedBytes = 0;
+  /// If > 1, blocks form clusters of this many along x (nvvm.cluster_dim /
+  /// .reqnctapercluster; the grid is a multiple of it).
+  int64_t clusterSize = 0;
   /// Instead of `phases`, the block's whole code, for kernels whose threads
   /// do not run in lockstep phases (warp-specialized GEMMs). On the GPU it
   /// runs in every thread (blockId, threadId set); in the emulation once per

@@ -92,6 +92,8 @@ struct GemmOperands {
   /// qs.gemm_persistent: the number of persistent blocks, each looping over
   /// output tiles; 0: one block per tile.
   int64_t persistentBlocks = 0;
+  /// qs.gemm_cluster: 2 for pairs of blocks sharing B by TMA multicast.
+  int64_t clusterSize = 1;
 };
 
 

@@ -263,6 +263,8 @@ struct ConvertQSToGPUPass
     operands.tileN = inherited(QSDialect::getGemmTileNAttrName());
     operands.persistentBlocks =
         inherited(QSDialect::getGemmPersistentAttrName());
+    operands.clusterSize =
+        std::max<int64_t>(1, inherited(QSDialect::getGemmClusterAttrName()));
     if (failed(gpuk::checkGemmSupport(operands, chip,
                                       [&] { return op.emitOpError(); })))
       return failure();

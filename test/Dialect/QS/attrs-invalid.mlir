@@ -84,6 +84,12 @@ module attributes {qs.gemm_persistent = true} {}
 
 // -----
 
+// GEMM clusters are pairs or single blocks.
+// expected-error @+1 {{'qs.gemm_cluster' must be the i64 1 or 2 (blocks per GEMM cluster sharing B by TMA multicast), got 4 : i64}}
+module attributes {qs.gemm_cluster = 4 : i64} {}
+
+// -----
+
 // Other qs.* discardable attributes are unknown.
 // expected-error @+1 {{unknown qs dialect attribute 'qs.target'}}
 module attributes {qs.target = "sm_90a"} {}

@@ -85,6 +85,14 @@ module attributes {qs.chip = "sm_90a", qs.gemm_tile_n = 256 : i64} {
 
 // -----
 
+// Pairs of GEMM blocks sharing B by TMA multicast.
+// CHECK: module attributes {qs.chip = "sm_90a", qs.gemm_cluster = 2 : i64}
+module attributes {qs.chip = "sm_90a", qs.gemm_cluster = 2 : i64} {
+  func.func private @pairs(!qs.tensor<4x8xbf16, #qs.fp8_current>)
+}
+
+// -----
+
 // Persistent GEMM kernels on 132 blocks (one per H200 multiprocessor).
 // CHECK: module attributes {qs.chip = "sm_90a", qs.gemm_persistent = 132 : i64}
 module attributes {qs.chip = "sm_90a", qs.gemm_persistent = 132 : i64} {

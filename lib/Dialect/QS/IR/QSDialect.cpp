@@ -54,6 +54,13 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
        },
        "an i64 of at least 1 (the number of blocks of the persistent GEMM "
        "kernels)"},
+      {getGemmClusterAttrName(),
+       [](Attribute a) {
+         auto value = dyn_cast<IntegerAttr>(a);
+         return value && value.getType().isInteger(64) &&
+                (value.getInt() == 1 || value.getInt() == 2);
+       },
+       "the i64 1 or 2 (blocks per GEMM cluster sharing B by TMA multicast)"},
   };
   for (const AttributeRule &rule : rules) {
     if (attr.getName() != rule.name)

@@ -70,6 +70,14 @@ def QS_Dialect : Dialect {
     consumers run the previous tile's epilogue. Absent: one block per
     tile. It changes speed, never results; sm_100a rejects it.
 
+    `qs.gemm_cluster = 1 | 2 : i64` on a GEMM or an enclosing operation:
+    with 2, the sm_90a per-tensor FP8 kernel runs in clusters of two
+    blocks computing vertically adjacent tiles that share their B tile;
+    each block loads half of B with TMA multicast into both blocks' shared
+    memory, halving B's L2-to-SM traffic (as CUTLASS's 2x1 clusters). It
+    changes speed, never results; other families, MN-major operands,
+    sm_100a and `qs.gemm_persistent` reject it.
+
     ### Flattened boundaries
 
     `qs-flatten-storage` replaces each quantized function argument and result
@@ -119,6 +127,11 @@ def QS_Dialect : Dialect {
     /// persistent on a number of blocks.
     static constexpr ::llvm::StringLiteral getGemmPersistentAttrName() {
       return ::llvm::StringLiteral("qs.gemm_persistent");
+    }
+    /// Name of the discardable attribute that makes pairs of GEMM blocks
+    /// share B through TMA multicast.
+    static constexpr ::llvm::StringLiteral getGemmClusterAttrName() {
+      return ::llvm::StringLiteral("qs.gemm_cluster");
     }
     /// Argument/result attributes set by qs-flatten-storage: the inner
     /// tensor's name, the original argument/result index, the quantized type.
