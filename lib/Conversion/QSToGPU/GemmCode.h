@@ -237,11 +237,11 @@ struct GemmCode {
   /// the tile columns together, so consecutive tiles (blocks) share B
   /// tiles in L2.
   std::pair<Value, Value> tileOf(Value tile);
-  /// Runs `body(tm, tn, first)` for each output tile of block `block`: its
-  /// own tile, or (persistent) tiles block, block + blocks(), ... in a
-  /// loop; `first` counts the k-tiles of the block's earlier tiles, so
-  /// that `first + kt` numbers the block's k-tiles through the stage ring
-  /// (stage (first + kt) % stages, round (first + kt) / stages).
+  /// Runs `body(tm, tn, tileStart)` for each output tile of block `block`:
+  /// its own tile, or (persistent) tiles block, block + blocks(), ... in a
+  /// loop; `tileStart` counts the k-tiles of the block's earlier tiles, so
+  /// that it = tileStart + kt numbers the block's k-tiles through the stage
+  /// ring (stage it % stages, round it / stages).
   void forEachTile(Value block,
                    const std::function<void(Value, Value, Value)> &body);
 

@@ -216,13 +216,13 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
                             .getResult()
                       : Value();
   Value base = env.idx(0);
-  code.forEachTile(env.blockId, [&](Value tm, Value tn, Value first) {
+  code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
     env.loop(regCount, [&](Value r) {
       memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
     });
     env.loop(plan.kTiles(), [&](Value kt) {
       // The producer's step, then each consumer's (no waits needed).
-      Value it = env.add(first, kt);
+      Value it = env.add(tileStart, kt);
       Value s = env.rem(it, env.idx(plan.stages));
       Value buffer = code.transposeBuffer(it);
       emulateStageTma(code, smem, a, bm, tm, tn, kt, s);

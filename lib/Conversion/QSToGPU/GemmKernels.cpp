@@ -195,11 +195,11 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
         // Producer warpgroup: gives registers away; one thread issues TMA.
         ptx({}, "setmaxnreg.dec.sync.aligned.u32 40;", "");
         env.ifThen(eq(t, zero), [&] {
-          code.forEachTile(env.blockId, [&](Value tm, Value tn, Value first) {
+          code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
             env.loop(kTiles, [&](Value kt) {
               // The block's k-tile `it` (through all its tiles) uses stage
               // it % stages in round it / stages.
-              Value it = env.add(first, kt);
+              Value it = env.add(tileStart, kt);
               Value s = env.rem(it, env.idx(plan.stages));
               Value round = env.div(it, env.idx(plan.stages));
               env.ifThen(
@@ -282,7 +282,7 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
         };
         SmallVector<Type> fields(plan.accRegs(), b.getF32Type());
         auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
-        code.forEachTile(env.blockId, [&](Value tm, Value tn, Value first) {
+        code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
           Value acc = LLVM::ZeroOp::create(b, loc, accType);
           auto forOp = scf::ForOp::create(b, loc, env.idx(0), env.idx(kTiles),
                                           env.idx(1), ValueRange{acc});
@@ -290,7 +290,7 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(forOp.getBody());
             Value kt = forOp.getInductionVar();
-            Value it = env.add(first, kt);
+            Value it = env.add(tileStart, kt);
             Value s = env.rem(it, env.idx(plan.stages));
             Value parity = code.band(env.div(it, env.idx(plan.stages)), 1);
             ptx.wait(env.add(base, code.fullBarrier(s)), parity);
@@ -334,10 +334,10 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
               ptx.arriveIf(env.add(base, code.emptyBarrier(s)), eq(t, zero));
               ptx({}, "wgmma.fence.sync.aligned;", "");
               SmallVector<Value> descsA, descsB;
-              Value buffer = code.band(kt, 1);
+              Value f16Buffer = code.band(kt, 1);
               for (int64_t j = 0; j < kTileK / 16; ++j) {
-                descsA.push_back(code.f16DescA(base, buffer, consumer, j));
-                descsB.push_back(code.f16DescB(base, buffer, j));
+                descsA.push_back(code.f16DescA(base, f16Buffer, consumer, j));
+                descsB.push_back(code.f16DescB(base, f16Buffer, j));
               }
               Value next = emitWgmmas(b, loc, plan, total, descsA, descsB,
                                       /*fresh=*/false);
@@ -441,7 +441,7 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
           // nothing waits for it), so the producer streams the next tile
           // while this one's epilogue runs.
           if (plan.persistent() && !plan.blockScaled() && !plan.fp4()) {
-            Value last = env.rem(env.add(first, env.idx(kTiles - 1)),
+            Value last = env.rem(env.add(tileStart, env.idx(kTiles - 1)),
                                  env.idx(plan.stages));
             ptx.arriveIf(env.add(base, code.emptyBarrier(last)), eq(t, zero));
           }
