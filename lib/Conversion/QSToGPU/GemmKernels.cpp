@@ -425,12 +425,7 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                 Value remote =
                     ptx(b.getI32Type(), {ptx.i32(freed), ptx.i32(peer)},
                         "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r");
-                ptx({remote,
-                     arith::ExtUIOp::create(b, loc, b.getI32Type(), release)},
-                    "{\n.reg .pred p;\nsetp.ne.b32 p, $1, 0;\n"
-                    "@p mbarrier.arrive.release.cluster.shared::cluster.b64 "
-                    "_, [$0];\n}",
-                    "r,r");
+                ptx.arriveIf(remote, release, /*remote=*/true);
               }
               scf::YieldOp::create(b, loc, next);
             }

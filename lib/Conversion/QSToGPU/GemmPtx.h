@@ -49,17 +49,19 @@ struct Ptx {
   Value pointerOf(Value memref) {
     return i64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
   }
-  /// One arrival on the mbarrier at shared address `barrier` by the
-  /// threads where `cond` (i1) holds, predicated inside the asm: no branch
-  /// in the IR, so LLVM cannot duplicate neighbouring `.aligned`
-  /// instructions (inline asm is not convergent to LLVM) into divergent
-  /// paths.
-  void arriveIf(Value barrier, Value cond) {
-    (*this)(
-        {i32(barrier), arith::ExtUIOp::create(b, loc, b.getI32Type(), cond)},
-        "{\n.reg .pred p;\nsetp.ne.b32 p, $1, 0;\n"
-        "@p mbarrier.arrive.shared::cta.b64 _, [$0];\n}",
-        "r,r");
+  /// One arrival on the mbarrier at `barrier` by the threads where `cond`
+  /// (i1) holds, predicated inside the asm (no branch around it next to the
+  /// consumers' `.aligned` wgmma instructions): a shared::cta address, or
+  /// with `remote` a shared::cluster address of another block's barrier
+  /// (from mapa), arriving with release semantics at cluster scope.
+  void arriveIf(Value barrier, Value cond, bool remote = false) {
+    Value barrierI32 = barrier.getType().isInteger(32) ? barrier : i32(barrier);
+    (*this)({barrierI32, arith::ExtUIOp::create(b, loc, b.getI32Type(), cond)},
+            std::string("{\n.reg .pred p;\nsetp.ne.b32 p, $1, 0;\n@p ") +
+                (remote ? "mbarrier.arrive.release.cluster.shared::cluster.b64"
+                        : "mbarrier.arrive.shared::cta.b64") +
+                " _, [$0];\n}",
+            "r,r");
   }
   void wait(Value barrier, Value parity) {
     (*this)({i32(barrier), i32(parity)},
