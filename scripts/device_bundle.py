@@ -103,6 +103,9 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 384, 640, 1040, True, False, None, 5)
 # (the last pair's second block past M), 9 k-tiles; 256-wide tiles.
 GEMM_CHECKS += [("fp8_current", 0, "bf16", 384, 384, 1040, True, False, None, None, 2),
                 ("fp8_current", 0, "f32", 256, 512, 256, False, False, 256, None, 2)]
+# ... also persistent: 5 -> 4 blocks (2 pairs) over 24 tiles (5 tile rows,
+# the last pair row's second half past M), 3 k-tiles each.
+GEMM_CHECKS += [("fp8_current", 0, "bf16", 640, 512, 400, True, False, None, 5, 2)]
 
 # GEMM benchmark shapes (m, n, k): cubes and Llama-style layers at 8192
 # tokens (fprop: n = output features, k = input features).
@@ -225,6 +228,8 @@ def main():
     # Pairs of blocks multicasting B (per-tensor), both tile widths.
     runs += [("fp8_current", shape, tile, "TN", None, 2) for shape in shapes[:1]
              for tile in (None, 128)]
+    # ... and persistent (132 blocks: 66 pairs).
+    runs += [("fp8_current", shape, None, "TN", 132, 2) for shape in shapes[:1]]
     for family, (m, n, k), tile, layout, persistent, cluster in (
             runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]

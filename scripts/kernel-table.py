@@ -82,7 +82,8 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
               ("e4m3 x e4m3 persistent", "bf16", 256), ("block 1D x 2D persistent", "bf16", 128),
               ("mxfp8 dgrad persistent", "bf16", 64), ("nvfp4 persistent", "bf16", 128),
               # qs.gemm_cluster = 2: pairs of blocks multicast B.
-              ("e4m3 x e4m3 cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128)]
+              ("e4m3 x e4m3 cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128),
+              ("e4m3 x e4m3 cluster2 persistent", "bf16", 256)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -280,7 +281,7 @@ def main():
     if args.module:
         return module_table(args, ptxas)
     failures = 0
-    header = f"{'case':<32} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt|wgmma|tcgen05':>17}"
+    header = f"{'case':<36} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt|wgmma|tcgen05':>17}"
     print(header)
     print("-" * len(header))
     with tempfile.TemporaryDirectory() as tmp:
@@ -292,7 +293,7 @@ def main():
                             continue
                         a = with_usage(attr, flags)
                         text = module_text(args.shape, args.nominal, a, chip, op == "dq")
-                        failures += table_rows(args, ptxas, tmp, text, chip, f"{label:<32} {usage:<5} {op:<5}",
+                        failures += table_rows(args, ptxas, tmp, text, chip, f"{label:<36} {usage:<5} {op:<5}",
                                                r"cvt\.rn\.satfinite\.e[45]m[32]x2\.f32")
         # GEMM kernels (the column counts wgmma.mma_async on sm_90a,
         # tcgen05.mma on sm_100a).
@@ -303,7 +304,7 @@ def main():
             for label, out, tile in cases:
                 text = gemm_module_text(args.shape, label, out, tile, chip)
                 failures += table_rows(args, ptxas, tmp, text, chip,
-                                       f"{'gemm ' + label:<32} {out:<5} {'N=' + str(tile):<5}",
+                                       f"{'gemm ' + label:<36} {out:<5} {'N=' + str(tile):<5}",
                                        pattern)
     print(f"kernel-table: {failures} failure(s)")
     if args.check and failures:

@@ -12,7 +12,7 @@
 // persistent kernels (qs.gemm_persistent = --persistent, default 132: one
 // block per H100/H200 multiprocessor; column "sched" = pers) and, for
 // per-tensor FP8 in TN, with pairs of blocks multicasting B
-// (qs.gemm_cluster = 2; sched = mc2).
+// (qs.gemm_cluster = 2; sched = mc2), also persistent (sched = pmc2).
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
@@ -215,8 +215,11 @@ int main(int argc, char **argv) {
       runs.append({Run{128}, Run{256}});
     if (index == 0 && chip == "sm_90a" && persistentOpt > 0)
       runs.push_back(Run{0, persistentOpt});
-    if (index == 0 && chip == "sm_90a" && !block && layout == "TN")
+    if (index == 0 && chip == "sm_90a" && !block && layout == "TN") {
       runs.push_back(Run{0, 0, 2});
+      if (persistentOpt > 0)
+        runs.push_back(Run{0, persistentOpt, 2});
+    }
     for (const Run &run : runs) {
       int64_t tileN = run.tileN;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
@@ -238,9 +241,10 @@ int main(int argc, char **argv) {
         if (!s.isCopy && !s.isTensorMap)
           gemm = &s;
       std::string tile = tileN ? std::to_string(tileN) : "auto";
-      const char *sched = run.persistent ? "pers"
-                          : run.cluster  ? "mc2"
-                                         : "tile";
+      const char *sched = run.persistent && run.cluster ? "pmc2"
+                          : run.persistent              ? "pers"
+                          : run.cluster                 ? "mc2"
+                                                        : "tile";
       if (!device) {
         llvm::outs() << llvm::format("%-22s %6s %5s %6ld %6ld %8ld %10s %9s\n",
                                      shape.str().c_str(), tile.c_str(), sched,

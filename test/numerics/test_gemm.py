@@ -199,6 +199,14 @@ def test_gemm_multicast_pairs(rng):
                cluster=2)
     check_gemm(rng, "fp8_current", LAYOUTS[1], "bf16", m=384, n=272, k=144, cluster=2)
     check_gemm(rng, "fp8_current", LAYOUTS[2], "f16", m=208, n=256, k=400, cluster=2)
+    # Persistent pairs: qs.gemm_persistent = 5 runs 4 blocks (an even grid),
+    # 2 pairs walking 12 tile pairs (5 tile rows: 3 pair rows, the last
+    # half past M; 4 tile columns), 6 tiles per block; and 3 -> 2 blocks
+    # over 256-wide tiles.
+    check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=640, n=400, k=400, bias=True,
+               cluster=2, persistent=5)
+    check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=512, n=512, k=144, tile_n=256,
+               cluster=2, persistent=3)
 
 
 @pytest.mark.parametrize("chip", [None, "sm_100a"])

@@ -68,6 +68,16 @@ void GemmCode::forEachTile(
   run(tile, env.mul(iteration, i(plan.kTiles())));
 }
 
+Value GemmCode::pairTile(Value block, Value tileStart, int64_t rank) {
+  Value first = env.add(
+      arith::SubIOp::create(env.b, env.loc, block, env.rem(block, i(2))),
+      i(rank));
+  if (!plan.persistent())
+    return first;
+  Value iteration = env.div(tileStart, i(plan.kTiles()));
+  return env.add(first, env.mul(iteration, i(plan.blocks())));
+}
+
 Value GemmCode::fullBarrier(Value s) {
   return env.add(i(plan.barrierOffset()), env.mul(s, i(8)));
 }

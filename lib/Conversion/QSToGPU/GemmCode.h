@@ -69,7 +69,8 @@ struct GemmPlan {
   int64_t persistentBlocks = 0;
   bool persistent() const { return persistentBlocks != 0; }
   /// qs.gemm_cluster = 2 (sm_90a per-tensor FP8): blocks 2c and 2c + 1 form
-  /// a cluster computing tiles (2 pm, tn) and (2 pm + 1, tn); each loads
+  /// a cluster computing tiles (2 pm, tn) and (2 pm + 1, tn) of one tile
+  /// pair (persistent: of pairs c, c + blocks / 2, ... in turn); each loads
   /// half of the shared B tile (its rank's tileN / 2 rows) with TMA
   /// multicast into both blocks' stage, and a stage is refilled once the
   /// consumers of both blocks freed it (empty barriers count 2 x 2
@@ -81,9 +82,16 @@ struct GemmPlan {
     return (multicast() ? roundUp(tilesM, 2) : tilesM) * tilesN;
   }
   /// The grid: one block per tile, or min(persistentBlocks, tiles) blocks
-  /// each computing tiles b, b + blocks, b + 2 blocks, ...
+  /// each computing tiles b, b + blocks, b + 2 blocks, ... With multicast
+  /// the persistent grid is even (persistentBlocks rounded down, at least
+  /// 2): tiles() is even, so the blocks of a pair walk the two tiles of
+  /// each pair together and compute as many tiles as each other.
   int64_t blocks() const {
-    return persistent() ? std::min(persistentBlocks, tiles()) : tiles();
+    if (!persistent())
+      return tiles();
+    int64_t asked = multicast() ? std::max<int64_t>(2, persistentBlocks & ~1)
+                                : persistentBlocks;
+    return std::min(asked, tiles());
   }
   StringRef typeA, typeB; // PTX names: e4m3 / e5m2
   Type outType;
@@ -244,6 +252,10 @@ struct GemmCode {
   /// ring (stage it % stages, round it / stages).
   void forEachTile(Value block,
                    const std::function<void(Value, Value, Value)> &body);
+  /// Multicast pairs: the tile the pair's block of rank `rank` computes in
+  /// the same iteration of forEachTile as block `block` (whose tile's
+  /// k-tiles start at `tileStart`).
+  Value pairTile(Value block, Value tileStart, int64_t rank);
 
   /// Shared-memory byte offsets (from the 1024-aligned base) of a stage.
   Value stageA(Value s) { return env.mul(s, i(plan.stageBytes())); }
@@ -469,9 +481,13 @@ Value swizzle(GemmCode &code, Value address);
 /// the shared-memory image `smem`, as the kernel's tensor maps box them:
 /// K-major [tile rows, row bytes] or MN-major [K-tile rows, tile-rows
 /// bytes], 128-byte swizzled if the plan's tiles of that operand are, zero
-/// past the edges.
+/// past the edges. Multicast pairs: B's half h (rows [h tileN / 2, (h + 1)
+/// tileN / 2) of the tile) is what the pair's block of rank h loads, of its
+/// own tile column `pairColumns[h]` (the same as tn when the pair's tiles
+/// share B, as they must).
 void emulateStageTma(GemmCode &code, Value smem, Value a, Value b, Value tm,
-                     Value tn, Value kt, Value s);
+                     Value tn, Value kt, Value s,
+                     ArrayRef<Value> pairColumns = {});
 
 /// PTX prmt.b32 (default mode, selector bits 3, 7, 11, 15 clear) on i32
 /// values, in arith (the emulation's).

@@ -72,12 +72,25 @@ void emulateTma(GemmCode &code, Value smem, Value dst, Value global,
 } // namespace
 
 void gemm::emulateStageTma(GemmCode &code, Value smem, Value a, Value b,
-                           Value tm, Value tn, Value kt, Value s) {
+                           Value tm, Value tn, Value kt, Value s,
+                           ArrayRef<Value> pairColumns) {
   KernelEnv &env = code.env;
-  emulateTma(code, smem, code.stageA(s), a, code.plan.a,
+  const GemmPlan &plan = code.plan;
+  emulateTma(code, smem, code.stageA(s), a, plan.a,
              env.mul(tm, env.idx(kTileM)), kt, kTileM);
-  emulateTma(code, smem, code.stageB(s), b, code.plan.b,
-             env.mul(tn, env.idx(code.plan.tileN)), kt, code.plan.tileN);
+  if (pairColumns.empty()) {
+    emulateTma(code, smem, code.stageB(s), b, plan.b,
+               env.mul(tn, env.idx(plan.tileN)), kt, plan.tileN);
+    return;
+  }
+  int64_t half = plan.tileN / 2;
+  for (auto [rank, column] : llvm::enumerate(pairColumns))
+    emulateTma(
+        code, smem,
+        env.add(code.stageB(s), env.idx(rank * half * plan.rowBytes())), b,
+        plan.b,
+        env.add(env.mul(column, env.idx(plan.tileN)), env.idx(rank * half)), kt,
+        half);
 }
 
 Value gemm::emulatePrmt(KernelEnv &env, Value a, Value b, Value selector) {
@@ -217,6 +230,13 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
                       : Value();
   Value base = env.idx(0);
   code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
+    // Multicast pairs: B's halves come from the tile columns of the pair's
+    // two blocks in this iteration.
+    SmallVector<Value, 2> pairColumns;
+    if (plan.multicast())
+      for (int64_t rank = 0; rank < 2; ++rank)
+        pairColumns.push_back(
+            code.tileOf(code.pairTile(env.blockId, tileStart, rank)).second);
     env.loop(regCount, [&](Value r) {
       memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
     });
@@ -225,7 +245,7 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
       Value it = env.add(tileStart, kt);
       Value s = env.rem(it, env.idx(plan.stages));
       Value buffer = code.transposeBuffer(it);
-      emulateStageTma(code, smem, a, bm, tm, tn, kt, s);
+      emulateStageTma(code, smem, a, bm, tm, tn, kt, s, pairColumns);
       // Emulated 16-byte shared-memory accesses (little-endian words); stores
       // at swizzled offsets.
       auto load16 = [&](Value offset) {

@@ -280,6 +280,18 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
           ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
               "r,r,r,r,r");
         };
+        // A per-tensor consumer frees stage `stage` (one arrival where
+        // `cond`) on its block's empty barrier and, with multicast, on the
+        // other block's, whose producer wrote half of B into it.
+        auto freeStage = [&](Value stage, Value cond) {
+          Value freed = env.add(base, code.emptyBarrier(stage));
+          ptx.arriveIf(freed, cond);
+          if (!plan.multicast())
+            return;
+          Value remote = ptx(b.getI32Type(), {ptx.i32(freed), ptx.i32(peer)},
+                             "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r");
+          ptx.arriveIf(remote, cond, /*remote=*/true);
+        };
         SmallVector<Type> fields(plan.accRegs(), b.getF32Type());
         auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
         code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
@@ -418,15 +430,7 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                   env.land(eq(t, zero),
                            arith::CmpIOp::create(
                                b, loc, arith::CmpIPredicate::ugt, kt, zero));
-              Value freed = env.add(base, code.emptyBarrier(previous));
-              ptx.arriveIf(freed, release);
-              if (plan.multicast()) {
-                // ... and the other block's, which multicast into it.
-                Value remote =
-                    ptx(b.getI32Type(), {ptx.i32(freed), ptx.i32(peer)},
-                        "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r");
-                ptx.arriveIf(remote, release, /*remote=*/true);
-              }
+              freeStage(previous, release);
               scf::YieldOp::create(b, loc, next);
             }
           }
@@ -438,7 +442,7 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
           if (plan.persistent() && !plan.blockScaled() && !plan.fp4()) {
             Value last = env.rem(env.add(tileStart, env.idx(kTiles - 1)),
                                  env.idx(plan.stages));
-            ptx.arriveIf(env.add(base, code.emptyBarrier(last)), eq(t, zero));
+            freeStage(last, eq(t, zero));
           }
           Value result = forOp.getResult(0);
           code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
@@ -517,12 +521,10 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                        << ") to be a multiple of 32: a packed row (K / 2 "
                           "bytes) must be a multiple of 16 bytes for TMA";
   if (operands.clusterSize == 2 &&
-      (cc != 90 || !perTensor || operands.a.mnMajor || operands.b.mnMajor ||
-       operands.persistentBlocks))
+      (cc != 90 || !perTensor || operands.a.mnMajor || operands.b.mnMajor))
     return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "
                           "a pair of blocks) exists for the sm_90a "
-                          "per-tensor FP8 kernel with K-major operands and "
-                          "without qs.gemm_persistent";
+                          "per-tensor FP8 kernel with K-major operands";
   if (cc == 100 && operands.persistentBlocks)
     return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
                           "exist for sm_90a only; the sm_100a kernel runs "

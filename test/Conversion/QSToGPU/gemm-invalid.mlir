@@ -42,20 +42,8 @@ func.func @wide_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
 !x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.gemm_cluster = 2 : i64} {
 func.func @cluster_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_cluster = 2 (TMA multicast of B across a pair of blocks) exists for the sm_90a per-tensor FP8 kernel with K-major operands and without qs.gemm_persistent}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_cluster = 2 (TMA multicast of B across a pair of blocks) exists for the sm_90a per-tensor FP8 kernel with K-major operands}}
   %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
-  return %y : tensor<256x256xbf16>
-}
-}
-
-// -----
-
-// ... and not with persistent kernels.
-!p = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
-module attributes {qs.gemm_cluster = 2 : i64, qs.gemm_persistent = 2 : i64} {
-func.func @cluster_persistent(%a: !p, %b: !p) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_cluster = 2 (TMA multicast of B across a pair of blocks) exists for the sm_90a per-tensor FP8 kernel with K-major operands and without qs.gemm_persistent}}
-  %y = qs.gemm %a, %b transpose_b : !p, !p -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
 }

@@ -75,8 +75,10 @@ def QS_Dialect : Dialect {
     blocks computing vertically adjacent tiles that share their B tile;
     each block loads half of B with TMA multicast into both blocks' shared
     memory, halving B's L2-to-SM traffic (as CUTLASS's 2x1 clusters). It
-    changes speed, never results; other families, MN-major operands,
-    sm_100a and `qs.gemm_persistent` reject it.
+    changes speed, never results; other families, MN-major operands and
+    sm_100a reject it. With `qs.gemm_persistent = N` as well, the
+    persistent grid is N rounded down to an even count (at least 2), the
+    two blocks of a cluster walking the tile pairs together.
 
     ### Flattened boundaries
 
