@@ -335,7 +335,7 @@ def main():
     gemms = [p for p in plans if p.startswith("gemm-")]
     plans = [p for p in plans if not p.startswith("gemm-")]
     if gemms:
-        print(f"{'GEMM (FP8 E4M3, bf16 out)':<28} {'scaling':<18} {'tile N':>6} {'time us':>9} "
+        print(f"{'GEMM (FP8 E4M3, bf16 out)':<28} {'scaling':<22} {'tile N':>6} {'time us':>9} "
               f"{'TFLOP/s':>8}")
     for name in gemms:
         starting(name)
@@ -354,7 +354,7 @@ def main():
             scaling += f" p{case['persistent']}"
         if case.get("cluster"):
             scaling += f" mc{case['cluster']}"
-        print(f"{'x'.join(map(str, case['gemm'])):<28} {scaling:<18} {case['tile_n'] or 'auto':>6} "
+        print(f"{'x'.join(map(str, case['gemm'])):<28} {scaling:<22} {case['tile_n'] or 'auto':>6} "
               f"{ms * 1000:>9.1f} {tflops:>8.1f}")
     if plans:
         print(f"{'family':<16} {'usage':<5} {'size':>6} {'kernels':>7} {'MiB':>6} {'time us':>9} "

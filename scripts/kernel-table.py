@@ -83,7 +83,9 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
               ("mxfp8 dgrad persistent", "bf16", 64), ("nvfp4 persistent", "bf16", 128),
               # qs.gemm_cluster = 2: pairs of blocks multicast B.
               ("e4m3 x e4m3 cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128),
-              ("e4m3 x e4m3 cluster2 persistent", "bf16", 256)]
+              ("e4m3 x e4m3 cluster2 persistent", "bf16", 256),
+              ("block 1D x 2D cluster2", "bf16", 128), ("mxfp8 cluster2", "bf16", 64),
+              ("nvfp4 cluster2 persistent", "bf16", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),

@@ -10,9 +10,10 @@
 // The first shape is also run with each tile width (qs.gemm_tile_n;
 // per-tensor only: block GEMMs use 128-wide tiles) and, on sm_90a, with
 // persistent kernels (qs.gemm_persistent = --persistent, default 132: one
-// block per H100/H200 multiprocessor; column "sched" = pers) and, for
-// per-tensor FP8 in TN, with pairs of blocks multicasting B
-// (qs.gemm_cluster = 2; sched = mc2), also persistent (sched = pmc2).
+// block per H100/H200 multiprocessor; column "sched" = pers) and, where
+// the operands are K-major (all but MXFP8 NN/NT), with pairs of blocks
+// multicasting B (qs.gemm_cluster = 2; sched = mc2), also persistent
+// (sched = pmc2).
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
@@ -215,7 +216,10 @@ int main(int argc, char **argv) {
       runs.append({Run{128}, Run{256}});
     if (index == 0 && chip == "sm_90a" && persistentOpt > 0)
       runs.push_back(Run{0, persistentOpt});
-    if (index == 0 && chip == "sm_90a" && !block && layout == "TN") {
+    // Multicast pairs need K-major operands (MXFP8's column-wise data is
+    // MN-major).
+    if (index == 0 && chip == "sm_90a" &&
+        (layout == "TN" || family != "mxfp8")) {
       runs.push_back(Run{0, 0, 2});
       if (persistentOpt > 0)
         runs.push_back(Run{0, persistentOpt, 2});

@@ -209,6 +209,21 @@ def test_gemm_multicast_pairs(rng):
                cluster=2, persistent=3)
 
 
+@pytest.mark.parametrize("family,layout", [
+    ("fp8_block", LAYOUTS[0]), ("fp8_block", LAYOUTS[2]), ("mxfp8", LAYOUTS[0]),
+    ("nvfp4", LAYOUTS[0]), ("nvfp4", LAYOUTS[1]), ("nvfp4_row_scaled", LAYOUTS[0])],
+    ids=lambda v: v if isinstance(v, str) else v[0])
+@pytest.mark.parametrize("persistent", [None, 3])
+def test_gemm_multicast_pairs_block_scaled(rng, family, layout, persistent):
+    # qs.gemm_cluster = 2 in the block-scaled kernels (each consumer frees
+    # every stage inside its k-loop, in both blocks of the pair): 3 tile
+    # rows (the last pair's second block past M), several tile columns
+    # (MXFP8: 64 wide, halves of 32 rows; FP8 block and NVFP4: 128, halves
+    # of 64 packed rows), 3-4 k-tiles; alone and persistent (3 -> 2 blocks).
+    check_gemm(rng, family, layout, "bf16", m=320, n=320, k=464 if family == "fp8_block" else 512,
+               bias=True, cluster=2, persistent=persistent)
+
+
 @pytest.mark.parametrize("chip", [None, "sm_100a"])
 def test_gemm_epilogue_vector_widths(rng, chip):
     # The epilogue stores groups of adjacent columns with one vector store

@@ -128,8 +128,8 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     sm_90a kernels persistent: min(N, tiles) blocks loop over the output
     tiles (the producer streams the next tile during the previous one's
     epilogue); on sm_100a it is a diagnostic. `qs.gemm_cluster = 2`
-    makes the sm_90a per-tensor kernel run in 2-block clusters whose
-    blocks share B by TMA multicast (with `qs.gemm_persistent`, on an even
+    makes the sm_90a kernels with K-major operands run in 2-block clusters
+    whose blocks share B by TMA multicast (with `qs.gemm_persistent`, on an even
     persistent grid).
 
     GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs

@@ -280,9 +280,9 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
           ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
               "r,r,r,r,r");
         };
-        // A per-tensor consumer frees stage `stage` (one arrival where
-        // `cond`) on its block's empty barrier and, with multicast, on the
-        // other block's, whose producer wrote half of B into it.
+        // A consumer frees stage `stage` (one arrival where `cond`) on its
+        // block's empty barrier and, with multicast, on the other block's,
+        // whose producer wrote half of B into it.
         auto freeStage = [&](Value stage, Value cond) {
           Value freed = env.add(base, code.emptyBarrier(stage));
           ptx.arriveIf(freed, cond);
@@ -343,7 +343,7 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
               // complete in both consumers; the packed stage can be refilled.
               ptx({}, "fence.proxy.async.shared::cta;", "");
               ptx({}, "bar.sync 1, 256;", "");
-              ptx.arriveIf(env.add(base, code.emptyBarrier(s)), eq(t, zero));
+              freeStage(s, eq(t, zero));
               ptx({}, "wgmma.fence.sync.aligned;", "");
               SmallVector<Value> descsA, descsB;
               Value f16Buffer = code.band(kt, 1);
@@ -392,8 +392,7 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                     "wgmma.wait_group.sync.aligned 0;",
                     "");
                 if (round == groups / perRound - 1)
-                  ptx.arriveIf(env.add(base, code.emptyBarrier(s)),
-                               eq(t, zero));
+                  freeStage(s, eq(t, zero));
                 for (int64_t g = 0; g < perRound; ++g) {
                   Value before = next;
                   code.promote(
@@ -521,10 +520,11 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                        << ") to be a multiple of 32: a packed row (K / 2 "
                           "bytes) must be a multiple of 16 bytes for TMA";
   if (operands.clusterSize == 2 &&
-      (cc != 90 || !perTensor || operands.a.mnMajor || operands.b.mnMajor))
+      (cc != 90 || operands.a.mnMajor || operands.b.mnMajor))
     return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "
                           "a pair of blocks) exists for the sm_90a "
-                          "per-tensor FP8 kernel with K-major operands";
+                          "kernels with K-major operands (not for MN-major "
+                          "data, which goes through the transposing copy)";
   if (cc == 100 && operands.persistentBlocks)
     return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
                           "exist for sm_90a only; the sm_100a kernel runs "

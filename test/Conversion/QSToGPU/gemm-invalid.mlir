@@ -37,13 +37,14 @@ func.func @wide_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
 
 // -----
 
-// TMA multicast pairs (qs.gemm_cluster = 2) exist for per-tensor FP8 only.
-!w = !qs.tensor<256x256xbf16, #qs.fp8_block<columnwise = false>>
-!x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+// TMA multicast pairs (qs.gemm_cluster = 2) need K-major operands: an
+// MXFP8 dgrad reads w's column-wise data MN-major.
+!x = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
+!w = !qs.tensor<256x256xbf16, #qs.mxfp8<rowwise = false>>
 module attributes {qs.gemm_cluster = 2 : i64} {
-func.func @cluster_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_cluster = 2 (TMA multicast of B across a pair of blocks) exists for the sm_90a per-tensor FP8 kernel with K-major operands}}
-  %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
+func.func @cluster_mn_major(%a: !x, %b: !w) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_cluster = 2 (TMA multicast of B across a pair of blocks) exists for the sm_90a kernels with K-major operands (not for MN-major data, which goes through the transposing copy)}}
+  %y = qs.gemm %a, %b : !x, !w -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
 }

@@ -71,12 +71,12 @@ def QS_Dialect : Dialect {
     tile. It changes speed, never results; sm_100a rejects it.
 
     `qs.gemm_cluster = 1 | 2 : i64` on a GEMM or an enclosing operation:
-    with 2, the sm_90a per-tensor FP8 kernel runs in clusters of two
+    with 2, the sm_90a GEMM kernels (every family) run in clusters of two
     blocks computing vertically adjacent tiles that share their B tile;
     each block loads half of B with TMA multicast into both blocks' shared
     memory, halving B's L2-to-SM traffic (as CUTLASS's 2x1 clusters). It
-    changes speed, never results; other families, MN-major operands and
-    sm_100a reject it. With `qs.gemm_persistent = N` as well, the
+    changes speed, never results; MN-major operands (MXFP8 dgrad/wgrad,
+    FP8 on Blackwell layouts: the transposing copy) and sm_100a reject it. With `qs.gemm_persistent = N` as well, the
     persistent grid is N rounded down to an even count (at least 2), the
     two blocks of a cluster walking the tile pairs together.
 
