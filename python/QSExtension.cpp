@@ -600,23 +600,24 @@ NB_MODULE(_qs, m) {
              return f.checked(qsBuildEmpty(f.func, t.type, f.loc(site)),
                               "qs.empty");
            })
-      .def("quantize",
-           [](Function &f, const Value &x, const Type &t,
-              std::optional<Value> scale, std::optional<Value> amax, const Site &site) {
-             f.module->context->clear();
-             MlirValue updated{nullptr};
-             Value q = f.checked(
-                 qsBuildQuantize(f.func, x.value, t.type, valueOrNull(scale),
-                                 valueOrNull(amax), &updated,
-                                 f.loc(site)),
-                 "qs.quantize");
-             std::optional<Value> u;
-             if (!mlirValueIsNull(updated))
-               u = Value{f.module, updated};
-             return std::make_tuple(q, u);
-           },
-           "x"_a, "type"_a, "scale"_a = nb::none(), "amax"_a = nb::none(),
-           "site"_a = nb::none())
+      .def(
+          "quantize",
+          [](Function &f, const Value &x, const Type &t,
+             std::optional<Value> scale, std::optional<Value> amax,
+             const Site &site) {
+            f.module->context->clear();
+            MlirValue updated{nullptr};
+            Value q = f.checked(
+                qsBuildQuantize(f.func, x.value, t.type, valueOrNull(scale),
+                                valueOrNull(amax), &updated, f.loc(site)),
+                "qs.quantize");
+            std::optional<Value> u;
+            if (!mlirValueIsNull(updated))
+              u = Value{f.module, updated};
+            return std::make_tuple(q, u);
+          },
+          "x"_a, "type"_a, "scale"_a = nb::none(), "amax"_a = nb::none(),
+          "site"_a = nb::none())
       .def("dequantize",
            [](Function &f, const Value &q, const Type &t, const Site &site) {
              f.module->context->clear();
@@ -631,20 +632,33 @@ NB_MODULE(_qs, m) {
                                                  f.loc(site)),
                               "qs.update_usage");
            })
-      .def("gemm",
-           [](Function &f, const Value &a, const Value &b, bool ta, bool tb,
-              std::optional<Value> bias, std::optional<Value> acc,
-              const Type &t, const Site &site) {
-             f.module->context->clear();
-             return f.checked(qsBuildGemm(f.func, a.value, b.value, ta, tb,
-                                          valueOrNull(bias), valueOrNull(acc),
-                                          t.type, f.loc(site)),
-                              "qs.gemm");
-           },
-           "a"_a, "b"_a, "transpose_a"_a, "transpose_b"_a, "bias"_a.none(),
-           "accumulate"_a.none(), "type"_a, "site"_a = nb::none())
+      .def(
+          "gemm",
+          [](Function &f, const Value &a, const Value &b, bool ta, bool tb,
+             std::optional<Value> bias, std::optional<Value> acc, const Type &t,
+             const std::vector<std::pair<std::string, int64_t>> &options,
+             const Site &site) {
+            f.module->context->clear();
+            MlirLocation loc = f.loc(site);
+            Value y = f.checked(qsBuildGemm(f.func, a.value, b.value, ta, tb,
+                                            valueOrNull(bias), valueOrNull(acc),
+                                            t.type, loc),
+                                "qs.gemm");
+            // Kernel options (qs.gemm_*); a rejected one removes the new,
+            // still unused op.
+            for (const auto &[name, value] : options)
+              if (!qsGemmSetKernelOption(y.value, ref(name), value, loc)) {
+                mlirOperationDestroy(mlirOpResultGetOwner(y.value));
+                f.module->context->fail("cannot set the GEMM kernel option " +
+                                        name + " in @" + f.name);
+              }
+            return y;
+          },
+          "a"_a, "b"_a, "transpose_a"_a, "transpose_b"_a, "bias"_a.none(),
+          "accumulate"_a.none(), "type"_a, "options"_a, "site"_a = nb::none())
       .def("assemble",
-           [](Function &f, const std::vector<Value> &inputs, const Type &t, const Site &site) {
+           [](Function &f, const std::vector<Value> &inputs, const Type &t,
+              const Site &site) {
              std::vector<MlirValue> values;
              for (const Value &v : inputs)
                values.push_back(v.value);
@@ -668,7 +682,8 @@ NB_MODULE(_qs, m) {
                result.push_back({f.module, outs[i]});
              return result;
            })
-      .def("finish", [](Function &f, const std::vector<Value> &results, const Site &site) {
+      .def("finish", [](Function &f, const std::vector<Value> &results,
+                        const Site &site) {
         std::vector<MlirValue> values;
         for (const Value &v : results)
           values.push_back(v.value);

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -245,6 +246,37 @@ MlirValue qsBuildGemm(MlirOperation func, MlirValue a, MlirValue b,
                                    biasValue, accValue, transposeA,
                                    transposeB));
   return op ? wrap(op.getResult()) : nullValue();
+}
+
+bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option, int64_t value,
+                           MlirLocation loc) {
+  auto op =
+      mlirValueIsNull(gemm) ? GemmOp() : unwrap(gemm).getDefiningOp<GemmOp>();
+  if (!op) {
+    emitError(unwrap(loc)) << "GEMM kernel options apply to the result of a "
+                              "'qs.gemm'";
+    return false;
+  }
+  StringRef name = unwrap(option);
+  StringRef attrName =
+      llvm::StringSwitch<StringRef>(name)
+          .Case("tile_n", QSDialect::getGemmTileNAttrName())
+          .Case("persistent", QSDialect::getGemmPersistentAttrName())
+          .Case("cluster", QSDialect::getGemmClusterAttrName())
+          .Default("");
+  if (attrName.empty()) {
+    emitError(unwrap(loc)) << "unknown GEMM kernel option '" << name
+                           << "' (tile_n, persistent, cluster)";
+    return false;
+  }
+  MLIRContext *ctx = op.getContext();
+  NamedAttribute attr(StringAttr::get(ctx, attrName),
+                      IntegerAttr::get(IntegerType::get(ctx, 64), value));
+  if (failed(ctx->getLoadedDialect<QSDialect>()->verifyOperationAttribute(
+          op, attr)))
+    return false;
+  op->setAttr(attr.getName(), attr.getValue());
+  return true;
 }
 
 MlirValue qsBuildAssemble(MlirOperation func, intptr_t numInputs,

@@ -141,12 +141,18 @@ class Function:
         return Value(self._impl.update_usage(q._impl, spec.mlir_type(), _site()))
 
     def gemm(self, a, b, layout=None, *, transpose_a=False, transpose_b=False, out_dtype=None,
-             bias=None, accumulate=None):
+             bias=None, accumulate=None, tile_n=None, persistent=None, cluster=None):
         """qs.gemm. With `layout` ("TN", "NN", "NT") the arguments follow TE's
         general_gemm(A, B, layout), which computes op(B) op(A): it builds
         qs.gemm(B, A) with transpose_a = (layout[1] == "T") and transpose_b =
         (layout[0] == "T"). Without `layout`, qs.gemm(a, b) with the given
-        transposes: result = op(a) op(b)."""
+        transposes: result = op(a) op(b).
+
+        Kernel options (speed only, never results; docs/GPU.md), each set as
+        the op's qs.gemm_<option> attribute when given: `tile_n` (128 or 256,
+        per-tensor FP8), `persistent` (blocks of the persistent sm_90a
+        kernels, e.g. 132 for an H100/H200), `cluster` (2: pairs of blocks
+        sharing B by TMA multicast, sm_90a)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")
@@ -159,10 +165,17 @@ class Function:
         n = bm if transpose_b else bk
         shape = (ak, n) if transpose_a else tuple(a.shape[:-1]) + (n,)
         out = self._tensor(shape, out_dtype or a.dtype)
+        options = []
+        for name, value in (("tile_n", tile_n), ("persistent", persistent), ("cluster", cluster)):
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"gemm option {name} must be an int, got {value!r}")
+            options.append((name, value))
         return Value(self._impl.gemm(a._impl, b._impl, transpose_a, transpose_b,
                                      _impl(bias, "bias", optional=True),
                                      _impl(accumulate, "accumulate", optional=True), out,
-                                     _site()))
+                                     options, _site()))
 
     def assemble(self, inner, spec):
         """qs.assemble: a quantized value from its inner tensors."""

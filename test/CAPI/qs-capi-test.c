@@ -131,6 +131,25 @@ int main(void) {
   MlirValue g = qsBuildGemm(fn2, a, a, false, false, (MlirValue){NULL}, (MlirValue){NULL},
                             mlirRankedTensorTypeGet(2, s3, f32, mlirAttributeGetNull()), loc);
   fprintf(stderr, "bad gemm is null: %d\n", mlirValueIsNull(g));
+  // GEMM kernel options: set as qs.gemm_<option> = value : i64 on a valid
+  // GEMM, checked by the dialect's rule at once.
+  int64_t s4[] = {4, 4};
+  MlirValue gemm = qsBuildGemm(fn2, a, a, false, true, (MlirValue){NULL}, (MlirValue){NULL},
+                               mlirRankedTensorTypeGet(2, s4, f32, mlirAttributeGetNull()), loc);
+  // CHECK: gemm options: 1 1
+  fprintf(stderr, "gemm options: %d %d\n", qsGemmSetKernelOption(gemm, str("cluster"), 2, loc),
+          qsGemmSetKernelOption(gemm, str("persistent"), 132, loc));
+  // CHECK: "qs.gemm"{{.*}} {qs.gemm_cluster = 2 : i64, qs.gemm_persistent = 132 : i64}
+  mlirOperationPrint(mlirOpResultGetOwner(gemm), printToStderr, NULL);
+  fprintf(stderr, "\n");
+  // CHECK: diagnostic: 'qs.gemm_persistent' must be an i64 of at least 1 (the number of blocks of the persistent GEMM kernels), got 0 : i64
+  // CHECK: diagnostic: unknown GEMM kernel option 'stages' (tile_n, persistent, cluster)
+  // CHECK: diagnostic: GEMM kernel options apply to the result of a 'qs.gemm'
+  // CHECK: rejected options: 0 0 0
+  fprintf(stderr, "rejected options: %d %d %d\n", qsGemmSetKernelOption(gemm, str("persistent"), 0, loc),
+          qsGemmSetKernelOption(gemm, str("stages"), 4, loc),
+          qsGemmSetKernelOption(a, str("cluster"), 2, loc));
+  mlirOperationDestroy(mlirOpResultGetOwner(gemm));
   // A value of another function is reported, not wired in.
   // CHECK: diagnostic: 'qs.dequantize' operand #0 is not a value of @bad; values cannot cross functions or modules
   // CHECK: foreign operand is null: 1

@@ -2,13 +2,14 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu | FileCheck %s --check-prefix=HOST
 
-// qs.gemm_cluster = 2 in a block-scaled kernel (FP8 block, 1x128 x
-// 128x128): pairs of blocks share the 128-wide B tile, each loading 64 rows
-// of it with .multicast::cluster (tensor map box 64 x 128). The consumers
-// free each stage inside the k-loop, after the wait_group 0 that precedes
-// the promotion: one arrival in their block and one, through mapa, in the
-// other (whose producer wrote half of B into it); then the promotion
-// (scales times the k-block's partial sums).
+// qs.gemm_cluster = 2 (on the op: the storage passes keep it on
+// qs.gemm_buffers) in a block-scaled kernel (FP8 block, 1x128 x
+// 128x128): pairs of blocks share the 128-wide B tile, each loading 64
+// rows of it with .multicast::cluster (tensor map box 64 x 128). The
+// consumers free each stage inside the k-loop, after the wait_group 0 that
+// precedes the promotion: one arrival in their block and one, through
+// mapa, in the other (whose producer wrote half of B into it); then the
+// promotion (scales times the k-block's partial sums).
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .reqnctapercluster 2, 1, 1
 // CHECK: barrier.cluster.arrive.release.aligned;
@@ -29,9 +30,9 @@
 // HOST: func.func private @qs_gemm_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 24 : i64, qs_launch_kernel = @qs_kernels::@qs_gemm, qs_launch_shared = 196704 : i64}
 !x = !qs.tensor<384x512xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 !w = !qs.tensor<768x512xbf16, #qs.fp8_block<columnwise = false>>
-module attributes {qs.chip = "sm_90a", qs.gemm_cluster = 2 : i64} {
+module attributes {qs.chip = "sm_90a"} {
   func.func @fprop(%x: !x, %w: !w) -> tensor<384x768xbf16> {
-    %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<384x768xbf16>
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_cluster = 2 : i64} : !x, !w -> tensor<384x768xbf16>
     return %y : tensor<384x768xbf16>
   }
 }

@@ -69,6 +69,17 @@ def test_bad_builder_arguments():
         f1.gemm("x", q)
     with pytest.raises(ValueError, match="expected a bf16, f16 or f32 dtype, got 'i8'"):
         f1.gemm(q, q, transpose_b=True, out_dtype="i8")
+    # GEMM kernel options: the dialect's rules at once; the rejected GEMM is
+    # not added (the function's text has no qs.gemm afterwards).
+    with pytest.raises(qs.QSError, match="'qs.gemm_cluster' must be the i64 1 or 2"):
+        f1.gemm(q, q, transpose_b=True, cluster=4)
+    with pytest.raises(qs.QSError, match="'qs.gemm_persistent' must be an i64 of at least 1"):
+        f1.gemm(q, q, transpose_b=True, tile_n=128, persistent=0)
+    with pytest.raises(TypeError, match="gemm option tile_n must be an int, got True"):
+        f1.gemm(q, q, transpose_b=True, tile_n=True)
+    with pytest.raises(TypeError, match="gemm option persistent must be an int, got '132'"):
+        f1.gemm(q, q, transpose_b=True, persistent="132")
+    assert "qs.gemm" not in str(g1)
     with pytest.raises(qs.QSError, match="qs.assemble"):
         f1.assemble([f1.args[0]], spec((32, 64)))
     with pytest.raises(TypeError, match="a returned value must be a Value"):

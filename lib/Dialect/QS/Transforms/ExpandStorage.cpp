@@ -42,6 +42,14 @@ static SmallVector<Value> disassemble(OpBuilder &b, Location loc, Value value,
       .getResults();
 }
 
+/// The buffer-level op keeps the proto-level op's discardable attributes
+/// (qs.chip, the qs.gemm_* kernel options), which later passes look up on the
+/// op or its ancestors.
+static void keepDiscardableAttrs(Operation *from, Operation *to) {
+  for (NamedAttribute attr : from->getDiscardableAttrs())
+    to->setDiscardableAttr(attr.getName(), attr.getValue());
+}
+
 namespace {
 
 /// qs.empty -> tensor.empty per inner tensor + qs.assemble.
@@ -73,6 +81,7 @@ struct ExpandQuantize final : OpRewritePattern<QuantizeOp> {
     auto buffers = QuantizeBuffersOp::create(
         rewriter, loc, ValueRange(outs).getTypes(), op.getInput(),
         op.getScale(), outs, TypeAttr::get(type));
+    keepDiscardableAttrs(op, buffers);
     Value assembled = AssembleOp::create(
         rewriter, loc, type, buffers.getResults().take_front(inner.size()));
     SmallVector<Value> replacements = {assembled};
@@ -94,8 +103,11 @@ struct ExpandDequantize final : OpRewritePattern<DequantizeOp> {
         disassemble(rewriter, loc, op.getInput(), TargetInfo::lookup(op));
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          resultType.getElementType());
-    rewriter.replaceOpWithNewOp<DequantizeBuffersOp>(
-        op, resultType, inner, init, TypeAttr::get(op.getInput().getType()));
+    auto buffers =
+        DequantizeBuffersOp::create(rewriter, loc, resultType, inner, init,
+                                    TypeAttr::get(op.getInput().getType()));
+    keepDiscardableAttrs(op, buffers);
+    rewriter.replaceOp(op, buffers);
     return success();
   }
 };
@@ -114,11 +126,12 @@ struct ExpandGemm final : OpRewritePattern<GemmOp> {
     if (!init)
       init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                      resultType.getElementType());
-    rewriter.replaceOpWithNewOp<GemmBuffersOp>(
-        op, resultType, a, b, op.getBias(), init,
-        op.getA().getType(), op.getB().getType(),
-        op.getTransposeA(), op.getTransposeB(),
-        static_cast<bool>(op.getAccumulate()));
+    auto buffers = GemmBuffersOp::create(
+        rewriter, loc, resultType, a, b, op.getBias(), init,
+        op.getA().getType(), op.getB().getType(), op.getTransposeA(),
+        op.getTransposeB(), static_cast<bool>(op.getAccumulate()));
+    keepDiscardableAttrs(op, buffers);
+    rewriter.replaceOp(op, buffers);
     return success();
   }
 };
@@ -140,11 +153,11 @@ struct ExpandUpdateUsage final : OpRewritePattern<UpdateUsageOp> {
     ValueRange createdValues;
     if (!created.empty()) {
       SmallVector<Value> outs = createEmpties(rewriter, loc, created);
-      createdValues =
-          UpdateUsageBuffersOp::create(rewriter, loc, ValueRange(outs).getTypes(),
-                                       inputs, outs, TypeAttr::get(source),
-                                       TypeAttr::get(result))
-              .getResults();
+      auto buffers = UpdateUsageBuffersOp::create(
+          rewriter, loc, ValueRange(outs).getTypes(), inputs, outs,
+          TypeAttr::get(source), TypeAttr::get(result));
+      keepDiscardableAttrs(op, buffers);
+      createdValues = buffers.getResults();
     }
     SmallVector<Value> values;
     unsigned next = 0;

@@ -141,7 +141,10 @@ def QSExpandStoragePass : Pass<"qs-expand-storage"> {
       the inner tensors it creates (none when it only drops), `qs.assemble`.
 
     Afterwards no proto-level op remains; canonicalization removes the
-    `qs.disassemble(qs.assemble(...))` pairs.
+    `qs.disassemble(qs.assemble(...))` pairs. Each buffer-level op keeps its
+    proto-level op's discardable attributes (`qs.chip`, the GEMM kernel
+    options `qs.gemm_tile_n` / `qs.gemm_persistent` / `qs.gemm_cluster`),
+    which the later passes look up on the op or its ancestors.
 
     Example:
     ```mlir
