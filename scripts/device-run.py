@@ -337,6 +337,7 @@ def main():
     if gemms:
         print(f"{'GEMM (FP8 E4M3, bf16 out)':<28} {'scaling':<22} {'tile N':>6} {'time us':>9} "
               f"{'TFLOP/s':>8}")
+    schedules = {}  # (shape, scaling) -> [(schedule, TFLOP/s)], the default first
     for name in gemms:
         starting(name)
         try:
@@ -350,12 +351,26 @@ def main():
                    "nvfp4": "nvfp4"}.get(case.get("family"), "per-tensor")
         if case.get("layout", "TN") != "TN":
             scaling += " " + case["layout"]
-        if case.get("persistent"):
-            scaling += f" p{case['persistent']}"
-        if case.get("cluster"):
-            scaling += f" mc{case['cluster']}"
-        print(f"{'x'.join(map(str, case['gemm'])):<28} {scaling:<22} {case['tile_n'] or 'auto':>6} "
+        schedule = " ".join(([f"p{case['persistent']}"] if case.get("persistent") else [])
+                            + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
+                            + ([f"tile{case['tile_n']}"] if case.get("tile_n") else []))
+        shape = "x".join(map(str, case["gemm"]))
+        entries = schedules.setdefault((shape, scaling), [])
+        entries.insert(0 if not schedule else len(entries), (schedule or "default", tflops))
+        label = scaling + "".join(f" {s}" for s in schedule.split() if not s.startswith("tile"))
+        print(f"{shape:<28} {label:<22} {case['tile_n'] or 'auto':>6} "
               f"{ms * 1000:>9.1f} {tflops:>8.1f}")
+    # Which schedule (qs.gemm_tile_n / _persistent / _cluster) wins where
+    # there is a choice: what the defaults should become (docs/GPU.md).
+    choices = {k: v for k, v in schedules.items() if len(v) > 1 and v[0][0] == "default"}
+    if choices:
+        print("GEMM schedules: the fastest per shape and scaling, against the default")
+    for (shape, scaling), entries in choices.items():
+        base = entries[0][1]
+        best = max(entries, key=lambda e: e[1])  # ties: the first, the default
+        gain = f"{100 * (best[1] / base - 1):+.1f}%" if base > 0 else "n/a"
+        print(f"{shape:<28} {scaling:<22} {best[0]:<14} {best[1]:>8.1f} TFLOP/s "
+              f"(default {base:.1f}, {gain}; tried: {', '.join(e[0] for e in entries)})")
     if plans:
         print(f"{'family':<16} {'usage':<5} {'size':>6} {'kernels':>7} {'MiB':>6} {'time us':>9} "
               f"{'GB/s':>7} {'copy GB/s':>9} {'ratio':>7}")
