@@ -261,6 +261,16 @@ private:
         if (acc)
           body << " accumulate(" << acc->name << " : " << acc->type() << ")";
       }
+      // A kernel knob on the op itself (the storage passes carry it to
+      // qs.gemm_buffers), valid or not.
+      if (in.ConsumeIntegralInRange(0, 3) == 0) {
+        static const char *knobs[] = {
+            "qs.gemm_tile_n = 256 : i64", "qs.gemm_tile_n = 64 : i64",
+            "qs.gemm_persistent = 5 : i64", "qs.gemm_persistent = 0 : i64",
+            "qs.gemm_cluster = 2 : i64",  "qs.gemm_cluster = 2 : i32",
+            "qs.chip = \"sm_100a\""};
+        body << " {" << pick(knobs) << "}";
+      }
       body << " : " << a->type() << ", " << b->type() << " -> " << y.type()
            << "\n";
       values.push_back(y);
