@@ -34,6 +34,6 @@ func.func @execute_region(%q: !q) -> !q {
 
 // One chip per module.
 module {
-  // expected-error @+1 {{qs-flatten-storage flattens one chip per module: this op selects "sm_100a" inside a module for sm_90a}}
+  // expected-error @+1 {{qs-flatten-storage flattens one chip per module (the storage layouts follow it): this op selects "sm_100a" inside a module for sm_90a}}
   func.func private @f(!qs.tensor<4x8xbf16, #qs.fp8_current>) attributes {qs.chip = "sm_100a"}
 }

@@ -37,6 +37,22 @@ TargetInfo TargetInfo::lookup(Operation *op) {
   return getDefault();
 }
 
+LogicalResult TargetInfo::verifyOneChip(Operation *root, StringRef what) {
+  std::string chip = lookup(root).getChip().str();
+  bool ok = true;
+  root->walk([&](Operation *op) {
+    auto named = op->getAttrOfType<StringAttr>(QSDialect::getChipAttrName());
+    if (op == root || !named || named.getValue() == chip)
+      return;
+    op->emitError() << what
+                    << " one chip per module (the storage layouts follow it): "
+                       "this op selects "
+                    << named << " inside a module for " << chip;
+    ok = false;
+  });
+  return success(ok);
+}
+
 bool TargetInfo::isTNOnly() const {
   bool nonTN = (computeCapability >= 100 && computeCapability < 120) ||
                computeCapability >= 130;

@@ -185,6 +185,11 @@ namespace {
 struct QSExpandStoragePass final
     : qs::impl::QSExpandStoragePassBase<QSExpandStoragePass> {
   void runOnOperation() override {
+    // A quantized value's inner tensors follow the chip it was produced
+    // for; an op selecting another chip would read them in another layout.
+    if (failed(TargetInfo::verifyOneChip(getOperation(),
+                                         "qs-expand-storage expands")))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateExpandStoragePatterns(patterns);
     walkAndApplyPatterns(getOperation(), std::move(patterns));

@@ -273,17 +273,10 @@ static bool usesQuantized(Operation *op) {
 
 /// Reports every op whose quantized values this pass cannot flatten, before
 /// anything is changed.
-static LogicalResult checkFlattenable(Operation *root,
-                                      const TargetInfo &target) {
-  bool ok = true;
+static LogicalResult checkFlattenable(Operation *root) {
+  bool ok = succeeded(
+      TargetInfo::verifyOneChip(root, "qs-flatten-storage flattens"));
   root->walk([&](Operation *op) {
-    if (auto chip = op->getAttrOfType<StringAttr>(QSDialect::getChipAttrName());
-        chip && op != root && chip.getValue() != target.getChip()) {
-      op->emitError() << "qs-flatten-storage flattens one chip per module: "
-                         "this op selects "
-                      << chip << " inside a module for " << target.getChip();
-      ok = false;
-    }
     if (!usesQuantized(op))
       return;
     if (isa<EmptyOp, QuantizeOp, DequantizeOp, UpdateUsageOp, GemmOp>(op)) {
@@ -316,7 +309,7 @@ struct QSFlattenStoragePass final
   void runOnOperation() override {
     ModuleOp module = getOperation();
     TargetInfo targetInfo = TargetInfo::lookup(module);
-    if (failed(checkFlattenable(module, targetInfo)))
+    if (failed(checkFlattenable(module)))
       return signalPassFailure();
 
     MLIRContext *ctx = &getContext();

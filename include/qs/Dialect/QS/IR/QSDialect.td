@@ -53,7 +53,10 @@ def QS_Dialect : Dialect {
     only on *TN-only* GPUs (compute capability below 10.0, and 12.x). The chip
     comes from the string attribute `qs.chip` on an enclosing operation
     (normally the `builtin.module`), e.g. `module attributes {qs.chip =
-    "sm_100a"}`; it defaults to `sm_90a` (Hopper, TN-only).
+    "sm_100a"}`; it defaults to `sm_90a` (Hopper, TN-only). A module's
+    storage follows one chip: `qs-expand-storage` and `qs-flatten-storage`
+    report an op inside it whose `qs.chip` names another (a quantized value
+    would be read in a layout it was not stored in).
 
     `qs.gemm_tile_n = 128 | 256 : i64` on a GEMM or an enclosing operation
     fixes the tile width in N of the per-tensor FP8 GEMM kernels of

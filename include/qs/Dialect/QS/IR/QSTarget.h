@@ -41,6 +41,11 @@ public:
   /// 10.0 <= CC < 12.0 or CC >= 13.0.
   bool isTNOnly() const;
 
+  /// Reports (at each op) every op inside `root` whose `qs.chip` differs
+  /// from `root`'s target: the storage layouts of a module follow one chip.
+  /// `what` begins the message, e.g. "qs-expand-storage expands".
+  static LogicalResult verifyOneChip(Operation *root, StringRef what);
+
 private:
   TargetInfo(StringRef chip, unsigned cc) : chip(chip.str()), computeCapability(cc) {}
   std::string chip;

@@ -144,7 +144,9 @@ def QSExpandStoragePass : Pass<"qs-expand-storage"> {
     `qs.disassemble(qs.assemble(...))` pairs. Each buffer-level op keeps its
     proto-level op's discardable attributes (`qs.chip`, the GEMM kernel
     options `qs.gemm_tile_n` / `qs.gemm_persistent` / `qs.gemm_cluster`),
-    which the later passes look up on the op or its ancestors.
+    which the later passes look up on the op or its ancestors. An op whose
+    `qs.chip` differs from the one of the operation the pass runs on is
+    reported first (one chip per module), and nothing is changed.
 
     Example:
     ```mlir
