@@ -22,6 +22,7 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
@@ -30,6 +31,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 namespace nb = nanobind;
@@ -636,7 +638,8 @@ NB_MODULE(_qs, m) {
           "gemm",
           [](Function &f, const Value &a, const Value &b, bool ta, bool tb,
              std::optional<Value> bias, std::optional<Value> acc, const Type &t,
-             const std::vector<std::pair<std::string, int64_t>> &options,
+             const std::vector<std::pair<
+                 std::string, std::variant<int64_t, std::string>>> &options,
              const Site &site) {
             f.module->context->clear();
             MlirLocation loc = f.loc(site);
@@ -646,12 +649,20 @@ NB_MODULE(_qs, m) {
                                 "qs.gemm");
             // Kernel options (qs.gemm_*); a rejected one removes the new,
             // still unused op.
-            for (const auto &[name, value] : options)
-              if (!qsGemmSetKernelOption(y.value, ref(name), value, loc)) {
+            MlirContext ctx = f.module->context->get();
+            for (const auto &[name, value] : options) {
+              MlirAttribute attr =
+                  std::holds_alternative<int64_t>(value)
+                      ? mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64),
+                                           std::get<int64_t>(value))
+                      : mlirStringAttrGet(ctx,
+                                          ref(std::get<std::string>(value)));
+              if (!qsGemmSetKernelOption(y.value, ref(name), attr, loc)) {
                 mlirOperationDestroy(mlirOpResultGetOwner(y.value));
                 f.module->context->fail("cannot set the GEMM kernel option " +
                                         name + " in @" + f.name);
               }
+            }
             return y;
           },
           "a"_a, "b"_a, "transpose_a"_a, "transpose_b"_a, "bias"_a.none(),

@@ -34,9 +34,9 @@ fi
 # shared-memory handoffs between threads: per-tensor and FP8 block, NVFP4
 # (f16 conversion, double-buffered; 9 k-tiles), MXFP8 fprop and its
 # MN-major dgrad/wgrad (transposing copy), and the persistent kernels (the
-# stage ring across a block's tiles) and multicast pairs (barriers across
-# two blocks).
-sanitize='^[0-9]+-(fp8_current|mxfp8|nvfp4)-both-256x512-bf16$|^gemm[0-9]+-(fp8_current-fprop_TN-256x320x256|fp8_block-fprop_TN-256x320x256|nvfp4-fprop_TN-320x224x1056|mxfp8-(fprop_TN-256x320x256|dgrad_NN|wgrad_NT))-|^gemm[0-9]+-.*-(pers|mc)[0-9]+$'
+# stage ring across a block's tiles), multicast pairs (barriers across
+# two blocks) and ping-pong consumers (one reader per stage).
+sanitize='^[0-9]+-(fp8_current|mxfp8|nvfp4)-both-256x512-bf16$|^gemm[0-9]+-(fp8_current-fprop_TN-256x320x256|fp8_block-fprop_TN-256x320x256|nvfp4-fprop_TN-320x224x1056|mxfp8-(fprop_TN-256x320x256|dgrad_NN|wgrad_NT))-|^gemm[0-9]+-.*-(pers[0-9]+|mc[0-9]+|pp)$'
 if command -v compute-sanitizer >/dev/null; then
   for tool in synccheck racecheck; do
     echo "=== compute-sanitizer --tool $tool"

@@ -353,6 +353,7 @@ def main():
             scaling += " " + case["layout"]
         schedule = " ".join(([f"p{case['persistent']}"] if case.get("persistent") else [])
                             + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
+                            + (["pp"] if case.get("schedule") == "pingpong" else [])
                             + ([f"tile{case['tile_n']}"] if case.get("tile_n") else []))
         shape = "x".join(map(str, case["gemm"]))
         entries = schedules.setdefault((shape, scaling), [])

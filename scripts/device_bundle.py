@@ -94,12 +94,12 @@ GEMM_CHECKS += [("mxfp8", 0, out, *shape, bias, acc, None)
                 for out, shape, bias, acc in [
                     ("bf16", (256, 320, 256), False, False),
                     ("f32", (320, 224, 1056), True, True)]]
-GEMM_CHECKS += [("mxfp8", layout, "bf16", 224, 1056, 352, True, False, None)
-                for layout in (1, 2)]
+GEMM_CHECKS += [("mxfp8", 1, "bf16", 224, 1056, 352, True, False, None),
+                ("mxfp8", 2, "bf16", 224, 544, 352, True, False, None)]
 # Persistent kernels (qs.gemm_persistent, last field): blocks loop over
-# 4-6 tiles each, the stage ring wrapping inside and across tiles (the
+# up to 6 tiles each, the stage ring wrapping inside and across tiles (the
 # barrier phases the emulation cannot check).
-GEMM_CHECKS += [("fp8_current", 0, "bf16", 384, 640, 400, True, False, None, 5),
+GEMM_CHECKS += [("fp8_current", 0, "bf16", 384, 384, 400, True, False, None, 5),
                 ("fp8_current", 1, "bf16", 384, 512, 400, False, False, 256, 1),
                 ("fp8_block", 0, "bf16", 512, 384, 656, False, False, None, 3),
                 ("mxfp8", 1, "bf16", 256, 512, 416, True, False, None, 3),
@@ -117,6 +117,13 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 640, 256, 400, True, False, None, 5, 
 GEMM_CHECKS += [("fp8_block", 0, "bf16", 384, 256, 656, False, False, None, None, 2),
                 ("mxfp8", 0, "bf16", 384, 192, 512, True, False, None, None, 2),
                 ("nvfp4", 0, "bf16", 384, 256, 544, False, False, None, 3, 2)]
+# Ping-pong consumers (qs.gemm_schedule = "pingpong", last field): 5
+# persistent blocks over 9 tiles (consumer 0 of every block, consumer 1 of
+# four), 4 k-tiles each; a dgrad with f32 out; with multicast pairs (5 -> 4
+# blocks over 12 tiles).
+GEMM_CHECKS += [("fp8_current", 0, "bf16", 320, 384, 400, True, False, None, 5, None, "pingpong"),
+                ("fp8_current", 1, "f32", 256, 384, 272, False, False, None, 3, None, "pingpong"),
+                ("fp8_current", 0, "bf16", 320, 384, 400, False, False, None, 5, 2, "pingpong")]
 
 # The bundle travels with the working tree (64 MiB in all): main() fails
 # on one larger than this (--limit-mib).
@@ -209,14 +216,16 @@ def main():
     if args.chip == "sm_90a":
         for i, (family, layout, out, m, n, k, bias, acc, tile, *extra) in enumerate(
                 GEMM_CHECKS[:args.limit_checks]):
-            persistent, cluster = (list(extra) + [None, None])[:2]
+            persistent, cluster, schedule = (list(extra) + [None] * 3)[:3]
             case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
                              accumulate=acc, tile_n=tile, chip=args.chip,
-                             needed_usage_only=True, persistent=persistent, cluster=cluster)
+                             needed_usage_only=True, persistent=persistent, cluster=cluster,
+                             schedule=schedule)
             d = os.path.join(args.out, "check",
                              f"gemm{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-{out}"
                              + (f"-pers{persistent}" if persistent else "")
-                             + (f"-mc{cluster}" if cluster else ""))
+                             + (f"-mc{cluster}" if cluster else "")
+                             + ("-pp" if schedule == "pingpong" else ""))
             export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
             for j, x in enumerate(case.inputs):
                 np.save(os.path.join(d, f"in{j}.npy"), x)
@@ -234,24 +243,29 @@ def main():
     # Bench plans (no data: the device makes random inputs).
     bench = 0
     shapes = [tuple(map(int, s.split("x"))) for s in args.gemm_bench.split(",") if s]
-    runs = [("fp8_current", shape, tile, "TN", None, None) for shape in shapes
+    # (family, shape, tile, layout, persistent, cluster, schedule)
+    runs = [("fp8_current", shape, tile, "TN", None, None, None) for shape in shapes
             for tile in ((None, 128, 256) if shape == shapes[0] else (None,))]
-    runs += [(family, shape, None, "TN", None, None)
+    runs += [(family, shape, None, "TN", None, None, None)
              for family in ("fp8_block", "mxfp8", "nvfp4") for shape in shapes[:2]]
     # MXFP8 dgrad: w's column-wise data is MN-major, copied transposed.
-    runs += [("mxfp8", shape, None, "NN", None, None) for shape in shapes[:1]]
+    runs += [("mxfp8", shape, None, "NN", None, None, None) for shape in shapes[:1]]
     # Persistent kernels on 132 blocks (one per H200 multiprocessor).
-    runs += [(family, shape, None, "TN", 132, None) for family in ("fp8_current", "fp8_block")
+    runs += [(family, shape, None, "TN", 132, None, None) for family in ("fp8_current", "fp8_block")
              for shape in shapes[:1]]
     # Pairs of blocks multicasting B (per-tensor), both tile widths.
-    runs += [("fp8_current", shape, tile, "TN", None, 2) for shape in shapes[:1]
+    runs += [("fp8_current", shape, tile, "TN", None, 2, None) for shape in shapes[:1]
              for tile in (None, 128)]
     # ... and persistent (132 blocks: 66 pairs); FP8 block (DeepGEMM's
     # configuration: 128-wide tiles, persistent, B multicast in pairs).
-    runs += [("fp8_current", shape, None, "TN", 132, 2) for shape in shapes[:1]]
-    runs += [("fp8_block", shape, None, "TN", persistent, 2) for shape in shapes[:1]
+    runs += [("fp8_current", shape, None, "TN", 132, 2, None) for shape in shapes[:1]]
+    runs += [("fp8_block", shape, None, "TN", persistent, 2, None) for shape in shapes[:1]
              for persistent in (None, 132)]
-    for family, (m, n, k), tile, layout, persistent, cluster in (
+    # Ping-pong consumers (per-tensor, 128x128 tiles, 132 blocks), alone and
+    # with multicast pairs.
+    runs += [("fp8_current", shape, None, "TN", 132, cluster, "pingpong") for shape in shapes[:1]
+             for cluster in (None, 2)]
+    for family, (m, n, k), tile, layout, persistent, cluster, schedule in (
             runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
@@ -272,7 +286,8 @@ def main():
         rt = f"tensor<{m}x{n}xbf16>"
         attrs = (f'qs.chip = "{args.chip}"' + (f", qs.gemm_tile_n = {tile} : i64" if tile else "")
                  + (f", qs.gemm_persistent = {persistent} : i64" if persistent else "")
-                 + (f", qs.gemm_cluster = {cluster} : i64" if cluster else ""))
+                 + (f", qs.gemm_cluster = {cluster} : i64" if cluster else "")
+                 + (f', qs.gemm_schedule = "{schedule}"' if schedule else ""))
         text = (f"module attributes {{{attrs}}} {{\n"
                 f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
                 f"  %d = qs.gemm %a, %b{' transpose_b' if layout == 'TN' else ''} : {qa}, {qb} -> {rt}\n"
@@ -281,12 +296,13 @@ def main():
                  + {"fp8_block": "-block", "mxfp8": "-mxfp8", "nvfp4": "-nvfp4"}.get(family, "")
                  + ("" if layout == "TN" else f"-{layout.lower()}")
                  + (f"-pers{persistent}" if persistent else "")
-                 + (f"-mc{cluster}" if cluster else ""))
+                 + (f"-mc{cluster}" if cluster else "")
+                 + ("-pp" if schedule == "pingpong" else ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"gemm": [m, n, k], "family": family, "tile_n": tile, "layout": layout,
-                       "persistent": persistent, "cluster": cluster,
+                       "persistent": persistent, "cluster": cluster, "schedule": schedule,
                        "inputs": 6 if family == "nvfp4" else 4}, f)
         bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:

@@ -85,7 +85,9 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
               ("e4m3 x e4m3 cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128),
               ("e4m3 x e4m3 cluster2 persistent", "bf16", 256),
               ("block 1D x 2D cluster2", "bf16", 128), ("mxfp8 cluster2", "bf16", 64),
-              ("nvfp4 cluster2 persistent", "bf16", 128)]
+              ("nvfp4 cluster2 persistent", "bf16", 128),
+              # qs.gemm_schedule = "pingpong": a 128x128 tile per consumer.
+              ("e4m3 x e4m3 pingpong", "bf16", 128), ("e4m3 x e4m3 cluster2 pingpong", "f32", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -99,8 +101,11 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     NVFP4 labels ending in dgrad (A rowwise, B columnwise, contracted over
     its first dimension) or wgrad (both) use the square `shape`'s other
     layouts. A label ending in `persistent` adds qs.gemm_persistent = 132,
-    one ending in `cluster2` qs.gemm_cluster = 2."""
+    one ending in `cluster2` qs.gemm_cluster = 2, in `pingpong`
+    qs.gemm_schedule = "pingpong" (in that order from the end)."""
     m, k = shape.split("x")
+    pingpong = label.endswith(" pingpong")
+    label = label.removesuffix(" pingpong")
     persistent = label.endswith(" persistent")
     label = label.removesuffix(" persistent")
     cluster = label.endswith(" cluster2")
@@ -129,6 +134,8 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         tile_attr += ", qs.gemm_persistent = 132 : i64"
     if cluster:
         tile_attr += ", qs.gemm_cluster = 2 : i64"
+    if pingpong:
+        tile_attr += ', qs.gemm_schedule = "pingpong"'
     return (f'module attributes {{qs.chip = "{chip}"{tile_attr}}} {{\n'
             f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"
             f"  %y = qs.gemm %a, %b{flags} bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"

@@ -13,7 +13,9 @@
 // block per H100/H200 multiprocessor; column "sched" = pers) and, where
 // the operands are K-major (all but MXFP8 NN/NT), with pairs of blocks
 // multicasting B (qs.gemm_cluster = 2; sched = mc2), also persistent
-// (sched = pmc2).
+// (sched = pmc2), and per-tensor TN with ping-pong consumers
+// (qs.gemm_schedule = "pingpong", persistent; sched = pp, with multicast
+// ppmc2).
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
@@ -77,8 +79,8 @@ namespace {
 /// `transpose_b`), NN (dgrad: B [K, N] column-wise) or NT (wgrad: A [K, M]
 /// and B [K, N] column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
-                       int64_t persistent, int64_t cluster, StringRef family,
-                       StringRef chip, StringRef layout) {
+                       int64_t persistent, int64_t cluster, bool pingpong,
+                       StringRef family, StringRef chip, StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
     int64_t rows = a ? m : n;
@@ -106,6 +108,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     attrs += ", qs.gemm_persistent = " + std::to_string(persistent) + " : i64";
   if (cluster)
     attrs += ", qs.gemm_cluster = " + std::to_string(cluster) + " : i64";
+  if (pingpong)
+    attrs += ", qs.gemm_schedule = \"pingpong\"";
   std::string flags = layout == "TN"   ? " transpose_b"
                       : layout == "NT" ? " transpose_a"
                                        : "";
@@ -207,9 +211,11 @@ int main(int argc, char **argv) {
       llvm::errs() << "qs-bench-gemm: bad shape '" << shape << "'\n";
       return 1;
     }
-    // (tile width, persistent blocks, cluster size) of each run.
+    // (tile width, persistent blocks, cluster size, ping-pong consumers)
+    // of each run.
     struct Run {
       int64_t tileN = 0, persistent = 0, cluster = 0;
+      bool pingpong = false;
     };
     SmallVector<Run> runs = {Run()};
     if (index == 0 && !block)
@@ -224,11 +230,16 @@ int main(int argc, char **argv) {
       if (persistentOpt > 0)
         runs.push_back(Run{0, persistentOpt, 2});
     }
+    // Ping-pong consumers (per-tensor, K-major: TN; persistent).
+    if (index == 0 && chip == "sm_90a" && !block && layout == "TN" &&
+        persistentOpt > 0)
+      runs.append(
+          {Run{0, persistentOpt, 0, true}, Run{0, persistentOpt, 2, true}});
     for (const Run &run : runs) {
       int64_t tileN = run.tileN;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-          moduleText(m, n, k, tileN, run.persistent, run.cluster, family, chip,
-                     layout),
+          moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
+                     family, chip, layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
@@ -245,10 +256,12 @@ int main(int argc, char **argv) {
         if (!s.isCopy && !s.isTensorMap)
           gemm = &s;
       std::string tile = tileN ? std::to_string(tileN) : "auto";
-      const char *sched = run.persistent && run.cluster ? "pmc2"
-                          : run.persistent              ? "pers"
-                          : run.cluster                 ? "mc2"
-                                                        : "tile";
+      const char *sched = run.pingpong && run.cluster     ? "ppmc2"
+                          : run.pingpong                  ? "pp"
+                          : run.persistent && run.cluster ? "pmc2"
+                          : run.persistent                ? "pers"
+                          : run.cluster                   ? "mc2"
+                                                          : "tile";
       if (!device) {
         llvm::outs() << llvm::format("%-22s %6s %5s %6ld %6ld %8ld %10s %9s\n",
                                      shape.str().c_str(), tile.c_str(), sched,

@@ -59,15 +59,17 @@ MLIR_CAPI_EXPORTED MlirValue qsBuildGemm(MlirOperation func, MlirValue a,
                                          MlirValue accumulate,
                                          MlirType resultType, MlirLocation loc);
 /// Sets one GEMM kernel option on the qs.gemm that defines `gemm`, as the
-/// discardable attribute qs.gemm_<option> = value : i64: "tile_n" (128 or
-/// 256), "persistent" (blocks of the persistent sm_90a kernels, >= 1) or
-/// "cluster" (1 or 2: pairs of blocks sharing B by TMA multicast); see
-/// docs/GPU.md. The dialect's rule for the attribute is checked at once: on
-/// a violation (or another option name, or a value not defined by qs.gemm)
-/// it reports the diagnostic, leaves the op unchanged and returns false.
+/// discardable attribute qs.gemm_<option> = value: "tile_n" (128 or 256 :
+/// i64), "persistent" (blocks of the persistent sm_90a kernels, >= 1 : i64),
+/// "cluster" (1 or 2 : i64: pairs of blocks sharing B by TMA multicast) or
+/// "schedule" ("cooperative" or "pingpong"); see docs/GPU.md. The
+/// dialect's rule for the attribute is checked at once: on a violation (or
+/// another option name, or a value not defined by qs.gemm) it reports the
+/// diagnostic, leaves the op unchanged and returns false.
 MLIR_CAPI_EXPORTED bool qsGemmSetKernelOption(MlirValue gemm,
                                               MlirStringRef option,
-                                              int64_t value, MlirLocation loc);
+                                              MlirAttribute value,
+                                              MlirLocation loc);
 MLIR_CAPI_EXPORTED MlirValue qsBuildAssemble(MlirOperation func,
                                              intptr_t numInputs,
                                              const MlirValue *inputs,

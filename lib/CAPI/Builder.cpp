@@ -248,8 +248,8 @@ MlirValue qsBuildGemm(MlirOperation func, MlirValue a, MlirValue b,
   return op ? wrap(op.getResult()) : nullValue();
 }
 
-bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option, int64_t value,
-                           MlirLocation loc) {
+bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option,
+                           MlirAttribute value, MlirLocation loc) {
   auto op =
       mlirValueIsNull(gemm) ? GemmOp() : unwrap(gemm).getDefiningOp<GemmOp>();
   if (!op) {
@@ -263,15 +263,20 @@ bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option, int64_t value,
           .Case("tile_n", QSDialect::getGemmTileNAttrName())
           .Case("persistent", QSDialect::getGemmPersistentAttrName())
           .Case("cluster", QSDialect::getGemmClusterAttrName())
+          .Case("schedule", QSDialect::getGemmScheduleAttrName())
           .Default("");
   if (attrName.empty()) {
     emitError(unwrap(loc)) << "unknown GEMM kernel option '" << name
-                           << "' (tile_n, persistent, cluster)";
+                           << "' (tile_n, persistent, cluster, schedule)";
+    return false;
+  }
+  if (mlirAttributeIsNull(value)) {
+    emitError(unwrap(loc)) << "GEMM kernel option '" << name
+                           << "' got a null attribute";
     return false;
   }
   MLIRContext *ctx = op.getContext();
-  NamedAttribute attr(StringAttr::get(ctx, attrName),
-                      IntegerAttr::get(IntegerType::get(ctx, 64), value));
+  NamedAttribute attr(StringAttr::get(ctx, attrName), unwrap(value));
   if (failed(ctx->getLoadedDialect<QSDialect>()->verifyOperationAttribute(
           op, attr)))
     return false;

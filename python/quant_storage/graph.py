@@ -141,7 +141,8 @@ class Function:
         return Value(self._impl.update_usage(q._impl, spec.mlir_type(), _site()))
 
     def gemm(self, a, b, layout=None, *, transpose_a=False, transpose_b=False, out_dtype=None,
-             bias=None, accumulate=None, tile_n=None, persistent=None, cluster=None):
+             bias=None, accumulate=None, tile_n=None, persistent=None, cluster=None,
+             schedule=None):
         """qs.gemm. With `layout` ("TN", "NN", "NT") the arguments follow TE's
         general_gemm(A, B, layout), which computes op(B) op(A): it builds
         qs.gemm(B, A) with transpose_a = (layout[1] == "T") and transpose_b =
@@ -152,7 +153,9 @@ class Function:
         the op's qs.gemm_<option> attribute when given: `tile_n` (128 or 256,
         per-tensor FP8), `persistent` (blocks of the persistent sm_90a
         kernels, e.g. 132 for an H100/H200), `cluster` (2: pairs of blocks
-        sharing B by TMA multicast, sm_90a)."""
+        sharing B by TMA multicast, sm_90a), `schedule` ("cooperative" or
+        "pingpong": each consumer warpgroup its own 128x128 tiles; sm_90a
+        per-tensor FP8)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")
@@ -172,6 +175,10 @@ class Function:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"gemm option {name} must be an int, got {value!r}")
             options.append((name, value))
+        if schedule is not None:
+            if not isinstance(schedule, str):
+                raise TypeError(f"gemm option schedule must be a str, got {schedule!r}")
+            options.append(("schedule", schedule))
         return Value(self._impl.gemm(a._impl, b._impl, transpose_a, transpose_b,
                                      _impl(bias, "bias", optional=True),
                                      _impl(accumulate, "accumulate", optional=True), out,

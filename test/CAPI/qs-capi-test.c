@@ -136,19 +136,27 @@ int main(void) {
   int64_t s4[] = {4, 4};
   MlirValue gemm = qsBuildGemm(fn2, a, a, false, true, (MlirValue){NULL}, (MlirValue){NULL},
                                mlirRankedTensorTypeGet(2, s4, f32, mlirAttributeGetNull()), loc);
-  // CHECK: gemm options: 1 1
-  fprintf(stderr, "gemm options: %d %d\n", qsGemmSetKernelOption(gemm, str("cluster"), 2, loc),
-          qsGemmSetKernelOption(gemm, str("persistent"), 132, loc));
-  // CHECK: "qs.gemm"{{.*}} {qs.gemm_cluster = 2 : i64, qs.gemm_persistent = 132 : i64}
+  // CHECK: gemm options: 1 1 1
+  MlirType i64 = mlirIntegerTypeGet(ctx, 64);
+  fprintf(stderr, "gemm options: %d %d %d\n",
+          qsGemmSetKernelOption(gemm, str("cluster"), mlirIntegerAttrGet(i64, 2), loc),
+          qsGemmSetKernelOption(gemm, str("persistent"), mlirIntegerAttrGet(i64, 132), loc),
+          qsGemmSetKernelOption(gemm, str("schedule"), mlirStringAttrGet(ctx, str("pingpong")), loc));
+  // CHECK: "qs.gemm"{{.*}} {qs.gemm_cluster = 2 : i64, qs.gemm_persistent = 132 : i64, qs.gemm_schedule = "pingpong"}
   mlirOperationPrint(mlirOpResultGetOwner(gemm), printToStderr, NULL);
   fprintf(stderr, "\n");
   // CHECK: diagnostic: 'qs.gemm_persistent' must be an i64 of at least 1 (the number of blocks of the persistent GEMM kernels), got 0 : i64
-  // CHECK: diagnostic: unknown GEMM kernel option 'stages' (tile_n, persistent, cluster)
+  // CHECK: diagnostic: 'qs.gemm_schedule' must be the string "cooperative" or "pingpong" (how the GEMM kernel's consumer warpgroups share the output tiles), got 2 : i64
+  // CHECK: diagnostic: unknown GEMM kernel option 'stages' (tile_n, persistent, cluster, schedule)
   // CHECK: diagnostic: GEMM kernel options apply to the result of a 'qs.gemm'
-  // CHECK: rejected options: 0 0 0
-  fprintf(stderr, "rejected options: %d %d %d\n", qsGemmSetKernelOption(gemm, str("persistent"), 0, loc),
-          qsGemmSetKernelOption(gemm, str("stages"), 4, loc),
-          qsGemmSetKernelOption(a, str("cluster"), 2, loc));
+  // CHECK: diagnostic: GEMM kernel option 'cluster' got a null attribute
+  // CHECK: rejected options: 0 0 0 0 0
+  fprintf(stderr, "rejected options: %d %d %d %d %d\n",
+          qsGemmSetKernelOption(gemm, str("persistent"), mlirIntegerAttrGet(i64, 0), loc),
+          qsGemmSetKernelOption(gemm, str("schedule"), mlirIntegerAttrGet(i64, 2), loc),
+          qsGemmSetKernelOption(gemm, str("stages"), mlirIntegerAttrGet(i64, 4), loc),
+          qsGemmSetKernelOption(a, str("cluster"), mlirIntegerAttrGet(i64, 2), loc),
+          qsGemmSetKernelOption(gemm, str("cluster"), mlirAttributeGetNull(), loc));
   mlirOperationDestroy(mlirOpResultGetOwner(gemm));
   // A value of another function is reported, not wired in.
   // CHECK: diagnostic: 'qs.dequantize' operand #0 is not a value of @bad; values cannot cross functions or modules

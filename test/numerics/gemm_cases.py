@@ -61,10 +61,10 @@ class GemmCase:
 
 def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulate=False,
               tile_n=None, chip=None, needed_usage_only=False, persistent=None,
-              cluster=None):
+              cluster=None, schedule=None):
     """With needed_usage_only, each operand carries only the usage its
     contraction reads (smaller inputs); persistent: qs.gemm_persistent;
-    cluster: qs.gemm_cluster."""
+    cluster: qs.gemm_cluster; schedule: qs.gemm_schedule."""
     name, lhs, rhs, ta, tb = layout
     shapes = {"x": (m, k), "w": (n, k), "dy": (m, n)}
     params = dict(zip(("x", "w", "dy"), FAMILIES[family]))
@@ -108,6 +108,8 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         attrs.append(f"qs.gemm_persistent = {persistent} : i64")
     if cluster:
         attrs.append(f"qs.gemm_cluster = {cluster} : i64")
+    if schedule:
+        attrs.append(f'qs.gemm_schedule = "{schedule}"')
     if chip:
         attrs.append(f'qs.chip = "{chip}"')
     if attrs:

@@ -224,6 +224,23 @@ def test_gemm_multicast_pairs_block_scaled(rng, family, layout, persistent):
                bias=True, cluster=2, persistent=persistent)
 
 
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+def test_gemm_pingpong(rng, layout):
+    # qs.gemm_schedule = "pingpong": persistent blocks whose two consumers
+    # take alternate 128x128 tiles whole (two m64 halves each): 5 blocks over
+    # 15 tiles (3 each: consumer 0 two, consumer 1 one), partial edge tiles,
+    # 4 k-tiles per tile (the 6-stage ring wraps across tiles); the default
+    # grid (132 blocks) over 6 tiles; and with multicast pairs (5 -> 4
+    # blocks). The emulation computes each tile as the GPU's consumer does
+    # (same k order per element).
+    check_gemm(rng, "fp8_current", layout, "bf16", m=320, n=560, k=400, bias=True,
+               schedule="pingpong", persistent=5)
+    check_gemm(rng, "fp8_delayed", layout, "f32", m=256, n=384, k=144, schedule="pingpong")
+    if layout == LAYOUTS[0]:
+        check_gemm(rng, "fp8_current", layout, "bf16", m=320, n=560, k=400,
+                   schedule="pingpong", persistent=5, cluster=2)
+
+
 @pytest.mark.parametrize("chip", [None, "sm_100a"])
 def test_gemm_epilogue_vector_widths(rng, chip):
     # The epilogue stores groups of adjacent columns with one vector store

@@ -79,6 +79,10 @@ def test_bad_builder_arguments():
         f1.gemm(q, q, transpose_b=True, tile_n=True)
     with pytest.raises(TypeError, match="gemm option persistent must be an int, got '132'"):
         f1.gemm(q, q, transpose_b=True, persistent="132")
+    with pytest.raises(qs.QSError, match="'qs.gemm_schedule' must be the string \"cooperative\" or \"pingpong\""):
+        f1.gemm(q, q, transpose_b=True, schedule="stream-k")
+    with pytest.raises(TypeError, match="gemm option schedule must be a str, got 2"):
+        f1.gemm(q, q, transpose_b=True, schedule=2)
     assert "qs.gemm" not in str(g1)
     with pytest.raises(qs.QSError, match="qs.assemble"):
         f1.assemble([f1.args[0]], spec((32, 64)))

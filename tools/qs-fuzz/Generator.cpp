@@ -264,11 +264,16 @@ private:
       // A kernel knob on the op itself (the storage passes carry it to
       // qs.gemm_buffers), valid or not.
       if (in.ConsumeIntegralInRange(0, 3) == 0) {
-        static const char *knobs[] = {
-            "qs.gemm_tile_n = 256 : i64", "qs.gemm_tile_n = 64 : i64",
-            "qs.gemm_persistent = 5 : i64", "qs.gemm_persistent = 0 : i64",
-            "qs.gemm_cluster = 2 : i64",  "qs.gemm_cluster = 2 : i32",
-            "qs.chip = \"sm_100a\""};
+        static const char *knobs[] = {"qs.gemm_tile_n = 256 : i64",
+                                      "qs.gemm_tile_n = 64 : i64",
+                                      "qs.gemm_persistent = 5 : i64",
+                                      "qs.gemm_persistent = 0 : i64",
+                                      "qs.gemm_cluster = 2 : i64",
+                                      "qs.gemm_cluster = 2 : i32",
+                                      "qs.chip = \"sm_100a\"",
+                                      "qs.gemm_schedule = \"pingpong\"",
+                                      "qs.gemm_schedule = \"cooperative\"",
+                                      "qs.gemm_schedule = \"split-k\""};
         body << " {" << pick(knobs) << "}";
       }
       body << " : " << a->type() << ", " << b->type() << " -> " << y.type()

@@ -129,8 +129,10 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     tiles (the producer streams the next tile during the previous one's
     epilogue); on sm_100a it is a diagnostic. `qs.gemm_cluster = 2`
     makes the sm_90a kernels with K-major operands run in 2-block clusters
-    whose blocks share B by TMA multicast (with `qs.gemm_persistent`, on an even
-    persistent grid).
+    whose blocks share B by TMA multicast (with `qs.gemm_persistent`, on an
+    even persistent grid). `qs.gemm_schedule = "pingpong"` gives each
+    consumer warpgroup of the sm_90a per-tensor kernel its own 128x128
+    tiles (persistent).
 
     GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs
     of every family become one tcgen05 kernel of 128 threads per 128x128

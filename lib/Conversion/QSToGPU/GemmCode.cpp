@@ -49,23 +49,29 @@ std::pair<Value, Value> GemmCode::tileOf(Value tile) {
 
 void GemmCode::forEachTile(
     Value block, const std::function<void(Value, Value, Value)> &body) {
-  auto run = [&](Value tile, Value first) {
-    Value tm, tn;
-    std::tie(tm, tn) = tileOf(tile);
-    body(tm, tn, first);
-  };
-  if (!plan.persistent()) {
-    run(block, i(0));
+  if (plan.persistent()) {
+    forEachTile(block, body, i(0), 1);
     return;
   }
-  auto loop = scf::ForOp::create(env.b, env.loc, block, i(plan.tiles()),
-                                 i(plan.blocks()));
+  Value tm, tn;
+  std::tie(tm, tn) = tileOf(block);
+  body(tm, tn, i(0));
+}
+
+void GemmCode::forEachTile(Value block,
+                           const std::function<void(Value, Value, Value)> &body,
+                           Value phase, int64_t period) {
+  Value first = env.add(block, env.mul(phase, i(plan.blocks())));
+  auto loop = scf::ForOp::create(env.b, env.loc, first, i(plan.tiles()),
+                                 i(period * plan.blocks()));
   OpBuilder::InsertionGuard guard(env.b);
   env.b.setInsertionPointToStart(loop.getBody());
   Value tile = loop.getInductionVar();
   Value iteration = env.div(arith::SubIOp::create(env.b, env.loc, tile, block),
                             i(plan.blocks()));
-  run(tile, env.mul(iteration, i(plan.kTiles())));
+  Value tm, tn;
+  std::tie(tm, tn) = tileOf(tile);
+  body(tm, tn, env.mul(iteration, i(plan.kTiles())));
 }
 
 Value GemmCode::pairTile(Value block, Value tileStart, int64_t rank) {

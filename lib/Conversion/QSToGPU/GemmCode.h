@@ -78,6 +78,14 @@ struct GemmPlan {
   /// has no rows inside M and computes zeros it does not store.
   int64_t cluster = 1;
   bool multicast() const { return cluster == 2; }
+  /// qs.gemm_schedule = "pingpong" (sm_90a per-tensor FP8, persistent,
+  /// 128 x 128 tiles): consumer c computes the block's tiles of iterations
+  /// c, c + 2, ... whole (two m64 accumulators, 64 registers each), so one
+  /// consumer's epilogue overlaps the other's wgmmas; the stage ring is
+  /// filled in tile order, so each stage has one consumer.
+  bool pingpong = false;
+  /// Consumer warpgroups that read (and free) each stage.
+  int64_t stageConsumers() const { return pingpong ? 1 : kConsumers; }
   int64_t tiles() const {
     return (multicast() ? roundUp(tilesM, 2) : tilesM) * tilesN;
   }
@@ -252,6 +260,11 @@ struct GemmCode {
   /// ring (stage it % stages, round it / stages).
   void forEachTile(Value block,
                    const std::function<void(Value, Value, Value)> &body);
+  /// The same for the block's iterations phase, phase + period, ... only
+  /// (persistent kernels; ping-pong consumer c: phase c, period 2).
+  void forEachTile(Value block,
+                   const std::function<void(Value, Value, Value)> &body,
+                   Value phase, int64_t period);
   /// Multicast pairs: the tile the pair's block of rank `rank` computes in
   /// the same iteration of forEachTile as block `block` (whose tile's
   /// k-tiles start at `tileStart`).

@@ -229,7 +229,9 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
                             .getResult()
                       : Value();
   Value base = env.idx(0);
-  code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
+  // One output tile: the producer's and both consumer warpgroups' steps
+  // (ping-pong: one consumer's two m64 halves; the same values).
+  auto tileBody = [&](Value tm, Value tn, Value tileStart) {
     // Multicast pairs: B's halves come from the tile columns of the pair's
     // two blocks in this iteration.
     SmallVector<Value, 2> pairColumns;
@@ -353,6 +355,13 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
         });
       });
     });
-  });
+  };
+  if (plan.pingpong)
+    // Consumer c's tiles: the block's iterations c, c + 2, ...
+    env.loop(kConsumers, [&](Value consumer) {
+      code.forEachTile(env.blockId, tileBody, consumer, 2);
+    });
+  else
+    code.forEachTile(env.blockId, tileBody);
   // Buffer deallocation frees `regs` and `smem` (and the tensor maps).
 }

@@ -136,6 +136,71 @@ GemmBlock::GemmBlock(KernelEnv &env, Ptx &ptx)
       epilogueArgs(ValueRange(env.args).drop_front(2)),
       base(sharedBase(env.b, env.loc)) {}
 
+namespace {
+/// Ping-pong consumer `consumer` (per-tensor FP8, persistent, 128 x 128
+/// tiles): the block's tiles of iterations consumer, consumer + 2, ...,
+/// each whole: rows [0, 64) and [64, 128) in two accumulators, one wgmma
+/// group per k-tile (one in flight: the previous k-tile's stage is freed
+/// after wait_group 1, the tile's last after wait_group 0), then the
+/// epilogue of both halves while the other consumer's wgmmas run.
+void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
+                          Ptx &ptx, Value base, Value consumer, Value t,
+                          ValueRange epilogueArgs, Type accType,
+                          const std::function<void(Value, Value)> &freeStage) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value zero = env.idx(0);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t, zero);
+  int64_t kTiles = plan.kTiles();
+  code.forEachTile(
+      env.blockId,
+      [&](Value tm, Value tn, Value tileStart) {
+        Value fresh = LLVM::ZeroOp::create(b, loc, accType);
+        auto forOp = scf::ForOp::create(b, loc, zero, env.idx(kTiles),
+                                        env.idx(1), ValueRange{fresh, fresh});
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(forOp.getBody());
+          Value kt = forOp.getInductionVar();
+          Value it = env.add(tileStart, kt);
+          Value s = env.rem(it, env.idx(plan.stages));
+          Value parity = code.band(env.div(it, env.idx(plan.stages)), 1);
+          ptx.wait(env.add(base, code.fullBarrier(s)), parity);
+          ptx({}, "wgmma.fence.sync.aligned;", "");
+          SmallVector<Value, 2> next;
+          for (int64_t half = 0; half < 2; ++half)
+            next.push_back(
+                emitWgmmaStep(b, loc, plan, forOp.getRegionIterArgs()[half],
+                              code.descA(base, s, zero, env.idx(half)),
+                              code.descB(base, s, zero), code));
+          ptx({},
+              "wgmma.commit_group.sync.aligned;\n"
+              "wgmma.wait_group.sync.aligned 1;",
+              "");
+          Value previous = env.rem(env.add(it, env.idx(plan.stages - 1)),
+                                   env.idx(plan.stages));
+          freeStage(previous,
+                    env.land(first,
+                             arith::CmpIOp::create(
+                                 b, loc, arith::CmpIPredicate::ugt, kt, zero)));
+          scf::YieldOp::create(b, loc, next);
+        }
+        ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
+        Value last = env.rem(env.add(tileStart, env.idx(kTiles - 1)),
+                             env.idx(plan.stages));
+        freeStage(last, first);
+        for (int64_t half = 0; half < 2; ++half) {
+          Value acc = forOp.getResult(half);
+          code.epilogue(tm, tn, env.idx(half), t, epilogueArgs, [&](int64_t r) {
+            return LLVM::ExtractValueOp::create(b, loc, acc, r).getResult();
+          });
+        }
+      },
+      consumer, 2);
+}
+} // namespace
+
 void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
@@ -158,10 +223,11 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
       ptx({ptx.i32(env.add(base, code.fullBarrier(env.idx(s)))),
            ptx.i32(env.idx(1))},
           "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
-      // Multicast: the consumers of both blocks of the pair free a stage
-      // (B's halves land in both).
+      // The consumers that read a stage free it (ping-pong: one); with
+      // multicast, those of both blocks of the pair (B's halves land in
+      // both).
       ptx({ptx.i32(env.add(base, code.emptyBarrier(env.idx(s)))),
-           ptx.i32(env.idx(kConsumers * plan.cluster))},
+           ptx.i32(env.idx(plan.stageConsumers() * plan.cluster))},
           "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
     }
     ptx({},
@@ -294,6 +360,11 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
         };
         SmallVector<Type> fields(plan.accRegs(), b.getF32Type());
         auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+        if (plan.pingpong) {
+          emitPingpongConsumer(env, plan, code, ptx, base, consumer, t,
+                               epilogueArgs, accType, freeStage);
+          return;
+        }
         code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
           Value acc = LLVM::ZeroOp::create(b, loc, accType);
           auto forOp = scf::ForOp::create(b, loc, env.idx(0), env.idx(kTiles),
@@ -472,7 +543,6 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
   // (Every family has a kernel; qs.gemm's verifier guarantees one family
   // for both operands and at most one 128x128-scaled FP8 block operand.)
   assert((perTensor || block || mx || fp4) && "a GEMM of mixed families");
-  (void)perTensor;
   unsigned cc = chip.getComputeCapability();
   if (cc != 90 && cc != 100)
     return emitError() << "GEMM kernels exist for sm_90a (wgmma) and sm_100a "
@@ -519,6 +589,12 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
     return emitError() << "NVFP4 GEMM kernels need K (here " << operands.k
                        << ") to be a multiple of 32: a packed row (K / 2 "
                           "bytes) must be a multiple of 16 bytes for TMA";
+  if (operands.pingpong && (cc != 90 || !perTensor || operands.a.mnMajor ||
+                            operands.b.mnMajor || operands.tileN == 256))
+    return emitError() << "qs.gemm_schedule = \"pingpong\" (each consumer "
+                          "warpgroup computes its own 128x128 tiles) exists "
+                          "for the sm_90a per-tensor FP8 kernel with K-major "
+                          "operands and 128-wide tiles";
   if (operands.clusterSize == 2 &&
       (cc != 90 || operands.a.mnMajor || operands.b.mnMajor))
     return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "
@@ -569,13 +645,19 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   // multiprocessor (sm_90a and sm_100a alike; block-scaled tiles are
   // fixed).
   int64_t sms = plan.tcgen05 ? kSMsBlackwell : kSMs;
-  plan.tileN = operands.tileN                               ? operands.tileN
-               : plan.a.blockDim == 3 && !plan.tcgen05      ? 64
-               : plan.a.blockDim != 0                       ? 128
-               : plan.tilesM * ceilDiv(plan.n, 256) >= sms  ? 256
-                                                            : 128;
+  plan.tileN = operands.pingpong                           ? 128
+               : operands.tileN                            ? operands.tileN
+               : plan.a.blockDim == 3 && !plan.tcgen05     ? 64
+               : plan.a.blockDim != 0                      ? 128
+               : plan.tilesM * ceilDiv(plan.n, 256) >= sms ? 256
+                                                           : 128;
   plan.tilesN = ceilDiv(plan.n, plan.tileN);
-  plan.persistentBlocks = operands.persistentBlocks;
+  // Ping-pong kernels are persistent: one block per multiprocessor unless
+  // qs.gemm_persistent says otherwise.
+  plan.pingpong = operands.pingpong;
+  plan.persistentBlocks = operands.persistentBlocks ? operands.persistentBlocks
+                          : plan.pingpong           ? kSMs
+                                                    : 0;
   plan.cluster = operands.clusterSize;
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();

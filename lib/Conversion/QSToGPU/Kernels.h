@@ -94,6 +94,9 @@ struct GemmOperands {
   int64_t persistentBlocks = 0;
   /// qs.gemm_cluster: 2 for pairs of blocks sharing B by TMA multicast.
   int64_t clusterSize = 1;
+  /// qs.gemm_schedule = "pingpong": each consumer warpgroup computes its
+  /// own 128 x 128 tiles, alternately.
+  bool pingpong = false;
 };
 
 

@@ -252,8 +252,8 @@ struct ConvertQSToGPUPass
                              !op.getTransposeA());
     operands.b = gemmOperand(b, loc, op.getBTensorType(), op.getB(), target,
                              op.getTransposeB());
-    // qs.gemm_tile_n and qs.gemm_persistent (checked by the dialect) on
-    // the op or an ancestor.
+    // The kernel options qs.gemm_tile_n, _persistent, _cluster and
+    // _schedule (checked by the dialect) on the op or an ancestor.
     auto inherited = [&](StringRef name) -> int64_t {
       for (Operation *p = op; p; p = p->getParentOp())
         if (auto value = p->getAttrOfType<IntegerAttr>(name))
@@ -265,6 +265,12 @@ struct ConvertQSToGPUPass
         inherited(QSDialect::getGemmPersistentAttrName());
     operands.clusterSize =
         std::max<int64_t>(1, inherited(QSDialect::getGemmClusterAttrName()));
+    for (Operation *p = op; p; p = p->getParentOp())
+      if (auto schedule = p->getAttrOfType<StringAttr>(
+              QSDialect::getGemmScheduleAttrName())) {
+        operands.pingpong = schedule.getValue() == "pingpong";
+        break;
+      }
     if (failed(gpuk::checkGemmSupport(operands, chip,
                                       [&] { return op.emitOpError(); })))
       return failure();

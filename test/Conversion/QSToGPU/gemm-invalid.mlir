@@ -48,3 +48,29 @@ func.func @cluster_mn_major(%a: !x, %b: !w) -> tensor<256x256xbf16> {
   return %y : tensor<256x256xbf16>
 }
 }
+
+// -----
+
+// Ping-pong consumers (qs.gemm_schedule = "pingpong") exist for per-tensor
+// FP8 only (block-scaled consumers hold partial and promoted sums: two
+// 128-row tiles would not fit their registers) ...
+!w = !qs.tensor<256x256xbf16, #qs.fp8_block<columnwise = false>>
+!x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+func.func @pingpong_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_schedule = "pingpong" (each consumer warpgroup computes its own 128x128 tiles) exists for the sm_90a per-tensor FP8 kernel with K-major operands and 128-wide tiles}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_schedule = "pingpong"} : !x, !w -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+
+// -----
+
+// ... with 128-wide tiles (a 128x256 tile per consumer: 256 accumulator
+// registers per thread).
+!p = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.gemm_tile_n = 256 : i64} {
+func.func @pingpong_wide(%a: !p, %b: !p) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_schedule = "pingpong" (each consumer warpgroup computes its own 128x128 tiles) exists for the sm_90a per-tensor FP8 kernel with K-major operands and 128-wide tiles}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_schedule = "pingpong"} : !p, !p -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+}

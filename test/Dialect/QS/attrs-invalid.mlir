@@ -90,6 +90,12 @@ module attributes {qs.gemm_cluster = 4 : i64} {}
 
 // -----
 
+// GEMM consumer schedules are named.
+// expected-error @+1 {{'qs.gemm_schedule' must be the string "cooperative" or "pingpong" (how the GEMM kernel's consumer warpgroups share the output tiles), got "stream-k"}}
+module attributes {qs.gemm_schedule = "stream-k"} {}
+
+// -----
+
 // Other qs.* discardable attributes are unknown.
 // expected-error @+1 {{unknown qs dialect attribute 'qs.target'}}
 module attributes {qs.target = "sm_90a"} {}

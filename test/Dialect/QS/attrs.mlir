@@ -93,6 +93,16 @@ module attributes {qs.chip = "sm_90a", qs.gemm_cluster = 2 : i64} {
 
 // -----
 
+// The ping-pong consumer schedule, on a GEMM op itself.
+// CHECK: qs.gemm %{{.*}}, %{{.*}} transpose_b {qs.gemm_schedule = "pingpong"}
+!pp = !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>
+func.func @pingpong(%a: !pp, %b: !pp) -> tensor<128x128xbf16> {
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_schedule = "pingpong"} : !pp, !pp -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+
+// -----
+
 // Persistent GEMM kernels on 132 blocks (one per H200 multiprocessor).
 // CHECK: module attributes {qs.chip = "sm_90a", qs.gemm_persistent = 132 : i64}
 module attributes {qs.chip = "sm_90a", qs.gemm_persistent = 132 : i64} {

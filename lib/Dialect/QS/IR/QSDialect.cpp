@@ -61,6 +61,14 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
                 (value.getInt() == 1 || value.getInt() == 2);
        },
        "the i64 1 or 2 (blocks per GEMM cluster sharing B by TMA multicast)"},
+      {getGemmScheduleAttrName(),
+       [](Attribute a) {
+         auto value = dyn_cast<StringAttr>(a);
+         return value && (value.getValue() == "cooperative" ||
+                          value.getValue() == "pingpong");
+       },
+       "the string \"cooperative\" or \"pingpong\" (how the GEMM kernel's "
+       "consumer warpgroups share the output tiles)"},
   };
   for (const AttributeRule &rule : rules) {
     if (attr.getName() != rule.name)

@@ -83,6 +83,16 @@ def QS_Dialect : Dialect {
     persistent grid is N rounded down to an even count (at least 2), the
     two blocks of a cluster walking the tile pairs together.
 
+    `qs.gemm_schedule = "cooperative" | "pingpong"` on a GEMM or an
+    enclosing operation picks how the sm_90a per-tensor FP8 kernel's two
+    consumer warpgroups share the work: "cooperative" (the default) splits
+    each 128 x N tile between them (64 rows each); "pingpong" gives each
+    its own 128 x 128 tiles, alternately (CUTLASS's ping-pong kernels), so
+    one's epilogue overlaps the other's tensor-core work. Ping-pong kernels
+    are persistent (`qs.gemm_persistent`, default 132 blocks) with 128-wide
+    tiles; other families, MN-major operands, `qs.gemm_tile_n = 256` and
+    sm_100a reject it. It changes speed, never results.
+
     ### Flattened boundaries
 
     `qs-flatten-storage` replaces each quantized function argument and result
@@ -137,6 +147,11 @@ def QS_Dialect : Dialect {
     /// share B through TMA multicast.
     static constexpr ::llvm::StringLiteral getGemmClusterAttrName() {
       return ::llvm::StringLiteral("qs.gemm_cluster");
+    }
+    /// Name of the discardable attribute that picks the sm_90a per-tensor
+    /// GEMM kernel's consumer schedule ("cooperative" or "pingpong").
+    static constexpr ::llvm::StringLiteral getGemmScheduleAttrName() {
+      return ::llvm::StringLiteral("qs.gemm_schedule");
     }
     /// Argument/result attributes set by qs-flatten-storage: the inner
     /// tensor's name, the original argument/result index, the quantized type.
