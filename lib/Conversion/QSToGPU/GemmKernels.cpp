@@ -143,6 +143,13 @@ namespace {
 /// group per k-tile (one in flight: the previous k-tile's stage is freed
 /// after wait_group 1, the tile's last after wait_group 0), then the
 /// epilogue of both halves while the other consumer's wgmmas run.
+///
+/// Order: a consumer waits on the full barriers of its tile only once the
+/// other has passed all those of the previous tile (named barrier 2 + c:
+/// consumer c's bar.sync meets the other's bar.arrive after its k-loop).
+/// Without it a consumer could wait on a stage two phases early: the
+/// parity of round r is that of r - 2, whose completion (the other
+/// consumer's data) would pass the wait.
 void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
                           Ptx &ptx, Value base, Value consumer, Value t,
                           ValueRange epilogueArgs, Type accType,
@@ -153,9 +160,23 @@ void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
   Value first =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t, zero);
   int64_t kTiles = plan.kTiles();
+  // `op` ("bar.sync" or "bar.arrive") on named barrier 2 + c of consumer
+  // c = `which` (immediate ids: ptxas then reserves only those).
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, consumer, zero);
+  auto named = [&](StringRef op, bool own) {
+    env.ifThenElse(
+        isFirst,
+        [&] { ptx({}, (op + (own ? " 2, 256;" : " 3, 256;")).str(), ""); },
+        [&] { ptx({}, (op + (own ? " 3, 256;" : " 2, 256;")).str(), ""); });
+  };
   code.forEachTile(
       env.blockId,
       [&](Value tm, Value tn, Value tileStart) {
+        Value iteration = env.div(tileStart, env.idx(kTiles));
+        env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                         iteration, env.idx(1)),
+                   [&] { named("bar.sync", /*own=*/true); });
         Value fresh = LLVM::ZeroOp::create(b, loc, accType);
         auto forOp = scf::ForOp::create(b, loc, zero, env.idx(kTiles),
                                         env.idx(1), ValueRange{fresh, fresh});
@@ -186,6 +207,14 @@ void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
                                  b, loc, arith::CmpIPredicate::ugt, kt, zero)));
           scf::YieldOp::create(b, loc, next);
         }
+        // The other consumer's next tile may wait on its stages now (if the
+        // block has a next iteration).
+        Value nextTile =
+            env.add(env.blockId, env.mul(env.add(iteration, env.idx(1)),
+                                         env.idx(plan.blocks())));
+        env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         nextTile, env.idx(plan.tiles())),
+                   [&] { named("bar.arrive", /*own=*/false); });
         ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
         Value last = env.rem(env.add(tileStart, env.idx(kTiles - 1)),
                              env.idx(plan.stages));
