@@ -1,0 +1,453 @@
+//===- GemmProtocolTest.cpp - the sm_90a GEMM's barrier protocol ----------===//
+//
+// A model of the sm_90a GEMM kernel's synchronization (GemmKernels.cpp),
+// run under many random interleavings: the CPU emulation runs each block's
+// steps in program order, so it cannot show a race or a hang; this can.
+// Each block has a producer (TMA issue) and two consumer warpgroups; shared
+// memory is a ring of `stages` stages, each with a full and an empty
+// mbarrier (arrival counts, tx-count, phase parity as the PTX ISA defines
+// them: try_wait.parity(P) passes once the current phase's parity is not
+// P). TMA copies complete asynchronously, in any order, at any time. The
+// schedules are the kernel's: one block per tile or persistent (from the
+// same GemmPlan), cooperative or ping-pong consumers (with their named
+// order barriers), per-tensor (one wgmma group in flight: a stage is freed
+// one k-tile late) or block-scaled (freed inside its k-tile), alone or in
+// multicast pairs (B's halves written into both blocks, empty barriers
+// taking both blocks' consumers, a cluster barrier before exit).
+//
+// Checked: every consumer reads a stage holding exactly the k-tile it
+// waited for (A and every part of B), no TMA writes a stage a consumer
+// still reads, and every agent finishes (no deadlock).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmCode.h"
+#include "gtest/gtest.h"
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace mlir::qs::gpuk::gemm;
+
+namespace {
+
+/// An mbarrier: `count` arrivals and a zero tx-count complete a phase.
+struct Barrier {
+  int64_t count = 1, pending = 1, tx = 0, phase = 0;
+  void completeIfDone() {
+    if (pending == 0 && tx == 0) {
+      ++phase;
+      pending = count;
+    }
+  }
+  void arrive() {
+    --pending;
+    completeIfDone();
+  }
+  bool passes(int64_t parity) const { return (phase & 1) != parity; }
+};
+
+/// A named barrier of two agents (bar.sync / bar.arrive, 256 threads).
+struct NamedBarrier {
+  int64_t arrived = 0, generation = 0;
+  void arrive() {
+    if (++arrived == 2) {
+      arrived = 0;
+      ++generation;
+    }
+  }
+};
+
+enum class Op {
+  WaitFull,    // consumer: try_wait.parity on full[stage]
+  WaitEmpty,   // producer: try_wait.parity on empty[stage]
+  ExpectTx,    // producer: arrive.expect_tx on full[stage]
+  Load,        // producer: TMA of `part` into `targets` (async)
+  Read,        // consumer: the wgmmas start reading the stage
+  Free,        // consumer: arrive on empty[stage] (and the peer's)
+  NamedSync,   // consumer: bar.sync id
+  NamedArrive, // consumer: bar.arrive id
+  ClusterWait, // everyone: barrier.cluster.arrive + wait
+};
+
+struct Step {
+  Op op;
+  int64_t stage = 0, parity = 0, tag = 0, part = 0, id = 0;
+  std::vector<int64_t> targets; // blocks a Load writes / a Free arrives on
+};
+
+/// Parts of a stage's data: A, then B whole (part 1) or B's halves (1, 2).
+struct Block {
+  std::vector<Barrier> full, empty;
+  std::vector<std::vector<int64_t>> data;      // [stage][part] = tag
+  std::vector<std::multiset<int64_t>> readers; // [stage] = consumers
+  NamedBarrier named[4];
+  // Multicast: the pair's cluster barrier (kept by its even block).
+  int64_t clusterArrived = 0, clusterGeneration = 0;
+};
+
+struct Agent {
+  int64_t block, consumer; // consumer -1: the producer
+  std::vector<Step> steps;
+  size_t next = 0;
+  int64_t seenGeneration = -1; // NamedSync / ClusterWait in progress
+  bool done() const { return next == steps.size(); }
+};
+
+struct AsyncCopy {
+  int64_t block, stage, part, tag;
+};
+
+struct Options {
+  bool inLoopFree = false;  // block-scaled / NVFP4 consumers
+  bool orderBarrier = true; // ping-pong's named order barriers
+  bool tileEndFree = true;  // persistent per-tensor: free the last stage
+  bool remoteFree = true;   // multicast: free the peer's stage too
+};
+
+class Model {
+public:
+  Model(const GemmPlan &plan, Options options) : plan(plan), options(options) {
+    int64_t parts = plan.multicast() ? 3 : 2;
+    blocks.resize(plan.blocks());
+    for (Block &b : blocks) {
+      b.full.assign(plan.stages, Barrier{1, 1, 0, 0});
+      int64_t readers =
+          plan.stageConsumers() * (options.remoteFree ? plan.cluster : 1);
+      b.empty.assign(plan.stages, Barrier{readers, readers, 0, 0});
+      b.data.assign(plan.stages, std::vector<int64_t>(parts, -1));
+      b.readers.assign(plan.stages, {});
+    }
+    for (int64_t b = 0; b < plan.blocks(); ++b) {
+      agents.push_back(producer(b));
+      for (int64_t c = 0; c < kConsumers; ++c)
+        agents.push_back(consumer(b, c));
+    }
+  }
+
+  /// Runs one random interleaving; returns "" or what went wrong.
+  std::string run(unsigned seed) {
+    std::mt19937 rng(seed);
+    while (true) {
+      std::vector<size_t> ready;
+      for (size_t a = 0; a < agents.size(); ++a)
+        if (!agents[a].done() && canStep(agents[a]))
+          ready.push_back(a);
+      if (ready.empty() && copies.empty())
+        break;
+      // Copies complete eagerly or late (seed-dependent), which exposes
+      // waits that pass on an older phase.
+      bool copy = ready.empty() ||
+                  (!copies.empty() && std::uniform_real_distribution<>()(rng) <
+                                          copyEagerness(seed));
+      std::string error =
+          copy ? complete(std::uniform_int_distribution<size_t>(
+                     0, copies.size() - 1)(rng))
+               : step(agents[ready[std::uniform_int_distribution<size_t>(
+                     0, ready.size() - 1)(rng)]]);
+      if (!error.empty())
+        return error;
+    }
+    for (const Agent &a : agents)
+      if (!a.done())
+        return "deadlock: block " + std::to_string(a.block) + " agent " +
+               std::to_string(a.consumer) + " stuck at step " +
+               std::to_string(a.next) + " of " + std::to_string(a.steps.size());
+    return "";
+  }
+
+private:
+  static double copyEagerness(unsigned seed) {
+    static const double levels[] = {0.5, 0.2, 0.05, 0.01};
+    return levels[seed % 4];
+  }
+
+  const GemmPlan &plan;
+  Options options;
+  std::vector<Block> blocks;
+  std::vector<Agent> agents;
+  std::vector<AsyncCopy> copies;
+
+  /// The block's tiles as forEachTile walks them: (iteration, tile).
+  std::vector<int64_t> iterations(int64_t block) const {
+    std::vector<int64_t> its;
+    if (!plan.persistent())
+      return {0};
+    for (int64_t tile = block, j = 0; tile < plan.tiles();
+         tile += plan.blocks(), ++j)
+      its.push_back(j);
+    return its;
+  }
+  int64_t peer(int64_t block) const { return block ^ 1; }
+
+  Agent producer(int64_t b) const {
+    Agent a{b, -1, {}};
+    int64_t rank = b % 2;
+    for (int64_t j : iterations(b))
+      for (int64_t kt = 0; kt < plan.kTiles(); ++kt) {
+        int64_t it = j * plan.kTiles() + kt, s = it % plan.stages;
+        if (it >= plan.stages)
+          a.steps.push_back(
+              {Op::WaitEmpty, s, (it / plan.stages - 1) & 1, 0, 0, 0, {}});
+        a.steps.push_back({Op::ExpectTx, s, 0, it, 0, 0, {}});
+        a.steps.push_back({Op::Load, s, 0, it, 0, 0, {b}});
+        if (plan.multicast())
+          a.steps.push_back({Op::Load, s, 0, it, 1 + rank, 0, {b, peer(b)}});
+        else
+          a.steps.push_back({Op::Load, s, 0, it, 1, 0, {b}});
+      }
+    if (plan.multicast())
+      a.steps.push_back({Op::ClusterWait, 0, 0, 0, 0, 0, {}});
+    return a;
+  }
+
+  Agent consumer(int64_t b, int64_t c) const {
+    Agent a{b, c, {}};
+    std::vector<int64_t> frees = {b};
+    if (plan.multicast() && options.remoteFree)
+      frees.push_back(peer(b));
+    std::vector<int64_t> its = iterations(b);
+    for (size_t n = 0; n < its.size(); ++n) {
+      int64_t j = its[n];
+      if (plan.pingpong && j % 2 != c)
+        continue;
+      if (plan.pingpong && options.orderBarrier && j >= 1)
+        a.steps.push_back({Op::NamedSync, 0, 0, 0, 0, 2 + c, {}});
+      for (int64_t kt = 0; kt < plan.kTiles(); ++kt) {
+        int64_t it = j * plan.kTiles() + kt, s = it % plan.stages;
+        a.steps.push_back(
+            {Op::WaitFull, s, (it / plan.stages) & 1, 0, 0, 0, {}});
+        a.steps.push_back({Op::Read, s, 0, it, 0, 0, {}});
+        if (options.inLoopFree)
+          a.steps.push_back({Op::Free, s, 0, 0, 0, 0, frees});
+        else if (kt > 0)
+          a.steps.push_back(
+              {Op::Free, (it - 1) % plan.stages, 0, 0, 0, 0, frees});
+      }
+      if (plan.pingpong && options.orderBarrier && n + 1 < its.size())
+        a.steps.push_back({Op::NamedArrive, 0, 0, 0, 0, 2 + (1 - c), {}});
+      // Persistent per-tensor consumers free the tile's last stage.
+      if (plan.persistent() && !options.inLoopFree && options.tileEndFree) {
+        int64_t last = (j * plan.kTiles() + plan.kTiles() - 1) % plan.stages;
+        a.steps.push_back({Op::Free, last, 0, 0, 0, 0, frees});
+      }
+    }
+    if (plan.multicast())
+      a.steps.push_back({Op::ClusterWait, 0, 0, 0, 0, 0, {}});
+    return a;
+  }
+
+  /// Units of tx one stage expects: A, and B whole or as two halves.
+  int64_t parts() const { return plan.multicast() ? 3 : 2; }
+  Block &pairOf(const Agent &a) { return blocks[a.block & ~int64_t(1)]; }
+
+  bool canStep(Agent &a) {
+    const Step &s = a.steps[a.next];
+    Block &b = blocks[a.block];
+    switch (s.op) {
+    case Op::WaitFull:
+      return b.full[s.stage].passes(s.parity);
+    case Op::WaitEmpty:
+      return b.empty[s.stage].passes(s.parity);
+    case Op::NamedSync:
+      return a.seenGeneration < 0 ||
+             b.named[s.id].generation != a.seenGeneration;
+    case Op::ClusterWait:
+      return a.seenGeneration < 0 ||
+             pairOf(a).clusterGeneration != a.seenGeneration;
+    default:
+      return true;
+    }
+  }
+
+  std::string step(Agent &a) {
+    const Step &s = a.steps[a.next];
+    if (getenv("QS_PROTOCOL_TRACE"))
+      fprintf(stderr, "b%ld a%ld op%d stage %ld tag %ld part %ld\n",
+              (long)a.block, (long)a.consumer, (int)s.op, (long)s.stage,
+              (long)s.tag, (long)s.part);
+    Block &b = blocks[a.block];
+    std::string where = "block " + std::to_string(a.block) + " consumer " +
+                        std::to_string(a.consumer) + " stage " +
+                        std::to_string(s.stage);
+    switch (s.op) {
+    case Op::WaitFull:
+    case Op::WaitEmpty:
+      break;
+    case Op::ExpectTx:
+      b.full[s.stage].tx += parts();
+      b.full[s.stage].arrive();
+      break;
+    case Op::Load:
+      for (int64_t t : s.targets) {
+        if (!blocks[t].readers[s.stage].empty())
+          return "TMA overwrites block " + std::to_string(t) + " stage " +
+                 std::to_string(s.stage) + " while a consumer reads it";
+        copies.push_back({t, s.stage, s.part, s.tag});
+      }
+      break;
+    case Op::Read: {
+      const std::vector<int64_t> &parts = b.data[s.stage];
+      for (size_t p = 0; p < parts.size(); ++p)
+        if (parts[p] != s.tag)
+          return where + ": reads k-tile " + std::to_string(parts[p]) +
+                 " in part " + std::to_string(p) + ", waited for " +
+                 std::to_string(s.tag);
+      b.readers[s.stage].insert(a.consumer);
+      break;
+    }
+    case Op::Free: {
+      auto it = b.readers[s.stage].find(a.consumer);
+      if (it == b.readers[s.stage].end())
+        return where + ": frees a stage it does not read";
+      b.readers[s.stage].erase(it);
+      for (int64_t t : s.targets)
+        blocks[t].empty[s.stage].arrive();
+      break;
+    }
+    case Op::NamedSync:
+      if (a.seenGeneration < 0) {
+        a.seenGeneration = b.named[s.id].generation;
+        b.named[s.id].arrive();
+        return "";
+      }
+      a.seenGeneration = -1;
+      break;
+    case Op::NamedArrive:
+      b.named[s.id].arrive();
+      break;
+    case Op::ClusterWait: {
+      Block &pair = pairOf(a);
+      if (a.seenGeneration < 0) {
+        a.seenGeneration = pair.clusterGeneration;
+        if (++pair.clusterArrived == 2 * (1 + kConsumers)) {
+          pair.clusterArrived = 0;
+          ++pair.clusterGeneration;
+        }
+        return "";
+      }
+      a.seenGeneration = -1;
+      break;
+    }
+    }
+    ++a.next;
+    return "";
+  }
+
+  std::string complete(size_t index) {
+    AsyncCopy c = copies[index];
+    if (getenv("QS_PROTOCOL_TRACE"))
+      fprintf(stderr, "copy b%ld stage %ld part %ld tag %ld\n", (long)c.block,
+              (long)c.stage, (long)c.part, (long)c.tag);
+    copies.erase(copies.begin() + index);
+    Block &b = blocks[c.block];
+    b.data[c.stage][c.part] = c.tag;
+    b.full[c.stage].tx -= 1;
+    b.full[c.stage].completeIfDone();
+    return "";
+  }
+};
+
+/// A plan of `tilesM` x `tilesN` tiles of `kTiles` k-tiles on a ring of
+/// `stages` stages.
+GemmPlan makePlan(int64_t tilesM, int64_t tilesN, int64_t kTiles,
+                  int64_t stages, int64_t persistent = 0, int64_t cluster = 1,
+                  bool pingpong = false) {
+  GemmPlan p;
+  p.m = tilesM * kTileM;
+  p.tileN = 128;
+  p.n = tilesN * p.tileN;
+  p.k = kTiles * kTileK;
+  p.tilesM = tilesM;
+  p.tilesN = tilesN;
+  p.stages = stages;
+  p.persistentBlocks = persistent;
+  p.cluster = cluster;
+  p.pingpong = pingpong;
+  return p;
+}
+
+std::string check(const GemmPlan &plan, Options options, int runs = 300) {
+  for (int seed = 0; seed < runs; ++seed) {
+    Model model(plan, options);
+    std::string error = model.run(seed);
+    if (!error.empty())
+      return "seed " + std::to_string(seed) + ": " + error;
+  }
+  return "";
+}
+
+TEST(GemmProtocol, Cooperative) {
+  EXPECT_EQ(check(makePlan(2, 2, 5, 3), {}), "");
+  EXPECT_EQ(check(makePlan(1, 1, 2, 4), {}), "");
+}
+
+TEST(GemmProtocol, CooperativePersistent) {
+  // 3 blocks over 7 tiles of 3 k-tiles: the ring (4 stages) wraps inside
+  // and across tiles.
+  EXPECT_EQ(check(makePlan(1, 7, 3, 4, 3), {}), "");
+  EXPECT_EQ(check(makePlan(2, 3, 1, 3, 2), {}), "");
+}
+
+TEST(GemmProtocol, BlockScaledFreesInsideTheKTile) {
+  Options inLoop;
+  inLoop.inLoopFree = true;
+  EXPECT_EQ(check(makePlan(2, 2, 5, 3), inLoop), "");
+  EXPECT_EQ(check(makePlan(1, 7, 3, 4, 3), inLoop), "");
+}
+
+TEST(GemmProtocol, MulticastPairs) {
+  Options inLoop;
+  inLoop.inLoopFree = true;
+  // 3 tile rows (a phantom fourth), 2 columns: 4 pairs.
+  EXPECT_EQ(check(makePlan(3, 2, 5, 3, 0, 2), {}), "");
+  EXPECT_EQ(check(makePlan(3, 2, 5, 3, 0, 2), inLoop), "");
+  // Persistent: 5 -> 4 blocks over 12 tiles.
+  EXPECT_EQ(check(makePlan(5, 2, 3, 4, 5, 2), {}), "");
+  EXPECT_EQ(check(makePlan(5, 2, 3, 4, 5, 2), inLoop), "");
+}
+
+TEST(GemmProtocol, Pingpong) {
+  // 2 blocks over 7 tiles (4 and 3 iterations), 3 k-tiles on 4 stages.
+  EXPECT_EQ(check(makePlan(1, 7, 3, 4, 2, 1, true), {}), "");
+  EXPECT_EQ(check(makePlan(1, 5, 1, 3, 1, 1, true), {}), "");
+  // With multicast pairs: 4 blocks over 12 tiles.
+  EXPECT_EQ(check(makePlan(5, 2, 3, 4, 5, 2, true), {}), "");
+}
+
+TEST(GemmProtocol, PingpongNeedsItsOrderBarriers) {
+  // Without them a consumer passes a full barrier two rounds early (same
+  // parity) and reads the other consumer's k-tile, or the producer
+  // overwrites a stage still read: the model must find it.
+  Options unordered;
+  unordered.orderBarrier = false;
+  std::string error = check(makePlan(1, 7, 3, 4, 2, 1, true), unordered);
+  EXPECT_NE(error, "");
+  std::printf("without the order barriers: %s\n", error.c_str());
+  EXPECT_TRUE(error.find("reads k-tile") != std::string::npos ||
+              error.find("overwrites") != std::string::npos)
+      << error;
+}
+
+TEST(GemmProtocol, MulticastNeedsRemoteFrees) {
+  // Empty barriers that counted only the block's own consumers would let
+  // the peer's producer write its half of B into a stage still read.
+  Options localOnly;
+  localOnly.remoteFree = false;
+  std::string error = check(makePlan(3, 2, 5, 3, 0, 2), localOnly);
+  EXPECT_NE(error.find("overwrites"), std::string::npos) << error;
+}
+
+TEST(GemmProtocol, FindsAMissingFree) {
+  // A persistent per-tensor kernel that did not free each tile's last
+  // stage (after its final wait_group 0) would hang its producer.
+  Options noTileEndFree;
+  noTileEndFree.tileEndFree = false;
+  std::string error = check(makePlan(1, 6, 3, 4, 2), noTileEndFree, 20);
+  EXPECT_NE(error.find("deadlock"), std::string::npos) << error;
+}
+
+} // namespace
