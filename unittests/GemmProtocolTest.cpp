@@ -15,9 +15,17 @@
 // multicast pairs (B's halves written into both blocks, empty barriers
 // taking both blocks' consumers, a cluster barrier before exit).
 //
+// The consumers' own shared-memory buffers are modelled too: MN-major
+// operands copied transposed into one or two buffers, and NVFP4 converted
+// into two f16 buffers, each written half by each consumer between named
+// barrier 1 (bar.sync 1, 256) and read by both consumers' wgmmas, which
+// run asynchronously until a wgmma.wait_group retires them.
+//
 // Checked: every consumer reads a stage holding exactly the k-tile it
 // waited for (A and every part of B), no TMA writes a stage a consumer
-// still reads, and every agent finishes (no deadlock).
+// still reads, no consumer writes a buffer an in-flight wgmma reads, every
+// wgmma reads a buffer both consumers wrote for its k-tile, and every
+// agent finishes (no deadlock). QS_PROTOCOL_TRACE=1 prints each step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,6 +79,9 @@ enum class Op {
   NamedSync,   // consumer: bar.sync id
   NamedArrive, // consumer: bar.arrive id
   ClusterWait, // everyone: barrier.cluster.arrive + wait
+  WriteBuf,    // consumer: its half of buffer `part` (copy / conversion)
+  Wgmma,       // consumer: wgmma group reading buffer `part` (-1: stage)
+  WaitGroup,   // consumer: wgmma.wait_group `id`
 };
 
 struct Step {
@@ -85,6 +96,10 @@ struct Block {
   std::vector<std::vector<int64_t>> data;      // [stage][part] = tag
   std::vector<std::multiset<int64_t>> readers; // [stage] = consumers
   NamedBarrier named[4];
+  // The consumers' buffers: [buffer][consumer] = k-tile written.
+  std::vector<std::vector<int64_t>> buffers;
+  // In-flight wgmma groups per consumer: the buffer each reads (-1: none).
+  std::vector<std::vector<int64_t>> groups;
   // Multicast: the pair's cluster barrier (kept by its even block).
   int64_t clusterArrived = 0, clusterGeneration = 0;
 };
@@ -106,6 +121,10 @@ struct Options {
   bool orderBarrier = true; // ping-pong's named order barriers
   bool tileEndFree = true;  // persistent per-tensor: free the last stage
   bool remoteFree = true;   // multicast: free the peer's stage too
+  // Consumer buffers: 0 none, 1 transposed MN-major tiles, 2 NVFP4 f16.
+  int staging = 0;
+  int64_t buffers = 2;      // transposed tiles: 1 or 2 buffers
+  bool firstBarrier = true; // bar.sync 1 before writing a buffer
 };
 
 class Model {
@@ -120,6 +139,8 @@ public:
       b.empty.assign(plan.stages, Barrier{readers, readers, 0, 0});
       b.data.assign(plan.stages, std::vector<int64_t>(parts, -1));
       b.readers.assign(plan.stages, {});
+      b.buffers.assign(2, std::vector<int64_t>(kConsumers, -1));
+      b.groups.assign(kConsumers, {});
     }
     for (int64_t b = 0; b < plan.blocks(); ++b) {
       agents.push_back(producer(b));
@@ -218,19 +239,58 @@ private:
         a.steps.push_back({Op::NamedSync, 0, 0, 0, 0, 2 + c, {}});
       for (int64_t kt = 0; kt < plan.kTiles(); ++kt) {
         int64_t it = j * plan.kTiles() + kt, s = it % plan.stages;
+        auto push = [&](Op op, int64_t stage = 0, int64_t tag = 0,
+                        int64_t part = 0, int64_t id = 0) {
+          a.steps.push_back({op, stage, 0, tag, part, id, {}});
+        };
+        auto free = [&](int64_t stage) {
+          a.steps.push_back({Op::Free, stage, 0, 0, 0, 0, frees});
+        };
         a.steps.push_back(
             {Op::WaitFull, s, (it / plan.stages) & 1, 0, 0, 0, {}});
-        a.steps.push_back({Op::Read, s, 0, it, 0, 0, {}});
-        if (options.inLoopFree)
-          a.steps.push_back({Op::Free, s, 0, 0, 0, 0, frees});
-        else if (kt > 0)
-          a.steps.push_back(
-              {Op::Free, (it - 1) % plan.stages, 0, 0, 0, 0, frees});
+        if (options.staging == 2) {
+          // NVFP4: convert into f16 buffer kt % 2 between two barriers,
+          // free the packed stage, one wgmma group in flight.
+          if (options.firstBarrier)
+            push(Op::NamedSync, 0, 0, 0, 1);
+          push(Op::Read, s, it);
+          push(Op::WriteBuf, 0, it, kt % 2);
+          push(Op::NamedSync, 0, 0, 0, 1);
+          free(s);
+          push(Op::Wgmma, 0, it, kt % 2);
+          push(Op::WaitGroup, 0, 0, 0, 1);
+          continue;
+        }
+        if (options.staging == 1) {
+          // MN-major: the transposing copy into buffer it % buffers.
+          bool perTensor = !options.inLoopFree;
+          if (perTensor && options.buffers == 1)
+            push(Op::WaitGroup, 0, 0, 0, 0);
+          if ((perTensor || options.buffers == 1) && options.firstBarrier)
+            push(Op::NamedSync, 0, 0, 0, 1);
+          push(Op::Read, s, it);
+          push(Op::WriteBuf, 0, it, it % options.buffers);
+          push(Op::NamedSync, 0, 0, 0, 1);
+          push(Op::Wgmma, 0, it, it % options.buffers);
+        } else {
+          push(Op::Read, s, it);
+          push(Op::Wgmma, s, it, -1);
+        }
+        if (options.inLoopFree) {
+          push(Op::WaitGroup, 0, 0, 0, 0);
+          free(s);
+        } else {
+          push(Op::WaitGroup, 0, 0, 0, 1);
+          if (kt > 0)
+            free((it - 1) % plan.stages);
+        }
       }
+      a.steps.push_back({Op::WaitGroup, 0, 0, 0, 0, 0, {}});
       if (plan.pingpong && options.orderBarrier && n + 1 < its.size())
         a.steps.push_back({Op::NamedArrive, 0, 0, 0, 0, 2 + (1 - c), {}});
       // Persistent per-tensor consumers free the tile's last stage.
-      if (plan.persistent() && !options.inLoopFree && options.tileEndFree) {
+      if (plan.persistent() && !options.inLoopFree && options.staging != 2 &&
+          options.tileEndFree) {
         int64_t last = (j * plan.kTiles() + plan.kTiles() - 1) % plan.stages;
         a.steps.push_back({Op::Free, last, 0, 0, 0, 0, frees});
       }
@@ -300,6 +360,9 @@ private:
       break;
     }
     case Op::Free: {
+      for (int64_t read : b.groups[a.consumer])
+        if (read == -(s.stage + 2))
+          return where + ": frees a stage its in-flight wgmmas read";
       auto it = b.readers[s.stage].find(a.consumer);
       if (it == b.readers[s.stage].end())
         return where + ": frees a stage it does not read";
@@ -319,6 +382,32 @@ private:
     case Op::NamedArrive:
       b.named[s.id].arrive();
       break;
+    case Op::WriteBuf:
+      for (int64_t c = 0; c < kConsumers; ++c)
+        for (int64_t read : b.groups[c])
+          if (read == s.part)
+            return where + ": overwrites buffer " + std::to_string(s.part) +
+                   " while a wgmma of consumer " + std::to_string(c) +
+                   " reads it";
+      b.buffers[s.part][a.consumer] = s.tag;
+      break;
+    case Op::Wgmma:
+      if (s.part >= 0)
+        for (int64_t c = 0; c < kConsumers; ++c)
+          if (b.buffers[s.part][c] != s.tag)
+            return where + ": wgmma of k-tile " + std::to_string(s.tag) +
+                   " reads buffer " + std::to_string(s.part) +
+                   " whose half by consumer " + std::to_string(c) +
+                   " holds k-tile " + std::to_string(b.buffers[s.part][c]);
+      // A group reading the stage directly is recorded as -(stage + 2).
+      b.groups[a.consumer].push_back(s.part >= 0 ? s.part : -(s.stage + 2));
+      break;
+    case Op::WaitGroup: {
+      std::vector<int64_t> &groups = b.groups[a.consumer];
+      while (int64_t(groups.size()) > s.id)
+        groups.erase(groups.begin());
+      break;
+    }
     case Op::ClusterWait: {
       Block &pair = pairOf(a);
       if (a.seenGeneration < 0) {
@@ -430,6 +519,49 @@ TEST(GemmProtocol, PingpongNeedsItsOrderBarriers) {
   EXPECT_TRUE(error.find("reads k-tile") != std::string::npos ||
               error.find("overwrites") != std::string::npos)
       << error;
+}
+
+TEST(GemmProtocol, TransposedTiles) {
+  // MN-major operands: per-tensor with two buffers (and one, when two
+  // would leave too few stages), block-scaled (MXFP8) with two; one block
+  // per tile and persistent.
+  for (int64_t buffers : {2, 1})
+    for (int64_t persistent : {0, 2}) {
+      Options perTensor;
+      perTensor.staging = 1;
+      perTensor.buffers = buffers;
+      EXPECT_EQ(check(makePlan(1, 4, 5, 3, persistent), perTensor), "")
+          << buffers << " buffers, persistent " << persistent;
+      Options blockScaled = perTensor;
+      blockScaled.inLoopFree = true;
+      EXPECT_EQ(check(makePlan(1, 4, 5, 3, persistent), blockScaled), "")
+          << buffers << " buffers, persistent " << persistent;
+    }
+}
+
+TEST(GemmProtocol, Nvfp4F16Buffers) {
+  // Buffer kt % 2: with 3 k-tiles per tile two consecutive k-tiles (a
+  // tile's last, the next tile's first) use buffer 0; the tile-end
+  // wait_group 0 keeps that safe.
+  Options fp4;
+  fp4.staging = 2;
+  EXPECT_EQ(check(makePlan(1, 4, 3, 3, 2), fp4), "");
+  EXPECT_EQ(check(makePlan(2, 2, 4, 3), fp4), "");
+}
+
+TEST(GemmProtocol, BuffersNeedTheirFirstBarrier) {
+  // Without the barrier before the copy / conversion, a consumer could
+  // overwrite a buffer the other's wgmmas (two k-tiles back) still read.
+  Options transposed;
+  transposed.staging = 1;
+  transposed.firstBarrier = false;
+  std::string error = check(makePlan(1, 2, 6, 3), transposed);
+  EXPECT_NE(error.find("overwrites buffer"), std::string::npos) << error;
+  Options fp4;
+  fp4.staging = 2;
+  fp4.firstBarrier = false;
+  error = check(makePlan(1, 2, 6, 3), fp4);
+  EXPECT_NE(error.find("overwrites buffer"), std::string::npos) << error;
 }
 
 TEST(GemmProtocol, MulticastNeedsRemoteFrees) {
