@@ -147,9 +147,11 @@ namespace {
 /// Order: a consumer waits on the full barriers of its tile only once the
 /// other has passed all those of the previous tile (named barrier 2 + c:
 /// consumer c's bar.sync meets the other's bar.arrive after its k-loop).
-/// Without it a consumer could wait on a stage two phases early: the
-/// parity of round r is that of r - 2, whose completion (the other
-/// consumer's data) would pass the wait.
+/// Without it a consumer that skips the other's rounds of a stage could
+/// wait for round r while the stage's full barrier is still in round r - 1
+/// or r - 2: try_wait.parity tells only adjacent phases apart, so the wait
+/// would pass on the other consumer's data (unittests/GemmProtocolTest.cpp
+/// finds it).
 void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
                           Ptx &ptx, Value base, Value consumer, Value t,
                           ValueRange epilogueArgs, Type accType,
@@ -160,8 +162,9 @@ void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
   Value first =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t, zero);
   int64_t kTiles = plan.kTiles();
-  // `op` ("bar.sync" or "bar.arrive") on named barrier 2 + c of consumer
-  // c = `which` (immediate ids: ptxas then reserves only those).
+  // `op` ("bar.sync" or "bar.arrive") on named barrier 2 + c, c this
+  // consumer (`own`) or the other (immediate ids: ptxas then reserves
+  // only those).
   Value isFirst =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, consumer, zero);
   auto named = [&](StringRef op, bool own) {
