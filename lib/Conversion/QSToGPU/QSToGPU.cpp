@@ -254,23 +254,24 @@ struct ConvertQSToGPUPass
                              op.getTransposeB());
     // The kernel options qs.gemm_tile_n, _persistent, _cluster and
     // _schedule (checked by the dialect) on the op or an ancestor.
-    auto inherited = [&](StringRef name) -> int64_t {
+    // The nearest one wins (the dialect checked each).
+    auto inherited = [&](StringRef name) -> Attribute {
       for (Operation *p = op; p; p = p->getParentOp())
-        if (auto value = p->getAttrOfType<IntegerAttr>(name))
-          return value.getInt();
-      return 0;
+        if (Attribute value = p->getAttr(name))
+          return value;
+      return {};
     };
-    operands.tileN = inherited(QSDialect::getGemmTileNAttrName());
-    operands.persistentBlocks =
-        inherited(QSDialect::getGemmPersistentAttrName());
+    auto integer = [&](StringRef name) -> int64_t {
+      auto value = dyn_cast_or_null<IntegerAttr>(inherited(name));
+      return value ? value.getInt() : 0;
+    };
+    operands.tileN = integer(QSDialect::getGemmTileNAttrName());
+    operands.persistentBlocks = integer(QSDialect::getGemmPersistentAttrName());
     operands.clusterSize =
-        std::max<int64_t>(1, inherited(QSDialect::getGemmClusterAttrName()));
-    for (Operation *p = op; p; p = p->getParentOp())
-      if (auto schedule = p->getAttrOfType<StringAttr>(
-              QSDialect::getGemmScheduleAttrName())) {
-        operands.pingpong = schedule.getValue() == "pingpong";
-        break;
-      }
+        std::max<int64_t>(1, integer(QSDialect::getGemmClusterAttrName()));
+    auto schedule = dyn_cast_or_null<StringAttr>(
+        inherited(QSDialect::getGemmScheduleAttrName()));
+    operands.pingpong = schedule && schedule.getValue() == "pingpong";
     if (failed(gpuk::checkGemmSupport(operands, chip,
                                       [&] { return op.emitOpError(); })))
       return failure();
