@@ -137,6 +137,22 @@ GemmBlock::GemmBlock(KernelEnv &env, Ptx &ptx)
       base(sharedBase(env.b, env.loc)) {}
 
 namespace {
+/// A consumer's wait for the block's k-tile `it` (stage it % stages, round
+/// it / stages, whose parity the full barrier's phase shows); returns the
+/// stage.
+Value waitForKTile(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
+                   Ptx &ptx, Value base, Value it) {
+  Value s = env.rem(it, env.idx(plan.stages));
+  Value parity = code.band(env.div(it, env.idx(plan.stages)), 1);
+  ptx.wait(env.add(base, code.fullBarrier(s)), parity);
+  return s;
+}
+
+/// The stage of the block's k-tile before `it`.
+Value previousStage(KernelEnv &env, const GemmPlan &plan, Value it) {
+  return env.rem(env.add(it, env.idx(plan.stages - 1)), env.idx(plan.stages));
+}
+
 /// Ping-pong consumer `consumer` (per-tensor FP8, persistent, 128 x 128
 /// tiles): the block's tiles of iterations consumer, consumer + 2, ...,
 /// each whole: rows [0, 64) and [64, 128) in two accumulators, one wgmma
@@ -188,9 +204,7 @@ void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
           b.setInsertionPointToStart(forOp.getBody());
           Value kt = forOp.getInductionVar();
           Value it = env.add(tileStart, kt);
-          Value s = env.rem(it, env.idx(plan.stages));
-          Value parity = code.band(env.div(it, env.idx(plan.stages)), 1);
-          ptx.wait(env.add(base, code.fullBarrier(s)), parity);
+          Value s = waitForKTile(env, plan, code, ptx, base, it);
           ptx({}, "wgmma.fence.sync.aligned;", "");
           SmallVector<Value, 2> next;
           for (int64_t half = 0; half < 2; ++half)
@@ -202,9 +216,7 @@ void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
               "wgmma.commit_group.sync.aligned;\n"
               "wgmma.wait_group.sync.aligned 1;",
               "");
-          Value previous = env.rem(env.add(it, env.idx(plan.stages - 1)),
-                                   env.idx(plan.stages));
-          freeStage(previous,
+          freeStage(previousStage(env, plan, it),
                     env.land(first,
                              arith::CmpIOp::create(
                                  b, loc, arith::CmpIPredicate::ugt, kt, zero)));
@@ -406,9 +418,7 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             b.setInsertionPointToStart(forOp.getBody());
             Value kt = forOp.getInductionVar();
             Value it = env.add(tileStart, kt);
-            Value s = env.rem(it, env.idx(plan.stages));
-            Value parity = code.band(env.div(it, env.idx(plan.stages)), 1);
-            ptx.wait(env.add(base, code.fullBarrier(s)), parity);
+            Value s = waitForKTile(env, plan, code, ptx, base, it);
             Value total = forOp.getRegionIterArgs()[0];
             Value buffer = code.transposeBuffer(it);
             if (plan.transposes()) {
@@ -526,8 +536,7 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                   "wgmma.commit_group.sync.aligned;\n"
                   "wgmma.wait_group.sync.aligned 1;",
                   "");
-              Value previous = env.rem(env.add(it, env.idx(plan.stages - 1)),
-                                       env.idx(plan.stages));
+              Value previous = previousStage(env, plan, it);
               Value release =
                   env.land(eq(t, zero),
                            arith::CmpIOp::create(
