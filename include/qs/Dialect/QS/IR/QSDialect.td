@@ -79,9 +79,10 @@ def QS_Dialect : Dialect {
     each block loads half of B with TMA multicast into both blocks' shared
     memory, halving B's L2-to-SM traffic (as CUTLASS's 2x1 clusters). It
     changes speed, never results; MN-major operands (MXFP8 dgrad/wgrad,
-    FP8 on Blackwell layouts: the transposing copy) and sm_100a reject it. With `qs.gemm_persistent = N` as well, the
-    persistent grid is N rounded down to an even count (at least 2), the
-    two blocks of a cluster walking the tile pairs together.
+    FP8 on Blackwell layouts: the transposing copy) and sm_100a reject it.
+    With `qs.gemm_persistent = N` as well, the persistent grid is N rounded
+    down to an even count (at least 2), the two blocks of a cluster walking
+    the tile pairs together.
 
     `qs.gemm_schedule = "cooperative" | "pingpong"` on a GEMM or an
     enclosing operation picks how the sm_90a per-tensor FP8 kernel's two
