@@ -768,7 +768,7 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     desc.blockBody = [plan, typeA, typeB](KernelEnv &env) {
       emitEmulatedBody(env, plan, typeA, typeB);
     };
-  emitKernel(b, loc, module, desc, args, options.gpu, options.hardwareFp8);
+  emitKernel(b, loc, module, desc, args, options);
 }
 
 void gpuk::emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,

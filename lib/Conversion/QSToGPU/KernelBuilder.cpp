@@ -1,6 +1,7 @@
 //===- KernelBuilder.cpp - kernels emitted for the GPU or a CPU -----------===//
 
 #include "KernelBuilder.h"
+#include "Kernels.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -205,8 +206,9 @@ static void runPhases(KernelEnv &env, const KernelDesc &desc, bool gpu,
 }
 
 void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
-                      const KernelDesc &desc, ValueRange args, bool gpu,
-                      bool hardwareFp8, bool hardwareMx) {
+                      const KernelDesc &desc, ValueRange args,
+                      const EmitOptions &options) {
+  bool gpu = options.gpu, hardwareFp8 = options.hardwareFp8;
   MLIRContext *ctx = b.getContext();
   SmallVector<Type> argTypes(args.getTypes());
   auto fnType = FunctionType::get(ctx, argTypes, {});
@@ -244,7 +246,7 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
     kb.setInsertionPointToStart(&entry);
     KernelEnv env{kb, loc, true, hardwareFp8, Value(), Value(), desc.threads,
                   {}, {}};
-    env.hardwareMx = hardwareMx;
+    env.hardwareMx = options.hardwareMx;
     env.blockId = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
     env.threadId = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
     for (unsigned i = 0; i < args.size(); ++i)

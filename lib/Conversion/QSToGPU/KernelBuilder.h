@@ -120,11 +120,14 @@ constexpr llvm::StringLiteral kLaunchBlockAttr = "qs_launch_block";
 /// Dynamic shared memory bytes of the launch (absent: none).
 constexpr llvm::StringLiteral kLaunchSharedAttr = "qs_launch_shared";
 
-/// Emits the kernel (GPU or emulated) and its launch on `args` (static,
-/// identity-layout memrefs) at the builder's insertion point.
+struct EmitOptions; // Kernels.h
+
+/// Emits the kernel (GPU or emulated, with the conversions `options`
+/// allows) and its launch on `args` (static, identity-layout memrefs) at
+/// the builder's insertion point.
 void emitKernel(OpBuilder &b, Location loc, ModuleOp module,
-                const KernelDesc &desc, ValueRange args, bool gpu,
-                bool hardwareFp8, bool hardwareMx = false);
+                const KernelDesc &desc, ValueRange args,
+                const EmitOptions &options);
 
 } // namespace gpuk
 } // namespace qs

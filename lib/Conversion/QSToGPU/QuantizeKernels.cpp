@@ -1173,8 +1173,7 @@ void gpuk::emitQuantize(OpBuilder &b, Location loc, ModuleOp module,
   llvm::append_range(args, scratch);
 
   auto launch = [&](const KernelDesc &d) {
-    emitKernel(b, loc, module, d, args, options.gpu, options.hardwareFp8,
-               options.hardwareMx);
+    emitKernel(b, loc, module, d, args, options);
   };
   if (!p.zeroArgs.empty() || p.amaxStateOutArg >= 0)
     launch(initKernel(p, args));
@@ -1329,5 +1328,5 @@ void gpuk::emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
       });
     });
   });
-  emitKernel(b, loc, module, d, args, options.gpu, options.hardwareFp8);
+  emitKernel(b, loc, module, d, args, options);
 }
