@@ -20,8 +20,10 @@ out="${OUT:-/tmp}"
 limit=570
 left() { echo $((limit - SECONDS)); }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | tee "$out/device.txt"
-# Bounded, so that a kernel that hangs (a barrier protocol the emulation
-# cannot check) leaves time for the rest; progress.txt's last line names it.
+# A kernel that hangs (a barrier protocol the emulation cannot check) costs
+# device-run.py's --case-timeout (20 s a check, 60 s a bench plan): it
+# kills the worker process, reports the case LOST and goes on after it. The
+# whole replay is bounded too; progress.txt names every case as it starts.
 rm -f "$out/progress.txt"
 PYTHONUNBUFFERED=1 timeout 330 "$python" "$root/scripts/device-run.py" "$bundle" \
   --progress "$out/progress.txt" 2>&1 | tee "$out/device-run.txt"
@@ -35,7 +37,8 @@ fi
 # (f16 conversion, double-buffered; 9 k-tiles), MXFP8 fprop and its
 # MN-major dgrad/wgrad (transposing copy), and the persistent kernels (the
 # stage ring across a block's tiles), multicast pairs (barriers across
-# two blocks) and ping-pong consumers (one reader per stage).
+# two blocks) and ping-pong consumers (one reader per stage). In one process
+# (--case-timeout 0), the one compute-sanitizer watches.
 sanitize='^[0-9]+-(fp8_current|mxfp8|nvfp4)-both-256x512-bf16$|^gemm[0-9]+-(fp8_current-fprop_TN-256x320x256|fp8_block-fprop_TN-256x320x256|nvfp4-fprop_TN-320x224x1056|mxfp8-(fprop_TN-256x320x256|dgrad_NN|wgrad_NT))-|^gemm[0-9]+-.*-(pers[0-9]+|mc[0-9]+|pp)$'
 if command -v compute-sanitizer >/dev/null; then
   for tool in synccheck racecheck; do
@@ -43,7 +46,7 @@ if command -v compute-sanitizer >/dev/null; then
     budget=$(( $(left) < 150 ? $(left) : 150 ))
     if [ "$budget" -lt 30 ]; then echo "skipped: $SECONDS s used"; continue; fi
     PYTHONUNBUFFERED=1 timeout "$budget" compute-sanitizer --tool "$tool" --print-limit 20 --error-exitcode 2 \
-      "$python" "$root/scripts/device-run.py" "$bundle" --no-bench --only "$sanitize" \
+      "$python" "$root/scripts/device-run.py" "$bundle" --no-bench --only "$sanitize" --case-timeout 0 \
       > "$out/sanitizer-$tool.txt" 2>&1
     sanitizer_status=$?
     grep -E "ERROR SUMMARY|^checks:|^FAIL|device-run:" "$out/sanitizer-$tool.txt"

@@ -12,11 +12,24 @@ nothing but the CUDA driver (ctypes on libcuda.so.1) and numpy:
 
   python3 scripts/device-run.py BUNDLE [--iters 20] [--warmup 3]
                                 [--only REGEX] [--no-bench] [--progress FILE]
+                                [--case-timeout 20] [--max-lost 6]
 
---only keeps the checks and bench plans whose names match REGEX (none
-matching is an error); --no-bench skips the bench plans (as under
-compute-sanitizer, scripts/device-check.sh); --progress appends each case's
-name to FILE before it runs (after a hang, the last line names the case).
+Order: the checks, the quantize bench plans, then the GEMM bench plans,
+the default schedules first. --only keeps the checks and bench plans whose
+names match REGEX (none matching is an error); --no-bench skips the bench
+plans (as under compute-sanitizer, scripts/device-check.sh); --progress
+appends each case's name to FILE before it runs.
+
+The cases run in a worker process watched by this one: a check that has not
+finished after --case-timeout seconds (a bench plan: 3x) is a kernel that
+hangs (a barrier protocol gone wrong): the worker is killed, the case
+reported "LOST", and a new worker goes on after it (the GPU is usable again
+once the process is gone), skipping the GEMM bench plans of the lost GEMM
+check's family and schedule options (pers, mc, pp); likewise after a sticky
+CUDA error (an illegal address: the context is unusable), reported as the
+case's failure. After --max-lost lost cases the rest is not run.
+--case-timeout 0 runs everything in this process without a watchdog (under
+compute-sanitizer); a sticky error then ends the run.
 Exit code 1 if any check fails or the device is unusable."""
 
 import argparse
@@ -24,9 +37,27 @@ import ctypes
 import json
 import os
 import re
+import select
+import signal
+import subprocess
 import sys
+import tempfile
+import time
 
 import numpy as np
+
+
+# CUDA errors after which the context is unusable (every later call fails):
+# illegal address, launch timeout, assert, stack error, illegal
+# instruction, misaligned address, invalid address space, invalid PC,
+# launch failed.
+STICKY_ERRORS = {700, 702, 710, 714, 715, 716, 717, 718, 719}
+
+
+class CudaError(RuntimeError):
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
 
 
 class Cuda:
@@ -50,7 +81,8 @@ class Cuda:
         if result != 0:
             text = ctypes.c_char_p()
             self.lib.cuGetErrorString(result, ctypes.byref(text))
-            raise RuntimeError(f"{fn} failed: {text.value.decode() if text.value else result}")
+            raise CudaError(f"{fn} failed: {text.value.decode() if text.value else result}",
+                            result)
 
     def malloc(self, n):
         p = ctypes.c_uint64()
@@ -170,17 +202,26 @@ class Plan:
                              [self.buffers[a] for a in s["args"]], s.get("shared", 0))
         self.maps_ready = True
 
-    def free(self):
-        for p in self.buffers:
-            self.cuda.free(p)
-        self.cuda.call("cuModuleUnload", self.module)
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        """Frees the buffers and the module. After an error the freeing may
+        fail too (a lost context): the first error is the one reported."""
+        try:
+            for p in self.buffers:
+                self.cuda.free(p)
+            self.cuda.call("cuModuleUnload", self.module)
+        except CudaError:
+            if kind is None:
+                raise
+        return False
 
 
 def check(cuda, directory):
     with open(os.path.join(directory, "case.json")) as f:
         case = json.load(f)
-    plan = Plan(cuda, directory)
-    try:
+    with Plan(cuda, directory) as plan:
         for i in range(case["inputs"]):
             buf, p = plan.argument(i)
             cuda.to_device(p, np.load(os.path.join(directory, f"in{i}.npy")))
@@ -222,19 +263,27 @@ def check(cuda, directory):
                                 f"{k}: got {got[k] if not case.get('nan_equal') else g[k]!r}, "
                                 f"expected {want_bytes[k] if not case.get('nan_equal') else w[k]!r}")
         return problems
-    finally:
-        plan.free()
+
+
+_RANDOM_BF16 = {}
+
+
+def random_bf16(n):
+    """n random normal bf16 values (bits), made once per n: the 16384^2
+    inputs take seconds of host time, and 18 plans share each size."""
+    if n not in _RANDOM_BF16:
+        x = np.random.default_rng(1).standard_normal(n, dtype=np.float32)
+        _RANDOM_BF16.clear()
+        _RANDOM_BF16[n] = (x.view(np.uint32) >> 16).astype(np.uint16)
+    return _RANDOM_BF16[n]
 
 
 def bench(cuda, directory, iters, warmup):
     with open(os.path.join(directory, "case.json")) as f:
         case = json.load(f)
-    plan = Plan(cuda, directory)
-    try:
+    with Plan(cuda, directory) as plan:
         buf, p = plan.argument(0)
-        rng = np.random.default_rng(1)
-        x = rng.standard_normal(buf["bytes"] // 2, dtype=np.float32)
-        cuda.to_device(p, (x.view(np.uint32) >> 16).astype(np.uint16))
+        cuda.to_device(p, random_bf16(buf["bytes"] // 2))
         if case["inputs"] == 3:  # delayed: scale 1, amax state 0
             cuda.to_device(plan.argument(1)[1], np.array([1.0], np.float32))
             cuda.to_device(plan.argument(2)[1], np.array([0.0], np.float32))
@@ -243,8 +292,6 @@ def bench(cuda, directory, iters, warmup):
         ms = cuda.time_ms(lambda: plan.run(kernels_only=True), iters, warmup)
         kernels = sum(1 for s in plan.plan["steps"] if "kernel" in s)
         return case, moved, ms, kernels
-    finally:
-        plan.free()
 
 
 def gemm_bench(cuda, directory, iters, warmup):
@@ -252,8 +299,7 @@ def gemm_bench(cuda, directory, iters, warmup):
     input buffer of 4-byte elements after an operand's data)."""
     with open(os.path.join(directory, "case.json")) as f:
         case = json.load(f)
-    plan = Plan(cuda, directory)
-    try:
+    with Plan(cuda, directory) as plan:
         rng = np.random.default_rng(1)
         family = case.get("family", "fp8_current")
         per_operand = 3 if family == "nvfp4" else 2  # data, scales (, amax)
@@ -275,8 +321,6 @@ def gemm_bench(cuda, directory, iters, warmup):
         ms = cuda.time_ms(lambda: plan.run(kernels_only=True), iters, warmup)
         m, n, k = case["gemm"]
         return case, ms, 2.0 * m * n * k / (ms * 1e9)
-    finally:
-        plan.free()
 
 
 def copy_gbs(cuda, nbytes, iters, warmup):
@@ -285,6 +329,335 @@ def copy_gbs(cuda, nbytes, iters, warmup):
     cuda.free(a)
     cuda.free(b)
     return 2 * nbytes / (ms * 1e6)
+
+
+
+SCHEDULE_TOKEN = re.compile(r"-(pers|mc)[0-9]+|-(pp)")
+
+
+def check_schedule(name):
+    """(family, schedule options) of a GEMM check's name
+    (gemm30-fp8_current-fprop_TN-384x384x400-bf16-pers5: fp8_current,
+    {"pers"}); None for a quantize check."""
+    m = re.match(r"gemm[0-9]+-([a-z0-9_]+)-", name)
+    if not m:
+        return None
+    tail = name.split("-", 5)[-1]
+    return m.group(1), {a or b for a, b in SCHEDULE_TOKEN.findall(tail)}
+
+
+def plan_schedule(case):
+    """(family, schedule options) of a GEMM bench plan's case.json."""
+    options = {k for k, key in (("pers", "persistent"), ("mc", "cluster")) if case.get(key)}
+    if case.get("schedule") == "pingpong":
+        options.add("pp")
+    return case.get("family", "fp8_current"), options
+
+
+def work_list(bundle, only, no_bench):
+    """[(kind, name)] in the order they run: the checks, the quantize bench
+    plans, then the GEMM plans with the defaults first (the comparison with
+    cuBLASLt), then one option, then combinations: a schedule that hangs
+    costs the least there."""
+    pattern = re.compile(only) if only else None
+
+    def listing(sub):
+        d = os.path.join(bundle, sub)
+        names = sorted(os.listdir(d)) if os.path.isdir(d) else []
+        return [n for n in names if not pattern or pattern.search(n)]
+    work = [("check", n) for n in listing("check")]
+    if no_bench:
+        return work
+    plans = listing("bench")
+    work += [("quantize", n) for n in plans if not n.startswith("gemm-")]
+    cases = {}
+    for n in plans:
+        if n.startswith("gemm-"):
+            with open(os.path.join(bundle, "bench", n, "case.json")) as f:
+                cases[n] = json.load(f)
+    options = ("tile_n", "persistent", "cluster", "schedule")
+    work += [("gemm", n) for n in sorted(cases, key=lambda n: (
+        sum(bool(cases[n].get(k)) for k in options), n))]
+    return work
+
+
+class Report:
+    """Prints the results as they come (from this process or from worker
+    processes): FAIL / LOST / SKIP lines, the checks' count, the quantize
+    table (sorted, once its plans are done), the GEMM table (row by row) and
+    its schedule summary."""
+    PHASES = ("check", "quantize", "gemm")
+
+    def __init__(self, work, progress=None):
+        self.kind = dict((name, kind) for kind, name in work)
+        self.checks = sum(1 for kind, _ in work if kind == "check")
+        self.progress = progress
+        self.phase = -1
+        self.failures = 0
+        self.passed = 0
+        self.lost = []
+        self.rows = []
+        self.schedules = {}  # (shape, scaling) -> [(schedule, TFLOP/s)], the default first
+        self.device_name = None
+
+    def device(self, name):
+        if self.device_name is None:
+            print(f"device: {name}")
+        self.device_name = name
+
+    def start(self, name):
+        if self.progress:
+            with open(self.progress, "a") as f:
+                f.write(name + "\n")
+        self._enter(self.PHASES.index(self.kind[name]))
+
+    def _enter(self, phase):
+        while self.phase < phase:
+            if self.phase >= 0:
+                self._close(self.PHASES[self.phase])
+            self.phase += 1
+
+    def _close(self, phase):
+        if phase == "check":
+            print(f"checks: {self.passed} of {self.checks} as the numpy reference says "
+                  f"(quantize/dequantize bit-exact, GEMM within its bound)")
+        order = {"row": 0, "col": 1, "both": 2}
+        if phase == "quantize" and self.rows:
+            print(f"{'family':<16} {'usage':<5} {'size':>6} {'kernels':>7} {'MiB':>6} "
+                  f"{'time us':>9} {'GB/s':>7} {'copy GB/s':>9} {'ratio':>7}")
+            for r in sorted(self.rows, key=lambda r: (r[2], r[0], order[r[1]])):
+                print(f"{r[0]:<16} {r[1]:<5} {r[2]:>6} {r[3]:>7} {r[4]:>6.0f} {r[5]:>9.1f} "
+                      f"{r[6]:>7.0f} {r[7]:>9.0f} {r[8]:>6.1f}%")
+        if phase == "gemm":
+            self._schedule_summary()
+
+    def _schedule_summary(self):
+        # Which schedule (qs.gemm_tile_n / _persistent / _cluster /
+        # _schedule) wins where there is a choice: what the defaults should
+        # become (docs/GPU.md).
+        choices = {k: v for k, v in self.schedules.items()
+                   if len(v) > 1 and v[0][0] == "default"}
+        if choices:
+            print("GEMM schedules: the fastest per shape and scaling, against the default")
+        for (shape, scaling), entries in choices.items():
+            base = entries[0][1]
+            best = max(entries, key=lambda e: e[1])  # ties: the first, the default
+            gain = f"{100 * (best[1] / base - 1):+.1f}%" if base > 0 else "n/a"
+            print(f"{shape:<28} {scaling:<22} {best[0]:<14} {best[1]:>8.1f} TFLOP/s "
+                  f"(default {base:.1f}, {gain}; tried: {', '.join(e[0] for e in entries)})")
+
+    def check(self, name, problems):
+        if problems:
+            self.failures += 1
+            print(f"FAIL {name}: " + "; ".join(problems))
+        else:
+            self.passed += 1
+
+    def failed(self, name, error):
+        self.failures += 1
+        print(f"FAIL {'bench ' if self.kind[name] != 'check' else ''}{name}: {error}")
+
+    def lost_case(self, name, why):
+        self.failures += 1
+        self.lost.append(name)
+        print(f"LOST {name}: {why}")
+
+    def skipped(self, name, why):
+        print(f"SKIP {name}: {why}")
+
+    def quantize(self, name, case, moved, ms, kernels, copy):
+        gbs = moved / (ms * 1e6)
+        self.rows.append((case["family"], case["usage"], case["n"], kernels, moved / 2**20,
+                          ms * 1000, gbs, copy, 100 * gbs / copy))
+
+    def gemm(self, name, case, ms, tflops):
+        scaling = {"fp8_block": "1x128*128^2", "mxfp8": "mxfp8",
+                   "nvfp4": "nvfp4"}.get(case.get("family"), "per-tensor")
+        if case.get("layout", "TN") != "TN":
+            scaling += " " + case["layout"]
+        schedule = " ".join(([f"p{case['persistent']}"] if case.get("persistent") else [])
+                            + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
+                            + (["pp"] if case.get("schedule") == "pingpong" else [])
+                            + ([f"tile{case['tile_n']}"] if case.get("tile_n") else []))
+        shape = "x".join(map(str, case["gemm"]))
+        if not self.schedules:
+            print(f"{'GEMM (FP8 E4M3, bf16 out)':<28} {'scaling':<22} {'tile N':>6} "
+                  f"{'time us':>9} {'TFLOP/s':>8}")
+        entries = self.schedules.setdefault((shape, scaling), [])
+        entries.insert(0 if not schedule else len(entries), (schedule or "default", tflops))
+        label = scaling + "".join(f" {s}" for s in schedule.split() if not s.startswith("tile"))
+        print(f"{shape:<28} {label:<22} {case['tile_n'] or 'auto':>6} "
+              f"{ms * 1000:>9.1f} {tflops:>8.1f}")
+
+    def finish(self):
+        self._enter(len(self.PHASES))
+        if self.lost:
+            print(f"device-run: {len(self.lost)} case(s) did not finish: {', '.join(self.lost)}")
+        return 1 if self.failures else 0
+
+
+def run_work(cuda, bundle, work, args, emit):
+    """Runs `work` in order, emit(method, *arguments) for the Report. Returns
+    the name of the case after which the CUDA context is lost (a sticky
+    error: nothing more can run in this process), else None."""
+    copies = {}
+    for kind, name in work:
+        emit("start", name)
+        directory = os.path.join(bundle, "check" if kind == "check" else "bench", name)
+        try:
+            if kind == "check":
+                emit("check", name, check(cuda, directory))
+            elif kind == "gemm":
+                emit("gemm", name, *gemm_bench(cuda, directory, args.iters, args.warmup))
+            else:
+                case, moved, ms, kernels = bench(cuda, directory, args.iters, args.warmup)
+                n = case["n"]
+                if n not in copies:
+                    copies[n] = copy_gbs(cuda, n * n * 2, args.iters, args.warmup)
+                emit("quantize", name, case, moved, ms, kernels, copies[n])
+        except CudaError as error:
+            emit("failed", name, str(error))
+            if error.code in STICKY_ERRORS:
+                return name
+        except RuntimeError as error:
+            emit("failed", name, str(error))
+    return None
+
+
+WORKER_RECORD = "@device-run "
+CONTEXT_LOST = 3  # a worker's exit code after a sticky CUDA error
+NO_DEVICE = 2  # ... when it finds no usable device (it says why)
+
+
+def worker(args):
+    """--worker: runs the [kind, name] list in args.worker, one JSON record
+    per line on stdout for the supervising process."""
+    with open(args.worker) as f:
+        work = [tuple(w) for w in json.load(f)]
+
+    def emit(*record):
+        sys.stdout.write(WORKER_RECORD + json.dumps(record) + "\n")
+        sys.stdout.flush()
+    try:
+        cuda = Cuda()
+    except (OSError, RuntimeError) as error:
+        print(f"device-run: no usable CUDA device ({error})", flush=True)
+        return NO_DEVICE
+    emit("device", cuda.name)
+    return CONTEXT_LOST if run_work(cuda, args.bundle, work, args, emit) else 0
+
+
+def kill_with_parent():
+    """The worker dies with the supervisor (a hung kernel must not keep the
+    GPU busy after the supervisor was stopped): PR_SET_PDEATHSIG."""
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def supervise(args, work, report):
+    """Runs `work` in worker processes: one that has not finished a check in
+    --case-timeout seconds (a bench plan: three times that) is killed, the
+    case reported LOST, and a new worker goes on after it, skipping the GEMM
+    bench plans with the family and the schedule options of a lost GEMM
+    check (they would hang too). A sticky CUDA error ends a worker the
+    same way (its failure already reported). Stops after --max-lost.
+    False if the first worker found no usable device."""
+    timeouts = {"check": args.case_timeout, "quantize": 3 * args.case_timeout,
+                "gemm": 3 * args.case_timeout}
+    families = {}  # GEMM bench plan -> (family, options)
+    for kind, name in work:
+        if kind == "gemm":
+            with open(os.path.join(args.bundle, "bench", name, "case.json")) as f:
+                families[name] = plan_schedule(json.load(f))
+    hung_schedules = []
+    remaining = list(work)
+    worker = {"proc": None}
+
+    def stop(signum, frame):
+        if worker["proc"]:
+            worker["proc"].kill()
+        print(f"device-run: stopped by signal {signum}")
+        report.finish()
+        sys.stdout.flush()
+        os._exit(124)
+    signal.signal(signal.SIGTERM, stop)
+    with tempfile.TemporaryDirectory() as tmp:
+        list_path = os.path.join(tmp, "work.json")
+        while remaining:
+            with open(list_path, "w") as f:
+                json.dump(remaining, f)
+            command = [sys.executable, os.path.abspath(__file__), args.bundle, "--worker",
+                       list_path, "--iters", str(args.iters), "--warmup", str(args.warmup)]
+            proc = subprocess.Popen(command, stdout=subprocess.PIPE, preexec_fn=kill_with_parent)
+            worker["proc"] = proc
+            current, last, pending = None, None, b""
+            deadline = time.monotonic() + timeouts["gemm"]  # starting up
+            hung = False
+            while True:
+                ready, _, _ = select.select([proc.stdout], [], [],
+                                            max(0.0, deadline - time.monotonic()))
+                if not ready:
+                    hung = True
+                    proc.kill()
+                    break
+                chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                if not chunk:
+                    break
+                pending += chunk
+                while b"\n" in pending:
+                    line, pending = pending.split(b"\n", 1)
+                    text = line.decode(errors="replace")
+                    if not text.startswith(WORKER_RECORD):
+                        print(text)
+                        continue
+                    method, *arguments = json.loads(text[len(WORKER_RECORD):])
+                    getattr(report, method)(*arguments)
+                    if method == "start":
+                        current = last = arguments[0]
+                        deadline = time.monotonic() + timeouts[report.kind[current]]
+                    elif method != "device":
+                        current = None
+                        deadline = time.monotonic() + timeouts["gemm"]
+            code = proc.wait()
+            worker["proc"] = None
+            sys.stdout.flush()
+            if current is not None:
+                seconds = timeouts[report.kind[current]]
+                report.lost_case(current, f"no result after {seconds} s: killed (a hang?)"
+                                 if hung else f"its worker process exited with code {code}")
+                schedule = check_schedule(current)
+                if schedule and schedule[1]:
+                    hung_schedules.append((current, schedule))
+            elif code == NO_DEVICE and last is None:
+                return False
+            elif hung or (code not in (0, CONTEXT_LOST)):
+                print(f"device-run: the worker process "
+                      + (f"did not start in {timeouts['gemm']} s" if hung else
+                         f"exited with code {code}") + ": nothing more runs")
+                report.failures += 1
+                return True
+            if last is None:  # the worker did not get to any case
+                return True
+            done = [n for _, n in remaining].index(last) + 1
+            remaining = remaining[done:]
+            if len(report.lost) >= args.max_lost and remaining:
+                print(f"device-run: {len(report.lost)} cases did not finish; the remaining "
+                      f"{len(remaining)} are not run")
+                return True
+            kept = []
+            for kind, name in remaining:
+                same = [c for c, (family, options) in hung_schedules
+                        if kind == "gemm" and families[name][0] == family
+                        and options <= families[name][1]]
+                if same:
+                    report.skipped(name, f"the GEMM check {same[0]} with its family and schedule "
+                                   f"did not finish")
+                else:
+                    kept.append((kind, name))
+            remaining = kept
+    return True
 
 
 def main():
@@ -296,106 +669,38 @@ def main():
     parser.add_argument("--only", help="regular expression of the case and plan names to run")
     parser.add_argument("--no-bench", action="store_true", help="checks only")
     parser.add_argument("--progress", help="file to append each case's name to before it runs")
+    parser.add_argument("--case-timeout", type=float, default=20,
+                        help="seconds a check may take (bench plans: 3x) before its worker "
+                             "process is killed; 0: everything in this process, no watchdog")
+    parser.add_argument("--max-lost", type=int, default=6,
+                        help="stop after this many cases did not finish")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-
-    def starting(name):
-        if args.progress:
-            with open(args.progress, "a") as f:
-                f.write(name + "\n")
-    only = re.compile(args.only) if args.only else None
-
-    def listing(directory):
-        names = sorted(os.listdir(directory)) if os.path.isdir(directory) else []
-        return [n for n in names if not only or only.search(n)]
+    if args.worker:
+        return worker(args)
+    work = work_list(args.bundle, args.only, args.no_bench)
+    if not work:
+        print(f"device-run: no check or bench plan in {args.bundle}"
+              + (f" matches --only {args.only!r}" if args.only else
+                 " (a bundle is made by scripts/device_bundle.py)"))
+        return 1
+    report = Report(work, args.progress)
+    if args.case_timeout > 0:
+        return report.finish() if supervise(args, work, report) else 1
     try:
         cuda = Cuda()
     except (OSError, RuntimeError) as error:
         print(f"device-run: no usable CUDA device ({error})")
         return 1
-    print(f"device: {cuda.name}")
-    failures = 0
-    check_dir = os.path.join(args.bundle, "check")
-    bench_dir = os.path.join(args.bundle, "bench")
-    cases = listing(check_dir)
-    plans = [] if args.no_bench else listing(bench_dir)
-    if only and not cases and not plans:
-        print(f"device-run: no check or bench plan in {args.bundle} matches --only {args.only!r}")
-        return 1
-    for name in cases:
-        starting(name)
-        try:
-            problems = check(cuda, os.path.join(check_dir, name))
-        except RuntimeError as error:
-            problems = [str(error)]
-        if problems:
-            failures += 1
-            print(f"FAIL {name}: " + "; ".join(problems))
-    print(f"checks: {len(cases) - failures} of {len(cases)} as the numpy reference says "
-          f"(quantize/dequantize bit-exact, GEMM within its bound)")
-    gemms = [p for p in plans if p.startswith("gemm-")]
-    plans = [p for p in plans if not p.startswith("gemm-")]
-    if gemms:
-        print(f"{'GEMM (FP8 E4M3, bf16 out)':<28} {'scaling':<22} {'tile N':>6} {'time us':>9} "
-              f"{'TFLOP/s':>8}")
-    schedules = {}  # (shape, scaling) -> [(schedule, TFLOP/s)], the default first
-    for name in gemms:
-        starting(name)
-        try:
-            case, ms, tflops = gemm_bench(cuda, os.path.join(bench_dir, name), args.iters,
-                                          args.warmup)
-        except RuntimeError as error:
-            failures += 1
-            print(f"FAIL bench {name}: {error}")
-            continue
-        scaling = {"fp8_block": "1x128*128^2", "mxfp8": "mxfp8",
-                   "nvfp4": "nvfp4"}.get(case.get("family"), "per-tensor")
-        if case.get("layout", "TN") != "TN":
-            scaling += " " + case["layout"]
-        schedule = " ".join(([f"p{case['persistent']}"] if case.get("persistent") else [])
-                            + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
-                            + (["pp"] if case.get("schedule") == "pingpong" else [])
-                            + ([f"tile{case['tile_n']}"] if case.get("tile_n") else []))
-        shape = "x".join(map(str, case["gemm"]))
-        entries = schedules.setdefault((shape, scaling), [])
-        entries.insert(0 if not schedule else len(entries), (schedule or "default", tflops))
-        label = scaling + "".join(f" {s}" for s in schedule.split() if not s.startswith("tile"))
-        print(f"{shape:<28} {label:<22} {case['tile_n'] or 'auto':>6} "
-              f"{ms * 1000:>9.1f} {tflops:>8.1f}")
-    # Which schedule (qs.gemm_tile_n / _persistent / _cluster) wins where
-    # there is a choice: what the defaults should become (docs/GPU.md).
-    choices = {k: v for k, v in schedules.items() if len(v) > 1 and v[0][0] == "default"}
-    if choices:
-        print("GEMM schedules: the fastest per shape and scaling, against the default")
-    for (shape, scaling), entries in choices.items():
-        base = entries[0][1]
-        best = max(entries, key=lambda e: e[1])  # ties: the first, the default
-        gain = f"{100 * (best[1] / base - 1):+.1f}%" if base > 0 else "n/a"
-        print(f"{shape:<28} {scaling:<22} {best[0]:<14} {best[1]:>8.1f} TFLOP/s "
-              f"(default {base:.1f}, {gain}; tried: {', '.join(e[0] for e in entries)})")
-    if plans:
-        print(f"{'family':<16} {'usage':<5} {'size':>6} {'kernels':>7} {'MiB':>6} {'time us':>9} "
-              f"{'GB/s':>7} {'copy GB/s':>9} {'ratio':>7}")
-    copies = {}
-    rows = []
-    for name in plans:
-        starting(name)
-        try:
-            case, moved, ms, kernels = bench(cuda, os.path.join(bench_dir, name), args.iters, args.warmup)
-        except RuntimeError as error:
-            failures += 1
-            print(f"FAIL bench {name}: {error}")
-            continue
-        n = case["n"]
-        if n not in copies:
-            copies[n] = copy_gbs(cuda, n * n * 2, args.iters, args.warmup)
-        gbs = moved / (ms * 1e6)
-        rows.append((case["family"], case["usage"], n, kernels, moved / 2**20, ms * 1000, gbs,
-                     copies[n], 100 * gbs / copies[n]))
-    order = {"row": 0, "col": 1, "both": 2}
-    for r in sorted(rows, key=lambda r: (r[2], r[0], order[r[1]])):
-        print(f"{r[0]:<16} {r[1]:<5} {r[2]:>6} {r[3]:>7} {r[4]:>6.0f} {r[5]:>9.1f} {r[6]:>7.0f} "
-              f"{r[7]:>9.0f} {r[8]:>6.1f}%")
-    return 1 if failures else 0
+    report.device(cuda.name)
+    lost_after = run_work(cuda, args.bundle, work, args,
+                          lambda method, *a: getattr(report, method)(*a))
+    if lost_after:
+        left = len(work) - [n for _, n in work].index(lost_after) - 1
+        print(f"device-run: the CUDA context is lost after {lost_after}: the remaining {left} "
+              f"are not run (with --case-timeout, a new process goes on after it)")
+        report.failures += 1
+    return report.finish()
 
 
 if __name__ == "__main__":

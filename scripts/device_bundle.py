@@ -9,13 +9,18 @@ reference expects. scripts/device-run.py replays it all on the device.
   scripts/device_bundle.py OUT_DIR [--chip sm_90a] [--bench-sizes 4096,8192,16384]
                            [--gemm-bench 8192x8192x8192,...]
 
+OUT_DIR is emptied first if it holds an earlier bundle (check/ and bench/
+only); any other non-empty directory is an error.
+
 Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,in*.npy,want*.npy,[tol0.npy],case.json}
         OUT_DIR/bench/<family>-<usage>-<n>/{plan.json,kernels.bin,case.json}
-        OUT_DIR/bench/gemm-<m>x<n>x<k>[-tile<N>]/{plan.json,kernels.bin,case.json}"""
+        OUT_DIR/bench/gemm-<m>x<n>x<k>[-<schedule>...]/{plan.json,kernels.bin,case.json}"""
 
 import argparse
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 
@@ -153,6 +158,20 @@ def export(module_text, directory, chip, fmt):
     os.remove(path)
 
 
+def fresh_directory(out):
+    """Empties OUT (device-run.py replays every case under it: a case left
+    from an earlier bundle would run and count as well) if it holds nothing
+    but a bundle's check/ and bench/; any other non-empty OUT is an error."""
+    if os.path.isdir(out) and os.listdir(out):
+        others = sorted(set(os.listdir(out)) - {"check", "bench"})
+        if others:
+            sys.exit(f"device_bundle: {out} is not empty and not a bundle (it holds "
+                     f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''}): "
+                     f"choose another directory")
+        shutil.rmtree(out)
+    os.makedirs(out)
+
+
 def quantize_module(shape, nominal, q, chip):
     t, qt = h.ttype(shape, nominal), h.qtype(shape, nominal, q)
     return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
@@ -172,18 +191,27 @@ def main():
                              "also with each tile width, the first two also FP8 block")
     parser.add_argument("--limit-checks", type=int, default=None,
                         help="only the first N quantize and N dequantize checks (tests)")
+    parser.add_argument("--checks", help="only the checks whose names match this regular "
+                        "expression (tests)")
     parser.add_argument("--limit-mib", type=float, default=BUNDLE_LIMIT_MIB,
                         help="fail when the bundle is larger (default: %(default)s MiB; the "
                              "device tool carries 64 MiB with the working tree)")
     args = parser.parse_args()
+    fresh_directory(args.out)
+    checks = re.compile(args.checks) if args.checks else None
+
+    def wanted(directory):
+        return not checks or checks.search(os.path.basename(directory))
     rng = np.random.default_rng(2026)
     count = 0
     for i, (family, params, shape, nominal, usage) in enumerate(CHECKS[:args.limit_checks]):
+        d = os.path.join(args.out, "check", f"{i:03d}-{family}-{usage}-{'x'.join(map(str, shape))}-{nominal}")
+        if not wanted(d):
+            continue
         q = h.quantizer(family, **params)
         x = h.random_input(rng, shape, nominal)
         with np.errstate(all="ignore"):
             expected, _ = ref.quantize(x, q, nominal, chip_tn_only=args.chip != "sm_100a")
-        d = os.path.join(args.out, "check", f"{i:03d}-{family}-{usage}-{'x'.join(map(str, shape))}-{nominal}")
         export(quantize_module(shape, nominal, q, args.chip), d, args.chip, args.format)
         np.save(os.path.join(d, "in0.npy"), h.to_npy(x, nominal))
         for j, (name, want) in enumerate(expected.items()):
@@ -194,6 +222,9 @@ def main():
         count += 1
     # Dequantize: reference inner tensors in, the reference's values out.
     for i, (family, params, shape) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):
+        d = os.path.join(args.out, "check", f"dq{i:02d}-{family}-{'x'.join(map(str, shape))}")
+        if not wanted(d):
+            continue
         q = h.quantizer(family, **params)
         x = h.random_input(rng, shape, "bf16")
         with np.errstate(all="ignore"):
@@ -203,7 +234,6 @@ def main():
         text = (f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
                 f"func.func @f(%q: {qt}) -> {t} {{\n  %x = qs.dequantize %q : {qt} -> {t}\n"
                 f"  return %x : {t}\n}}\n}}\n")
-        d = os.path.join(args.out, "check", f"dq{i:02d}-{family}-{'x'.join(map(str, shape))}")
         export(text, d, args.chip, args.format)
         for j, b in enumerate(h.npy_inputs(buffers)):
             np.save(os.path.join(d, f"in{j}.npy"), b)
@@ -217,15 +247,17 @@ def main():
         for i, (family, layout, out, m, n, k, bias, acc, tile, *extra) in enumerate(
                 GEMM_CHECKS[:args.limit_checks]):
             persistent, cluster, schedule = (list(extra) + [None] * 3)[:3]
-            case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
-                             accumulate=acc, tile_n=tile, chip=args.chip,
-                             needed_usage_only=True, persistent=persistent, cluster=cluster,
-                             schedule=schedule)
             d = os.path.join(args.out, "check",
                              f"gemm{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-{out}"
                              + (f"-pers{persistent}" if persistent else "")
                              + (f"-mc{cluster}" if cluster else "")
                              + ("-pp" if schedule == "pingpong" else ""))
+            if not wanted(d):
+                continue
+            case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
+                             accumulate=acc, tile_n=tile, chip=args.chip,
+                             needed_usage_only=True, persistent=persistent, cluster=cluster,
+                             schedule=schedule)
             export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
             for j, x in enumerate(case.inputs):
                 np.save(os.path.join(d, f"in{j}.npy"), x)

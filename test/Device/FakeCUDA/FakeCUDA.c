@@ -10,6 +10,11 @@
  * are whatever the output buffers held (not checked).
  *
  * FAKE_CUDA_CC=major.minor sets the compute capability (default 9.0).
+ * FAKE_CUDA_HANG=TEXT: a launch whose log text ("NAME grid G block B smem
+ * S") contains TEXT never returns (a kernel that hangs).
+ * FAKE_CUDA_FAIL=TEXT: such a launch fails with CUDA_ERROR_ILLEGAL_ADDRESS
+ * (700), and so does every later call that a lost context fails: the error
+ * is sticky, as on a GPU.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -17,11 +22,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 
 static int major = 9, minor = 0;
+/* CUDA_ERROR_ILLEGAL_ADDRESS once a FAKE_CUDA_FAIL launch ran. */
+static CUresult sticky = 0;
 
 CUresult cuInit(unsigned flags) {
   (void)flags;
@@ -48,10 +56,10 @@ CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
   return 0;
 }
 CUresult cuCtxSetCurrent(void *context) { (void)context; return 0; }
-CUresult cuCtxSynchronize(void) { return 0; }
+CUresult cuCtxSynchronize(void) { return sticky; }
 CUresult cuGetErrorString(CUresult error, const char **text) {
-  (void)error;
-  *text = "fake CUDA error";
+  *text = error == 700 ? "an illegal memory access was encountered"
+                       : "fake CUDA error";
   return 0;
 }
 
@@ -99,10 +107,21 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
   /* Every kernel takes pointers (bare-pointer convention); the first one
      must be an allocation of this library or a host buffer, never null. */
   void *first = params ? *(void **)params[0] : NULL;
-  fprintf(stderr, "fake-cuda: launch %s grid %u block %u smem %u%s\n",
-          (const char *)function, gx, bx, smem,
+  char text[256];
+  snprintf(text, sizeof(text), "%s grid %u block %u smem %u",
+           (const char *)function, gx, bx, smem);
+  fprintf(stderr, "fake-cuda: launch %s%s\n", text,
           first ? "" : " NULL-ARGUMENT");
-  return 0;
+  if (sticky)
+    return sticky;
+  const char *hang = getenv("FAKE_CUDA_HANG");
+  if (hang && *hang && strstr(text, hang))
+    for (;;)
+      pause();
+  const char *fail = getenv("FAKE_CUDA_FAIL");
+  if (fail && *fail && strstr(text, fail))
+    sticky = 700;
+  return sticky;
 }
 CUresult cuStreamCreate(void **stream, unsigned flags) {
   (void)flags;
@@ -110,7 +129,7 @@ CUresult cuStreamCreate(void **stream, unsigned flags) {
   return 0;
 }
 CUresult cuStreamDestroy_v2(void *stream) { (void)stream; return 0; }
-CUresult cuStreamSynchronize(void *stream) { (void)stream; return 0; }
+CUresult cuStreamSynchronize(void *stream) { (void)stream; return sticky; }
 CUresult cuStreamWaitEvent(void *stream, void *event, unsigned flags) {
   (void)stream; (void)event; (void)flags;
   return 0;
@@ -125,7 +144,7 @@ CUresult cuEventRecord(void *event, void *stream) {
   (void)event; (void)stream;
   return 0;
 }
-CUresult cuEventSynchronize(void *event) { (void)event; return 0; }
+CUresult cuEventSynchronize(void *event) { (void)event; return sticky; }
 CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
   (void)start; (void)end;
   *ms = 1.0f;
@@ -141,7 +160,7 @@ CUresult cuMemAllocManaged(CUdeviceptr *p, size_t bytes, unsigned flags) {
 }
 CUresult cuMemFree_v2(CUdeviceptr p) {
   free((void *)(uintptr_t)p);
-  return 0;
+  return sticky;
 }
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
   memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
@@ -173,14 +192,20 @@ CUresult cuMemsetD32Async(CUdeviceptr p, unsigned value, size_t n,
 
 /* The explicit-direction copies scripts/device-run.py uses. */
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes) {
+  if (sticky)
+    return sticky;
   memcpy((void *)(uintptr_t)dst, src, bytes);
   return 0;
 }
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
+  if (sticky)
+    return sticky;
   memcpy(dst, (const void *)(uintptr_t)src, bytes);
   return 0;
 }
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  if (sticky)
+    return sticky;
   return cuMemcpy(dst, src, bytes);
 }
 
