@@ -1,7 +1,9 @@
 //===- QSToGPU.cpp - convert-qs-to-gpu -------------------------------------===//
 //
-// Rewrites buffer-level quantize/dequantize ops into kernel launches on
-// memrefs; the kernels themselves come from QuantizeKernels.cpp.
+// Rewrites buffer-level quantize, dequantize and GEMM ops into kernel
+// launches on memrefs; the kernels come from QuantizeKernels.cpp and
+// DequantizeKernels.cpp (plans and phases: QuantizePlan.h) and from
+// GemmKernels.cpp / GemmTcgen05.cpp.
 //
 //===----------------------------------------------------------------------===//
 

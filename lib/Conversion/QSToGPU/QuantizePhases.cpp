@@ -1,0 +1,545 @@
+//===- QuantizePhases.cpp - phases of the quantize kernels ----------------===//
+//
+// The pieces the quantize kernels are made of: the tile load into shared
+// memory, each scale family's block scale (E8M0, FP32 block, NVFP4's two
+// levels, per-tensor), the FP8/FP4 encodings (hardware conversions where
+// the chip has them, else the exact software path), and the row-wise,
+// column-wise, x-layout and 2-D amax phases over a tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../QSToLinalg/ReferenceBuilders.h"
+#include "QuantizePlan.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "qs/Dialect/QS/Utils/QuantizerMath.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+using namespace mlir::qs::gpuk::quant;
+
+//===----------------------------------------------------------------------===//
+// Kernel pieces
+//===----------------------------------------------------------------------===//
+
+Value quant::load1(KernelEnv &env, Value buf, Value i) {
+  return memref::LoadOp::create(env.b, env.loc, buf, ValueRange{i});
+}
+void quant::store1(KernelEnv &env, Value v, Value buf, Value i) {
+  Type elt = cast<MemRefType>(buf.getType()).getElementType();
+  if (v.getType() != elt)
+    v = arith::BitcastOp::create(env.b, env.loc, elt, v);
+  memref::StoreOp::create(env.b, env.loc, v, buf, ValueRange{i});
+}
+
+/// Stores i8 `bytes` at element `i` of `buf` (8-bit elements): one vector
+/// store when `aligned`, else byte stores, each guarded by `i + n < limit`
+/// when `limit` is set.
+static void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
+                       Value i, bool aligned, std::optional<int64_t> limit) {
+  OpBuilder &b = env.b;
+  Type elt = cast<MemRefType>(buf.getType()).getElementType();
+  int64_t n = bytes.size();
+  if (aligned && !limit) {
+    Value v = vector::FromElementsOp::create(
+        b, env.loc, VectorType::get({n}, b.getI8Type()), bytes);
+    if (!elt.isInteger(8))
+      v = arith::BitcastOp::create(b, env.loc, VectorType::get({n}, elt), v);
+    vector::StoreOp::create(b, env.loc, v, buf, ValueRange{i},
+                            /*nontemporal=*/false, llvm::MaybeAlign(n));
+    return;
+  }
+  for (int64_t t = 0; t < n; ++t) {
+    Value at = env.add(i, env.idx(t));
+    if (limit)
+      env.ifThen(env.lt(at, env.idx(*limit)),
+                 [&] { store1(env, bytes[t], buf, at); });
+    else
+      store1(env, bytes[t], buf, at);
+  }
+}
+
+/// Encodes 16 (FP8) or 16 (FP4, packed into 8 bytes) f32 values.
+static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
+                                 ArrayRef<Value> values) {
+  SmallVector<Value> bytes;
+  OpBuilder &b = env.b;
+  Type i8 = b.getI8Type();
+  for (size_t t = 0; t + 1 < values.size(); t += 2) {
+    if (r.fp4 && env.gpu && env.hardwareMx) {
+      // cvt.rn.satfinite.e2m1x2.f32 d, a, b: a in the upper nibble. TE's
+      // conversion on Blackwell (te-formats.md e2m1_rn_sat); the software
+      // path below gives the same codes for every finite input.
+      bytes.push_back(NVVM::ConvertF32x2ToF4x2Op::create(
+          b, env.loc, i8, values[t + 1], values[t], /*relu=*/false,
+          b.getType<Float4E2M1FNType>()));
+      continue;
+    }
+    if (r.fp4) {
+      Value lo = emitEncodeF32(b, env.loc, values[t], r.format);
+      Value hi = emitEncodeF32(b, env.loc, values[t + 1], r.format);
+      Value shifted = arith::ShLIOp::create(
+          b, env.loc, hi, arith::ConstantIntOp::create(b, env.loc, i8, 4));
+      bytes.push_back(arith::OrIOp::create(b, env.loc, lo, shifted));
+      continue;
+    }
+    auto [lo, hi] =
+        env.encodeFp8Pair(values[t], values[t + 1], r.format, r.fp8Type);
+    bytes.push_back(lo);
+    bytes.push_back(hi);
+  }
+  return bytes;
+}
+
+/// The per-tensor scale (delayed: the operand; current: from the amax).
+static Value perTensorScale(KernelEnv &env, const Plan &p) {
+  Value zero = env.idx(0);
+  if (p.delayed)
+    return load1(env, env.args[p.scaleOperandArg], zero);
+  Value amax = load1(env, env.args[p.amaxScratchArg], zero);
+  return ref::computeScaleFromAmax(env.b, env.loc, amax, p.fp8Max, p.pow2,
+                                   p.epsilon, FLT_MAX);
+}
+
+/// Computes the scale of one block from its amax, stores it, and returns
+/// the multiplier applied to the block's values before conversion.
+static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
+                        Value zRow, Value zBlock, Value tensorScale) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  switch (r.kind) {
+  case ScaleKind::PerTensor:
+    return tensorScale;
+  case ScaleKind::E8M0: {
+    Value pScaled =
+        arith::MulFOp::create(b, loc, amax, env.f32(1.0f / r.fp8Max));
+    // TE's float_to_e8m0: cvt.rp.satfinite.ue8m0x2.f32 on Blackwell (low
+    // byte: the second operand); elsewhere the integer path, which the
+    // spec gives the same result for every input, specials included.
+    Value e;
+    if (env.gpu && env.hardwareMx) {
+      MLIRContext *ctx = b.getContext();
+      Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+          b, loc, b.getI16Type(), pScaled, pScaled,
+          NVVM::FPRoundingModeAttr::get(ctx, NVVM::FPRoundingMode::RP),
+          NVVM::SaturationModeAttr::get(ctx, NVVM::SaturationMode::SATFINITE),
+          b.getBoolAttr(false), TypeAttr::get(b.getType<Float8E8M0FNUType>()));
+      e = arith::TruncIOp::create(b, loc, b.getI8Type(), pair);
+    } else {
+      e = emitE8M0Ceil(b, loc, pScaled);
+    }
+    store1(env, e, env.args[r.scaleArg], r.scaleIndex(env, zRow, zBlock));
+    return emitE8M0ReciprocalToF32(b, loc, e);
+  }
+  case ScaleKind::F32Block: {
+    Value s = ref::computeScaleFromAmax(b, loc, amax, r.fp8Max, r.pow2,
+                                        r.epsilon, r.valueForInf);
+    Value inv = arith::DivFOp::create(b, loc, env.f32(1.0f), s);
+    store1(env, inv, env.args[r.scaleArg], r.scaleIndex(env, zRow, zBlock));
+    return s;
+  }
+  case ScaleKind::NVFP4: {
+    Value g = load1(env, env.args[r.amaxArg], r.rowScaled ? zRow : env.idx(0));
+    Value sEnc = ref::nvfp4GlobalEncodeScale(b, loc, g);
+    Value factor = arith::MulFOp::create(b, loc, sEnc, env.f32(1.0f / 6.0f));
+    Value v = arith::MulFOp::create(b, loc, amax, factor);
+    v = arith::MinNumFOp::create(b, loc, v, env.f32(FLT_MAX));
+    SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
+    Value sf = emitEncodeF32(b, loc, v, e4m3);
+    store1(env, sf, env.args[r.scaleArg], r.scaleIndex(env, zRow, zBlock));
+    Value sDec = arith::DivFOp::create(b, loc, env.f32(1.0f), sEnc);
+    Value prod =
+        arith::MulFOp::create(b, loc, emitDecodeToF32(b, loc, sf, e4m3), sDec);
+    Value inv = arith::DivFOp::create(b, loc, env.f32(1.0f), prod);
+    return arith::MinNumFOp::create(b, loc, inv, env.f32(FLT_MAX));
+  }
+  }
+  llvm_unreachable("scale kind");
+}
+
+std::pair<Value, Value> quant::tileCoords(KernelEnv &env, const Tile &t) {
+  Value tile = env.blockId;
+  if (t.reversed)
+    tile = arith::SubIOp::create(env.b, env.loc, env.idx(t.grid - 1), tile);
+  return {env.div(tile, env.idx(t.tilesPerRow)),
+          env.rem(tile, env.idx(t.tilesPerRow))};
+}
+
+int64_t quant::vectorWidth(int64_t k, int64_t elemBytes) {
+  int64_t vec = 16 / elemBytes;
+  while (vec > 1 && k % vec != 0)
+    vec /= 2;
+  return vec;
+}
+
+Tile quant::makeTile(const Plan &p, ArrayRef<const Rep *> reps) {
+  Tile t;
+  t.elemBytes = p.nominal.getIntOrFloatBitWidth() / 8;
+  t.rows = 64;
+  t.cols = 64;
+  bool row = false, col = false;
+  for (const Rep *r : reps) {
+    if (r->columnwise) {
+      col = true;
+      t.rows = std::max(t.rows, r->block);
+    } else {
+      row = true;
+      t.cols = std::max(t.cols, r->block);
+    }
+  }
+  if (p.twoD) {
+    t.rows = std::max<int64_t>(64, p.twoD);
+    t.cols = std::max<int64_t>(64, p.twoD);
+  }
+  t.vec = vectorWidth(p.k, t.elemBytes);
+  t.ld = t.cols + 16 / t.elemBytes;
+  if (t.rows * t.ld * t.elemBytes > 48 * 1024) {
+    // Single-representation kernels only (see emitQuantize).
+    if (!col)
+      t.rows = 32;
+    if (!row)
+      t.cols = 32;
+    t.ld = t.cols + 16 / t.elemBytes;
+  }
+  t.tilesPerRow = ceilDiv(p.k, t.cols);
+  t.grid = ceilDiv(p.m, t.rows) * t.tilesPerRow;
+  return t;
+}
+
+SmallVector<Value> quant::readRow(KernelEnv &env, const Tile &t, Value smem,
+                                  Value offset, int64_t n, Type nominal) {
+  SmallVector<Value> values;
+  int64_t vec = std::min<int64_t>(t.vec, n);
+  for (int64_t c = 0; c < n; c += vec) {
+    Value at = env.add(offset, env.idx(c));
+    if (vec == 1) {
+      values.push_back(env.toF32(load1(env, smem, at)));
+      continue;
+    }
+    Value v = vector::LoadOp::create(
+        env.b, env.loc, VectorType::get({vec}, nominal), smem, ValueRange{at},
+        false, llvm::MaybeAlign(vec * t.elemBytes));
+    for (int64_t e = 0; e < vec; ++e)
+      values.push_back(env.toF32(
+          vector::ExtractOp::create(env.b, env.loc, v, ArrayRef<int64_t>{e})));
+  }
+  return values;
+}
+
+void quant::loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t) {
+  OpBuilder &b = env.b;
+  Value x = env.args[p.xArg], smem = env.shared[0];
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
+  int64_t perRow = t.cols / t.vec;
+  VectorType vt = VectorType::get({t.vec}, p.nominal);
+  if (p.delayed)
+    store1(env, env.f32(0.0f), env.shared[t.slots], env.threadId);
+  env.forEachUnit(t.rows * perRow, [&](Value u) {
+    Value r = env.div(u, env.idx(perRow));
+    Value cv = env.rem(u, env.idx(perRow));
+    Value gr = env.add(env.mul(tileRow, env.idx(t.rows)), r);
+    Value gc =
+        env.add(env.mul(tileCol, env.idx(t.cols)), env.mul(cv, env.idx(t.vec)));
+    Value inBounds =
+        env.land(env.lt(gr, env.idx(p.m)), env.lt(gc, env.idx(p.k)));
+    Value dst = env.add(env.mul(r, env.idx(t.ld)), env.mul(cv, env.idx(t.vec)));
+    auto ifOp = scf::IfOp::create(b, env.loc, vt, inBounds, true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value src = env.add(env.mul(gr, env.idx(p.k)), gc);
+      Value v =
+          vector::LoadOp::create(b, env.loc, vt, x, ValueRange{src}, false,
+                                 llvm::MaybeAlign(t.vec * t.elemBytes));
+      scf::YieldOp::create(b, env.loc, v);
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      Value zero = arith::ConstantOp::create(
+          b, env.loc, vt,
+          DenseElementsAttr::get(vt, b.getFloatAttr(p.nominal, 0.0)));
+      scf::YieldOp::create(b, env.loc, zero);
+    }
+    Value v = ifOp.getResult(0);
+    vector::StoreOp::create(b, env.loc, v, smem, ValueRange{dst}, false,
+                            llvm::MaybeAlign(t.vec * t.elemBytes));
+    if (p.delayed) {
+      Value slot = load1(env, env.shared[t.slots], env.threadId);
+      for (int64_t e = 0; e < t.vec; ++e)
+        slot = env.absMax(slot, env.toF32(vector::ExtractOp::create(
+                                    b, env.loc, v, ArrayRef<int64_t>{e})));
+      store1(env, slot, env.shared[t.slots], env.threadId);
+    }
+  });
+}
+
+/// Stores the codes of 16 consecutive elements, starting at element `first`
+/// of a z row that begins at element `rowStart` and has `rowLength`
+/// elements: one 16-byte (FP8) or 8-byte (packed FP4) vector store when the
+/// chunk lies inside the row and the row length keeps it aligned, else byte
+/// stores of the elements inside the row.
+static void storeChunk(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
+                       Value rowStart, Value first, int64_t rowLength, bool fp4,
+                       bool alwaysInside) {
+  auto vectorStore = [&] {
+    Value at = env.add(rowStart, first);
+    if (fp4)
+      at = env.div(at, env.idx(2));
+    storeBytes(env, bytes, buf, at, /*aligned=*/true, std::nullopt);
+  };
+  auto byteStores = [&] {
+    for (int64_t e = 0; e < static_cast<int64_t>(bytes.size()); ++e) {
+      Value element = env.add(first, env.idx(fp4 ? 2 * e : e));
+      env.ifThen(env.lt(element, env.idx(rowLength)), [&] {
+        Value at = env.add(rowStart, element);
+        if (fp4)
+          at = env.div(at, env.idx(2));
+        store1(env, bytes[e], buf, at);
+      });
+    }
+  };
+  if (rowLength % 16 != 0) {
+    // Unaligned rows: vector stores would be misaligned.
+    byteStores();
+    return;
+  }
+  if (alwaysInside) {
+    vectorStore();
+    return;
+  }
+  Value inside =
+      arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::ule,
+                            env.add(first, env.idx(16)), env.idx(rowLength));
+  env.ifThenElse(inside, vectorStore, byteStores);
+}
+
+SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x) {
+  SmallVector<Value> z;
+  SmallFloatFormat bf16 = SmallFloatFormat::bf16();
+  for (int j = 0; j < 16; ++j) {
+    Value sum = env.f32(0.0f);
+    for (int r = 0; r < 16; ++r) {
+      Value product = arith::MulFOp::create(env.b, env.loc, x[r],
+                                            env.f32(ref::nvfp4RHTEntry(r, j)));
+      sum = arith::AddFOp::create(env.b, env.loc, sum, product);
+    }
+    z.push_back(emitRoundToFormat(env.b, env.loc, sum, bf16));
+  }
+  return z;
+}
+
+void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
+                         const Rep &r) {
+  Value smem = env.shared[0];
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
+  int64_t perRow = t.cols / r.block;
+  Value tensorScale =
+      r.kind == ScaleKind::PerTensor ? perTensorScale(env, p) : Value();
+  env.forEachUnit(t.rows * perRow, [&](Value u) {
+    Value row = env.div(u, env.idx(perRow));
+    Value j = env.rem(u, env.idx(perRow));
+    Value gr = env.add(env.mul(tileRow, env.idx(t.rows)), row);
+    Value gBlock = env.add(env.mul(tileCol, env.idx(perRow)), j);
+    Value gc = env.mul(gBlock, env.idx(r.block));
+    Value valid = env.land(env.lt(gr, env.idx(p.m)), env.lt(gc, env.idx(p.k)));
+    env.ifThen(valid, [&] {
+      Value base =
+          env.add(env.mul(row, env.idx(t.ld)), env.mul(j, env.idx(r.block)));
+      Value amax;
+      if (p.twoD) {
+        // The 2-D block's amax (blockAmaxPhase).
+        Value bi = env.div(row, env.idx(p.twoD));
+        amax = load1(env, env.shared[t.blockAmax],
+                     env.add(env.mul(bi, env.idx(t.cols / p.twoD)), j));
+      } else if (r.kind != ScaleKind::PerTensor) {
+        // A loop over 16-element chunks (not unrolled here: a 128-long
+        // block would otherwise keep 128 values live).
+        int64_t chunk = std::min<int64_t>(16, r.block);
+        amax = env.loopReduce(
+            r.block / chunk, env.f32(0.0f), [&](Value i, Value acc) {
+              Value at = env.add(base, env.mul(i, env.idx(chunk)));
+              for (Value v : readRow(env, t, smem, at, chunk, p.nominal))
+                acc = env.absMax(acc, v);
+              return acc;
+            });
+      }
+      Value mult = blockScale(env, p, r, amax, gr, gBlock, tensorScale);
+      for (int64_t c = 0; c < r.block; c += 16) {
+        SmallVector<Value> values =
+            readRow(env, t, smem, env.add(base, env.idx(c)), 16, p.nominal);
+        for (Value &v : values)
+          v = arith::MulFOp::create(env.b, env.loc, v, mult);
+        SmallVector<Value> bytes = encode(env, r, values);
+        Value at = env.add(env.mul(gr, env.idx(p.k)), env.add(gc, env.idx(c)));
+        if (r.fp4)
+          at = env.div(at, env.idx(2));
+        // z row `gr`, elements gc + c ...: whole 16-element chunks go out
+        // with one vector store; a chunk crossing the row's end (partial
+        // blocks of unaligned shapes) byte by byte.
+        storeChunk(env, bytes, env.args[r.dataArg], env.mul(gr, env.idx(p.k)),
+                   env.add(gc, env.idx(c)), p.k, r.fp4, p.k % r.block == 0);
+      }
+    });
+  });
+}
+
+void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
+                            const Rep &r) {
+  Value smem = env.shared[0];
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
+  int64_t perCol = t.rows / r.block;
+  Value tensorScale =
+      r.kind == ScaleKind::PerTensor ? perTensorScale(env, p) : Value();
+  env.forEachUnit(t.cols * perCol, [&](Value u) {
+    Value c = env.rem(u, env.idx(t.cols));
+    Value i = env.div(u, env.idx(t.cols));
+    Value gc = env.add(env.mul(tileCol, env.idx(t.cols)), c);
+    Value gBlock = env.add(env.mul(tileRow, env.idx(perCol)), i);
+    Value gr0 = env.mul(gBlock, env.idx(r.block));
+    Value valid = env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m)));
+    env.ifThen(valid, [&] {
+      auto element = [&](int64_t rr) {
+        Value at =
+            env.add(env.mul(env.add(env.mul(i, env.idx(r.block)), env.idx(rr)),
+                            env.idx(t.ld)),
+                    c);
+        return env.toF32(load1(env, smem, at));
+      };
+      SmallVector<Value> transformed;
+      if (r.rht) {
+        SmallVector<Value> xs;
+        for (int64_t rr = 0; rr < 16; ++rr)
+          xs.push_back(element(rr));
+        transformed = rht16(env, xs);
+      }
+      auto value = [&](int64_t rr) {
+        return r.rht ? transformed[rr] : element(rr);
+      };
+      Value amax;
+      if (p.twoD) {
+        Value bj = env.div(c, env.idx(p.twoD));
+        amax = load1(env, env.shared[t.blockAmax],
+                     env.add(env.mul(i, env.idx(t.cols / p.twoD)), bj));
+      } else if (r.kind != ScaleKind::PerTensor && r.rht) {
+        amax = env.f32(0.0f);
+        for (int64_t rr = 0; rr < r.block; ++rr)
+          amax = env.absMax(amax, value(rr));
+      } else if (r.kind != ScaleKind::PerTensor) {
+        // A loop over 16-row chunks (see rowwisePhase).
+        int64_t chunk = std::min<int64_t>(16, r.block);
+        amax = env.loopReduce(
+            r.block / chunk, env.f32(0.0f), [&](Value ci, Value acc) {
+              for (int64_t rr = 0; rr < chunk; ++rr) {
+                Value row =
+                    env.add(env.mul(i, env.idx(r.block)),
+                            env.add(env.mul(ci, env.idx(chunk)), env.idx(rr)));
+                acc = env.absMax(
+                    acc,
+                    env.toF32(load1(env, smem,
+                                    env.add(env.mul(row, env.idx(t.ld)), c))));
+              }
+              return acc;
+            });
+      }
+      Value mult = blockScale(env, p, r, amax, gc, gBlock, tensorScale);
+      if (r.xLayout) {
+        // Codes in x's layout are written row by row by xLayoutEncodePhase.
+        store1(env, mult, env.shared[t.mults],
+               env.add(env.mul(i, env.idx(t.cols)), c));
+        return;
+      }
+      for (int64_t c0 = 0; c0 < r.block; c0 += 16) {
+        SmallVector<Value> values;
+        for (int64_t rr = 0; rr < 16; ++rr)
+          values.push_back(
+              arith::MulFOp::create(env.b, env.loc, value(c0 + rr), mult));
+        SmallVector<Value> bytes = encode(env, r, values);
+        // Transposed: z[gc, gr0 + c0 ...] at gc * M + gr0 + c0.
+        storeChunk(env, bytes, env.args[r.dataArg], env.mul(gc, env.idx(p.m)),
+                   env.add(gr0, env.idx(c0)), p.m, r.fp4, p.m % r.block == 0);
+      }
+    });
+  });
+}
+
+void quant::xLayoutEncodePhase(KernelEnv &env, const Plan &p, const Tile &t,
+                               const Rep &r) {
+  Value smem = env.shared[0], mults = env.shared[t.mults];
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
+  int64_t groups = t.cols / 16;
+  env.forEachUnit(t.rows * groups, [&](Value u) {
+    Value row = env.div(u, env.idx(groups));
+    Value g = env.rem(u, env.idx(groups));
+    Value gr = env.add(env.mul(tileRow, env.idx(t.rows)), row);
+    Value gc =
+        env.add(env.mul(tileCol, env.idx(t.cols)), env.mul(g, env.idx(16)));
+    Value valid = env.land(env.lt(gr, env.idx(p.m)), env.lt(gc, env.idx(p.k)));
+    env.ifThen(valid, [&] {
+      SmallVector<Value> values =
+          readRow(env, t, smem,
+                  env.add(env.mul(row, env.idx(t.ld)), env.mul(g, env.idx(16))),
+                  16, p.nominal);
+      Value multRow = env.mul(env.div(row, env.idx(r.block)), env.idx(t.cols));
+      for (auto [e, v] : llvm::enumerate(values)) {
+        Value m = load1(
+            env, mults,
+            env.add(multRow, env.add(env.mul(g, env.idx(16)), env.idx(e))));
+        v = arith::MulFOp::create(env.b, env.loc, v, m);
+      }
+      SmallVector<Value> bytes = encode(env, r, values);
+      storeBytes(env, bytes, env.args[r.dataArg],
+                 env.add(env.mul(gr, env.idx(p.k)), gc),
+                 /*aligned=*/p.k % 16 == 0, std::nullopt);
+    });
+  });
+}
+
+void quant::segmentAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
+  int64_t perRow = t.cols / p.twoD;
+  env.forEachUnit(t.rows * perRow, [&](Value u) {
+    Value row = env.div(u, env.idx(perRow));
+    Value j = env.rem(u, env.idx(perRow));
+    Value amax = env.f32(0.0f);
+    Value base =
+        env.add(env.mul(row, env.idx(t.ld)), env.mul(j, env.idx(p.twoD)));
+    for (Value v : readRow(env, t, env.shared[0], base, p.twoD, p.nominal))
+      amax = env.absMax(amax, v);
+    store1(env, amax, env.shared[t.segAmax], u);
+  });
+}
+
+void quant::blockAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
+  int64_t perRow = t.cols / p.twoD;
+  env.forEachUnit((t.rows / p.twoD) * perRow, [&](Value u) {
+    Value bi = env.div(u, env.idx(perRow));
+    Value bj = env.rem(u, env.idx(perRow));
+    Value amax = env.f32(0.0f);
+    for (int64_t rr = 0; rr < p.twoD; ++rr) {
+      Value row = env.add(env.mul(bi, env.idx(p.twoD)), env.idx(rr));
+      amax = arith::MaxNumFOp::create(
+          env.b, env.loc, amax,
+          load1(env, env.shared[t.segAmax],
+                env.add(env.mul(row, env.idx(perRow)), bj)));
+    }
+    store1(env, amax, env.shared[t.blockAmax], u);
+  });
+}
+
+void quant::scaleInvPhase(KernelEnv &env, const Plan &p) {
+  Value first =
+      env.land(arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::eq,
+                                     env.blockId, env.idx(0)),
+               arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::eq,
+                                     env.threadId, env.idx(0)));
+  env.ifThen(first, [&] {
+    Value s = perTensorScale(env, p);
+    store1(env, arith::DivFOp::create(env.b, env.loc, env.f32(1.0f), s),
+           env.args[p.scaleInvArg], env.idx(0));
+  });
+}

@@ -1,0 +1,149 @@
+//===- QuantizePlan.h - plans and phases of quantize kernels ---*- C++ -*-===//
+//
+// Private to the QSToGPU conversion. What the quantize and dequantize
+// kernels of one quantized type read and write (Plan: one Rep per
+// representation, the launch's argument indices), the cast kernels' tile
+// geometry (Tile), and the phases those kernels are made of.
+//   QuantizePlan.cpp      plans (scale layouts per family) and support checks
+//   QuantizePhases.cpp    tile loads, block scales, encodings, the phases
+//   QuantizeKernels.cpp   the kernels of a quantize and their launch order
+//   DequantizeKernels.cpp the dequantize kernel
+// The design (te-formats.md §2-§5, numerics identical to the reference
+// lowering): a kernel block owns a TR x TC tile of the 2-D input x [M, K],
+// reads it once from global memory with vector loads into shared memory,
+// then each thread owns whole scaling blocks of each representation:
+//   row-wise    z = x,   blocks 1 x B of a tile row, codes stored row-major;
+//   column-wise z = x^T, blocks B x 1 of a tile column, codes stored
+//               transposed ([K, M]) or, for MXFP8, in x's layout.
+// A thread computes its block's amax (reading shared memory), the scale by
+// the family's rule, writes the scale at its place in the scale layout, and
+// converts and stores its codes 16 at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QS_LIB_CONVERSION_QSTOGPU_QUANTIZEPLAN_H
+#define QS_LIB_CONVERSION_QSTOGPU_QUANTIZEPLAN_H
+
+#include "KernelBuilder.h"
+#include "qs/Dialect/QS/IR/QSTarget.h"
+#include "qs/Dialect/QS/IR/QSTypes.h"
+#include <cfloat>
+
+namespace mlir {
+namespace qs {
+namespace gpuk {
+namespace quant {
+
+enum class ScaleKind { PerTensor, E8M0, F32Block, NVFP4 };
+
+/// One representation written by the cast kernel.
+struct Rep {
+  bool columnwise = false; // z = x^T
+  bool xLayout = false;    // column-wise codes kept in x's layout (MXFP8)
+  int64_t block = 16;      // B
+  ScaleKind kind = ScaleKind::PerTensor;
+  bool fp4 = false;
+  SmallFloatFormat format = SmallFloatFormat::e4m3();
+  Type fp8Type;
+  int dataArg = -1, scaleArg = -1, amaxArg = -1;
+  /// Scale layout: (z row, block index along the z row) -> element index.
+  std::function<Value(KernelEnv &, Value, Value)> scaleIndex;
+  float fp8Max = 448.0f, epsilon = 0.0f, valueForInf = FLT_MAX;
+  bool pow2 = false;
+  /// NVFP4 row-scaled: the global amax is per z row (amaxArg is a vector).
+  bool rowScaled = false;
+  /// NVFP4 column-wise with RHT: z = bf16(RHT(x^T)), 16-row chunks.
+  bool rht = false;
+};
+
+/// Everything the kernels of one quantize need; argument indices refer to
+/// the launch's memref list.
+struct Plan {
+  int64_t m = 0, k = 0;
+  Type nominal;
+  SmallVector<Rep> reps;
+  bool delayed = false, current = false;
+  int xArg = 0, scaleOperandArg = -1, amaxStateInArg = -1, amaxStateOutArg = -1,
+      scaleInvArg = -1, amaxScratchArg = -1;
+  /// Buffers the init kernel zeroes (every element), and the amax buffers the
+  /// amax kernel max-reduces into.
+  SmallVector<int> zeroArgs, globalAmaxArgs;
+  /// 2-D quantization: the side of the square blocks (0 for 1-D).
+  int64_t twoD = 0;
+  /// Row-scaled NVFP4: the per-row amax buffers of the row-wise and the
+  /// column-wise representation (-1 if absent).
+  bool rowScaled = false;
+  int rowAmaxArg = -1, colAmaxArg = -1;
+  /// RHT: the column-wise amax buffer (max |RHT(x^T)|), else -1.
+  int rhtAmaxArg = -1;
+  float fp8Max = 448.0f, epsilon = 0.0f;
+  bool pow2 = false;
+};
+
+/// The cast kernel's tile geometry.
+struct Tile {
+  int64_t rows, cols, ld, vec, elemBytes;
+  int64_t tilesPerRow, grid;
+  /// Block b takes tile grid - 1 - b: a pass over x that follows another
+  /// (the amax pass of current scaling / NVFP4, or the first of two cast
+  /// kernels) starts where that one ended, whose data L2 still holds (50
+  /// MB on H100/H200: all of a 4096 x 4096 bf16 input).
+  bool reversed = false;
+  /// Shared buffers besides the tile (index 0): delayed-scaling amax slots,
+  /// x-layout multipliers, 2-D segment and block amaxes (-1 if absent).
+  int slots = -1, mults = -1, segAmax = -1, blockAmax = -1;
+};
+
+/// Builds the plan; outs start at argument 1 (after x), then the optional
+/// delayed scale and amax state, then scratch.
+Plan makePlan(QuantTensorType type, const TargetInfo &target, bool hasScale,
+              bool hasAmaxIn, unsigned numScratch);
+
+/// Element `i` of a 1-D buffer; a store bitcasts `v` to the element type.
+Value load1(KernelEnv &env, Value buf, Value i);
+void store1(KernelEnv &env, Value v, Value buf, Value i);
+
+/// The widest vector (at most 16 bytes) of `elemBytes` elements dividing k.
+int64_t vectorWidth(int64_t k, int64_t elemBytes);
+/// The tile of a cast kernel writing `reps` (all of the plan's when empty).
+Tile makeTile(const Plan &p, ArrayRef<const Rep *> reps);
+/// (tile row, tile column) of the block's tile.
+std::pair<Value, Value> tileCoords(KernelEnv &env, const Tile &t);
+/// Reads n consecutive tile elements from shared memory at `offset`
+/// (a multiple of `vec`) as f32.
+SmallVector<Value> readRow(KernelEnv &env, const Tile &t, Value smem,
+                           Value offset, int64_t n, Type nominal);
+/// NVFP4's RHT of one 16-element chunk of a column: z[j] = bf16(sum_r x[r]
+/// R[r][j]), summed in f32 from +0 in order r = 0..15 (the reference's
+/// order; the products x * (+-1/4) are exact, so a fused multiply-add gives
+/// the same sums).
+SmallVector<Value> rht16(KernelEnv &env, ArrayRef<Value> x);
+
+/// Phase 1: the tile into shared memory (zeros outside the tensor); for
+/// delayed scaling, the running amax of the thread into `slots`.
+void loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t);
+/// Row-wise blocks (1 x B) of the tile.
+void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t, const Rep &r);
+/// Column-wise blocks (B x 1) of the tile.
+void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
+                     const Rep &r);
+/// Column-wise codes kept in x's layout (MXFP8): after columnwisePhase left
+/// each block's multiplier in shared memory, each thread converts 16
+/// consecutive elements of a tile row and stores them with one 16-byte store.
+void xLayoutEncodePhase(KernelEnv &env, const Plan &p, const Tile &t,
+                        const Rep &r);
+/// 2-D quantization, step 1: the amax of every 1 x B row segment of the
+/// tile.
+void segmentAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t);
+/// 2-D quantization, step 2: the amax of every B x B block (elements
+/// outside the tensor are zeros in the tile).
+void blockAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t);
+/// Block 0, thread 0 writes the per-tensor scale_inv.
+void scaleInvPhase(KernelEnv &env, const Plan &p);
+
+} // namespace quant
+} // namespace gpuk
+} // namespace qs
+} // namespace mlir
+
+#endif // QS_LIB_CONVERSION_QSTOGPU_QUANTIZEPLAN_H
