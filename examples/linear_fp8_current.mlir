@@ -16,7 +16,9 @@ func.func @linear_fwd(%x: tensor<256x512xbf16>, %w: tensor<1024x512xbf16>)
     -> (tensor<256x1024xbf16>, !x, !w) {
   %qx = qs.quantize %x : tensor<256x512xbf16> -> !x
   %qw = qs.quantize %w : tensor<1024x512xbf16> -> !w
-  %y = qs.gemm %qx, %qw transpose_b : !x, !w -> tensor<256x1024xbf16>
+  // TE: fprop with use_split_accumulator = False (fast accumulation),
+  // dgrad and wgrad with the split accumulator (FP32).
+  %y = qs.gemm %qx, %qw transpose_b fast_accumulate : !x, !w -> tensor<256x1024xbf16>
   return %y, %qx, %qw : tensor<256x1024xbf16>, !x, !w
 }
 

@@ -21,7 +21,9 @@ func.func @linear_fwd(%x: tensor<256x512xbf16>, %w: tensor<1024x512xbf16>,
       : tensor<256x512xbf16> -> !x, !s
   %qw, %amax_w_new = qs.quantize %w scale(%scale_w : !s) amax(%amax_w : !s)
       : tensor<1024x512xbf16> -> !w, !s
-  %y = qs.gemm %qx, %qw transpose_b : !x, !w -> tensor<256x1024xbf16>
+  // TE: fprop with use_split_accumulator = False (fast accumulation),
+  // dgrad and wgrad with the split accumulator (FP32).
+  %y = qs.gemm %qx, %qw transpose_b fast_accumulate : !x, !w -> tensor<256x1024xbf16>
   return %y, %qx, %qw, %amax_x_new, %amax_w_new : tensor<256x1024xbf16>, !x, !w, !s, !s
 }
 

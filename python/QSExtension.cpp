@@ -638,6 +638,7 @@ NB_MODULE(_qs, m) {
           "gemm",
           [](Function &f, const Value &a, const Value &b, bool ta, bool tb,
              std::optional<Value> bias, std::optional<Value> acc, const Type &t,
+             bool fast,
              const std::vector<std::pair<
                  std::string, std::variant<int64_t, std::string>>> &options,
              const Site &site) {
@@ -647,6 +648,8 @@ NB_MODULE(_qs, m) {
                                             valueOrNull(bias), valueOrNull(acc),
                                             t.type, loc),
                                 "qs.gemm");
+            if (fast)
+              qsGemmSetFastAccumulate(y.value, true, loc);
             // Kernel options (qs.gemm_*); a rejected one removes the new,
             // still unused op.
             MlirContext ctx = f.module->context->get();
@@ -666,7 +669,8 @@ NB_MODULE(_qs, m) {
             return y;
           },
           "a"_a, "b"_a, "transpose_a"_a, "transpose_b"_a, "bias"_a.none(),
-          "accumulate"_a.none(), "type"_a, "options"_a, "site"_a = nb::none())
+          "accumulate"_a.none(), "type"_a, "fast_accumulate"_a, "options"_a,
+          "site"_a = nb::none())
       .def("assemble",
            [](Function &f, const std::vector<Value> &inputs, const Type &t,
               const Site &site) {

@@ -2,23 +2,31 @@
 # The GPU check, run on the device machine in the repository root (no build
 # there: the machine has no LLVM/MLIR). Needs the bundle made here by
 #   .venv/bin/python scripts/device_bundle.py device-bundle
-# carried along. Replays every check case (quantize/dequantize bytes == the
-# numpy reference, GEMM within its bound), times every bench plan (quantize
-# against a device-to-device copy, GEMM in TFLOP/s), runs a few checks under
+# carried along packed (device-bundle.tar.gz, unpacked here into a
+# temporary directory) or as the directory itself. Replays every check case
+# (quantize/dequantize bytes == the numpy reference, GEMM within its bound),
+# times every bench plan (quantize against a device-to-device copy, GEMM in
+# TFLOP/s), runs a few checks under
 # compute-sanitizer (synccheck, racecheck: the barrier protocols the CPU
 # emulation cannot check), and runs the PyTorch / TransformerEngine /
 # cuBLASLt baselines. Logs go to $OUT when set.
-#   bash scripts/device-check.sh [BUNDLE]   # default: device-bundle
+#   bash scripts/device-check.sh [BUNDLE]   # default: device-bundle.tar.gz
 # $PYTHON (default python3) needs numpy.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bundle="${1:-device-bundle}"
+bundle="${1:-device-bundle.tar.gz}"
 python="${PYTHON:-python3}"
 out="${OUT:-/tmp}"
 # The device tool gives one command 600 s: every step after the replay gets
 # at most what is left of 570 s, and is skipped (saying so) when under 30 s.
 limit=570
 left() { echo $((limit - SECONDS)); }
+if [ -f "$bundle" ]; then
+  unpacked=$(mktemp -d)
+  trap 'rm -rf "$unpacked"' EXIT
+  tar -xzf "$bundle" -C "$unpacked" || { echo "device-check: cannot unpack $bundle"; exit 1; }
+  bundle=$unpacked
+fi
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | tee "$out/device.txt"
 # A kernel that hangs (a barrier protocol the emulation cannot check) costs
 # device-run.py's --case-timeout (20 s a check, 60 s a bench plan): it
@@ -33,13 +41,14 @@ if [ $status -eq 124 ]; then
     "$(tail -n 1 "$out/progress.txt" 2>/dev/null || echo '(no case started)')"
 fi
 # Quantize with both usages, and the GEMM paths with named barriers and
-# shared-memory handoffs between threads: per-tensor and FP8 block, NVFP4
+# shared-memory handoffs between threads: per-tensor (split accumulator,
+# and fast_accumulate with 128x256 tiles) and FP8 block, NVFP4
 # (f16 conversion, double-buffered; 9 k-tiles), MXFP8 fprop and its
 # MN-major dgrad/wgrad (transposing copy), and the persistent kernels (the
 # stage ring across a block's tiles), multicast pairs (barriers across
 # two blocks) and ping-pong consumers (one reader per stage). In one process
 # (--case-timeout 0), the one compute-sanitizer watches.
-sanitize='^[0-9]+-(fp8_current|mxfp8|nvfp4)-both-256x512-bf16$|^gemm[0-9]+-(fp8_current-fprop_TN-256x320x256|fp8_block-fprop_TN-256x320x256|nvfp4-fprop_TN-320x224x1056|mxfp8-(fprop_TN-256x320x256|dgrad_NN|wgrad_NT))-|^gemm[0-9]+-.*-(pers[0-9]+|mc[0-9]+|pp)$'
+sanitize='^[0-9]+-(fp8_current|mxfp8|nvfp4)-both-256x512-bf16$|^gemm[0-9]+-(fp8_current-fprop_TN-256x320x256|fp8_block-fprop_TN-256x320x256|nvfp4-fprop_TN-320x224x1056|mxfp8-(fprop_TN-256x320x256|dgrad_NN|wgrad_NT))-|^gemm[0-9]+-fp8_current-fprop_TN-144x656x304-f16-fast$|^gemm[0-9]+-.*-(pers[0-9]+|mc[0-9]+|pp)$'
 if command -v compute-sanitizer >/dev/null; then
   for tool in synccheck racecheck; do
     echo "=== compute-sanitizer --tool $tool"

@@ -25,7 +25,7 @@ finished after --case-timeout seconds (a bench plan: 3x) is a kernel that
 hangs (a barrier protocol gone wrong): the worker is killed, the case
 reported "LOST", and a new worker goes on after it (the GPU is usable again
 once the process is gone), skipping the GEMM bench plans of the lost GEMM
-check's family and schedule options (pers, mc, pp); likewise after a sticky
+check's family and kernel options (fast, pers, mc, pp); likewise after a sticky
 CUDA error (an illegal address: the context is unusable), reported as the
 case's failure. After --max-lost lost cases the rest is not run.
 --case-timeout 0 runs everything in this process without a watchdog (under
@@ -332,26 +332,32 @@ def copy_gbs(cuda, nbytes, iters, warmup):
 
 
 
-SCHEDULE_TOKEN = re.compile(r"-(pers|mc)[0-9]+|-(pp)")
+SCHEDULE_TOKEN = re.compile(r"-(pers|mc)[0-9]+|-(pp|fast)")
+# One kernel per group: per-tensor FP8 delayed or current, NVFP4 with a
+# global or row-scaled amax.
+KERNEL_FAMILY = {"fp8_delayed": "fp8_current", "nvfp4_row_scaled": "nvfp4"}
 
 
 def check_schedule(name):
-    """(family, schedule options) of a GEMM check's name
-    (gemm30-fp8_current-fprop_TN-384x384x400-bf16-pers5: fp8_current,
-    {"pers"}); None for a quantize check."""
+    """(kernel family, kernel options) of a GEMM check's name
+    (gemm30-fp8_current-fprop_TN-384x384x400-bf16-fast-pers5: fp8_current,
+    {"fast", "pers"}); None for a quantize check."""
     m = re.match(r"gemm[0-9]+-([a-z0-9_]+)-", name)
     if not m:
         return None
-    tail = name.split("-", 5)[-1]
-    return m.group(1), {a or b for a, b in SCHEDULE_TOKEN.findall(tail)}
+    tail = "-" + name.split("-", 5)[-1]
+    return (KERNEL_FAMILY.get(m.group(1), m.group(1)),
+            {a or b for a, b in SCHEDULE_TOKEN.findall(tail)})
 
 
 def plan_schedule(case):
-    """(family, schedule options) of a GEMM bench plan's case.json."""
-    options = {k for k, key in (("pers", "persistent"), ("mc", "cluster")) if case.get(key)}
+    """(kernel family, kernel options) of a GEMM bench plan's case.json."""
+    options = {k for k, key in (("pers", "persistent"), ("mc", "cluster"),
+                                ("fast", "fast_accumulate")) if case.get(key)}
     if case.get("schedule") == "pingpong":
         options.add("pp")
-    return case.get("family", "fp8_current"), options
+    family = case.get("family", "fp8_current")
+    return KERNEL_FAMILY.get(family, family), options
 
 
 def work_list(bundle, only, no_bench):
@@ -443,7 +449,7 @@ class Report:
             base = entries[0][1]
             best = max(entries, key=lambda e: e[1])  # ties: the first, the default
             gain = f"{100 * (best[1] / base - 1):+.1f}%" if base > 0 else "n/a"
-            print(f"{shape:<28} {scaling:<22} {best[0]:<14} {best[1]:>8.1f} TFLOP/s "
+            print(f"{shape:<28} {scaling:<30} {best[0]:<14} {best[1]:>8.1f} TFLOP/s "
                   f"(default {base:.1f}, {gain}; tried: {', '.join(e[0] for e in entries)})")
 
     def check(self, name, problems):
@@ -473,6 +479,8 @@ class Report:
     def gemm(self, name, case, ms, tflops):
         scaling = {"fp8_block": "1x128*128^2", "mxfp8": "mxfp8",
                    "nvfp4": "nvfp4"}.get(case.get("family"), "per-tensor")
+        if case.get("fast_accumulate"):
+            scaling += " fast"
         if case.get("layout", "TN") != "TN":
             scaling += " " + case["layout"]
         schedule = " ".join(([f"p{case['persistent']}"] if case.get("persistent") else [])
@@ -481,12 +489,12 @@ class Report:
                             + ([f"tile{case['tile_n']}"] if case.get("tile_n") else []))
         shape = "x".join(map(str, case["gemm"]))
         if not self.schedules:
-            print(f"{'GEMM (FP8 E4M3, bf16 out)':<28} {'scaling':<22} {'tile N':>6} "
+            print(f"{'GEMM (FP8 E4M3, bf16 out)':<28} {'scaling':<30} {'tile N':>6} "
                   f"{'time us':>9} {'TFLOP/s':>8}")
         entries = self.schedules.setdefault((shape, scaling), [])
         entries.insert(0 if not schedule else len(entries), (schedule or "default", tflops))
         label = scaling + "".join(f" {s}" for s in schedule.split() if not s.startswith("tile"))
-        print(f"{shape:<28} {label:<22} {case['tile_n'] or 'auto':>6} "
+        print(f"{shape:<28} {label:<30} {case['tile_n'] or 'auto':>6} "
               f"{ms * 1000:>9.1f} {tflops:>8.1f}")
 
     def finish(self):
@@ -652,8 +660,8 @@ def supervise(args, work, report):
                         if kind == "gemm" and families[name][0] == family
                         and options <= families[name][1]]
                 if same:
-                    report.skipped(name, f"the GEMM check {same[0]} with its family and schedule "
-                                   f"did not finish")
+                    report.skipped(name, f"the GEMM check {same[0]} with its family and kernel "
+                                   f"options did not finish")
                 else:
                     kept.append((kind, name))
             remaining = kept

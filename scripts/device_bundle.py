@@ -10,7 +10,9 @@ reference expects. scripts/device-run.py replays it all on the device.
                            [--gemm-bench 8192x8192x8192,...]
 
 OUT_DIR is emptied first if it holds an earlier bundle (check/ and bench/
-only); any other non-empty directory is an error.
+only); any other non-empty directory is an error. OUT_DIR.tar.gz, the
+bundle packed, is what travels to the device (scripts/device-check.sh
+unpacks it there); it must stay under --limit-mib (60).
 
 Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,in*.npy,want*.npy,[tol0.npy],case.json}
         OUT_DIR/bench/<family>-<usage>-<n>/{plan.json,kernels.bin,case.json}
@@ -23,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 
 import numpy as np
 
@@ -67,15 +70,22 @@ DEQUANTIZE_CHECKS = [
 ]
 
 
-# (family, layout, out, m, n, k, bias, accumulate, tile_n) for the GEMM
-# checks (within the bound of gemm_cases.py): every layout, edges in M, N
-# and K, the shared-memory ring wrapping, both tile widths, E4M3 x E5M2.
-GEMM_CHECKS = [("fp8_current", layout, out, *shape, bias, acc, tile)
+# (family, layout, out, m, n, k, bias, accumulate, tile_n[, persistent,
+# cluster, schedule, fast]) for the GEMM checks (within the bound of
+# gemm_cases.py): every layout, edges in M, N and K, the shared-memory ring
+# wrapping, E4M3 x E5M2. Per-tensor FP8 without fast_accumulate promotes
+# each k-tile into FP32 (128-wide tiles); with it (`fast`, last field: the
+# 128x256 tiles and ping-pong need it) the tensor core sums all of K in
+# its own precision (about 14 bits on Hopper), so those checks use
+# integer-valued operands (gemm_cases.py `integers`) whose partial sums
+# are exact in it: the FP32 bound still holds.
+FAST = (None, None, None, True)
+GEMM_CHECKS = [("fp8_current", layout, out, *shape, bias, acc, tile, *extra)
                for layout in range(3)
-               for out, shape, bias, acc, tile in [
-                   ("bf16", (256, 320, 256), False, False, None),
-                   ("f32", (304, 208, 1040 if layout == 0 else 400), True, True, None),
-                   ("f16", (144, 656, 304), True, False, 256)]]
+               for out, shape, bias, acc, tile, extra in [
+                   ("bf16", (256, 320, 256), False, False, None, ()),
+                   ("f32", (304, 208, 1040 if layout == 0 else 400), True, True, None, ()),
+                   ("f16", (144, 656, 304), True, False, 256, FAST)]]
 GEMM_CHECKS += [("fp8_delayed", layout, "bf16", 256, 320, 256, True, False, None)
                 for layout in range(3)]
 GEMM_CHECKS += [("fp8_block", layout, out, *shape, bias, acc, None)
@@ -105,14 +115,14 @@ GEMM_CHECKS += [("mxfp8", 1, "bf16", 224, 1056, 352, True, False, None),
 # up to 6 tiles each, the stage ring wrapping inside and across tiles (the
 # barrier phases the emulation cannot check).
 GEMM_CHECKS += [("fp8_current", 0, "bf16", 384, 384, 400, True, False, None, 5),
-                ("fp8_current", 1, "bf16", 384, 512, 400, False, False, 256, 1),
+                ("fp8_current", 1, "bf16", 384, 512, 400, False, False, 256, 1, None, None, True),
                 ("fp8_block", 0, "bf16", 512, 384, 656, False, False, None, 3),
                 ("mxfp8", 1, "bf16", 256, 512, 416, True, False, None, 3),
                 ("nvfp4", 0, "bf16", 512, 384, 544, False, False, None, 3)]
 # Pairs of blocks multicasting B (qs.gemm_cluster, last field): 3 tile rows
 # (the last pair's second block past M), 9 k-tiles; 256-wide tiles.
 GEMM_CHECKS += [("fp8_current", 0, "bf16", 384, 384, 1040, True, False, None, None, 2),
-                ("fp8_current", 0, "f32", 256, 512, 256, False, False, 256, None, 2)]
+                ("fp8_current", 0, "f32", 256, 512, 256, False, False, 256, None, 2, None, True)]
 # ... also persistent: 5 -> 4 blocks (2 pairs) over 12 tiles (5 tile rows,
 # the last pair row's second half past M; 2 tile columns), 3 tiles of 4
 # k-tiles each (the 6-stage ring wraps).
@@ -125,13 +135,19 @@ GEMM_CHECKS += [("fp8_block", 0, "bf16", 384, 256, 656, False, False, None, None
 # Ping-pong consumers (qs.gemm_schedule = "pingpong", last field): 5
 # persistent blocks over 9 tiles (consumer 0 of every block, consumer 1 of
 # four), 4 k-tiles each; a dgrad with f32 out; with multicast pairs (5 -> 4
-# blocks over 12 tiles).
-GEMM_CHECKS += [("fp8_current", 0, "bf16", 320, 384, 400, True, False, None, 5, None, "pingpong"),
-                ("fp8_current", 1, "f32", 256, 384, 272, False, False, None, 3, None, "pingpong"),
-                ("fp8_current", 0, "bf16", 320, 384, 400, False, False, None, 5, 2, "pingpong")]
+# blocks over 12 tiles). Ping-pong needs fast_accumulate.
+GEMM_CHECKS += [("fp8_current", 0, "bf16", 320, 384, 400, True, False, None, 5, None, "pingpong", True),
+                ("fp8_current", 1, "f32", 256, 384, 272, False, False, None, 3, None, "pingpong", True),
+                ("fp8_current", 0, "bf16", 320, 384, 400, False, False, None, 5, 2, "pingpong", True)]
+# fast_accumulate with the default tiles and 9 k-tiles (fprop), integer
+# operands: delayed scaling (scale 1) and current scaling (power-of-two
+# scales); and the persistent multicast kernel.
+GEMM_CHECKS += [("fp8_delayed", 0, "bf16", 256, 320, 1040, True, False, None, None, None, None, True),
+                ("fp8_current", 2, "f32", 304, 208, 400, True, True, None, None, None, None, True),
+                ("fp8_current", 0, "bf16", 640, 256, 400, True, False, None, 5, 2, None, True)]
 
-# The bundle travels with the working tree (64 MiB in all): main() fails
-# on one larger than this (--limit-mib).
+# The bundle travels packed (OUT.tar.gz) with the working tree (64 MiB in
+# all): main() fails on an archive larger than this (--limit-mib).
 BUNDLE_LIMIT_MIB = 60.0
 
 # GEMM benchmark shapes (m, n, k): cubes and Llama-style layers at 8192
@@ -194,7 +210,7 @@ def main():
     parser.add_argument("--checks", help="only the checks whose names match this regular "
                         "expression (tests)")
     parser.add_argument("--limit-mib", type=float, default=BUNDLE_LIMIT_MIB,
-                        help="fail when the bundle is larger (default: %(default)s MiB; the "
+                        help="fail when OUT.tar.gz is larger (default: %(default)s MiB; the "
                              "device tool carries 64 MiB with the working tree)")
     args = parser.parse_args()
     fresh_directory(args.out)
@@ -246,9 +262,10 @@ def main():
     if args.chip == "sm_90a":
         for i, (family, layout, out, m, n, k, bias, acc, tile, *extra) in enumerate(
                 GEMM_CHECKS[:args.limit_checks]):
-            persistent, cluster, schedule = (list(extra) + [None] * 3)[:3]
+            persistent, cluster, schedule, fast = (list(extra) + [None] * 4)[:4]
             d = os.path.join(args.out, "check",
                              f"gemm{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-{out}"
+                             + ("-fast" if fast else "")
                              + (f"-pers{persistent}" if persistent else "")
                              + (f"-mc{cluster}" if cluster else "")
                              + ("-pp" if schedule == "pingpong" else ""))
@@ -257,7 +274,7 @@ def main():
             case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
                              accumulate=acc, tile_n=tile, chip=args.chip,
                              needed_usage_only=True, persistent=persistent, cluster=cluster,
-                             schedule=schedule)
+                             schedule=schedule, fast_accumulate=bool(fast), integers=bool(fast))
             export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
             for j, x in enumerate(case.inputs):
                 np.save(os.path.join(d, f"in{j}.npy"), x)
@@ -275,29 +292,38 @@ def main():
     # Bench plans (no data: the device makes random inputs).
     bench = 0
     shapes = [tuple(map(int, s.split("x"))) for s in args.gemm_bench.split(",") if s]
-    # (family, shape, tile, layout, persistent, cluster, schedule)
-    runs = [("fp8_current", shape, tile, "TN", None, None, None) for shape in shapes
-            for tile in ((None, 128, 256) if shape == shapes[0] else (None,))]
-    runs += [(family, shape, None, "TN", None, None, None)
+    # (family, shape, tile, layout, persistent, cluster, schedule, fast):
+    # per-tensor FP8 on every shape with and without fast_accumulate (TE's
+    # fprop uses it; cuBLASLt is timed both ways), the fast kernel also
+    # with each tile width.
+    P = "fp8_current"
+    runs = [(P, shape, None, "TN", None, None, None, fast) for shape in shapes
+            for fast in (False, True)]
+    runs += [(P, shape, tile, "TN", None, None, None, True) for shape in shapes[:1]
+             for tile in (128, 256)]
+    runs += [(family, shape, None, "TN", None, None, None, False)
              for family in ("fp8_block", "mxfp8", "nvfp4") for shape in shapes[:2]]
     # MXFP8 dgrad: w's column-wise data is MN-major, copied transposed.
-    runs += [("mxfp8", shape, None, "NN", None, None, None) for shape in shapes[:1]]
+    runs += [("mxfp8", shape, None, "NN", None, None, None, False) for shape in shapes[:1]]
     # Persistent kernels on 132 blocks (one per H200 multiprocessor).
-    runs += [(family, shape, None, "TN", 132, None, None) for family in ("fp8_current", "fp8_block")
+    runs += [(family, shape, None, "TN", 132, None, None, fast)
+             for family, fast in ((P, False), (P, True), ("fp8_block", False))
              for shape in shapes[:1]]
-    # Pairs of blocks multicasting B (per-tensor), both tile widths.
-    runs += [("fp8_current", shape, tile, "TN", None, 2, None) for shape in shapes[:1]
-             for tile in (None, 128)]
+    # Pairs of blocks multicasting B (per-tensor): split (128-wide tiles),
+    # fast with both tile widths.
+    runs += [(P, shape, tile, "TN", None, 2, None, fast) for shape in shapes[:1]
+             for tile, fast in ((None, False), (None, True), (128, True))]
     # ... and persistent (132 blocks: 66 pairs); FP8 block (DeepGEMM's
     # configuration: 128-wide tiles, persistent, B multicast in pairs).
-    runs += [("fp8_current", shape, None, "TN", 132, 2, None) for shape in shapes[:1]]
-    runs += [("fp8_block", shape, None, "TN", persistent, 2, None) for shape in shapes[:1]
+    runs += [(P, shape, None, "TN", 132, 2, None, fast) for shape in shapes[:1]
+             for fast in (False, True)]
+    runs += [("fp8_block", shape, None, "TN", persistent, 2, None, False) for shape in shapes[:1]
              for persistent in (None, 132)]
-    # Ping-pong consumers (per-tensor, 128x128 tiles, 132 blocks), alone and
-    # with multicast pairs.
-    runs += [("fp8_current", shape, None, "TN", 132, cluster, "pingpong") for shape in shapes[:1]
+    # Ping-pong consumers (per-tensor with fast_accumulate, 128x128 tiles,
+    # 132 blocks), alone and with multicast pairs.
+    runs += [(P, shape, None, "TN", 132, cluster, "pingpong", True) for shape in shapes[:1]
              for cluster in (None, 2)]
-    for family, (m, n, k), tile, layout, persistent, cluster, schedule in (
+    for family, (m, n, k), tile, layout, persistent, cluster, schedule, fast in (
             runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
@@ -322,9 +348,10 @@ def main():
                  + (f', qs.gemm_schedule = "{schedule}"' if schedule else ""))
         text = (f"module attributes {{{attrs}}} {{\n"
                 f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
-                f"  %d = qs.gemm %a, %b{' transpose_b' if layout == 'TN' else ''} : {qa}, {qb} -> {rt}\n"
+                f"  %d = qs.gemm %a, %b{' transpose_b' if layout == 'TN' else ''}"
+                f"{' fast_accumulate' if fast else ''} : {qa}, {qb} -> {rt}\n"
                 f"  return %d : {rt}\n}}\n}}\n")
-        label = (f"gemm-{m}x{n}x{k}" + (f"-tile{tile}" if tile else "")
+        label = (f"gemm-{m}x{n}x{k}" + ("-fast" if fast else "") + (f"-tile{tile}" if tile else "")
                  + {"fp8_block": "-block", "mxfp8": "-mxfp8", "nvfp4": "-nvfp4"}.get(family, "")
                  + ("" if layout == "TN" else f"-{layout.lower()}")
                  + (f"-pers{persistent}" if persistent else "")
@@ -335,6 +362,7 @@ def main():
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"gemm": [m, n, k], "family": family, "tile_n": tile, "layout": layout,
                        "persistent": persistent, "cluster": cluster, "schedule": schedule,
+                       "fast_accumulate": fast,
                        "inputs": 6 if family == "nvfp4" else 4}, f)
         bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:
@@ -368,11 +396,18 @@ def main():
                 bench += 1
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(args.out)
                for f in files) / 2**20
-    if size > args.limit_mib:
-        sys.exit(f"device_bundle: {args.out} is {size:.1f} MiB, more than {args.limit_mib} MiB "
+    # What travels: the bundle as one gzip'd tar (random FP8 codes and
+    # float32 results compress to about 3/4).
+    archive = args.out.rstrip("/") + ".tar.gz"
+    with tarfile.open(archive, "w:gz", compresslevel=6) as tar:
+        tar.add(args.out, arcname=".")
+    packed = os.path.getsize(archive) / 2**20
+    if packed > args.limit_mib:
+        sys.exit(f"device_bundle: {archive} is {packed:.1f} MiB, more than {args.limit_mib} MiB "
                  "(the device tool carries at most 64 MiB with the working tree): "
                  "drop or shrink checks")
-    print(f"device_bundle: {count} checks, {bench} bench plans in {args.out} ({size:.1f} MiB)")
+    print(f"device_bundle: {count} checks, {bench} bench plans in {args.out} ({size:.1f} MiB; "
+          f"{archive}: {packed:.1f} MiB, what the device check carries)")
 
 
 if __name__ == "__main__":

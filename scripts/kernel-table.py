@@ -72,22 +72,29 @@ def module_text(shape, nominal, attr, chip, dequantize):
 
 
 # (operand dtypes, output type, tile width in N) of the GEMM kernels.
-GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3", "bf16", 256),
-              ("e5m2 x e4m3", "f32", 128), ("e4m3 x e4m3", "f16", 256),
+# Per-tensor labels with "fast" have fast_accumulate (the tensor core sums
+# all of K; 128x256 tiles and ping-pong need it on sm_90a); without it each
+# k-tile is promoted into FP32 totals (128x128 tiles).
+GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
+              ("e5m2 x e4m3", "f32", 128), ("e5m2 x e4m3 fast", "f32", 128),
+              ("e4m3 x e4m3 fast", "f16", 256),
               ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
               ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64),
               ("mxfp8 dgrad", "bf16", 64), ("mxfp8 wgrad", "f32", 64),
               ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128),
               # qs.gemm_persistent = 132: blocks loop over tiles.
-              ("e4m3 x e4m3 persistent", "bf16", 256), ("block 1D x 2D persistent", "bf16", 128),
+              ("e4m3 x e4m3 persistent", "bf16", 128), ("e4m3 x e4m3 fast persistent", "bf16", 256),
+              ("block 1D x 2D persistent", "bf16", 128),
               ("mxfp8 dgrad persistent", "bf16", 64), ("nvfp4 persistent", "bf16", 128),
               # qs.gemm_cluster = 2: pairs of blocks multicast B.
-              ("e4m3 x e4m3 cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128),
-              ("e4m3 x e4m3 cluster2 persistent", "bf16", 256),
+              ("e4m3 x e4m3 fast cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128),
+              ("e4m3 x e4m3 fast cluster2 persistent", "bf16", 256),
+              ("e4m3 x e4m3 cluster2 persistent", "bf16", 128),
               ("block 1D x 2D cluster2", "bf16", 128), ("mxfp8 cluster2", "bf16", 64),
               ("nvfp4 cluster2 persistent", "bf16", 128),
               # qs.gemm_schedule = "pingpong": a 128x128 tile per consumer.
-              ("e4m3 x e4m3 pingpong", "bf16", 128), ("e4m3 x e4m3 cluster2 pingpong", "f32", 128)]
+              ("e4m3 x e4m3 fast pingpong", "bf16", 128),
+              ("e4m3 x e4m3 fast cluster2 pingpong", "f32", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -102,8 +109,11 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     its first dimension) or wgrad (both) use the square `shape`'s other
     layouts. A label ending in `persistent` adds qs.gemm_persistent = 132,
     one ending in `cluster2` qs.gemm_cluster = 2, in `pingpong`
-    qs.gemm_schedule = "pingpong" (in that order from the end)."""
+    qs.gemm_schedule = "pingpong" (in that order from the end); one with
+    "fast" sets fast_accumulate."""
     m, k = shape.split("x")
+    fast = " fast" in label
+    label = label.replace(" fast", "")
     pingpong = label.endswith(" pingpong")
     label = label.removesuffix(" pingpong")
     persistent = label.endswith(" persistent")
@@ -138,7 +148,7 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         tile_attr += ', qs.gemm_schedule = "pingpong"'
     return (f'module attributes {{qs.chip = "{chip}"{tile_attr}}} {{\n'
             f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"
-            f"  %y = qs.gemm %a, %b{flags} bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"
+            f"  %y = qs.gemm %a, %b{flags}{' fast_accumulate' if fast else ''} bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"
             f"  return %y : {r}\n}}\n}}\n")
 
 
@@ -290,7 +300,7 @@ def main():
     if args.module:
         return module_table(args, ptxas)
     failures = 0
-    header = f"{'case':<36} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt|wgmma|tcgen05':>17}"
+    header = f"{'case':<41} {'usage':<5} {'op':<5} {'chip':<8} {'kernel':<24} {'regs':>4} {'smem':>6} {'spill st/ld':>11} {'cvt|wgmma|tcgen05':>17}"
     print(header)
     print("-" * len(header))
     with tempfile.TemporaryDirectory() as tmp:
@@ -302,7 +312,7 @@ def main():
                             continue
                         a = with_usage(attr, flags)
                         text = module_text(args.shape, args.nominal, a, chip, op == "dq")
-                        failures += table_rows(args, ptxas, tmp, text, chip, f"{label:<36} {usage:<5} {op:<5}",
+                        failures += table_rows(args, ptxas, tmp, text, chip, f"{label:<41} {usage:<5} {op:<5}",
                                                r"cvt\.rn\.satfinite\.e[45]m[32]x2\.f32")
         # GEMM kernels (the column counts wgmma.mma_async on sm_90a,
         # tcgen05.mma on sm_100a).
@@ -313,7 +323,7 @@ def main():
             for label, out, tile in cases:
                 text = gemm_module_text(args.shape, label, out, tile, chip)
                 failures += table_rows(args, ptxas, tmp, text, chip,
-                                       f"{'gemm ' + label:<36} {out:<5} {'N=' + str(tile):<5}",
+                                       f"{'gemm ' + label:<41} {out:<5} {'N=' + str(tile):<5}",
                                        pattern)
     print(f"kernel-table: {failures} failure(s)")
     if args.check and failures:

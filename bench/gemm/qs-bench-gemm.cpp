@@ -15,7 +15,10 @@
 // multicasting B (qs.gemm_cluster = 2; sched = mc2), also persistent
 // (sched = pmc2), and per-tensor TN with ping-pong consumers
 // (qs.gemm_schedule = "pingpong", persistent; sched = pp, with multicast
-// ppmc2).
+// ppmc2). --fast-accumulate gives the per-tensor GEMMs fast_accumulate
+// (TE's fprop; on sm_90a the 256-wide tiles and ping-pong need it, so
+// those runs come with it); without it the sm_90a kernel promotes each
+// k-tile into FP32 (cuBLASLt's default; torch_baseline.py times both).
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
@@ -71,6 +74,12 @@ static cl::opt<int> persistentOpt(
     cl::desc("Blocks of the persistent-kernel run of the first shape "
              "(qs.gemm_persistent; sm_90a); 0: none"),
     cl::init(132));
+static cl::opt<bool> fastOpt(
+    "fast-accumulate",
+    cl::desc("Per-tensor FP8 with qs.gemm's fast_accumulate (TE's fprop): "
+             "the sm_90a kernel sums all of K in the tensor core, and the "
+             "runs that need it (256-wide tiles, ping-pong) are added; "
+             "without it each k-tile is promoted into FP32"));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
 
@@ -80,7 +89,8 @@ namespace {
 /// and B [K, N] column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
-                       StringRef family, StringRef chip, StringRef layout) {
+                       bool fast, StringRef family, StringRef chip,
+                       StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
     int64_t rows = a ? m : n;
@@ -113,6 +123,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
   std::string flags = layout == "TN"   ? " transpose_b"
                       : layout == "NT" ? " transpose_a"
                                        : "";
+  if (fast)
+    flags += " fast_accumulate";
   return "module attributes {" + attrs + "} {\nfunc.func @f(%a: " + q(true) +
          ", %b: " + q(false) + ") -> " + r + " {\n  %d = qs.gemm %a, %b" +
          flags + " : " + q(true) + ", " + q(false) + " -> " + r +
@@ -194,7 +206,9 @@ int main(int argc, char **argv) {
                    : family == "mxfp8"   ? ", MXFP8 E4M3"
                    : family == "nvfp4"   ? ", NVFP4"
                                          : ", per-tensor FP8 E4M3")
-               << pass << ", bf16 out, " << iterations << " timed runs\n";
+               << pass << ", bf16 out"
+               << (fastOpt && !block ? ", fast_accumulate" : "") << ", "
+               << iterations << " timed runs\n";
   llvm::outs() << llvm::format("%-22s %6s %5s %6s %6s %8s %10s %9s\n",
                                "M x N x K", "tile N", "sched", "grid", "block",
                                "smem", "time us", "TFLOP/s");
@@ -218,8 +232,13 @@ int main(int argc, char **argv) {
       bool pingpong = false;
     };
     SmallVector<Run> runs = {Run()};
+    // sm_90a per-tensor 128x256 tiles and ping-pong need fast_accumulate.
+    bool fast = fastOpt && !block;
+    bool wide = fast || chip != "sm_90a";
     if (index == 0 && !block)
-      runs.append({Run{128}, Run{256}});
+      runs.push_back(Run{128});
+    if (index == 0 && !block && wide)
+      runs.push_back(Run{256});
     if (index == 0 && chip == "sm_90a" && persistentOpt > 0)
       runs.push_back(Run{0, persistentOpt});
     // Multicast pairs need K-major operands (MXFP8's column-wise data is
@@ -231,7 +250,7 @@ int main(int argc, char **argv) {
         runs.push_back(Run{0, persistentOpt, 2});
     }
     // Ping-pong consumers (per-tensor, K-major: TN; persistent).
-    if (index == 0 && chip == "sm_90a" && !block && layout == "TN" &&
+    if (index == 0 && chip == "sm_90a" && fast && layout == "TN" &&
         persistentOpt > 0)
       runs.append(
           {Run{0, persistentOpt, 0, true}, Run{0, persistentOpt, 2, true}});
@@ -239,7 +258,7 @@ int main(int argc, char **argv) {
       int64_t tileN = run.tileN;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
-                     family, chip, layout),
+                     fast, family, chip, layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;

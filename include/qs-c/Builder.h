@@ -58,6 +58,12 @@ MLIR_CAPI_EXPORTED MlirValue qsBuildGemm(MlirOperation func, MlirValue a,
                                          bool transposeB, MlirValue bias,
                                          MlirValue accumulate,
                                          MlirType resultType, MlirLocation loc);
+/// Sets or clears `fast_accumulate` on the qs.gemm that defines `gemm`: the
+/// tensor cores may sum in their own precision (TE's
+/// use_split_accumulator=False; see qs.gemm). False (and a diagnostic) if
+/// `gemm` is not the result of a qs.gemm.
+MLIR_CAPI_EXPORTED bool qsGemmSetFastAccumulate(MlirValue gemm, bool fast,
+                                                MlirLocation loc);
 /// Sets one GEMM kernel option on the qs.gemm that defines `gemm`, as the
 /// discardable attribute qs.gemm_<option> = value: "tile_n" (128 or 256 :
 /// i64), "persistent" (blocks of the persistent sm_90a kernels, >= 1 : i64),

@@ -248,15 +248,29 @@ MlirValue qsBuildGemm(MlirOperation func, MlirValue a, MlirValue b,
   return op ? wrap(op.getResult()) : nullValue();
 }
 
-bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option,
-                           MlirAttribute value, MlirLocation loc) {
+/// The qs.gemm defining `gemm`, or null after the diagnostic "<what> to
+/// the result of a 'qs.gemm'".
+static GemmOp definingGemm(MlirValue gemm, MlirLocation loc, StringRef what) {
   auto op =
       mlirValueIsNull(gemm) ? GemmOp() : unwrap(gemm).getDefiningOp<GemmOp>();
-  if (!op) {
-    emitError(unwrap(loc)) << "GEMM kernel options apply to the result of a "
-                              "'qs.gemm'";
+  if (!op)
+    emitError(unwrap(loc)) << what << " to the result of a 'qs.gemm'";
+  return op;
+}
+
+bool qsGemmSetFastAccumulate(MlirValue gemm, bool fast, MlirLocation loc) {
+  GemmOp op = definingGemm(gemm, loc, "fast_accumulate applies");
+  if (!op)
     return false;
-  }
+  op.setFastAccumulate(fast);
+  return true;
+}
+
+bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option,
+                           MlirAttribute value, MlirLocation loc) {
+  GemmOp op = definingGemm(gemm, loc, "GEMM kernel options apply");
+  if (!op)
+    return false;
   StringRef name = unwrap(option);
   StringRef attrName =
       llvm::StringSwitch<StringRef>(name)

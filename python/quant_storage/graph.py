@@ -141,13 +141,19 @@ class Function:
         return Value(self._impl.update_usage(q._impl, spec.mlir_type(), _site()))
 
     def gemm(self, a, b, layout=None, *, transpose_a=False, transpose_b=False, out_dtype=None,
-             bias=None, accumulate=None, tile_n=None, persistent=None, cluster=None,
-             schedule=None):
+             bias=None, accumulate=None, fast_accumulate=False, tile_n=None, persistent=None,
+             cluster=None, schedule=None):
         """qs.gemm. With `layout` ("TN", "NN", "NT") the arguments follow TE's
         general_gemm(A, B, layout), which computes op(B) op(A): it builds
         qs.gemm(B, A) with transpose_a = (layout[1] == "T") and transpose_b =
         (layout[0] == "T"). Without `layout`, qs.gemm(a, b) with the given
         transposes: result = op(a) op(b).
+
+        `fast_accumulate` lets the tensor cores sum in their own precision
+        (qs.gemm's fast_accumulate; TE's use_split_accumulator=False, which
+        TE uses for fprop): on sm_90a the per-tensor FP8 kernel then sums all
+        of K in the tensor core instead of promoting each 128-wide block of
+        K into FP32.
 
         Kernel options (speed only, never results; docs/GPU.md), each set as
         the op's qs.gemm_<option> attribute when given: `tile_n` (128 or 256,
@@ -182,7 +188,7 @@ class Function:
         return Value(self._impl.gemm(a._impl, b._impl, transpose_a, transpose_b,
                                      _impl(bias, "bias", optional=True),
                                      _impl(accumulate, "accumulate", optional=True), out,
-                                     options, _site()))
+                                     bool(fast_accumulate), options, _site()))
 
     def assemble(self, inner, spec):
         """qs.assemble: a quantized value from its inner tensors."""

@@ -142,9 +142,15 @@ int main(void) {
           qsGemmSetKernelOption(gemm, str("cluster"), mlirIntegerAttrGet(i64, 2), loc),
           qsGemmSetKernelOption(gemm, str("persistent"), mlirIntegerAttrGet(i64, 132), loc),
           qsGemmSetKernelOption(gemm, str("schedule"), mlirStringAttrGet(ctx, str("pingpong")), loc));
-  // CHECK: "qs.gemm"{{.*}} {qs.gemm_cluster = 2 : i64, qs.gemm_persistent = 132 : i64, qs.gemm_schedule = "pingpong"}
+  // fast_accumulate (an inherent unit attribute of qs.gemm).
+  // CHECK: fast_accumulate: 1
+  fprintf(stderr, "fast_accumulate: %d\n", qsGemmSetFastAccumulate(gemm, true, loc));
+  // CHECK: "qs.gemm"{{.*}} <{fast_accumulate, {{.*}}transpose_b}> {qs.gemm_cluster = 2 : i64, qs.gemm_persistent = 132 : i64, qs.gemm_schedule = "pingpong"}
   mlirOperationPrint(mlirOpResultGetOwner(gemm), printToStderr, NULL);
   fprintf(stderr, "\n");
+  // CHECK: diagnostic: fast_accumulate applies to the result of a 'qs.gemm'
+  // CHECK: fast_accumulate on a non-GEMM: 0
+  fprintf(stderr, "fast_accumulate on a non-GEMM: %d\n", qsGemmSetFastAccumulate(a, true, loc));
   // CHECK: diagnostic: 'qs.gemm_persistent' must be an i64 of at least 1 (the number of blocks of the persistent GEMM kernels), got 0 : i64
   // CHECK: diagnostic: 'qs.gemm_schedule' must be the string "cooperative" or "pingpong" (how the GEMM kernel's consumer warpgroups share the output tiles), got 2 : i64
   // CHECK: diagnostic: unknown GEMM kernel option 'stages' (tile_n, persistent, cluster, schedule)

@@ -42,7 +42,7 @@
 !w = !qs.tensor<1024x768xbf16, #qs.fp8_current>
 module attributes {qs.chip = "sm_90a", qs.gemm_tile_n = 128 : i64} {
   func.func @dgrad(%dy: !dy, %w: !w, %bias: tensor<768xbf16>) -> tensor<512x768xbf16> {
-    %dx = qs.gemm %dy, %w bias(%bias : tensor<768xbf16>) : !dy, !w -> tensor<512x768xbf16>
+    %dx = qs.gemm %dy, %w fast_accumulate bias(%bias : tensor<768xbf16>) : !dy, !w -> tensor<512x768xbf16>
     return %dx : tensor<512x768xbf16>
   }
 }

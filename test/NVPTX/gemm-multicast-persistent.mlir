@@ -33,7 +33,7 @@
 !w = !qs.tensor<768x512xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_90a", qs.gemm_cluster = 2 : i64, qs.gemm_persistent = 7 : i64} {
   func.func @fprop(%x: !x, %w: !w) -> tensor<640x768xbf16> {
-    %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<640x768xbf16>
+    %y = qs.gemm %x, %w transpose_b fast_accumulate : !x, !w -> tensor<640x768xbf16>
     return %y : tensor<640x768xbf16>
   }
 }

@@ -27,7 +27,7 @@
 !w = !qs.tensor<768x512xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_90a", qs.gemm_persistent = 5 : i64} {
   func.func @fprop(%x: !x, %w: !w) -> tensor<1024x768xbf16> {
-    %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<1024x768xbf16>
+    %y = qs.gemm %x, %w transpose_b fast_accumulate : !x, !w -> tensor<1024x768xbf16>
     return %y : tensor<1024x768xbf16>
   }
 }

@@ -48,7 +48,7 @@
 !w = !qs.tensor<640x512xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_90a", qs.gemm_schedule = "pingpong", qs.gemm_persistent = 5 : i64} {
   func.func @fprop(%x: !x, %w: !w) -> tensor<384x640xbf16> {
-    %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<384x640xbf16>
+    %y = qs.gemm %x, %w transpose_b fast_accumulate : !x, !w -> tensor<384x640xbf16>
     return %y : tensor<384x640xbf16>
   }
 }

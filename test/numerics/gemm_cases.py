@@ -43,13 +43,17 @@ def gemm_input(rng, shape):
     return h.to_npy(x, "bf16").view(h.NUMPY_IN["bf16"][0]).astype(np.float32)
 
 
-def quantized(rng, family, params, shape, chip_tn_only=True):
+def quantized(rng, family, params, shape, chip_tn_only=True, integers=False):
     fam = "nvfp4" if family.startswith("nvfp4") else family
     q = h.quantizer(fam, **params)
     x = gemm_input(rng, shape)
+    if integers:  # values -2..2 (amax 2: pow-2 current scale 128, delayed 1)
+        x = rng.integers(-2, 3, size=shape).astype(np.float32)
+        x.flat[0] = 2.0
     with np.errstate(all="ignore"):
         amax = float(ref.amax(x))
-        bufs, _ = ref.quantize(x, q, "bf16", scale=np.float32(448.0 / max(amax, 1e-30)),
+        scale = 1.0 if integers else 448.0 / max(amax, 1e-30)
+        bufs, _ = ref.quantize(x, q, "bf16", scale=np.float32(scale),
                                amax_state=np.float32(0), chip_tn_only=chip_tn_only)
     return q, bufs
 
@@ -61,10 +65,15 @@ class GemmCase:
 
 def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulate=False,
               tile_n=None, chip=None, needed_usage_only=False, persistent=None,
-              cluster=None, schedule=None):
+              cluster=None, schedule=None, fast_accumulate=False, integers=False):
     """With needed_usage_only, each operand carries only the usage its
     contraction reads (smaller inputs); persistent: qs.gemm_persistent;
-    cluster: qs.gemm_cluster; schedule: qs.gemm_schedule."""
+    cluster: qs.gemm_cluster; schedule: qs.gemm_schedule; fast_accumulate:
+    qs.gemm's flag (sm_90a per-tensor FP8: the tensor core sums all of K).
+    integers (per-tensor FP8): operands whose values are integers in
+    [-2, 2] with power-of-two scales, so that every partial sum (below 4 K)
+    is exact in any accumulator keeping 13 bits or more: a device check of
+    fast_accumulate kernels whose result must still meet the FP32 bound."""
     name, lhs, rhs, ta, tb = layout
     shapes = {"x": (m, k), "w": (n, k), "dy": (m, n)}
     params = dict(zip(("x", "w", "dy"), FAMILIES[family]))
@@ -72,8 +81,12 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         for tensor, rowwise in ((lhs, not ta), (rhs, tb)):
             params[tensor] = {**params[tensor], "rowwise": rowwise, "columnwise": not rowwise}
     tn_only = chip != "sm_100a"
-    qa, a = quantized(rng, family, params[lhs], shapes[lhs], tn_only)
-    qb, b = quantized(rng, family, params[rhs], shapes[rhs], tn_only)
+    if integers:
+        assert family in ("fp8_current", "fp8_delayed") and k < 2048
+        if family == "fp8_current":
+            params = {t: {**p, "force_pow_2_scales": True} for t, p in params.items()}
+    qa, a = quantized(rng, family, params[lhs], shapes[lhs], tn_only, integers)
+    qb, b = quantized(rng, family, params[rhs], shapes[rhs], tn_only, integers)
     op_a = ref.gemm_operand(a, shapes[lhs], qa, contracts_last=not ta)
     op_b = ref.gemm_operand(b, shapes[rhs], qb, contracts_last=tb)
     rows, cols = op_a.shape[0], op_b.shape[0]
@@ -96,7 +109,8 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         args.append(f"%acc: {rt}")
         extra += f" accumulate(%acc : {rt})"
         want = want + acc.astype(np.float64)
-    flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "")
+    flags = ((" transpose_a" if ta else "") + (" transpose_b" if tb else "")
+             + (" fast_accumulate" if fast_accumulate else ""))
     module = f"""func.func @gemm({', '.join(args)}) -> {rt} {{
   %d = qs.gemm %a, %b{flags}{extra} : {at}, {bt} -> {rt}
   return %d : {rt}

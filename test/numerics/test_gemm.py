@@ -137,10 +137,31 @@ def test_gemm_3d_activation(rng, family):
     assert (err <= tol + 1e-44).all(), f"{int((err > tol).sum())} elements outside the bound"
 
 
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+@pytest.mark.parametrize("fast", [False, True], ids=["split", "fast"])
+def test_gemm_per_tensor_accumulation(rng, layout, fast):
+    # sm_90a per-tensor FP8 without fast_accumulate (the default): each
+    # 128-wide k-tile summed on its own and added to FP32 totals (9 k-tiles,
+    # the last partial; several tiles, bias); with it, summed in the tensor
+    # core. Both within the FP32 bound here (the emulation sums in FP32;
+    # on a GPU only the split kernel is FP32, see the device check's
+    # integer-valued fast_accumulate cases); and integer-valued operands,
+    # whose partial sums are exact either way.
+    check_gemm(rng, "fp8_current", layout, "bf16", m=208, n=272, k=1040, bias=True,
+               fast_accumulate=fast)
+    check_gemm(rng, "fp8_delayed", layout, "f32", m=144, n=144, k=400, fast_accumulate=fast,
+               integers=True)
+    check_gemm(rng, "fp8_current", layout, "f32", m=64, n=96, k=400, fast_accumulate=fast,
+               integers=True)
+
+
 def test_gemm_wide_tiles(rng):
-    # The 128x256 tile kernel (4 stages; 6 k-tiles wrap the ring), E5M2 x E4M3.
-    check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=130, n=656, k=300, tile_n=256)
-    check_gemm(rng, "fp8_current", LAYOUTS[0], "f16", m=64, n=96, k=144, tile_n=256)
+    # The 128x256 tile kernel (fast_accumulate; 4 stages; 6 k-tiles wrap the
+    # ring), E5M2 x E4M3.
+    check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=130, n=656, k=300, tile_n=256,
+               fast_accumulate=True)
+    check_gemm(rng, "fp8_current", LAYOUTS[0], "f16", m=64, n=96, k=144, tile_n=256,
+               fast_accumulate=True)
 
 
 @pytest.mark.parametrize("family", ["mxfp8", "fp8_current"])
@@ -184,7 +205,7 @@ def test_gemm_sm90_kernels_on_blackwell_layouts(rng):
     check_gemm(rng, "fp8_current", LAYOUTS[2], "bf16", m=208, n=336, k=144, chip="sm_100a",
                kernel_chip="sm_90a")
     check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=130, n=400, k=384, tile_n=256,
-               bias=True, chip="sm_100a", kernel_chip="sm_90a")
+               bias=True, chip="sm_100a", kernel_chip="sm_90a", fast_accumulate=True)
 
 
 def test_gemm_multicast_pairs(rng):
@@ -196,7 +217,7 @@ def test_gemm_multicast_pairs(rng):
     check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=300, n=400, k=1040, bias=True,
                cluster=2)
     check_gemm(rng, "fp8_delayed", LAYOUTS[0], "f32", m=512, n=656, k=256, tile_n=256,
-               cluster=2)
+               cluster=2, fast_accumulate=True)
     check_gemm(rng, "fp8_current", LAYOUTS[1], "bf16", m=384, n=272, k=144, cluster=2)
     check_gemm(rng, "fp8_current", LAYOUTS[2], "f16", m=208, n=256, k=400, cluster=2)
     # Persistent pairs: qs.gemm_persistent = 5 runs 4 blocks (an even grid),
@@ -206,7 +227,7 @@ def test_gemm_multicast_pairs(rng):
     check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=640, n=400, k=400, bias=True,
                cluster=2, persistent=5)
     check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=512, n=512, k=144, tile_n=256,
-               cluster=2, persistent=3)
+               cluster=2, persistent=3, fast_accumulate=True)
 
 
 @pytest.mark.parametrize("family,layout", [
@@ -226,7 +247,7 @@ def test_gemm_multicast_pairs_block_scaled(rng, family, layout, persistent):
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
 def test_gemm_pingpong(rng, layout):
-    # qs.gemm_schedule = "pingpong": persistent blocks whose two consumers
+    # qs.gemm_schedule = "pingpong" (needs fast_accumulate): persistent blocks whose two consumers
     # take alternate 128x128 tiles whole (two m64 halves each): 5 blocks over
     # 15 tiles (3 each: consumer 0 two, consumer 1 one), partial edge tiles,
     # 4 k-tiles per tile (the 6-stage ring wraps across tiles); the default
@@ -234,11 +255,12 @@ def test_gemm_pingpong(rng, layout):
     # blocks). The emulation computes each tile as the GPU's consumer does
     # (same k order per element).
     check_gemm(rng, "fp8_current", layout, "bf16", m=320, n=560, k=400, bias=True,
-               schedule="pingpong", persistent=5)
-    check_gemm(rng, "fp8_delayed", layout, "f32", m=256, n=384, k=144, schedule="pingpong")
+               schedule="pingpong", persistent=5, fast_accumulate=True)
+    check_gemm(rng, "fp8_delayed", layout, "f32", m=256, n=384, k=144, schedule="pingpong",
+               fast_accumulate=True)
     if layout == LAYOUTS[0]:
         check_gemm(rng, "fp8_current", layout, "bf16", m=320, n=560, k=400,
-                   schedule="pingpong", persistent=5, cluster=2)
+                   schedule="pingpong", persistent=5, cluster=2, fast_accumulate=True)
 
 
 @pytest.mark.parametrize("chip", [None, "sm_100a"])
@@ -262,7 +284,8 @@ def test_gemm_persistent(rng, family, layout, tile_n):
     # (3 k-tiles per tile: the ring wraps inside and across tiles); the
     # sm_90a kernels in every family (MXFP8 dgrad: the transposing copy).
     shape = dict(m=320, n=400, k=384) if tile_n == 256 else dict(m=320, n=224, k=352)
-    check_gemm(rng, family, layout, "bf16", tile_n=tile_n, persistent=3, bias=True, **shape)
+    check_gemm(rng, family, layout, "bf16", tile_n=tile_n, persistent=3, bias=True,
+               fast_accumulate=tile_n == 256, **shape)
 
 
 # sm_100a (tcgen05 MMA, qs.chip = "sm_100a"): under QS_KERNELS=gpu-emulated

@@ -125,15 +125,40 @@ def test_compile_binary():
     assert qs.compile(g, format="fatbin").binary[:4] == b"\x50\xed\x55\xba"
 
 
-def linear(quantizer, layout="TN", chip=None, k=128):
+def linear(quantizer, layout="TN", chip=None, k=128, **options):
     """Quantizes x and w [128, k] and returns TE's general_gemm(w, x, layout)."""
     g = qs.Graph(chip=chip)
     f = g.function("linear", [qs.TensorSpec((128, k), "bf16"),
                               qs.TensorSpec((128, k), "bf16")])
     qx = f.quantize(f.args[0], quantizer)
     qw = f.quantize(f.args[1], quantizer)
-    f.returns(f.gemm(qw, qx, layout=layout))
+    f.returns(f.gemm(qw, qx, layout=layout, **options))
     return g
+
+
+def test_gemm_accumulation():
+    """Per-tensor FP8 on sm_90a: by default each k-tile is promoted into
+    FP32 totals (fresh wgmma sums, wait_group 0, adds); fast_accumulate
+    (TE's fprop) sums all of K in the tensor core and allows ping-pong;
+    ping-pong without it is a diagnostic when compiling. The same results
+    on the CPU either way."""
+    q = qs.Float8CurrentScalingQuantizer()
+    split = linear(q, k=512)
+    assert "fast_accumulate" not in str(split)
+    ptx = qs.compile(split).ptx
+    assert "wgmma.wait_group.sync.aligned 0;" in ptx and "add.rn.f32" in ptx
+    fast = linear(q, k=512, fast_accumulate=True)
+    assert "transpose_b fast_accumulate" in str(fast)
+    ptx = qs.compile(fast).ptx
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx and "add.rn.f32" not in ptx
+    qs.compile(linear(q, k=512, fast_accumulate=True, schedule="pingpong"))
+    with pytest.raises(qs.QSError, match=r"test_runtime.py.*\"pingpong\" .* with "
+                                         r"fast_accumulate \(no registers are left"):
+        qs.compile(linear(q, k=512, schedule="pingpong"))
+    rng = np.random.default_rng(7)
+    x, w = (rng.standard_normal((128, 512)).astype(ml_dtypes.bfloat16) for _ in range(2))
+    (a,), (b,) = qs.run_cpu(split, "linear", x, w), qs.run_cpu(fast, "linear", x, w)
+    np.testing.assert_array_equal(a.view(np.uint16), b.view(np.uint16))
 
 
 def test_compile_errors():

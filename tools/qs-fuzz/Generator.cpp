@@ -253,7 +253,8 @@ private:
       }
       Value y = plain(s, pick((const char *[]){"bf16", "f32", "f16"}));
       body << "    " << y.name << " = qs.gemm " << a->name << ", " << b->name
-           << (ta ? " transpose_a" : "") << (tb ? " transpose_b" : "");
+           << (ta ? " transpose_a" : "") << (tb ? " transpose_b" : "")
+           << (in.ConsumeIntegralInRange(0, 2) == 0 ? " fast_accumulate" : "");
       if (in.ConsumeIntegralInRange(0, 3) == 0) {
         Value *acc = any([&](const Value &v) {
           return !v.quantized && v.shape == y.shape && v.dtype == y.dtype;

@@ -109,15 +109,18 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     warpgroups of 64 rows each issue `wgmma.mma_async` with FP32
     accumulators and apply the epilogue (`scale_inv_A * scale_inv_B` for
     per-tensor FP8, bias, accumulate, rounding to the result type) from
-    their registers. Block-scaled operands sum each scale block of K (128
+    their registers. Per-tensor FP8 without the GEMM's `fast_accumulate`
+    sums each 128-wide k-tile in fresh accumulators and adds it to FP32
+    totals (Hopper's FP8 wgmma keeps about 14 bits of a running sum);
+    with it, the tensor core sums all of K. Block-scaled operands sum each scale block of K (128
     for FP8 block, 32 for MXFP8) in fresh accumulators and promote it into
     the totals times `sA[row, kb] * sB[col, kb]`, read from the GEMM_READY
     (FP8 block) or compact / swizzled E8M0 (MXFP8) layouts. NVFP4: the
     consumers convert each k-tile's E2M1 codes times their E4M3 block
     scales to f16 in shared memory (exact), f16 wgmma sums them, and the
     global (or, row-scaled, per-row) amaxes scale the epilogue. Tile width in N: per-tensor 128 or
-    256 (`qs.gemm_tile_n` or a heuristic), FP8 block 128, MXFP8 64, NVFP4
-    128. Operands whose storage is not K-major (MXFP8 column-wise data;
+    256 (`qs.gemm_tile_n` or a heuristic; 256 needs `fast_accumulate`),
+    FP8 block 128, MXFP8 64, NVFP4 128. Operands whose storage is not K-major (MXFP8 column-wise data;
     per-tensor FP8 on Blackwell layouts, without a transpose buffer) are
     loaded MN-major and copied transposed into a K-major swizzled tile in
     shared memory by the consumers (16x16-byte blocks, `prmt` byte
@@ -131,8 +134,8 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     makes the sm_90a kernels with K-major operands run in 2-block clusters
     whose blocks share B by TMA multicast (with `qs.gemm_persistent`, on an
     even persistent grid). `qs.gemm_schedule = "pingpong"` gives each
-    consumer warpgroup of the sm_90a per-tensor kernel its own 128x128
-    tiles (persistent).
+    consumer warpgroup of the sm_90a per-tensor kernel with
+    `fast_accumulate` its own 128x128 tiles (persistent).
 
     GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs
     of every family become one tcgen05 kernel of 128 threads per 128x128

@@ -247,9 +247,11 @@ Value GemmCode::swizzledScale(Value row, Value col, int64_t cols) {
 GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
                                           Value t, Value kt, Value scalesA,
                                           Value scalesB) {
+  TileScales scales;
+  if (plan.a.blockDim == 0) // per-tensor FP8: alpha in the epilogue
+    return scales;
   Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
   Value colBase = env.mul(tn, i(plan.tileN));
-  TileScales scales;
   for (int64_t r = 0; r < plan.accRegs(); ++r) {
     Value fr, fc;
     std::tie(fr, fc) = fragment(t, i(r));
@@ -267,6 +269,10 @@ void GemmCode::promote(TileScales &scales,
                        const std::function<Value(int64_t)> &total,
                        const std::function<void(int64_t, Value)> &update) {
   for (int64_t r = 0; r < plan.accRegs(); ++r) {
+    if (scales.a.empty()) { // per-tensor FP8
+      update(r, arith::AddFOp::create(env.b, env.loc, total(r), partial(r)));
+      continue;
+    }
     Value scale = arith::MulFOp::create(env.b, env.loc,
                                         scales.a[TileScales::keyA(plan, r)],
                                         scales.b[TileScales::keyB(plan, r)]);

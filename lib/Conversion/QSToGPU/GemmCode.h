@@ -78,8 +78,8 @@ struct GemmPlan {
   /// has no rows inside M and computes zeros it does not store.
   int64_t cluster = 1;
   bool multicast() const { return cluster == 2; }
-  /// qs.gemm_schedule = "pingpong" (sm_90a per-tensor FP8, persistent,
-  /// 128 x 128 tiles): consumer c computes the block's tiles of iterations
+  /// qs.gemm_schedule = "pingpong" (sm_90a per-tensor FP8 with
+  /// fast_accumulate, persistent, 128 x 128 tiles): consumer c computes the block's tiles of iterations
   /// c, c + 2, ... whole (two m64 accumulators, 64 registers each), so one
   /// consumer's epilogue overlaps the other's wgmmas; the stage ring is
   /// filled in tile order, so each stage has one consumer.
@@ -110,6 +110,16 @@ struct GemmPlan {
   /// totals; `groupsPerRound` blocks are summed at once (one accumulator
   /// set each) between two waits.
   bool blockScaled() const { return a.blockDim != 0 && !fp4(); }
+  /// sm_90a per-tensor FP8 without fast_accumulate: each k-tile (128
+  /// elements of K, four wgmma k-steps) is summed on its own and added to
+  /// FP32 totals, as the block-scaled kernels promote (scales of 1; alpha
+  /// in the epilogue). Hopper's FP8 wgmma keeps only about 14 bits of a
+  /// running sum, so this is what makes the accumulation FP32 (CUTLASS's
+  /// promotion interval of 4 k-steps, cuBLASLt without FAST_ACCUM).
+  bool splitAccumulator = false;
+  /// Whether the consumers sum each scale block (or k-tile) into fresh
+  /// accumulators and promote it into FP32 totals.
+  bool promotes() const { return blockScaled() || splitAccumulator; }
   /// NVFP4: the consumers convert each k-tile's E2M1 codes times their E4M3
   /// block scales to f16 (exact) in shared memory, and f16 wgmma sums them
   /// (no promotion); the global amaxes scale the epilogue.
@@ -385,7 +395,9 @@ struct GemmCode {
                         Value scalesA, Value scalesB);
 
   /// Block FP8 promotion of a k-tile: total[r] + (sA * sB) * partial[r] for
-  /// every register (the reference's order), through `update(r, value)`.
+  /// every register (the reference's order), through `update(r, value)`;
+  /// per-tensor FP8 (split accumulator, no scales loaded): total[r] +
+  /// partial[r].
   void promote(TileScales &scales, const std::function<Value(int64_t)> &partial,
                const std::function<Value(int64_t)> &total,
                const std::function<void(int64_t, Value)> &update);

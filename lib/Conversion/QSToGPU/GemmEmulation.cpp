@@ -223,7 +223,7 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
       b, loc, MemRefType::get({plan.sharedBytes()}, b.getI8Type()));
   Value regs = memref::AllocOp::create(
       b, loc, MemRefType::get({regCount}, b.getF32Type()));
-  Value partial = plan.blockScaled()
+  Value partial = plan.promotes()
                       ? memref::AllocOp::create(
                             b, loc, MemRefType::get({regCount}, b.getF32Type()))
                             .getResult()
@@ -301,15 +301,15 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
         Value descA = code.descA(base, s, buffer, consumer);
         Value descB = code.descB(base, s, buffer);
         Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
-        if (!plan.blockScaled()) {
+        if (!plan.promotes()) {
           for (int64_t j = 0; j < kKSteps; ++j)
             emulateWgmma(code, smem, regs, regBase,
                          code.stepDescriptor(descA, j),
                          code.stepDescriptor(descB, j), typeA, typeB);
           return;
         }
-        // Block scaling: each scale block of K into zeroed partial registers,
-        // then promoted.
+        // Block scaling (and per-tensor FP8's split accumulator): each scale
+        // block of K (k-tile) into zeroed partial registers, then promoted.
         int64_t groups = kTileK / plan.blockK();
         for (int64_t g = 0; g < groups; ++g) {
           env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {

@@ -424,16 +424,17 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             if (plan.transposes()) {
               // MN-major operands: copy this stage's tiles transposed into
               // buffer it % 2 once both consumers are past the wgmmas that
-              // read it (those of k-tile it - 2). Per-tensor FP8 (one group
-              // in flight): each consumer's wait_group 1 at the end of it -
-              // 1 completed its it - 2, and the barrier makes it both; with
-              // one buffer, wait for it - 1 as well. Block-scaled consumers
-              // wait for every group within the k-tile: with two buffers,
-              // both passed the barrier after the copy of it - 1 only once
-              // they had finished it - 2, so no barrier is needed first.
-              if (!plan.blockScaled() && plan.transposeBuffers() == 1)
+              // read it (those of k-tile it - 2). Per-tensor FP8 with
+              // fast_accumulate (one group in flight): each consumer's
+              // wait_group 1 at the end of it - 1 completed its it - 2, and
+              // the barrier makes it both; with one buffer, wait for it - 1
+              // as well. Promoting consumers (block-scaled, split
+              // accumulator) wait for every group within the k-tile: with two
+              // buffers, both passed the barrier after the copy of it - 1 only
+              // once they had finished it - 2, so no barrier is needed first.
+              if (!plan.promotes() && plan.transposeBuffers() == 1)
                 ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
-              if (!plan.blockScaled() || plan.transposeBuffers() == 1)
+              if (!plan.promotes() || plan.transposeBuffers() == 1)
                 ptx({}, "bar.sync 1, 256;", "");
               code.transposeTiles(
                   env.add(env.mul(consumer, env.idx(kWarpgroup)), t), s, buffer,
@@ -472,10 +473,11 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                   "wgmma.wait_group.sync.aligned 1;",
                   "");
               scf::YieldOp::create(b, loc, next);
-            } else if (plan.blockScaled()) {
+            } else if (plan.promotes()) {
               ptx({}, "wgmma.fence.sync.aligned;", "");
-              // Each scale block of K on its own (fresh accumulators), then
-              // promoted; `groupsPerRound` blocks between two waits.
+              // Each scale block of K (per-tensor: each k-tile) on its own
+              // (fresh accumulators), then promoted; `groupsPerRound` blocks
+              // between two waits.
               int64_t groups = kTileK / plan.blockK();
               int64_t perRound = plan.groupsPerRound();
               Value next = total;
@@ -546,11 +548,11 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
             }
           }
           ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
-          // Persistent per-tensor kernels free the tile's last stage here
-          // (the others free each stage in the k-loop; without persistence
+          // Persistent fast-accumulating kernels free the tile's last stage
+          // here (the others free each stage in the k-loop; without persistence
           // nothing waits for it), so the producer streams the next tile
           // while this one's epilogue runs.
-          if (plan.persistent() && !plan.blockScaled() && !plan.fp4()) {
+          if (plan.persistent() && !plan.promotes() && !plan.fp4()) {
             Value last = env.rem(env.add(tileStart, env.idx(kTiles - 1)),
                                  env.idx(plan.stages));
             freeStage(last, eq(t, zero));
@@ -630,12 +632,20 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
     return emitError() << "NVFP4 GEMM kernels need K (here " << operands.k
                        << ") to be a multiple of 32: a packed row (K / 2 "
                           "bytes) must be a multiple of 16 bytes for TMA";
-  if (operands.pingpong && (cc != 90 || !perTensor || operands.a.mnMajor ||
-                            operands.b.mnMajor || operands.tileN == 256))
+  if (operands.pingpong &&
+      (cc != 90 || !perTensor || !operands.fastAccumulate ||
+       operands.a.mnMajor || operands.b.mnMajor || operands.tileN == 256))
     return emitError() << "qs.gemm_schedule = \"pingpong\" (each consumer "
                           "warpgroup computes its own 128x128 tiles) exists "
-                          "for the sm_90a per-tensor FP8 kernel with K-major "
-                          "operands and 128-wide tiles";
+                          "for the sm_90a per-tensor FP8 kernel with "
+                          "fast_accumulate (no registers are left to promote "
+                          "into), K-major operands and 128-wide tiles";
+  if (cc == 90 && perTensor && !operands.fastAccumulate &&
+      operands.tileN == 256)
+    return emitError() << "qs.gemm_tile_n = 256 needs fast_accumulate on "
+                          "sm_90a: without it each 128-wide block of K is "
+                          "promoted into FP32 totals, and two accumulator "
+                          "sets of a 128x256 tile exceed the registers";
   if (operands.clusterSize == 2 &&
       (cc != 90 || operands.a.mnMajor || operands.b.mnMajor))
     return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "
@@ -686,7 +696,12 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   // multiprocessor (sm_90a and sm_100a alike; block-scaled tiles are
   // fixed).
   int64_t sms = plan.tcgen05 ? kSMsBlackwell : kSMs;
-  plan.tileN = operands.pingpong                           ? 128
+  // sm_90a per-tensor FP8 promotes each k-tile unless fast_accumulate
+  // allows the tensor core's precision: a second accumulator set, so
+  // 128-wide tiles (checkGemmSupport rejects 256).
+  plan.splitAccumulator =
+      !plan.tcgen05 && plan.a.blockDim == 0 && !operands.fastAccumulate;
+  plan.tileN = operands.pingpong || plan.splitAccumulator  ? 128
                : operands.tileN                            ? operands.tileN
                : plan.a.blockDim == 3 && !plan.tcgen05     ? 64
                : plan.a.blockDim != 0                      ? 128

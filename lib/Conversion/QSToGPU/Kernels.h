@@ -87,7 +87,8 @@ struct GemmOperands {
   GemmOperand a, b;
   int64_t m = 0, n = 0, k = 0;
   /// Tile width in N: 128, 256 (qs.gemm_tile_n), or 0 to choose (256 when
-  /// the 128x256 tiles still fill every multiprocessor).
+  /// the 128x256 tiles still fill every multiprocessor; sm_90a per-tensor
+  /// without fastAccumulate: always 128).
   int64_t tileN = 0;
   /// qs.gemm_persistent: the number of persistent blocks, each looping over
   /// output tiles; 0: one block per tile.
@@ -97,6 +98,10 @@ struct GemmOperands {
   /// qs.gemm_schedule = "pingpong": each consumer warpgroup computes its
   /// own 128 x 128 tiles, alternately.
   bool pingpong = false;
+  /// qs.gemm's fast_accumulate: the tensor cores may sum all of K in their
+  /// own precision (else the sm_90a per-tensor kernel promotes each
+  /// 128-wide block of K into FP32 registers).
+  bool fastAccumulate = false;
 };
 
 

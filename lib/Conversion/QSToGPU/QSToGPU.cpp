@@ -274,6 +274,7 @@ struct ConvertQSToGPUPass
     auto schedule = dyn_cast_or_null<StringAttr>(
         inherited(QSDialect::getGemmScheduleAttrName()));
     operands.pingpong = schedule && schedule.getValue() == "pingpong";
+    operands.fastAccumulate = op.getFastAccumulate();
     if (failed(gpuk::checkGemmSupport(operands, chip,
                                       [&] { return op.emitOpError(); })))
       return failure();

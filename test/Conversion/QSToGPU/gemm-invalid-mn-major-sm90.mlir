@@ -36,7 +36,7 @@ func.func @cluster_mn_major(%a: !g, %b: !g) -> tensor<128x128xbf16> {
 !g = !qs.tensor<128x128xbf16, #qs.fp8_current<>>
 module attributes {qs.chip = "sm_100a", qs.gemm_schedule = "pingpong"} {
 func.func @pingpong_mn_major(%a: !g, %b: !g) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_schedule = "pingpong" (each consumer warpgroup computes its own 128x128 tiles) exists for the sm_90a per-tensor FP8 kernel with K-major operands and 128-wide tiles}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_schedule = "pingpong" (each consumer warpgroup computes its own 128x128 tiles) exists for the sm_90a per-tensor FP8 kernel with fast_accumulate (no registers are left to promote into), K-major operands and 128-wide tiles}}
   %y = qs.gemm %a, %b : !g, !g -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }

@@ -87,7 +87,7 @@ func.func @cluster(%a: !x, %b: !x) -> tensor<256x256xbf16> {
 !x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_100a", qs.gemm_schedule = "pingpong"} {
 func.func @pingpong(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_schedule = "pingpong" (each consumer warpgroup computes its own 128x128 tiles) exists for the sm_90a per-tensor FP8 kernel with K-major operands and 128-wide tiles}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_schedule = "pingpong" (each consumer warpgroup computes its own 128x128 tiles) exists for the sm_90a per-tensor FP8 kernel with fast_accumulate (no registers are left to promote into), K-major operands and 128-wide tiles}}
   %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }

@@ -81,16 +81,16 @@ func.func @gemm(%x: !x, %w: !w) -> tensor<128x512xbf16> {
 
 // The buffer-level ops keep the proto-level ops' discardable attributes:
 // per-op GEMM kernel options and qs.chip, which qs-nvptx-pipeline reads on
-// the op or its ancestors.
+// the op or its ancestors; qs.gemm_buffers takes over fast_accumulate.
 !x = !qs.tensor<128x256xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
 // CHECK-LABEL: func.func @kept_attributes
 //       CHECK:   qs.quantize_buffers {{.*}} {qs.chip = "sm_90a"}
-//       CHECK:   qs.gemm_buffers {{.*}} transpose_b {qs.gemm_cluster = 2 : i64, qs.gemm_persistent = 132 : i64, qs.gemm_tile_n = 256 : i64} -> tensor<128x512xbf16>
+//       CHECK:   qs.gemm_buffers {{.*}} transpose_b fast_accumulate {qs.gemm_cluster = 2 : i64, qs.gemm_persistent = 132 : i64, qs.gemm_tile_n = 256 : i64} -> tensor<128x512xbf16>
 //       CHECK:   qs.dequantize_buffers {{.*}} {qs.chip = "sm_90a"}
 func.func @kept_attributes(%xt: tensor<128x256xbf16>, %w: !w) -> (tensor<128x512xbf16>, tensor<128x256xf32>) {
   %x = qs.quantize %xt {qs.chip = "sm_90a"} : tensor<128x256xbf16> -> !x
-  %y = qs.gemm %x, %w transpose_b {qs.gemm_cluster = 2 : i64, qs.gemm_persistent = 132 : i64, qs.gemm_tile_n = 256 : i64} : !x, !w -> tensor<128x512xbf16>
+  %y = qs.gemm %x, %w transpose_b fast_accumulate {qs.gemm_cluster = 2 : i64, qs.gemm_persistent = 132 : i64, qs.gemm_tile_n = 256 : i64} : !x, !w -> tensor<128x512xbf16>
   %d = qs.dequantize %x {qs.chip = "sm_90a"} : !x -> tensor<128x256xf32>
   return %y, %d : tensor<128x512xbf16>, tensor<128x256xf32>
 }

@@ -130,6 +130,15 @@ func.func @gemm_bias_accumulate(%x: !x3, %w: !w2, %bias: tensor<512xbf16>,
   return %y : tensor<2x64x512xf32>
 }
 
+// fast_accumulate (the tensor cores may sum in their own precision).
+!p = !qs.tensor<128x256xbf16, #qs.fp8_current<columnwise = false>>
+// CHECK-LABEL: func.func @gemm_fast_accumulate
+//       CHECK:   qs.gemm %{{.*}}, %{{.*}} transpose_b fast_accumulate bias(%{{.*}} : tensor<128xbf16>) : {{.*}} -> tensor<128x128xbf16>
+func.func @gemm_fast_accumulate(%x: !p, %bias: tensor<128xbf16>) -> tensor<128x128xbf16> {
+  %y = qs.gemm %x, %x transpose_b fast_accumulate bias(%bias : tensor<128xbf16>) : !p, !p -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+
 // -----
 
 // Buffer-level ops (the output of qs-expand-storage) round-trip.

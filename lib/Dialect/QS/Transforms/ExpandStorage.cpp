@@ -129,7 +129,8 @@ struct ExpandGemm final : OpRewritePattern<GemmOp> {
     auto buffers = GemmBuffersOp::create(
         rewriter, loc, resultType, a, b, op.getBias(), init,
         op.getA().getType(), op.getB().getType(), op.getTransposeA(),
-        op.getTransposeB(), static_cast<bool>(op.getAccumulate()));
+        op.getTransposeB(), static_cast<bool>(op.getAccumulate()),
+        op.getFastAccumulate());
     keepDiscardableAttrs(op, buffers);
     rewriter.replaceOp(op, buffers);
     return success();

@@ -96,6 +96,7 @@ def QS_GemmBuffersOp : QS_BufferOp<"gemm_buffers",
     `b_type` (interface order); the product `op(a) * op(b) (+ bias)` is
     written into `init`. With `accumulate` the initial contents of `init`
     are added (TE's `accumulate=True`); without it they are ignored.
+    `fast_accumulate` as on `qs.gemm`.
 
     Example:
     ```mlir
@@ -113,7 +114,7 @@ def QS_GemmBuffersOp : QS_BufferOp<"gemm_buffers",
                        TypeAttrOf<QS_QuantTensor>:$a_type,
                        TypeAttrOf<QS_QuantTensor>:$b_type,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
-                       UnitAttr:$accumulate);
+                       UnitAttr:$accumulate, UnitAttr:$fast_accumulate);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     `a` `(` $a `:` type($a) `)` `as` $a_type
@@ -121,7 +122,8 @@ def QS_GemmBuffersOp : QS_BufferOp<"gemm_buffers",
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     `outs` `(` $init `:` type($init) `)`
     (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
-    (`accumulate` $accumulate^)? attr-dict `->` type($result)
+    (`accumulate` $accumulate^)? (`fast_accumulate` $fast_accumulate^)?
+    attr-dict `->` type($result)
   }];
   let extraClassDeclaration = [{
     ::mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }

@@ -62,7 +62,9 @@ def QS_Dialect : Dialect {
     fixes the tile width in N of the per-tensor FP8 GEMM kernels of
     `convert-qs-to-gpu` (otherwise 256 when 128x256 tiles still give every
     multiprocessor of an H100/H200, or on sm_100a a B200, a tile, else
-    128). It changes speed, never results.
+    128). It changes speed, never results. On sm_90a, 256 needs the GEMM's
+    `fast_accumulate` (without it the kernel keeps a second accumulator
+    set to promote each k-tile into FP32, and 128x128 tiles).
 
     `qs.gemm_persistent = N : i64` (N >= 1) on a GEMM or an enclosing
     operation runs the sm_90a GEMM kernels persistently: min(N, tiles)
@@ -91,8 +93,9 @@ def QS_Dialect : Dialect {
     its own 128 x 128 tiles, alternately (CUTLASS's ping-pong kernels), so
     one's epilogue overlaps the other's tensor-core work. Ping-pong kernels
     are persistent (`qs.gemm_persistent`, default 132 blocks) with 128-wide
-    tiles; other families, MN-major operands, `qs.gemm_tile_n = 256` and
-    sm_100a reject it. It changes speed, never results.
+    tiles and need the GEMM's `fast_accumulate` (no registers are left to
+    promote into); other families, MN-major operands, `qs.gemm_tile_n =
+    256` and sm_100a reject it. It changes speed, never results.
 
     ### Flattened boundaries
 

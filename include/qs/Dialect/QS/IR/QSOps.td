@@ -205,6 +205,20 @@ def QS_GemmOp : QS_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
     optional `accumulate` operand has the result type and is added
     (TE's `accumulate=True`). The result element type is bf16, f16 or f32.
 
+    `fast_accumulate` allows the tensor cores to sum the products in their
+    own precision (TE's `use_split_accumulator=False`, cuBLASLt's
+    `FAST_ACCUM`): Hopper's FP8 `wgmma` keeps about 14 bits of the running
+    sum, so only the absence of the flag guarantees FP32 accumulation. It
+    changes the sm_90a per-tensor FP8 kernel alone, which then sums all of
+    K in the tensor core (the fastest kernel, 128x256 tiles and the
+    ping-pong schedule available); without it that kernel promotes each
+    128-wide block of K into FP32 registers (CUTLASS's and DeepGEMM's
+    promotion, cuBLASLt's default). The block-scaled kernels promote every
+    scale block anyway (TE forces the split accumulator for block scaling),
+    sm_100a's `tcgen05` accumulates in FP32, and the CPU reference sums in
+    FP32 either way. TE's Linear: fprop fast, dgrad and wgrad split
+    (`te-formats.md` §6.2).
+
     Each operand must carry the representation its contraction needs: an
     operand contracted over its last dimension (`a` without `transpose_a`,
     `b` with `transpose_b`) needs its **row-wise** usage, one contracted over
@@ -219,13 +233,13 @@ def QS_GemmOp : QS_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
 
     | TE | qs |
     |---|---|
-    | fprop `general_gemm(W, X, "TN")`, `Y = X Wᵀ` | `qs.gemm %x, %w transpose_b` |
+    | fprop `general_gemm(W, X, "TN")`, `Y = X Wᵀ` | `qs.gemm %x, %w transpose_b fast_accumulate` |
     | dgrad `general_gemm(W, dY, "NN")`, `dX = dY W` | `qs.gemm %dy, %w` |
     | wgrad `general_gemm(X, dY, "NT")`, `dW = dYᵀ X` | `qs.gemm %dy, %x transpose_a` |
 
     Example:
     ```mlir
-    %y = qs.gemm %x, %w transpose_b
+    %y = qs.gemm %x, %w transpose_b fast_accumulate
         : !qs.tensor<128x256xbf16, #qs.fp8_current<>>,
           !qs.tensor<512x256xbf16, #qs.fp8_current<>> -> tensor<128x512xbf16>
     ```
@@ -233,10 +247,12 @@ def QS_GemmOp : QS_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
   let arguments = (ins QS_QuantTensor:$a, QS_QuantTensor:$b,
                        Optional<AnyRankedTensor>:$bias,
                        Optional<AnyRankedTensor>:$accumulate,
-                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       UnitAttr:$fast_accumulate);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $a `,` $b (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
+    (`fast_accumulate` $fast_accumulate^)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`accumulate` `(` $accumulate^ `:` type($accumulate) `)`)? attr-dict
     `:` qualified(type($a)) `,` qualified(type($b)) `->` type($result)

@@ -1,0 +1,48 @@
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin > %t.ptx
+// RUN: FileCheck %s --input-file=%t.ptx
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=PROMOTE
+// RUN: sed 's/transpose_b :/transpose_b fast_accumulate :/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=FAST
+
+// The sm_90a per-tensor FP8 GEMM without fast_accumulate (the default):
+// FP32 accumulation, as on the CPU. Hopper's FP8 wgmma keeps only about 14
+// bits of a running sum, so each 128-wide k-tile (four m64n128k32 k-steps)
+// is summed on its own (the first wgmma's scale-d predicate false), waited
+// for (wait_group 0), its stage freed inside the k-loop, and added to FP32
+// totals (64 add.rn.f32 per thread and k-tile: the promotion of the block
+// kernels with scales of 1); alpha = scale_inv_A * scale_inv_B in the
+// epilogue. 128x128 tiles even where 128x256 would fill every
+// multiprocessor (16 x 16 tiles here): two accumulator sets of a 128x256
+// tile would not fit. With fast_accumulate: 128x256 tiles summed in the
+// tensor core, one group in flight.
+// CHECK-LABEL: .entry qs_gemm(
+// CHECK: .maxnreg 168
+// CHECK-COUNT-12: mbarrier.init.shared::cta.b64
+// CHECK-NOT: mbarrier.init
+// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: setp.ne.b32 p, [[ZERO:%r[0-9]+]], 0;
+// CHECK: setp.ne.b32 q, [[ONE:%r[0-9]+]], 0;
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{.*}}, q, 1, 1;
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
+// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK-COUNT-64: add.rn.f32
+// (LLVM rotates the loop: the epilogue's alpha may come first in the PTX.)
+// PROMOTE-LABEL: .entry qs_gemm(
+// PROMOTE: mul.rn.f32
+// PROMOTE: cvt.rn.bf16x2.f32
+// PROMOTE-NOT: wgmma.wait_group.sync.aligned 1;
+// FAST-COUNT-8: mbarrier.init.shared::cta.b64
+// FAST: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
+// FAST-NOT: add.rn.f32
+// FAST: wgmma.wait_group.sync.aligned 1;
+!x = !qs.tensor<2048x1024xbf16, #qs.fp8_current<columnwise = false>>
+!w = !qs.tensor<4096x1024xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.chip = "sm_90a"} {
+  func.func @fprop(%x: !x, %w: !w) -> tensor<2048x4096xbf16> {
+    %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<2048x4096xbf16>
+    return %y : tensor<2048x4096xbf16>
+  }
+}
