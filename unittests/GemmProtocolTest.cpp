@@ -10,10 +10,11 @@
 // P). TMA copies complete asynchronously, in any order, at any time. The
 // schedules are the kernel's: one block per tile or persistent (from the
 // same GemmPlan), cooperative or ping-pong consumers (with their named
-// order barriers), per-tensor (one wgmma group in flight: a stage is freed
-// one k-tile late) or block-scaled (freed inside its k-tile), alone or in
-// multicast pairs (B's halves written into both blocks, empty barriers
-// taking both blocks' consumers, a cluster barrier before exit).
+// order barriers), per-tensor with fast_accumulate (one wgmma group in
+// flight: a stage is freed one k-tile late) or promoting (block-scaled,
+// and per-tensor's default split accumulator: freed inside its k-tile),
+// alone or in multicast pairs (B's halves written into both blocks, empty
+// barriers taking both blocks' consumers, a cluster barrier before exit).
 //
 // The consumers' own shared-memory buffers are modelled too: MN-major
 // operands copied transposed into one or two buffers, and NVFP4 converted
