@@ -24,7 +24,10 @@ left() { echo $((limit - SECONDS)); }
 if [ -f "$bundle" ]; then
   unpacked=$(mktemp -d)
   trap 'rm -rf "$unpacked"' EXIT
-  tar -xzf "$bundle" -C "$unpacked" || { echo "device-check: cannot unpack $bundle"; exit 1; }
+  "$python" -c 'import sys, tarfile
+with tarfile.open(sys.argv[1]) as t:
+    t.extractall(sys.argv[2], **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))' \
+    "$bundle" "$unpacked" || { echo "device-check: cannot unpack $bundle"; exit 1; }
   bundle=$unpacked
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | tee "$out/device.txt"

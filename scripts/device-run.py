@@ -165,6 +165,18 @@ class Cuda:
         return ms.value
 
 
+def free_all(cuda, pointers):
+    """Frees every allocation, also after one failed (a lost context);
+    returns the first error, if any."""
+    first = None
+    for p in pointers:
+        try:
+            cuda.free(p)
+        except CudaError as e:
+            first = first or e
+    return first
+
+
 class Plan:
     def __init__(self, cuda, directory):
         self.cuda = cuda
@@ -208,13 +220,13 @@ class Plan:
     def __exit__(self, kind, error, traceback):
         """Frees the buffers and the module. After an error the freeing may
         fail too (a lost context): the first error is the one reported."""
+        first = free_all(self.cuda, self.buffers)
         try:
-            for p in self.buffers:
-                self.cuda.free(p)
             self.cuda.call("cuModuleUnload", self.module)
-        except CudaError:
-            if kind is None:
-                raise
+        except CudaError as e:
+            first = first or e
+        if first and kind is None:
+            raise first
         return False
 
 
@@ -325,9 +337,14 @@ def gemm_bench(cuda, directory, iters, warmup):
 
 def copy_gbs(cuda, nbytes, iters, warmup):
     a, b = cuda.malloc(nbytes), cuda.malloc(nbytes)
-    ms = cuda.time_ms(lambda: cuda.copy(b, a, nbytes), iters, warmup)
-    cuda.free(a)
-    cuda.free(b)
+    try:
+        ms = cuda.time_ms(lambda: cuda.copy(b, a, nbytes), iters, warmup)
+    except CudaError:
+        free_all(cuda, [a, b])
+        raise
+    error = free_all(cuda, [a, b])
+    if error:
+        raise error
     return 2 * nbytes / (ms * 1e6)
 
 
@@ -638,16 +655,20 @@ def supervise(args, work, report):
                 schedule = check_schedule(current)
                 if schedule and schedule[1]:
                     hung_schedules.append((current, schedule))
-            elif code == NO_DEVICE and last is None:
-                return False
-            elif hung or (code not in (0, CONTEXT_LOST)):
+            elif last is None:  # the worker did not get to any case
+                if code == NO_DEVICE:
+                    return False
                 print(f"device-run: the worker process "
                       + (f"did not start in {timeouts['gemm']} s" if hung else
-                         f"exited with code {code}") + ": nothing more runs")
+                         f"exited with code {code} before its first case")
+                      + ": nothing more runs")
                 report.failures += 1
                 return True
-            if last is None:  # the worker did not get to any case
-                return True
+            elif hung or code not in (0, CONTEXT_LOST):
+                print(f"device-run: the worker process "
+                      + ("stopped answering" if hung else f"exited with code {code}")
+                      + f" after {last}: a new one goes on after it")
+                report.failures += 1
             done = [n for _, n in remaining].index(last) + 1
             remaining = remaining[done:]
             if len(report.lost) >= args.max_lost and remaining:
