@@ -585,9 +585,10 @@ def supervise(args, work, report):
     """Runs `work` in worker processes: one that has not finished a check in
     --case-timeout seconds (a bench plan: three times that) is killed, the
     case reported LOST, and a new worker goes on after it, skipping the GEMM
-    bench plans with the family and the schedule options of a lost GEMM
-    check (they would hang too). A sticky CUDA error ends a worker the
-    same way (its failure already reported). Stops after --max-lost.
+    bench plans with the family and the kernel options of a lost GEMM check
+    (they would hang too). A sticky CUDA error ends a worker the same way
+    (its failure already reported), as does any other exit past its first
+    case. Stops after --max-lost.
     False if the first worker found no usable device."""
     timeouts = {"check": args.case_timeout, "quantize": 3 * args.case_timeout,
                 "gemm": 3 * args.case_timeout}
