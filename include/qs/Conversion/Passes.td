@@ -112,7 +112,8 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     their registers. Per-tensor FP8 without the GEMM's `fast_accumulate`
     sums each 128-wide k-tile in fresh accumulators and adds it to FP32
     totals (Hopper's FP8 wgmma keeps about 14 bits of a running sum);
-    with it, the tensor core sums all of K. Block-scaled operands sum each scale block of K (128
+    with it, the tensor core sums all of K. Block-scaled operands sum each
+    scale block of K (128
     for FP8 block, 32 for MXFP8) in fresh accumulators and promote it into
     the totals times `sA[row, kb] * sB[col, kb]`, read from the GEMM_READY
     (FP8 block) or compact / swizzled E8M0 (MXFP8) layouts. NVFP4: the
@@ -120,7 +121,8 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     scales to f16 in shared memory (exact), f16 wgmma sums them, and the
     global (or, row-scaled, per-row) amaxes scale the epilogue. Tile width in N: per-tensor 128 or
     256 (`qs.gemm_tile_n` or a heuristic; 256 needs `fast_accumulate`),
-    FP8 block 128, MXFP8 64, NVFP4 128. Operands whose storage is not K-major (MXFP8 column-wise data;
+    FP8 block 128, MXFP8 64, NVFP4 128. Operands whose storage is not
+    K-major (MXFP8 column-wise data;
     per-tensor FP8 on Blackwell layouts, without a transpose buffer) are
     loaded MN-major and copied transposed into a K-major swizzled tile in
     shared memory by the consumers (16x16-byte blocks, `prmt` byte
