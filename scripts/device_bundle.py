@@ -78,7 +78,9 @@ DEQUANTIZE_CHECKS = [
 # 128x256 tiles and ping-pong need it) the tensor core sums all of K in
 # its own precision (about 14 bits on Hopper), so those checks use
 # integer-valued operands (gemm_cases.py `integers`) whose partial sums
-# are exact in it: the FP32 bound still holds.
+# are exact in it: the FP32 bound still holds. Every bound adds the slack
+# of Hopper's 13-bit FP8 accumulation between promotions
+# (gemm_cases.tensor_core_slack; docs/Numerics.md).
 FAST = (None, None, None, True)
 GEMM_CHECKS = [("fp8_current", layout, out, *shape, bias, acc, tile, *extra)
                for layout in range(3)
@@ -274,7 +276,8 @@ def main():
             case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
                              accumulate=acc, tile_n=tile, chip=args.chip,
                              needed_usage_only=True, persistent=persistent, cluster=cluster,
-                             schedule=schedule, fast_accumulate=bool(fast), integers=bool(fast))
+                             schedule=schedule, fast_accumulate=bool(fast), integers=bool(fast),
+                             tensor_cores=True)
             export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
             for j, x in enumerate(case.inputs):
                 np.save(os.path.join(d, f"in{j}.npy"), x)

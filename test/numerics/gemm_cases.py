@@ -6,7 +6,8 @@ expected result and the bound within which a result must lie (te-formats.md
     |D - R| <= 2^-22 * K * (|A| |B|^T)[m, n] + ulp_out * |R| + tiny_out
 
 with ulp_out = 2^-8 (bf16), 2^-11 (f16), 2^-23 (f32). FP32 accumulation
-order differs between implementations, hence a bound, not bytes."""
+order differs between implementations, hence a bound, not bytes. Results
+of Hopper's tensor cores (on a GPU) get tensor_core_slack on top."""
 
 import numpy as np
 
@@ -58,6 +59,32 @@ def quantized(rng, family, params, shape, chip_tn_only=True, integers=False):
     return q, bufs
 
 
+def tensor_core_slack(op_a, op_b, family, fast_accumulate):
+    """What Hopper's tensor cores may add to the FP32 bound. FP8 wgmma
+    keeps its running sum in 13 mantissa bits (e8m13, truncated: results
+    equal FP32 with the 10 low bits dropped after each MMA), so each
+    k-step (32 elements; NVFP4's f16 wgmma: 16, modelled alike) may lose
+    2^-13 of the partial sum it leaves, until the kernel promotes the
+    partial into FP32 registers: every 128-wide k-tile (per-tensor without
+    fast_accumulate, FP8 block), every 32-block (MXFP8), never (per-tensor
+    with fast_accumulate, NVFP4). The slack is 2^-12 (a factor 2 of
+    margin) times the sum of |partial sums| over those steps, computed from
+    the operands: data-dependent, so it stays far below what a wrong or
+    missing k-tile changes."""
+    k = op_a.shape[1]
+    step = 16 if family.startswith("nvfp4") else 32
+    chunk = {"fp8_block": 128, "mxfp8": 32}.get(family)
+    if chunk is None:
+        chunk = k if fast_accumulate or family.startswith("nvfp4") else 128
+    slack = np.zeros((op_a.shape[0], op_b.shape[0]))
+    for c0 in range(0, k, chunk):
+        partial = np.zeros_like(slack)
+        for j in range(c0, min(c0 + chunk, k), step):
+            partial += op_a[:, j:j + step] @ op_b[:, j:j + step].T
+            slack += np.abs(partial)
+    return 2.0 ** -12 * slack
+
+
 class GemmCase:
     """module (text; function @gemm), inputs (qs-run's arrays), want
     (float64 [rows, cols]), tol (same shape), out (result element type)."""
@@ -65,7 +92,8 @@ class GemmCase:
 
 def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulate=False,
               tile_n=None, chip=None, needed_usage_only=False, persistent=None,
-              cluster=None, schedule=None, fast_accumulate=False, integers=False):
+              cluster=None, schedule=None, fast_accumulate=False, integers=False,
+              tensor_cores=False):
     """With needed_usage_only, each operand carries only the usage its
     contraction reads (smaller inputs); persistent: qs.gemm_persistent;
     cluster: qs.gemm_cluster; schedule: qs.gemm_schedule; fast_accumulate:
@@ -73,7 +101,10 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
     integers (per-tensor FP8): operands whose values are integers in
     [-2, 2] with power-of-two scales, so that every partial sum (below 4 K)
     is exact in any accumulator keeping 13 bits or more: a device check of
-    fast_accumulate kernels whose result must still meet the FP32 bound."""
+    fast_accumulate kernels whose result must still meet the FP32 bound.
+    tensor_cores: the bound of a result from Hopper's tensor cores
+    (tensor_core_slack: the device check, QS_KERNELS=cuda) instead of the
+    FP32 bound alone (the CPU reference and the emulation)."""
     name, lhs, rhs, ta, tb = layout
     shapes = {"x": (m, k), "w": (n, k), "dy": (m, n)}
     params = dict(zip(("x", "w", "dy"), FAMILIES[family]))
@@ -92,6 +123,8 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
     rows, cols = op_a.shape[0], op_b.shape[0]
     want = op_a @ op_b.T
     bound = 2.0 ** -22 * op_a.shape[1] * (np.abs(op_a) @ np.abs(op_b).T)
+    if tensor_cores and chip != "sm_100a":
+        bound = bound + tensor_core_slack(op_a, op_b, family, fast_accumulate)
     inputs = h.npy_inputs(a) + h.npy_inputs(b)
     at, bt = h.qtype(shapes[lhs], "bf16", qa), h.qtype(shapes[rhs], "bf16", qb)
     rt = h.ttype((rows, cols), out)

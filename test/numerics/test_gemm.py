@@ -21,6 +21,8 @@ def check_gemm(rng, family, layout, out, kernel_chip=None, **kwargs):
         pytest.skip("QS_KERNELS=cuda compiles for the device's own chip")
     if kernel_chip and h.KERNELS == "gpu-emulated":
         extra = [f"--chip={kernel_chip}"]
+    if h.KERNELS == "cuda":  # Hopper's tensor cores: not FP32 (gemm_cases.py)
+        kwargs.setdefault("tensor_cores", True)
     if kwargs.get("fast_accumulate") and h.KERNELS == "cuda":
         # On a GPU the fast kernel sums all of K in the tensor core's
         # precision (about 14 bits on Hopper), not FP32: integer-valued
@@ -141,6 +143,44 @@ def test_gemm_3d_activation(rng, family):
     assert got.shape == shape[:-1] + (n,)
     err = np.abs(got.reshape(want.shape).astype(np.float64) - want)
     assert (err <= tol + 1e-44).all(), f"{int((err > tol).sum())} elements outside the bound"
+
+
+def _hopper_model(op_a, op_b, family):
+    """A model of Hopper's FP8 tensor cores (an independent restatement of
+    gemm_cases.tensor_core_slack's assumption): FP32 sums of each MMA
+    k-step, the running sum truncated to 13 mantissa bits after each step,
+    promoted into FP32 every 128-wide k-tile (per-tensor split, FP8 block)
+    or 32-block (MXFP8)."""
+    k, chunk = op_a.shape[1], {"mxfp8": 32}.get(family, 128)
+    total = np.zeros((op_a.shape[0], op_b.shape[0]), np.float32)
+    for c0 in range(0, k, chunk):
+        acc = np.zeros_like(total)
+        for j in range(c0, min(c0 + chunk, k), 32):
+            acc = acc + (op_a[:, j:j + 32] @ op_b[:, j:j + 32].T).astype(np.float32)
+            acc = (acc.view(np.uint32) & np.uint32(0xFFFFFC00)).view(np.float32)
+        total = total + acc
+    return total.astype(np.float64)
+
+
+@pytest.mark.parametrize("family,layout", [("fp8_current", LAYOUTS[1]), ("fp8_block", LAYOUTS[0]),
+                                           ("mxfp8", LAYOUTS[0])], ids=lambda v: v if isinstance(v, str) else v[0])
+def test_gemm_tensor_core_bound(rng, family, layout, monkeypatch):
+    # The bound the device checks use (gemm_cases.tensor_core_slack): a
+    # result of the Hopper model above is within it (not always within the
+    # FP32 bound: the reason it exists), and one that read a wrong k-tile
+    # is outside it almost everywhere. Numpy only, no kernel.
+    ops = {}
+    slack = gm.tensor_core_slack
+    monkeypatch.setattr(gm, "tensor_core_slack",
+                        lambda a, b, *args: ops.setdefault("ab", (a, b)) and slack(a, b, *args))
+    case = gemm_case(rng, family, layout, "f32", m=192, n=416, k=416, tensor_cores=True)
+    a, b = ops["ab"]
+    err = np.abs(_hopper_model(a, b, family) - case.want)
+    assert (err <= case.tol).all(), f"{int((err > case.tol).sum())} elements outside the bound"
+    a2, b2 = a.copy(), b.copy()
+    a2[:, 256:384], b2[:, 256:384] = a[:, 128:256], b[:, 128:256]
+    wrong = np.abs(a2 @ b2.T - case.want) > case.tol
+    assert wrong.mean() > 0.8, f"a wrong k-tile is outside the bound in {wrong.mean():.0%} only"
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
