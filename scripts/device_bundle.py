@@ -147,6 +147,14 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 320, 384, 400, True, False, None, 5, 
 GEMM_CHECKS += [("fp8_delayed", 0, "bf16", 256, 320, 1040, True, False, None, None, None, None, True),
                 ("fp8_current", 2, "f32", 304, 208, 400, True, True, None, None, None, None, True),
                 ("fp8_current", 0, "bf16", 640, 256, 400, True, False, None, 5, 2, None, True)]
+# 128x256 tiles without fast_accumulate (names end in -t256): two
+# 128-column chunks promoted in turn; a last tile whose second chunk is 16
+# columns wide, 4 k-tiles (the last partial) through the 4-stage ring,
+# every layout; and persistent multicast pairs (B's halves are the
+# promoted chunks; 3 -> 2 blocks over 4 x 2 tiles).
+GEMM_CHECKS += [("fp8_current", layout, "bf16", 144, 656, 400, True, False, 256)
+                for layout in range(3)]
+GEMM_CHECKS += [("fp8_delayed", 2, "f32", 512, 512, 272, False, False, 256, 3, 2)]
 
 # The bundle travels packed (OUT.tar.gz) with the working tree (64 MiB in
 # all): main() fails on an archive larger than this (--limit-mib).
@@ -268,6 +276,7 @@ def main():
             d = os.path.join(args.out, "check",
                              f"gemm{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-{out}"
                              + ("-fast" if fast else "")
+                             + (f"-t{tile}" if tile and not fast else "")
                              + (f"-pers{persistent}" if persistent else "")
                              + (f"-mc{cluster}" if cluster else "")
                              + ("-pp" if schedule == "pingpong" else ""))
@@ -304,6 +313,10 @@ def main():
             for fast in (False, True)]
     runs += [(P, shape, tile, "TN", None, None, None, True) for shape in shapes[:1]
              for tile in (128, 256)]
+    # Split accumulation in 128x256 tiles (two promoted 128-column chunks;
+    # the default is 128x128), alone and persistent with multicast pairs.
+    runs += [(P, shape, 256, "TN", persistent, cluster, None, False) for shape in shapes[:1]
+             for persistent, cluster in ((None, None), (132, 2))]
     runs += [(family, shape, None, "TN", None, None, None, False)
              for family in ("fp8_block", "mxfp8", "nvfp4") for shape in shapes[:2]]
     # MXFP8 dgrad: w's column-wise data is MN-major, copied transposed.

@@ -74,10 +74,12 @@ def module_text(shape, nominal, attr, chip, dequantize):
 # (operand dtypes, output type, tile width in N) of the GEMM kernels.
 # Per-tensor labels with "fast" have fast_accumulate (the tensor core sums
 # all of K; 128x256 tiles and ping-pong need it on sm_90a); without it each
-# k-tile is promoted into FP32 totals (128x128 tiles).
+# k-tile is promoted into FP32 totals (128-wide tiles by default; 256-wide
+# ones promote their two 128-column chunks in turn).
 GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e5m2 x e4m3", "f32", 128), ("e5m2 x e4m3 fast", "f32", 128),
               ("e4m3 x e4m3 fast", "f16", 256),
+              ("e4m3 x e4m3", "bf16", 256), ("e5m2 x e4m3", "f32", 256),
               ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
               ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64),
               ("mxfp8 dgrad", "bf16", 64), ("mxfp8 wgrad", "f32", 64),
@@ -90,6 +92,7 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 fast cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128),
               ("e4m3 x e4m3 fast cluster2 persistent", "bf16", 256),
               ("e4m3 x e4m3 cluster2 persistent", "bf16", 128),
+              ("e4m3 x e4m3 cluster2 persistent", "bf16", 256),
               ("block 1D x 2D cluster2", "bf16", 128), ("mxfp8 cluster2", "bf16", 64),
               ("nvfp4 cluster2 persistent", "bf16", 128),
               # qs.gemm_schedule = "pingpong": a 128x128 tile per consumer.

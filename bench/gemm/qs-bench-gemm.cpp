@@ -16,9 +16,10 @@
 // (sched = pmc2), and per-tensor TN with ping-pong consumers
 // (qs.gemm_schedule = "pingpong", persistent; sched = pp, with multicast
 // ppmc2). --fast-accumulate gives the per-tensor GEMMs fast_accumulate
-// (TE's fprop; on sm_90a the 256-wide tiles and ping-pong need it, so
-// those runs come with it); without it the sm_90a kernel promotes each
-// k-tile into FP32 (cuBLASLt's default; torch_baseline.py times both).
+// (TE's fprop; on sm_90a ping-pong needs it, so those runs come with it);
+// without it the sm_90a kernel promotes each k-tile into FP32 (cuBLASLt's
+// default; torch_baseline.py times both), 256-wide tiles in two 128-column
+// chunks.
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
@@ -232,13 +233,10 @@ int main(int argc, char **argv) {
       bool pingpong = false;
     };
     SmallVector<Run> runs = {Run()};
-    // sm_90a per-tensor 128x256 tiles and ping-pong need fast_accumulate.
+    // sm_90a ping-pong needs fast_accumulate.
     bool fast = fastOpt && !block;
-    bool wide = fast || chip != "sm_90a";
     if (index == 0 && !block)
-      runs.push_back(Run{128});
-    if (index == 0 && !block && wide)
-      runs.push_back(Run{256});
+      runs.append({Run{128}, Run{256}});
     if (index == 0 && chip == "sm_90a" && persistentOpt > 0)
       runs.push_back(Run{0, persistentOpt});
     // Multicast pairs need K-major operands (MXFP8's column-wise data is

@@ -2,6 +2,7 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=PROMOTE
 // RUN: sed 's/transpose_b :/transpose_b fast_accumulate :/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=FAST
+// RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_tile_n = 256 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=WIDE
 
 // The sm_90a per-tensor FP8 GEMM without fast_accumulate (the default):
 // FP32 accumulation, as on the CPU. Hopper's FP8 wgmma keeps only about 14
@@ -10,9 +11,13 @@
 // for (wait_group 0), its stage freed inside the k-loop, and added to FP32
 // totals (64 add.rn.f32 per thread and k-tile: the promotion of the block
 // kernels with scales of 1); alpha = scale_inv_A * scale_inv_B in the
-// epilogue. 128x128 tiles even where 128x256 would fill every
-// multiprocessor (16 x 16 tiles here): two accumulator sets of a 128x256
-// tile would not fit. With fast_accumulate: 128x256 tiles summed in the
+// epilogue. 128x128 tiles by default even where 128x256 would fill every
+// multiprocessor (16 x 16 tiles here; the wide tile is unmeasured). With
+// qs.gemm_tile_n = 256 (WIDE): 128x256 tiles whose two 128-column chunks
+// are summed (four m64n128k32 each, B's descriptor 16384 bytes further for
+// the second) and promoted in turn, 64 partial registers next to the 128
+// totals (two whole-tile sets would not fit); the stage is freed after the
+// second chunk's wait. With fast_accumulate: 128x256 tiles summed in the
 // tensor core, one group in flight.
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .maxnreg 168
@@ -38,6 +43,22 @@
 // FAST: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
 // FAST-NOT: add.rn.f32
 // FAST: wgmma.wait_group.sync.aligned 1;
+// WIDE-LABEL: .entry qs_gemm(
+// WIDE-COUNT-8: mbarrier.init.shared::cta.b64
+// WIDE-NOT: mbarrier.init
+// WIDE: wgmma.fence.sync.aligned;
+// WIDE-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// WIDE: wgmma.commit_group.sync.aligned;
+// WIDE-NEXT: wgmma.wait_group.sync.aligned 0;
+// WIDE-COUNT-64: add.rn.f32
+// WIDE: wgmma.fence.sync.aligned;
+// WIDE: add.s64 {{%rd[0-9]+}}, {{%rd[0-9]+}}, 16384;
+// WIDE-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// WIDE: wgmma.commit_group.sync.aligned;
+// WIDE-NEXT: wgmma.wait_group.sync.aligned 0;
+// WIDE: mbarrier.arrive.shared::cta.b64
+// WIDE-COUNT-64: add.rn.f32
+// WIDE-NOT: m64n256k32
 !x = !qs.tensor<2048x1024xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<4096x1024xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_90a"} {

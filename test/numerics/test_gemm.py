@@ -210,6 +210,22 @@ def test_gemm_wide_tiles(rng):
                fast_accumulate=True)
 
 
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+def test_gemm_wide_tiles_split(rng, layout):
+    # 128x256 tiles without fast_accumulate: each k-tile's wgmmas cover one
+    # 128-column chunk (m64n128k32, B's descriptor 128 rows further for the
+    # second) and are promoted into that chunk's registers of the 128 FP32
+    # totals in turn. N = 656: a last tile whose second chunk is 16 columns
+    # wide; N = 96: a second chunk wholly past N (zeros, not stored); 9
+    # k-tiles wrap the 4-stage ring, the last partial; bias, accumulate;
+    # integer-valued operands (exact partial sums).
+    check_gemm(rng, "fp8_delayed", layout, "f32", m=144, n=656, k=1040, tile_n=256,
+               bias=True, accumulate=True)
+    check_gemm(rng, "fp8_current", layout, "bf16", m=64, n=96, k=144, tile_n=256)
+    check_gemm(rng, "fp8_current", layout, "f32", m=144, n=400, k=400, tile_n=256,
+               integers=True)
+
+
 @pytest.mark.parametrize("family", ["mxfp8", "fp8_current"])
 def test_gemm_is_close_to_the_unquantized_product(rng, family):
     # Sanity of the whole chain: a quantized E4M3 fprop is within FP8 noise
@@ -252,6 +268,9 @@ def test_gemm_sm90_kernels_on_blackwell_layouts(rng):
                kernel_chip="sm_90a")
     check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=130, n=400, k=384, tile_n=256,
                bias=True, chip="sm_100a", kernel_chip="sm_90a", fast_accumulate=True)
+    # The same transposed B tile in two promoted 128-column chunks.
+    check_gemm(rng, "fp8_current", LAYOUTS[1], "bf16", m=130, n=400, k=384, tile_n=256,
+               chip="sm_100a", kernel_chip="sm_90a")
 
 
 def test_gemm_multicast_pairs(rng):
@@ -274,6 +293,12 @@ def test_gemm_multicast_pairs(rng):
                cluster=2, persistent=5)
     check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=512, n=512, k=144, tile_n=256,
                cluster=2, persistent=3, fast_accumulate=True)
+    # 256-wide tiles promoted in 128-column chunks: B's halves (128 rows
+    # each) are the chunks, alone and persistent.
+    check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=300, n=656, k=400, bias=True,
+               tile_n=256, cluster=2)
+    check_gemm(rng, "fp8_delayed", LAYOUTS[2], "f32", m=512, n=512, k=272, tile_n=256,
+               cluster=2, persistent=3)
 
 
 @pytest.mark.parametrize("family,layout", [
@@ -322,6 +347,7 @@ def test_gemm_epilogue_vector_widths(rng, chip):
 
 @pytest.mark.parametrize("family,layout,tile_n", [
     ("fp8_current", LAYOUTS[0], 256), ("fp8_delayed", LAYOUTS[2], 128),
+    ("fp8_delayed", LAYOUTS[1], "256-split"),
     ("fp8_block", LAYOUTS[1], None), ("mxfp8", LAYOUTS[0], None), ("mxfp8", LAYOUTS[1], None),
     ("nvfp4", LAYOUTS[0], None)], ids=lambda v: v[0] if isinstance(v, tuple) else str(v))
 def test_gemm_persistent(rng, family, layout, tile_n):
@@ -329,9 +355,12 @@ def test_gemm_persistent(rng, family, layout, tile_n):
     # edge tiles included), the stage ring continuing across a block's tiles
     # (3 k-tiles per tile: the ring wraps inside and across tiles); the
     # sm_90a kernels in every family (MXFP8 dgrad: the transposing copy).
+    # "256-split": 256-wide tiles without fast_accumulate.
+    fast = tile_n == 256
+    tile_n = 256 if tile_n == "256-split" else tile_n
     shape = dict(m=320, n=400, k=384) if tile_n == 256 else dict(m=320, n=224, k=352)
     check_gemm(rng, family, layout, "bf16", tile_n=tile_n, persistent=3, bias=True,
-               fast_accumulate=tile_n == 256, **shape)
+               fast_accumulate=fast, **shape)
 
 
 # sm_100a (tcgen05 MMA, qs.chip = "sm_100a"): under QS_KERNELS=gpu-emulated

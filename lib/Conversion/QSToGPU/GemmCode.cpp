@@ -117,8 +117,9 @@ Value GemmCode::descA(Value base, Value s, Value buffer, Value consumer) {
                             env.mul(consumer, i(64 * kTileK))));
 }
 
-Value GemmCode::descB(Value base, Value s, Value buffer) {
-  return descriptor(env.add(base, tileB(s, buffer)));
+Value GemmCode::descB(Value base, Value s, Value buffer, int64_t chunk) {
+  return descriptor(env.add(env.add(base, tileB(s, buffer)),
+                            i(chunk * plan.mmaN() * kTileK)));
 }
 
 void GemmCode::transposeTiles(
@@ -246,13 +247,14 @@ Value GemmCode::swizzledScale(Value row, Value col, int64_t cols) {
 
 GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
                                           Value t, Value kt, Value scalesA,
-                                          Value scalesB) {
+                                          Value scalesB, int64_t chunk) {
   TileScales scales;
   if (plan.a.blockDim == 0) // per-tensor FP8: alpha in the epilogue
     return scales;
   Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
   Value colBase = env.mul(tn, i(plan.tileN));
-  for (int64_t r = 0; r < plan.accRegs(); ++r) {
+  int64_t first = chunk * plan.mmaRegs();
+  for (int64_t r = first; r < first + plan.mmaRegs(); ++r) {
     Value fr, fc;
     std::tie(fr, fc) = fragment(t, i(r));
     int64_t ka = TileScales::keyA(plan, r), kb = TileScales::keyB(plan, r);
@@ -267,16 +269,19 @@ GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
 void GemmCode::promote(TileScales &scales,
                        const std::function<Value(int64_t)> &partial,
                        const std::function<Value(int64_t)> &total,
-                       const std::function<void(int64_t, Value)> &update) {
-  for (int64_t r = 0; r < plan.accRegs(); ++r) {
+                       const std::function<void(int64_t, Value)> &update,
+                       int64_t chunk) {
+  int64_t first = chunk * plan.mmaRegs();
+  for (int64_t r = first; r < first + plan.mmaRegs(); ++r) {
+    Value part = partial(r - first);
     if (scales.a.empty()) { // per-tensor FP8
-      update(r, arith::AddFOp::create(env.b, env.loc, total(r), partial(r)));
+      update(r, arith::AddFOp::create(env.b, env.loc, total(r), part));
       continue;
     }
     Value scale = arith::MulFOp::create(env.b, env.loc,
                                         scales.a[TileScales::keyA(plan, r)],
                                         scales.b[TileScales::keyB(plan, r)]);
-    Value term = arith::MulFOp::create(env.b, env.loc, scale, partial(r));
+    Value term = arith::MulFOp::create(env.b, env.loc, scale, part);
     update(r, arith::AddFOp::create(env.b, env.loc, total(r), term));
   }
 }

@@ -120,6 +120,15 @@ struct GemmPlan {
   /// Whether the consumers sum each scale block (or k-tile) into fresh
   /// accumulators and promote it into FP32 totals.
   bool promotes() const { return blockScaled() || splitAccumulator; }
+  /// Columns of N that one wgmma group (and its partial accumulators)
+  /// covers: the whole tile, except that promoting kernels sum a 128x256
+  /// tile's two 128-column chunks in turn (64 partial registers next to
+  /// the 128 FP32 totals: a whole-tile partial set would make 256).
+  int64_t mmaN() const {
+    return promotes() ? std::min<int64_t>(tileN, 128) : tileN;
+  }
+  int64_t mmaChunks() const { return tileN / mmaN(); }
+  int64_t mmaRegs() const { return mmaN() / 2; }
   /// NVFP4: the consumers convert each k-tile's E2M1 codes times their E4M3
   /// block scales to f16 (exact) in shared memory, and f16 wgmma sums them
   /// (no promotion); the global amaxes scale the epilogue.
@@ -314,7 +323,9 @@ struct GemmCode {
     return plan.transposeBuffers() == 2 ? band(it, 1) : i(0);
   }
   Value descA(Value base, Value s, Value buffer, Value consumer);
-  Value descB(Value base, Value s, Value buffer);
+  /// `chunk`: B's rows [chunk * mmaN(), (chunk + 1) * mmaN()) (128 rows of
+  /// 128 bytes further on).
+  Value descB(Value base, Value s, Value buffer, int64_t chunk = 0);
 
   /// sm_90a MN-major operands: consumer thread `thread` (of 256) copies its
   /// 16 x 16-byte block of stage `s`'s [128 K rows, tile rows] tile
@@ -391,16 +402,20 @@ struct GemmCode {
       return p.b.perRow() ? ((r >> 2) << 1) | (r & 1) : 0;
     }
   };
+  /// `chunk`: registers [chunk * mmaRegs(), (chunk + 1) * mmaRegs()) only
+  /// (GemmPlan::mmaChunks).
   TileScales loadScales(Value tm, Value tn, Value consumer, Value t, Value kt,
-                        Value scalesA, Value scalesB);
+                        Value scalesA, Value scalesB, int64_t chunk = 0);
 
   /// Block FP8 promotion of a k-tile: total[r] + (sA * sB) * partial[r] for
   /// every register (the reference's order), through `update(r, value)`;
   /// per-tensor FP8 (split accumulator, no scales loaded): total[r] +
-  /// partial[r].
+  /// partial[r]. `chunk`: registers r of [chunk * mmaRegs(), (chunk + 1) *
+  /// mmaRegs()) only, whose partial sums are partial(r - chunk * mmaRegs()).
   void promote(TileScales &scales, const std::function<Value(int64_t)> &partial,
                const std::function<Value(int64_t)> &total,
-               const std::function<void(int64_t, Value)> &update);
+               const std::function<void(int64_t, Value)> &update,
+               int64_t chunk = 0);
 
   /// NVFP4: thread `t` of consumer `consumer` converts its half-row of A
   /// and of B for k-tile `kt` (stage `s`, buffer kt % 2): 32 packed bytes

@@ -149,12 +149,15 @@ void gemm::emulateStore16(KernelEnv &env, Value smem, Value at,
 
 namespace {
 
-/// wgmma m64n<tileN>k32 (FP8) or m64n<tileN>k16 (f16, NVFP4): decodes the
+/// wgmma m64n<mmaN>k32 (FP8) or m64n<mmaN>k16 (f16, NVFP4): decodes the
 /// descriptors like the hardware (start address, stride byte offset,
 /// 128-byte swizzle) and adds the products into the fragment registers
-/// `regs[t][r]` of one warpgroup.
+/// `regs[t][r]` of one warpgroup: r in [chunk * mmaRegs(), (chunk + 1) *
+/// mmaRegs()), whose columns, less chunk * mmaN(), are rows of the B tile
+/// `descB` describes.
 void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
-                  Value descA, Value descB, Type typeA, Type typeB) {
+                  Value descA, Value descB, Type typeA, Type typeB,
+                  int64_t chunk = 0) {
   KernelEnv &env = code.env;
   OpBuilder &b = env.b;
   Location loc = env.loc;
@@ -188,10 +191,14 @@ void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
     return env.toF32(arith::BitcastOp::create(b, loc, b.getF16Type(), bits));
   };
   int64_t regsPerThread = code.plan.accRegs();
+  int64_t firstReg = chunk * code.plan.mmaRegs();
   env.loop(kWarpgroup, [&](Value t) {
-    env.loop(regsPerThread, [&](Value r) {
+    env.loop(code.plan.mmaRegs(), [&](Value chunkReg) {
+      Value r = env.add(chunkReg, env.idx(firstReg));
       Value row, col;
       std::tie(row, col) = code.fragment(t, r);
+      col =
+          arith::SubIOp::create(b, loc, col, env.idx(chunk * code.plan.mmaN()));
       Value sum = env.loopReduce(
           f16 ? 16 : 32, env.f32(0.0f), [&](Value kk, Value acc) {
             Value p = arith::MulFOp::create(
@@ -309,37 +316,46 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
           return;
         }
         // Block scaling (and per-tensor FP8's split accumulator): each scale
-        // block of K (k-tile) into zeroed partial registers, then promoted.
+        // block of K (k-tile) into zeroed partial registers, then promoted;
+        // a 128x256 tile's 128-column chunks in turn, each with its own
+        // descriptor of B.
         int64_t groups = kTileK / plan.blockK();
         for (int64_t g = 0; g < groups; ++g) {
-          env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {
-            memref::StoreOp::create(b, loc, env.f32(0.0f), partial,
-                                    env.add(regBase, r));
-          });
-          for (int64_t j = 0; j < plan.stepsPerGroup(); ++j) {
-            int64_t step = g * plan.stepsPerGroup() + j;
-            emulateWgmma(code, smem, partial, regBase,
-                         code.stepDescriptor(descA, step),
-                         code.stepDescriptor(descB, step), typeA, typeB);
+          for (int64_t chunk = 0; chunk < plan.mmaChunks(); ++chunk) {
+            Value chunkB = code.descB(base, s, buffer, chunk);
+            env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {
+              memref::StoreOp::create(b, loc, env.f32(0.0f), partial,
+                                      env.add(regBase, r));
+            });
+            for (int64_t j = 0; j < plan.stepsPerGroup(); ++j) {
+              int64_t step = g * plan.stepsPerGroup() + j;
+              emulateWgmma(code, smem, partial, regBase,
+                           code.stepDescriptor(descA, step),
+                           code.stepDescriptor(chunkB, step), typeA, typeB,
+                           chunk);
+            }
+            Value kb = env.add(env.mul(kt, env.idx(groups)), env.idx(g));
+            env.loop(kWarpgroup, [&](Value t) {
+              Value at = env.add(regBase, env.mul(t, env.idx(plan.accRegs())));
+              auto load = [&](Value buffer, int64_t r) {
+                return memref::LoadOp::create(b, loc, buffer,
+                                              env.add(at, env.idx(r)))
+                    .getResult();
+              };
+              GemmCode::TileScales scales =
+                  code.loadScales(tm, tn, consumer, t, kb, epilogueArgs[0],
+                                  epilogueArgs[1], chunk);
+              int64_t first = chunk * plan.mmaRegs();
+              code.promote(
+                  scales, [&](int64_t r) { return load(partial, first + r); },
+                  [&](int64_t r) { return load(regs, r); },
+                  [&](int64_t r, Value v) {
+                    memref::StoreOp::create(b, loc, v, regs,
+                                            env.add(at, env.idx(r)));
+                  },
+                  chunk);
+            });
           }
-          Value kb = env.add(env.mul(kt, env.idx(groups)), env.idx(g));
-          env.loop(kWarpgroup, [&](Value t) {
-            Value at = env.add(regBase, env.mul(t, env.idx(plan.accRegs())));
-            auto load = [&](Value buffer, int64_t r) {
-              return memref::LoadOp::create(b, loc, buffer,
-                                            env.add(at, env.idx(r)))
-                  .getResult();
-            };
-            GemmCode::TileScales scales = code.loadScales(
-                tm, tn, consumer, t, kb, epilogueArgs[0], epilogueArgs[1]);
-            code.promote(
-                scales, [&](int64_t r) { return load(partial, r); },
-                [&](int64_t r) { return load(regs, r); },
-                [&](int64_t r, Value v) {
-                  memref::StoreOp::create(b, loc, v, regs,
-                                          env.add(at, env.idx(r)));
-                });
-          });
         }
       });
     });

@@ -51,10 +51,15 @@ bool isPerTensor(QuantTensorType type) {
 /// wgmma.mma_async instructions in one asm block, one per descriptor pair,
 /// accumulating into `acc`, or with `fresh` into zeros (the first wgmma's
 /// scale-d predicate is false, so acc's values are not read). FP8:
-/// m64nNk32 .<A>.<B>; NVFP4 (converted): m64nNk16 .f16.f16, K-major.
+/// m64nNk32 .<A>.<B>; NVFP4 (converted): m64nNk16 .f16.f16, K-major. N is
+/// the tile's width, or `n` (GemmPlan::mmaN: one chunk of a promoting
+/// 128x256 tile).
 Value emitWgmmas(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
-                 ArrayRef<Value> descsA, ArrayRef<Value> descsB, bool fresh) {
-  int64_t regs = plan.accRegs();
+                 ArrayRef<Value> descsA, ArrayRef<Value> descsB, bool fresh,
+                 int64_t n = 0) {
+  if (!n)
+    n = plan.tileN;
+  int64_t regs = n / 2;
   int64_t steps = descsA.size();
   std::string text = "{\n.reg .pred p, q;\nsetp.ne.b32 p, $" +
                      std::to_string(regs + 2 * steps) + ", 0;\n" +
@@ -65,10 +70,10 @@ Value emitWgmmas(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
     list += (r ? ", $" : "$") + std::to_string(r);
   list += "}";
   std::string shape =
-      plan.fp4() ? llvm::formatv("m64n{0}k16.f32.f16.f16", plan.tileN).str()
-                 : llvm::formatv("m64n{0}k32.f32.{1}.{2}", plan.tileN,
-                                 plan.typeA, plan.typeB)
-                       .str();
+      plan.fp4()
+          ? llvm::formatv("m64n{0}k16.f32.f16.f16", n).str()
+          : llvm::formatv("m64n{0}k32.f32.{1}.{2}", n, plan.typeA, plan.typeB)
+                .str();
   // f16 takes transpose immediates (0: K-major); FP8 is K-major only.
   StringRef trans = plan.fp4() ? ", 0, 0" : "";
   for (int64_t j = 0; j < steps; ++j)
@@ -98,17 +103,17 @@ Value emitWgmmas(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
 }
 
 /// FP8 k-steps [firstStep, firstStep + steps) of a stage (32 bytes of K
-/// each) in one asm block.
+/// each) in one asm block (N: as emitWgmmas).
 Value emitWgmmaStep(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
                     Value descA, Value descB, GemmCode &code,
                     bool fresh = false, int64_t firstStep = 0,
-                    int64_t steps = kKSteps) {
+                    int64_t steps = kKSteps, int64_t n = 0) {
   SmallVector<Value> descsA, descsB;
   for (int64_t j = 0; j < steps; ++j) {
     descsA.push_back(code.stepDescriptor(descA, firstStep + j));
     descsB.push_back(code.stepDescriptor(descB, firstStep + j));
   }
-  return emitWgmmas(b, loc, plan, acc, descsA, descsB, fresh);
+  return emitWgmmas(b, loc, plan, acc, descsA, descsB, fresh, n);
 }
 
 } // namespace
@@ -474,56 +479,69 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                   "");
               scf::YieldOp::create(b, loc, next);
             } else if (plan.promotes()) {
-              ptx({}, "wgmma.fence.sync.aligned;", "");
               // Each scale block of K (per-tensor: each k-tile) on its own
               // (fresh accumulators), then promoted; `groupsPerRound` blocks
-              // between two waits.
+              // between two waits; a 128x256 tile's two 128-column chunks
+              // in turn (GemmPlan::mmaN).
               int64_t groups = kTileK / plan.blockK();
               int64_t perRound = plan.groupsPerRound();
+              int64_t chunks = plan.mmaChunks();
+              SmallVector<Type> partialFields(plan.mmaRegs(), b.getF32Type());
+              auto partialType = LLVM::LLVMStructType::getLiteral(
+                  b.getContext(), partialFields);
               Value next = total;
               for (int64_t round = 0; round < groups / perRound; ++round) {
-                SmallVector<GemmCode::TileScales> scales;
-                for (int64_t g = 0; g < perRound; ++g) {
-                  Value kb = env.add(env.mul(kt, env.idx(groups)),
-                                     env.idx(round * perRound + g));
-                  scales.push_back(code.loadScales(tm, tn, consumer, t, kb,
-                                                   epilogueArgs[0],
-                                                   epilogueArgs[1]));
-                }
-                if (round != 0)
-                  ptx({}, "wgmma.fence.sync.aligned;", "");
-                SmallVector<Value> partials;
-                for (int64_t g = 0; g < perRound; ++g) {
-                  Value fresh = LLVM::UndefOp::create(b, loc, accType);
-                  int64_t first = (round * perRound + g) * plan.stepsPerGroup();
-                  partials.push_back(emitWgmmaStep(
-                      b, loc, plan, fresh,
-                      code.descA(base, s, buffer, consumer),
-                      code.descB(base, s, buffer), code, /*fresh=*/true, first,
-                      plan.stepsPerGroup()));
-                }
-                ptx({},
-                    "wgmma.commit_group.sync.aligned;\n"
-                    "wgmma.wait_group.sync.aligned 0;",
-                    "");
-                if (round == groups / perRound - 1)
-                  freeStage(s, eq(t, zero));
-                for (int64_t g = 0; g < perRound; ++g) {
-                  Value before = next;
-                  code.promote(
-                      scales[g],
-                      [&](int64_t r) {
-                        return LLVM::ExtractValueOp::create(b, loc, partials[g],
-                                                            r)
-                            .getResult();
-                      },
-                      [&](int64_t r) {
-                        return LLVM::ExtractValueOp::create(b, loc, before, r)
-                            .getResult();
-                      },
-                      [&](int64_t r, Value v) {
-                        next = LLVM::InsertValueOp::create(b, loc, next, v, r);
-                      });
+                for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+                  bool first = round == 0 && chunk == 0;
+                  if (first)
+                    ptx({}, "wgmma.fence.sync.aligned;", "");
+                  SmallVector<GemmCode::TileScales> scales;
+                  for (int64_t g = 0; g < perRound; ++g) {
+                    Value kb = env.add(env.mul(kt, env.idx(groups)),
+                                       env.idx(round * perRound + g));
+                    scales.push_back(code.loadScales(tm, tn, consumer, t, kb,
+                                                     epilogueArgs[0],
+                                                     epilogueArgs[1], chunk));
+                  }
+                  if (!first)
+                    ptx({}, "wgmma.fence.sync.aligned;", "");
+                  SmallVector<Value> partials;
+                  for (int64_t g = 0; g < perRound; ++g) {
+                    Value fresh = LLVM::UndefOp::create(b, loc, partialType);
+                    int64_t firstStep =
+                        (round * perRound + g) * plan.stepsPerGroup();
+                    partials.push_back(
+                        emitWgmmaStep(b, loc, plan, fresh,
+                                      code.descA(base, s, buffer, consumer),
+                                      code.descB(base, s, buffer, chunk), code,
+                                      /*fresh=*/true, firstStep,
+                                      plan.stepsPerGroup(), plan.mmaN()));
+                  }
+                  ptx({},
+                      "wgmma.commit_group.sync.aligned;\n"
+                      "wgmma.wait_group.sync.aligned 0;",
+                      "");
+                  if (round == groups / perRound - 1 && chunk == chunks - 1)
+                    freeStage(s, eq(t, zero));
+                  for (int64_t g = 0; g < perRound; ++g) {
+                    Value before = next;
+                    code.promote(
+                        scales[g],
+                        [&](int64_t r) {
+                          return LLVM::ExtractValueOp::create(b, loc,
+                                                              partials[g], r)
+                              .getResult();
+                        },
+                        [&](int64_t r) {
+                          return LLVM::ExtractValueOp::create(b, loc, before, r)
+                              .getResult();
+                        },
+                        [&](int64_t r, Value v) {
+                          next =
+                              LLVM::InsertValueOp::create(b, loc, next, v, r);
+                        },
+                        chunk);
+                  }
                 }
               }
               scf::YieldOp::create(b, loc, next);
@@ -640,12 +658,6 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                           "for the sm_90a per-tensor FP8 kernel with "
                           "fast_accumulate (no registers are left to promote "
                           "into), K-major operands and 128-wide tiles";
-  if (cc == 90 && perTensor && !operands.fastAccumulate &&
-      operands.tileN == 256)
-    return emitError() << "qs.gemm_tile_n = 256 needs fast_accumulate on "
-                          "sm_90a: without it each 128-wide block of K is "
-                          "promoted into FP32 totals, and two accumulator "
-                          "sets of a 128x256 tile exceed the registers";
   if (operands.clusterSize == 2 &&
       (cc != 90 || operands.a.mnMajor || operands.b.mnMajor))
     return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "
@@ -697,12 +709,14 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   // fixed).
   int64_t sms = plan.tcgen05 ? kSMsBlackwell : kSMs;
   // sm_90a per-tensor FP8 promotes each k-tile unless fast_accumulate
-  // allows the tensor core's precision: a second accumulator set, so
-  // 128-wide tiles (checkGemmSupport rejects 256).
+  // allows the tensor core's precision: a second (partial) accumulator
+  // set, so 128-wide tiles unless qs.gemm_tile_n asks for 256 (promoted in
+  // two 128-column chunks; unmeasured, hence not the default).
   plan.splitAccumulator =
       !plan.tcgen05 && plan.a.blockDim == 0 && !operands.fastAccumulate;
-  plan.tileN = operands.pingpong || plan.splitAccumulator  ? 128
+  plan.tileN = operands.pingpong                           ? 128
                : operands.tileN                            ? operands.tileN
+               : plan.splitAccumulator                     ? 128
                : plan.a.blockDim == 3 && !plan.tcgen05     ? 64
                : plan.a.blockDim != 0                      ? 128
                : plan.tilesM * ceilDiv(plan.n, 256) >= sms ? 256

@@ -62,9 +62,10 @@ def QS_Dialect : Dialect {
     fixes the tile width in N of the per-tensor FP8 GEMM kernels of
     `convert-qs-to-gpu` (otherwise 256 when 128x256 tiles still give every
     multiprocessor of an H100/H200, or on sm_100a a B200, a tile, else
-    128). It changes speed, never results. On sm_90a, 256 needs the GEMM's
-    `fast_accumulate` (without it the kernel keeps a second accumulator
-    set to promote each k-tile into FP32, and 128x128 tiles).
+    128; on sm_90a without the GEMM's `fast_accumulate` always 128, the
+    promoting kernel's 128x256 tiles being unmeasured). It changes speed,
+    never results. On sm_90a without `fast_accumulate`, 256 gives tiles
+    whose two 128-column chunks are summed and promoted into FP32 in turn.
 
     `qs.gemm_persistent = N : i64` (N >= 1) on a GEMM or an enclosing
     operation runs the sm_90a GEMM kernels persistently: min(N, tiles)
