@@ -27,6 +27,25 @@
 // CHECK: mbarrier.arrive.shared::cta.b64
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK: mul.rn.f32
+// The bias is read 16 values (8 columns: a thread's two rows share them) at
+// a time, before the stores of those values.
+// CHECK: ld.global.b16
+// CHECK-NOT: st.global
+// CHECK: ld.global.b16
+// CHECK-NOT: st.global
+// CHECK: ld.global.b16
+// CHECK-NOT: st.global
+// CHECK: ld.global.b16
+// CHECK-NOT: st.global
+// CHECK: ld.global.b16
+// CHECK-NOT: st.global
+// CHECK: ld.global.b16
+// CHECK-NOT: st.global
+// CHECK: ld.global.b16
+// CHECK-NOT: st.global
+// CHECK: ld.global.b16
+// CHECK-NOT: ld.global
+// CHECK: st.global.b32
 // Registers 2j, 2j + 1 hold adjacent columns: one bf16x2 store per pair.
 // CHECK: cvt.rn.bf16x2.f32
 // CHECK: st.global.b32

@@ -464,57 +464,90 @@ void GemmCode::epilogueAt(
   Value bias = plan.bias ? args[next++] : Value();
   Value c = plan.accumulate ? args[next++] : Value();
   Value d = args[next];
-  for (int64_t g = 0; g < count / vec; ++g) {
-    Value row, first;
-    std::tie(row, first) = position(g * vec);
-    // N % vec == 0 and first % vec == 0: the group is inside or outside.
-    Value inside = env.land(env.lt(row, i(plan.m)), env.lt(first, i(plan.n)));
-    env.ifThen(inside, [&] {
-      SmallVector<Value> outs;
+  bool rowScaled = plan.fp4() && (plan.a.rowScaled || plan.b.rowScaled);
+  // Reads first, then stores, kEpilogueBatch values at a time. As far as
+  // LLVM and ptxas know D may alias bias and C (and the amaxes), so a load
+  // issued after a store stays after it: reading each group's bias / C
+  // between the stores (as this code did until 2026-11-30; the SASS of the
+  // 128x256 fprop with bias was LDG, LDG, FMUL, FADD, STG per group) waits
+  // out the load latency once per group, 64 times per thread. The batch's
+  // loads read clamped (in-range) positions unconditionally; only the
+  // stores are guarded.
+  constexpr int64_t kEpilogueBatch = 16;
+  int64_t batch = std::max<int64_t>(kEpilogueBatch / vec, 1);
+  for (int64_t g0 = 0; g0 < count / vec; g0 += batch) {
+    struct Group {
+      Value row, first;
+      SmallVector<Value> bias, c, rows;
+    };
+    SmallVector<Group> groups;
+    for (int64_t g = g0; g < std::min(g0 + batch, count / vec); ++g) {
+      Group group;
+      std::tie(group.row, group.first) = position(g * vec);
+      Value row = minI(group.row, i(plan.m - 1));
       for (int64_t e = 0; e < vec; ++e) {
-        Value col = env.add(first, i(e));
-        Value v = acc(g * vec + e);
-        Value out =
-            alpha ? arith::MulFOp::create(env.b, env.loc, v, alpha).getResult()
-                  : v;
-        if (plan.fp4() && (plan.a.rowScaled || plan.b.rowScaled)) {
+        Value col = minI(env.add(group.first, i(e)), i(plan.n - 1));
+        if (rowScaled) {
           Value rows = plan.a.rowScaled ? factor(args[2], row) : env.f32(1.0f);
           if (plan.b.rowScaled)
             rows = arith::MulFOp::create(env.b, env.loc, rows,
                                          factor(args[3], col));
-          out = arith::MulFOp::create(env.b, env.loc, out, rows);
+          group.rows.push_back(rows);
         }
         if (bias)
-          out = arith::AddFOp::create(
-              env.b, env.loc, out,
-              env.toF32(memref::LoadOp::create(env.b, env.loc, bias, col)));
-        Value at = env.add(env.mul(row, i(plan.n)), col);
+          group.bias.push_back(
+              memref::LoadOp::create(env.b, env.loc, bias, col));
         if (c)
-          out = arith::AddFOp::create(
-              env.b, env.loc, out,
-              env.toF32(memref::LoadOp::create(env.b, env.loc, c, at)));
-        // The GPU converts with cvt.rn (same RNE result as the emulation).
-        if (env.gpu && plan.outType != out.getType())
-          out = arith::TruncFOp::create(env.b, env.loc, plan.outType, out);
-        else
-          out = env.fromF32(out, plan.outType);
-        outs.push_back(out);
+          group.c.push_back(memref::LoadOp::create(
+              env.b, env.loc, c, env.add(env.mul(row, i(plan.n)), col)));
       }
-      Value at = env.add(env.mul(row, i(plan.n)), first);
-      if (vec == 1) {
-        memref::StoreOp::create(env.b, env.loc, outs[0], d, at);
-        return;
-      }
-      // One vector store (16-byte-class on the GPU: D's rows are multiples
-      // of vec elements; element-aligned in the emulation, whose buffers
-      // may come from numpy).
-      Value packed = vector::FromElementsOp::create(
-          env.b, env.loc, VectorType::get({vec}, outs[0].getType()), outs);
-      int64_t bytes = outs[0].getType().getIntOrFloatBitWidth() / 8;
-      vector::StoreOp::create(env.b, env.loc, packed, d, ValueRange{at},
-                              /*nontemporal=*/false,
-                              llvm::MaybeAlign(env.gpu ? vec * bytes : bytes));
-    });
+      groups.push_back(std::move(group));
+    }
+    for (Group &group : groups) {
+      // N % vec == 0 and first % vec == 0: the group is inside or outside.
+      Value inside = env.land(env.lt(group.row, i(plan.m)),
+                              env.lt(group.first, i(plan.n)));
+      int64_t g = g0 + (&group - groups.begin());
+      env.ifThen(inside, [&] {
+        SmallVector<Value> outs;
+        for (int64_t e = 0; e < vec; ++e) {
+          Value v = acc(g * vec + e);
+          Value out =
+              alpha
+                  ? arith::MulFOp::create(env.b, env.loc, v, alpha).getResult()
+                  : v;
+          if (rowScaled)
+            out = arith::MulFOp::create(env.b, env.loc, out, group.rows[e]);
+          if (bias)
+            out = arith::AddFOp::create(env.b, env.loc, out,
+                                        env.toF32(group.bias[e]));
+          if (c)
+            out = arith::AddFOp::create(env.b, env.loc, out,
+                                        env.toF32(group.c[e]));
+          // The GPU converts with cvt.rn (same RNE result as the emulation).
+          if (env.gpu && plan.outType != out.getType())
+            out = arith::TruncFOp::create(env.b, env.loc, plan.outType, out);
+          else
+            out = env.fromF32(out, plan.outType);
+          outs.push_back(out);
+        }
+        Value at = env.add(env.mul(group.row, i(plan.n)), group.first);
+        if (vec == 1) {
+          memref::StoreOp::create(env.b, env.loc, outs[0], d, at);
+          return;
+        }
+        // One vector store (16-byte-class on the GPU: D's rows are
+        // multiples of vec elements; element-aligned in the emulation,
+        // whose buffers may come from numpy).
+        Value packed = vector::FromElementsOp::create(
+            env.b, env.loc, VectorType::get({vec}, outs[0].getType()), outs);
+        int64_t bytes = outs[0].getType().getIntOrFloatBitWidth() / 8;
+        vector::StoreOp::create(
+            env.b, env.loc, packed, d, ValueRange{at},
+            /*nontemporal=*/false,
+            llvm::MaybeAlign(env.gpu ? vec * bytes : bytes));
+      });
+    }
   }
 }
 
