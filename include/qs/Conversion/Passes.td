@@ -120,7 +120,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     consumers convert each k-tile's E2M1 codes times their E4M3 block
     scales to f16 in shared memory (exact), f16 wgmma sums them, and the
     global (or, row-scaled, per-row) amaxes scale the epilogue. Tile width in N: per-tensor 128 or
-    256 (`qs.gemm_tile_n` or a heuristic; 256 needs `fast_accumulate`),
+    256 (`qs.gemm_tile_n` or a heuristic, which picks 256 with
+    `fast_accumulate` only; without it a 256-wide tile is promoted in two
+    128-column chunks),
     FP8 block 128, MXFP8 64, NVFP4 128. Operands whose storage is not
     K-major (MXFP8 column-wise data;
     per-tensor FP8 on Blackwell layouts, without a transpose buffer) are

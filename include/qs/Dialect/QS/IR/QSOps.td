@@ -210,10 +210,12 @@ def QS_GemmOp : QS_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
     `FAST_ACCUM`): Hopper's FP8 `wgmma` keeps about 14 bits of the running
     sum, so only the absence of the flag guarantees FP32 accumulation. It
     changes the sm_90a per-tensor FP8 kernel alone, which then sums all of
-    K in the tensor core (the fastest kernel, 128x256 tiles and the
-    ping-pong schedule available); without it that kernel promotes each
-    128-wide block of K into FP32 registers (CUTLASS's and DeepGEMM's
-    promotion, cuBLASLt's default). The block-scaled kernels promote every
+    K in the tensor core (the fastest kernel, 128x256 tiles by default
+    where they fill the GPU, and the ping-pong schedule available); without
+    it that kernel promotes each 128-wide block of K into FP32 registers
+    (CUTLASS's and DeepGEMM's promotion, cuBLASLt's default; 128x128 tiles,
+    or 128x256 with `qs.gemm_tile_n = 256`, promoted in two 128-column
+    chunks). The block-scaled kernels promote every
     scale block anyway (TE forces the split accumulator for block scaling),
     sm_100a's `tcgen05` accumulates in FP32, and the CPU reference sums in
     FP32 either way. TE's Linear: fprop fast, dgrad and wgrad split
