@@ -1,4 +1,6 @@
-// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM90
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin > %t.ptx
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefixes=CHECK,SM90
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=ORDER
 // RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM100
 
 // Per-tensor current scaling: an amax kernel (16-byte loads, warp
@@ -27,6 +29,13 @@
 // SM90: ld.shared.b16
 // SM90: cvt.rn.satfinite.e4m3x2.f32
 // SM100-NOT: ld.shared.b16
+// The cast kernel reads the amax (for its scale) before its first store
+// (block 0's scale_inv): the outputs may alias it as far as the compilers
+// know, so a read after a store would wait out its latency.
+// ORDER-LABEL: .entry qs_quantize(
+// ORDER: st.global
+// ORDER-NOT: ld.global
+// ORDER: ret;
 module attributes {qs.chip = "sm_90a"} {
 func.func @f(%x: tensor<256x512xbf16>) -> !qs.tensor<256x512xbf16, #qs.fp8_current<>> {
   %q = qs.quantize %x : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.fp8_current<>>

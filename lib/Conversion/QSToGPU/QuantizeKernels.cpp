@@ -264,13 +264,21 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
     d.phases.push_back([p, t](KernelEnv &env) { blockAmaxPhase(env, p, t); });
   }
   d.phases.push_back([p, t, owned, writeScaleInv](KernelEnv &env) {
+    // The tensor-wide scales first, before any store (quant::repScale).
+    bool perTensor = writeScaleInv || llvm::any_of(owned, [](const Rep &r) {
+                       return r.kind == ScaleKind::PerTensor;
+                     });
+    Value s = perTensor ? perTensorScale(env, p) : Value();
+    SmallVector<Value> scales;
+    for (const Rep &r : owned)
+      scales.push_back(repScale(env, p, r, s));
     if (writeScaleInv)
-      scaleInvPhase(env, p);
-    for (const Rep &r : owned) {
+      scaleInvPhase(env, p, s);
+    for (auto [r, scale] : llvm::zip(owned, scales)) {
       if (r.columnwise)
-        columnwisePhase(env, p, t, r);
+        columnwisePhase(env, p, t, r, scale);
       else
-        rowwisePhase(env, p, t, r);
+        rowwisePhase(env, p, t, r, scale);
     }
     if (p.delayed) {
       Value slot = load1(env, env.shared[t.slots], env.threadId);

@@ -96,7 +96,7 @@ static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
 }
 
 /// The per-tensor scale (delayed: the operand; current: from the amax).
-static Value perTensorScale(KernelEnv &env, const Plan &p) {
+Value quant::perTensorScale(KernelEnv &env, const Plan &p) {
   Value zero = env.idx(0);
   if (p.delayed)
     return load1(env, env.args[p.scaleOperandArg], zero);
@@ -105,15 +105,26 @@ static Value perTensorScale(KernelEnv &env, const Plan &p) {
                                    p.epsilon, FLT_MAX);
 }
 
+Value quant::repScale(KernelEnv &env, const Plan &p, const Rep &r,
+                      Value perTensor) {
+  if (r.kind == ScaleKind::PerTensor)
+    return perTensor;
+  if (r.kind == ScaleKind::NVFP4 && !r.rowScaled)
+    return ref::nvfp4GlobalEncodeScale(
+        env.b, env.loc, load1(env, env.args[r.amaxArg], env.idx(0)));
+  return Value();
+}
+
 /// Computes the scale of one block from its amax, stores it, and returns
-/// the multiplier applied to the block's values before conversion.
+/// the multiplier applied to the block's values before conversion
+/// (`repScale`: as quant::repScale gives it).
 static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
-                        Value zRow, Value zBlock, Value tensorScale) {
+                        Value zRow, Value zBlock, Value repScale) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   switch (r.kind) {
   case ScaleKind::PerTensor:
-    return tensorScale;
+    return repScale;
   case ScaleKind::E8M0: {
     Value pScaled =
         arith::MulFOp::create(b, loc, amax, env.f32(1.0f / r.fp8Max));
@@ -143,8 +154,10 @@ static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
     return s;
   }
   case ScaleKind::NVFP4: {
-    Value g = load1(env, env.args[r.amaxArg], r.rowScaled ? zRow : env.idx(0));
-    Value sEnc = ref::nvfp4GlobalEncodeScale(b, loc, g);
+    // Row-scaled: the block's row's amax; else the global one, read once.
+    Value sEnc = repScale ? repScale
+                          : ref::nvfp4GlobalEncodeScale(
+                                b, loc, load1(env, env.args[r.amaxArg], zRow));
     Value factor = arith::MulFOp::create(b, loc, sEnc, env.f32(1.0f / 6.0f));
     Value v = arith::MulFOp::create(b, loc, amax, factor);
     v = arith::MinNumFOp::create(b, loc, v, env.f32(FLT_MAX));
@@ -332,13 +345,11 @@ SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x) {
 }
 
 void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
-                         const Rep &r) {
+                         const Rep &r, Value repScale) {
   Value smem = env.shared[0];
   Value tileRow, tileCol;
   std::tie(tileRow, tileCol) = tileCoords(env, t);
   int64_t perRow = t.cols / r.block;
-  Value tensorScale =
-      r.kind == ScaleKind::PerTensor ? perTensorScale(env, p) : Value();
   env.forEachUnit(t.rows * perRow, [&](Value u) {
     Value row = env.div(u, env.idx(perRow));
     Value j = env.rem(u, env.idx(perRow));
@@ -367,7 +378,7 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
               return acc;
             });
       }
-      Value mult = blockScale(env, p, r, amax, gr, gBlock, tensorScale);
+      Value mult = blockScale(env, p, r, amax, gr, gBlock, repScale);
       for (int64_t c = 0; c < r.block; c += 16) {
         SmallVector<Value> values =
             readRow(env, t, smem, env.add(base, env.idx(c)), 16, p.nominal);
@@ -388,13 +399,11 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
 }
 
 void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
-                            const Rep &r) {
+                            const Rep &r, Value repScale) {
   Value smem = env.shared[0];
   Value tileRow, tileCol;
   std::tie(tileRow, tileCol) = tileCoords(env, t);
   int64_t perCol = t.rows / r.block;
-  Value tensorScale =
-      r.kind == ScaleKind::PerTensor ? perTensorScale(env, p) : Value();
   env.forEachUnit(t.cols * perCol, [&](Value u) {
     Value c = env.rem(u, env.idx(t.cols));
     Value i = env.div(u, env.idx(t.cols));
@@ -446,7 +455,7 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
               return acc;
             });
       }
-      Value mult = blockScale(env, p, r, amax, gc, gBlock, tensorScale);
+      Value mult = blockScale(env, p, r, amax, gc, gBlock, repScale);
       if (r.xLayout) {
         // Codes in x's layout are written row by row by xLayoutEncodePhase.
         store1(env, mult, env.shared[t.mults],
@@ -531,14 +540,13 @@ void quant::blockAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
   });
 }
 
-void quant::scaleInvPhase(KernelEnv &env, const Plan &p) {
+void quant::scaleInvPhase(KernelEnv &env, const Plan &p, Value s) {
   Value first =
       env.land(arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::eq,
                                      env.blockId, env.idx(0)),
                arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::eq,
                                      env.threadId, env.idx(0)));
   env.ifThen(first, [&] {
-    Value s = perTensorScale(env, p);
     store1(env, arith::DivFOp::create(env.b, env.loc, env.f32(1.0f), s),
            env.args[p.scaleInvArg], env.idx(0));
   });

@@ -122,11 +122,23 @@ SmallVector<Value> rht16(KernelEnv &env, ArrayRef<Value> x);
 /// Phase 1: the tile into shared memory (zeros outside the tensor); for
 /// delayed scaling, the running amax of the thread into `slots`.
 void loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t);
-/// Row-wise blocks (1 x B) of the tile.
-void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t, const Rep &r);
+/// The per-tensor scale (delayed: the operand; current: from the amax
+/// scratch).
+Value perTensorScale(KernelEnv &env, const Plan &p);
+/// What every block of representation `r` uses, read by each thread before
+/// its first store: `perTensor` (perTensorScale) for per-tensor FP8,
+/// NVFP4's global encode scale (unless row-scaled); null otherwise. As far
+/// as LLVM and ptxas know the outputs may alias the amax and scale
+/// operands, so a read after a store stays after it and waits out its
+/// latency (until 2026-11-30 each phase, and NVFP4 each block, read them
+/// anew between stores).
+Value repScale(KernelEnv &env, const Plan &p, const Rep &r, Value perTensor);
+/// Row-wise blocks (1 x B) of the tile (`repScale`: quant::repScale).
+void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t, const Rep &r,
+                  Value repScale);
 /// Column-wise blocks (B x 1) of the tile.
-void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
-                     const Rep &r);
+void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t, const Rep &r,
+                     Value repScale);
 /// Column-wise codes kept in x's layout (MXFP8): after columnwisePhase left
 /// each block's multiplier in shared memory, each thread converts 16
 /// consecutive elements of a tile row and stores them with one 16-byte store.
@@ -138,8 +150,9 @@ void segmentAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t);
 /// 2-D quantization, step 2: the amax of every B x B block (elements
 /// outside the tensor are zeros in the tile).
 void blockAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t);
-/// Block 0, thread 0 writes the per-tensor scale_inv.
-void scaleInvPhase(KernelEnv &env, const Plan &p);
+/// Block 0, thread 0 writes the per-tensor scale_inv, 1 / `s`
+/// (perTensorScale).
+void scaleInvPhase(KernelEnv &env, const Plan &p, Value s);
 
 } // namespace quant
 } // namespace gpuk
