@@ -25,7 +25,7 @@ finished after --case-timeout seconds (a bench plan: 3x) is a kernel that
 hangs (a barrier protocol gone wrong): the worker is killed, the case
 reported "LOST", and a new worker goes on after it (the GPU is usable again
 once the process is gone), skipping the GEMM bench plans of the lost GEMM
-check's family and kernel options (fast, pers, mc, pp, t256); likewise after a sticky
+check's family and kernel options (fast, pers, mc, pp, t256/t128); likewise after a sticky
 CUDA error (an illegal address: the context is unusable), reported as the
 case's failure. After --max-lost lost cases the rest is not run.
 --case-timeout 0 runs everything in this process without a watchdog (under
@@ -349,10 +349,10 @@ def copy_gbs(cuda, nbytes, iters, warmup):
 
 
 
-# Kernel options in a GEMM check's name: persistent, multicast, 256-wide
-# split-accumulator tiles (-t256; fast_accumulate's tile width is not
-# named: its checks and plans match whatever their width), ping-pong,
-# fast_accumulate.
+# Kernel options in a GEMM check's name: persistent, multicast, a tile width
+# other than the default (-t256: per-tensor split-accumulator 128x256,
+# -t128: MXFP8 128x128; fast_accumulate's tile width is not named: its
+# checks and plans match whatever their width), ping-pong, fast_accumulate.
 SCHEDULE_TOKEN = re.compile(r"-(pers|mc|t)[0-9]+|-(pp|fast)")
 # One kernel per group: per-tensor FP8 delayed or current, NVFP4 with a
 # global or row-scaled amax.
@@ -375,7 +375,7 @@ def plan_schedule(case):
     """(kernel family, kernel options) of a GEMM bench plan's case.json."""
     options = {k for k, key in (("pers", "persistent"), ("mc", "cluster"),
                                 ("fast", "fast_accumulate")) if case.get(key)}
-    if case.get("tile_n") == 256 and not case.get("fast_accumulate"):
+    if case.get("tile_n") and not case.get("fast_accumulate"):
         options.add("t")
     if case.get("schedule") == "pingpong":
         options.add("pp")

@@ -155,6 +155,13 @@ GEMM_CHECKS += [("fp8_delayed", 0, "bf16", 256, 320, 1040, True, False, None, No
 GEMM_CHECKS += [("fp8_current", layout, "bf16", 144, 656, 400, True, False, 256)
                 for layout in range(3)]
 GEMM_CHECKS += [("fp8_delayed", 2, "f32", 512, 512, 272, False, False, 256, 3, 2)]
+# MXFP8 in 128x128 tiles (-t128; 64-wide by default): each round's two
+# 32-blocks per 64-column chunk, promoted in turn; a second tile in N whose
+# second chunk is 32 wide; the fprop, the MN-major dgrad (transposing
+# copy), and persistent multicast pairs.
+GEMM_CHECKS += [("mxfp8", 0, "f32", 320, 224, 1056, True, True, 128),
+                ("mxfp8", 1, "bf16", 224, 1056, 352, True, False, 128),
+                ("mxfp8", 0, "bf16", 384, 256, 512, True, False, 128, 3, 2)]
 
 # The bundle travels packed (OUT.tar.gz) with the working tree (64 MiB in
 # all): main() fails on an archive larger than this (--limit-mib).
@@ -321,6 +328,10 @@ def main():
              for family in ("fp8_block", "mxfp8", "nvfp4") for shape in shapes[:2]]
     # MXFP8 dgrad: w's column-wise data is MN-major, copied transposed.
     runs += [("mxfp8", shape, None, "NN", None, None, None, False) for shape in shapes[:1]]
+    # MXFP8 in 128x128 tiles (two promoted 64-column chunks; the default is
+    # 128x64), fprop and dgrad.
+    runs += [("mxfp8", shape, 128, layout, None, None, None, False) for shape in shapes[:1]
+             for layout in ("TN", "NN")]
     # Persistent kernels on 132 blocks (one per H200 multiprocessor).
     runs += [(family, shape, None, "TN", 132, None, None, fast)
              for family, fast in ((P, False), (P, True), ("fp8_block", False))

@@ -83,17 +83,23 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
               ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64),
               ("mxfp8 dgrad", "bf16", 64), ("mxfp8 wgrad", "f32", 64),
+              # MXFP8 in 128x128 tiles (qs.gemm_tile_n = 128): two 64-column
+              # chunks promoted in turn.
+              ("mxfp8", "bf16", 128), ("mxfp8 swizzled", "f32", 128),
+              ("mxfp8 dgrad", "bf16", 128), ("mxfp8 wgrad", "f32", 128),
               ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128),
               # qs.gemm_persistent = 132: blocks loop over tiles.
               ("e4m3 x e4m3 persistent", "bf16", 128), ("e4m3 x e4m3 fast persistent", "bf16", 256),
               ("block 1D x 2D persistent", "bf16", 128),
               ("mxfp8 dgrad persistent", "bf16", 64), ("nvfp4 persistent", "bf16", 128),
+              ("mxfp8 dgrad persistent", "bf16", 128),
               # qs.gemm_cluster = 2: pairs of blocks multicast B.
               ("e4m3 x e4m3 fast cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128),
               ("e4m3 x e4m3 fast cluster2 persistent", "bf16", 256),
               ("e4m3 x e4m3 cluster2 persistent", "bf16", 128),
               ("e4m3 x e4m3 cluster2 persistent", "bf16", 256),
               ("block 1D x 2D cluster2", "bf16", 128), ("mxfp8 cluster2", "bf16", 64),
+              ("mxfp8 cluster2 persistent", "bf16", 128),
               ("nvfp4 cluster2 persistent", "bf16", 128),
               # qs.gemm_schedule = "pingpong": a 128x128 tile per consumer.
               ("e4m3 x e4m3 fast pingpong", "bf16", 128),
@@ -141,8 +147,11 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<fp8_dtype = {dtype}, columnwise = false>>"
         qb = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
     r = f"tensor<{m}x{m}x{out}>"
-    tile_attr = ("" if label.startswith(("mxfp8", "nvfp4", "block"))
-                 else f", qs.gemm_tile_n = {tile} : i64")
+    # Block-scaled tiles are fixed on sm_90a except MXFP8's 128 (64 by
+    # default).
+    fixed = (label.startswith(("nvfp4", "block"))
+             or (label.startswith("mxfp8") and (tile != 128 or chip != "sm_90a")))
+    tile_attr = "" if fixed else f", qs.gemm_tile_n = {tile} : i64"
     if persistent:
         tile_attr += ", qs.gemm_persistent = 132 : i64"
     if cluster:

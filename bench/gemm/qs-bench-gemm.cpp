@@ -8,7 +8,8 @@
 // descriptors encoded once, then the GEMM kernel alone, timed with CUDA
 // events) on random FP8 operands, and reports TFLOP/s = 2 M N K / time.
 // The first shape is also run with each tile width (qs.gemm_tile_n;
-// per-tensor only: block GEMMs use 128-wide tiles) and, on sm_90a, with
+// per-tensor, and sm_90a MXFP8's 128; the other block-scaled GEMMs have
+// one width) and, on sm_90a, with
 // persistent kernels (qs.gemm_persistent = --persistent, default 132: one
 // block per H100/H200 multiprocessor; column "sched" = pers) and, where
 // the operands are K-major (all but MXFP8 NN/NT), with pairs of blocks
@@ -237,6 +238,10 @@ int main(int argc, char **argv) {
     bool fast = fastOpt && !block;
     if (index == 0 && !block)
       runs.append({Run{128}, Run{256}});
+    // sm_90a MXFP8: 128x128 tiles (two 64-column chunks) besides the
+    // default 128x64.
+    if (index == 0 && family == "mxfp8" && chip == "sm_90a")
+      runs.push_back(Run{128});
     if (index == 0 && chip == "sm_90a" && persistentOpt > 0)
       runs.push_back(Run{0, persistentOpt});
     // Multicast pairs need K-major operands (MXFP8's column-wise data is

@@ -1,5 +1,6 @@
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin > %t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx
+// RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_tile_n = 128 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=WIDE
 
 // MXFP8 on Hopper, which TE does not offer: FP8 wgmma with per-32
 // promotion. 128x64 tiles; per 128-wide k-tile, two rounds of two fresh
@@ -23,6 +24,29 @@
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK: mbarrier.arrive.shared::cta.b64
+// qs.gemm_tile_n = 128 (WIDE): 128x128 tiles in 6 stages; each round's two
+// m64n64k32 are issued per 64-column chunk, waited for and promoted into
+// that chunk's registers: 2 rounds x 2 chunks, four waits per k-tile, the
+// stage freed after the last.
+// WIDE-COUNT-12: mbarrier.init.shared::cta.b64
+// WIDE-NOT: mbarrier.init
+// WIDE: wgmma.fence.sync.aligned;
+// WIDE-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// WIDE: wgmma.wait_group.sync.aligned 0;
+// WIDE-NOT: mbarrier.arrive.shared::cta.b64
+// WIDE: wgmma.fence.sync.aligned;
+// WIDE-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// WIDE: wgmma.wait_group.sync.aligned 0;
+// WIDE-NOT: mbarrier.arrive.shared::cta.b64
+// WIDE: wgmma.fence.sync.aligned;
+// WIDE-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// WIDE: wgmma.wait_group.sync.aligned 0;
+// WIDE-NOT: mbarrier.arrive.shared::cta.b64
+// WIDE: wgmma.fence.sync.aligned;
+// WIDE-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// WIDE: wgmma.wait_group.sync.aligned 0;
+// WIDE: mbarrier.arrive.shared::cta.b64
+// WIDE-NOT: m64n128k32
 !x = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<768x512xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>
 module attributes {qs.chip = "sm_90a"} {

@@ -258,6 +258,22 @@ def test_gemm_mn_major_edges(rng):
     check_gemm(rng, "mxfp8", LAYOUTS[1], "bf16", m=224, n=1056, k=352, bias=True)
 
 
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+def test_gemm_mxfp8_wide_tiles(rng, layout):
+    # MXFP8 in 128x128 tiles (qs.gemm_tile_n = 128; 64 by default): each
+    # round's two 32-blocks of K are summed per 64-column chunk (m64n64k32,
+    # B's descriptor 64 rows further on for the second chunk) and promoted
+    # into that chunk's registers in turn, 2 rounds x 2 chunks per k-tile.
+    # A second tile in N whose second chunk is 32 columns wide, a partial
+    # last k-tile; dgrad / wgrad read MN-major data through the transposing
+    # copy; w's scales GEMM-swizzled.
+    check_gemm(rng, "mxfp8", layout, "f32", m=160, n=224, k=352, tile_n=128, bias=True)
+    # Persistent (3 blocks over 6 tiles) and, for K-major operands,
+    # multicast pairs (B's halves are the two chunks).
+    check_gemm(rng, "mxfp8", layout, "bf16", m=320, n=384, k=256, tile_n=128,
+               persistent=3, cluster=2 if layout is LAYOUTS[0] else None)
+
+
 def test_gemm_sm90_kernels_on_blackwell_layouts(rng):
     # Per-tensor FP8 stored for sm_100a (no transpose buffers) run by the
     # sm_90a kernels (convert-qs-to-gpu chip=sm_90a; qs-run --chip): the

@@ -123,7 +123,8 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     256 (`qs.gemm_tile_n` or a heuristic, which picks 256 with
     `fast_accumulate` only; without it a 256-wide tile is promoted in two
     128-column chunks),
-    FP8 block 128, MXFP8 64, NVFP4 128. Operands whose storage is not
+    FP8 block 128, MXFP8 64 (sm_90a: 128 with `qs.gemm_tile_n`, two
+    64-column chunks promoted in turn), NVFP4 128. Operands whose storage is not
     K-major (MXFP8 column-wise data;
     per-tensor FP8 on Blackwell layouts, without a transpose buffer) are
     loaded MN-major and copied transposed into a K-major swizzled tile in

@@ -125,7 +125,8 @@ struct GemmPlan {
   /// tile's two 128-column chunks in turn (64 partial registers next to
   /// the 128 FP32 totals: a whole-tile partial set would make 256).
   int64_t mmaN() const {
-    return promotes() ? std::min<int64_t>(tileN, 128) : tileN;
+    return promotes() ? std::min<int64_t>(tileN, 128 / groupsPerRound())
+                      : tileN;
   }
   int64_t mmaChunks() const { return tileN / mmaN(); }
   int64_t mmaRegs() const { return mmaN() / 2; }

@@ -668,11 +668,12 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
     return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
                           "exist for sm_90a only; the sm_100a kernel runs "
                           "one block per output tile";
-  if ((block && operands.tileN == 256) || ((mx || fp4) && operands.tileN))
+  if ((block && operands.tileN == 256) || (fp4 && operands.tileN) ||
+      (mx && operands.tileN && !(cc == 90 && operands.tileN == 128)))
     return emitError() << "block-scaled GEMM kernels use fixed tile widths "
                           "(sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; "
-                          "sm_100a: 128); "
-                          "qs.gemm_tile_n applies to per-tensor FP8 only";
+                          "sm_100a: 128); qs.gemm_tile_n applies to "
+                          "per-tensor FP8 and, as 128, to MXFP8 on sm_90a";
   return success();
 }
 

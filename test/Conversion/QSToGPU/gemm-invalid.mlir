@@ -30,12 +30,24 @@ func.func @nvfp4_k(%a: !f, %b: !f) -> tensor<128x128xbf16> {
 !x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.gemm_tile_n = 256 : i64} {
 func.func @wide_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8 only}}
+  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8 and, as 128, to MXFP8 on sm_90a}}
   %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
 }
 
+
+// -----
+
+// MXFP8 on sm_90a takes 128 (two promoted 64-column chunks), not 256.
+!m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
+module attributes {qs.gemm_tile_n = 256 : i64} {
+func.func @wide_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8 and, as 128, to MXFP8 on sm_90a}}
+  %y = qs.gemm %a, %b transpose_b : !m, !m -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+}
 
 // -----
 

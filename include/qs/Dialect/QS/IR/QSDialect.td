@@ -66,6 +66,9 @@ def QS_Dialect : Dialect {
     promoting kernel's 128x256 tiles being unmeasured). It changes speed,
     never results. On sm_90a without `fast_accumulate`, 256 gives tiles
     whose two 128-column chunks are summed and promoted into FP32 in turn.
+    On sm_90a it also applies to MXFP8 GEMMs as 128 (128x128 tiles, two
+    64-column chunks promoted in turn; the default is 128x64); other
+    block-scaled GEMMs, and MXFP8 otherwise, reject it.
 
     `qs.gemm_persistent = N : i64` (N >= 1) on a GEMM or an enclosing
     operation runs the sm_90a GEMM kernels persistently: min(N, tiles)
