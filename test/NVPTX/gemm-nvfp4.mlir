@@ -1,6 +1,7 @@
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin > %t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=CONVERT
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=PREFETCH
 
 // NVFP4 on Hopper (no FP4 tensor cores there; TE has no NVFP4 GEMM on
 // Hopper): TMA brings the packed E2M1 tiles (no swizzle); each consumer
@@ -36,6 +37,18 @@
 // CONVERT-NEXT: // begin inline asm
 // CONVERT-NEXT: bar.sync 1, 256;
 // CONVERT: mbarrier.arrive.shared::cta.b64
+// The eight E4M3 block-scale codes a thread applies (four of A, four of B)
+// are loaded one k-tile ahead: k-tile 0's before the loop, the next
+// k-tile's in each iteration before the conversion, which uses the
+// carried ones (no global load between the barrier and the conversion).
+// PREFETCH-LABEL: .entry qs_gemm(
+// PREFETCH: setmaxnreg.inc.sync.aligned.u32 232;
+// PREFETCH-COUNT-8: ld.global.{{(nc.)?}}b8
+// PREFETCH: mbarrier.try_wait.parity.shared::cta.b64
+// PREFETCH-COUNT-8: ld.global.{{(nc.)?}}b8
+// PREFETCH: bar.sync 1, 256;
+// PREFETCH-NOT: ld.global
+// PREFETCH: cvt.rn.f16x2.e4m3x2
 !x = !qs.tensor<512x1024xbf16, #qs.nvfp4<columnwise = false>>
 !w = !qs.tensor<768x1024xbf16, #qs.nvfp4<columnwise = false, with_2d_quantization = true, optimize_for_gemm = true>>
 module attributes {qs.chip = "sm_90a"} {

@@ -349,9 +349,24 @@ Value GemmCode::mulF16x2(Value x, Value y) {
   return result;
 }
 
+SmallVector<Value> GemmCode::fp4ScaleCodes(Value tm, Value tn, Value consumer,
+                                           Value t, Value kt, Value scalesA,
+                                           Value scalesB) {
+  Value rowInHalf = env.add(env.mul(consumer, i(64)), shr(t, 1));
+  Value kb0 = env.add(env.mul(kt, i(8)), env.mul(band(t, 1), i(4)));
+  SmallVector<Value> codes;
+  for (auto [op, scales, firstRow] :
+       {std::tuple<const OperandPlan &, Value, Value>{plan.a, scalesA,
+                                                      env.mul(tm, i(kTileM))},
+        {plan.b, scalesB, env.mul(tn, i(plan.tileN))}})
+    for (int64_t q = 0; q < 4; ++q)
+      codes.push_back(blockScaleCode(op, scales, env.add(firstRow, rowInHalf),
+                                     env.add(kb0, i(q))));
+  return codes;
+}
+
 void GemmCode::convertFp4(
-    Value tm, Value tn, Value consumer, Value t, Value kt, Value s,
-    Value scalesA, Value scalesB,
+    Value consumer, Value t, Value kt, Value s, ArrayRef<Value> codes,
     const std::function<SmallVector<Value>(Value)> &load16,
     const std::function<void(Value, ArrayRef<Value>)> &store16) {
   OpBuilder &b = env.b;
@@ -378,18 +393,16 @@ void GemmCode::convertFp4(
   Value tableLo = c32(0x3E3C3800), tableHi = c32(0x46444240);
   Value rowInHalf = env.add(env.mul(consumer, i(64)), shr(t, 1));
   Value half = band(t, 1);
-  auto convert = [&](const OperandPlan &op, Value scales, Value packed,
-                     Value tile, int64_t tileRows, Value firstRow) {
+  auto convert = [&](ArrayRef<Value> blockCodes, Value packed, Value tile,
+                     int64_t tileRows) {
     Value src = env.add(env.add(packed, env.mul(rowInHalf, i(kTileK / 2))),
                         env.mul(half, i(32)));
     SmallVector<Value> words = load16(src);
     SmallVector<Value> more = load16(env.add(src, i(16)));
     words.append(more.begin(), more.end());
-    Value kb0 = env.add(env.mul(kt, i(8)), env.mul(half, i(4)));
     SmallVector<Value> scale;
-    for (int64_t q = 0; q < 4; ++q)
-      scale.push_back(e4m3SplatF16x2(blockScaleCode(
-          op, scales, env.add(firstRow, rowInHalf), env.add(kb0, i(q)))));
+    for (Value code : blockCodes)
+      scale.push_back(e4m3SplatF16x2(code));
     for (int64_t g = 0; g < 8; ++g) {
       // Packed word g: elements 8g .. 8g + 7, in block g / 2.
       SmallVector<Value> out;
@@ -411,10 +424,8 @@ void GemmCode::convertFp4(
     }
   };
   Value buffer = band(kt, 1);
-  convert(plan.a, scalesA, stageA(s), convertedA(buffer), kTileM,
-          env.mul(tm, i(kTileM)));
-  convert(plan.b, scalesB, stageB(s), convertedB(buffer), plan.tileN,
-          env.mul(tn, i(plan.tileN)));
+  convert(codes.take_front(4), stageA(s), convertedA(buffer), kTileM);
+  convert(codes.drop_front(4), stageB(s), convertedB(buffer), plan.tileN);
 }
 
 void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,

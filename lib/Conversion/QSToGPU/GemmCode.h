@@ -420,19 +420,27 @@ struct GemmCode {
 
   /// NVFP4: thread `t` of consumer `consumer` converts its half-row of A
   /// and of B for k-tile `kt` (stage `s`, buffer kt % 2): 32 packed bytes
-  /// (64 E2M1 codes, low nibble first) times their four E4M3 block scales, to f16 (exact:
-  /// at most 6 significant bits, magnitudes in [2^-10, 2688]), written as
-  /// eight 16-byte groups into the swizzled f16 tile. Two codes (a byte)
-  /// at a time: one prmt looks up both f16 high bytes in an 8-byte table
+  /// (64 E2M1 codes, low nibble first) times their four E4M3 block scales, to
+  /// f16 (exact: at most 6 significant bits, magnitudes in [2^-10, 2688]),
+  /// written as eight 16-byte groups into the swizzled f16 tile. Two codes (a
+  /// byte) at a time: one prmt looks up both f16 high bytes in an 8-byte table
   /// (E2M1 magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6 have zero low bytes), the
   /// sign bits are or-ed in, and one mul.rn.f16x2 applies the scale (its
   /// f16x2 splat from cvt.rn.f16x2.e4m3x2). `load16(offset)` returns the
   /// four i32 words at a shared-memory offset, `store16(offset, words)`
-  /// stores four i32 there.
-  void convertFp4(Value tm, Value tn, Value consumer, Value t, Value kt,
-                  Value s, Value scalesA, Value scalesB,
+  /// stores four i32 there. `codes`: fp4ScaleCodes of k-tile kt.
+  void convertFp4(Value consumer, Value t, Value kt, Value s,
+                  ArrayRef<Value> codes,
                   const std::function<SmallVector<Value>(Value)> &load16,
                   const std::function<void(Value, ArrayRef<Value>)> &store16);
+  /// NVFP4: the E4M3 block-scale codes (i8) convertFp4 applies for k-tile
+  /// `kt`: the four 16-blocks of the thread's half-row of A, then of B
+  /// (blocks past K read the last one's). The kernel loads those of k-tile
+  /// kt + 1 while it converts kt (a loop-carried prefetch; the emulation
+  /// keeps them in a buffer the same way), so their global-memory latency
+  /// is not waited out in every k-tile.
+  SmallVector<Value> fp4ScaleCodes(Value tm, Value tn, Value consumer, Value t,
+                                   Value kt, Value scalesA, Value scalesB);
 
   //===--------------------------------------------------------------------===//
   // tcgen05 (sm_100a)

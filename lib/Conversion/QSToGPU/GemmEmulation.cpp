@@ -230,6 +230,14 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
       b, loc, MemRefType::get({plan.sharedBytes()}, b.getI8Type()));
   Value regs = memref::AllocOp::create(
       b, loc, MemRefType::get({regCount}, b.getF32Type()));
+  // NVFP4: each consumer thread's eight carried block-scale codes.
+  Value fp4Codes =
+      plan.fp4()
+          ? memref::AllocOp::create(
+                b, loc,
+                MemRefType::get({kConsumers * kWarpgroup * 8}, b.getI8Type()))
+                .getResult()
+          : Value();
   Value partial = plan.promotes()
                       ? memref::AllocOp::create(
                             b, loc, MemRefType::get({regCount}, b.getF32Type()))
@@ -286,11 +294,34 @@ void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
         });
       }
       if (plan.fp4()) {
-        // Every consumer thread converts its half-rows, then the wgmmas.
+        // Every consumer thread converts its half-rows with the scale codes
+        // it loaded in the previous k-tile (before the first: k-tile 0's)
+        // and loads the next k-tile's, as the kernel carries them; then the
+        // wgmmas.
         env.loop(kConsumers, [&](Value consumer) {
           env.loop(kWarpgroup, [&](Value t) {
-            code.convertFp4(tm, tn, consumer, t, kt, s, epilogueArgs[0],
-                            epilogueArgs[1], load16, store16);
+            Value slot = env.mul(
+                env.add(env.mul(consumer, env.idx(kWarpgroup)), t), env.idx(8));
+            auto keep = [&](ArrayRef<Value> codes) {
+              for (auto [q, c] : llvm::enumerate(codes))
+                memref::StoreOp::create(b, loc, c, fp4Codes,
+                                        env.add(slot, env.idx(q)));
+            };
+            env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             kt, env.idx(0)),
+                       [&] {
+                         keep(code.fp4ScaleCodes(tm, tn, consumer, t, kt,
+                                                 epilogueArgs[0],
+                                                 epilogueArgs[1]));
+                       });
+            SmallVector<Value> codes;
+            for (int64_t q = 0; q < 8; ++q)
+              codes.push_back(memref::LoadOp::create(
+                  b, loc, fp4Codes, env.add(slot, env.idx(q))));
+            keep(code.fp4ScaleCodes(tm, tn, consumer, t,
+                                    env.add(kt, env.idx(1)), epilogueArgs[0],
+                                    epilogueArgs[1]));
+            code.convertFp4(consumer, t, kt, s, codes, load16, store16);
           });
         });
         env.loop(kConsumers, [&](Value consumer) {

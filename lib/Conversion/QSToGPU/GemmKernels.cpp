@@ -416,8 +416,15 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
         }
         code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
           Value acc = LLVM::ZeroOp::create(b, loc, accType);
+          SmallVector<Value> carried{acc};
+          // NVFP4: the block-scale codes of the first k-tile; each k-tile
+          // loads the next one's (GemmCode::fp4ScaleCodes).
+          if (plan.fp4())
+            llvm::append_range(
+                carried, code.fp4ScaleCodes(tm, tn, consumer, t, env.idx(0),
+                                            epilogueArgs[0], epilogueArgs[1]));
           auto forOp = scf::ForOp::create(b, loc, env.idx(0), env.idx(kTiles),
-                                          env.idx(1), ValueRange{acc});
+                                          env.idx(1), carried);
           {
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(forOp.getBody());
@@ -455,9 +462,14 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
               // previous k-tile, so the wgmmas of kt - 2, which read this
               // buffer, are complete (named barrier 1: the 256 consumer
               // threads).
+              // The next k-tile's scale codes (past the last k-tile: the
+              // last block's, unused), loaded while this one converts.
+              SmallVector<Value> nextCodes = code.fp4ScaleCodes(
+                  tm, tn, consumer, t, env.add(kt, env.idx(1)), epilogueArgs[0],
+                  epilogueArgs[1]);
               ptx({}, "bar.sync 1, 256;", "");
-              code.convertFp4(tm, tn, consumer, t, kt, s, epilogueArgs[0],
-                              epilogueArgs[1], load16, store16);
+              SmallVector<Value> codes(forOp.getRegionIterArgs().drop_front(1));
+              code.convertFp4(consumer, t, kt, s, codes, load16, store16);
               // The generic-proxy writes, visible to wgmma (async proxy), and
               // complete in both consumers; the packed stage can be refilled.
               ptx({}, "fence.proxy.async.shared::cta;", "");
@@ -477,7 +489,9 @@ void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
                   "wgmma.commit_group.sync.aligned;\n"
                   "wgmma.wait_group.sync.aligned 1;",
                   "");
-              scf::YieldOp::create(b, loc, next);
+              SmallVector<Value> yielded{next};
+              yielded.append(nextCodes);
+              scf::YieldOp::create(b, loc, yielded);
             } else if (plan.promotes()) {
               // Each scale block of K (per-tensor: each k-tile) on its own
               // (fresh accumulators), then promoted; `groupsPerRound` blocks
