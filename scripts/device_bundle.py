@@ -74,8 +74,9 @@ DEQUANTIZE_CHECKS = [
 # cluster, schedule, fast]) for the GEMM checks (within the bound of
 # gemm_cases.py): every layout, edges in M, N and K, the shared-memory ring
 # wrapping, E4M3 x E5M2. Per-tensor FP8 without fast_accumulate promotes
-# each k-tile into FP32 (128-wide tiles); with it (`fast`, last field: the
-# 128x256 tiles and ping-pong need it) the tensor core sums all of K in
+# each k-tile into FP32 (128-wide tiles by default, -t256 checks in two
+# promoted chunks); with it (`fast`, last field; ping-pong needs it) the
+# tensor core sums all of K in
 # its own precision (about 14 bits on Hopper), so those checks use
 # integer-valued operands (gemm_cases.py `integers`) whose partial sums
 # are exact in it: the FP32 bound still holds. Every bound adds the slack

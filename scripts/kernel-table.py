@@ -73,7 +73,7 @@ def module_text(shape, nominal, attr, chip, dequantize):
 
 # (operand dtypes, output type, tile width in N) of the GEMM kernels.
 # Per-tensor labels with "fast" have fast_accumulate (the tensor core sums
-# all of K; 128x256 tiles and ping-pong need it on sm_90a); without it each
+# all of K in one m64n256 per k-step; ping-pong needs it on sm_90a); without it each
 # k-tile is promoted into FP32 totals (128-wide tiles by default; 256-wide
 # ones promote their two 128-column chunks in turn).
 GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),

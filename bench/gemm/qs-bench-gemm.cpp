@@ -80,8 +80,8 @@ static cl::opt<bool> fastOpt(
     "fast-accumulate",
     cl::desc("Per-tensor FP8 with qs.gemm's fast_accumulate (TE's fprop): "
              "the sm_90a kernel sums all of K in the tensor core, and the "
-             "runs that need it (256-wide tiles, ping-pong) are added; "
-             "without it each k-tile is promoted into FP32"));
+             "runs that need it (ping-pong) are added; without it each "
+             "k-tile is promoted into FP32"));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
 
