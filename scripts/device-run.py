@@ -350,10 +350,11 @@ def copy_gbs(cuda, nbytes, iters, warmup):
 
 
 # Kernel options in a GEMM check's name: persistent, multicast, a tile width
-# other than the default (-t256: per-tensor split-accumulator 128x256,
-# -t128: MXFP8 128x128; fast_accumulate's tile width is not named: its
-# checks and plans match whatever their width), ping-pong, fast_accumulate.
-SCHEDULE_TOKEN = re.compile(r"-(pers|mc|t)[0-9]+|-(pp|fast)")
+# other than the default, as its own option per width (-t256: per-tensor
+# split-accumulator 128x256, -t192: 128x192, -t128: MXFP8 128x128;
+# fast_accumulate's tile width is not named: its checks and plans match
+# whatever their width), ping-pong, fast_accumulate.
+SCHEDULE_TOKEN = re.compile(r"-(pers|mc)[0-9]+|-(t[0-9]+)|-(pp|fast)")
 # One kernel per group: per-tensor FP8 delayed or current, NVFP4 with a
 # global or row-scaled amax.
 KERNEL_FAMILY = {"fp8_delayed": "fp8_current", "nvfp4_row_scaled": "nvfp4"}
@@ -368,7 +369,7 @@ def check_schedule(name):
         return None
     tail = "-" + name.split("-", 5)[-1]
     return (KERNEL_FAMILY.get(m.group(1), m.group(1)),
-            {a or b for a, b in SCHEDULE_TOKEN.findall(tail)})
+            {a or t or b for a, t, b in SCHEDULE_TOKEN.findall(tail)})
 
 
 def plan_schedule(case):
@@ -376,7 +377,7 @@ def plan_schedule(case):
     options = {k for k, key in (("pers", "persistent"), ("mc", "cluster"),
                                 ("fast", "fast_accumulate")) if case.get(key)}
     if case.get("tile_n") and not case.get("fast_accumulate"):
-        options.add("t")
+        options.add(f"t{case['tile_n']}")
     if case.get("schedule") == "pingpong":
         options.add("pp")
     family = case.get("family", "fp8_current")

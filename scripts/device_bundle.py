@@ -163,6 +163,17 @@ GEMM_CHECKS += [("fp8_delayed", 2, "f32", 512, 512, 272, False, False, 256, 3, 2
 GEMM_CHECKS += [("mxfp8", 0, "f32", 320, 224, 1056, True, True, 128),
                 ("mxfp8", 1, "bf16", 224, 1056, 352, True, False, 128),
                 ("mxfp8", 0, "bf16", 384, 256, 512, True, False, 128, 3, 2)]
+# 128x192 tiles (-t192): per-tensor split (two 96-column chunks; a last
+# tile whose second chunk is past N) and fast; FP8 block with
+# 128x128-block B (chunks straddling two B blocks), fprop, dgrad
+# persistent (3 blocks over 6 tiles), and fprop
+# persistent in multicast pairs (halves of 96 rows; 2 blocks over 3 tile
+# pairs). Small shapes: the bundle is near its size limit.
+GEMM_CHECKS += [("fp8_current", 0, "bf16", 144, 464, 400, True, False, 192),
+                ("fp8_current", 0, "bf16", 256, 464, 400, True, False, 192, None, None, None, True),
+                ("fp8_block", 0, "f32", 144, 464, 656, True, False, 192),
+                ("fp8_block", 1, "bf16", 256, 464, 384, False, False, 192, 3),
+                ("fp8_block", 0, "bf16", 256, 464, 384, False, False, 192, 3, 2)]
 
 # The bundle travels packed (OUT.tar.gz) with the working tree (64 MiB in
 # all): main() fails on an archive larger than this (--limit-mib).
@@ -325,6 +336,13 @@ def main():
     # the default is 128x128), alone and persistent with multicast pairs.
     runs += [(P, shape, 256, "TN", persistent, cluster, None, False) for shape in shapes[:1]
              for persistent, cluster in ((None, None), (132, 2))]
+    # 128x192 tiles (two promoted 96-column chunks): per-tensor split and
+    # fast, FP8 block; the split and block ones also persistent with
+    # multicast pairs.
+    runs += [(family, shape, 192, "TN", persistent, cluster, None, fast) for shape in shapes[:1]
+             for family, fast in ((P, False), (P, True), ("fp8_block", False))
+             for persistent, cluster in ((None, None), (132, 2))
+             if not (fast and persistent)]
     runs += [(family, shape, None, "TN", None, None, None, False)
              for family in ("fp8_block", "mxfp8", "nvfp4") for shape in shapes[:2]]
     # MXFP8 dgrad: w's column-wise data is MN-major, copied transposed.

@@ -80,7 +80,10 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e5m2 x e4m3", "f32", 128), ("e5m2 x e4m3 fast", "f32", 128),
               ("e4m3 x e4m3 fast", "f16", 256),
               ("e4m3 x e4m3", "bf16", 256), ("e5m2 x e4m3", "f32", 256),
+              # 128x192 tiles (qs.gemm_tile_n = 192): two 96-column chunks.
+              ("e4m3 x e4m3", "bf16", 192), ("e5m2 x e4m3 fast", "f32", 192),
               ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
+              ("block 1D x 2D", "bf16", 192),
               ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64),
               ("mxfp8 dgrad", "bf16", 64), ("mxfp8 wgrad", "f32", 64),
               # MXFP8 in 128x128 tiles (qs.gemm_tile_n = 128): two 64-column
@@ -90,7 +93,7 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128),
               # qs.gemm_persistent = 132: blocks loop over tiles.
               ("e4m3 x e4m3 persistent", "bf16", 128), ("e4m3 x e4m3 fast persistent", "bf16", 256),
-              ("block 1D x 2D persistent", "bf16", 128),
+              ("block 1D x 2D persistent", "bf16", 128), ("e4m3 x e4m3 persistent", "bf16", 192),
               ("mxfp8 dgrad persistent", "bf16", 64), ("nvfp4 persistent", "bf16", 128),
               ("mxfp8 dgrad persistent", "bf16", 128),
               # qs.gemm_cluster = 2: pairs of blocks multicast B.
@@ -99,6 +102,8 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 cluster2 persistent", "bf16", 128),
               ("e4m3 x e4m3 cluster2 persistent", "bf16", 256),
               ("block 1D x 2D cluster2", "bf16", 128), ("mxfp8 cluster2", "bf16", 64),
+              ("block 1D x 2D cluster2 persistent", "bf16", 192),
+              ("e4m3 x e4m3 cluster2 persistent", "bf16", 192),
               ("mxfp8 cluster2 persistent", "bf16", 128),
               ("nvfp4 cluster2 persistent", "bf16", 128),
               # qs.gemm_schedule = "pingpong": a 128x128 tile per consumer.
@@ -148,8 +153,9 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         qb = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
     r = f"tensor<{m}x{m}x{out}>"
     # Block-scaled tiles are fixed on sm_90a except MXFP8's 128 (64 by
-    # default).
-    fixed = (label.startswith(("nvfp4", "block"))
+    # default) and FP8 block's 192.
+    fixed = (label.startswith("nvfp4")
+             or (label.startswith("block") and tile != 192)
              or (label.startswith("mxfp8") and (tile != 128 or chip != "sm_90a")))
     tile_attr = "" if fixed else f", qs.gemm_tile_n = {tile} : i64"
     if persistent:

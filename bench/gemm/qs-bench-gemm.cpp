@@ -20,7 +20,8 @@
 // (TE's fprop; on sm_90a ping-pong needs it, so those runs come with it);
 // without it the sm_90a kernel promotes each k-tile into FP32 (cuBLASLt's
 // default; torch_baseline.py times both), 256-wide tiles in two 128-column
-// chunks.
+// chunks. On sm_90a the per-tensor and FP8 block GEMMs also run in
+// 128x192 tiles (two promoted 96-column chunks).
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
@@ -238,6 +239,11 @@ int main(int argc, char **argv) {
     bool fast = fastOpt && !block;
     if (index == 0 && !block)
       runs.append({Run{128}, Run{256}});
+    // sm_90a: 128x192 tiles (per-tensor; FP8 block, whose B has 128x128
+    // blocks here).
+    if (index == 0 && chip == "sm_90a" &&
+        (family == "fp8_current" || family == "fp8_block"))
+      runs.push_back(Run{192});
     // sm_90a MXFP8: 128x128 tiles (two 64-column chunks) besides the
     // default 128x64.
     if (index == 0 && family == "mxfp8" && chip == "sm_90a")

@@ -65,7 +65,7 @@ MLIR_CAPI_EXPORTED MlirValue qsBuildGemm(MlirOperation func, MlirValue a,
 MLIR_CAPI_EXPORTED bool qsGemmSetFastAccumulate(MlirValue gemm, bool fast,
                                                 MlirLocation loc);
 /// Sets one GEMM kernel option on the qs.gemm that defines `gemm`, as the
-/// discardable attribute qs.gemm_<option> = value: "tile_n" (128 or 256 :
+/// discardable attribute qs.gemm_<option> = value: "tile_n" (128, 192 or 256 :
 /// i64), "persistent" (blocks of the persistent sm_90a kernels, >= 1 : i64),
 /// "cluster" (1 or 2 : i64: pairs of blocks sharing B by TMA multicast) or
 /// "schedule" ("cooperative" or "pingpong"); see docs/GPU.md. The

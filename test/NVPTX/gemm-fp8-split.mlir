@@ -3,6 +3,7 @@
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=PROMOTE
 // RUN: sed 's/transpose_b :/transpose_b fast_accumulate :/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=FAST
 // RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_tile_n = 256 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=WIDE
+// RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_tile_n = 192 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=T192
 
 // The sm_90a per-tensor FP8 GEMM without fast_accumulate (the default):
 // FP32 accumulation, as on the CPU. Hopper's FP8 wgmma keeps only about 14
@@ -59,6 +60,25 @@
 // WIDE: mbarrier.arrive.shared::cta.b64
 // WIDE-COUNT-64: add.rn.f32
 // WIDE-NOT: m64n256k32
+// qs.gemm_tile_n = 192 (T192): 128x192 tiles in 4 stages of 40 KiB, two
+// 96-column chunks (four m64n96k32 each, B's descriptor 96 rows = 12288
+// bytes further for the second), 48 partial registers next to 96 totals.
+// T192-LABEL: .entry qs_gemm(
+// T192-COUNT-8: mbarrier.init.shared::cta.b64
+// T192-NOT: mbarrier.init
+// T192: wgmma.fence.sync.aligned;
+// T192-COUNT-4: wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3
+// T192: wgmma.commit_group.sync.aligned;
+// T192-NEXT: wgmma.wait_group.sync.aligned 0;
+// T192-COUNT-48: add.rn.f32
+// T192: wgmma.fence.sync.aligned;
+// T192: add.s64 {{%rd[0-9]+}}, {{%rd[0-9]+}}, 12288;
+// T192-COUNT-4: wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3
+// T192: wgmma.commit_group.sync.aligned;
+// T192-NEXT: wgmma.wait_group.sync.aligned 0;
+// T192: mbarrier.arrive.shared::cta.b64
+// T192-COUNT-48: add.rn.f32
+// T192-NOT: m64n{{(128|192|256)}}k32
 !x = !qs.tensor<2048x1024xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<4096x1024xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_90a"} {

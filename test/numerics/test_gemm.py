@@ -226,6 +226,43 @@ def test_gemm_wide_tiles_split(rng, layout):
                integers=True)
 
 
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+def test_gemm_tiles_192(rng, layout):
+    # 128x192 tiles (qs.gemm_tile_n = 192): per-tensor FP8 promoted in two
+    # 96-column chunks (m64n96k32, B's descriptor 96 rows further for the
+    # second) or summed whole with fast_accumulate; N = 464: a last tile
+    # whose second chunk is past N and first one partial, 9 k-tiles through
+    # the 4-stage ring, bias, accumulate.
+    check_gemm(rng, "fp8_delayed", layout, "f32", m=144, n=464, k=1040, tile_n=192,
+               bias=True, accumulate=True)
+    check_gemm(rng, "fp8_current", layout, "bf16", m=144, n=400, k=304, tile_n=192,
+               fast_accumulate=True)
+    if layout is not LAYOUTS[2]:
+        # FP8 block with 128x128-block B (fprop, dgrad): a 96-column chunk
+        # may straddle two B blocks (tile 0's second chunk [96, 192), tile
+        # 1's first [192, 288)), each 8-column group taking its own block's
+        # scale; the last tile's chunk reaches past N (the last block's
+        # scale). Alone, persistent (3 blocks over 12 tiles) and in
+        # multicast pairs.
+        check_gemm(rng, "fp8_block", layout, "f32", m=144, n=464, k=656, tile_n=192,
+                   bias=True)
+        check_gemm(rng, "fp8_block", layout, "bf16", m=320, n=464, k=384, tile_n=192,
+                   persistent=3, cluster=2 if layout is LAYOUTS[0] else None)
+
+
+def test_gemm_tiles_192_multicast(rng):
+    # Per-tensor 128x192 tiles in multicast pairs (each block loads 96 of
+    # B's rows), persistent (3 -> 2 blocks over 3 pair rows x 3 tile
+    # columns), split and fast; and the transposing copy of an MN-major B
+    # (Blackwell layouts, 12 column blocks per tile).
+    check_gemm(rng, "fp8_delayed", LAYOUTS[0], "f32", m=320, n=464, k=272, tile_n=192,
+               cluster=2, persistent=3, bias=True)
+    check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=320, n=400, k=144, tile_n=192,
+               cluster=2, fast_accumulate=True)
+    check_gemm(rng, "fp8_current", LAYOUTS[1], "bf16", m=130, n=400, k=384, tile_n=192,
+               chip="sm_100a", kernel_chip="sm_90a")
+
+
 @pytest.mark.parametrize("family", ["mxfp8", "fp8_current"])
 def test_gemm_is_close_to_the_unquantized_product(rng, family):
     # Sanity of the whole chain: a quantized E4M3 fprop is within FP8 noise

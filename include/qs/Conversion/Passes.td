@@ -102,7 +102,7 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     GEMM kernels (sm_90a): `qs.gemm_buffers` of per-tensor FP8, FP8 block
     (1x128 x 128x128, 1x128 x 1x128), MXFP8 or NVFP4 operands becomes one
     warp-specialized kernel of 384 threads: a producer warpgroup streams
-    K-major FP8 tiles of A (128 rows) and B (64, 128 or 256 rows) with TMA
+    K-major FP8 tiles of A (128 rows) and B (64, 128, 192 or 256 rows) with TMA
     (`cp.async.bulk.tensor`, 128-byte swizzle, zero fill past the edges;
     the host code encodes the descriptors with `qsCudaEncodeTensorMap2D`)
     into a ring of shared-memory stages guarded by mbarriers; two consumer
@@ -122,8 +122,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     global (or, row-scaled, per-row) amaxes scale the epilogue. Tile width in N: per-tensor 128 or
     256 (`qs.gemm_tile_n` or a heuristic, which picks 256 with
     `fast_accumulate` only; without it a 256-wide tile is promoted in two
-    128-column chunks),
-    FP8 block 128, MXFP8 64 (sm_90a: 128 with `qs.gemm_tile_n`, two
+    128-column chunks), or 192 (`qs.gemm_tile_n`; two 96-column chunks),
+    FP8 block 128 (192 with `qs.gemm_tile_n` where B has 128x128 blocks),
+    MXFP8 64 (sm_90a: 128 with `qs.gemm_tile_n`, two
     64-column chunks promoted in turn), NVFP4 128. Operands whose storage is not
     K-major (MXFP8 column-wise data;
     per-tensor FP8 on Blackwell layouts, without a transpose buffer) are

@@ -254,6 +254,16 @@ GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
   Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
   Value colBase = env.mul(tn, i(plan.tileN));
   int64_t first = chunk * plan.mmaRegs();
+  if (!plan.b.perRow() && plan.mmaN() % 128 != 0) {
+    Value chunkStart = env.add(colBase, i(chunk * plan.mmaN()));
+    scales.b[0] = blockScale(plan.b, scalesB, chunkStart, kt);
+    scales.b[1] = blockScale(plan.b, scalesB,
+                             env.add(chunkStart, i(plan.mmaN() - 1)), kt);
+    // The tile column where the next 128-column block begins.
+    scales.hiFrom = arith::SubIOp::create(
+        env.b, env.loc,
+        env.mul(env.add(env.div(chunkStart, i(128)), i(1)), i(128)), colBase);
+  }
   for (int64_t r = first; r < first + plan.mmaRegs(); ++r) {
     Value fr, fc;
     std::tie(fr, fc) = fragment(t, i(r));
@@ -278,9 +288,19 @@ void GemmCode::promote(TileScales &scales,
       update(r, arith::AddFOp::create(env.b, env.loc, total(r), part));
       continue;
     }
-    Value scale = arith::MulFOp::create(env.b, env.loc,
-                                        scales.a[TileScales::keyA(plan, r)],
-                                        scales.b[TileScales::keyB(plan, r)]);
+    Value sA = scales.a[TileScales::keyA(plan, r)];
+    Value scale;
+    if (scales.hiFrom) {
+      // The same product as below, of the block of r's 8-column group.
+      Value hi = env.lt(scales.hiFrom, i(8 * (r >> 2) + 1));
+      scale = arith::SelectOp::create(
+          env.b, env.loc, hi,
+          arith::MulFOp::create(env.b, env.loc, sA, scales.b[1]),
+          arith::MulFOp::create(env.b, env.loc, sA, scales.b[0]));
+    } else {
+      scale = arith::MulFOp::create(env.b, env.loc, sA,
+                                    scales.b[TileScales::keyB(plan, r)]);
+    }
     Value term = arith::MulFOp::create(env.b, env.loc, scale, part);
     update(r, arith::AddFOp::create(env.b, env.loc, total(r), term));
   }

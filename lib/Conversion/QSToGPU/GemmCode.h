@@ -123,10 +123,14 @@ struct GemmPlan {
   /// Columns of N that one wgmma group (and its partial accumulators)
   /// covers: the whole tile, except that promoting kernels sum a 128x256
   /// tile's two 128-column chunks in turn (64 partial registers next to
-  /// the 128 FP32 totals: a whole-tile partial set would make 256).
+  /// the 128 FP32 totals: a whole-tile partial set would make 256), and a
+  /// 128x192 tile's two 96-column chunks.
   int64_t mmaN() const {
-    return promotes() ? std::min<int64_t>(tileN, 128 / groupsPerRound())
-                      : tileN;
+    if (!promotes())
+      return tileN;
+    // A 128x192 tile: two 96-column chunks (48 partial registers).
+    int64_t chunk = tileN == 192 ? 96 : 128;
+    return std::min<int64_t>(tileN, chunk / groupsPerRound());
   }
   int64_t mmaChunks() const { return tileN / mmaN(); }
   int64_t mmaRegs() const { return mmaN() / 2; }
@@ -402,6 +406,13 @@ struct GemmCode {
     static int64_t keyB(const GemmPlan &p, int64_t r) {
       return p.b.perRow() ? ((r >> 2) << 1) | (r & 1) : 0;
     }
+    /// 128x128 B blocks in a 128x192 tile, whose 96-column chunks may
+    /// straddle two blocks: b[0] is the scale of the block of the chunk's
+    /// first column, b[1] of its last, and tile columns from `hiFrom` on
+    /// take b[1] (a register's 8-column group never straddles; the choice
+    /// is made in promote, after the wgmmas, so that two values, not one
+    /// per group, stay live across them).
+    Value hiFrom;
   };
   /// `chunk`: registers [chunk * mmaRegs(), (chunk + 1) * mmaRegs()) only
   /// (GemmPlan::mmaChunks).

@@ -666,7 +666,8 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                           "bytes) must be a multiple of 16 bytes for TMA";
   if (operands.pingpong &&
       (cc != 90 || !perTensor || !operands.fastAccumulate ||
-       operands.a.mnMajor || operands.b.mnMajor || operands.tileN == 256))
+       operands.a.mnMajor || operands.b.mnMajor ||
+       (operands.tileN && operands.tileN != 128)))
     return emitError() << "qs.gemm_schedule = \"pingpong\" (each consumer "
                           "warpgroup computes its own 128x128 tiles) exists "
                           "for the sm_90a per-tensor FP8 kernel with "
@@ -682,12 +683,22 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
     return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
                           "exist for sm_90a only; the sm_100a kernel runs "
                           "one block per output tile";
-  if ((block && operands.tileN == 256) || (fp4 && operands.tileN) ||
+  if (cc == 100 && operands.tileN == 192)
+    return emitError() << "qs.gemm_tile_n = 192 (128x192 tiles, promoted in "
+                          "two 96-column chunks) exists for the sm_90a "
+                          "kernels; sm_100a tiles are 128 or 256 wide";
+  // FP8 block: 192 only with 128x128-block B (1x128 B's column scales do
+  // not fit the registers beside 128x192 or 128x256 accumulators).
+  if ((block && (operands.tileN == 256 ||
+                 (operands.tileN == 192 && operands.b.blockDim != 2))) ||
+      (fp4 && operands.tileN) ||
       (mx && operands.tileN && !(cc == 90 && operands.tileN == 128)))
     return emitError() << "block-scaled GEMM kernels use fixed tile widths "
                           "(sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; "
                           "sm_100a: 128); qs.gemm_tile_n applies to "
-                          "per-tensor FP8 and, as 128, to MXFP8 on sm_90a";
+                          "per-tensor FP8, as 128 to MXFP8 on sm_90a, and "
+                          "as 192 to sm_90a FP8 block GEMMs whose B has "
+                          "128x128 blocks";
   return success();
 }
 

@@ -23,14 +23,15 @@ func.func @nvfp4_k(%a: !f, %b: !f) -> tensor<128x128xbf16> {
 
 // -----
 
-// Block FP8 keeps 128-wide tiles (per-tensor FP8 may take 256 with or
-// without fast_accumulate; with block scales and their promotion, a 128x256
-// tile's registers spill).
+// Block FP8 keeps 128-wide tiles, or 192 where B has 128x128 blocks
+// (per-tensor FP8 may take 192 or 256 with or without fast_accumulate;
+// with block scales and their promotion, a 128x256 tile's registers
+// spill, and so do a 128x192 tile's with 1x128 B's column scales).
 !w = !qs.tensor<256x256xbf16, #qs.fp8_block<columnwise = false>>
 !x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.gemm_tile_n = 256 : i64} {
 func.func @wide_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8 and, as 128, to MXFP8 on sm_90a}}
+  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8, as 128 to MXFP8 on sm_90a, and as 192 to sm_90a FP8 block GEMMs whose B has 128x128 blocks}}
   %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
@@ -39,11 +40,34 @@ func.func @wide_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
 
 // -----
 
+!x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+module attributes {qs.gemm_tile_n = 192 : i64} {
+func.func @block_192_wgrad(%a: !x, %b: !x) -> tensor<256x256xf32> {
+  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8, as 128 to MXFP8 on sm_90a, and as 192 to sm_90a FP8 block GEMMs whose B has 128x128 blocks}}
+  %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xf32>
+  return %y : tensor<256x256xf32>
+}
+}
+
+// -----
+
+// MXFP8 has no 192-wide tiles.
+!m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
+module attributes {qs.gemm_tile_n = 192 : i64} {
+func.func @mxfp8_192(%a: !m, %b: !m) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8, as 128 to MXFP8 on sm_90a, and as 192 to sm_90a FP8 block GEMMs whose B has 128x128 blocks}}
+  %y = qs.gemm %a, %b transpose_b : !m, !m -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+}
+
+// -----
+
 // MXFP8 on sm_90a takes 128 (two promoted 64-column chunks), not 256.
 !m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
 module attributes {qs.gemm_tile_n = 256 : i64} {
 func.func @wide_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8 and, as 128, to MXFP8 on sm_90a}}
+  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8, as 128 to MXFP8 on sm_90a, and as 192 to sm_90a FP8 block GEMMs whose B has 128x128 blocks}}
   %y = qs.gemm %a, %b transpose_b : !m, !m -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
@@ -83,6 +107,17 @@ func.func @pingpong_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
 !p = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.gemm_tile_n = 256 : i64} {
 func.func @pingpong_wide(%a: !p, %b: !p) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_schedule = "pingpong" (each consumer warpgroup computes its own 128x128 tiles) exists for the sm_90a per-tensor FP8 kernel with fast_accumulate (no registers are left to promote into), K-major operands and 128-wide tiles}}
+  %y = qs.gemm %a, %b transpose_b fast_accumulate {qs.gemm_schedule = "pingpong"} : !p, !p -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+}
+
+// -----
+
+!p = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.gemm_tile_n = 192 : i64} {
+func.func @pingpong_192(%a: !p, %b: !p) -> tensor<256x256xbf16> {
   // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_schedule = "pingpong" (each consumer warpgroup computes its own 128x128 tiles) exists for the sm_90a per-tensor FP8 kernel with fast_accumulate (no registers are left to promote into), K-major operands and 128-wide tiles}}
   %y = qs.gemm %a, %b transpose_b fast_accumulate {qs.gemm_schedule = "pingpong"} : !p, !p -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>

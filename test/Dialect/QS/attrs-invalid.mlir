@@ -62,13 +62,13 @@ module attributes {qs.chip = "gfx942"} {}
 
 // -----
 
-// The GEMM tile width is 128 or 256.
-// expected-error @+1 {{'qs.gemm_tile_n' must be the integer 128 or 256 (the GEMM kernels' tile width in N), got 192 : i64}}
-module attributes {qs.gemm_tile_n = 192 : i64} {}
+// The GEMM tile width is 128, 192 or 256.
+// expected-error @+1 {{'qs.gemm_tile_n' must be the integer 128, 192 or 256 (the GEMM kernels' tile width in N), got 64 : i64}}
+module attributes {qs.gemm_tile_n = 64 : i64} {}
 
 // -----
 
-// expected-error @+1 {{'qs.gemm_tile_n' must be the integer 128 or 256 (the GEMM kernels' tile width in N), got "wide"}}
+// expected-error @+1 {{'qs.gemm_tile_n' must be the integer 128, 192 or 256 (the GEMM kernels' tile width in N), got "wide"}}
 module attributes {qs.gemm_tile_n = "wide"} {}
 
 // -----

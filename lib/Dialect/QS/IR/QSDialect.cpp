@@ -44,9 +44,10 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
       {getGemmTileNAttrName(),
        [](Attribute a) {
          auto value = dyn_cast<IntegerAttr>(a);
-         return value && (value.getInt() == 128 || value.getInt() == 256);
+         return value && (value.getInt() == 128 || value.getInt() == 192 ||
+                          value.getInt() == 256);
        },
-       "the integer 128 or 256 (the GEMM kernels' tile width in N)"},
+       "the integer 128, 192 or 256 (the GEMM kernels' tile width in N)"},
       {getGemmPersistentAttrName(),
        [](Attribute a) {
          auto value = dyn_cast<IntegerAttr>(a);

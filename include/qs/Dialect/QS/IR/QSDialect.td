@@ -58,7 +58,7 @@ def QS_Dialect : Dialect {
     report an op inside it whose `qs.chip` names another (a quantized value
     would be read in a layout it was not stored in).
 
-    `qs.gemm_tile_n = 128 | 256 : i64` on a GEMM or an enclosing operation
+    `qs.gemm_tile_n = 128 | 192 | 256 : i64` on a GEMM or an enclosing operation
     fixes the tile width in N of the per-tensor FP8 GEMM kernels of
     `convert-qs-to-gpu` (otherwise 256 when 128x256 tiles still give every
     multiprocessor of an H100/H200, or on sm_100a a B200, a tile, else
@@ -66,8 +66,12 @@ def QS_Dialect : Dialect {
     promoting kernel's 128x256 tiles being unmeasured). It changes speed,
     never results. On sm_90a without `fast_accumulate`, 256 gives tiles
     whose two 128-column chunks are summed and promoted into FP32 in turn.
-    On sm_90a it also applies to MXFP8 GEMMs as 128 (128x128 tiles, two
-    64-column chunks promoted in turn; the default is 128x64); other
+    192 (sm_90a only) gives 128x192 tiles: per-tensor FP8 promoted in two
+    96-column chunks (or, with `fast_accumulate`, summed whole), and FP8
+    block GEMMs whose B has 128x128 blocks, each 8-column group of a chunk
+    taking the scale of its own B block (a 96-column chunk may straddle
+    two). On sm_90a it also applies to MXFP8 GEMMs as 128 (128x128 tiles,
+    two 64-column chunks promoted in turn; the default is 128x64); other
     block-scaled GEMMs, and MXFP8 otherwise, reject it.
 
     `qs.gemm_persistent = N : i64` (N >= 1) on a GEMM or an enclosing
@@ -142,7 +146,7 @@ def QS_Dialect : Dialect {
       return ::llvm::StringLiteral("qs.chip");
     }
     /// Name of the discardable attribute that fixes the GEMM kernels' tile
-    /// width in N (128 or 256).
+    /// width in N (128, 192 or 256).
     static constexpr ::llvm::StringLiteral getGemmTileNAttrName() {
       return ::llvm::StringLiteral("qs.gemm_tile_n");
     }

@@ -215,7 +215,7 @@ def QS_GemmOp : QS_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
     it that kernel promotes each 128-wide block of K into FP32 registers
     (CUTLASS's and DeepGEMM's promotion, cuBLASLt's default; 128x128 tiles,
     or 128x256 with `qs.gemm_tile_n = 256`, promoted in two 128-column
-    chunks). The block-scaled kernels promote every
+    chunks, or 128x192 with 192, in two 96-column chunks). The block-scaled kernels promote every
     scale block anyway (TE forces the split accumulator for block scaling),
     sm_100a's `tcgen05` accumulates in FP32, and the CPU reference sums in
     FP32 either way. TE's Linear: fprop fast, dgrad and wgrad split
