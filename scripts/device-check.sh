@@ -50,9 +50,9 @@ fi
 # MN-major dgrad/wgrad (transposing copy), and the persistent kernels (the
 # stage ring across a block's tiles), multicast pairs (barriers across
 # two blocks) and ping-pong consumers (one reader per stage), among them the
-# chunked promotions of 256-wide split tiles and MXFP8's 128-wide tiles
-# (persistent multicast checks; MXFP8's 128-wide dgrad is left out: 27
-# checks, about the 150 s a tool gets). In one process (--case-timeout 0),
+# chunked promotions of 256-wide split tiles, MXFP8's 128-wide tiles and
+# FP8 block's 192-wide ones (persistent and multicast checks; MXFP8's
+# 128-wide dgrad is left out: 29 checks, about the 150 s a tool gets). In one process (--case-timeout 0),
 # the one compute-sanitizer watches (REGEX: Python's re).
 sanitize='^[0-9]+-(fp8_current|mxfp8|nvfp4)-both-256x512-bf16$|^gemm[0-9]+-(fp8_current-fprop_TN-256x320x256|fp8_block-fprop_TN-256x320x256|nvfp4-fprop_TN-320x224x1056|mxfp8-(fprop_TN-256x320x256|dgrad_NN|wgrad_NT))-(?!.*-t128$)|^gemm[0-9]+-fp8_current-fprop_TN-144x656x304-f16-fast$|^gemm[0-9]+-.*-(pers[0-9]+|mc[0-9]+|pp)$'
 if command -v compute-sanitizer >/dev/null; then
