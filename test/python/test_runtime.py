@@ -161,6 +161,30 @@ def test_gemm_accumulation():
     np.testing.assert_array_equal(a.view(np.uint16), b.view(np.uint16))
 
 
+def test_gemm_tile_widths():
+    """tile_n picks the sm_90a tile width: 192 promotes two 96-column
+    chunks (per-tensor FP8, and FP8 block with 128x128-block weights); a
+    width the family has no kernel for is a diagnostic when compiling."""
+    q = qs.Float8CurrentScalingQuantizer()
+    g = linear(q, k=512, tile_n=192)
+    assert "qs.gemm_tile_n = 192" in str(g)
+    ptx = qs.compile(g).ptx
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3") == 8
+    x_block = qs.Float8BlockQuantizer(block_scaling_dim=1)
+    w_block = qs.Float8BlockQuantizer(block_scaling_dim=2)
+    g = qs.Graph()
+    f = g.function("linear", [qs.TensorSpec((128, 512), "bf16"),
+                              qs.TensorSpec((384, 512), "bf16")])
+    qx, qw = f.quantize(f.args[0], x_block), f.quantize(f.args[1], w_block)
+    f.returns(f.gemm(qw, qx, layout="TN", tile_n=192))
+    assert "selp.f32" in qs.compile(g).ptx  # chunks straddling W's blocks
+    with pytest.raises(qs.QSError, match=r"as 192 to sm_90a FP8 block GEMMs whose B "
+                                         r"has 128x128 blocks"):
+        qs.compile(linear(x_block, k=512, tile_n=192))
+    with pytest.raises(qs.QSError, match=r"qs.gemm_tile_n = 192 \(128x192 tiles"):
+        qs.compile(linear(q, k=512, tile_n=192), chip="sm_100a")
+
+
 def test_compile_errors():
     g = quantize_graph((64, 128), qs.MXFP8Quantizer())
     with pytest.raises(qs.QSError, match="chip 'sm_80' is not supported; the kernels target sm_90a"):
