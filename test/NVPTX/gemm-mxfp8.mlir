@@ -3,26 +3,34 @@
 // RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_tile_n = 128 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=WIDE
 
 // MXFP8 on Hopper, which TE does not offer: FP8 wgmma with per-32
-// promotion. 128x64 tiles; per 128-wide k-tile, two rounds of two fresh
-// m64n64k32 accumulator sets (one per 32-block), each round waited for
-// and promoted with the E8M0 scales (2^(e - 127), from the compact and the
-// GEMM-swizzled layouts); the stage is freed after the last round.
-// .maxnreg 168 lets setmaxnreg move registers to the consumers.
+// promotion. 128x64 tiles; per 128-wide k-tile, four fresh m64n64k32
+// accumulator sets (one per 32-block) issued together, waited for once,
+// the stage freed, and each set promoted with its E8M0 scales (2^(e -
+// 127), from the compact and the GEMM-swizzled layouts; all 72 loaded
+// before the wgmmas). .maxnreg 168 lets setmaxnreg move registers to the
+// consumers.
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .maxntid 384, 1, 1
 // CHECK: .maxnreg 168
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64
 // CHECK: wgmma.fence.sync.aligned;
-// CHECK: ld.global.{{(nc.)?}}b8
+// CHECK-COUNT-72: ld.global.{{(nc.)?}}b8
+// CHECK-NOT: ld.global
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
 // CHECK-NEXT: }
+// CHECK-NOT: wgmma.wait_group
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
-// CHECK: wgmma.wait_group.sync.aligned 0;
-// CHECK: wgmma.fence.sync.aligned;
+// CHECK-NOT: wgmma.wait_group
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// CHECK-NOT: wgmma.wait_group
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
-// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NEXT: }
+// CHECK-NEXT: // end inline asm
+// CHECK-NEXT: // begin inline asm
+// CHECK-NEXT: wgmma.commit_group.sync.aligned;
+// CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: wgmma.mma_async
 // CHECK: mbarrier.arrive.shared::cta.b64
 // qs.gemm_tile_n = 128 (WIDE): 128x128 tiles in 6 stages; each round's two
 // m64n64k32 are issued per 64-column chunk, waited for and promoted into

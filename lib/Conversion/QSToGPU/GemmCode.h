@@ -123,14 +123,15 @@ struct GemmPlan {
   /// Columns of N that one wgmma group (and its partial accumulators)
   /// covers: the whole tile, except that promoting kernels sum a 128x256
   /// tile's two 128-column chunks in turn (64 partial registers next to
-  /// the 128 FP32 totals: a whole-tile partial set would make 256), and a
-  /// 128x192 tile's two 96-column chunks.
+  /// the 128 FP32 totals: a whole-tile partial set would make 256), a
+  /// 128x192 tile's two 96-column chunks (48 partial registers), and
+  /// MXFP8's 64-column ones (a 128x128 tile's two; the registers of one
+  /// chunk times groupsPerRound sets).
   int64_t mmaN() const {
     if (!promotes())
       return tileN;
-    // A 128x192 tile: two 96-column chunks (48 partial registers).
-    int64_t chunk = tileN == 192 ? 96 : 128;
-    return std::min<int64_t>(tileN, chunk / groupsPerRound());
+    int64_t chunk = tileN == 192 ? 96 : a.blockDim == 3 ? 64 : 128;
+    return std::min<int64_t>(tileN, chunk);
   }
   int64_t mmaChunks() const { return tileN / mmaN(); }
   int64_t mmaRegs() const { return mmaN() / 2; }
@@ -141,7 +142,18 @@ struct GemmPlan {
   int64_t blockK() const {
     return a.blockDim == 3 ? 32 : a.blockDim == 4 ? 16 : 128;
   }
-  int64_t groupsPerRound() const { return a.blockDim == 3 ? 2 : 1; }
+  /// MXFP8: all four 32-blocks of a k-tile between two waits (four sets of
+  /// 32 partial registers) in 128x64 tiles of K-major operands; two per
+  /// round where four sets spill under ptxas 13.0 (128x128 tiles: up to
+  /// 296 bytes; the transposing copy of a persistent 128x64 dgrad: 24;
+  /// persistent multicast pairs: 4).
+  int64_t groupsPerRound() const {
+    if (a.blockDim != 3)
+      return 1;
+    bool fits = tileN == 64 && !a.mnMajor && !b.mnMajor &&
+                !(persistent() && multicast());
+    return fits ? 4 : 2;
+  }
   int64_t stepsPerGroup() const { return blockK() / 32; }
 
   /// Elements of K per k-tile: 128, or 256 for NVFP4 on tcgen05 (one
