@@ -6,16 +6,17 @@
 // promotion. 128x64 tiles; per 128-wide k-tile, four fresh m64n64k32
 // accumulator sets (one per 32-block) issued together, waited for once,
 // the stage freed, and each set promoted with its E8M0 scales (2^(e -
-// 127), from the compact and the GEMM-swizzled layouts; all 72 loaded
-// before the wgmmas). .maxnreg 168 lets setmaxnreg move registers to the
-// consumers.
+// 127), from the compact and the GEMM-swizzled layouts: a row's four
+// codes of the k-tile are one aligned word, so 18 word loads (2 rows of
+// A, 16 columns of B) before the wgmmas, decoded after the wait).
+// .maxnreg 168 lets setmaxnreg move registers to the consumers.
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .maxntid 384, 1, 1
 // CHECK: .maxnreg 168
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64
 // CHECK: wgmma.fence.sync.aligned;
-// CHECK-COUNT-72: ld.global.{{(nc.)?}}b8
+// CHECK-COUNT-18: ld.global.{{(nc.)?}}b32
 // CHECK-NOT: ld.global
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
 // CHECK-NEXT: }

@@ -218,6 +218,23 @@ Value GemmCode::blockScaleCode(const OperandPlan &op, Value scales, Value row,
       memref::LoadOp::create(env.b, env.loc, scales, at));
 }
 
+Value GemmCode::scaleWord(const OperandPlan &op, Value scales, Value row,
+                          Value ktile) {
+  Value r = minI(row, i(op.rows - 1));
+  Value col = env.mul(ktile, i(4));
+  Value at = op.swizzled ? swizzledScale(r, col, op.scaleLd)
+                         : env.add(env.mul(r, i(op.scaleLd)), col);
+  // scaleLd and the 128x4 tiles keep the word 4-byte aligned (the GPU's
+  // buffers are; the emulation's may come from numpy).
+  Type elem = cast<MemRefType>(scales.getType()).getElementType();
+  Value bytes = vector::LoadOp::create(
+      env.b, env.loc, VectorType::get({4}, elem), scales, ValueRange{at},
+      /*nontemporal=*/false, llvm::MaybeAlign(env.gpu ? 4 : 1));
+  Value word = vector::BitCastOp::create(
+      env.b, env.loc, VectorType::get({1}, env.b.getI32Type()), bytes);
+  return vector::ExtractOp::create(env.b, env.loc, word, ArrayRef<int64_t>{0});
+}
+
 Value GemmCode::blockScale(const OperandPlan &op, Value scales, Value row,
                            Value kb) {
   if (op.blockDim >= 3) {
@@ -254,6 +271,27 @@ GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
   Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
   Value colBase = env.mul(tn, i(plan.tileN));
   int64_t first = chunk * plan.mmaRegs();
+  if (plan.packedScales()) {
+    Value ktile = env.div(kt, i(4));
+    scales.byte = env.rem(kt, i(4));
+    // Blocks past K (in the last k-tile) take the last block's code: their
+    // partial sums are zero, their padding codes anything (NaN included).
+    int64_t blocks = ceilDiv(plan.k, plan.blockK());
+    if (blocks % 4 != 0)
+      scales.byte =
+          minI(scales.byte, arith::SubIOp::create(env.b, env.loc, i(blocks - 1),
+                                                  env.mul(ktile, i(4))));
+    for (int64_t r = first; r < first + plan.mmaRegs(); ++r) {
+      Value fr, fc;
+      std::tie(fr, fc) = fragment(t, i(r));
+      int64_t ka = TileScales::keyA(plan, r), kb = TileScales::keyB(plan, r);
+      if (!scales.a.count(ka))
+        scales.a[ka] = scaleWord(plan.a, scalesA, env.add(rowBase, fr), ktile);
+      if (!scales.b.count(kb))
+        scales.b[kb] = scaleWord(plan.b, scalesB, env.add(colBase, fc), ktile);
+    }
+    return scales;
+  }
   if (!plan.b.perRow() && plan.mmaN() % 128 != 0) {
     Value chunkStart = env.add(colBase, i(chunk * plan.mmaN()));
     scales.b[0] = blockScale(plan.b, scalesB, chunkStart, kt);
@@ -290,7 +328,21 @@ void GemmCode::promote(TileScales &scales,
     }
     Value sA = scales.a[TileScales::keyA(plan, r)];
     Value scale;
-    if (scales.hiFrom) {
+    if (scales.byte) {
+      // Byte `byte` of each word, decoded as blockScale decodes it.
+      Type i32 = env.b.getI32Type();
+      Value shift = arith::IndexCastUIOp::create(env.b, env.loc, i32,
+                                                 env.mul(scales.byte, i(8)));
+      auto decode = [&](Value word) {
+        Value code = arith::TruncIOp::create(
+            env.b, env.loc, env.b.getI8Type(),
+            arith::ShRUIOp::create(env.b, env.loc, word, shift));
+        return emitE8M0ToF32(env.b, env.loc, code);
+      };
+      scale =
+          arith::MulFOp::create(env.b, env.loc, decode(sA),
+                                decode(scales.b[TileScales::keyB(plan, r)]));
+    } else if (scales.hiFrom) {
       // The same product as below, of the block of r's 8-column group.
       Value hi = env.lt(scales.hiFrom, i(8 * (r >> 2) + 1));
       scale = arith::SelectOp::create(

@@ -142,17 +142,21 @@ struct GemmPlan {
   int64_t blockK() const {
     return a.blockDim == 3 ? 32 : a.blockDim == 4 ? 16 : 128;
   }
+  /// sm_90a MXFP8 with K-major operands: a row's (column's) four E8M0
+  /// codes of a k-tile are one aligned word in the compact and in the
+  /// GEMM-swizzled layout alike, loaded whole (GemmCode::loadScales).
+  bool packedScales() const {
+    return a.blockDim == 3 && !tcgen05 && !a.mnMajor && !b.mnMajor;
+  }
   /// MXFP8: all four 32-blocks of a k-tile between two waits (four sets of
-  /// 32 partial registers) in 128x64 tiles of K-major operands; two per
-  /// round where four sets spill under ptxas 13.0 (128x128 tiles: up to
-  /// 296 bytes; the transposing copy of a persistent 128x64 dgrad: 24;
-  /// persistent multicast pairs: 4).
+  /// 32 partial registers) in 128x64 tiles of K-major operands (their
+  /// scales packed); two per round where four sets spill under ptxas 13.0
+  /// (128x128 tiles: 300-500 bytes even with packed scales; the
+  /// transposing copy of a persistent 128x64 dgrad: 24).
   int64_t groupsPerRound() const {
     if (a.blockDim != 3)
       return 1;
-    bool fits = tileN == 64 && !a.mnMajor && !b.mnMajor &&
-                !(persistent() && multicast());
-    return fits ? 4 : 2;
+    return tileN == 64 && packedScales() ? 4 : 2;
   }
   int64_t stepsPerGroup() const { return blockK() / 32; }
 
@@ -399,6 +403,10 @@ struct GemmCode {
   /// MXFP8 / NVFP4: the block's scale code itself (E8M0 / E4M3, i8).
   Value blockScaleCode(const OperandPlan &op, Value scales, Value row,
                        Value kb);
+  /// MXFP8, K-major (GemmPlan::packedScales): the i32 word of the E8M0
+  /// codes of blocks 4 ktile .. 4 ktile + 3 of row `row` (rows past the end
+  /// read the last row's), little-endian.
+  Value scaleWord(const OperandPlan &op, Value scales, Value row, Value ktile);
 
   /// Offset of G[row, col] in cuBLAS's 128x4 tiling of a scale matrix with
   /// `cols` columns (te-formats.md §3.b).
@@ -425,6 +433,12 @@ struct GemmCode {
     /// is made in promote, after the wgmmas, so that two values, not one
     /// per group, stay live across them).
     Value hiFrom;
+    /// GemmPlan::packedScales: a and b hold i32 words of a k-tile's four
+    /// E8M0 codes (byte j: 32-block 4 kt + j) and `byte` is this block's
+    /// byte; promote decodes it after the wgmmas (the words of all four
+    /// blocks are the same loads), so 18 words stay live across them, not
+    /// 72 decoded scales.
+    Value byte;
   };
   /// `chunk`: registers [chunk * mmaRegs(), (chunk + 1) * mmaRegs()) only
   /// (GemmPlan::mmaChunks).
