@@ -271,8 +271,10 @@ GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
   Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
   Value colBase = env.mul(tn, i(plan.tileN));
   int64_t first = chunk * plan.mmaRegs();
+  // Packed MXFP8 scales: the words of k-tile `ktile`, byte kt % 4.
+  Value ktile;
   if (plan.packedScales()) {
-    Value ktile = env.div(kt, i(4));
+    ktile = env.div(kt, i(4));
     scales.byte = env.rem(kt, i(4));
     // Blocks past K (in the last k-tile) take the last block's code: their
     // partial sums are zero, their padding codes anything (NaN included).
@@ -281,18 +283,7 @@ GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
       scales.byte =
           minI(scales.byte, arith::SubIOp::create(env.b, env.loc, i(blocks - 1),
                                                   env.mul(ktile, i(4))));
-    for (int64_t r = first; r < first + plan.mmaRegs(); ++r) {
-      Value fr, fc;
-      std::tie(fr, fc) = fragment(t, i(r));
-      int64_t ka = TileScales::keyA(plan, r), kb = TileScales::keyB(plan, r);
-      if (!scales.a.count(ka))
-        scales.a[ka] = scaleWord(plan.a, scalesA, env.add(rowBase, fr), ktile);
-      if (!scales.b.count(kb))
-        scales.b[kb] = scaleWord(plan.b, scalesB, env.add(colBase, fc), ktile);
-    }
-    return scales;
-  }
-  if (!plan.b.perRow() && plan.mmaN() % 128 != 0) {
+  } else if (!plan.b.perRow() && plan.mmaN() % 128 != 0) {
     Value chunkStart = env.add(colBase, i(chunk * plan.mmaN()));
     scales.b[0] = blockScale(plan.b, scalesB, chunkStart, kt);
     scales.b[1] = blockScale(plan.b, scalesB,
@@ -302,14 +293,18 @@ GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
         env.b, env.loc,
         env.mul(env.add(env.div(chunkStart, i(128)), i(1)), i(128)), colBase);
   }
+  auto load = [&](const OperandPlan &op, Value memref, Value row) {
+    return ktile ? scaleWord(op, memref, row, ktile)
+                 : blockScale(op, memref, row, kt);
+  };
   for (int64_t r = first; r < first + plan.mmaRegs(); ++r) {
     Value fr, fc;
     std::tie(fr, fc) = fragment(t, i(r));
     int64_t ka = TileScales::keyA(plan, r), kb = TileScales::keyB(plan, r);
     if (!scales.a.count(ka))
-      scales.a[ka] = blockScale(plan.a, scalesA, env.add(rowBase, fr), kt);
+      scales.a[ka] = load(plan.a, scalesA, env.add(rowBase, fr));
     if (!scales.b.count(kb))
-      scales.b[kb] = blockScale(plan.b, scalesB, env.add(colBase, fc), kt);
+      scales.b[kb] = load(plan.b, scalesB, env.add(colBase, fc));
   }
   return scales;
 }
