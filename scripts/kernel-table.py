@@ -95,7 +95,7 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 persistent", "bf16", 128), ("e4m3 x e4m3 fast persistent", "bf16", 256),
               ("block 1D x 2D persistent", "bf16", 128), ("e4m3 x e4m3 persistent", "bf16", 192),
               ("mxfp8 dgrad persistent", "bf16", 64), ("nvfp4 persistent", "bf16", 128),
-              ("mxfp8 persistent", "bf16", 64),
+              ("mxfp8 persistent", "bf16", 64), ("mxfp8 swizzled dgrad persistent", "bf16", 64),
               ("mxfp8 dgrad persistent", "bf16", 128),
               # qs.gemm_cluster = 2: pairs of blocks multicast B.
               ("e4m3 x e4m3 fast cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128),

@@ -17,12 +17,24 @@
 // wgmma group within a k-tile, so both are done with the buffer's last
 // readers (k-tile it - 2) once they have met after the copy of it - 1.
 // Shared memory: 7 stages of 24 KiB, two 8 KiB transposed B tiles, 112
-// bytes of barriers = 188,528 bytes.
+// bytes of barriers = 188,528 bytes. w's column-wise scales are
+// GEMM-swizzled, so a column's four E8M0 codes of a k-tile are one word
+// there too: 18 word loads (2 rows of dy, 16 columns of w), four
+// m64n64k32 and one wait per k-tile.
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .maxntid 384, 1, 1
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK-COUNT-18: ld.global.b32
+// CHECK-NOT: ld.global
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// CHECK-NOT: wgmma.wait_group
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// CHECK-NOT: wgmma.wait_group
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// CHECK-NOT: wgmma.wait_group
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
 // CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: wgmma.mma_async
 // The producer: dy's box at {k byte, row}, w's at {column byte, k row}.
 // CHECK: setmaxnreg.dec.sync.aligned.u32 40;
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{{%r[0-9]+}}], [{{%rd[0-9]+}}, {[[K:%r[0-9]+]], {{%r[0-9]+}}}], [{{%r[0-9]+}}];

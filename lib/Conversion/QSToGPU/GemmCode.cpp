@@ -273,7 +273,9 @@ GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
   int64_t first = chunk * plan.mmaRegs();
   // Packed MXFP8 scales: the words of k-tile `ktile`, byte kt % 4.
   Value ktile;
-  if (plan.packedScales()) {
+  scales.packedA = plan.packedScales(plan.a);
+  scales.packedB = plan.packedScales(plan.b);
+  if (scales.packedA || scales.packedB) {
     ktile = env.div(kt, i(4));
     scales.byte = env.rem(kt, i(4));
     // Blocks past K (in the last k-tile) take the last block's code: their
@@ -294,8 +296,8 @@ GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
         env.mul(env.add(env.div(chunkStart, i(128)), i(1)), i(128)), colBase);
   }
   auto load = [&](const OperandPlan &op, Value memref, Value row) {
-    return ktile ? scaleWord(op, memref, row, ktile)
-                 : blockScale(op, memref, row, kt);
+    return plan.packedScales(op) ? scaleWord(op, memref, row, ktile)
+                                 : blockScale(op, memref, row, kt);
   };
   for (int64_t r = first; r < first + plan.mmaRegs(); ++r) {
     Value fr, fc;
@@ -334,9 +336,10 @@ void GemmCode::promote(TileScales &scales,
             arith::ShRUIOp::create(env.b, env.loc, word, shift));
         return emitE8M0ToF32(env.b, env.loc, code);
       };
-      scale =
-          arith::MulFOp::create(env.b, env.loc, decode(sA),
-                                decode(scales.b[TileScales::keyB(plan, r)]));
+      Value sB = scales.b[TileScales::keyB(plan, r)];
+      scale = arith::MulFOp::create(env.b, env.loc,
+                                    scales.packedA ? decode(sA) : sA,
+                                    scales.packedB ? decode(sB) : sB);
     } else if (scales.hiFrom) {
       // The same product as below, of the block of r's 8-column group.
       Value hi = env.lt(scales.hiFrom, i(8 * (r >> 2) + 1));

@@ -142,21 +142,23 @@ struct GemmPlan {
   int64_t blockK() const {
     return a.blockDim == 3 ? 32 : a.blockDim == 4 ? 16 : 128;
   }
-  /// sm_90a MXFP8 with K-major operands: a row's (column's) four E8M0
-  /// codes of a k-tile are one aligned word in the compact and in the
-  /// GEMM-swizzled layout alike, loaded whole (GemmCode::loadScales).
-  bool packedScales() const {
-    return a.blockDim == 3 && !tcgen05 && !a.mnMajor && !b.mnMajor;
+  /// sm_90a MXFP8: a row's (column's) four E8M0 codes of a k-tile are one
+  /// aligned word in the compact row-major and in the GEMM-swizzled
+  /// layout (not in the compact column-wise one, whose blocks of a row lie
+  /// a row of scales apart), loaded whole (GemmCode::loadScales).
+  bool packedScales(const OperandPlan &op) const {
+    return a.blockDim == 3 && !tcgen05 && (!op.mnMajor || op.swizzled);
   }
+  bool packedScales() const { return packedScales(a) && packedScales(b); }
   /// MXFP8: all four 32-blocks of a k-tile between two waits (four sets of
-  /// 32 partial registers) in 128x64 tiles of K-major operands (their
-  /// scales packed); two per round where four sets spill under ptxas 13.0
-  /// (128x128 tiles: 300-500 bytes even with packed scales; the
-  /// transposing copy of a persistent 128x64 dgrad: 24).
+  /// 32 partial registers) in 128x64 tiles; two per round where four sets
+  /// spill under ptxas 13.0: 128x128 tiles (300-500 bytes even with packed
+  /// scales) and persistent kernels whose scales are not all packed (the
+  /// compact column-wise scales of a persistent dgrad: 44 bytes).
   int64_t groupsPerRound() const {
     if (a.blockDim != 3)
       return 1;
-    return tileN == 64 && packedScales() ? 4 : 2;
+    return tileN == 64 && (packedScales() || !persistent()) ? 4 : 2;
   }
   int64_t stepsPerGroup() const { return blockK() / 32; }
 
@@ -433,12 +435,13 @@ struct GemmCode {
     /// is made in promote, after the wgmmas, so that two values, not one
     /// per group, stay live across them).
     Value hiFrom;
-    /// GemmPlan::packedScales: a and b hold i32 words of a k-tile's four
-    /// E8M0 codes (byte j: 32-block 4 kt + j) and `byte` is this block's
-    /// byte; promote decodes it after the wgmmas (the words of all four
-    /// blocks are the same loads), so 18 words stay live across them, not
-    /// 72 decoded scales.
+    /// GemmPlan::packedScales(op): that operand's map holds i32 words of a
+    /// k-tile's four E8M0 codes (byte j: 32-block 4 kt + j) and `byte` is
+    /// this block's byte; promote decodes it after the wgmmas (the words of
+    /// all four blocks are the same loads), so 18 words stay live across
+    /// them, not 72 decoded scales.
     Value byte;
+    bool packedA = false, packedB = false;
   };
   /// `chunk`: registers [chunk * mmaRegs(), (chunk + 1) * mmaRegs()) only
   /// (GemmPlan::mmaChunks).
