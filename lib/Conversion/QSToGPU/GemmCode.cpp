@@ -273,9 +273,7 @@ GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
   int64_t first = chunk * plan.mmaRegs();
   // Packed MXFP8 scales: the words of k-tile `ktile`, byte kt % 4.
   Value ktile;
-  scales.packedA = plan.packedScales(plan.a);
-  scales.packedB = plan.packedScales(plan.b);
-  if (scales.packedA || scales.packedB) {
+  if (plan.packedScales(plan.a) || plan.packedScales(plan.b)) {
     ktile = env.div(kt, i(4));
     scales.byte = env.rem(kt, i(4));
     // Blocks past K (in the last k-tile) take the last block's code: their
@@ -337,9 +335,9 @@ void GemmCode::promote(TileScales &scales,
         return emitE8M0ToF32(env.b, env.loc, code);
       };
       Value sB = scales.b[TileScales::keyB(plan, r)];
-      scale = arith::MulFOp::create(env.b, env.loc,
-                                    scales.packedA ? decode(sA) : sA,
-                                    scales.packedB ? decode(sB) : sB);
+      scale = arith::MulFOp::create(
+          env.b, env.loc, plan.packedScales(plan.a) ? decode(sA) : sA,
+          plan.packedScales(plan.b) ? decode(sB) : sB);
     } else if (scales.hiFrom) {
       // The same product as below, of the block of r's 8-column group.
       Value hi = env.lt(scales.hiFrom, i(8 * (r >> 2) + 1));

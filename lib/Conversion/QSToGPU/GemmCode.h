@@ -441,7 +441,6 @@ struct GemmCode {
     /// all four blocks are the same loads), so 18 words stay live across
     /// them, not 72 decoded scales.
     Value byte;
-    bool packedA = false, packedB = false;
   };
   /// `chunk`: registers [chunk * mmaRegs(), (chunk + 1) * mmaRegs()) only
   /// (GemmPlan::mmaChunks).
