@@ -2,9 +2,12 @@
 //
 // Private to the QSToGPU library. A GEMM kernel's plan (tile shape, stage
 // ring, per-operand scaling) and the index arithmetic shared by the GPU
-// kernel (GemmKernels.cpp) and its CPU emulation (GemmEmulation.cpp): tile
-// order, shared-memory offsets, wgmma descriptors, fragment layout, block
-// scales, promotion, NVFP4 conversion and the epilogue.
+// kernels (GemmKernels.cpp, GemmTcgen05.cpp) and their CPU emulations
+// (GemmEmulation.cpp, Tcgen05Emulation.cpp): tile order, shared-memory
+// offsets, wgmma descriptors, fragment layout, block scales, promotion
+// (GemmCode.cpp), NVFP4 conversion (GemmFp4Code.cpp), the epilogue
+// (GemmEpilogue.cpp) and tcgen05's descriptors (Tcgen05Code.cpp). The plan
+// is made in GemmPlan.cpp.
 //
 //===----------------------------------------------------------------------===//
 

@@ -13,24 +13,19 @@
 // FP32 registers (per-tensor: straight; block-scaled: per scale block, then
 // promoted; NVFP4: after converting the tile to f16 in shared memory), then
 // applies the epilogue from its registers. setmaxnreg moves registers from
-// the producer to the consumers. The index arithmetic is shared with the
-// CPU emulation (GemmCode.h, GemmEmulation.cpp).
+// the producer to the consumers. Sm90Block emits one role a method; the
+// index arithmetic is shared with the CPU emulation (GemmCode.h,
+// GemmEmulation.cpp), the plan and launch are GemmPlan.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GemmCode.h"
 #include "GemmPtx.h"
-#include "Kernels.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "qs/Dialect/QS/IR/QSAttrs.h"
-#include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include "llvm/Support/FormatVariadic.h"
-#include <map>
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -38,16 +33,6 @@ using namespace mlir::qs::gpuk;
 using namespace mlir::qs::gpuk::gemm;
 
 namespace {
-StringRef ptxType(Type t) { return isa<Float8E5M2Type>(t) ? "e5m2" : "e4m3"; }
-
-bool isPerTensor(QuantTensorType type) {
-  return isa<Fp8DelayedAttr, Fp8CurrentAttr>(type.getQuantizer());
-}
-
-//===----------------------------------------------------------------------===//
-// GPU kernel
-//===----------------------------------------------------------------------===//
-
 /// wgmma.mma_async instructions in one asm block, one per descriptor pair,
 /// accumulating into `acc`, or with `fresh` into zeros (the first wgmma's
 /// scale-d predicate is false, so acc's values are not read). FP8:
@@ -142,6 +127,76 @@ GemmBlock::GemmBlock(KernelEnv &env, Ptx &ptx)
       base(sharedBase(env.b, env.loc)) {}
 
 namespace {
+/// The sm_90a block (GemmPlan::threads(): a producer and two consumer
+/// warpgroups) of emitGpuBody, one method a role.
+class Sm90Block {
+public:
+  Sm90Block(KernelEnv &env, const GemmPlan &plan)
+      : env(env), plan(plan), b(env.b),
+        loc(env.loc), code{env, plan}, ptx{b, loc}, block(env, ptx) {}
+  void emit();
+
+private:
+  Value eq(Value a, Value c) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c);
+  }
+  Value ult(Value a, Value c) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a, c);
+  }
+  Value ugt(Value a, Value c) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, a, c);
+  }
+  Value uge(Value a, Value c) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, a, c);
+  }
+  /// Thread 0 initializes the stages' full and empty barriers.
+  void initBarriers();
+  /// Both blocks of a multicast pair arrive and wait.
+  void clusterBarrier();
+  /// Producer warpgroup: gives registers away; one thread issues TMA.
+  void producer();
+  /// Consumer warpgroups: 64 rows each (ping-pong: whole tiles).
+  void consumers();
+  /// Consumer `consumer`'s k-loop and epilogue of tile (tm, tn).
+  void consumerTile(Value tm, Value tn, Value tileStart);
+  /// The k-loop body of k-tile `kt` (the block's k-tile `it`, in stage `s`;
+  /// MN-major operands: transposed into `buffer`): sums it into `total`
+  /// (NVFP4: with the carried scale codes `codes`) and yields the next
+  /// loop values.
+  void fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,
+                ValueRange codes);
+  void promotingKTile(Value tm, Value tn, Value kt, Value s, Value buffer,
+                      Value total);
+  void fastKTile(Value kt, Value it, Value s, Value buffer, Value total);
+  /// qs.gemm_schedule = "pingpong": each consumer computes whole tiles
+  /// (documented at the definition).
+  void pingpongConsumer();
+  /// 16-byte shared-memory accesses (four i32 words); stores at swizzled
+  /// offsets.
+  SmallVector<Value> load16(Value offset);
+  void store16(Value offset, ArrayRef<Value> words);
+  /// A consumer frees stage `stage` (one arrival where `cond`) on its
+  /// block's empty barrier and, with multicast, on the other block's,
+  /// whose producer wrote half of B into it.
+  void freeStage(Value stage, Value cond);
+
+  KernelEnv &env;
+  const GemmPlan &plan;
+  OpBuilder &b;
+  Location loc;
+  GemmCode code;
+  Ptx ptx;
+  // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d
+  GemmBlock block;
+  Value tid, wg, t, zero;
+  /// The block's rank in its pair (%cluster_ctarank for 2 x 1 x 1 clusters
+  /// of a 1-D grid) and the other's.
+  Value rank, peer;
+  /// Consumers: wg - 1, and the type of their accumulator registers.
+  Value consumer;
+  Type accType;
+};
+
 /// A consumer's wait for the block's k-tile `it` (stage it % stages, round
 /// it / stages, whose parity the full barrier's phase shows); returns the
 /// stage.
@@ -156,6 +211,348 @@ Value waitForKTile(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
 /// The stage of the block's k-tile before `it`.
 Value previousStage(KernelEnv &env, const GemmPlan &plan, Value it) {
   return env.rem(env.add(it, env.idx(plan.stages - 1)), env.idx(plan.stages));
+}
+
+void Sm90Block::emit() {
+  tid = env.threadId;
+  wg = env.div(tid, env.idx(kWarpgroup));
+  t = env.rem(tid, env.idx(kWarpgroup));
+  zero = env.idx(0);
+  env.ifThen(eq(tid, zero), [&] { initBarriers(); });
+  // Both blocks of a multicast pair have their barriers initialized before
+  // either writes into the other's shared memory.
+  if (plan.multicast())
+    clusterBarrier();
+  else
+    gpu::BarrierOp::create(b, loc);
+  rank = env.rem(env.blockId, env.idx(2));
+  peer = arith::SubIOp::create(b, loc, env.idx(1), rank);
+  env.ifThenElse(
+      eq(wg, zero), [&] { producer(); }, [&] { consumers(); });
+  // Neither block of a pair exits while the other may still arrive on its
+  // barriers.
+  if (plan.multicast())
+    clusterBarrier();
+}
+
+void Sm90Block::initBarriers() {
+  Value base = block.base;
+  for (int64_t s = 0; s < plan.stages; ++s) {
+    ptx({ptx.i32(env.add(base, code.fullBarrier(env.idx(s)))),
+         ptx.i32(env.idx(1))},
+        "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
+    // The consumers that read a stage free it (ping-pong: one); with
+    // multicast, those of both blocks of the pair (B's halves land in
+    // both).
+    ptx({ptx.i32(env.add(base, code.emptyBarrier(env.idx(s)))),
+         ptx.i32(env.idx(plan.stageConsumers() * plan.cluster))},
+        "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
+  }
+  ptx({},
+      "fence.mbarrier_init.release.cluster;\n"
+      "fence.proxy.async.shared::cta;",
+      "");
+  ptx({block.tmA}, "prefetch.tensormap [$0];", "l");
+  ptx({block.tmB}, "prefetch.tensormap [$0];", "l");
+}
+
+void Sm90Block::clusterBarrier() {
+  ptx({},
+      "barrier.cluster.arrive.release.aligned;\n"
+      "barrier.cluster.wait.acquire.aligned;",
+      "");
+}
+
+void Sm90Block::producer() {
+  Value base = block.base;
+  ptx({}, "setmaxnreg.dec.sync.aligned.u32 40;", "");
+  env.ifThen(eq(t, zero), [&] {
+    code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
+      env.loop(plan.kTiles(), [&](Value kt) {
+        // The block's k-tile `it` (through all its tiles) uses stage
+        // it % stages in round it / stages.
+        Value it = env.add(tileStart, kt);
+        Value s = env.rem(it, env.idx(plan.stages));
+        Value round = env.div(it, env.idx(plan.stages));
+        env.ifThen(uge(it, env.idx(plan.stages)), [&] {
+          Value parity =
+              code.band(arith::SubIOp::create(b, loc, round, env.idx(1)), 1);
+          ptx.wait(env.add(base, code.emptyBarrier(s)), parity);
+        });
+        Value full = ptx.i32(env.add(base, code.fullBarrier(s)));
+        ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r");
+        // Coordinates {innermost, row}: K-major {k byte, tile row},
+        // MN-major {tile row (byte), k row}.
+        auto load = [&](Value dst, Value map, const OperandPlan &op,
+                        Value row) {
+          Value k = env.mul(kt, env.idx(op.mnMajor ? kTileK : plan.rowBytes()));
+          Value x = op.mnMajor ? row : k, y = op.mnMajor ? k : row;
+          ptx({ptx.i32(env.add(base, dst)), map, ptx.i32(x), ptx.i32(y), full},
+              "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+              "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+              "r,l,r,r,r");
+        };
+        load(code.stageA(s), block.tmA, plan.a, env.mul(tm, env.idx(kTileM)));
+        if (!plan.multicast()) {
+          load(code.stageB(s), block.tmB, plan.b,
+               env.mul(tn, env.idx(plan.tileN)));
+          return;
+        }
+        // This block's half of B (rows rank * tileN / 2 of the tile),
+        // written into the same offset of both blocks' stage and completing
+        // both blocks' full barriers.
+        int64_t half = plan.tileN / 2;
+        Value dst = env.add(code.stageB(s),
+                            env.mul(rank, env.idx(half * plan.rowBytes())));
+        Value row = env.add(env.mul(tn, env.idx(plan.tileN)),
+                            env.mul(rank, env.idx(half)));
+        Value k = env.mul(kt, env.idx(plan.rowBytes()));
+        Value mask = arith::ConstantIntOp::create(b, loc, b.getI16Type(), 3);
+        ptx({ptx.i32(env.add(base, dst)), block.tmB, ptx.i32(k), ptx.i32(row),
+             full, mask},
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+            "complete_tx::bytes.multicast::cluster [$0], [$1, {$2, "
+            "$3}], [$4], $5;",
+            "r,l,r,r,r,h");
+      });
+    });
+  });
+}
+
+SmallVector<Value> Sm90Block::load16(Value offset) {
+  Type i32 = b.getI32Type();
+  auto words =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
+  Value v = ptx(words, {ptx.i32(env.add(block.base, offset))},
+                "ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r");
+  SmallVector<Value> result;
+  for (int64_t w = 0; w < 4; ++w)
+    result.push_back(LLVM::ExtractValueOp::create(b, loc, v, w));
+  return result;
+}
+
+void Sm90Block::store16(Value offset, ArrayRef<Value> words) {
+  SmallVector<Value> operands = {
+      ptx.i32(env.add(block.base, swizzle(code, offset)))};
+  operands.append(words.begin(), words.end());
+  ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};", "r,r,r,r,r");
+}
+
+void Sm90Block::freeStage(Value stage, Value cond) {
+  Value freed = env.add(block.base, code.emptyBarrier(stage));
+  ptx.arriveIf(freed, cond);
+  if (!plan.multicast())
+    return;
+  Value remote = ptx(b.getI32Type(), {ptx.i32(freed), ptx.i32(peer)},
+                     "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r");
+  ptx.arriveIf(remote, cond, /*remote=*/true);
+}
+
+void Sm90Block::consumers() {
+  ptx({}, "setmaxnreg.inc.sync.aligned.u32 232;", "");
+  consumer = arith::SubIOp::create(b, loc, wg, env.idx(1));
+  SmallVector<Type> fields(plan.accRegs(), b.getF32Type());
+  accType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+  if (plan.pingpong) {
+    pingpongConsumer();
+    return;
+  }
+  code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
+    consumerTile(tm, tn, tileStart);
+  });
+}
+
+void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
+  ValueRange epilogueArgs = block.epilogueArgs;
+  int64_t kTiles = plan.kTiles();
+  Value acc = LLVM::ZeroOp::create(b, loc, accType);
+  SmallVector<Value> carried{acc};
+  // NVFP4: the block-scale codes of the first k-tile; each k-tile loads the
+  // next one's (GemmCode::fp4ScaleCodes).
+  if (plan.fp4())
+    llvm::append_range(carried,
+                       code.fp4ScaleCodes(tm, tn, consumer, t, env.idx(0),
+                                          epilogueArgs[0], epilogueArgs[1]));
+  auto forOp = scf::ForOp::create(b, loc, env.idx(0), env.idx(kTiles),
+                                  env.idx(1), carried);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    Value kt = forOp.getInductionVar();
+    Value it = env.add(tileStart, kt);
+    Value s = waitForKTile(env, plan, code, ptx, block.base, it);
+    Value total = forOp.getRegionIterArgs()[0];
+    Value buffer = code.transposeBuffer(it);
+    if (plan.transposes()) {
+      // MN-major operands: copy this stage's tiles transposed into buffer
+      // it % 2 once both consumers are past the wgmmas that read it (those
+      // of k-tile it - 2). Per-tensor FP8 with fast_accumulate (one group
+      // in flight): each consumer's wait_group 1 at the end of it - 1
+      // completed its it - 2, and the barrier makes it both; with one
+      // buffer, wait for it - 1 as well. Promoting consumers (block-scaled,
+      // split accumulator) wait for every group within the k-tile: with
+      // two buffers, both passed the barrier after the copy of it - 1 only
+      // once they had finished it - 2, so no barrier is needed first.
+      if (!plan.promotes() && plan.transposeBuffers() == 1)
+        ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
+      if (!plan.promotes() || plan.transposeBuffers() == 1)
+        ptx({}, "bar.sync 1, 256;", "");
+      code.transposeTiles(
+          env.add(env.mul(consumer, env.idx(kWarpgroup)), t), s, buffer,
+          [&](Value offset) { return load16(offset); },
+          [&](Value offset, ArrayRef<Value> words) { store16(offset, words); });
+      // The generic-proxy writes, visible to wgmma (async proxy).
+      ptx({}, "fence.proxy.async.shared::cta;", "");
+      ptx({}, "bar.sync 1, 256;", "");
+    }
+    if (plan.fp4())
+      fp4KTile(tm, tn, kt, s, total, forOp.getRegionIterArgs().drop_front(1));
+    else if (plan.promotes())
+      promotingKTile(tm, tn, kt, s, buffer, total);
+    else
+      fastKTile(kt, it, s, buffer, total);
+  }
+  ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
+  // Persistent fast-accumulating kernels free the tile's last stage here
+  // (the others free each stage in the k-loop; without persistence nothing
+  // waits for it), so the producer streams the next tile while this one's
+  // epilogue runs.
+  if (plan.persistent() && !plan.promotes() && !plan.fp4()) {
+    Value last =
+        env.rem(env.add(tileStart, env.idx(kTiles - 1)), env.idx(plan.stages));
+    freeStage(last, eq(t, zero));
+  }
+  Value result = forOp.getResult(0);
+  code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
+    return LLVM::ExtractValueOp::create(b, loc, result, r).getResult();
+  });
+}
+
+void Sm90Block::fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,
+                         ValueRange codes) {
+  Value base = block.base;
+  // Double-buffered f16 tiles: k-tile kt converts into buffer kt % 2 while
+  // the wgmmas of kt - 1 (one group in flight) read the other. Both
+  // consumers are past the wait_group 1 of the previous k-tile, so the
+  // wgmmas of kt - 2, which read this buffer, are complete (named barrier
+  // 1: the 256 consumer threads).
+  // The next k-tile's scale codes (past the last k-tile: the last block's,
+  // unused), loaded while this one converts.
+  SmallVector<Value> nextCodes =
+      code.fp4ScaleCodes(tm, tn, consumer, t, env.add(kt, env.idx(1)),
+                         block.epilogueArgs[0], block.epilogueArgs[1]);
+  ptx({}, "bar.sync 1, 256;", "");
+  code.convertFp4(
+      consumer, t, kt, s, SmallVector<Value>(codes),
+      [&](Value offset) { return load16(offset); },
+      [&](Value offset, ArrayRef<Value> words) { store16(offset, words); });
+  // The generic-proxy writes, visible to wgmma (async proxy), and complete
+  // in both consumers; the packed stage can be refilled.
+  ptx({}, "fence.proxy.async.shared::cta;", "");
+  ptx({}, "bar.sync 1, 256;", "");
+  freeStage(s, eq(t, zero));
+  ptx({}, "wgmma.fence.sync.aligned;", "");
+  SmallVector<Value> descsA, descsB;
+  Value f16Buffer = code.band(kt, 1);
+  for (int64_t j = 0; j < kTileK / 16; ++j) {
+    descsA.push_back(code.f16DescA(base, f16Buffer, consumer, j));
+    descsB.push_back(code.f16DescB(base, f16Buffer, j));
+  }
+  Value next = emitWgmmas(b, loc, plan, total, descsA, descsB,
+                          /*fresh=*/false);
+  // Leave this k-tile's group in flight while the next converts.
+  ptx({},
+      "wgmma.commit_group.sync.aligned;\n"
+      "wgmma.wait_group.sync.aligned 1;",
+      "");
+  SmallVector<Value> yielded{next};
+  yielded.append(nextCodes);
+  scf::YieldOp::create(b, loc, yielded);
+}
+
+void Sm90Block::promotingKTile(Value tm, Value tn, Value kt, Value s,
+                               Value buffer, Value total) {
+  Value base = block.base;
+  // Each scale block of K (per-tensor: each k-tile) on its own (fresh
+  // accumulators), then promoted; `groupsPerRound` blocks between two
+  // waits; a 128x256 tile's two 128-column chunks in turn
+  // (GemmPlan::mmaN).
+  int64_t groups = kTileK / plan.blockK();
+  int64_t perRound = plan.groupsPerRound();
+  int64_t chunks = plan.mmaChunks();
+  SmallVector<Type> partialFields(plan.mmaRegs(), b.getF32Type());
+  auto partialType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), partialFields);
+  Value next = total;
+  for (int64_t round = 0; round < groups / perRound; ++round) {
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+      bool first = round == 0 && chunk == 0;
+      if (first)
+        ptx({}, "wgmma.fence.sync.aligned;", "");
+      SmallVector<GemmCode::TileScales> scales;
+      for (int64_t g = 0; g < perRound; ++g) {
+        Value kb = env.add(env.mul(kt, env.idx(groups)),
+                           env.idx(round * perRound + g));
+        scales.push_back(code.loadScales(tm, tn, consumer, t, kb,
+                                         block.epilogueArgs[0],
+                                         block.epilogueArgs[1], chunk));
+      }
+      if (!first)
+        ptx({}, "wgmma.fence.sync.aligned;", "");
+      SmallVector<Value> partials;
+      for (int64_t g = 0; g < perRound; ++g) {
+        Value fresh = LLVM::UndefOp::create(b, loc, partialType);
+        int64_t firstStep = (round * perRound + g) * plan.stepsPerGroup();
+        partials.push_back(emitWgmmaStep(
+            b, loc, plan, fresh, code.descA(base, s, buffer, consumer),
+            code.descB(base, s, buffer, chunk), code,
+            /*fresh=*/true, firstStep, plan.stepsPerGroup(), plan.mmaN()));
+      }
+      ptx({},
+          "wgmma.commit_group.sync.aligned;\n"
+          "wgmma.wait_group.sync.aligned 0;",
+          "");
+      if (round == groups / perRound - 1 && chunk == chunks - 1)
+        freeStage(s, eq(t, zero));
+      for (int64_t g = 0; g < perRound; ++g) {
+        Value before = next;
+        code.promote(
+            scales[g],
+            [&](int64_t r) {
+              return LLVM::ExtractValueOp::create(b, loc, partials[g], r)
+                  .getResult();
+            },
+            [&](int64_t r) {
+              return LLVM::ExtractValueOp::create(b, loc, before, r)
+                  .getResult();
+            },
+            [&](int64_t r, Value v) {
+              next = LLVM::InsertValueOp::create(b, loc, next, v, r);
+            },
+            chunk);
+      }
+    }
+  }
+  scf::YieldOp::create(b, loc, next);
+}
+
+void Sm90Block::fastKTile(Value kt, Value it, Value s, Value buffer,
+                          Value total) {
+  Value base = block.base;
+  ptx({}, "wgmma.fence.sync.aligned;", "");
+  Value next =
+      emitWgmmaStep(b, loc, plan, total, code.descA(base, s, buffer, consumer),
+                    code.descB(base, s, buffer), code);
+  // One group stays in flight: wait for the previous stage's wgmmas, then
+  // free that stage (one arrival per consumer).
+  ptx({},
+      "wgmma.commit_group.sync.aligned;\n"
+      "wgmma.wait_group.sync.aligned 1;",
+      "");
+  Value previous = previousStage(env, plan, it);
+  freeStage(previous, env.land(eq(t, zero), ugt(kt, zero)));
+  scf::YieldOp::create(b, loc, next);
 }
 
 /// Ping-pong consumer `consumer` (per-tensor FP8, persistent, 128 x 128
@@ -173,21 +570,14 @@ Value previousStage(KernelEnv &env, const GemmPlan &plan, Value it) {
 /// or r - 2: try_wait.parity tells only adjacent phases apart, so the wait
 /// would pass on the other consumer's data (unittests/GemmProtocolTest.cpp
 /// finds it).
-void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
-                          Ptx &ptx, Value base, Value consumer, Value t,
-                          ValueRange epilogueArgs, Type accType,
-                          const std::function<void(Value, Value)> &freeStage) {
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  Value zero = env.idx(0);
-  Value first =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t, zero);
+void Sm90Block::pingpongConsumer() {
+  Value base = block.base;
+  Value first = eq(t, zero);
   int64_t kTiles = plan.kTiles();
   // `op` ("bar.sync" or "bar.arrive") on named barrier 2 + c, c this
   // consumer (`own`) or the other (immediate ids: ptxas then reserves
   // only those).
-  Value isFirst =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, consumer, zero);
+  Value isFirst = eq(consumer, zero);
   auto named = [&](StringRef op, bool own) {
     env.ifThenElse(
         isFirst,
@@ -198,8 +588,7 @@ void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
       env.blockId,
       [&](Value tm, Value tn, Value tileStart) {
         Value iteration = env.div(tileStart, env.idx(kTiles));
-        env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                         iteration, env.idx(1)),
+        env.ifThen(uge(iteration, env.idx(1)),
                    [&] { named("bar.sync", /*own=*/true); });
         Value fresh = LLVM::ZeroOp::create(b, loc, accType);
         auto forOp = scf::ForOp::create(b, loc, zero, env.idx(kTiles),
@@ -222,9 +611,7 @@ void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
               "wgmma.wait_group.sync.aligned 1;",
               "");
           freeStage(previousStage(env, plan, it),
-                    env.land(first,
-                             arith::CmpIOp::create(
-                                 b, loc, arith::CmpIPredicate::ugt, kt, zero)));
+                    env.land(first, ugt(kt, zero)));
           scf::YieldOp::create(b, loc, next);
         }
         // The other consumer's next tile may wait on its stages now (if the
@@ -232,8 +619,7 @@ void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
         Value nextTile =
             env.add(env.blockId, env.mul(env.add(iteration, env.idx(1)),
                                          env.idx(plan.blocks())));
-        env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         nextTile, env.idx(plan.tiles())),
+        env.ifThen(ult(nextTile, env.idx(plan.tiles())),
                    [&] { named("bar.arrive", /*own=*/false); });
         ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
         Value last = env.rem(env.add(tileStart, env.idx(kTiles - 1)),
@@ -241,9 +627,10 @@ void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
         freeStage(last, first);
         for (int64_t half = 0; half < 2; ++half) {
           Value acc = forOp.getResult(half);
-          code.epilogue(tm, tn, env.idx(half), t, epilogueArgs, [&](int64_t r) {
-            return LLVM::ExtractValueOp::create(b, loc, acc, r).getResult();
-          });
+          code.epilogue(
+              tm, tn, env.idx(half), t, block.epilogueArgs, [&](int64_t r) {
+                return LLVM::ExtractValueOp::create(b, loc, acc, r).getResult();
+              });
         }
       },
       consumer, 2);
@@ -251,606 +638,5 @@ void emitPingpongConsumer(KernelEnv &env, const GemmPlan &plan, GemmCode &code,
 } // namespace
 
 void gemm::emitGpuBody(KernelEnv &env, const GemmPlan &plan) {
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  GemmCode code{env, plan};
-  Ptx ptx{b, loc};
-  // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d
-  GemmBlock block(env, ptx);
-  Value tmA = block.tmA, tmB = block.tmB, base = block.base;
-  ValueRange epilogueArgs = block.epilogueArgs;
-  Value tid = env.threadId;
-  Value wg = env.div(tid, env.idx(kWarpgroup));
-  Value t = env.rem(tid, env.idx(kWarpgroup));
-  Value zero = env.idx(0);
-  auto eq = [&](Value a, Value c) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c);
-  };
-
-  env.ifThen(eq(tid, zero), [&] {
-    for (int64_t s = 0; s < plan.stages; ++s) {
-      ptx({ptx.i32(env.add(base, code.fullBarrier(env.idx(s)))),
-           ptx.i32(env.idx(1))},
-          "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
-      // The consumers that read a stage free it (ping-pong: one); with
-      // multicast, those of both blocks of the pair (B's halves land in
-      // both).
-      ptx({ptx.i32(env.add(base, code.emptyBarrier(env.idx(s)))),
-           ptx.i32(env.idx(plan.stageConsumers() * plan.cluster))},
-          "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
-    }
-    ptx({},
-        "fence.mbarrier_init.release.cluster;\n"
-        "fence.proxy.async.shared::cta;",
-        "");
-    ptx({tmA}, "prefetch.tensormap [$0];", "l");
-    ptx({tmB}, "prefetch.tensormap [$0];", "l");
-  });
-  // Both blocks of a multicast pair have their barriers initialized before
-  // either writes into the other's shared memory.
-  auto clusterBarrier = [&] {
-    ptx({},
-        "barrier.cluster.arrive.release.aligned;\n"
-        "barrier.cluster.wait.acquire.aligned;",
-        "");
-  };
-  if (plan.multicast())
-    clusterBarrier();
-  else
-    gpu::BarrierOp::create(b, loc);
-  // The block's rank in its pair (%cluster_ctarank for 2 x 1 x 1
-  // clusters of a 1-D grid) and the other's.
-  Value rank = env.rem(env.blockId, env.idx(2));
-  Value peer = arith::SubIOp::create(b, loc, env.idx(1), rank);
-
-  int64_t kTiles = plan.kTiles();
-  env.ifThenElse(
-      eq(wg, zero),
-      [&] {
-        // Producer warpgroup: gives registers away; one thread issues TMA.
-        ptx({}, "setmaxnreg.dec.sync.aligned.u32 40;", "");
-        env.ifThen(eq(t, zero), [&] {
-          code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
-            env.loop(kTiles, [&](Value kt) {
-              // The block's k-tile `it` (through all its tiles) uses stage
-              // it % stages in round it / stages.
-              Value it = env.add(tileStart, kt);
-              Value s = env.rem(it, env.idx(plan.stages));
-              Value round = env.div(it, env.idx(plan.stages));
-              env.ifThen(
-                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, it,
-                                        env.idx(plan.stages)),
-                  [&] {
-                    Value parity = code.band(
-                        arith::SubIOp::create(b, loc, round, env.idx(1)), 1);
-                    ptx.wait(env.add(base, code.emptyBarrier(s)), parity);
-                  });
-              Value full = ptx.i32(env.add(base, code.fullBarrier(s)));
-              ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
-                  "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
-                  "r,r");
-              // Coordinates {innermost, row}: K-major {k byte, tile row},
-              // MN-major {tile row (byte), k row}.
-              auto load = [&](Value dst, Value map, const OperandPlan &op,
-                              Value row) {
-                Value k =
-                    env.mul(kt, env.idx(op.mnMajor ? kTileK : plan.rowBytes()));
-                Value x = op.mnMajor ? row : k, y = op.mnMajor ? k : row;
-                ptx({ptx.i32(env.add(base, dst)), map, ptx.i32(x), ptx.i32(y),
-                     full},
-                    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-                    "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-                    "r,l,r,r,r");
-              };
-              load(code.stageA(s), tmA, plan.a, env.mul(tm, env.idx(kTileM)));
-              if (!plan.multicast()) {
-                load(code.stageB(s), tmB, plan.b,
-                     env.mul(tn, env.idx(plan.tileN)));
-                return;
-              }
-              // This block's half of B (rows rank * tileN / 2 of the
-              // tile), written into the same offset of both blocks' stage
-              // and completing both blocks' full barriers.
-              int64_t half = plan.tileN / 2;
-              Value dst =
-                  env.add(code.stageB(s),
-                          env.mul(rank, env.idx(half * plan.rowBytes())));
-              Value row = env.add(env.mul(tn, env.idx(plan.tileN)),
-                                  env.mul(rank, env.idx(half)));
-              Value k = env.mul(kt, env.idx(plan.rowBytes()));
-              Value mask =
-                  arith::ConstantIntOp::create(b, loc, b.getI16Type(), 3);
-              ptx({ptx.i32(env.add(base, dst)), tmB, ptx.i32(k), ptx.i32(row),
-                   full, mask},
-                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-                  "complete_tx::bytes.multicast::cluster [$0], [$1, {$2, "
-                  "$3}], [$4], $5;",
-                  "r,l,r,r,r,h");
-            });
-          });
-        });
-      },
-      [&] {
-        // Consumer warpgroups: 64 rows each.
-        ptx({}, "setmaxnreg.inc.sync.aligned.u32 232;", "");
-        Value consumer = arith::SubIOp::create(b, loc, wg, env.idx(1));
-        // 16-byte shared-memory accesses (four i32 words); stores at
-        // swizzled offsets.
-        auto load16 = [&](Value offset) {
-          Type i32 = b.getI32Type();
-          auto words = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                        {i32, i32, i32, i32});
-          Value v = ptx(words, {ptx.i32(env.add(base, offset))},
-                        "ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];",
-                        "=r,=r,=r,=r,r");
-          SmallVector<Value> result;
-          for (int64_t w = 0; w < 4; ++w)
-            result.push_back(LLVM::ExtractValueOp::create(b, loc, v, w));
-          return result;
-        };
-        auto store16 = [&](Value offset, ArrayRef<Value> words) {
-          SmallVector<Value> operands = {
-              ptx.i32(env.add(base, swizzle(code, offset)))};
-          operands.append(words.begin(), words.end());
-          ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
-              "r,r,r,r,r");
-        };
-        // A consumer frees stage `stage` (one arrival where `cond`) on its
-        // block's empty barrier and, with multicast, on the other block's,
-        // whose producer wrote half of B into it.
-        auto freeStage = [&](Value stage, Value cond) {
-          Value freed = env.add(base, code.emptyBarrier(stage));
-          ptx.arriveIf(freed, cond);
-          if (!plan.multicast())
-            return;
-          Value remote = ptx(b.getI32Type(), {ptx.i32(freed), ptx.i32(peer)},
-                             "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r");
-          ptx.arriveIf(remote, cond, /*remote=*/true);
-        };
-        SmallVector<Type> fields(plan.accRegs(), b.getF32Type());
-        auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
-        if (plan.pingpong) {
-          emitPingpongConsumer(env, plan, code, ptx, base, consumer, t,
-                               epilogueArgs, accType, freeStage);
-          return;
-        }
-        code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
-          Value acc = LLVM::ZeroOp::create(b, loc, accType);
-          SmallVector<Value> carried{acc};
-          // NVFP4: the block-scale codes of the first k-tile; each k-tile
-          // loads the next one's (GemmCode::fp4ScaleCodes).
-          if (plan.fp4())
-            llvm::append_range(
-                carried, code.fp4ScaleCodes(tm, tn, consumer, t, env.idx(0),
-                                            epilogueArgs[0], epilogueArgs[1]));
-          auto forOp = scf::ForOp::create(b, loc, env.idx(0), env.idx(kTiles),
-                                          env.idx(1), carried);
-          {
-            OpBuilder::InsertionGuard guard(b);
-            b.setInsertionPointToStart(forOp.getBody());
-            Value kt = forOp.getInductionVar();
-            Value it = env.add(tileStart, kt);
-            Value s = waitForKTile(env, plan, code, ptx, base, it);
-            Value total = forOp.getRegionIterArgs()[0];
-            Value buffer = code.transposeBuffer(it);
-            if (plan.transposes()) {
-              // MN-major operands: copy this stage's tiles transposed into
-              // buffer it % 2 once both consumers are past the wgmmas that
-              // read it (those of k-tile it - 2). Per-tensor FP8 with
-              // fast_accumulate (one group in flight): each consumer's
-              // wait_group 1 at the end of it - 1 completed its it - 2, and
-              // the barrier makes it both; with one buffer, wait for it - 1
-              // as well. Promoting consumers (block-scaled, split
-              // accumulator) wait for every group within the k-tile: with two
-              // buffers, both passed the barrier after the copy of it - 1 only
-              // once they had finished it - 2, so no barrier is needed first.
-              if (!plan.promotes() && plan.transposeBuffers() == 1)
-                ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
-              if (!plan.promotes() || plan.transposeBuffers() == 1)
-                ptx({}, "bar.sync 1, 256;", "");
-              code.transposeTiles(
-                  env.add(env.mul(consumer, env.idx(kWarpgroup)), t), s, buffer,
-                  load16, store16);
-              // The generic-proxy writes, visible to wgmma (async proxy).
-              ptx({}, "fence.proxy.async.shared::cta;", "");
-              ptx({}, "bar.sync 1, 256;", "");
-            }
-            if (plan.fp4()) {
-              // Double-buffered f16 tiles: k-tile kt converts into buffer
-              // kt % 2 while the wgmmas of kt - 1 (one group in flight) read
-              // the other. Both consumers are past the wait_group 1 of the
-              // previous k-tile, so the wgmmas of kt - 2, which read this
-              // buffer, are complete (named barrier 1: the 256 consumer
-              // threads).
-              // The next k-tile's scale codes (past the last k-tile: the
-              // last block's, unused), loaded while this one converts.
-              SmallVector<Value> nextCodes = code.fp4ScaleCodes(
-                  tm, tn, consumer, t, env.add(kt, env.idx(1)), epilogueArgs[0],
-                  epilogueArgs[1]);
-              ptx({}, "bar.sync 1, 256;", "");
-              SmallVector<Value> codes(forOp.getRegionIterArgs().drop_front(1));
-              code.convertFp4(consumer, t, kt, s, codes, load16, store16);
-              // The generic-proxy writes, visible to wgmma (async proxy), and
-              // complete in both consumers; the packed stage can be refilled.
-              ptx({}, "fence.proxy.async.shared::cta;", "");
-              ptx({}, "bar.sync 1, 256;", "");
-              freeStage(s, eq(t, zero));
-              ptx({}, "wgmma.fence.sync.aligned;", "");
-              SmallVector<Value> descsA, descsB;
-              Value f16Buffer = code.band(kt, 1);
-              for (int64_t j = 0; j < kTileK / 16; ++j) {
-                descsA.push_back(code.f16DescA(base, f16Buffer, consumer, j));
-                descsB.push_back(code.f16DescB(base, f16Buffer, j));
-              }
-              Value next = emitWgmmas(b, loc, plan, total, descsA, descsB,
-                                      /*fresh=*/false);
-              // Leave this k-tile's group in flight while the next converts.
-              ptx({},
-                  "wgmma.commit_group.sync.aligned;\n"
-                  "wgmma.wait_group.sync.aligned 1;",
-                  "");
-              SmallVector<Value> yielded{next};
-              yielded.append(nextCodes);
-              scf::YieldOp::create(b, loc, yielded);
-            } else if (plan.promotes()) {
-              // Each scale block of K (per-tensor: each k-tile) on its own
-              // (fresh accumulators), then promoted; `groupsPerRound` blocks
-              // between two waits; a 128x256 tile's two 128-column chunks
-              // in turn (GemmPlan::mmaN).
-              int64_t groups = kTileK / plan.blockK();
-              int64_t perRound = plan.groupsPerRound();
-              int64_t chunks = plan.mmaChunks();
-              SmallVector<Type> partialFields(plan.mmaRegs(), b.getF32Type());
-              auto partialType = LLVM::LLVMStructType::getLiteral(
-                  b.getContext(), partialFields);
-              Value next = total;
-              for (int64_t round = 0; round < groups / perRound; ++round) {
-                for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-                  bool first = round == 0 && chunk == 0;
-                  if (first)
-                    ptx({}, "wgmma.fence.sync.aligned;", "");
-                  SmallVector<GemmCode::TileScales> scales;
-                  for (int64_t g = 0; g < perRound; ++g) {
-                    Value kb = env.add(env.mul(kt, env.idx(groups)),
-                                       env.idx(round * perRound + g));
-                    scales.push_back(code.loadScales(tm, tn, consumer, t, kb,
-                                                     epilogueArgs[0],
-                                                     epilogueArgs[1], chunk));
-                  }
-                  if (!first)
-                    ptx({}, "wgmma.fence.sync.aligned;", "");
-                  SmallVector<Value> partials;
-                  for (int64_t g = 0; g < perRound; ++g) {
-                    Value fresh = LLVM::UndefOp::create(b, loc, partialType);
-                    int64_t firstStep =
-                        (round * perRound + g) * plan.stepsPerGroup();
-                    partials.push_back(
-                        emitWgmmaStep(b, loc, plan, fresh,
-                                      code.descA(base, s, buffer, consumer),
-                                      code.descB(base, s, buffer, chunk), code,
-                                      /*fresh=*/true, firstStep,
-                                      plan.stepsPerGroup(), plan.mmaN()));
-                  }
-                  ptx({},
-                      "wgmma.commit_group.sync.aligned;\n"
-                      "wgmma.wait_group.sync.aligned 0;",
-                      "");
-                  if (round == groups / perRound - 1 && chunk == chunks - 1)
-                    freeStage(s, eq(t, zero));
-                  for (int64_t g = 0; g < perRound; ++g) {
-                    Value before = next;
-                    code.promote(
-                        scales[g],
-                        [&](int64_t r) {
-                          return LLVM::ExtractValueOp::create(b, loc,
-                                                              partials[g], r)
-                              .getResult();
-                        },
-                        [&](int64_t r) {
-                          return LLVM::ExtractValueOp::create(b, loc, before, r)
-                              .getResult();
-                        },
-                        [&](int64_t r, Value v) {
-                          next =
-                              LLVM::InsertValueOp::create(b, loc, next, v, r);
-                        },
-                        chunk);
-                  }
-                }
-              }
-              scf::YieldOp::create(b, loc, next);
-            } else {
-              ptx({}, "wgmma.fence.sync.aligned;", "");
-              Value next = emitWgmmaStep(b, loc, plan, total,
-                                         code.descA(base, s, buffer, consumer),
-                                         code.descB(base, s, buffer), code);
-              // One group stays in flight: wait for the previous stage's
-              // wgmmas, then free that stage (one arrival per consumer).
-              ptx({},
-                  "wgmma.commit_group.sync.aligned;\n"
-                  "wgmma.wait_group.sync.aligned 1;",
-                  "");
-              Value previous = previousStage(env, plan, it);
-              Value release =
-                  env.land(eq(t, zero),
-                           arith::CmpIOp::create(
-                               b, loc, arith::CmpIPredicate::ugt, kt, zero));
-              freeStage(previous, release);
-              scf::YieldOp::create(b, loc, next);
-            }
-          }
-          ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
-          // Persistent fast-accumulating kernels free the tile's last stage
-          // here (the others free each stage in the k-loop; without persistence
-          // nothing waits for it), so the producer streams the next tile
-          // while this one's epilogue runs.
-          if (plan.persistent() && !plan.promotes() && !plan.fp4()) {
-            Value last = env.rem(env.add(tileStart, env.idx(kTiles - 1)),
-                                 env.idx(plan.stages));
-            freeStage(last, eq(t, zero));
-          }
-          Value result = forOp.getResult(0);
-          code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
-            return LLVM::ExtractValueOp::create(b, loc, result, r).getResult();
-          });
-        });
-      });
-  // Neither block of a pair exits while the other may still arrive on its
-  // barriers.
-  if (plan.multicast())
-    clusterBarrier();
-}
-
-//===----------------------------------------------------------------------===//
-// Entry points
-//===----------------------------------------------------------------------===//
-
-LogicalResult
-gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
-                       function_ref<InFlightDiagnostic()> emitError) {
-  bool perTensor = isPerTensor(operands.a.type) && isPerTensor(operands.b.type);
-  bool block = isa<Fp8BlockAttr>(operands.a.type.getQuantizer()) &&
-               isa<Fp8BlockAttr>(operands.b.type.getQuantizer());
-  bool mx = isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
-            isa<MXFP8Attr>(operands.b.type.getQuantizer());
-  bool fp4 = isa<NVFP4Attr>(operands.a.type.getQuantizer()) &&
-             isa<NVFP4Attr>(operands.b.type.getQuantizer());
-  // (Every family has a kernel; qs.gemm's verifier guarantees one family
-  // for both operands and at most one 128x128-scaled FP8 block operand.)
-  assert((perTensor || block || mx || fp4) && "a GEMM of mixed families");
-  unsigned cc = chip.getComputeCapability();
-  if (cc != 90 && cc != 100)
-    return emitError() << "GEMM kernels exist for sm_90a (wgmma) and sm_100a "
-                          "(tcgen05), not for compute capability "
-                       << cc / 10 << "." << cc % 10;
-  if (cc == 100 && block)
-    for (auto [name, operand] :
-         {std::pair<StringRef, const GemmOperand *>{"a", &operands.a},
-          {"b", &operands.b}})
-      if (!cast<Fp8BlockAttr>(operand->type.getQuantizer())
-               .getForcePow_2Scales())
-        return emitError()
-               << "on sm_100a, FP8 block GEMMs run as MXFP8 (E8M0 scales, "
-                  "as TE converts them on Blackwell), which is exact only "
-                  "for power-of-two scales: operand "
-               << name << "'s quantizer has force_pow_2_scales = false";
-  for (auto [name, operand, extent] :
-       {std::tuple<StringRef, const GemmOperand *, int64_t>{"a", &operands.a,
-                                                            operands.m},
-        {"b", &operands.b, operands.n}}) {
-    if (operand->kMajor)
-      continue;
-    // MN-major operands (sm_100a: tcgen05's major bits; sm_90a: copied
-    // transposed into shared memory): TMA rows of the [K, MN] data must be
-    // 16-byte multiples. (qs.gemm's verifier guarantees every operand one
-    // of the two.)
-    assert(operand->mnMajor && "a GEMM operand without K- or MN-major data");
-    if (extent % 16 != 0)
-      return emitError()
-             << "operand " << name
-             << " is read MN-major (contracted over its first dimension, "
-                "data in the tensor's own layout), so its other dimension "
-                "(here "
-             << extent
-             << ") must be a multiple of 16: TMA row strides are "
-                "multiples of 16 bytes";
-  }
-  if (operands.k % 16 != 0)
-    return emitError() << "GEMM kernels need K (here " << operands.k
-                       << ") to be a multiple of 16: TMA row strides are "
-                          "multiples of 16 bytes (cuBLASLt has the same "
-                          "rule, lda % 16 == 0)";
-  if (fp4 && operands.k % 32 != 0)
-    return emitError() << "NVFP4 GEMM kernels need K (here " << operands.k
-                       << ") to be a multiple of 32: a packed row (K / 2 "
-                          "bytes) must be a multiple of 16 bytes for TMA";
-  if (operands.pingpong &&
-      (cc != 90 || !perTensor || !operands.fastAccumulate ||
-       operands.a.mnMajor || operands.b.mnMajor ||
-       (operands.tileN && operands.tileN != 128)))
-    return emitError() << "qs.gemm_schedule = \"pingpong\" (each consumer "
-                          "warpgroup computes its own 128x128 tiles) exists "
-                          "for the sm_90a per-tensor FP8 kernel with "
-                          "fast_accumulate (no registers are left to promote "
-                          "into), K-major operands and 128-wide tiles";
-  if (operands.clusterSize == 2 &&
-      (cc != 90 || operands.a.mnMajor || operands.b.mnMajor))
-    return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "
-                          "a pair of blocks) exists for the sm_90a "
-                          "kernels with K-major operands (not for MN-major "
-                          "data, which goes through the transposing copy)";
-  if (cc == 100 && operands.persistentBlocks)
-    return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
-                          "exist for sm_90a only; the sm_100a kernel runs "
-                          "one block per output tile";
-  if (cc == 100 && operands.tileN == 192)
-    return emitError() << "qs.gemm_tile_n = 192 (128x192 tiles, promoted in "
-                          "two 96-column chunks) exists for the sm_90a "
-                          "kernels; sm_100a tiles are 128 or 256 wide";
-  // FP8 block: 192 only with 128x128-block B (1x128 B's column scales do
-  // not fit the registers beside 128x192 or 128x256 accumulators).
-  if ((block && (operands.tileN == 256 ||
-                 (operands.tileN == 192 && operands.b.blockDim != 2))) ||
-      (fp4 && operands.tileN) ||
-      (mx && operands.tileN && !(cc == 90 && operands.tileN == 128)))
-    return emitError() << "block-scaled GEMM kernels use fixed tile widths "
-                          "(sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; "
-                          "sm_100a: 128); qs.gemm_tile_n applies to "
-                          "per-tensor FP8, as 128 to MXFP8 on sm_90a, and "
-                          "as 192 to sm_90a FP8 block GEMMs whose B has "
-                          "128x128 blocks";
-  return success();
-}
-
-void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
-                    const GemmOperands &operands, Type outType, Value bias,
-                    Value c, Value d, const EmitOptions &options) {
-  GemmPlan plan;
-  plan.m = operands.m;
-  plan.n = operands.n;
-  plan.k = operands.k;
-  plan.tcgen05 = options.tcgen05;
-  plan.tilesM = ceilDiv(plan.m, kTileM);
-  // 128x256 tiles when they still fill every multiprocessor.
-  auto operandPlan = [&](const GemmOperand &op, int64_t rows) {
-    OperandPlan p;
-    p.blockDim = op.blockDim;
-    p.swizzled = op.swizzled;
-    p.rowScaled = op.rowScaled;
-    p.mnMajor = op.mnMajor;
-    p.rows = rows;
-    p.scaleLd = op.blockDim == 3 && op.mnMajor && !op.swizzled
-                    ? roundUp(rows, 128)
-                : op.blockDim == 1 ? roundUp(rows, 4)
-                : op.blockDim == 2 ? roundUp(ceilDiv(plan.k, 128), 4)
-                : op.blockDim == 3 ? roundUp(plan.k / 32, 4)
-                : op.blockDim == 4 ? roundUp(plan.k / 16, 4)
-                                   : 0;
-    return p;
-  };
-  plan.a = operandPlan(operands.a, plan.m);
-  plan.b = operandPlan(operands.b, plan.n);
-  // Per-tensor FP8: 128x256 tiles when they still fill every
-  // multiprocessor (sm_90a and sm_100a alike; block-scaled tiles are
-  // fixed).
-  int64_t sms = plan.tcgen05 ? kSMsBlackwell : kSMs;
-  // sm_90a per-tensor FP8 promotes each k-tile unless fast_accumulate
-  // allows the tensor core's precision: a second (partial) accumulator
-  // set, so 128-wide tiles unless qs.gemm_tile_n asks for 256 (promoted in
-  // two 128-column chunks; unmeasured, hence not the default).
-  plan.splitAccumulator =
-      !plan.tcgen05 && plan.a.blockDim == 0 && !operands.fastAccumulate;
-  plan.tileN = operands.pingpong                           ? 128
-               : operands.tileN                            ? operands.tileN
-               : plan.splitAccumulator                     ? 128
-               : plan.a.blockDim == 3 && !plan.tcgen05     ? 64
-               : plan.a.blockDim != 0                      ? 128
-               : plan.tilesM * ceilDiv(plan.n, 256) >= sms ? 256
-                                                           : 128;
-  plan.tilesN = ceilDiv(plan.n, plan.tileN);
-  // Ping-pong kernels are persistent: one block per multiprocessor unless
-  // qs.gemm_persistent says otherwise.
-  plan.pingpong = operands.pingpong;
-  plan.persistentBlocks = operands.persistentBlocks ? operands.persistentBlocks
-                          : plan.pingpong           ? kSMs
-                                                    : 0;
-  plan.cluster = operands.clusterSize;
-  plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
-  Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
-  Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
-  plan.typeA = ptxType(typeA);
-  plan.typeB = ptxType(typeB);
-  plan.outType = outType;
-  plan.bias = static_cast<bool>(bias);
-  plan.accumulate = static_cast<bool>(c);
-
-  KernelDesc desc;
-  desc.name = "qs_gemm";
-  desc.gridSize = plan.blocks();
-  desc.clusterSize = plan.cluster;
-  desc.threads = plan.threads();
-  desc.dynamicSharedBytes = plan.sharedBytes();
-  // 384 threads x 168 registers fit the 64K register file; setmaxnreg then
-  // moves 128 x (168 - 40) registers to the consumers (232 each).
-  if (!plan.tcgen05)
-    desc.maxRegisters = 168;
-  SmallVector<Value> args;
-  if (options.gpu) {
-    // The TMA descriptors, encoded on the host into device buffers.
-    auto mapType = MemRefType::get({16}, b.getI64Type());
-    auto encode = [&](Value data, const OperandPlan &op, int64_t boxRows) {
-      Value map = memref::AllocOp::create(b, loc, mapType);
-      // 128-byte swizzle where the tensor cores read the tile; sm_90a's
-      // packed FP4: none (the consumers read it with ordinary loads).
-      // MN-major (FP8, [K, MN]): boxes of 128 K-rows of the tile's bytes
-      // (128-byte atoms where swizzled).
-      if (op.mnMajor)
-        emitEncodeTensorMap(b, loc, module, map, data, plan.k, op.rows,
-                            plan.kTileElems(), plan.mnBoxBytes(op, boxRows),
-                            plan.swizzledTile(op) ? 128 : 0);
-      else
-        emitEncodeTensorMap(b, loc, module, map, data, op.rows, plan.pitch(),
-                            boxRows, plan.rowBytes(),
-                            plan.swizzledTile(op) ? 128 : 0);
-      return map;
-    };
-    // Multicast: each block of a pair loads half of the B tile.
-    args = {encode(operands.a.data, plan.a, kTileM),
-            encode(operands.b.data, plan.b, plan.tileN / plan.cluster)};
-  } else {
-    args = {operands.a.data, operands.b.data};
-  }
-  args.push_back(operands.a.scaleInv);
-  args.push_back(operands.b.scaleInv);
-  if (plan.fp4()) {
-    args.push_back(operands.a.amax);
-    args.push_back(operands.b.amax);
-  }
-  if (bias)
-    args.push_back(bias);
-  if (c)
-    args.push_back(c);
-  args.push_back(d);
-  if (options.gpu && plan.tcgen05)
-    desc.blockBody = [plan](KernelEnv &env) { emitTcgen05Body(env, plan); };
-  else if (options.gpu)
-    desc.blockBody = [plan](KernelEnv &env) { emitGpuBody(env, plan); };
-  else if (plan.tcgen05)
-    desc.blockBody = [plan, typeA, typeB](KernelEnv &env) {
-      emitTcgen05EmulatedBody(env, plan, typeA, typeB);
-    };
-  else
-    desc.blockBody = [plan, typeA, typeB](KernelEnv &env) {
-      emitEmulatedBody(env, plan, typeA, typeB);
-    };
-  emitKernel(b, loc, module, desc, args, options);
-}
-
-void gpuk::emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,
-                               Value map, Value data, int64_t rows,
-                               int64_t cols, int64_t boxRows, int64_t boxCols,
-                               int64_t swizzleBytes) {
-  MLIRContext *ctx = b.getContext();
-  Type i64 = b.getI64Type();
-  auto fnType =
-      FunctionType::get(ctx, SmallVector<Type>(7, i64), {b.getI32Type()});
-  auto fn = module.lookupSymbol<func::FuncOp>(kEncodeTensorMapFn);
-  if (!fn) {
-    OpBuilder mb(ctx);
-    mb.setInsertionPointToStart(module.getBody());
-    fn = func::FuncOp::create(mb, loc, kEncodeTensorMapFn, fnType);
-    fn.setPrivate();
-  }
-  auto pointer = [&](Value memref) {
-    return arith::IndexCastUIOp::create(
-        b, loc, i64,
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
-  };
-  auto constant = [&](int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
-  };
-  func::CallOp::create(b, loc, fn,
-                       ValueRange{pointer(map), pointer(data), constant(rows),
-                                  constant(cols), constant(boxRows),
-                                  constant(boxCols), constant(swizzleBytes)});
+  Sm90Block(env, plan).emit();
 }

@@ -3,7 +3,7 @@
 // Rewrites buffer-level quantize, dequantize and GEMM ops into kernel
 // launches on memrefs; the kernels come from QuantizeKernels.cpp and
 // DequantizeKernels.cpp (plans and phases: QuantizePlan.h) and from
-// GemmKernels.cpp / GemmTcgen05.cpp.
+// GemmPlan.cpp (GemmKernels.cpp / GemmTcgen05.cpp).
 //
 //===----------------------------------------------------------------------===//
 

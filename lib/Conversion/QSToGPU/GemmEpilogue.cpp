@@ -1,0 +1,171 @@
+//===- GemmEpilogue.cpp - GEMM kernels: epilogue --------------------------===//
+//
+// D = alpha acc (+ bias) (+ C), converted to the output type and stored:
+// from wgmma's fragment registers (sm_90a) or from tensor-memory lanes
+// (sm_100a), on the GPU and in the emulation alike.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmCode.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+using namespace mlir::qs::gpuk::gemm;
+
+void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,
+                        ValueRange args,
+                        const std::function<Value(int64_t)> &acc) {
+  Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(consumer, i(64)));
+  Value colBase = env.mul(tn, i(plan.tileN));
+  // Registers 2j and 2j + 1 hold adjacent columns of one row.
+  epilogueAt(
+      args, plan.accRegs(), 2,
+      [&](int64_t r) {
+        Value fr, fc;
+        std::tie(fr, fc) = fragment(t, i(r));
+        return std::make_pair(env.add(rowBase, fr), env.add(colBase, fc));
+      },
+      acc);
+}
+
+void GemmCode::epilogueAt(
+    ValueRange args, int64_t count, int64_t vec,
+    const std::function<std::pair<Value, Value>(int64_t)> &position,
+    const std::function<Value(int64_t)> &acc) {
+  while (plan.n % vec != 0)
+    vec /= 2;
+  // args: sa, sb, [amaxA, amaxB (NVFP4)], [bias], [c], d
+  Value alpha;
+  unsigned next = 2;
+  // NVFP4 factor amax / 2688 of a global amax, or of a row-scaled
+  // operand's stored row (A: the output row, B: the output column).
+  auto factor = [&](Value amax, Value index) -> Value {
+    return arith::MulFOp::create(
+        env.b, env.loc, memref::LoadOp::create(env.b, env.loc, amax, index),
+        env.f32(1.0f / 2688.0f));
+  };
+  if (plan.fp4()) {
+    // The reference's order: v * (gA gB), then * (rA[row] rB[col]).
+    Value gA = plan.a.rowScaled ? Value() : factor(args[2], i(0));
+    Value gB = plan.b.rowScaled ? Value() : factor(args[3], i(0));
+    alpha = gA && gB ? arith::MulFOp::create(env.b, env.loc, gA, gB).getResult()
+                     : (gA ? gA : gB);
+    next = 4;
+  } else if (!plan.blockScaled()) {
+    alpha = arith::MulFOp::create(
+        env.b, env.loc, memref::LoadOp::create(env.b, env.loc, args[0], i(0)),
+        memref::LoadOp::create(env.b, env.loc, args[1], i(0)));
+  }
+  Value bias = plan.bias ? args[next++] : Value();
+  Value c = plan.accumulate ? args[next++] : Value();
+  Value d = args[next];
+  bool rowScaled = plan.fp4() && (plan.a.rowScaled || plan.b.rowScaled);
+  // Reads first, then stores, kEpilogueBatch values at a time. As far as
+  // LLVM and ptxas know D may alias bias and C (and the amaxes), so a load
+  // issued after a store stays after it: reading each group's bias / C
+  // between the stores (as this code did until 2026-11-30; the SASS of the
+  // 128x256 fprop with bias was LDG, LDG, FMUL, FADD, STG per group) waits
+  // out the load latency once per group, 64 times per thread. The batch's
+  // loads read clamped (in-range) positions unconditionally; only the
+  // stores are guarded.
+  constexpr int64_t kEpilogueBatch = 16;
+  int64_t batch = std::max<int64_t>(kEpilogueBatch / vec, 1);
+  for (int64_t g0 = 0; g0 < count / vec; g0 += batch) {
+    struct Group {
+      Value row, first;
+      SmallVector<Value> bias, c, rows;
+    };
+    SmallVector<Group> groups;
+    for (int64_t g = g0; g < std::min(g0 + batch, count / vec); ++g) {
+      Group group;
+      std::tie(group.row, group.first) = position(g * vec);
+      Value row = minI(group.row, i(plan.m - 1));
+      for (int64_t e = 0; e < vec; ++e) {
+        Value col = minI(env.add(group.first, i(e)), i(plan.n - 1));
+        if (rowScaled) {
+          Value rows = plan.a.rowScaled ? factor(args[2], row) : env.f32(1.0f);
+          if (plan.b.rowScaled)
+            rows = arith::MulFOp::create(env.b, env.loc, rows,
+                                         factor(args[3], col));
+          group.rows.push_back(rows);
+        }
+        if (bias)
+          group.bias.push_back(
+              memref::LoadOp::create(env.b, env.loc, bias, col));
+        if (c)
+          group.c.push_back(memref::LoadOp::create(
+              env.b, env.loc, c, env.add(env.mul(row, i(plan.n)), col)));
+      }
+      groups.push_back(std::move(group));
+    }
+    for (Group &group : groups) {
+      // N % vec == 0 and first % vec == 0: the group is inside or outside.
+      Value inside = env.land(env.lt(group.row, i(plan.m)),
+                              env.lt(group.first, i(plan.n)));
+      int64_t g = g0 + (&group - groups.begin());
+      env.ifThen(inside, [&] {
+        SmallVector<Value> outs;
+        for (int64_t e = 0; e < vec; ++e) {
+          Value v = acc(g * vec + e);
+          Value out =
+              alpha
+                  ? arith::MulFOp::create(env.b, env.loc, v, alpha).getResult()
+                  : v;
+          if (rowScaled)
+            out = arith::MulFOp::create(env.b, env.loc, out, group.rows[e]);
+          if (bias)
+            out = arith::AddFOp::create(env.b, env.loc, out,
+                                        env.toF32(group.bias[e]));
+          if (c)
+            out = arith::AddFOp::create(env.b, env.loc, out,
+                                        env.toF32(group.c[e]));
+          // The GPU converts with cvt.rn (same RNE result as the emulation).
+          if (env.gpu && plan.outType != out.getType())
+            out = arith::TruncFOp::create(env.b, env.loc, plan.outType, out);
+          else
+            out = env.fromF32(out, plan.outType);
+          outs.push_back(out);
+        }
+        Value at = env.add(env.mul(group.row, i(plan.n)), group.first);
+        if (vec == 1) {
+          memref::StoreOp::create(env.b, env.loc, outs[0], d, at);
+          return;
+        }
+        // One vector store (16-byte-class on the GPU: D's rows are
+        // multiples of vec elements; element-aligned in the emulation,
+        // whose buffers may come from numpy).
+        Value packed = vector::FromElementsOp::create(
+            env.b, env.loc, VectorType::get({vec}, outs[0].getType()), outs);
+        int64_t bytes = outs[0].getType().getIntOrFloatBitWidth() / 8;
+        vector::StoreOp::create(
+            env.b, env.loc, packed, d, ValueRange{at},
+            /*nontemporal=*/false,
+            llvm::MaybeAlign(env.gpu ? vec * bytes : bytes));
+      });
+    }
+  }
+}
+
+void GemmCode::tmemEpilogue(
+    ValueRange args, Value tm, Value tn, Value tmemLane,
+    const std::function<std::function<Value(int64_t)>(int64_t)> &load) {
+  Value row = env.add(env.mul(tm, i(kTileM)), tmemLane);
+  for (int64_t chunk = 0; chunk < plan.tileN / 32; ++chunk) {
+    std::function<Value(int64_t)> bits = load(chunk);
+    Value colBase = env.add(env.mul(tn, i(plan.tileN)), i(32 * chunk));
+    // 16 bytes of the row per store.
+    int64_t outBytes = plan.outType.getIntOrFloatBitWidth() / 8;
+    epilogueAt(
+        args, 32, 16 / outBytes,
+        [&](int64_t r) { return std::make_pair(row, env.add(colBase, i(r))); },
+        [&](int64_t r) {
+          return arith::BitcastOp::create(env.b, env.loc, env.b.getF32Type(),
+                                          bits(r))
+              .getResult();
+        });
+  }
+}

@@ -1,0 +1,280 @@
+//===- GemmPlan.cpp - GEMM kernels: support, plan and launch --------------===//
+//
+// Which GEMMs have kernels (checkGemmSupport: every rule a diagnostic), the
+// plan of one (tile shape, stage ring, per-operand scaling; GemmCode.h),
+// its TMA descriptors and arguments, and the kernel (sm_90a wgmma, sm_100a
+// tcgen05, or the emulation of either) it launches.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmCode.h"
+#include "Kernels.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
+#include "qs/Dialect/QS/Utils/QuantizerMath.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+using namespace mlir::qs::gpuk::gemm;
+
+namespace {
+
+StringRef ptxType(Type t) { return isa<Float8E5M2Type>(t) ? "e5m2" : "e4m3"; }
+
+bool isPerTensor(QuantTensorType type) {
+  return isa<Fp8DelayedAttr, Fp8CurrentAttr>(type.getQuantizer());
+}
+} // namespace
+
+LogicalResult
+gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
+                       function_ref<InFlightDiagnostic()> emitError) {
+  bool perTensor = isPerTensor(operands.a.type) && isPerTensor(operands.b.type);
+  bool block = isa<Fp8BlockAttr>(operands.a.type.getQuantizer()) &&
+               isa<Fp8BlockAttr>(operands.b.type.getQuantizer());
+  bool mx = isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
+            isa<MXFP8Attr>(operands.b.type.getQuantizer());
+  bool fp4 = isa<NVFP4Attr>(operands.a.type.getQuantizer()) &&
+             isa<NVFP4Attr>(operands.b.type.getQuantizer());
+  // (Every family has a kernel; qs.gemm's verifier guarantees one family
+  // for both operands and at most one 128x128-scaled FP8 block operand.)
+  assert((perTensor || block || mx || fp4) && "a GEMM of mixed families");
+  unsigned cc = chip.getComputeCapability();
+  if (cc != 90 && cc != 100)
+    return emitError() << "GEMM kernels exist for sm_90a (wgmma) and sm_100a "
+                          "(tcgen05), not for compute capability "
+                       << cc / 10 << "." << cc % 10;
+  if (cc == 100 && block)
+    for (auto [name, operand] :
+         {std::pair<StringRef, const GemmOperand *>{"a", &operands.a},
+          {"b", &operands.b}})
+      if (!cast<Fp8BlockAttr>(operand->type.getQuantizer())
+               .getForcePow_2Scales())
+        return emitError()
+               << "on sm_100a, FP8 block GEMMs run as MXFP8 (E8M0 scales, "
+                  "as TE converts them on Blackwell), which is exact only "
+                  "for power-of-two scales: operand "
+               << name << "'s quantizer has force_pow_2_scales = false";
+  for (auto [name, operand, extent] :
+       {std::tuple<StringRef, const GemmOperand *, int64_t>{"a", &operands.a,
+                                                            operands.m},
+        {"b", &operands.b, operands.n}}) {
+    if (operand->kMajor)
+      continue;
+    // MN-major operands (sm_100a: tcgen05's major bits; sm_90a: copied
+    // transposed into shared memory): TMA rows of the [K, MN] data must be
+    // 16-byte multiples. (qs.gemm's verifier guarantees every operand one
+    // of the two.)
+    assert(operand->mnMajor && "a GEMM operand without K- or MN-major data");
+    if (extent % 16 != 0)
+      return emitError()
+             << "operand " << name
+             << " is read MN-major (contracted over its first dimension, "
+                "data in the tensor's own layout), so its other dimension "
+                "(here "
+             << extent
+             << ") must be a multiple of 16: TMA row strides are "
+                "multiples of 16 bytes";
+  }
+  if (operands.k % 16 != 0)
+    return emitError() << "GEMM kernels need K (here " << operands.k
+                       << ") to be a multiple of 16: TMA row strides are "
+                          "multiples of 16 bytes (cuBLASLt has the same "
+                          "rule, lda % 16 == 0)";
+  if (fp4 && operands.k % 32 != 0)
+    return emitError() << "NVFP4 GEMM kernels need K (here " << operands.k
+                       << ") to be a multiple of 32: a packed row (K / 2 "
+                          "bytes) must be a multiple of 16 bytes for TMA";
+  if (operands.pingpong &&
+      (cc != 90 || !perTensor || !operands.fastAccumulate ||
+       operands.a.mnMajor || operands.b.mnMajor ||
+       (operands.tileN && operands.tileN != 128)))
+    return emitError() << "qs.gemm_schedule = \"pingpong\" (each consumer "
+                          "warpgroup computes its own 128x128 tiles) exists "
+                          "for the sm_90a per-tensor FP8 kernel with "
+                          "fast_accumulate (no registers are left to promote "
+                          "into), K-major operands and 128-wide tiles";
+  if (operands.clusterSize == 2 &&
+      (cc != 90 || operands.a.mnMajor || operands.b.mnMajor))
+    return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "
+                          "a pair of blocks) exists for the sm_90a "
+                          "kernels with K-major operands (not for MN-major "
+                          "data, which goes through the transposing copy)";
+  if (cc == 100 && operands.persistentBlocks)
+    return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
+                          "exist for sm_90a only; the sm_100a kernel runs "
+                          "one block per output tile";
+  if (cc == 100 && operands.tileN == 192)
+    return emitError() << "qs.gemm_tile_n = 192 (128x192 tiles, promoted in "
+                          "two 96-column chunks) exists for the sm_90a "
+                          "kernels; sm_100a tiles are 128 or 256 wide";
+  // FP8 block: 192 only with 128x128-block B (1x128 B's column scales do
+  // not fit the registers beside 128x192 or 128x256 accumulators).
+  if ((block && (operands.tileN == 256 ||
+                 (operands.tileN == 192 && operands.b.blockDim != 2))) ||
+      (fp4 && operands.tileN) ||
+      (mx && operands.tileN && !(cc == 90 && operands.tileN == 128)))
+    return emitError() << "block-scaled GEMM kernels use fixed tile widths "
+                          "(sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; "
+                          "sm_100a: 128); qs.gemm_tile_n applies to "
+                          "per-tensor FP8, as 128 to MXFP8 on sm_90a, and "
+                          "as 192 to sm_90a FP8 block GEMMs whose B has "
+                          "128x128 blocks";
+  return success();
+}
+
+void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
+                    const GemmOperands &operands, Type outType, Value bias,
+                    Value c, Value d, const EmitOptions &options) {
+  GemmPlan plan;
+  plan.m = operands.m;
+  plan.n = operands.n;
+  plan.k = operands.k;
+  plan.tcgen05 = options.tcgen05;
+  plan.tilesM = ceilDiv(plan.m, kTileM);
+  // 128x256 tiles when they still fill every multiprocessor.
+  auto operandPlan = [&](const GemmOperand &op, int64_t rows) {
+    OperandPlan p;
+    p.blockDim = op.blockDim;
+    p.swizzled = op.swizzled;
+    p.rowScaled = op.rowScaled;
+    p.mnMajor = op.mnMajor;
+    p.rows = rows;
+    p.scaleLd = op.blockDim == 3 && op.mnMajor && !op.swizzled
+                    ? roundUp(rows, 128)
+                : op.blockDim == 1 ? roundUp(rows, 4)
+                : op.blockDim == 2 ? roundUp(ceilDiv(plan.k, 128), 4)
+                : op.blockDim == 3 ? roundUp(plan.k / 32, 4)
+                : op.blockDim == 4 ? roundUp(plan.k / 16, 4)
+                                   : 0;
+    return p;
+  };
+  plan.a = operandPlan(operands.a, plan.m);
+  plan.b = operandPlan(operands.b, plan.n);
+  // Per-tensor FP8: 128x256 tiles when they still fill every
+  // multiprocessor (sm_90a and sm_100a alike; block-scaled tiles are
+  // fixed).
+  int64_t sms = plan.tcgen05 ? kSMsBlackwell : kSMs;
+  // sm_90a per-tensor FP8 promotes each k-tile unless fast_accumulate
+  // allows the tensor core's precision: a second (partial) accumulator
+  // set, so 128-wide tiles unless qs.gemm_tile_n asks for 256 (promoted in
+  // two 128-column chunks; unmeasured, hence not the default).
+  plan.splitAccumulator =
+      !plan.tcgen05 && plan.a.blockDim == 0 && !operands.fastAccumulate;
+  plan.tileN = operands.pingpong                           ? 128
+               : operands.tileN                            ? operands.tileN
+               : plan.splitAccumulator                     ? 128
+               : plan.a.blockDim == 3 && !plan.tcgen05     ? 64
+               : plan.a.blockDim != 0                      ? 128
+               : plan.tilesM * ceilDiv(plan.n, 256) >= sms ? 256
+                                                           : 128;
+  plan.tilesN = ceilDiv(plan.n, plan.tileN);
+  // Ping-pong kernels are persistent: one block per multiprocessor unless
+  // qs.gemm_persistent says otherwise.
+  plan.pingpong = operands.pingpong;
+  plan.persistentBlocks = operands.persistentBlocks ? operands.persistentBlocks
+                          : plan.pingpong           ? kSMs
+                                                    : 0;
+  plan.cluster = operands.clusterSize;
+  plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
+  Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
+  Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
+  plan.typeA = ptxType(typeA);
+  plan.typeB = ptxType(typeB);
+  plan.outType = outType;
+  plan.bias = static_cast<bool>(bias);
+  plan.accumulate = static_cast<bool>(c);
+
+  KernelDesc desc;
+  desc.name = "qs_gemm";
+  desc.gridSize = plan.blocks();
+  desc.clusterSize = plan.cluster;
+  desc.threads = plan.threads();
+  desc.dynamicSharedBytes = plan.sharedBytes();
+  // 384 threads x 168 registers fit the 64K register file; setmaxnreg then
+  // moves 128 x (168 - 40) registers to the consumers (232 each).
+  if (!plan.tcgen05)
+    desc.maxRegisters = 168;
+  SmallVector<Value> args;
+  if (options.gpu) {
+    // The TMA descriptors, encoded on the host into device buffers.
+    auto mapType = MemRefType::get({16}, b.getI64Type());
+    auto encode = [&](Value data, const OperandPlan &op, int64_t boxRows) {
+      Value map = memref::AllocOp::create(b, loc, mapType);
+      // 128-byte swizzle where the tensor cores read the tile; sm_90a's
+      // packed FP4: none (the consumers read it with ordinary loads).
+      // MN-major (FP8, [K, MN]): boxes of 128 K-rows of the tile's bytes
+      // (128-byte atoms where swizzled).
+      if (op.mnMajor)
+        emitEncodeTensorMap(b, loc, module, map, data, plan.k, op.rows,
+                            plan.kTileElems(), plan.mnBoxBytes(op, boxRows),
+                            plan.swizzledTile(op) ? 128 : 0);
+      else
+        emitEncodeTensorMap(b, loc, module, map, data, op.rows, plan.pitch(),
+                            boxRows, plan.rowBytes(),
+                            plan.swizzledTile(op) ? 128 : 0);
+      return map;
+    };
+    // Multicast: each block of a pair loads half of the B tile.
+    args = {encode(operands.a.data, plan.a, kTileM),
+            encode(operands.b.data, plan.b, plan.tileN / plan.cluster)};
+  } else {
+    args = {operands.a.data, operands.b.data};
+  }
+  args.push_back(operands.a.scaleInv);
+  args.push_back(operands.b.scaleInv);
+  if (plan.fp4()) {
+    args.push_back(operands.a.amax);
+    args.push_back(operands.b.amax);
+  }
+  if (bias)
+    args.push_back(bias);
+  if (c)
+    args.push_back(c);
+  args.push_back(d);
+  if (options.gpu && plan.tcgen05)
+    desc.blockBody = [plan](KernelEnv &env) { emitTcgen05Body(env, plan); };
+  else if (options.gpu)
+    desc.blockBody = [plan](KernelEnv &env) { emitGpuBody(env, plan); };
+  else if (plan.tcgen05)
+    desc.blockBody = [plan, typeA, typeB](KernelEnv &env) {
+      emitTcgen05EmulatedBody(env, plan, typeA, typeB);
+    };
+  else
+    desc.blockBody = [plan, typeA, typeB](KernelEnv &env) {
+      emitEmulatedBody(env, plan, typeA, typeB);
+    };
+  emitKernel(b, loc, module, desc, args, options);
+}
+
+void gpuk::emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,
+                               Value map, Value data, int64_t rows,
+                               int64_t cols, int64_t boxRows, int64_t boxCols,
+                               int64_t swizzleBytes) {
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  auto fnType =
+      FunctionType::get(ctx, SmallVector<Type>(7, i64), {b.getI32Type()});
+  auto fn = module.lookupSymbol<func::FuncOp>(kEncodeTensorMapFn);
+  if (!fn) {
+    OpBuilder mb(ctx);
+    mb.setInsertionPointToStart(module.getBody());
+    fn = func::FuncOp::create(mb, loc, kEncodeTensorMapFn, fnType);
+    fn.setPrivate();
+  }
+  auto pointer = [&](Value memref) {
+    return arith::IndexCastUIOp::create(
+        b, loc, i64,
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
+  };
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+  };
+  func::CallOp::create(b, loc, fn,
+                       ValueRange{pointer(map), pointer(data), constant(rows),
+                                  constant(cols), constant(boxRows),
+                                  constant(boxCols), constant(swizzleBytes)});
+}
