@@ -12,8 +12,9 @@
 // allocates tensor memory and one of its threads copies the scale factors
 // to tensor memory (tcgen05.cp) and issues the MMAs, freeing each stage with
 // tcgen05.commit. Then all four warps read their 32 accumulator lanes
-// (tcgen05.ld) and run the shared epilogue (GemmCode). The index arithmetic
-// is shared with the CPU emulation (Tcgen05Emulation.cpp).
+// (tcgen05.ld) and run the shared epilogue (GemmCode). Tcgen05Block emits
+// one warp role a method; the index arithmetic is shared with the CPU
+// emulation (Tcgen05Emulation.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,49 +28,65 @@ using namespace mlir::qs;
 using namespace mlir::qs::gpuk;
 using namespace mlir::qs::gpuk::gemm;
 
-void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  GemmCode code{env, plan};
-  Ptx ptx{b, loc};
-  // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d
-  GemmBlock block(env, ptx);
-  Value tmA = block.tmA, tmB = block.tmB, base = block.base;
-  Value tm, tn;
-  std::tie(tm, tn) = code.tileOf(env.blockId);
-  ValueRange epilogueArgs = block.epilogueArgs;
-  Value tid = env.threadId;
-  Value warp = env.div(tid, env.idx(32));
-  Value lane = env.rem(tid, env.idx(32));
-  auto eq = [&](Value a, int64_t c) {
+namespace {
+/// The sm_100a block of emitTcgen05Body: one method per warp role.
+class Tcgen05Block {
+public:
+  Tcgen05Block(KernelEnv &env, const GemmPlan &plan)
+      : env(env), plan(plan), b(env.b),
+        loc(env.loc), code{env, plan}, ptx{b, loc}, block(env, ptx) {}
+  void emit();
+
+private:
+  Value eq(Value a, int64_t c) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a,
                                  env.idx(c));
-  };
-  auto at = [&](Value offset) { return ptx.i32(env.add(base, offset)); };
-  Value done = env.idx(plan.doneBarrierOffset());
-  Value slotOffset = env.idx(plan.tmemSlotOffset());
-  std::string columns = std::to_string(plan.tmemColumns());
-  bool scaled = plan.sfChunks() > 0;
+  }
+  /// The i32 shared-memory address of a byte offset from the base.
+  Value at(Value offset) { return ptx.i32(env.add(block.base, offset)); }
+  bool scaled() const { return plan.sfChunks() > 0; }
+  /// Thread 0 initializes the stages' full and empty barriers and the
+  /// "accumulator done" barrier.
+  void initBarriers();
+  /// Producers (TMA, scale factors) wait until the MMAs of round - 1 are
+  /// done with stage `s` of k-tile `kt`.
+  void waitEmpty(Value kt, Value s);
+  /// Warp 0, one thread: TMA of each k-tile's A and B tiles.
+  void tmaWarp();
+  /// Warp 1, one thread: scale factors to tensor memory (tcgen05.cp) and
+  /// the MMAs of each k-tile; commits free the stages, then signal `done`.
+  void mmaWarp();
+  /// Warp 2: each k-tile's scale factors into the stage in cuBLAS's 128x4
+  /// order (block-scaled kinds only).
+  void scaleFactorWarp();
+  /// All four warps: tensor-memory lanes 32w..32w+31 (their rows) to D.
+  void epilogue();
 
-  env.ifThen(eq(tid, 0), [&] {
-    auto init = [&](Value barrier, int64_t count) {
-      ptx({at(barrier), ptx.i32(env.idx(count))},
-          "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
-    };
-    for (int64_t s = 0; s < plan.stages; ++s) {
-      // Full: the TMA thread's expect_tx plus one arrival per lane of the
-      // scale-factor warp (block-scaled); empty: one tcgen05.commit.
-      init(code.fullBarrier(env.idx(s)), scaled ? 1 + 32 : 1);
-      init(code.emptyBarrier(env.idx(s)), 1);
-    }
-    init(done, 1);
-    ptx({},
-        "fence.mbarrier_init.release.cluster;\n"
-        "fence.proxy.async.shared::cta;",
-        "");
-    ptx({tmA}, "prefetch.tensormap [$0];", "l");
-    ptx({tmB}, "prefetch.tensormap [$0];", "l");
-  });
+  KernelEnv &env;
+  const GemmPlan &plan;
+  OpBuilder &b;
+  Location loc;
+  GemmCode code;
+  Ptx ptx;
+  // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d
+  GemmBlock block;
+  Value tm, tn, tid, warp, lane;
+  /// Shared-memory offsets of the "accumulator done" barrier and of the
+  /// word tcgen05.alloc writes; the allocated tensor-memory address.
+  Value done, slotOffset, tmem;
+  std::string columns;
+};
+
+void Tcgen05Block::emit() {
+  std::tie(tm, tn) = code.tileOf(env.blockId);
+  tid = env.threadId;
+  warp = env.div(tid, env.idx(32));
+  lane = env.rem(tid, env.idx(32));
+  done = env.idx(plan.doneBarrierOffset());
+  slotOffset = env.idx(plan.tmemSlotOffset());
+  columns = std::to_string(plan.tmemColumns());
+
+  env.ifThen(eq(tid, 0), [&] { initBarriers(); });
   // Warp 1 owns the tensor memory: accumulators and scale-factor slots.
   env.ifThen(eq(warp, 1), [&] {
     ptx({at(slotOffset)},
@@ -82,176 +99,190 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
   ptx({}, "tcgen05.fence::before_thread_sync;", "");
   gpu::BarrierOp::create(b, loc);
   ptx({}, "tcgen05.fence::after_thread_sync;", "");
-  Value tmem = arith::IndexCastUIOp::create(
+  tmem = arith::IndexCastUIOp::create(
       b, loc, b.getIndexType(),
       ptx(b.getI32Type(), {at(slotOffset)}, "ld.shared.b32 $0, [$1];", "=r,r"));
 
-  int64_t kTiles = plan.kTiles();
-  // Producers (TMA, scale factors) wait until the MMAs of round - 1 are done
-  // with the stage.
-  auto waitEmpty = [&](Value kt, Value s) {
-    Value round = env.div(kt, env.idx(plan.stages));
-    env.ifThen(
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
-                              env.idx(plan.stages)),
-        [&] {
-          ptx.wait(
-              env.add(base, code.emptyBarrier(s)),
-              code.band(arith::SubIOp::create(b, loc, round, env.idx(1)), 1));
-        });
-  };
   env.ifThenElse(
-      eq(warp, 0),
-      [&] {
-        env.ifThen(eq(lane, 0), [&] {
-          env.loop(kTiles, [&](Value kt) {
-            Value s = env.rem(kt, env.idx(plan.stages));
-            waitEmpty(kt, s);
-            Value full = at(code.fullBarrier(s));
-            ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
-                "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
-                "r,r");
-            // Coordinates {innermost, row}: K-major {k byte, tile row},
-            // MN-major {tile row (byte), k row}, one box per 128-byte atom.
-            auto load = [&](Value dst, Value map, const OperandPlan &op,
-                            Value row, int64_t tileRows) {
-              Value k = env.mul(kt, env.idx(op.mnMajor ? plan.kTileElems()
-                                                       : plan.rowBytes()));
-              int64_t box = plan.mnBoxBytes(op, tileRows);
-              for (int64_t t = 0; t < (op.mnMajor ? tileRows / box : 1); ++t) {
-                Value x = op.mnMajor ? env.add(row, env.idx(t * box)) : k;
-                Value y = op.mnMajor ? k : row;
-                ptx({at(env.add(dst, env.idx(t * plan.mnAtomBytes()))), map,
-                     ptx.i32(x), ptx.i32(y), full},
-                    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-                    "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-                    "r,l,r,r,r");
-              }
-            };
-            load(code.stageA(s), tmA, plan.a, env.mul(tm, env.idx(kTileM)),
-                 kTileM);
-            load(code.stageB(s), tmB, plan.b,
-                 env.mul(tn, env.idx(plan.tileN)), plan.tileN);
-          });
-        });
-      },
+      eq(warp, 0), [&] { tmaWarp(); },
       [&] {
         env.ifThenElse(
-            eq(warp, 1),
-            [&] {
-              env.ifThen(eq(lane, 0), [&] {
-                std::string kind = !scaled ? "f8f6f4"
-                                   : plan.fp4()
-                                       ? "mxf4nvf4.block_scale.scale_vec::4X"
-                                       : "mxf8f6f4.block_scale.scale_vec::1X";
-                env.loop(kTiles, [&](Value kt) {
-                  Value s = env.rem(kt, env.idx(plan.stages));
-                  Value parity =
-                      code.band(env.div(kt, env.idx(plan.stages)), 1);
-                  ptx.wait(env.add(base, code.fullBarrier(s)), parity);
-                  ptx({}, "tcgen05.fence::after_thread_sync;", "");
-                  Value slot = s;
-                  for (int64_t op = 0; op < 2 && scaled; ++op)
-                    for (int64_t c = 0; c < plan.sfChunks(); ++c)
-                      ptx({ptx.i32(env.add(tmem, code.sfColumn(slot, op, c))),
-                           code.sfDescriptor(
-                               env.add(base, code.stageSf(s, op, c)))},
-                          "tcgen05.cp.cta_group::1.32x128b.warpx4 [$0], $1;",
-                          "r,l");
-                  Value descA =
-                      code.ummaDescriptor(env.add(base, code.stageA(s)), plan.a);
-                  Value descB =
-                      code.ummaDescriptor(env.add(base, code.stageB(s)), plan.b);
-                  for (int64_t j = 0; j < kKSteps; ++j) {
-                    Tcgen05Instr instr = code.instr(j);
-                    // Scale-factor addresses: the chunk's columns, and (as
-                    // the instruction descriptor) the byte id in bits 30-31.
-                    auto sf = [&](int64_t op, unsigned id) {
-                      Value column =
-                          code.sfColumn(slot, op, plan.fp4() ? j : 0);
-                      return ptx.i32(env.add(env.add(tmem, column),
-                                             env.idx(int64_t(id) << 30)));
-                    };
-                    Value accumulate = arith::ExtUIOp::create(
-                        b, loc, b.getI32Type(),
-                        j > 0 ? arith::ConstantIntOp::create(b, loc, 1, 1)
-                                    .getResult()
-                              : arith::CmpIOp::create(b, loc,
-                                                      arith::CmpIPredicate::ugt,
-                                                      kt, env.idx(0))
-                                    .getResult());
-                    SmallVector<Value> operands = {
-                        ptx.i32(tmem), code.mmaStep(plan.a, descA, j),
-                        code.mmaStep(plan.b, descB, j),
-                        arith::ConstantIntOp::create(
-                            b, loc, b.getI32Type(),
-                            static_cast<int32_t>(instr.encode())),
-                        accumulate};
-                    if (scaled) {
-                      operands.push_back(sf(0, instr.sfIdA));
-                      operands.push_back(sf(1, instr.sfIdB));
-                    }
-                    ptx(operands,
-                        "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
-                        "tcgen05.mma.cta_group::1.kind::" +
-                            kind + " [$0], $1, $2, $3, " +
-                            (scaled ? "[$5], [$6], " : "") + "p;\n}",
-                        scaled ? "r,l,l,r,r,r,r" : "r,l,l,r,r");
-                  }
-                  // The stage is free once these MMAs (and copies) are done.
-                  ptx({at(code.emptyBarrier(s))},
-                      "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
-                      "shared::cluster.b64 [$0];",
-                      "r");
-                });
-                ptx({at(done)},
-                    "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
-                    "shared::cluster.b64 [$0];",
-                    "r");
-              });
-            },
+            eq(warp, 1), [&] { mmaWarp(); },
             [&] {
               // Per-tensor FP8 has no scale factors: warps 2 and 3 idle.
-              if (!scaled)
+              if (!scaled())
                 return;
-              env.ifThen(eq(warp, 2), [&] {
-                env.loop(kTiles, [&](Value kt) {
-                  Value s = env.rem(kt, env.idx(plan.stages));
-                  waitEmpty(kt, s);
-                  code.gatherScales(
-                      tm, tn, lane, kt, s, epilogueArgs[0], epilogueArgs[1],
-                      [&](Value scales, Value offset) {
-                        Value address = arith::AddIOp::create(
-                            b, loc, ptx.pointerOf(scales), ptx.i64(offset));
-                        return ptx(b.getI32Type(), {address},
-                                   "ld.global.nc.b32 $0, [$1];", "=r,l");
-                      },
-                      [&](Value scales, Value offset) {
-                        Value address = arith::AddIOp::create(
-                            b, loc, ptx.pointerOf(scales), ptx.i64(offset));
-                        return ptx(b.getI32Type(), {address},
-                                   "ld.global.nc.u8 $0, [$1];", "=r,l");
-                      },
-                      [&](Value offset, ArrayRef<Value> words) {
-                        SmallVector<Value> operands = {at(offset)};
-                        operands.append(words.begin(), words.end());
-                        ptx(operands,
-                            "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
-                            "r,r,r,r,r");
-                      });
-                  // Generic-proxy writes, visible to tcgen05.cp (async proxy).
-                  ptx({at(code.fullBarrier(s))},
-                      "fence.proxy.async.shared::cta;\n"
-                      "mbarrier.arrive.shared::cta.b64 _, [$0];",
-                      "r");
-                });
-              });
+              env.ifThen(eq(warp, 2), [&] { scaleFactorWarp(); });
             });
       });
+  epilogue();
+}
 
-  // Epilogue: warp w reads tensor-memory lanes 32w..32w+31 (its rows), 32
-  // columns at a time.
-  ptx.wait(env.add(base, done), env.idx(0));
+void Tcgen05Block::initBarriers() {
+  auto init = [&](Value barrier, int64_t count) {
+    ptx({at(barrier), ptx.i32(env.idx(count))},
+        "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
+  };
+  for (int64_t s = 0; s < plan.stages; ++s) {
+    // Full: the TMA thread's expect_tx plus one arrival per lane of the
+    // scale-factor warp (block-scaled); empty: one tcgen05.commit.
+    init(code.fullBarrier(env.idx(s)), scaled() ? 1 + 32 : 1);
+    init(code.emptyBarrier(env.idx(s)), 1);
+  }
+  init(done, 1);
+  ptx({},
+      "fence.mbarrier_init.release.cluster;\n"
+      "fence.proxy.async.shared::cta;",
+      "");
+  ptx({block.tmA}, "prefetch.tensormap [$0];", "l");
+  ptx({block.tmB}, "prefetch.tensormap [$0];", "l");
+}
+
+void Tcgen05Block::waitEmpty(Value kt, Value s) {
+  Value round = env.div(kt, env.idx(plan.stages));
+  env.ifThen(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
+                            env.idx(plan.stages)),
+      [&] {
+        ptx.wait(
+            env.add(block.base, code.emptyBarrier(s)),
+            code.band(arith::SubIOp::create(b, loc, round, env.idx(1)), 1));
+      });
+}
+
+void Tcgen05Block::tmaWarp() {
+  env.ifThen(eq(lane, 0), [&] {
+    env.loop(plan.kTiles(), [&](Value kt) {
+      Value s = env.rem(kt, env.idx(plan.stages));
+      waitEmpty(kt, s);
+      Value full = at(code.fullBarrier(s));
+      ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
+          "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r");
+      // Coordinates {innermost, row}: K-major {k byte, tile row},
+      // MN-major {tile row (byte), k row}, one box per 128-byte atom.
+      auto load = [&](Value dst, Value map, const OperandPlan &op, Value row,
+                      int64_t tileRows) {
+        Value k = env.mul(
+            kt, env.idx(op.mnMajor ? plan.kTileElems() : plan.rowBytes()));
+        int64_t box = plan.mnBoxBytes(op, tileRows);
+        for (int64_t t = 0; t < (op.mnMajor ? tileRows / box : 1); ++t) {
+          Value x = op.mnMajor ? env.add(row, env.idx(t * box)) : k;
+          Value y = op.mnMajor ? k : row;
+          ptx({at(env.add(dst, env.idx(t * plan.mnAtomBytes()))), map,
+               ptx.i32(x), ptx.i32(y), full},
+              "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+              "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+              "r,l,r,r,r");
+        }
+      };
+      load(code.stageA(s), block.tmA, plan.a, env.mul(tm, env.idx(kTileM)),
+           kTileM);
+      load(code.stageB(s), block.tmB, plan.b, env.mul(tn, env.idx(plan.tileN)),
+           plan.tileN);
+    });
+  });
+}
+
+void Tcgen05Block::mmaWarp() {
+  Value base = block.base;
+  env.ifThen(eq(lane, 0), [&] {
+    std::string kind = !scaled()    ? "f8f6f4"
+                       : plan.fp4() ? "mxf4nvf4.block_scale.scale_vec::4X"
+                                    : "mxf8f6f4.block_scale.scale_vec::1X";
+    env.loop(plan.kTiles(), [&](Value kt) {
+      Value s = env.rem(kt, env.idx(plan.stages));
+      Value parity = code.band(env.div(kt, env.idx(plan.stages)), 1);
+      ptx.wait(env.add(base, code.fullBarrier(s)), parity);
+      ptx({}, "tcgen05.fence::after_thread_sync;", "");
+      Value slot = s;
+      for (int64_t op = 0; op < 2 && scaled(); ++op)
+        for (int64_t c = 0; c < plan.sfChunks(); ++c)
+          ptx({ptx.i32(env.add(tmem, code.sfColumn(slot, op, c))),
+               code.sfDescriptor(env.add(base, code.stageSf(s, op, c)))},
+              "tcgen05.cp.cta_group::1.32x128b.warpx4 [$0], $1;", "r,l");
+      Value descA = code.ummaDescriptor(env.add(base, code.stageA(s)), plan.a);
+      Value descB = code.ummaDescriptor(env.add(base, code.stageB(s)), plan.b);
+      for (int64_t j = 0; j < kKSteps; ++j) {
+        Tcgen05Instr instr = code.instr(j);
+        // Scale-factor addresses: the chunk's columns, and (as the
+        // instruction descriptor) the byte id in bits 30-31.
+        auto sf = [&](int64_t op, unsigned id) {
+          Value column = code.sfColumn(slot, op, plan.fp4() ? j : 0);
+          return ptx.i32(
+              env.add(env.add(tmem, column), env.idx(int64_t(id) << 30)));
+        };
+        Value accumulate = arith::ExtUIOp::create(
+            b, loc, b.getI32Type(),
+            j > 0 ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
+                  : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt,
+                                          env.idx(0))
+                        .getResult());
+        SmallVector<Value> operands = {
+            ptx.i32(tmem), code.mmaStep(plan.a, descA, j),
+            code.mmaStep(plan.b, descB, j),
+            arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                         static_cast<int32_t>(instr.encode())),
+            accumulate};
+        if (scaled()) {
+          operands.push_back(sf(0, instr.sfIdA));
+          operands.push_back(sf(1, instr.sfIdB));
+        }
+        ptx(operands,
+            "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
+            "tcgen05.mma.cta_group::1.kind::" +
+                kind + " [$0], $1, $2, $3, " +
+                (scaled() ? "[$5], [$6], " : "") + "p;\n}",
+            scaled() ? "r,l,l,r,r,r,r" : "r,l,l,r,r");
+      }
+      // The stage is free once these MMAs (and copies) are done.
+      ptx({at(code.emptyBarrier(s))},
+          "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
+          "shared::cluster.b64 [$0];",
+          "r");
+    });
+    ptx({at(done)},
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
+        "shared::cluster.b64 [$0];",
+        "r");
+  });
+}
+
+void Tcgen05Block::scaleFactorWarp() {
+  ValueRange epilogueArgs = block.epilogueArgs;
+  env.loop(plan.kTiles(), [&](Value kt) {
+    Value s = env.rem(kt, env.idx(plan.stages));
+    waitEmpty(kt, s);
+    auto load = [&](StringRef op, Value scales, Value offset) {
+      Value address =
+          arith::AddIOp::create(b, loc, ptx.pointerOf(scales), ptx.i64(offset));
+      return ptx(b.getI32Type(), {address}, (op + " $0, [$1];").str(), "=r,l");
+    };
+    code.gatherScales(
+        tm, tn, lane, kt, s, epilogueArgs[0], epilogueArgs[1],
+        [&](Value scales, Value offset) {
+          return load("ld.global.nc.b32", scales, offset);
+        },
+        [&](Value scales, Value offset) {
+          return load("ld.global.nc.u8", scales, offset);
+        },
+        [&](Value offset, ArrayRef<Value> words) {
+          SmallVector<Value> operands = {at(offset)};
+          operands.append(words.begin(), words.end());
+          ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
+              "r,r,r,r,r");
+        });
+    // Generic-proxy writes, visible to tcgen05.cp (async proxy).
+    ptx({at(code.fullBarrier(s))},
+        "fence.proxy.async.shared::cta;\n"
+        "mbarrier.arrive.shared::cta.b64 _, [$0];",
+        "r");
+  });
+}
+
+void Tcgen05Block::epilogue() {
+  // Warp w reads tensor-memory lanes 32w..32w+31 (its rows), 32 columns at
+  // a time.
+  ptx.wait(env.add(block.base, done), env.idx(0));
   ptx({}, "tcgen05.fence::after_thread_sync;", "");
   Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
   Value laneBase = env.add(tmem, code.shl(env.mul(warp, env.idx(32)), 16));
@@ -264,13 +295,15 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
     constraints += "=r,";
   }
   constraints += "r";
-  code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, [&](int64_t chunk) {
+  code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, [&](int64_t chunk) {
     Value values = ptx(words, {ptx.i32(env.add(laneBase, env.idx(32 * chunk)))},
                        "tcgen05.ld.sync.aligned.32x32b.x32.b32 {" + list +
                            "}, [$32];\ntcgen05.wait::ld.sync.aligned;",
                        constraints);
-    return std::function<Value(int64_t)>([&b, loc, values](int64_t r) {
-      return LLVM::ExtractValueOp::create(b, loc, values, r).getResult();
+    OpBuilder &builder = b;
+    Location at = loc;
+    return std::function<Value(int64_t)>([&builder, at, values](int64_t r) {
+      return LLVM::ExtractValueOp::create(builder, at, values, r).getResult();
     });
   });
   ptx({}, "tcgen05.fence::before_thread_sync;", "");
@@ -282,4 +315,9 @@ void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
             columns + ";",
         "r");
   });
+}
+} // namespace
+
+void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
+  Tcgen05Block(env, plan).emit();
 }
