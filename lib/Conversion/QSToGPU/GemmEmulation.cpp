@@ -217,198 +217,251 @@ void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
 
 } // namespace
 
-void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
-                            Type typeB) {
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  GemmCode code{env, plan};
+namespace {
+/// The emulated sm_90a block of emitEmulatedBody: per output tile, each
+/// k-tile's producer step and every consumer thread's steps in turn (no
+/// waits needed), then every consumer thread's epilogue.
+class Sm90Emulation {
+public:
+  Sm90Emulation(KernelEnv &env, const GemmPlan &plan, Type typeA, Type typeB)
+      : env(env), plan(plan), b(env.b), loc(env.loc), code{env, plan},
+        typeA(typeA), typeB(typeB) {}
+  void emit();
+
+private:
+  /// One output tile: the producer's and both consumer warpgroups' steps
+  /// (ping-pong: one consumer's two m64 halves; the same values).
+  void tile(Value tm, Value tn, Value tileStart);
+  /// k-tile `kt` (the block's `it`, in stage `s`) of tile (tm, tn).
+  void kTile(Value tm, Value tn, Value kt, Value it,
+             ArrayRef<Value> pairColumns);
+  /// NVFP4: every consumer thread converts, then the f16 wgmmas.
+  void fp4KTile(Value tm, Value tn, Value kt, Value s);
+  /// Block scaling (and per-tensor FP8's split accumulator): each scale
+  /// block of K (k-tile) into zeroed partial registers, then promoted.
+  void promotingKTile(Value tm, Value tn, Value kt, Value s, Value buffer,
+                      Value consumer);
+  /// Emulated 16-byte shared-memory accesses (little-endian words); stores
+  /// at swizzled offsets.
+  SmallVector<Value> load16(Value offset);
+  void store16(Value offset, ArrayRef<Value> words) {
+    emulateStore16(env, smem, swizzle(code, offset), words);
+  }
+
+  KernelEnv &env;
+  const GemmPlan &plan;
+  OpBuilder &b;
+  Location loc;
+  GemmCode code;
+  Type typeA, typeB;
   // args: a, b, sa, sb, [bias], [c], d
-  Value a = env.args[0], bm = env.args[1];
-  ValueRange epilogueArgs = ValueRange(env.args).drop_front(2);
+  ValueRange epilogueArgs;
+  /// The shared-memory image; the consumers' accumulator registers (FP32
+  /// totals), their partial sums (promoting kernels) and NVFP4's carried
+  /// scale codes (eight per consumer thread), all in memory.
+  Value smem, regs, partial, fp4Codes;
+  Value base;
+};
+
+void Sm90Emulation::emit() {
+  epilogueArgs = ValueRange(env.args).drop_front(2);
   int64_t regCount = kConsumers * kWarpgroup * plan.accRegs();
-  Value smem = memref::AllocOp::create(
+  smem = memref::AllocOp::create(
       b, loc, MemRefType::get({plan.sharedBytes()}, b.getI8Type()));
-  Value regs = memref::AllocOp::create(
-      b, loc, MemRefType::get({regCount}, b.getF32Type()));
-  // NVFP4: each consumer thread's eight carried block-scale codes.
-  Value fp4Codes =
+  regs = memref::AllocOp::create(b, loc,
+                                 MemRefType::get({regCount}, b.getF32Type()));
+  fp4Codes =
       plan.fp4()
           ? memref::AllocOp::create(
                 b, loc,
                 MemRefType::get({kConsumers * kWarpgroup * 8}, b.getI8Type()))
                 .getResult()
           : Value();
-  Value partial = plan.promotes()
-                      ? memref::AllocOp::create(
-                            b, loc, MemRefType::get({regCount}, b.getF32Type()))
-                            .getResult()
-                      : Value();
-  Value base = env.idx(0);
-  // One output tile: the producer's and both consumer warpgroups' steps
-  // (ping-pong: one consumer's two m64 halves; the same values).
-  auto tileBody = [&](Value tm, Value tn, Value tileStart) {
-    // Multicast pairs: B's halves come from the tile columns of the pair's
-    // two blocks in this iteration.
-    SmallVector<Value, 2> pairColumns;
-    if (plan.multicast())
-      for (int64_t rank = 0; rank < 2; ++rank)
-        pairColumns.push_back(
-            code.tileOf(code.pairTile(env.blockId, tileStart, rank)).second);
-    env.loop(regCount, [&](Value r) {
-      memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
-    });
-    env.loop(plan.kTiles(), [&](Value kt) {
-      // The producer's step, then each consumer's (no waits needed).
-      Value it = env.add(tileStart, kt);
-      Value s = env.rem(it, env.idx(plan.stages));
-      Value buffer = code.transposeBuffer(it);
-      emulateStageTma(code, smem, a, bm, tm, tn, kt, s, pairColumns);
-      // Emulated 16-byte shared-memory accesses (little-endian words); stores
-      // at swizzled offsets.
-      auto load16 = [&](Value offset) {
-        SmallVector<Value> words;
-        for (int64_t w = 0; w < 4; ++w) {
-          Value word;
-          for (int64_t k = 0; k < 4; ++k) {
-            Value byte = arith::ExtUIOp::create(
-                b, loc, b.getI32Type(),
-                memref::LoadOp::create(b, loc, smem,
-                                       env.add(offset, env.idx(4 * w + k))));
-            byte = arith::ShLIOp::create(
-                b, loc, byte,
-                arith::ConstantIntOp::create(b, loc, b.getI32Type(), 8 * k));
-            word = word ? arith::OrIOp::create(b, loc, word, byte).getResult()
-                        : byte;
-          }
-          words.push_back(word);
-        }
-        return words;
-      };
-      auto store16 = [&](Value offset, ArrayRef<Value> words) {
-        emulateStore16(env, smem, swizzle(code, offset), words);
-      };
-      if (plan.transposes()) {
-        // MN-major operands: every consumer thread's transposing copy.
-        env.loop(kConsumers * kWarpgroup, [&](Value thread) {
-          code.transposeTiles(thread, s, buffer, load16, store16);
-        });
-      }
-      if (plan.fp4()) {
-        // Every consumer thread converts its half-rows with the scale codes
-        // it loaded in the previous k-tile (before the first: k-tile 0's)
-        // and loads the next k-tile's, as the kernel carries them; then the
-        // wgmmas.
-        env.loop(kConsumers, [&](Value consumer) {
-          env.loop(kWarpgroup, [&](Value t) {
-            Value slot = env.mul(
-                env.add(env.mul(consumer, env.idx(kWarpgroup)), t), env.idx(8));
-            auto keep = [&](ArrayRef<Value> codes) {
-              for (auto [q, c] : llvm::enumerate(codes))
-                memref::StoreOp::create(b, loc, c, fp4Codes,
-                                        env.add(slot, env.idx(q)));
-            };
-            env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                             kt, env.idx(0)),
-                       [&] {
-                         keep(code.fp4ScaleCodes(tm, tn, consumer, t, kt,
-                                                 epilogueArgs[0],
-                                                 epilogueArgs[1]));
-                       });
-            SmallVector<Value> codes;
-            for (int64_t q = 0; q < 8; ++q)
-              codes.push_back(memref::LoadOp::create(
-                  b, loc, fp4Codes, env.add(slot, env.idx(q))));
-            keep(code.fp4ScaleCodes(tm, tn, consumer, t,
-                                    env.add(kt, env.idx(1)), epilogueArgs[0],
-                                    epilogueArgs[1]));
-            code.convertFp4(consumer, t, kt, s, codes, load16, store16);
-          });
-        });
-        env.loop(kConsumers, [&](Value consumer) {
-          Value regBase =
-              env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
-          for (int64_t j = 0; j < kTileK / 16; ++j)
-            emulateWgmma(code, smem, regs, regBase,
-                         code.f16DescA(base, code.band(kt, 1), consumer, j),
-                         code.f16DescB(base, code.band(kt, 1), j),
-                         b.getF16Type(), b.getF16Type());
-        });
-        return;
-      }
-      env.loop(kConsumers, [&](Value consumer) {
-        Value descA = code.descA(base, s, buffer, consumer);
-        Value descB = code.descB(base, s, buffer);
-        Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
-        if (!plan.promotes()) {
-          for (int64_t j = 0; j < kKSteps; ++j)
-            emulateWgmma(code, smem, regs, regBase,
-                         code.stepDescriptor(descA, j),
-                         code.stepDescriptor(descB, j), typeA, typeB);
-          return;
-        }
-        // Block scaling (and per-tensor FP8's split accumulator): each scale
-        // block of K (k-tile) into zeroed partial registers, then promoted;
-        // a 128x256 tile's 128-column chunks in turn, each with its own
-        // descriptor of B.
-        int64_t groups = kTileK / plan.blockK();
-        for (int64_t g = 0; g < groups; ++g) {
-          for (int64_t chunk = 0; chunk < plan.mmaChunks(); ++chunk) {
-            Value chunkB = code.descB(base, s, buffer, chunk);
-            env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {
-              memref::StoreOp::create(b, loc, env.f32(0.0f), partial,
-                                      env.add(regBase, r));
-            });
-            for (int64_t j = 0; j < plan.stepsPerGroup(); ++j) {
-              int64_t step = g * plan.stepsPerGroup() + j;
-              emulateWgmma(code, smem, partial, regBase,
-                           code.stepDescriptor(descA, step),
-                           code.stepDescriptor(chunkB, step), typeA, typeB,
-                           chunk);
-            }
-            Value kb = env.add(env.mul(kt, env.idx(groups)), env.idx(g));
-            env.loop(kWarpgroup, [&](Value t) {
-              Value at = env.add(regBase, env.mul(t, env.idx(plan.accRegs())));
-              auto load = [&](Value buffer, int64_t r) {
-                return memref::LoadOp::create(b, loc, buffer,
-                                              env.add(at, env.idx(r)))
-                    .getResult();
-              };
-              GemmCode::TileScales scales =
-                  code.loadScales(tm, tn, consumer, t, kb, epilogueArgs[0],
-                                  epilogueArgs[1], chunk);
-              int64_t first = chunk * plan.mmaRegs();
-              code.promote(
-                  scales, [&](int64_t r) { return load(partial, first + r); },
-                  [&](int64_t r) { return load(regs, r); },
-                  [&](int64_t r, Value v) {
-                    memref::StoreOp::create(b, loc, v, regs,
-                                            env.add(at, env.idx(r)));
-                  },
-                  chunk);
-            });
-          }
-        }
-      });
-    });
-    env.loop(kConsumers, [&](Value consumer) {
-      env.loop(kWarpgroup, [&](Value t) {
-        Value regBase =
-            env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
-                    env.idx(plan.accRegs()));
-        code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
-          return memref::LoadOp::create(b, loc, regs,
-                                        env.add(regBase, env.idx(r)))
-              .getResult();
-        });
-      });
-    });
+  partial = plan.promotes()
+                ? memref::AllocOp::create(
+                      b, loc, MemRefType::get({regCount}, b.getF32Type()))
+                      .getResult()
+                : Value();
+  base = env.idx(0);
+  auto body = [&](Value tm, Value tn, Value tileStart) {
+    tile(tm, tn, tileStart);
   };
   if (plan.pingpong)
     // Consumer c's tiles: the block's iterations c, c + 2, ...
     env.loop(kConsumers, [&](Value consumer) {
-      code.forEachTile(env.blockId, tileBody, consumer, 2);
+      code.forEachTile(env.blockId, body, consumer, 2);
     });
   else
-    code.forEachTile(env.blockId, tileBody);
+    code.forEachTile(env.blockId, body);
   // Buffer deallocation frees `regs` and `smem` (and the tensor maps).
+}
+
+void Sm90Emulation::tile(Value tm, Value tn, Value tileStart) {
+  // Multicast pairs: B's halves come from the tile columns of the pair's
+  // two blocks in this iteration.
+  SmallVector<Value, 2> pairColumns;
+  if (plan.multicast())
+    for (int64_t rank = 0; rank < 2; ++rank)
+      pairColumns.push_back(
+          code.tileOf(code.pairTile(env.blockId, tileStart, rank)).second);
+  int64_t regCount = kConsumers * kWarpgroup * plan.accRegs();
+  env.loop(regCount, [&](Value r) {
+    memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
+  });
+  env.loop(plan.kTiles(), [&](Value kt) {
+    kTile(tm, tn, kt, env.add(tileStart, kt), pairColumns);
+  });
+  env.loop(kConsumers, [&](Value consumer) {
+    env.loop(kWarpgroup, [&](Value t) {
+      Value regBase =
+          env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
+                  env.idx(plan.accRegs()));
+      code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
+        return memref::LoadOp::create(b, loc, regs,
+                                      env.add(regBase, env.idx(r)))
+            .getResult();
+      });
+    });
+  });
+}
+
+SmallVector<Value> Sm90Emulation::load16(Value offset) {
+  SmallVector<Value> words;
+  for (int64_t w = 0; w < 4; ++w) {
+    Value word;
+    for (int64_t k = 0; k < 4; ++k) {
+      Value byte = arith::ExtUIOp::create(
+          b, loc, b.getI32Type(),
+          memref::LoadOp::create(b, loc, smem,
+                                 env.add(offset, env.idx(4 * w + k))));
+      byte = arith::ShLIOp::create(
+          b, loc, byte,
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 8 * k));
+      word = word ? arith::OrIOp::create(b, loc, word, byte).getResult() : byte;
+    }
+    words.push_back(word);
+  }
+  return words;
+}
+
+void Sm90Emulation::kTile(Value tm, Value tn, Value kt, Value it,
+                          ArrayRef<Value> pairColumns) {
+  // The producer's step, then each consumer's (no waits needed).
+  Value s = env.rem(it, env.idx(plan.stages));
+  Value buffer = code.transposeBuffer(it);
+  emulateStageTma(code, smem, env.args[0], env.args[1], tm, tn, kt, s,
+                  pairColumns);
+  if (plan.transposes()) {
+    // MN-major operands: every consumer thread's transposing copy.
+    env.loop(kConsumers * kWarpgroup, [&](Value thread) {
+      code.transposeTiles(
+          thread, s, buffer, [&](Value offset) { return load16(offset); },
+          [&](Value offset, ArrayRef<Value> words) { store16(offset, words); });
+    });
+  }
+  if (plan.fp4()) {
+    fp4KTile(tm, tn, kt, s);
+    return;
+  }
+  env.loop(kConsumers, [&](Value consumer) {
+    if (plan.promotes()) {
+      promotingKTile(tm, tn, kt, s, buffer, consumer);
+      return;
+    }
+    Value descA = code.descA(base, s, buffer, consumer);
+    Value descB = code.descB(base, s, buffer);
+    Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
+    for (int64_t j = 0; j < kKSteps; ++j)
+      emulateWgmma(code, smem, regs, regBase, code.stepDescriptor(descA, j),
+                   code.stepDescriptor(descB, j), typeA, typeB);
+  });
+}
+
+void Sm90Emulation::fp4KTile(Value tm, Value tn, Value kt, Value s) {
+  // Every consumer thread converts its half-rows with the scale codes it
+  // loaded in the previous k-tile (before the first: k-tile 0's) and loads
+  // the next k-tile's, as the kernel carries them; then the wgmmas.
+  env.loop(kConsumers, [&](Value consumer) {
+    env.loop(kWarpgroup, [&](Value t) {
+      Value slot = env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
+                           env.idx(8));
+      auto keep = [&](ArrayRef<Value> codes) {
+        for (auto [q, c] : llvm::enumerate(codes))
+          memref::StoreOp::create(b, loc, c, fp4Codes,
+                                  env.add(slot, env.idx(q)));
+      };
+      env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kt,
+                                       env.idx(0)),
+                 [&] {
+                   keep(code.fp4ScaleCodes(tm, tn, consumer, t, kt,
+                                           epilogueArgs[0], epilogueArgs[1]));
+                 });
+      SmallVector<Value> codes;
+      for (int64_t q = 0; q < 8; ++q)
+        codes.push_back(memref::LoadOp::create(b, loc, fp4Codes,
+                                               env.add(slot, env.idx(q))));
+      keep(code.fp4ScaleCodes(tm, tn, consumer, t, env.add(kt, env.idx(1)),
+                              epilogueArgs[0], epilogueArgs[1]));
+      code.convertFp4(
+          consumer, t, kt, s, codes,
+          [&](Value offset) { return load16(offset); },
+          [&](Value offset, ArrayRef<Value> words) { store16(offset, words); });
+    });
+  });
+  env.loop(kConsumers, [&](Value consumer) {
+    Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
+    for (int64_t j = 0; j < kTileK / 16; ++j)
+      emulateWgmma(code, smem, regs, regBase,
+                   code.f16DescA(base, code.band(kt, 1), consumer, j),
+                   code.f16DescB(base, code.band(kt, 1), j), b.getF16Type(),
+                   b.getF16Type());
+  });
+}
+
+void Sm90Emulation::promotingKTile(Value tm, Value tn, Value kt, Value s,
+                                   Value buffer, Value consumer) {
+  // A 128x256 tile's 128-column chunks in turn, each with its own
+  // descriptor of B.
+  Value descA = code.descA(base, s, buffer, consumer);
+  Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
+  int64_t groups = kTileK / plan.blockK();
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t chunk = 0; chunk < plan.mmaChunks(); ++chunk) {
+      Value chunkB = code.descB(base, s, buffer, chunk);
+      env.loop(kWarpgroup * plan.accRegs(), [&](Value r) {
+        memref::StoreOp::create(b, loc, env.f32(0.0f), partial,
+                                env.add(regBase, r));
+      });
+      for (int64_t j = 0; j < plan.stepsPerGroup(); ++j) {
+        int64_t step = g * plan.stepsPerGroup() + j;
+        emulateWgmma(code, smem, partial, regBase,
+                     code.stepDescriptor(descA, step),
+                     code.stepDescriptor(chunkB, step), typeA, typeB, chunk);
+      }
+      Value kb = env.add(env.mul(kt, env.idx(groups)), env.idx(g));
+      env.loop(kWarpgroup, [&](Value t) {
+        Value at = env.add(regBase, env.mul(t, env.idx(plan.accRegs())));
+        auto load = [&](Value buffer, int64_t r) {
+          return memref::LoadOp::create(b, loc, buffer, env.add(at, env.idx(r)))
+              .getResult();
+        };
+        GemmCode::TileScales scales = code.loadScales(
+            tm, tn, consumer, t, kb, epilogueArgs[0], epilogueArgs[1], chunk);
+        int64_t first = chunk * plan.mmaRegs();
+        code.promote(
+            scales, [&](int64_t r) { return load(partial, first + r); },
+            [&](int64_t r) { return load(regs, r); },
+            [&](int64_t r, Value v) {
+              memref::StoreOp::create(b, loc, v, regs, env.add(at, env.idx(r)));
+            },
+            chunk);
+      });
+    }
+  }
+}
+} // namespace
+
+void gemm::emitEmulatedBody(KernelEnv &env, const GemmPlan &plan, Type typeA,
+                            Type typeB) {
+  Sm90Emulation(env, plan, typeA, typeB).emit();
 }
