@@ -25,7 +25,7 @@ finished after --case-timeout seconds (a bench plan: 3x) is a kernel that
 hangs (a barrier protocol gone wrong): the worker is killed, the case
 reported "LOST", and a new worker goes on after it (the GPU is usable again
 once the process is gone), skipping the GEMM bench plans of the lost GEMM
-check's family and kernel options (fast, pers, mc, pp, t256/t128); likewise after a sticky
+check's family and kernel options (fast, pers, mc, pp, tma, t256/t192/t128); likewise after a sticky
 CUDA error (an illegal address: the context is unusable), reported as the
 case's failure. After --max-lost lost cases the rest is not run.
 --case-timeout 0 runs everything in this process without a watchdog (under
@@ -353,8 +353,8 @@ def copy_gbs(cuda, nbytes, iters, warmup):
 # other than the default, as its own option per width (-t256: per-tensor
 # split-accumulator 128x256, -t192: 128x192, -t128: MXFP8 128x128;
 # fast_accumulate's tile width is not named: its checks and plans match
-# whatever their width), ping-pong, fast_accumulate.
-SCHEDULE_TOKEN = re.compile(r"-(pers|mc)[0-9]+|-(t[0-9]+)|-(pp|fast)")
+# whatever their width), ping-pong, fast_accumulate, the TMA-store epilogue.
+SCHEDULE_TOKEN = re.compile(r"-(pers|mc)[0-9]+|-(t[0-9]+)|-(pp|fast|tma)\b")
 # One kernel per group: per-tensor FP8 delayed or current, NVFP4 with a
 # global or row-scaled amax.
 KERNEL_FAMILY = {"fp8_delayed": "fp8_current", "nvfp4_row_scaled": "nvfp4"}
@@ -380,6 +380,8 @@ def plan_schedule(case):
         options.add(f"t{case['tile_n']}")
     if case.get("schedule") == "pingpong":
         options.add("pp")
+    if case.get("epilogue") == "tma":
+        options.add("tma")
     family = case.get("family", "fp8_current")
     return KERNEL_FAMILY.get(family, family), options
 
@@ -405,7 +407,7 @@ def work_list(bundle, only, no_bench):
         if n.startswith("gemm-"):
             with open(os.path.join(bundle, "bench", n, "case.json")) as f:
                 cases[n] = json.load(f)
-    options = ("tile_n", "persistent", "cluster", "schedule")
+    options = ("tile_n", "persistent", "cluster", "schedule", "epilogue")
     work += [("gemm", n) for n in sorted(cases, key=lambda n: (
         sum(bool(cases[n].get(k)) for k in options), n))]
     return work
@@ -510,6 +512,7 @@ class Report:
         schedule = " ".join(([f"p{case['persistent']}"] if case.get("persistent") else [])
                             + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
                             + (["pp"] if case.get("schedule") == "pingpong" else [])
+                            + (["tma"] if case.get("epilogue") == "tma" else [])
                             + ([f"tile{case['tile_n']}"] if case.get("tile_n") else []))
         shape = "x".join(map(str, case["gemm"]))
         if not self.schedules:

@@ -71,7 +71,7 @@ DEQUANTIZE_CHECKS = [
 
 
 # (family, layout, out, m, n, k, bias, accumulate, tile_n[, persistent,
-# cluster, schedule, fast]) for the GEMM checks (within the bound of
+# cluster, schedule, fast, epilogue]) for the GEMM checks (within the bound of
 # gemm_cases.py): every layout, edges in M, N and K, the shared-memory ring
 # wrapping, E4M3 x E5M2. Per-tensor FP8 without fast_accumulate promotes
 # each k-tile into FP32 (128-wide tiles by default, -t256 checks in two
@@ -174,6 +174,22 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 144, 464, 400, True, False, 192),
                 ("fp8_block", 0, "f32", 144, 464, 656, True, False, 192),
                 ("fp8_block", 1, "bf16", 256, 464, 384, False, False, 192, 3),
                 ("fp8_block", 0, "bf16", 256, 464, 384, False, False, 192, 3, 2)]
+# The TMA-store epilogue (qs.gemm_epilogue = "tma", names end in -tma):
+# boxes clipped at D's edges in rows and columns, bias and accumulate;
+# FP8 block dgrad persistent (staging buffers reused across tiles), MXFP8
+# persistent in multicast pairs (64-wide tiles: one store chunk), NVFP4
+# wgrad with f32 out (4 chunks), ping-pong consumers (one block, each
+# consumer storing both halves of its tile). Small shapes: the bundle's
+# size limit.
+GEMM_CHECKS += [("fp8_current", 0, "bf16", 144, 208, 272, True, True, None,
+                 None, None, None, None, "tma"),
+                ("fp8_block", 1, "f32", 144, 208, 256, True, False, None, 3, None, None, None,
+                 "tma"),
+                ("mxfp8", 0, "bf16", 160, 96, 128, False, True, None, 2, 2, None, None, "tma"),
+                ("nvfp4", 2, "f32", 160, 224, 128, False, False, None, None, None, None, None,
+                 "tma"),
+                ("fp8_current", 0, "bf16", 256, 128, 144, True, False, None, 1, None,
+                 "pingpong", True, "tma")]
 
 # The bundle travels packed (OUT.tar.gz) with the working tree (64 MiB in
 # all): main() fails on an archive larger than this (--limit-mib).
@@ -291,21 +307,22 @@ def main():
     if args.chip == "sm_90a":
         for i, (family, layout, out, m, n, k, bias, acc, tile, *extra) in enumerate(
                 GEMM_CHECKS[:args.limit_checks]):
-            persistent, cluster, schedule, fast = (list(extra) + [None] * 4)[:4]
+            persistent, cluster, schedule, fast, epilogue = (list(extra) + [None] * 5)[:5]
             d = os.path.join(args.out, "check",
                              f"gemm{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-{out}"
                              + ("-fast" if fast else "")
                              + (f"-t{tile}" if tile and not fast else "")
                              + (f"-pers{persistent}" if persistent else "")
                              + (f"-mc{cluster}" if cluster else "")
-                             + ("-pp" if schedule == "pingpong" else ""))
+                             + ("-pp" if schedule == "pingpong" else "")
+                             + ("-tma" if epilogue == "tma" else ""))
             if not wanted(d):
                 continue
             case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
                              accumulate=acc, tile_n=tile, chip=args.chip,
                              needed_usage_only=True, persistent=persistent, cluster=cluster,
                              schedule=schedule, fast_accumulate=bool(fast), integers=bool(fast),
-                             tensor_cores=True)
+                             tensor_cores=True, epilogue=epilogue)
             export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
             for j, x in enumerate(case.inputs):
                 np.save(os.path.join(d, f"in{j}.npy"), x)
@@ -369,7 +386,16 @@ def main():
     # 132 blocks), alone and with multicast pairs.
     runs += [(P, shape, None, "TN", 132, cluster, "pingpong", True) for shape in shapes[:1]
              for cluster in (None, 2)]
-    for family, (m, n, k), tile, layout, persistent, cluster, schedule, fast in (
+    runs = [run + (None,) for run in runs]
+    # The TMA-store epilogue (last field): per-tensor split and fast, split
+    # persistent, FP8 block, MXFP8, ping-pong.
+    runs += [(family, shape, None, "TN", persistent, None, schedule, fast, "tma")
+             for shape in shapes[:1]
+             for family, persistent, schedule, fast in (
+                 (P, None, None, False), (P, None, None, True), (P, 132, None, False),
+                 ("fp8_block", None, None, False), ("mxfp8", None, None, False),
+                 (P, 132, "pingpong", True))]
+    for family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue in (
             runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
@@ -391,7 +417,8 @@ def main():
         attrs = (f'qs.chip = "{args.chip}"' + (f", qs.gemm_tile_n = {tile} : i64" if tile else "")
                  + (f", qs.gemm_persistent = {persistent} : i64" if persistent else "")
                  + (f", qs.gemm_cluster = {cluster} : i64" if cluster else "")
-                 + (f', qs.gemm_schedule = "{schedule}"' if schedule else ""))
+                 + (f', qs.gemm_schedule = "{schedule}"' if schedule else "")
+                 + (f', qs.gemm_epilogue = "{epilogue}"' if epilogue else ""))
         text = (f"module attributes {{{attrs}}} {{\n"
                 f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
                 f"  %d = qs.gemm %a, %b{' transpose_b' if layout == 'TN' else ''}"
@@ -402,13 +429,14 @@ def main():
                  + ("" if layout == "TN" else f"-{layout.lower()}")
                  + (f"-pers{persistent}" if persistent else "")
                  + (f"-mc{cluster}" if cluster else "")
-                 + ("-pp" if schedule == "pingpong" else ""))
+                 + ("-pp" if schedule == "pingpong" else "")
+                 + ("-tma" if epilogue else ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"gemm": [m, n, k], "family": family, "tile_n": tile, "layout": layout,
                        "persistent": persistent, "cluster": cluster, "schedule": schedule,
-                       "fast_accumulate": fast,
+                       "fast_accumulate": fast, "epilogue": epilogue,
                        "inputs": 6 if family == "nvfp4" else 4}, f)
         bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:

@@ -109,7 +109,14 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("nvfp4 cluster2 persistent", "bf16", 128),
               # qs.gemm_schedule = "pingpong": a 128x128 tile per consumer.
               ("e4m3 x e4m3 fast pingpong", "bf16", 128),
-              ("e4m3 x e4m3 fast cluster2 pingpong", "f32", 128)]
+              ("e4m3 x e4m3 fast cluster2 pingpong", "f32", 128),
+              # qs.gemm_epilogue = "tma": D staged and stored by TMA.
+              ("e4m3 x e4m3 tma", "bf16", 128), ("e4m3 x e4m3 fast tma", "bf16", 256),
+              ("e4m3 x e4m3 persistent tma", "f32", 256),
+              ("block 1D x 2D tma", "bf16", 128), ("mxfp8 tma", "bf16", 64),
+              ("mxfp8 dgrad persistent tma", "bf16", 64), ("nvfp4 tma", "f32", 128),
+              ("e4m3 x e4m3 fast pingpong tma", "bf16", 128),
+              ("e4m3 x e4m3 cluster2 persistent tma", "bf16", 192)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -122,13 +129,15 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     block (`block <A> x <B>`, 1D = 1x128, 2D = 128x128 blocks). MXFP8 /
     NVFP4 labels ending in dgrad (A rowwise, B columnwise, contracted over
     its first dimension) or wgrad (both) use the square `shape`'s other
-    layouts. A label ending in `persistent` adds qs.gemm_persistent = 132,
-    one ending in `cluster2` qs.gemm_cluster = 2, in `pingpong`
-    qs.gemm_schedule = "pingpong" (in that order from the end); one with
-    "fast" sets fast_accumulate."""
+    layouts. Suffixes, in this order: `cluster2` adds qs.gemm_cluster = 2,
+    `persistent` qs.gemm_persistent = 132, `pingpong` qs.gemm_schedule =
+    "pingpong", `tma` qs.gemm_epilogue = "tma"; a label with "fast" sets
+    fast_accumulate."""
     m, k = shape.split("x")
     fast = " fast" in label
     label = label.replace(" fast", "")
+    tma = label.endswith(" tma")
+    label = label.removesuffix(" tma")
     pingpong = label.endswith(" pingpong")
     label = label.removesuffix(" pingpong")
     persistent = label.endswith(" persistent")
@@ -165,6 +174,8 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         tile_attr += ", qs.gemm_cluster = 2 : i64"
     if pingpong:
         tile_attr += ', qs.gemm_schedule = "pingpong"'
+    if tma:
+        tile_attr += ', qs.gemm_epilogue = "tma"'
     return (f'module attributes {{qs.chip = "{chip}"{tile_attr}}} {{\n'
             f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"
             f"  %y = qs.gemm %a, %b{flags}{' fast_accumulate' if fast else ''} bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"

@@ -16,11 +16,12 @@
 // multicasting B (qs.gemm_cluster = 2; sched = mc2), also persistent
 // (sched = pmc2), and per-tensor TN with ping-pong consumers
 // (qs.gemm_schedule = "pingpong", persistent; sched = pp, with multicast
-// ppmc2). --fast-accumulate gives the per-tensor GEMMs fast_accumulate
-// (TE's fprop; on sm_90a ping-pong needs it, so those runs come with it);
-// without it the sm_90a kernel promotes each k-tile into FP32 (cuBLASLt's
-// default; torch_baseline.py times both), 256-wide tiles in two 128-column
-// chunks. On sm_90a the per-tensor and FP8 block GEMMs also run in
+// ppmc2), and with the TMA-store epilogue (qs.gemm_epilogue = "tma"; sched
+// tma, persistent ptma). --fast-accumulate gives the per-tensor GEMMs
+// fast_accumulate (TE's fprop; on sm_90a ping-pong needs it, so those runs come
+// with it); without it the sm_90a kernel promotes each k-tile into FP32
+// (cuBLASLt's default; torch_baseline.py times both), 256-wide tiles in two
+// 128-column chunks. On sm_90a the per-tensor and FP8 block GEMMs also run in
 // 128x192 tiles (two promoted 96-column chunks).
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
@@ -92,7 +93,7 @@ namespace {
 /// and B [K, N] column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
-                       bool fast, StringRef family, StringRef chip,
+                       bool tma, bool fast, StringRef family, StringRef chip,
                        StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
@@ -123,6 +124,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     attrs += ", qs.gemm_cluster = " + std::to_string(cluster) + " : i64";
   if (pingpong)
     attrs += ", qs.gemm_schedule = \"pingpong\"";
+  if (tma)
+    attrs += ", qs.gemm_epilogue = \"tma\"";
   std::string flags = layout == "TN"   ? " transpose_b"
                       : layout == "NT" ? " transpose_a"
                                        : "";
@@ -228,11 +231,11 @@ int main(int argc, char **argv) {
       llvm::errs() << "qs-bench-gemm: bad shape '" << shape << "'\n";
       return 1;
     }
-    // (tile width, persistent blocks, cluster size, ping-pong consumers)
-    // of each run.
+    // (tile width, persistent blocks, cluster size, ping-pong consumers,
+    // TMA-store epilogue) of each run.
     struct Run {
       int64_t tileN = 0, persistent = 0, cluster = 0;
-      bool pingpong = false;
+      bool pingpong = false, tma = false;
     };
     SmallVector<Run> runs = {Run()};
     // sm_90a ping-pong needs fast_accumulate.
@@ -263,11 +266,18 @@ int main(int argc, char **argv) {
         persistentOpt > 0)
       runs.append(
           {Run{0, persistentOpt, 0, true}, Run{0, persistentOpt, 2, true}});
+    // The TMA-store epilogue (D's rows must be 16-byte multiples: bf16 N
+    // a multiple of 8), alone and persistent.
+    if (index == 0 && chip == "sm_90a" && n % 8 == 0) {
+      runs.push_back(Run{0, 0, 0, false, true});
+      if (persistentOpt > 0)
+        runs.push_back(Run{0, persistentOpt, 0, false, true});
+    }
     for (const Run &run : runs) {
       int64_t tileN = run.tileN;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
-                     fast, family, chip, layout),
+                     run.tma, fast, family, chip, layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
@@ -286,6 +296,8 @@ int main(int argc, char **argv) {
       std::string tile = tileN ? std::to_string(tileN) : "auto";
       const char *sched = run.pingpong && run.cluster     ? "ppmc2"
                           : run.pingpong                  ? "pp"
+                          : run.tma && run.persistent     ? "ptma"
+                          : run.tma                       ? "tma"
                           : run.persistent && run.cluster ? "pmc2"
                           : run.persistent                ? "pers"
                           : run.cluster                   ? "mc2"

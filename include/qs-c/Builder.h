@@ -68,7 +68,8 @@ MLIR_CAPI_EXPORTED bool qsGemmSetFastAccumulate(MlirValue gemm, bool fast,
 /// discardable attribute qs.gemm_<option> = value: "tile_n" (128, 192 or 256 :
 /// i64), "persistent" (blocks of the persistent sm_90a kernels, >= 1 : i64),
 /// "cluster" (1 or 2 : i64: pairs of blocks sharing B by TMA multicast) or
-/// "schedule" ("cooperative" or "pingpong"); see docs/GPU.md. The
+/// "schedule" ("cooperative" or "pingpong") or "epilogue" ("direct" or
+/// "tma": D through shared memory and TMA stores); see docs/GPU.md. The
 /// dialect's rule for the attribute is checked at once: on a violation (or
 /// another option name, or a value not defined by qs.gemm) it reports the
 /// diagnostic, leaves the op unchanged and returns false.

@@ -278,10 +278,12 @@ bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option,
           .Case("persistent", QSDialect::getGemmPersistentAttrName())
           .Case("cluster", QSDialect::getGemmClusterAttrName())
           .Case("schedule", QSDialect::getGemmScheduleAttrName())
+          .Case("epilogue", QSDialect::getGemmEpilogueAttrName())
           .Default("");
   if (attrName.empty()) {
     emitError(unwrap(loc)) << "unknown GEMM kernel option '" << name
-                           << "' (tile_n, persistent, cluster, schedule)";
+                           << "' (tile_n, persistent, cluster, schedule, "
+                              "epilogue)";
     return false;
   }
   if (mlirAttributeIsNull(value)) {

@@ -142,7 +142,7 @@ class Function:
 
     def gemm(self, a, b, layout=None, *, transpose_a=False, transpose_b=False, out_dtype=None,
              bias=None, accumulate=None, fast_accumulate=False, tile_n=None, persistent=None,
-             cluster=None, schedule=None):
+             cluster=None, schedule=None, epilogue=None):
         """qs.gemm. With `layout` ("TN", "NN", "NT") the arguments follow TE's
         general_gemm(A, B, layout), which computes op(B) op(A): it builds
         qs.gemm(B, A) with transpose_a = (layout[1] == "T") and transpose_b =
@@ -163,7 +163,9 @@ class Function:
         kernels, e.g. 132 for an H100/H200), `cluster` (2: pairs of blocks
         sharing B by TMA multicast, sm_90a), `schedule` ("cooperative" or
         "pingpong": each consumer warpgroup its own 128x128 tiles; sm_90a
-        per-tensor FP8)."""
+        per-tensor FP8), `epilogue` ("direct" or "tma": D staged in shared
+        memory and written by TMA stores; sm_90a, rows of D in multiples of
+        16 bytes)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")
@@ -183,10 +185,12 @@ class Function:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"gemm option {name} must be an int, got {value!r}")
             options.append((name, value))
-        if schedule is not None:
-            if not isinstance(schedule, str):
-                raise TypeError(f"gemm option schedule must be a str, got {schedule!r}")
-            options.append(("schedule", schedule))
+        for name, value in (("schedule", schedule), ("epilogue", epilogue)):
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                raise TypeError(f"gemm option {name} must be a str, got {value!r}")
+            options.append((name, value))
         return Value(self._impl.gemm(a._impl, b._impl, transpose_a, transpose_b,
                                      _impl(bias, "bias", optional=True),
                                      _impl(accumulate, "accumulate", optional=True), out,

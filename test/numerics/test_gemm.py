@@ -387,6 +387,33 @@ def test_gemm_pingpong(rng, layout):
                    schedule="pingpong", persistent=5, cluster=2, fast_accumulate=True)
 
 
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+def test_gemm_tma_store(rng, layout):
+    # qs.gemm_epilogue = "tma": each consumer's 64 rows staged 128 bytes of
+    # columns at a time (64 bf16 or 32 f32: 1 to 8 store chunks per tile,
+    # odd counts included) in two swizzled buffers, then stored as a box
+    # clipped at D's edges (M = 144, N = 208 / 464: partial boxes in
+    # rows and columns; MXFP8 / NVFP4: N = 96 / 224), with bias and
+    # accumulate; every family and tile
+    # width, persistent tiles (buffers reused across tiles), multicast
+    # pairs and ping-pong consumers (each storing both halves of its tile).
+    check_gemm(rng, "fp8_delayed", layout, "bf16", m=144, n=208, k=272, bias=True,
+               accumulate=True, epilogue="tma")
+    check_gemm(rng, "fp8_current", layout, "f32", m=144, n=464, k=144, tile_n=192,
+               fast_accumulate=True, persistent=3, epilogue="tma")
+    check_gemm(rng, "fp8_block", layout, "bf16", m=144, n=208, k=256, bias=True,
+               epilogue="tma")
+    check_gemm(rng, "mxfp8", layout, "bf16", m=160, n=96, k=128, accumulate=True,
+               persistent=2, epilogue="tma")
+    check_gemm(rng, "nvfp4", layout, "f32", m=160, n=224, k=128, epilogue="tma")
+    if layout is LAYOUTS[0]:
+        check_gemm(rng, "fp8_current", layout, "bf16", m=320, n=560, k=144, tile_n=256,
+                   fast_accumulate=True, cluster=2, epilogue="tma")
+        check_gemm(rng, "fp8_current", layout, "bf16", m=320, n=560, k=144, bias=True,
+                   schedule="pingpong", persistent=5, fast_accumulate=True,
+                   epilogue="tma")
+
+
 @pytest.mark.parametrize("chip", [None, "sm_100a"])
 def test_gemm_epilogue_vector_widths(rng, chip):
     # The epilogue stores groups of adjacent columns with one vector store

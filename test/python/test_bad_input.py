@@ -83,6 +83,10 @@ def test_bad_builder_arguments():
         f1.gemm(q, q, transpose_b=True, schedule="stream-k")
     with pytest.raises(TypeError, match="gemm option schedule must be a str, got 2"):
         f1.gemm(q, q, transpose_b=True, schedule=2)
+    with pytest.raises(qs.QSError, match="'qs.gemm_epilogue' must be the string \"direct\" or \"tma\""):
+        f1.gemm(q, q, transpose_b=True, epilogue="stmatrix")
+    with pytest.raises(TypeError, match="gemm option epilogue must be a str, got 1"):
+        f1.gemm(q, q, transpose_b=True, epilogue=1)
     assert "qs.gemm" not in str(g1)
     with pytest.raises(qs.QSError, match="qs.assemble"):
         f1.assemble([f1.args[0]], spec((32, 64)))

@@ -185,6 +185,20 @@ def test_gemm_tile_widths():
         qs.compile(linear(q, k=512, tile_n=192), chip="sm_100a")
 
 
+def test_gemm_tma_store():
+    """epilogue="tma": D leaves the sm_90a kernel through shared memory and
+    TMA bulk tensor stores instead of per-thread global stores; sm_100a has
+    no such epilogue (a diagnostic when compiling)."""
+    q = qs.Float8CurrentScalingQuantizer()
+    g = linear(q, k=512, epilogue="tma")
+    assert 'qs.gemm_epilogue = "tma"' in str(g)
+    ptx = qs.compile(g).ptx
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
+    assert "st.global" not in ptx.split(".entry qs_gemm(")[1]
+    with pytest.raises(qs.QSError, match=r"qs.gemm_epilogue = \"tma\" \(D staged in shared memory"):
+        qs.compile(linear(q, k=512, epilogue="tma"), chip="sm_100a")
+
+
 def test_compile_errors():
     g = quantize_graph((64, 128), qs.MXFP8Quantizer())
     with pytest.raises(qs.QSError, match="chip 'sm_80' is not supported; the kernels target sm_90a"):

@@ -65,6 +65,8 @@ public:
     int64_t blocks = persistent[in.ConsumeIntegralInRange<size_t>(0, 6)];
     static const int64_t clusters[] = {0, 0, 0, 1, 2, 2, 3};
     int64_t cluster = clusters[in.ConsumeIntegralInRange<size_t>(0, 6)];
+    static const char *epilogues[] = {nullptr, nullptr, "direct", "tma"};
+    const char *epilogue = epilogues[in.ConsumeIntegralInRange<size_t>(0, 3)];
     std::vector<std::string> attrs;
     if (chip)
       attrs.push_back(std::string("qs.chip = \"") + chip + "\"");
@@ -76,6 +78,8 @@ public:
     if (cluster)
       attrs.push_back("qs.gemm_cluster = " + std::to_string(cluster) +
                       " : i64");
+    if (epilogue)
+      attrs.push_back(std::string("qs.gemm_epilogue = \"") + epilogue + "\"");
     os << "module";
     for (size_t i = 0; i < attrs.size(); ++i)
       os << (i ? ", " : " attributes {") << attrs[i];
@@ -274,7 +278,9 @@ private:
                                       "qs.chip = \"sm_100a\"",
                                       "qs.gemm_schedule = \"pingpong\"",
                                       "qs.gemm_schedule = \"cooperative\"",
-                                      "qs.gemm_schedule = \"split-k\""};
+                                      "qs.gemm_schedule = \"split-k\"",
+                                      "qs.gemm_epilogue = \"tma\"",
+                                      "qs.gemm_epilogue = \"stmatrix\""};
         body << " {" << pick(knobs) << "}";
       }
       body << " : " << a->type() << ", " << b->type() << " -> " << y.type()

@@ -142,6 +142,11 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     even persistent grid). `qs.gemm_schedule = "pingpong"` gives each
     consumer warpgroup of the sm_90a per-tensor kernel with
     `fast_accumulate` its own 128x128 tiles (persistent).
+    `qs.gemm_epilogue = "tma"` makes the sm_90a kernels write D through
+    shared memory: each consumer stages its rows 128 bytes of columns at
+    a time in two 128-byte-swizzled buffers and stores each with a TMA
+    bulk tensor store (D's rows in multiples of 16 bytes; sm_100a
+    rejects it).
 
     GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs
     of every family become one tcgen05 kernel of 128 threads per 128x128

@@ -234,7 +234,24 @@ struct GemmPlan {
       return 0;
     return transposeBuffers() * transposedBytes();
   }
-  int64_t barrierOffset() const { return convertedOffset() + convertedBytes(); }
+  /// qs.gemm_epilogue = "tma" (sm_90a): each consumer warpgroup converts
+  /// its 64 rows of the tile 128 bytes of columns (a "store chunk":
+  /// storeChunkCols() columns) at a time into one of two staging buffers
+  /// of 64 rows x 128 bytes (128-byte swizzled, as TMA reads them) and
+  /// stores it with one TMA bulk tensor store (which clips at D's edges),
+  /// alternating buffers; two per consumer, after the converted tiles.
+  bool tmaStore = false;
+  int64_t outBytes() const { return outType.getIntOrFloatBitWidth() / 8; }
+  int64_t storeChunkCols() const { return 128 / outBytes(); }
+  int64_t storeChunks() const { return ceilDiv(tileN, storeChunkCols()); }
+  static constexpr int64_t kStagingBufferBytes = 64 * 128;
+  int64_t stagingOffset() const {
+    return roundUp(convertedOffset() + convertedBytes(), 1024);
+  }
+  int64_t stagingBytes() const {
+    return tmaStore ? kConsumers * 2 * kStagingBufferBytes : 0;
+  }
+  int64_t barrierOffset() const { return stagingOffset() + stagingBytes(); }
   /// Full and empty barriers per stage; tcgen05 adds the "accumulator done"
   /// barrier and the word tcgen05.alloc writes the tensor-memory address to.
   int64_t doneBarrierOffset() const { return barrierOffset() + 16 * stages; }
@@ -551,16 +568,30 @@ struct GemmCode {
   /// already applied).
   void epilogue(Value tm, Value tn, Value consumer, Value t, ValueRange args,
                 const std::function<Value(int64_t)> &acc);
+  /// GemmPlan::tmaStore: the same values for store chunk `chunk` only (the
+  /// thread's registers [chunk * storeChunkCols() / 2, ...) of rows `half`
+  /// * 64 ..., columns chunk * storeChunkCols() ... of the tile), each pair
+  /// of adjacent columns handed to `store(offset, values)` with its byte
+  /// offset in the chunk's 64 x 128-byte staging buffer before swizzling
+  /// (row * 128 + column bytes). Values past D's edges are computed as well
+  /// (from clamped bias / C positions); the TMA store does not write them.
+  void
+  stagedEpilogueChunk(Value tm, Value tn, Value half, Value t, ValueRange args,
+                      int64_t chunk, const std::function<Value(int64_t)> &acc,
+                      const std::function<void(Value, ArrayRef<Value>)> &store);
   /// The same for `count` values: value r (from `acc`) goes to output
   /// element `position(r)` = (row, column) of D. Values come in groups of
   /// `vec` (r = g vec + e at (row, col + e), col a multiple of vec): when N
   /// is a multiple of the group size a group is inside D or outside it as
   /// a whole and is stored with one vector store (vec halves until it
   /// divides N).
+  /// With `sink`, each group's values go to sink(g * vec, values) instead,
+  /// whether inside D or not.
   void
   epilogueAt(ValueRange args, int64_t count, int64_t vec,
              const std::function<std::pair<Value, Value>(int64_t)> &position,
-             const std::function<Value(int64_t)> &acc);
+             const std::function<Value(int64_t)> &acc,
+             const std::function<void(int64_t, ArrayRef<Value>)> &sink = {});
 };
 
 /// The 128-byte swizzle of a shared-memory byte address: the 16-byte chunk

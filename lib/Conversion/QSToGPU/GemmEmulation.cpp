@@ -241,6 +241,11 @@ private:
   /// block of K (k-tile) into zeroed partial registers, then promoted.
   void promotingKTile(Value tm, Value tn, Value kt, Value s, Value buffer,
                       Value consumer);
+  /// GemmPlan::tmaStore: each consumer's store chunks, every thread's
+  /// values written into a staging buffer at the kernel's swizzled
+  /// offsets, then the TMA store of the 64 x 128-byte box read back from
+  /// the same offsets, clipped at D's edges.
+  void stagedEpilogue(Value tm, Value tn);
   /// Emulated 16-byte shared-memory accesses (little-endian words); stores
   /// at swizzled offsets.
   SmallVector<Value> load16(Value offset);
@@ -311,6 +316,10 @@ void Sm90Emulation::tile(Value tm, Value tn, Value tileStart) {
   env.loop(plan.kTiles(), [&](Value kt) {
     kTile(tm, tn, kt, env.add(tileStart, kt), pairColumns);
   });
+  if (plan.tmaStore) {
+    stagedEpilogue(tm, tn);
+    return;
+  }
   env.loop(kConsumers, [&](Value consumer) {
     env.loop(kWarpgroup, [&](Value t) {
       Value regBase =
@@ -342,6 +351,61 @@ SmallVector<Value> Sm90Emulation::load16(Value offset) {
     words.push_back(word);
   }
   return words;
+}
+
+void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
+  int64_t bytes = plan.outBytes(), cols = plan.storeChunkCols();
+  Value staging = memref::AllocOp::create(
+      b, loc,
+      MemRefType::get({GemmPlan::kStagingBufferBytes / bytes}, plan.outType));
+  Value d = epilogueArgs.back();
+  // Element index of a byte offset (before swizzling) in the buffer.
+  auto element = [&](Value offset) {
+    return env.div(swizzle(code, offset), env.idx(bytes));
+  };
+  env.loop(kConsumers, [&](Value consumer) {
+    for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
+      env.loop(kWarpgroup, [&](Value t) {
+        Value regBase =
+            env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
+                    env.idx(plan.accRegs()));
+        code.stagedEpilogueChunk(
+            tm, tn, consumer, t, epilogueArgs, chunk,
+            [&](int64_t r) {
+              return memref::LoadOp::create(b, loc, regs,
+                                            env.add(regBase, env.idx(r)))
+                  .getResult();
+            },
+            [&](Value offset, ArrayRef<Value> values) {
+              for (auto [e, v] : llvm::enumerate(values))
+                memref::StoreOp::create(
+                    b, loc, v, staging,
+                    element(env.add(offset, env.idx(int64_t(e) * bytes))));
+            });
+      });
+      // The box: rows tm 128 + consumer 64 .., columns of the chunk.
+      Value row0 =
+          env.add(env.mul(tm, env.idx(kTileM)), env.mul(consumer, env.idx(64)));
+      Value col0 =
+          env.add(env.mul(tn, env.idx(plan.tileN)), env.idx(chunk * cols));
+      env.loop(64, [&](Value r) {
+        env.loop(cols, [&](Value c) {
+          Value row = env.add(row0, r), col = env.add(col0, c);
+          env.ifThen(
+              env.land(env.lt(row, env.idx(plan.m)),
+                       env.lt(col, env.idx(plan.n))),
+              [&] {
+                Value offset = env.add(env.mul(r, env.idx(128)),
+                                       env.mul(c, env.idx(bytes)));
+                Value v =
+                    memref::LoadOp::create(b, loc, staging, element(offset));
+                memref::StoreOp::create(
+                    b, loc, v, d, env.add(env.mul(row, env.idx(plan.n)), col));
+              });
+        });
+      });
+    }
+  });
 }
 
 void Sm90Emulation::kTile(Value tm, Value tn, Value kt, Value it,

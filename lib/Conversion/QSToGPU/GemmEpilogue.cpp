@@ -32,10 +32,38 @@ void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,
       acc);
 }
 
+void GemmCode::stagedEpilogueChunk(
+    Value tm, Value tn, Value half, Value t, ValueRange args, int64_t chunk,
+    const std::function<Value(int64_t)> &acc,
+    const std::function<void(Value, ArrayRef<Value>)> &store) {
+  Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(half, i(64)));
+  Value colBase = env.mul(tn, i(plan.tileN));
+  // The chunk's columns [chunk W, chunk W + W) are registers [chunk W / 2,
+  // chunk W / 2 + W / 2) of every thread (8 columns per 4 registers).
+  int64_t regs = plan.storeChunkCols() / 2, first = chunk * regs;
+  epilogueAt(
+      args, regs, 2,
+      [&](int64_t r) {
+        Value fr, fc;
+        std::tie(fr, fc) = fragment(t, i(first + r));
+        return std::make_pair(env.add(rowBase, fr), env.add(colBase, fc));
+      },
+      [&](int64_t r) { return acc(first + r); },
+      [&](int64_t r, ArrayRef<Value> values) {
+        Value fr, fc;
+        std::tie(fr, fc) = fragment(t, i(first + r));
+        Value column = arith::SubIOp::create(env.b, env.loc, fc,
+                                             i(chunk * plan.storeChunkCols()));
+        store(env.add(env.mul(fr, i(128)), env.mul(column, i(plan.outBytes()))),
+              values);
+      });
+}
+
 void GemmCode::epilogueAt(
     ValueRange args, int64_t count, int64_t vec,
     const std::function<std::pair<Value, Value>(int64_t)> &position,
-    const std::function<Value(int64_t)> &acc) {
+    const std::function<Value(int64_t)> &acc,
+    const std::function<void(int64_t, ArrayRef<Value>)> &sink) {
   while (plan.n % vec != 0)
     vec /= 2;
   // args: sa, sb, [amaxA, amaxB (NVFP4)], [bias], [c], d
@@ -103,11 +131,8 @@ void GemmCode::epilogueAt(
       groups.push_back(std::move(group));
     }
     for (Group &group : groups) {
-      // N % vec == 0 and first % vec == 0: the group is inside or outside.
-      Value inside = env.land(env.lt(group.row, i(plan.m)),
-                              env.lt(group.first, i(plan.n)));
       int64_t g = g0 + (&group - groups.begin());
-      env.ifThen(inside, [&] {
+      auto values = [&] {
         SmallVector<Value> outs;
         for (int64_t e = 0; e < vec; ++e) {
           Value v = acc(g * vec + e);
@@ -130,6 +155,17 @@ void GemmCode::epilogueAt(
             out = env.fromF32(out, plan.outType);
           outs.push_back(out);
         }
+        return outs;
+      };
+      if (sink) {
+        sink(g * vec, values());
+        continue;
+      }
+      // N % vec == 0 and first % vec == 0: the group is inside or outside.
+      Value inside = env.land(env.lt(group.row, i(plan.m)),
+                              env.lt(group.first, i(plan.n)));
+      env.ifThen(inside, [&] {
+        SmallVector<Value> outs = values();
         Value at = env.add(env.mul(group.row, i(plan.n)), group.first);
         if (vec == 1) {
           memref::StoreOp::create(env.b, env.loc, outs[0], d, at);

@@ -179,6 +179,15 @@ private:
   /// block's empty barrier and, with multicast, on the other block's,
   /// whose producer wrote half of B into it.
   void freeStage(Value stage, Value cond);
+  /// The epilogue of rows `half` * 64 .. of tile (tm, tn) from accumulator
+  /// registers `acc`: stored directly, or (GemmPlan::tmaStore) staged and
+  /// stored by TMA.
+  void storeTile(Value tm, Value tn, Value half,
+                 const std::function<Value(int64_t)> &acc);
+  /// `op` ("bar.sync" or "bar.arrive") on the named barrier `first` (consumer
+  /// 0) or `first` + 1 (consumer 1) for `threads` threads (immediate ids:
+  /// ptxas then reserves only those).
+  void consumerBarrier(StringRef op, int64_t first, int64_t threads);
 
   KernelEnv &env;
   const GemmPlan &plan;
@@ -254,6 +263,8 @@ void Sm90Block::initBarriers() {
       "");
   ptx({block.tmA}, "prefetch.tensormap [$0];", "l");
   ptx({block.tmB}, "prefetch.tensormap [$0];", "l");
+  if (plan.tmaStore)
+    ptx({ptx.pointerOf(env.args.back())}, "prefetch.tensormap [$0];", "l");
 }
 
 void Sm90Block::clusterBarrier() {
@@ -354,13 +365,93 @@ void Sm90Block::consumers() {
   consumer = arith::SubIOp::create(b, loc, wg, env.idx(1));
   SmallVector<Type> fields(plan.accRegs(), b.getF32Type());
   accType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
-  if (plan.pingpong) {
+  if (plan.pingpong)
     pingpongConsumer();
+  else
+    code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
+      consumerTile(tm, tn, tileStart);
+    });
+  // The last TMA stores are complete (their shared-memory reads and their
+  // writes) before the block exits.
+  if (plan.tmaStore)
+    env.ifThen(eq(t, zero),
+               [&] { ptx({}, "cp.async.bulk.wait_group 0;", ""); });
+}
+
+void Sm90Block::consumerBarrier(StringRef op, int64_t first, int64_t threads) {
+  std::string tail = ", " + std::to_string(threads) + ";";
+  env.ifThenElse(
+      eq(consumer, zero),
+      [&] { ptx({}, (op + " " + std::to_string(first) + tail).str(), ""); },
+      [&] {
+        ptx({}, (op + " " + std::to_string(first + 1) + tail).str(), "");
+      });
+}
+
+void Sm90Block::storeTile(Value tm, Value tn, Value half,
+                          const std::function<Value(int64_t)> &acc) {
+  if (!plan.tmaStore) {
+    code.epilogue(tm, tn, half, t, block.epilogueArgs, acc);
     return;
   }
-  code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
-    consumerTile(tm, tn, tileStart);
-  });
+  // This consumer's two staging buffers (named barriers 4 and 5: its 128
+  // threads). Before chunk c fills buffer c % 2, thread 0 waits until the
+  // store of chunk c - 2 (c = 0: every earlier store, as a tile's chunk
+  // count may be odd) has read it; after the fills, each thread's writes
+  // are made visible to the async proxy and thread 0 issues the store.
+  Value tmD = ptx.pointerOf(env.args.back());
+  Value rowBase =
+      env.add(env.mul(tm, env.idx(kTileM)), env.mul(half, env.idx(64)));
+  Value staging =
+      env.add(env.idx(plan.stagingOffset()),
+              env.mul(consumer, env.idx(2 * GemmPlan::kStagingBufferBytes)));
+  for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
+    Value buffer =
+        env.add(staging, env.idx((chunk % 2) * GemmPlan::kStagingBufferBytes));
+    env.ifThen(eq(t, zero), [&] {
+      ptx({},
+          chunk == 0 ? "cp.async.bulk.wait_group.read 0;"
+                     : "cp.async.bulk.wait_group.read 1;",
+          "");
+    });
+    consumerBarrier("bar.sync", 4, kWarpgroup);
+    code.stagedEpilogueChunk(
+        tm, tn, half, t, block.epilogueArgs, chunk, acc,
+        [&](Value offset, ArrayRef<Value> values) {
+          Value address = ptx.i32(
+              env.add(block.base, env.add(buffer, swizzle(code, offset))));
+          if (values[0].getType().isF32()) {
+            ptx({address, values[0], values[1]},
+                "st.shared.v2.f32 [$0], {$1, $2};", "r,f,f");
+            return;
+          }
+          // Two 16-bit values, the first in the low half.
+          Type i16 = b.getI16Type(), i32 = b.getI32Type();
+          auto bits = [&](Value v) {
+            return arith::ExtUIOp::create(
+                b, loc, i32, arith::BitcastOp::create(b, loc, i16, v));
+          };
+          Value word = arith::OrIOp::create(
+              b, loc, bits(values[0]),
+              arith::ShLIOp::create(
+                  b, loc, bits(values[1]),
+                  arith::ConstantIntOp::create(b, loc, i32, 16)));
+          ptx({address, word}, "st.shared.b32 [$0], $1;", "r,r");
+        });
+    ptx({}, "fence.proxy.async.shared::cta;", "");
+    consumerBarrier("bar.sync", 4, kWarpgroup);
+    env.ifThen(eq(t, zero), [&] {
+      Value column = env.idx((chunk * plan.storeChunkCols()) * plan.outBytes());
+      Value x =
+          env.add(env.mul(tn, env.idx(plan.tileN * plan.outBytes())), column);
+      ptx({tmD, ptx.i32(x), ptx.i32(rowBase),
+           ptx.i32(env.add(block.base, buffer))},
+          "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
+          "[$0, {$1, $2}], [$3];\n"
+          "cp.async.bulk.commit_group;",
+          "l,r,r,r");
+    });
+  }
 }
 
 void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
@@ -424,7 +515,7 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
     freeStage(last, eq(t, zero));
   }
   Value result = forOp.getResult(0);
-  code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
+  storeTile(tm, tn, consumer, [&](int64_t r) {
     return LLVM::ExtractValueOp::create(b, loc, result, r).getResult();
   });
 }
@@ -627,10 +718,9 @@ void Sm90Block::pingpongConsumer() {
         freeStage(last, first);
         for (int64_t half = 0; half < 2; ++half) {
           Value acc = forOp.getResult(half);
-          code.epilogue(
-              tm, tn, env.idx(half), t, block.epilogueArgs, [&](int64_t r) {
-                return LLVM::ExtractValueOp::create(b, loc, acc, r).getResult();
-              });
+          storeTile(tm, tn, env.idx(half), [&](int64_t r) {
+            return LLVM::ExtractValueOp::create(b, loc, acc, r).getResult();
+          });
         }
       },
       consumer, 2);

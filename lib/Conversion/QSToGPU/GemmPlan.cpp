@@ -103,6 +103,16 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                           "a pair of blocks) exists for the sm_90a "
                           "kernels with K-major operands (not for MN-major "
                           "data, which goes through the transposing copy)";
+  if (operands.tmaStore && cc != 90)
+    return emitError() << "qs.gemm_epilogue = \"tma\" (D staged in shared "
+                          "memory and written by TMA stores) exists for the "
+                          "sm_90a kernels; the sm_100a kernel stores from "
+                          "tensor memory through registers";
+  if (operands.tmaStore && (operands.n * operands.outBytes) % 16 != 0)
+    return emitError() << "qs.gemm_epilogue = \"tma\" needs D's rows to be "
+                          "multiples of 16 bytes (TMA row strides), here N = "
+                       << operands.n << " elements of " << operands.outBytes
+                       << " bytes";
   if (cc == 100 && operands.persistentBlocks)
     return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
                           "exist for sm_90a only; the sm_100a kernel runs "
@@ -179,6 +189,7 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                           : plan.pingpong           ? kSMs
                                                     : 0;
   plan.cluster = operands.clusterSize;
+  plan.tmaStore = operands.tmaStore;
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
   Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
@@ -235,6 +246,15 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   if (c)
     args.push_back(c);
   args.push_back(d);
+  if (options.gpu && plan.tmaStore) {
+    // D as a [M, N * bytes] byte matrix, stored in boxes of 64 rows x 128
+    // bytes from 128-byte-swizzled staging buffers.
+    auto mapType = MemRefType::get({16}, b.getI64Type());
+    Value map = memref::AllocOp::create(b, loc, mapType);
+    emitEncodeTensorMap(b, loc, module, map, d, plan.m,
+                        plan.n * plan.outBytes(), 64, 128, 128);
+    args.push_back(map);
+  }
   if (options.gpu && plan.tcgen05)
     desc.blockBody = [plan](KernelEnv &env) { emitTcgen05Body(env, plan); };
   else if (options.gpu)

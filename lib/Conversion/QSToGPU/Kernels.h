@@ -98,6 +98,11 @@ struct GemmOperands {
   /// qs.gemm_schedule = "pingpong": each consumer warpgroup computes its
   /// own 128 x 128 tiles, alternately.
   bool pingpong = false;
+  /// qs.gemm_epilogue = "tma": D goes out through shared memory and TMA
+  /// stores (GemmPlan::tmaStore).
+  bool tmaStore = false;
+  /// Bytes of one element of D.
+  int64_t outBytes = 0;
   /// qs.gemm's fast_accumulate: the tensor cores may sum all of K in their
   /// own precision (else the sm_90a per-tensor kernel promotes each
   /// 128-wide block of K into FP32 registers).

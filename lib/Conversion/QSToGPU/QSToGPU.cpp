@@ -254,8 +254,8 @@ struct ConvertQSToGPUPass
                              !op.getTransposeA());
     operands.b = gemmOperand(b, loc, op.getBTensorType(), op.getB(), target,
                              op.getTransposeB());
-    // The kernel options qs.gemm_tile_n, _persistent, _cluster and
-    // _schedule (checked by the dialect) on the op or an ancestor.
+    // The kernel options qs.gemm_tile_n, _persistent, _cluster, _schedule
+    // and _epilogue (checked by the dialect) on the op or an ancestor.
     // The nearest one wins (the dialect checked each).
     auto inherited = [&](StringRef name) -> Attribute {
       for (Operation *p = op; p; p = p->getParentOp())
@@ -274,6 +274,13 @@ struct ConvertQSToGPUPass
     auto schedule = dyn_cast_or_null<StringAttr>(
         inherited(QSDialect::getGemmScheduleAttrName()));
     operands.pingpong = schedule && schedule.getValue() == "pingpong";
+    auto epilogue = dyn_cast_or_null<StringAttr>(
+        inherited(QSDialect::getGemmEpilogueAttrName()));
+    operands.tmaStore = epilogue && epilogue.getValue() == "tma";
+    operands.outBytes = cast<RankedTensorType>(op.getResult().getType())
+                            .getElementType()
+                            .getIntOrFloatBitWidth() /
+                        8;
     operands.fastAccumulate = op.getFastAccumulate();
     if (failed(gpuk::checkGemmSupport(operands, chip,
                                       [&] { return op.emitOpError(); })))

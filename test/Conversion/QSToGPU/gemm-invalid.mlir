@@ -134,3 +134,25 @@ func.func @pingpong_split(%a: !p, %b: !p) -> tensor<256x256xbf16> {
   %y = qs.gemm %a, %b transpose_b {qs.gemm_schedule = "pingpong"} : !p, !p -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
+
+// -----
+
+// TMA stores D by rows of 16-byte multiples: N = 36 bf16 (72 bytes) cannot
+// (the direct epilogue stores any N).
+!a = !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>
+!b = !qs.tensor<36x128xbf16, #qs.fp8_current<columnwise = false>>
+func.func @tma_store_row_bytes(%a: !a, %b: !b) -> tensor<128x36xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_epilogue = "tma" needs D's rows to be multiples of 16 bytes (TMA row strides), here N = 36 elements of 2 bytes}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_epilogue = "tma"} : !a, !b -> tensor<128x36xbf16>
+  return %y : tensor<128x36xbf16>
+}
+
+// -----
+
+// ... while f32 rows of 36 elements (144 bytes) can.
+!a = !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>
+!b = !qs.tensor<36x128xbf16, #qs.fp8_current<columnwise = false>>
+func.func @tma_store_f32(%a: !a, %b: !b) -> tensor<128x36xf32> {
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_epilogue = "tma"} : !a, !b -> tensor<128x36xf32>
+  return %y : tensor<128x36xf32>
+}

@@ -123,3 +123,9 @@ func.func private @type_not_quantized(tensor<4xf32> {qs.type = tensor<4xf32>})
 // Other qs.* argument attributes are unknown.
 // expected-error @+1 {{unknown qs dialect attribute 'qs.name' on an argument}}
 func.func private @unknown_arg_attr(tensor<4xf32> {qs.name = "x"})
+
+// -----
+
+// GEMM epilogues are named.
+// expected-error @+1 {{'qs.gemm_epilogue' must be the string "direct" or "tma" (how the GEMM kernels store their output), got "stmatrix"}}
+module attributes {qs.gemm_epilogue = "stmatrix"} {}

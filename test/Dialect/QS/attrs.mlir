@@ -108,3 +108,13 @@ func.func @pingpong(%a: !pp, %b: !pp) -> tensor<128x128xbf16> {
 module attributes {qs.chip = "sm_90a", qs.gemm_persistent = 132 : i64} {
   func.func private @persistent(!qs.tensor<4x8xbf16, #qs.fp8_current>)
 }
+
+// -----
+
+// The TMA-store epilogue, on a GEMM op itself.
+// CHECK: qs.gemm %{{.*}}, %{{.*}} transpose_b {qs.gemm_epilogue = "tma"}
+!te = !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>
+func.func @tma_store(%a: !te, %b: !te) -> tensor<128x128xbf16> {
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_epilogue = "tma"} : !te, !te -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}

@@ -70,6 +70,14 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
        },
        "the string \"cooperative\" or \"pingpong\" (how the GEMM kernel's "
        "consumer warpgroups share the output tiles)"},
+      {getGemmEpilogueAttrName(),
+       [](Attribute a) {
+         auto value = dyn_cast<StringAttr>(a);
+         return value &&
+                (value.getValue() == "direct" || value.getValue() == "tma");
+       },
+       "the string \"direct\" or \"tma\" (how the GEMM kernels store "
+       "their output)"},
   };
   for (const AttributeRule &rule : rules) {
     if (attr.getName() != rule.name)

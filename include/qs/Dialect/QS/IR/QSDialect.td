@@ -105,6 +105,16 @@ def QS_Dialect : Dialect {
     promote into); other families, MN-major operands, `qs.gemm_tile_n =
     256` and sm_100a reject it. It changes speed, never results.
 
+    `qs.gemm_epilogue = "direct" | "tma"` on a GEMM or an enclosing
+    operation picks how the sm_90a GEMM kernels (every family and schedule)
+    write D: "direct" (the default) stores each thread's accumulator pairs
+    from registers; "tma" stages each consumer's 64 rows 128 bytes of
+    columns at a time in two 128-byte-swizzled shared-memory buffers
+    (32 KiB in all) and writes them with TMA bulk tensor stores, which
+    clip at D's edges and leave the consumers free as soon as they are
+    issued (CUTLASS's TMA epilogue). D's rows must be multiples of 16 bytes
+    (TMA's rule); sm_100a rejects it. It changes speed, never results.
+
     ### Flattened boundaries
 
     `qs-flatten-storage` replaces each quantized function argument and result
@@ -164,6 +174,11 @@ def QS_Dialect : Dialect {
     /// GEMM kernel's consumer schedule ("cooperative" or "pingpong").
     static constexpr ::llvm::StringLiteral getGemmScheduleAttrName() {
       return ::llvm::StringLiteral("qs.gemm_schedule");
+    }
+    /// Name of the discardable attribute that picks how the sm_90a GEMM
+    /// kernels store D ("direct" or "tma").
+    static constexpr ::llvm::StringLiteral getGemmEpilogueAttrName() {
+      return ::llvm::StringLiteral("qs.gemm_epilogue");
     }
     /// Argument/result attributes set by qs-flatten-storage: the inner
     /// tensor's name, the original argument/result index, the quantized type.
