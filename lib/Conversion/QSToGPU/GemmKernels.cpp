@@ -129,11 +129,9 @@ GemmBlock::GemmBlock(KernelEnv &env, Ptx &ptx)
 namespace {
 /// The sm_90a block (GemmPlan::threads(): a producer and two consumer
 /// warpgroups) of emitGpuBody, one method a role.
-class Sm90Block {
+class Sm90Block : BlockEmitter {
 public:
-  Sm90Block(KernelEnv &env, const GemmPlan &plan)
-      : env(env), plan(plan), b(env.b),
-        loc(env.loc), code{env, plan}, ptx{b, loc}, block(env, ptx) {}
+  using BlockEmitter::BlockEmitter;
   void emit();
 
 private:
@@ -189,14 +187,6 @@ private:
   /// ptxas then reserves only those).
   void consumerBarrier(StringRef op, int64_t first, int64_t threads);
 
-  KernelEnv &env;
-  const GemmPlan &plan;
-  OpBuilder &b;
-  Location loc;
-  GemmCode code;
-  Ptx ptx;
-  // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d
-  GemmBlock block;
   Value tid, wg, t, zero;
   /// The block's rank in its pair (%cluster_ctarank for 2 x 1 x 1 clusters
   /// of a 1-D grid) and the other's.

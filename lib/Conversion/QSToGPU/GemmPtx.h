@@ -9,6 +9,7 @@
 #ifndef QS_LIB_CONVERSION_QSTOGPU_GEMMPTX_H
 #define QS_LIB_CONVERSION_QSTOGPU_GEMMPTX_H
 
+#include "GemmCode.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -17,9 +18,7 @@
 namespace mlir {
 namespace qs {
 namespace gpuk {
-struct KernelEnv;
 namespace gemm {
-struct GemmCode;
 
 struct Ptx {
   OpBuilder &b;
@@ -84,6 +83,24 @@ struct GemmBlock {
   ValueRange epilogueArgs;
   Value base;
   GemmBlock(KernelEnv &env, Ptx &ptx);
+};
+
+/// What the emitters of both kernel bodies (GemmKernels.cpp's Sm90Block,
+/// GemmTcgen05.cpp's Tcgen05Block) start from: the environment and plan,
+/// the shared index code, the inline-PTX helper and the block's arguments.
+struct BlockEmitter {
+  BlockEmitter(KernelEnv &env, const GemmPlan &plan)
+      : env(env), plan(plan), b(env.b),
+        loc(env.loc), code{env, plan}, ptx{b, loc}, block(env, ptx) {}
+
+  KernelEnv &env;
+  const GemmPlan &plan;
+  OpBuilder &b;
+  Location loc;
+  GemmCode code;
+  Ptx ptx;
+  // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d[, tmD]
+  GemmBlock block;
 };
 
 } // namespace gemm

@@ -30,11 +30,9 @@ using namespace mlir::qs::gpuk::gemm;
 
 namespace {
 /// The sm_100a block of emitTcgen05Body: one method per warp role.
-class Tcgen05Block {
+class Tcgen05Block : BlockEmitter {
 public:
-  Tcgen05Block(KernelEnv &env, const GemmPlan &plan)
-      : env(env), plan(plan), b(env.b),
-        loc(env.loc), code{env, plan}, ptx{b, loc}, block(env, ptx) {}
+  using BlockEmitter::BlockEmitter;
   void emit();
 
 private:
@@ -62,14 +60,6 @@ private:
   /// All four warps: tensor-memory lanes 32w..32w+31 (their rows) to D.
   void epilogue();
 
-  KernelEnv &env;
-  const GemmPlan &plan;
-  OpBuilder &b;
-  Location loc;
-  GemmCode code;
-  Ptx ptx;
-  // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d
-  GemmBlock block;
   Value tm, tn, tid, warp, lane;
   /// Shared-memory offsets of the "accumulator done" barrier and of the
   /// word tcgen05.alloc writes; the allocated tensor-memory address.
