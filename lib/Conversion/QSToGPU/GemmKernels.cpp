@@ -247,14 +247,7 @@ void Sm90Block::initBarriers() {
          ptx.i32(env.idx(plan.stageConsumers() * plan.cluster))},
         "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
   }
-  ptx({},
-      "fence.mbarrier_init.release.cluster;\n"
-      "fence.proxy.async.shared::cta;",
-      "");
-  ptx({block.tmA}, "prefetch.tensormap [$0];", "l");
-  ptx({block.tmB}, "prefetch.tensormap [$0];", "l");
-  if (plan.tmaStore)
-    ptx({ptx.pointerOf(env.args.back())}, "prefetch.tensormap [$0];", "l");
+  fenceBarriersAndPrefetchMaps();
 }
 
 void Sm90Block::clusterBarrier() {

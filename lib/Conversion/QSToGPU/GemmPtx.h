@@ -101,6 +101,20 @@ struct BlockEmitter {
   Ptx ptx;
   // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d[, tmD]
   GemmBlock block;
+
+  /// After thread 0's mbarrier.init: the barriers made visible to the
+  /// cluster and the async proxy, and the tensor maps prefetched (D's,
+  /// the last argument, with GemmPlan::tmaStore).
+  void fenceBarriersAndPrefetchMaps() {
+    ptx({},
+        "fence.mbarrier_init.release.cluster;\n"
+        "fence.proxy.async.shared::cta;",
+        "");
+    ptx({block.tmA}, "prefetch.tensormap [$0];", "l");
+    ptx({block.tmB}, "prefetch.tensormap [$0];", "l");
+    if (plan.tmaStore)
+      ptx({ptx.pointerOf(env.args.back())}, "prefetch.tensormap [$0];", "l");
+  }
 };
 
 } // namespace gemm

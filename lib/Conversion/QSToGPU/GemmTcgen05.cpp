@@ -120,12 +120,7 @@ void Tcgen05Block::initBarriers() {
     init(code.emptyBarrier(env.idx(s)), 1);
   }
   init(done, 1);
-  ptx({},
-      "fence.mbarrier_init.release.cluster;\n"
-      "fence.proxy.async.shared::cta;",
-      "");
-  ptx({block.tmA}, "prefetch.tensormap [$0];", "l");
-  ptx({block.tmB}, "prefetch.tensormap [$0];", "l");
+  fenceBarriersAndPrefetchMaps();
 }
 
 void Tcgen05Block::waitEmpty(Value kt, Value s) {
