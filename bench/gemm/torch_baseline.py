@@ -3,7 +3,8 @@
 scripts/device_bundle.py's GEMM bench plans: torch._scaled_mm (cuBLASLt FP8)
 with per-tensor scales (E4M3 x E4M3 -> bf16, A [M, K] row-major times B
 [N, K] as its column-major transpose: TE's TN fprop), with 1x128 x 128x128
-block scales where this PyTorch/CUDA offers them, and a bf16 torch.matmul
+and 1x128 x 1x128 block scales where this PyTorch/CUDA offers them (CUDA
+12.9+), and a bf16 torch.matmul
 for scale. Prints TFLOP/s (2 M N K / time).
 
   python3 bench/gemm/torch_baseline.py --shapes 8192x8192x8192,4096x4096x4096
@@ -19,6 +20,24 @@ from torch_timing import timed  # noqa: E402
 
 SHAPES = ("8192x8192x8192,4096x4096x4096,8192x4096x4096,8192x14336x4096,"
           "8192x4096x14336,8192x28672x8192,8192x8192x28672")
+
+
+def block_scales(torch, m, n, k):
+    """Unit scale tensors for torch._scaled_mm(a, b.t(), ...) with a [M, K]
+    and b [N, K], in the shapes and strides PyTorch's block-scaling
+    dispatch accepts (ATen/native/cuda/ScaledBlas.cpp,
+    is_blockwise_1x128_scaling / is_blockwise_128x128_scaling, checked
+    on mat1 and on mat2.t() = b with scale_b.t()): a 1x128 scale is
+    [rows, ceil(K / 128)] *outer-dim-major* (strides (1, rows)), a 128x128
+    one [ceil(rows / 128), ceil(K / 128)] row-major. (A contiguous [M,
+    K / 128] 1x128 scale is rejected as "Invalid scaling configuration".)
+    Yields (kind, scale_a, scale_b): TE's fprop / dgrad pairing (1x128
+    activations x 128x128 weights) and its wgrad pairing (1x128 x 1x128)."""
+    kb = (k + 127) // 128
+    act = torch.ones(kb, m, device="cuda").t()           # [M, kb], strides (1, M)
+    weights = torch.ones((n + 127) // 128, kb, device="cuda")  # [N/128, kb] row-major
+    yield "fp8 1x128 x 128x128", act, weights.t()
+    yield "fp8 1x128 x 1x128", act, torch.ones(kb, n, device="cuda")  # .t(): strides (1, N)
 
 
 def main():
@@ -56,14 +75,13 @@ def main():
         rows.append(("fp8 per-tensor fast-acc", ms))
         if block_reason is None:
             try:
-                sa = torch.ones(m, (k + 127) // 128, device="cuda")
-                sb = torch.ones((n + 127) // 128, (k + 127) // 128, device="cuda")
-                ms = timed(lambda: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb.t(),
-                                                    out_dtype=torch.bfloat16),
-                           args.iters, args.warmup)
-                rows.append(("fp8 1x128 x 128x128", ms))
+                for kind, sa, sb in block_scales(torch, m, n, k):
+                    ms = timed(lambda: torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb,
+                                                        out_dtype=torch.bfloat16),
+                               args.iters, args.warmup)
+                    rows.append((kind, ms))
             except Exception as error:  # this PyTorch/CUDA has no block scaling
-                block_reason = str(error).splitlines()[0][:100]
+                block_reason = " ".join(str(error).split())[:300]
                 print(f"(no block-scaled cuBLASLt: {block_reason})")
         x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
