@@ -9,7 +9,7 @@
 # TFLOP/s), runs a few checks under
 # compute-sanitizer (synccheck, racecheck: the barrier protocols the CPU
 # emulation cannot check), and runs the PyTorch / TransformerEngine /
-# cuBLASLt baselines. Logs go to $OUT when set.
+# cuBLASLt baselines (before the sanitizers). Logs go to $OUT when set.
 #   bash scripts/device-check.sh [BUNDLE]   # default: device-bundle.tar.gz
 # $PYTHON (default python3) needs numpy.
 set -uo pipefail
@@ -43,6 +43,18 @@ if [ $status -eq 124 ]; then
   echo "device-run: timed out after 330 s while running:" \
     "$(tail -n 1 "$out/progress.txt" 2>/dev/null || echo '(no case started)')"
 fi
+# The cuBLASLt / PyTorch baselines next (GEMM first: issue 7 compares with
+# it in the same run), before the sanitizers, so that a long replay cannot
+# starve them; each gets at most 90 s.
+for baseline in gemm quantize; do
+  budget=$(( $(left) < 90 ? $(left) : 90 ))
+  if [ "$budget" -lt 30 ]; then
+    echo "=== $baseline baseline skipped: $SECONDS s used"
+    continue
+  fi
+  PYTHONUNBUFFERED=1 timeout "$budget" "$python" "$root/bench/$baseline/torch_baseline.py" 2>&1 |
+    tee "$out/$baseline-torch-baseline.txt"
+done
 # Quantize with both usages, and the GEMM paths with named barriers and
 # shared-memory handoffs between threads: per-tensor (split accumulator,
 # and fast_accumulate with 128x256 tiles) and FP8 block, NVFP4
@@ -73,13 +85,4 @@ if command -v compute-sanitizer >/dev/null; then
 else
   echo "compute-sanitizer not found: no synccheck/racecheck run"
 fi
-for baseline in quantize gemm; do
-  budget=$(left)
-  if [ "$budget" -lt 30 ]; then
-    echo "=== $baseline baseline skipped: $SECONDS s used"
-    continue
-  fi
-  PYTHONUNBUFFERED=1 timeout "$budget" "$python" "$root/bench/$baseline/torch_baseline.py" 2>&1 |
-    tee "$out/$baseline-torch-baseline.txt"
-done
 exit $status
