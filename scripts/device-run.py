@@ -6,11 +6,15 @@ nothing but the CUDA driver (ctypes on libcuda.so.1) and numpy:
           results compared byte for byte with the numpy reference's bytes
           (NaN equal to NaN for dequantized values);
   bench/  every plan: random normal bf16 input, the kernels timed with CUDA
-          events (mean of --iters after --warmup), GB/s = (input bytes +
-          every result's bytes) / time, next to a device-to-device copy of
-          the input measured in the same run (2 x bytes / time).
+          events (the median of --iters calls after --warmup, queued
+          behind a spin kernel so that host launch gaps do not count;
+          quantize plans and copies cycle through buffer sets of
+          --rotate-mib in all, so that no input is read from L2), GB/s =
+          (input bytes + every result's bytes) / time, next to a
+          device-to-device copy of the input measured in the same run
+          (2 x bytes / time).
 
-  python3 scripts/device-run.py BUNDLE [--iters 20] [--warmup 3]
+  python3 scripts/device-run.py BUNDLE [--iters 20] [--warmup 3] [--rotate-mib 150]
                                 [--only REGEX] [--no-bench] [--progress FILE]
                                 [--case-timeout 20] [--max-lost 6]
 
@@ -33,7 +37,9 @@ compute-sanitizer); a sticky error then ends the run.
 Exit code 1 if any check fails or the device is unusable."""
 
 import argparse
+import contextlib
 import ctypes
+import itertools
 import json
 import os
 import re
@@ -52,6 +58,28 @@ import numpy as np
 # instruction, misaligned address, invalid address space, invalid PC,
 # launch failed.
 STICKY_ERRORS = {700, 702, 710, 714, 715, 716, 717, 718, 719}
+
+
+# Spins one thread until %globaltimer (ns) passes its start + the
+# argument: keeps the GPU busy while the host queues a timed loop.
+SPIN_PTX = b"""
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry qs_spin(.param .u64 ns)
+{
+  .reg .pred %p;
+  .reg .b64 %ns, %end, %now;
+  ld.param.u64 %ns, [ns];
+  mov.u64 %now, %globaltimer;
+  add.u64 %end, %now, %ns;
+WAIT:
+  mov.u64 %now, %globaltimer;
+  setp.lt.u64 %p, %now, %end;
+  @%p bra WAIT;
+  ret;
+}
+"""
 
 
 class CudaError(RuntimeError):
@@ -75,6 +103,8 @@ class Cuda:
         self.call("cuDeviceGetAttribute", ctypes.byref(major), 75, dev)
         self.call("cuDeviceGetAttribute", ctypes.byref(minor), 76, dev)
         self.name = f"{name.value.decode()} (compute capability {major.value}.{minor.value})"
+        self._events = []
+        self._spin = None  # the spin kernel's function, once loaded (False: unavailable)
 
     def call(self, fn, *args):
         result = getattr(self.lib, fn)(*args)
@@ -148,18 +178,48 @@ class Cuda:
         return e
 
     def time_ms(self, fn, iters, warmup):
-        """Mean milliseconds of `iters` calls of fn after `warmup` (events)."""
+        """Median milliseconds of `iters` calls of fn after `warmup`: an
+        event before and after each call, the calls queued behind a spin
+        kernel (SPIN_PTX) that keeps the GPU busy until the host has
+        queued them all, so the host's launch rate (ctypes: ~10-20 us a
+        launch, a 4096^2 quantize takes ~15 us on an H200) does not leave
+        gaps between the kernels that would count as their time."""
         for _ in range(warmup):
             fn()
-        start, end = self.event(), self.event()
-        self.call("cuEventRecord", start, None)
-        for _ in range(iters):
+        started = time.perf_counter()
+        fn()  # one more, timed on the host: how long queuing a call takes
+        host_ms = (time.perf_counter() - started) * 1e3
+        self.sync()
+        events = self.events(iters + 1)
+        self.spin(min(max(2 * iters * host_ms + 1.0, 2.0), 500.0))
+        self.call("cuEventRecord", events[0], None)
+        for i in range(iters):
             fn()
-        self.call("cuEventRecord", end, None)
-        return self.elapsed_ms(start, end) / iters
+            self.call("cuEventRecord", events[i + 1], None)
+        self.call("cuEventSynchronize", events[-1])
+        return float(np.median([self.elapsed_ms(a, b) for a, b in zip(events, events[1:])]))
+
+    def events(self, n):
+        """n reusable events (timing enabled)."""
+        while len(self._events) < n:
+            self._events.append(self.event())
+        return self._events[:n]
+
+    def spin(self, ms):
+        """Queues a one-thread kernel that spins for `ms` milliseconds on
+        %globaltimer (no spin where the driver cannot load SPIN_PTX: the
+        timings then include the host's launch gaps, said once)."""
+        if self._spin is None:
+            try:
+                self._spin = self.function(self.load(SPIN_PTX), "qs_spin")
+            except CudaError as error:
+                self._spin = False
+                print(f"device-run: no spin kernel ({error}): small cases' timings include "
+                      f"host launch gaps", file=sys.stderr)
+        if self._spin:
+            self.launch(self._spin, 1, 1, [int(ms * 1e6)])
 
     def elapsed_ms(self, start, end):
-        self.call("cuEventSynchronize", end)
         ms = ctypes.c_float()
         self.call("cuEventElapsedTime", ctypes.byref(ms), start, end)
         return ms.value
@@ -290,20 +350,35 @@ def random_bf16(n):
     return _RANDOM_BF16[n]
 
 
-def bench(cuda, directory, iters, warmup):
+def bench(cuda, directory, iters, warmup, rotate_bytes=0):
+    """The quantize plan's time on random bf16 input. With rotate_bytes,
+    as many copies of the plan's buffers as make up that many bytes
+    (input + results), used in turn: an input that fits in L2 (a 4096^2
+    bf16 tensor is 32 MiB, an H100/H200 L2 50 MB) would otherwise be
+    timed from the cache (METHOD.md: rotate among input sets)."""
     with open(os.path.join(directory, "case.json")) as f:
         case = json.load(f)
-    with Plan(cuda, directory) as plan:
-        buf, p = plan.argument(0)
-        cuda.to_device(p, random_bf16(buf["bytes"] // 2))
-        if case["inputs"] == 3:  # delayed: scale 1, amax state 0
-            cuda.to_device(plan.argument(1)[1], np.array([1.0], np.float32))
-            cuda.to_device(plan.argument(2)[1], np.array([0.0], np.float32))
+    with contextlib.ExitStack() as stack:
+        plan = stack.enter_context(Plan(cuda, directory))
+        buf = plan.argument(0)[0]
         moved = buf["bytes"] + sum(b["bytes"] for b in plan.plan["buffers"]
                                    if b["argument"] >= case["inputs"])
-        ms = cuda.time_ms(lambda: plan.run(kernels_only=True), iters, warmup)
+        plans = [plan] + [stack.enter_context(Plan(cuda, directory))
+                          for _ in range(rotations(rotate_bytes, moved) - 1)]
+        for plan in plans:
+            cuda.to_device(plan.argument(0)[1], random_bf16(buf["bytes"] // 2))
+            if case["inputs"] == 3:  # delayed: scale 1, amax state 0
+                cuda.to_device(plan.argument(1)[1], np.array([1.0], np.float32))
+                cuda.to_device(plan.argument(2)[1], np.array([0.0], np.float32))
+        turn = itertools.cycle(plans)
+        ms = cuda.time_ms(lambda: next(turn).run(kernels_only=True), iters, warmup)
         kernels = sum(1 for s in plan.plan["steps"] if "kernel" in s)
         return case, moved, ms, kernels
+
+
+def rotations(rotate_bytes, set_bytes):
+    """How many buffer sets of set_bytes make up rotate_bytes (1 to 16)."""
+    return max(1, min(16, -(-rotate_bytes // max(set_bytes, 1))))
 
 
 def gemm_bench(cuda, directory, iters, warmup):
@@ -335,18 +410,27 @@ def gemm_bench(cuda, directory, iters, warmup):
         return case, ms, 2.0 * m * n * k / (ms * 1e9)
 
 
-def copy_gbs(cuda, nbytes, iters, warmup):
-    a, b = cuda.malloc(nbytes), cuda.malloc(nbytes)
+def copy_gbs(cuda, nbytes, iters, warmup, rotate_bytes=0):
+    """A device-to-device copy's GB/s (2 x nbytes / time), with as many
+    source/destination pairs as make up rotate_bytes, used in turn (as
+    bench's buffer sets)."""
+    pointers = []
     try:
-        ms = cuda.time_ms(lambda: cuda.copy(b, a, nbytes), iters, warmup)
+        for _ in range(rotations(rotate_bytes, 2 * nbytes)):
+            pointers += [cuda.malloc(nbytes), cuda.malloc(nbytes)]
+        turn = itertools.cycle(list(zip(pointers[0::2], pointers[1::2])))
+
+        def copy():
+            a, b = next(turn)
+            cuda.copy(b, a, nbytes)
+        ms = cuda.time_ms(copy, iters, warmup)
     except CudaError:
-        free_all(cuda, [a, b])
+        free_all(cuda, pointers)
         raise
-    error = free_all(cuda, [a, b])
+    error = free_all(cuda, pointers)
     if error:
         raise error
     return 2 * nbytes / (ms * 1e6)
-
 
 
 # Kernel options in a GEMM check's name: persistent, multicast, a tile width
@@ -545,10 +629,11 @@ def run_work(cuda, bundle, work, args, emit):
             elif kind == "gemm":
                 emit("gemm", name, *gemm_bench(cuda, directory, args.iters, args.warmup))
             else:
-                case, moved, ms, kernels = bench(cuda, directory, args.iters, args.warmup)
+                rotate = int(args.rotate_mib * 2**20)
+                case, moved, ms, kernels = bench(cuda, directory, args.iters, args.warmup, rotate)
                 n = case["n"]
                 if n not in copies:
-                    copies[n] = copy_gbs(cuda, n * n * 2, args.iters, args.warmup)
+                    copies[n] = copy_gbs(cuda, n * n * 2, args.iters, args.warmup, rotate)
                 emit("quantize", name, case, moved, ms, kernels, copies[n])
         except CudaError as error:
             emit("failed", name, str(error))
@@ -625,7 +710,8 @@ def supervise(args, work, report):
             with open(list_path, "w") as f:
                 json.dump(remaining, f)
             command = [sys.executable, os.path.abspath(__file__), args.bundle, "--worker",
-                       list_path, "--iters", str(args.iters), "--warmup", str(args.warmup)]
+                       list_path, "--iters", str(args.iters), "--warmup", str(args.warmup),
+                       "--rotate-mib", str(args.rotate_mib)]
             proc = subprocess.Popen(command, stdout=subprocess.PIPE, preexec_fn=kill_with_parent)
             worker["proc"] = proc
             current, last, pending = None, None, b""
@@ -706,6 +792,10 @@ def main():
     parser.add_argument("bundle")
     parser.add_argument("--iters", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--rotate-mib", type=float, default=150,
+                        help="quantize plans and copies cycle through as many buffer sets as "
+                             "make up this many MiB, so that no input is timed from L2 "
+                             "(default: %(default)s, 3x an H100/H200's 50 MB L2; 0: one set)")
     parser.add_argument("--only", help="regular expression of the case and plan names to run")
     parser.add_argument("--no-bench", action="store_true", help="checks only")
     parser.add_argument("--progress", help="file to append each case's name to before it runs")

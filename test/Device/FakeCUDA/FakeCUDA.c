@@ -12,6 +12,8 @@
  * FAKE_CUDA_CC=major.minor sets the compute capability (default 9.0).
  * FAKE_CUDA_HANG=TEXT: a launch whose log text ("NAME grid G block B smem
  * S") contains TEXT never returns (a kernel that hangs).
+ * FAKE_CUDA_LOG_ARGUMENT (set): each launch's line ends with its first
+ * argument's value (" first argument 0x..."; a buffer's address).
  * FAKE_CUDA_FAIL=TEXT: such a launch fails with CUDA_ERROR_ILLEGAL_ADDRESS
  * (700), and so does every later call that a lost context fails: the error
  * is sticky, as on a GPU.
@@ -110,8 +112,12 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
   char text[256];
   snprintf(text, sizeof(text), "%s grid %u block %u smem %u",
            (const char *)function, gx, bx, smem);
-  fprintf(stderr, "fake-cuda: launch %s%s\n", text,
-          first ? "" : " NULL-ARGUMENT");
+  if (getenv("FAKE_CUDA_LOG_ARGUMENT"))
+    fprintf(stderr, "fake-cuda: launch %s%s first argument %p\n", text,
+            first ? "" : " NULL-ARGUMENT", first);
+  else
+    fprintf(stderr, "fake-cuda: launch %s%s\n", text,
+            first ? "" : " NULL-ARGUMENT");
   if (sticky)
     return sticky;
   const char *hang = getenv("FAKE_CUDA_HANG");
