@@ -316,7 +316,7 @@ int main(int argc, char **argv) {
         continue;
       }
       fillInputs(*plan, **loaded, family);
-      double ms = (*loaded)->time(iterations, warmup);
+      double ms = qs::DevicePlan::time({loaded->get()}, iterations, warmup);
       if (ms < 0) {
         llvm::outs() << shape << ": run: " << qsCudaLastError() << "\n";
         ++failures;

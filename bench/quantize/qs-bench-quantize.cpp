@@ -7,17 +7,16 @@
 //   GB/s  = (bytes of the input + bytes of every inner tensor) / time
 //   copy  = a device-to-device copy of the input in the same run (2 x bytes
 //           / time), the bandwidth ceiling,
-// and their ratio. Without a device (or with --dry-run) it prints the
-// launch plan instead. Runnable as one command:
+// and their ratio. Times are medians of per-call events, the calls queued
+// behind a spin kernel (no host launch gaps counted), cycling through
+// --rotate-mib of buffer copies (no input timed from L2). Without a device
+// (or with --dry-run) it prints the launch plan instead. Runnable as one
+// command:
 //   qs-bench-quantize --sizes 4096,8192,16384
 //
 //===----------------------------------------------------------------------===//
 
 #include "../BenchDevice.h"
-#include "qs/InitAll.h"
-#include "qs/Pipelines/Pipelines.h"
-#include "qs/Runner/LaunchPlan.h"
-#include "qs/Runtime/CUDARuntime.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -25,6 +24,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "qs/InitAll.h"
+#include "qs/Pipelines/Pipelines.h"
+#include "qs/Runner/LaunchPlan.h"
+#include "qs/Runtime/CUDARuntime.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -44,6 +48,12 @@ static cl::opt<std::string> usagesOpt("usages", cl::desc("row,col,both"),
                                       cl::init("row,col,both"));
 static cl::opt<int> iterations("iters", cl::desc("Timed repetitions"), cl::init(20));
 static cl::opt<int> warmup("warmup", cl::desc("Untimed repetitions"), cl::init(3));
+static cl::opt<double> rotateMib(
+    "rotate-mib",
+    cl::desc("Cycle through as many copies of a plan's buffers (and of the "
+             "copy's) as make up this many MiB, so that no input is timed "
+             "from L2 (default 150: 3x an H100/H200's 50 MB L2; 0: one)"),
+    cl::init(150));
 static cl::opt<std::string> chipOpt(
     "chip", cl::desc("sm_90a, sm_100a, or auto (the device's; sm_90a without one)"),
     cl::init("auto"));
@@ -130,59 +140,80 @@ struct Timing {
   std::string error;
 };
 
-Timing runPlan(const qs::LaunchPlan &plan) {
+/// How many sets of `setBytes` make up --rotate-mib (1 to 16).
+int64_t rotations(int64_t setBytes) {
+  auto want = static_cast<int64_t>(rotateMib * 1048576.0);
+  return std::clamp<int64_t>(
+      (want + setBytes - 1) / std::max<int64_t>(setBytes, 1), 1, 16);
+}
+
+Timing runPlan(const Plan &p) {
+  const qs::LaunchPlan &plan = p.launch;
   Timing t;
-  auto loaded = qs::DevicePlan::load(plan);
-  if (!loaded) {
-    t.error = llvm::toString(loaded.takeError());
-    return t;
+  std::vector<std::unique_ptr<qs::DevicePlan>> sets;
+  std::vector<qs::DevicePlan *> order;
+  for (int64_t s = 0, e = rotations(p.inputBytes + p.outputBytes); s < e; ++s) {
+    auto loaded = qs::DevicePlan::load(plan);
+    if (!loaded) {
+      t.error = llvm::toString(loaded.takeError());
+      return t;
+    }
+    sets.push_back(std::move(*loaded));
+    order.push_back(sets.back().get());
   }
-  qs::DevicePlan &device = **loaded;
   // Random normal bf16 input; scale 1, amax state 0 for delayed scaling.
+  std::vector<uint16_t> input;
   for (auto [i, b] : llvm::enumerate(plan.buffers)) {
-    if (b.argument == 0) {
-      std::vector<uint16_t> host(b.bytes / 2);
+    if (b.argument == 0 && input.empty()) {
+      input.resize(b.bytes / 2);
       std::mt19937 rng(1);
       std::normal_distribution<float> normal;
-      for (uint16_t &h : host) {
+      for (uint16_t &h : input) {
         float v = normal(rng);
         uint32_t bits;
         std::memcpy(&bits, &v, 4);
         h = static_cast<uint16_t>(bits >> 16);
       }
-      qsCudaCopy(device.buffer(i), host.data(), b.bytes);
-    } else if (b.bytes == 4) {
-      float v = b.argument == 1 ? 1.0f : 0.0f;
-      qsCudaCopy(device.buffer(i), &v, 4);
+    }
+    for (qs::DevicePlan *set : order) {
+      if (b.argument == 0) {
+        qsCudaCopy(set->buffer(i), input.data(), b.bytes);
+      } else if (b.bytes == 4) {
+        float v = b.argument == 1 ? 1.0f : 0.0f;
+        qsCudaCopy(set->buffer(i), &v, 4);
+      }
     }
   }
   // The kernels only: the copies into out-parameters are an artifact of the
   // calling convention (results returned by copy), not of quantization.
-  t.ms = device.time(iterations, warmup);
+  t.ms = qs::DevicePlan::time(order, iterations, warmup);
   if (t.ms < 0)
     t.error = std::string("run: ") + qsCudaLastError();
   return t;
 }
 
-/// Device-to-device copy of `bytes`, milliseconds per copy.
+/// Device-to-device copy of `bytes`, milliseconds per copy (median, as the
+/// plans; source/destination pairs cycled as --rotate-mib says).
 double copyMs(int64_t bytes) {
-  void *a = qsCudaMalloc(bytes), *b = qsCudaMalloc(bytes);
-  if (!a || !b)
-    return -1;
-  qsCudaMemset(a, 1, bytes);
-  for (int i = 0; i < warmup; ++i)
-    qsCudaCopy(b, a, bytes);
-  void *start = qsCudaEventCreate(), *end = qsCudaEventCreate();
-  qsCudaEventRecord(start);
-  for (int i = 0; i < iterations; ++i)
-    qsCudaCopy(b, a, bytes);
-  qsCudaEventRecord(end);
-  double ms = qsCudaEventElapsedMs(start, end) / iterations;
-  qsCudaEventDestroy(start);
-  qsCudaEventDestroy(end);
-  qsCudaFree(a);
-  qsCudaFree(b);
-  return ms;
+  std::vector<void *> pointers;
+  llvm::scope_exit release([&] {
+    for (void *p : pointers)
+      qsCudaFree(p);
+  });
+  for (int64_t s = 0, e = rotations(2 * bytes); s < e; ++s) {
+    pointers.push_back(qsCudaMalloc(bytes));
+    pointers.push_back(qsCudaMalloc(bytes));
+    if (!pointers[pointers.size() - 2] || !pointers.back() ||
+        qsCudaMemset(pointers[pointers.size() - 2], 1, bytes))
+      return -1;
+  }
+  size_t next = 0;
+  return qs::medianTimeMs(
+      [&] {
+        size_t pair = 2 * (next++ % (pointers.size() / 2));
+        return qsCudaCopy(pointers[pair + 1], pointers[pair], bytes) == 0;
+      },
+      iterations, warmup);
 }
 } // namespace
 
@@ -244,7 +275,7 @@ int main(int argc, char **argv) {
                        << "   grids " << kernels << "\n";
           continue;
         }
-        Timing t = runPlan(plan->launch);
+        Timing t = runPlan(*plan);
         if (!t.error.empty()) {
           llvm::outs() << fam.name << " " << usage << ": " << t.error << "\n";
           ++failures;

@@ -2,6 +2,10 @@
 
 #include "qs/Runner/LaunchPlan.h"
 #include "qs/Runtime/CUDARuntime.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include <algorithm>
+#include <chrono>
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -64,20 +68,59 @@ bool DevicePlan::run(bool kernelsOnly) {
   return true;
 }
 
-double DevicePlan::time(int iterations, int warmup) {
-  if (!run(/*kernelsOnly=*/false))
-    return -1;
+double qs::medianTimeMs(llvm::function_ref<bool()> call, int iterations,
+                        int warmup) {
   for (int i = 0; i < warmup; ++i)
-    if (!run(/*kernelsOnly=*/true))
+    if (!call())
       return -1;
-  void *start = qsCudaEventCreate(), *end = qsCudaEventCreate();
-  qsCudaEventRecord(start);
+  auto started = std::chrono::steady_clock::now();
+  if (!call())
+    return -1;
+  double hostMs = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - started)
+                      .count();
+  if (qsCudaSynchronize())
+    return -1;
+  std::vector<void *> events;
+  for (int i = 0; i <= iterations; ++i)
+    events.push_back(qsCudaEventCreate());
+  llvm::scope_exit destroy([&] {
+    for (void *e : events)
+      qsCudaEventDestroy(e);
+  });
+  if (llvm::is_contained(events, nullptr) ||
+      qsCudaSpin(std::clamp(2 * iterations * hostMs + 1.0, 2.0, 500.0)) ||
+      qsCudaEventRecord(events[0]))
+    return -1;
   for (int i = 0; i < iterations; ++i)
-    run(/*kernelsOnly=*/true);
-  qsCudaEventRecord(end);
-  double ms = qsCudaEventElapsedMs(start, end) / iterations;
-  qsCudaEventDestroy(start);
-  qsCudaEventDestroy(end);
+    if (!call() || qsCudaEventRecord(events[i + 1]))
+      return -1;
+  std::vector<double> ms;
+  for (int i = 0; i < iterations; ++i) {
+    ms.push_back(qsCudaEventElapsedMs(events[i], events[i + 1]));
+    if (ms.back() < 0)
+      return -1;
+  }
+  if (ms.empty())
+    return -1;
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  double median = ms[ms.size() / 2];
+  if (ms.size() % 2 == 0)
+    median =
+        (median + *std::max_element(ms.begin(), ms.begin() + ms.size() / 2)) /
+        2;
+  return median;
+}
+
+double DevicePlan::time(llvm::ArrayRef<DevicePlan *> sets, int iterations,
+                        int warmup) {
+  for (DevicePlan *set : sets)
+    if (!set->run(/*kernelsOnly=*/false))
+      return -1;
+  size_t next = 0;
+  double ms = medianTimeMs(
+      [&] { return sets[next++ % sets.size()]->run(/*kernelsOnly=*/true); },
+      iterations, warmup);
   if (qsCudaSynchronize())
     return -1;
   return ms;

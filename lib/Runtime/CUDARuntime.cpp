@@ -344,6 +344,41 @@ QS_EXPORT float qsCudaEventElapsedMs(void *start, void *end) {
   return ms;
 }
 
+/// Spins one thread until %globaltimer (ns) passes its start + the argument.
+static const char kSpinPtx[] = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry qs_spin(.param .u64 ns)
+{
+  .reg .pred %p;
+  .reg .b64 %ns, %end, %now;
+  ld.param.u64 %ns, [ns];
+  mov.u64 %now, %globaltimer;
+  add.u64 %end, %now, %ns;
+WAIT:
+  mov.u64 %now, %globaltimer;
+  setp.lt.u64 %p, %now, %end;
+  @%p bra WAIT;
+  ret;
+}
+)";
+
+QS_EXPORT int qsCudaSpin(double ms) {
+  // Loaded once (the module stays loaded for the process).
+  static void *function = []() -> void * {
+    void *module = qsCudaLoadModule(kSpinPtx);
+    return module ? qsCudaGetFunction(module, "qs_spin") : nullptr;
+  }();
+  if (!function) {
+    setError("qsCudaSpin: the spin kernel could not be loaded");
+    return 1;
+  }
+  uint64_t ns = static_cast<uint64_t>(ms * 1e6);
+  void *params[] = {&ns};
+  return qsCudaLaunch(function, 1, 1, 0, params);
+}
+
 //===----------------------------------------------------------------------===//
 // mgpu* (the ABI of MLIR's gpu-to-llvm lowering)
 //===----------------------------------------------------------------------===//

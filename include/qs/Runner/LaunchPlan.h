@@ -12,8 +12,10 @@
 #ifndef QS_RUNNER_LAUNCHPLAN_H
 #define QS_RUNNER_LAUNCHPLAN_H
 
-#include "qs/Pipelines/Pipelines.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "qs/Pipelines/Pipelines.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 #include <memory>
 #include <string>
@@ -68,6 +70,14 @@ struct LaunchPlan {
 FailureOr<LaunchPlan> compileLaunchPlan(ModuleOp module, StringRef function,
                                         const NVPTXPipelineOptions &options);
 
+/// Median milliseconds of `iterations` calls of `call` after `warmup`
+/// (libQSCUDARuntime, default stream): an event before and after each
+/// call, all calls queued behind qsCudaSpin for twice the host time they
+/// take to queue, so the host's launch gaps do not count as GPU time; < 0
+/// if a call or the timing fails.
+double medianTimeMs(llvm::function_ref<bool()> call, int iterations,
+                    int warmup);
+
 /// A launch plan loaded on the CUDA device (libQSCUDARuntime): its module,
 /// functions and one device buffer per plan buffer. Used by the benchmarks.
 class DevicePlan {
@@ -83,9 +93,12 @@ public:
   /// full run stay valid: buffers do not move). False on failure
   /// (qsCudaLastError says why).
   bool run(bool kernelsOnly);
-  /// Mean milliseconds of `iterations` kernels-only runs after `warmup`
-  /// (and one full run first); < 0 on failure.
-  double time(int iterations, int warmup);
+  /// Median milliseconds of `iterations` kernels-only runs after `warmup`
+  /// (and one full run first), cycling through `sets` (loads of one plan
+  /// with inputs filled, so that inputs are not timed from L2); < 0 on
+  /// failure. Timed as medianTimeMs.
+  static double time(llvm::ArrayRef<DevicePlan *> sets, int iterations,
+                     int warmup);
 
 private:
   explicit DevicePlan(const LaunchPlan &plan) : plan(plan) {}

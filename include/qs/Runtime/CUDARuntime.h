@@ -67,6 +67,11 @@ void qsCudaEventDestroy(void *event);
 int qsCudaEventRecord(void *event);
 /* Milliseconds between two recorded events (waits for `end`); < 0 on error. */
 float qsCudaEventElapsedMs(void *start, void *end);
+/* Queues a one-thread kernel on the default stream that spins for `ms`
+ * milliseconds on %globaltimer (loaded from PTX on first use): work queued
+ * behind it meets a busy GPU, so a timed loop's launch gaps on the host do
+ * not show as idle GPU time. */
+int qsCudaSpin(double ms);
 
 #ifdef __cplusplus
 }
