@@ -318,7 +318,10 @@ def check(cuda, directory):
                     k = int(np.argmax(bad))
                     problems.append(f"{name}: {int(bad.sum())} of {bad.size} outside the bound, "
                                     f"first at {k}: got {values.reshape(-1)[k]!r}, "
-                                    f"expected {want.reshape(-1)[k]!r}")
+                                    f"expected {want.reshape(-1)[k]!r}"
+                                    + "".join(f"\n  {name}: {line}" for line in gemm_failure_detail(
+                                        bad.reshape(want.shape),
+                                        values.reshape(want.shape))))
                 continue
             want_bytes = np.ascontiguousarray(want).view(np.uint8).reshape(-1)
             if case.get("nan_equal"):
@@ -333,8 +336,59 @@ def check(cuda, directory):
                 k = int(np.argmin(same))
                 problems.append(f"{name}: {int((~same).sum())} of {same.size} differ, first at "
                                 f"{k}: got {got[k] if not case.get('nan_equal') else g[k]!r}, "
-                                f"expected {want_bytes[k] if not case.get('nan_equal') else w[k]!r}")
+                                f"expected {want_bytes[k] if not case.get('nan_equal') else w[k]!r}"
+                                + "".join(f"\n  {name}: {line}" for line in runs_detail(
+                                    ~same, g if case.get("nan_equal") else got,
+                                    "values" if case.get("nan_equal") else "bytes")))
         return problems
+
+
+def ranges(indices, most=8):
+    """Sorted integers as "0-63, 128-191" (at most `most` ranges)."""
+    if len(indices) == 0:
+        return "none"
+    breaks = np.flatnonzero(np.diff(indices) != 1)
+    starts = np.concatenate(([indices[0]], indices[breaks + 1]))
+    ends = np.concatenate((indices[breaks], [indices[-1]]))
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in zip(starts[:most], ends[:most]))
+    return text + (f", ... ({len(starts)} ranges)" if len(starts) > most else "")
+
+
+def gemm_failure_detail(bad, values):
+    """Where a GEMM result is wrong, for a diagnosis from one device run:
+    the bad rows and columns, their residues modulo the tile's 64 rows
+    (a consumer's half) and 128 columns (a store chunk, a 128-byte
+    swizzle row of bf16), what the bad values are, and a map of 64x64
+    blocks ('#' holds a bad element)."""
+    m, n = bad.shape
+    rows, cols = np.flatnonzero(bad.any(axis=1)), np.flatnonzero(bad.any(axis=0))
+    got = values[bad].astype(np.float64)
+    lines = [f"bad rows {ranges(rows)}; bad columns {ranges(cols)}",
+             f"bad rows mod 64: {ranges(np.unique(rows % 64))}; "
+             f"bad columns mod 128: {ranges(np.unique(cols % 128))}",
+             f"bad values: {np.mean(got == 0):.0%} zero, {np.mean(np.isnan(got)):.0%} NaN, "
+             f"{np.mean(np.isinf(got)):.0%} infinite"]
+    bm, bn = -(-m // 64), -(-n // 64)
+    if bm <= 32 and bn <= 64:
+        blocks = np.zeros((bm * 64, bn * 64), bool)
+        blocks[:m, :n] = bad
+        blocks = blocks.reshape(bm, 64, bn, 64).any(axis=(1, 3))
+        lines.append("64x64 blocks ('#': some bad):")
+        lines += ["  " + "".join("#" if b else "." for b in row) for row in blocks]
+    return lines
+
+
+def runs_detail(bad, got, unit):
+    """Where a byte-compared result differs: its runs of bad elements (the
+    first 8), how many bad elements are zero, and the share of bad
+    elements in each 32nd of the buffer."""
+    indices = np.flatnonzero(bad)
+    parts = np.array_split(bad, min(32, bad.size))
+    shares = "".join("." if not p.any() else "#" if p.mean() > 0.9 else str(int(p.mean() * 10))
+                     for p in parts)
+    return [f"bad {unit} {ranges(indices)}",
+            f"bad {unit}: {np.mean(got[indices] == 0):.0%} zero; by 32nds of the buffer "
+            f"('.' none, 0-9 tenths, '#' over 90%): {shares}"]
 
 
 _RANDOM_BF16 = {}
@@ -565,7 +619,11 @@ class Report:
     def check(self, name, problems):
         if problems:
             self.failures += 1
-            print(f"FAIL {name}: " + "; ".join(problems))
+            # Each problem's first line on the FAIL line, its detail after.
+            print(f"FAIL {name}: " + "; ".join(p.split("\n")[0] for p in problems))
+            for p in problems:
+                for line in p.split("\n")[1:]:
+                    print(line)
         else:
             self.passed += 1
 
