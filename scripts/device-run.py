@@ -60,26 +60,11 @@ import numpy as np
 STICKY_ERRORS = {700, 702, 710, 714, 715, 716, 717, 718, 719}
 
 
-# Spins one thread until %globaltimer (ns) passes its start + the
-# argument: keeps the GPU busy while the host queues a timed loop.
-SPIN_PTX = b"""
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry qs_spin(.param .u64 ns)
-{
-  .reg .pred %p;
-  .reg .b64 %ns, %end, %now;
-  ld.param.u64 %ns, [ns];
-  mov.u64 %now, %globaltimer;
-  add.u64 %end, %now, %ns;
-WAIT:
-  mov.u64 %now, %globaltimer;
-  setp.lt.u64 %p, %now, %end;
-  @%p bra WAIT;
-  ret;
-}
-"""
+# The spin kernel (lib/Runtime/spin.ptx, shared with libQSCUDARuntime's
+# qsCudaSpin): keeps the GPU busy while the host queues a timed loop.
+SPIN_PTX_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "lib",
+                             "Runtime", "spin.ptx")
+
 
 
 class CudaError(RuntimeError):
@@ -138,7 +123,7 @@ class Cuda:
 
     def load(self, image):
         module = ctypes.c_void_p()
-        buf = ctypes.create_string_buffer(image, len(image))
+        buf = ctypes.create_string_buffer(image)  # + a NUL: PTX text must end with one
         self.call("cuModuleLoadData", ctypes.byref(module), buf)
         return module
 
@@ -180,7 +165,7 @@ class Cuda:
     def time_ms(self, fn, iters, warmup):
         """Median milliseconds of `iters` calls of fn after `warmup`: an
         event before and after each call, the calls queued behind a spin
-        kernel (SPIN_PTX) that keeps the GPU busy until the host has
+        kernel (SPIN_PTX_PATH) that keeps the GPU busy until the host has
         queued them all, so the host's launch rate (ctypes: ~10-20 us a
         launch, a 4096^2 quantize takes ~15 us on an H200) does not leave
         gaps between the kernels that would count as their time."""
@@ -207,12 +192,13 @@ class Cuda:
 
     def spin(self, ms):
         """Queues a one-thread kernel that spins for `ms` milliseconds on
-        %globaltimer (no spin where the driver cannot load SPIN_PTX: the
-        timings then include the host's launch gaps, said once)."""
+        %globaltimer (no spin where SPIN_PTX_PATH cannot be read or loaded:
+        the timings then include the host's launch gaps, said once)."""
         if self._spin is None:
             try:
-                self._spin = self.function(self.load(SPIN_PTX), "qs_spin")
-            except CudaError as error:
+                with open(SPIN_PTX_PATH, "rb") as f:
+                    self._spin = self.function(self.load(f.read()), "qs_spin")
+            except (OSError, CudaError) as error:
                 self._spin = False
                 print(f"device-run: no spin kernel ({error}): small cases' timings include "
                       f"host launch gaps", file=sys.stderr)

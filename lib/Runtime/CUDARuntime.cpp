@@ -344,25 +344,10 @@ QS_EXPORT float qsCudaEventElapsedMs(void *start, void *end) {
   return ms;
 }
 
-/// Spins one thread until %globaltimer (ns) passes its start + the argument.
-static const char kSpinPtx[] = R"(
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry qs_spin(.param .u64 ns)
-{
-  .reg .pred %p;
-  .reg .b64 %ns, %end, %now;
-  ld.param.u64 %ns, [ns];
-  mov.u64 %now, %globaltimer;
-  add.u64 %end, %now, %ns;
-WAIT:
-  mov.u64 %now, %globaltimer;
-  setp.lt.u64 %p, %now, %end;
-  @%p bra WAIT;
-  ret;
-}
-)";
+/// qs_spin(ns) (spin.ptx): spins one thread for ns nanoseconds.
+static const char kSpinPtx[] =
+#include "SpinPtx.inc"
+    ;
 
 QS_EXPORT int qsCudaSpin(double ms) {
   // Loaded once (the module stays loaded for the process).

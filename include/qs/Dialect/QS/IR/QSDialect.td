@@ -81,7 +81,12 @@ def QS_Dialect : Dialect {
     leave multiprocessors to concurrent kernels, as TE's `sm_margin`).
     Each block's producer streams the next tile's k-tiles while its
     consumers run the previous tile's epilogue. Absent: one block per
-    tile. It changes speed, never results; sm_100a rejects it.
+    tile. It changes speed, never results; sm_100a rejects it. N is fixed
+    when the kernel is compiled: past the multiprocessor count of the GPU it
+    runs on (132 on an H100 SXM, H200 or GH200; 114 on an H100 PCIe, 78 on
+    an H20), the blocks that do not fit run as a second wave after whole
+    blocks' worth of tiles, so set N to at most that count (the ping-pong
+    default, 132, assumes the former parts).
 
     `qs.gemm_cluster = 1 | 2 : i64` on a GEMM or an enclosing operation:
     with 2, the sm_90a GEMM kernels (every family) run in clusters of two
