@@ -36,6 +36,17 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format
 # kills the worker process, reports the case LOST and goes on after it. The
 # whole replay is bounded too; progress.txt names every case as it starts.
 rm -f "$out/progress.txt"
+# The SM clock, power and temperature every 500 ms during the replay
+# (TFLOP/s and GB/s say little without the clock they ran at), summarized
+# after it into device.txt (the samples stay in a temporary file: $OUT
+# brings back 8 files at most).
+samples=$(mktemp)
+sampler=
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,utilization.gpu \
+    --format=csv,noheader,nounits -lms 500 > "$samples" 2>/dev/null &
+  sampler=$!
+fi
 PYTHONUNBUFFERED=1 timeout 330 "$python" "$root/scripts/device-run.py" "$bundle" \
   --progress "$out/progress.txt" 2>&1 | tee "$out/device-run.txt"
 status=$?
@@ -43,6 +54,18 @@ if [ $status -eq 124 ]; then
   echo "device-run: timed out after 330 s while running:" \
     "$(tail -n 1 "$out/progress.txt" 2>/dev/null || echo '(no case started)')"
 fi
+if [ -n "$sampler" ]; then
+  kill "$sampler" 2>/dev/null
+  wait "$sampler" 2>/dev/null
+  awk -F', *' '$5 + 0 > 50 { n++; s += $2; if (!lo || $2 < lo) lo = $2; if ($2 > hi) hi = $2
+                             if ($3 > p) p = $3; if ($4 > t) t = $4 }
+    END { if (n) printf "GPU while busy (%d samples of 0.5 s): SM clock %d-%d MHz (mean %d), " \
+                        "power up to %.0f W, temperature up to %d C\n", n, lo, hi, s / n, p, t
+          else print "GPU samples: none with the GPU busy" }' "$samples" | tee -a "$out/device.txt"
+else
+  echo "nvidia-smi not found: no clock/power samples"
+fi
+rm -f "$samples"
 # The cuBLASLt / PyTorch baselines next (GEMM first: issue 7 compares with
 # it in the same run), before the sanitizers, so that a long replay cannot
 # starve them; each gets at most 90 s.
