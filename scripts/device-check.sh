@@ -78,6 +78,12 @@ for baseline in gemm quantize; do
   PYTHONUNBUFFERED=1 timeout "$budget" "$python" "$root/bench/$baseline/torch_baseline.py" 2>&1 |
     tee "$out/$baseline-torch-baseline.txt"
 done
+# The GEMM kernels against cuBLASLt from the two logs (no GPU time),
+# appended to device-run.txt.
+if [ -f "$out/gemm-torch-baseline.txt" ]; then
+  "$python" "$root/scripts/gemm-compare.py" "$out/device-run.txt" "$out/gemm-torch-baseline.txt" 2>&1 |
+    tee -a "$out/device-run.txt"
+fi
 # Quantize with both usages, and the GEMM paths with named barriers and
 # shared-memory handoffs between threads: per-tensor (split accumulator,
 # and fast_accumulate with 128x256 tiles) and FP8 block, NVFP4
