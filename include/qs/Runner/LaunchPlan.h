@@ -12,8 +12,8 @@
 #ifndef QS_RUNNER_LAUNCHPLAN_H
 #define QS_RUNNER_LAUNCHPLAN_H
 
-#include "mlir/IR/BuiltinOps.h"
 #include "qs/Pipelines/Pipelines.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
@@ -73,8 +73,9 @@ FailureOr<LaunchPlan> compileLaunchPlan(ModuleOp module, StringRef function,
 /// Median milliseconds of `iterations` calls of `call` after `warmup`
 /// (libQSCUDARuntime, default stream): an event before and after each
 /// call, all calls queued behind qsCudaSpin for twice the host time they
-/// take to queue, so the host's launch gaps do not count as GPU time; < 0
-/// if a call or the timing fails.
+/// take to queue, so the host's launch gaps do not count as GPU time (no
+/// spin where its kernel cannot be loaded); < 0 if a call or the timing
+/// fails.
 double medianTimeMs(llvm::function_ref<bool()> call, int iterations,
                     int warmup);
 
