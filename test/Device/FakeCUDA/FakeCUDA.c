@@ -12,6 +12,8 @@
  * FAKE_CUDA_CC=major.minor sets the compute capability (default 9.0).
  * FAKE_CUDA_HANG=TEXT: a launch whose log text ("NAME grid G block B smem
  * S") contains TEXT never returns (a kernel that hangs).
+ * FAKE_CUDA_NO_PTX (set): loading PTX text fails (CUDA_ERROR_INVALID_PTX,
+ * 218), as on a driver that cannot compile it.
  * FAKE_CUDA_LOG_ARGUMENT (set): each launch's line ends with its first
  * argument's value (" first argument 0x..."; a buffer's address).
  * FAKE_CUDA_FAIL=TEXT: such a launch fails with CUDA_ERROR_ILLEGAL_ADDRESS
@@ -71,6 +73,8 @@ static CUresult loadModule(void **module, const void *image) {
                      : bytes[0] == 0x50 && bytes[1] == 0xed ? "fatbin"
                                                             : "ptx";
   fprintf(stderr, "fake-cuda: load %s\n", kind);
+  if (kind[0] == 'p' && getenv("FAKE_CUDA_NO_PTX"))
+    return 218; /* CUDA_ERROR_INVALID_PTX */
   *module = (void *)0x2;
   return 0;
 }
