@@ -66,7 +66,6 @@ SPIN_PTX_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pard
                              "Runtime", "spin.ptx")
 
 
-
 class CudaError(RuntimeError):
     def __init__(self, message, code):
         super().__init__(message)
