@@ -83,10 +83,13 @@ def main():
         best = max(entries, key=lambda e: e[1])
         ref = base.get((shape, CUBLAS_KIND.get(scaling, "")))
 
+        def number(v):
+            return "-" if v is None else f"{v:.1f}"
+
         def ratio(v):
-            return f"{v / ref:.2f}x" if ref and v else "-"
-        print(f"{shape:<20} {scaling:<18} {default if default else '-':>8} {best[1]:>8.1f} "
-              f"{'(' + best[0] + ')':<22} {ref if ref else '-':>8} {ratio(default):>16} "
+            return f"{v / ref:.2f}x" if ref and v is not None else "-"
+        print(f"{shape:<20} {scaling:<18} {number(default):>8} {best[1]:>8.1f} "
+              f"{'(' + best[0] + ')':<22} {number(ref):>8} {ratio(default):>16} "
               f"{ratio(best[1]):>13}")
     print("Goals (issue 7):")
     for scaling in ("per-tensor fast", "per-tensor"):
