@@ -17,6 +17,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "../BenchDevice.h"
+#include "qs/InitAll.h"
+#include "qs/Pipelines/Pipelines.h"
+#include "qs/Runner/LaunchPlan.h"
+#include "qs/Runtime/CUDARuntime.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -24,10 +28,6 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "qs/InitAll.h"
-#include "qs/Pipelines/Pipelines.h"
-#include "qs/Runner/LaunchPlan.h"
-#include "qs/Runtime/CUDARuntime.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
