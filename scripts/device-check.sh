@@ -69,6 +69,7 @@ rm -f "$samples"
 # The cuBLASLt / PyTorch baselines next (GEMM first: issue 7 compares with
 # it in the same run), before the sanitizers, so that a long replay cannot
 # starve them; each gets at most 90 s.
+replay_s=$SECONDS
 for baseline in gemm quantize; do
   budget=$(( $(left) < 90 ? $(left) : 90 ))
   if [ "$budget" -lt 30 ]; then
@@ -99,6 +100,7 @@ fi
 # process (--case-timeout 0),
 # the one compute-sanitizer watches (REGEX: Python's re).
 sanitize='^[0-9]+-(fp8_current|mxfp8|nvfp4)-both-256x512-bf16$|^gemm[0-9]+-(fp8_current-fprop_TN-256x320x256|fp8_block-fprop_TN-256x320x256|nvfp4-fprop_TN-320x224x1056|mxfp8-(fprop_TN-256x320x256|dgrad_NN|wgrad_NT))-(?!.*-t128$)|^gemm[0-9]+-fp8_current-fprop_TN-144x656x304-f16-fast$|^gemm[0-9]+-.*-(pers[0-9]+|mc[0-9]+|pp)$|^gemm[0-9]+-fp8_current-.*-tma$'
+baselines_s=$((SECONDS - replay_s))
 if command -v compute-sanitizer >/dev/null; then
   for tool in synccheck racecheck; do
     echo "=== compute-sanitizer --tool $tool"
@@ -114,4 +116,9 @@ if command -v compute-sanitizer >/dev/null; then
 else
   echo "compute-sanitizer not found: no synccheck/racecheck run"
 fi
+# Where the device time went (for sizing later runs: the device tool gives
+# a session 15 minutes, the machine's start included).
+echo "device-check: ${SECONDS} s in all: unpack and replay ${replay_s} s," \
+  "baselines ${baselines_s} s, sanitizers $((SECONDS - replay_s - baselines_s)) s" |
+  tee -a "$out/device.txt"
 exit $status
