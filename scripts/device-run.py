@@ -476,8 +476,9 @@ def copy_gbs(cuda, nbytes, iters, warmup, rotate_bytes=0):
 # other than the default, as its own option per width (-t256: per-tensor
 # split-accumulator 128x256, -t192: 128x192, -t128: MXFP8 128x128;
 # fast_accumulate's tile width is not named: its checks and plans match
-# whatever their width), ping-pong, fast_accumulate, the TMA-store epilogue.
-SCHEDULE_TOKEN = re.compile(r"-(pers|mc)[0-9]+|-(t[0-9]+)|-(pp|fast|tma)\b")
+# whatever their width), ping-pong, fast_accumulate, the TMA-store epilogue,
+# split-K.
+SCHEDULE_TOKEN = re.compile(r"-(pers|mc|sk)[0-9]+|-(t[0-9]+)|-(pp|fast|tma)\b")
 # One kernel per group: per-tensor FP8 delayed or current, NVFP4 with a
 # global or row-scaled amax.
 KERNEL_FAMILY = {"fp8_delayed": "fp8_current", "nvfp4_row_scaled": "nvfp4"}
@@ -498,7 +499,8 @@ def check_schedule(name):
 def plan_schedule(case):
     """(kernel family, kernel options) of a GEMM bench plan's case.json."""
     options = {k for k, key in (("pers", "persistent"), ("mc", "cluster"),
-                                ("fast", "fast_accumulate")) if case.get(key)}
+                                ("fast", "fast_accumulate"), ("sk", "split_k"))
+               if case.get(key)}
     if case.get("tile_n") and not case.get("fast_accumulate"):
         options.add(f"t{case['tile_n']}")
     if case.get("schedule") == "pingpong":
@@ -530,7 +532,7 @@ def work_list(bundle, only, no_bench):
         if n.startswith("gemm-"):
             with open(os.path.join(bundle, "bench", n, "case.json")) as f:
                 cases[n] = json.load(f)
-    options = ("tile_n", "persistent", "cluster", "schedule", "epilogue")
+    options = ("tile_n", "persistent", "cluster", "schedule", "epilogue", "split_k")
     work += [("gemm", n) for n in sorted(cases, key=lambda n: (
         sum(bool(cases[n].get(k)) for k in options), n))]
     return work
@@ -640,6 +642,7 @@ class Report:
                             + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
                             + (["pp"] if case.get("schedule") == "pingpong" else [])
                             + (["tma"] if case.get("epilogue") == "tma" else [])
+                            + ([f"sk{case['split_k']}"] if case.get("split_k") else [])
                             + ([f"tile{case['tile_n']}"] if case.get("tile_n") else []))
         shape = "x".join(map(str, case["gemm"]))
         if not self.schedules:

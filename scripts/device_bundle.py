@@ -71,7 +71,7 @@ DEQUANTIZE_CHECKS = [
 
 
 # (family, layout, out, m, n, k, bias, accumulate, tile_n[, persistent,
-# cluster, schedule, fast, epilogue]) for the GEMM checks (within the bound of
+# cluster, schedule, fast, epilogue, split_k]) for the GEMM checks (within the bound of
 # gemm_cases.py): every layout, edges in M, N and K, the shared-memory ring
 # wrapping, E4M3 x E5M2. Per-tensor FP8 without fast_accumulate promotes
 # each k-tile into FP32 (128-wide tiles by default, -t256 checks in two
@@ -191,9 +191,33 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 144, 208, 272, True, True, None,
                 ("fp8_current", 0, "bf16", 256, 128, 144, True, False, None, 1, None,
                  "pingpong", True, "tma")]
 
+# Split-K (qs.gemm_split_k, last field; names end in -sk<S>): FP32
+# partial planes and the reduction kernel. Per-tensor fprop with 3 k-tiles
+# (the last partial) in 3 ranges, bias and accumulate; fast in persistent
+# multicast pairs (3 -> 2 blocks over 2 splits x 2 tiles) and ping-pong (3
+# blocks over 4 splits of one tile: one block's consumers take one unit
+# each); FP8 block dgrad, MXFP8 and NVFP4 fprop. Small shapes: the
+# bundle's size limit.
+SK = (None, None, None, None, None)
+GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 64, 272, True, True, None, *SK, 3),
+                ("fp8_current", 0, "bf16", 256, 32, 256, True, False, None, 3, 2, None, True,
+                 None, 2),
+                ("fp8_current", 0, "bf16", 128, 64, 512, False, False, None, 3, None,
+                 "pingpong", True, None, 4),
+                ("fp8_block", 1, "f32", 128, 256, 64, True, False, None, *SK, 2),
+                ("mxfp8", 0, "bf16", 96, 64, 256, True, False, None, *SK, 2),
+                ("nvfp4", 0, "bf16", 96, 64, 512, False, True, None, *SK, 2)]
+
 # The bundle travels packed (OUT.tar.gz) with the working tree (64 MiB in
 # all): main() fails on an archive larger than this (--limit-mib).
 BUNDLE_LIMIT_MIB = 60.0
+
+# Small-M GEMMs whose 128x128 tiles fill fewer than half of an H200's 132
+# multiprocessors (32-64 tiles), each timed without and with split-K (the
+# count that makes about 128 work units): per-tensor fast (TE's fprop)
+# and FP8 block, and on the first shape per-tensor with the split
+# accumulator (dgrad / wgrad). (m, n, k), split_k.
+SPLIT_K_BENCH = [((256, 4096, 4096), 2), ((128, 8192, 8192), 2), ((128, 4096, 14336), 4)]
 
 # GEMM benchmark shapes (m, n, k): cubes and Llama-style layers at 8192
 # tokens (fprop: n = output features, k = input features).
@@ -250,6 +274,10 @@ def main():
     parser.add_argument("--gemm-bench", default=",".join("x".join(map(str, s)) for s in GEMM_BENCH),
                         help="GEMM bench shapes MxNxK,... (sm_90a; empty: none); the first "
                              "also with each tile width, the first two also FP8 block")
+    parser.add_argument("--split-k-bench",
+                        default=",".join("x".join(map(str, s)) + f":{k}" for s, k in SPLIT_K_BENCH),
+                        help="small-M GEMM bench shapes MxNxK:S,... (sm_90a; empty: none), "
+                             "each timed without and with qs.gemm_split_k = S")
     parser.add_argument("--limit-checks", type=int, default=None,
                         help="only the first N quantize and N dequantize checks (tests)")
     parser.add_argument("--checks", help="only the checks whose names match this regular "
@@ -307,7 +335,7 @@ def main():
     if args.chip == "sm_90a":
         for i, (family, layout, out, m, n, k, bias, acc, tile, *extra) in enumerate(
                 GEMM_CHECKS[:args.limit_checks]):
-            persistent, cluster, schedule, fast, epilogue = (list(extra) + [None] * 5)[:5]
+            persistent, cluster, schedule, fast, epilogue, split = (list(extra) + [None] * 6)[:6]
             d = os.path.join(args.out, "check",
                              f"gemm{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-{out}"
                              + ("-fast" if fast else "")
@@ -315,14 +343,15 @@ def main():
                              + (f"-pers{persistent}" if persistent else "")
                              + (f"-mc{cluster}" if cluster else "")
                              + ("-pp" if schedule == "pingpong" else "")
-                             + ("-tma" if epilogue == "tma" else ""))
+                             + ("-tma" if epilogue == "tma" else "")
+                             + (f"-sk{split}" if split else ""))
             if not wanted(d):
                 continue
             case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
                              accumulate=acc, tile_n=tile, chip=args.chip,
                              needed_usage_only=True, persistent=persistent, cluster=cluster,
                              schedule=schedule, fast_accumulate=bool(fast), integers=bool(fast),
-                             tensor_cores=True, epilogue=epilogue)
+                             tensor_cores=True, epilogue=epilogue, split_k=split)
             export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
             for j, x in enumerate(case.inputs):
                 np.save(os.path.join(d, f"in{j}.npy"), x)
@@ -340,6 +369,8 @@ def main():
     # Bench plans (no data: the device makes random inputs).
     bench = 0
     shapes = [tuple(map(int, s.split("x"))) for s in args.gemm_bench.split(",") if s]
+    split_k_bench = [(tuple(map(int, s.split(":")[0].split("x"))), int(s.split(":")[1]))
+                     for s in args.split_k_bench.split(",") if s]
     # (family, shape, tile, layout, persistent, cluster, schedule, fast):
     # per-tensor FP8 on every shape with and without fast_accumulate (TE's
     # fprop uses it; cuBLASLt is timed both ways), the fast kernel also
@@ -395,7 +426,13 @@ def main():
                  (P, None, None, False), (P, None, None, True), (P, 132, None, False),
                  ("fp8_block", None, None, False), ("mxfp8", None, None, False),
                  (P, 132, "pingpong", True))]
-    for family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue in (
+    runs = [run + (None,) for run in runs]
+    # Split-K (last field) on the small-M shapes, and their defaults.
+    runs += [(family, shape, None, "TN", None, None, None, fast, None, split)
+             for i, (shape, splits) in enumerate(split_k_bench)
+             for family, fast in ((P, False), (P, True), ("fp8_block", False))
+             for split in (None, splits) if fast or family != P or i == 0]
+    for family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split in (
             runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
@@ -418,7 +455,8 @@ def main():
                  + (f", qs.gemm_persistent = {persistent} : i64" if persistent else "")
                  + (f", qs.gemm_cluster = {cluster} : i64" if cluster else "")
                  + (f', qs.gemm_schedule = "{schedule}"' if schedule else "")
-                 + (f', qs.gemm_epilogue = "{epilogue}"' if epilogue else ""))
+                 + (f', qs.gemm_epilogue = "{epilogue}"' if epilogue else "")
+                 + (f", qs.gemm_split_k = {split} : i64" if split else ""))
         text = (f"module attributes {{{attrs}}} {{\n"
                 f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
                 f"  %d = qs.gemm %a, %b{' transpose_b' if layout == 'TN' else ''}"
@@ -430,13 +468,14 @@ def main():
                  + (f"-pers{persistent}" if persistent else "")
                  + (f"-mc{cluster}" if cluster else "")
                  + ("-pp" if schedule == "pingpong" else "")
-                 + ("-tma" if epilogue else ""))
+                 + ("-tma" if epilogue else "")
+                 + (f"-sk{split}" if split else ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"gemm": [m, n, k], "family": family, "tile_n": tile, "layout": layout,
                        "persistent": persistent, "cluster": cluster, "schedule": schedule,
-                       "fast_accumulate": fast, "epilogue": epilogue,
+                       "fast_accumulate": fast, "epilogue": epilogue, "split_k": split,
                        "inputs": 6 if family == "nvfp4" else 4}, f)
         bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:

@@ -193,13 +193,14 @@ private:
   std::vector<Agent> agents;
   std::vector<AsyncCopy> copies;
 
-  /// The block's tiles as forEachTile walks them: (iteration, tile).
+  /// The block's work units (tiles; split-K: tile and range of K) as
+  /// forEachTile walks them: their iterations.
   std::vector<int64_t> iterations(int64_t block) const {
     std::vector<int64_t> its;
     if (!plan.persistent())
       return {0};
-    for (int64_t tile = block, j = 0; tile < plan.tiles();
-         tile += plan.blocks(), ++j)
+    for (int64_t unit = block, j = 0; unit < plan.units();
+         unit += plan.blocks(), ++j)
       its.push_back(j);
     return its;
   }
@@ -209,8 +210,8 @@ private:
     Agent a{b, -1, {}};
     int64_t rank = b % 2;
     for (int64_t j : iterations(b))
-      for (int64_t kt = 0; kt < plan.kTiles(); ++kt) {
-        int64_t it = j * plan.kTiles() + kt, s = it % plan.stages;
+      for (int64_t kt = 0; kt < plan.kTilesPerUnit(); ++kt) {
+        int64_t it = j * plan.kTilesPerUnit() + kt, s = it % plan.stages;
         if (it >= plan.stages)
           a.steps.push_back(
               {Op::WaitEmpty, s, (it / plan.stages - 1) & 1, 0, 0, 0, {}});
@@ -238,8 +239,8 @@ private:
         continue;
       if (plan.pingpong && options.orderBarrier && j >= 1)
         a.steps.push_back({Op::NamedSync, 0, 0, 0, 0, 2 + c, {}});
-      for (int64_t kt = 0; kt < plan.kTiles(); ++kt) {
-        int64_t it = j * plan.kTiles() + kt, s = it % plan.stages;
+      for (int64_t kt = 0; kt < plan.kTilesPerUnit(); ++kt) {
+        int64_t it = j * plan.kTilesPerUnit() + kt, s = it % plan.stages;
         auto push = [&](Op op, int64_t stage = 0, int64_t tag = 0,
                         int64_t part = 0, int64_t id = 0) {
           a.steps.push_back({op, stage, 0, tag, part, id, {}});
@@ -292,7 +293,8 @@ private:
       // Persistent per-tensor consumers free the tile's last stage.
       if (plan.persistent() && !options.inLoopFree && options.staging != 2 &&
           options.tileEndFree) {
-        int64_t last = (j * plan.kTiles() + plan.kTiles() - 1) % plan.stages;
+        int64_t last =
+            (j * plan.kTilesPerUnit() + plan.kTilesPerUnit() - 1) % plan.stages;
         a.steps.push_back({Op::Free, last, 0, 0, 0, 0, frees});
       }
     }
@@ -445,7 +447,7 @@ private:
 /// `stages` stages.
 GemmPlan makePlan(int64_t tilesM, int64_t tilesN, int64_t kTiles,
                   int64_t stages, int64_t persistent = 0, int64_t cluster = 1,
-                  bool pingpong = false) {
+                  bool pingpong = false, int64_t splitK = 1) {
   GemmPlan p;
   p.m = tilesM * kTileM;
   p.tileN = 128;
@@ -457,6 +459,7 @@ GemmPlan makePlan(int64_t tilesM, int64_t tilesN, int64_t kTiles,
   p.persistentBlocks = persistent;
   p.cluster = cluster;
   p.pingpong = pingpong;
+  p.splitK = splitK;
   return p;
 }
 
@@ -506,6 +509,20 @@ TEST(GemmProtocol, Pingpong) {
   EXPECT_EQ(check(makePlan(1, 5, 1, 3, 1, 1, true), {}), "");
   // With multicast pairs: 4 blocks over 12 tiles.
   EXPECT_EQ(check(makePlan(5, 2, 3, 4, 5, 2, true), {}), "");
+}
+
+TEST(GemmProtocol, SplitK) {
+  // qs.gemm_split_k: blocks (and persistent blocks' loops) walk units of
+  // fewer k-tiles each, the stage ring counting the unit's k-tiles: 2 x 2
+  // tiles of 6 k-tiles split 3 (2 each on 3 stages); persistent, 3 blocks
+  // over 7 tiles split 2; ping-pong and multicast pairs split 2.
+  Options inLoop;
+  inLoop.inLoopFree = true;
+  EXPECT_EQ(check(makePlan(2, 2, 6, 3, 0, 1, false, 3), {}), "");
+  EXPECT_EQ(check(makePlan(2, 2, 6, 3, 0, 1, false, 3), inLoop), "");
+  EXPECT_EQ(check(makePlan(1, 7, 6, 4, 3, 1, false, 2), {}), "");
+  EXPECT_EQ(check(makePlan(1, 7, 6, 4, 2, 1, true, 2), {}), "");
+  EXPECT_EQ(check(makePlan(3, 2, 4, 3, 5, 2, false, 2), inLoop), "");
 }
 
 TEST(GemmProtocol, PingpongNeedsItsOrderBarriers) {

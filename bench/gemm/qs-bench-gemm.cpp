@@ -17,7 +17,10 @@
 // (sched = pmc2), and per-tensor TN with ping-pong consumers
 // (qs.gemm_schedule = "pingpong", persistent; sched = pp, with multicast
 // ppmc2), and with the TMA-store epilogue (qs.gemm_epilogue = "tma"; sched
-// tma, persistent ptma). --fast-accumulate gives the per-tensor GEMMs
+// tma, persistent ptma). --split-k=S adds, for every shape whose k-tiles
+// (ceil(K / 128)) S divides, a run with qs.gemm_split_k = S (sched skS;
+// the time covers the GEMM kernel and the reduction kernel, the grid
+// column is the GEMM's). --fast-accumulate gives the per-tensor GEMMs
 // fast_accumulate (TE's fprop; on sm_90a ping-pong needs it, so those runs come
 // with it); without it the sm_90a kernel promotes each k-tile into FP32
 // (cuBLASLt's default; torch_baseline.py times both), 256-wide tiles in two
@@ -78,6 +81,11 @@ static cl::opt<int> persistentOpt(
     cl::desc("Blocks of the persistent-kernel run of the first shape "
              "(qs.gemm_persistent; sm_90a); 0: none"),
     cl::init(132));
+static cl::opt<int>
+    splitKOpt("split-k",
+              cl::desc("Also run each shape whose k-tiles it divides with "
+                       "qs.gemm_split_k = this (both chips); 0: none"),
+              cl::init(0));
 static cl::opt<bool> fastOpt(
     "fast-accumulate",
     cl::desc("Per-tensor FP8 with qs.gemm's fast_accumulate (TE's fprop): "
@@ -93,8 +101,8 @@ namespace {
 /// and B [K, N] column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
-                       bool tma, bool fast, StringRef family, StringRef chip,
-                       StringRef layout) {
+                       bool tma, int64_t splitK, bool fast, StringRef family,
+                       StringRef chip, StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
     int64_t rows = a ? m : n;
@@ -126,6 +134,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     attrs += ", qs.gemm_schedule = \"pingpong\"";
   if (tma)
     attrs += ", qs.gemm_epilogue = \"tma\"";
+  if (splitK)
+    attrs += ", qs.gemm_split_k = " + std::to_string(splitK) + " : i64";
   std::string flags = layout == "TN"   ? " transpose_b"
                       : layout == "NT" ? " transpose_a"
                                        : "";
@@ -232,10 +242,11 @@ int main(int argc, char **argv) {
       return 1;
     }
     // (tile width, persistent blocks, cluster size, ping-pong consumers,
-    // TMA-store epilogue) of each run.
+    // TMA-store epilogue, split-K ranges) of each run.
     struct Run {
       int64_t tileN = 0, persistent = 0, cluster = 0;
       bool pingpong = false, tma = false;
+      int64_t splitK = 0;
     };
     SmallVector<Run> runs = {Run()};
     // sm_90a ping-pong needs fast_accumulate.
@@ -273,11 +284,15 @@ int main(int argc, char **argv) {
       if (persistentOpt > 0)
         runs.push_back(Run{0, persistentOpt, 0, false, true});
     }
+    // Split-K where it divides the k-tiles (sm_100a NVFP4: 256 wide).
+    int64_t kTile = chip == "sm_100a" && family == "nvfp4" ? 256 : 128;
+    if (splitKOpt > 1 && ((k + kTile - 1) / kTile) % splitKOpt == 0)
+      runs.push_back(Run{0, 0, 0, false, false, splitKOpt});
     for (const Run &run : runs) {
       int64_t tileN = run.tileN;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
-                     run.tma, fast, family, chip, layout),
+                     run.tma, run.splitK, fast, family, chip, layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
@@ -291,10 +306,12 @@ int main(int argc, char **argv) {
       }
       const qs::LaunchPlan::Step *gemm = nullptr;
       for (const qs::LaunchPlan::Step &s : plan->steps)
-        if (!s.isCopy && !s.isTensorMap)
+        if (!s.isCopy && !s.isTensorMap && s.kernel == "qs_gemm")
           gemm = &s;
       std::string tile = tileN ? std::to_string(tileN) : "auto";
-      const char *sched = run.pingpong && run.cluster     ? "ppmc2"
+      std::string splitName = "sk" + std::to_string(run.splitK);
+      const char *sched = run.splitK                      ? splitName.c_str()
+                          : run.pingpong && run.cluster   ? "ppmc2"
                           : run.pingpong                  ? "pp"
                           : run.tma && run.persistent     ? "ptma"
                           : run.tma                       ? "tma"

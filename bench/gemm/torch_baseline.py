@@ -19,7 +19,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from torch_timing import timed  # noqa: E402
 
 SHAPES = ("8192x8192x8192,4096x4096x4096,8192x4096x4096,8192x14336x4096,"
-          "8192x4096x14336,8192x28672x8192,8192x8192x28672")
+          "8192x4096x14336,8192x28672x8192,8192x8192x28672,"
+          # Small M (device_bundle.SPLIT_K_BENCH: our kernels with split-K).
+          "256x4096x4096,128x8192x8192,128x4096x14336")
 
 
 def block_scales(torch, m, n, k):

@@ -279,11 +279,12 @@ bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option,
           .Case("cluster", QSDialect::getGemmClusterAttrName())
           .Case("schedule", QSDialect::getGemmScheduleAttrName())
           .Case("epilogue", QSDialect::getGemmEpilogueAttrName())
+          .Case("split_k", QSDialect::getGemmSplitKAttrName())
           .Default("");
   if (attrName.empty()) {
     emitError(unwrap(loc)) << "unknown GEMM kernel option '" << name
                            << "' (tile_n, persistent, cluster, schedule, "
-                              "epilogue)";
+                              "epilogue, split_k)";
     return false;
   }
   if (mlirAttributeIsNull(value)) {

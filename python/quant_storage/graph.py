@@ -142,7 +142,7 @@ class Function:
 
     def gemm(self, a, b, layout=None, *, transpose_a=False, transpose_b=False, out_dtype=None,
              bias=None, accumulate=None, fast_accumulate=False, tile_n=None, persistent=None,
-             cluster=None, schedule=None, epilogue=None):
+             cluster=None, schedule=None, epilogue=None, split_k=None):
         """qs.gemm. With `layout` ("TN", "NN", "NT") the arguments follow TE's
         general_gemm(A, B, layout), which computes op(B) op(A): it builds
         qs.gemm(B, A) with transpose_a = (layout[1] == "T") and transpose_b =
@@ -165,7 +165,10 @@ class Function:
         "pingpong": each consumer warpgroup its own 128x128 tiles; sm_90a
         per-tensor FP8), `epilogue` ("direct" or "tma": D staged in shared
         memory and written by TMA stores; sm_90a, rows of D in multiples of
-        16 bytes)."""
+        16 bytes), `split_k` (S: each output tile's K in S ranges of
+        128-wide k-tiles, one block each, FP32 partial results summed in
+        order by a second kernel; S must divide ceil(K / 128); for grids
+        that would leave multiprocessors idle, e.g. small M)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")
@@ -179,7 +182,8 @@ class Function:
         shape = (ak, n) if transpose_a else tuple(a.shape[:-1]) + (n,)
         out = self._tensor(shape, out_dtype or a.dtype)
         options = []
-        for name, value in (("tile_n", tile_n), ("persistent", persistent), ("cluster", cluster)):
+        for name, value in (("tile_n", tile_n), ("persistent", persistent), ("cluster", cluster),
+                            ("split_k", split_k)):
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, int):

@@ -514,3 +514,60 @@ def test_gemm_sm100_epilogue(rng, family):
     check_gemm(rng, family, LAYOUTS[0], "bf16", bias=True, accumulate=True, chip="sm_100a")
     check_gemm(rng, family, LAYOUTS[0] if family == "mxfp8" else LAYOUTS[1],
                "f16" if family == "mxfp8" else "bf16", bias=True, chip="sm_100a")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_gemm_split_k(rng, family, layout):
+    # qs.gemm_split_k: each tile's k-tiles in S equal ranges, one block each,
+    # FP32 partial planes summed in order by the reduction kernel, which adds
+    # bias and C and converts. M, N, K = 288, 320, 352: 3 k-tiles in every
+    # layout's contraction (the last partial: block scales past K), split 3
+    # (one k-tile per unit); 256, 224, 256 split 2; 96, 160, 512 split 4
+    # (fprop); partial tiles in M and N, every family and layout.
+    check_gemm(rng, family, layout, "bf16", m=288, n=320, k=352, bias=True,
+               accumulate=True, split_k=3)
+    check_gemm(rng, family, layout, "f32", m=256, n=224, k=256, split_k=2)
+    if layout is LAYOUTS[0]:
+        check_gemm(rng, family, layout, "bf16", m=96, n=160, k=512, bias=True, split_k=4)
+
+
+def test_gemm_split_k_schedules(rng):
+    # Split-K with the other sm_90a kernel options: persistent blocks walk
+    # units as they walk tiles (5 blocks over 2 splits x 12 tiles), multicast
+    # pairs (a pair shares split and tile column), ping-pong consumers,
+    # fast accumulation in 128x256 and 128x192 tiles, 256-wide promoted
+    # tiles; MXFP8 128x128 and MXFP8 dgrad (the transposing copy).
+    L0, L1, L2 = LAYOUTS
+    check_gemm(rng, "fp8_current", L0, "bf16", m=320, n=560, k=512, bias=True,
+               persistent=5, split_k=2)
+    check_gemm(rng, "fp8_delayed", L1, "bf16", m=320, n=256, k=512, cluster=2,
+               split_k=2)
+    check_gemm(rng, "fp8_current", L0, "bf16", m=320, n=560, k=512, cluster=2,
+               persistent=5, accumulate=True, split_k=4)
+    check_gemm(rng, "fp8_current", L0, "bf16", m=320, n=560, k=512, schedule="pingpong",
+               persistent=5, fast_accumulate=True, split_k=2)
+    check_gemm(rng, "fp8_current", L2, "f32", m=144, n=400, k=512, tile_n=256,
+               fast_accumulate=True, split_k=2)
+    check_gemm(rng, "fp8_current", L0, "bf16", m=144, n=400, k=384, tile_n=192,
+               fast_accumulate=True, split_k=3)
+    check_gemm(rng, "fp8_delayed", L0, "bf16", m=144, n=400, k=512, tile_n=256,
+               bias=True, split_k=2)
+    check_gemm(rng, "mxfp8", L0, "bf16", m=160, n=224, k=512, tile_n=128,
+               persistent=3, split_k=2)
+    check_gemm(rng, "fp8_block", L0, "bf16", m=160, n=224, k=512, cluster=2,
+               split_k=4)
+
+
+@pytest.mark.parametrize("family", SM100_FAMILIES)
+def test_gemm_sm100_split_k(rng, family):
+    # The tcgen05 kernel's k-loop over its unit's range (stages and the
+    # first MMA's accumulate predicate count the unit's k-tiles; TMA and
+    # scale factors the whole K's): K = 512 (NVFP4: two 256-wide k-tiles)
+    # split 2, partial tiles, bias and accumulate; wgrad over M = 384,
+    # split 3.
+    check_gemm(rng, family, LAYOUTS[0], "bf16", m=160, n=224, k=512, bias=True,
+               accumulate=True, split_k=2, chip="sm_100a")
+    if family != "nvfp4" and family != "nvfp4_row_scaled":
+        check_gemm(rng, family, LAYOUTS[2], "f32", m=384, n=96, k=160, split_k=3,
+                   chip="sm_100a")

@@ -199,6 +199,24 @@ def test_gemm_tma_store():
         qs.compile(linear(q, k=512, epilogue="tma"), chip="sm_100a")
 
 
+def test_gemm_split_k():
+    """split_k=S: the GEMM kernel stores FP32 planes and a second kernel
+    (qs_gemm_split_k_reduce) sums them into D, on both chips; an S that
+    does not divide the k-tiles (K = 512: 4) is a diagnostic when
+    compiling."""
+    q = qs.Float8CurrentScalingQuantizer()
+    g = linear(q, k=512, split_k=2)
+    assert "qs.gemm_split_k = 2 : i64" in str(g)
+    for chip in ("sm_90a", "sm_100a"):
+        ptx = qs.compile(g, chip=chip).ptx
+        assert ".entry qs_gemm(" in ptx and ".entry qs_gemm_split_k_reduce(" in ptx
+    with pytest.raises(qs.QSError, match=r"qs.gemm_split_k = 3 must divide the GEMM's 4 "
+                                         r"k-tiles"):
+        qs.compile(linear(q, k=512, split_k=3))
+    with pytest.raises(qs.QSError, match="'qs.gemm_split_k' must be an i64 of at least 1"):
+        linear(q, k=512, split_k=0)
+
+
 def test_compile_errors():
     g = quantize_graph((64, 128), qs.MXFP8Quantizer())
     with pytest.raises(qs.QSError, match="chip 'sm_80' is not supported; the kernels target sm_90a"):

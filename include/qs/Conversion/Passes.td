@@ -146,7 +146,14 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     shared memory: each consumer stages its rows 128 bytes of columns at
     a time in two 128-byte-swizzled buffers and stores each with a TMA
     bulk tensor store (D's rows in multiples of 16 bytes; sm_100a
-    rejects it).
+    rejects it). `qs.gemm_split_k = S : i64` (both chips, every family)
+    cuts each output tile's K into S equal ranges of k-tiles, one work unit
+    (block, or persistent iteration) each: the GEMM kernel stores each
+    unit's FP32 result (alpha applied) into plane `split` of an [S, M, N]
+    workspace, and a second kernel, `qs_gemm_split_k_reduce`, sums the
+    planes in order and adds bias and C before converting to D's type. S
+    must divide the k-tile count (ceil(K / 128); sm_100a NVFP4 ceil(K /
+    256)); it does not combine with `qs.gemm_epilogue = "tma"`.
 
     GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs
     of every family become one tcgen05 kernel of 128 threads per 128x128

@@ -28,7 +28,8 @@ Value GemmCode::minI(Value a, Value c) {
   return arith::MinUIOp::create(env.b, env.loc, a, c);
 }
 
-std::pair<Value, Value> GemmCode::tileOf(Value tile) {
+std::pair<Value, Value> GemmCode::tileOf(Value workUnit) {
+  Value tile = plan.splitsK() ? env.rem(workUnit, i(plan.tiles())) : workUnit;
   // Multicast pairs: the order below over pairs of tile rows; the block's
   // rank in its pair picks the row.
   int64_t rows = plan.multicast() ? ceilDiv(plan.tilesM, 2) : plan.tilesM;
@@ -45,12 +46,22 @@ std::pair<Value, Value> GemmCode::tileOf(Value tile) {
   return {tm, env.div(inGroup, rowsInGroup)};
 }
 
+void GemmCode::beginUnit(Value unit) {
+  if (!plan.splitsK()) {
+    split = kBase = Value();
+    return;
+  }
+  split = env.div(unit, i(plan.tiles()));
+  kBase = env.mul(split, i(plan.kTilesPerUnit()));
+}
+
 void GemmCode::forEachTile(
     Value block, const std::function<void(Value, Value, Value)> &body) {
   if (plan.persistent()) {
     forEachTile(block, body, i(0), 1);
     return;
   }
+  beginUnit(block);
   Value tm, tn;
   std::tie(tm, tn) = tileOf(block);
   body(tm, tn, i(0));
@@ -60,16 +71,17 @@ void GemmCode::forEachTile(Value block,
                            const std::function<void(Value, Value, Value)> &body,
                            Value phase, int64_t period) {
   Value first = env.add(block, env.mul(phase, i(plan.blocks())));
-  auto loop = scf::ForOp::create(env.b, env.loc, first, i(plan.tiles()),
+  auto loop = scf::ForOp::create(env.b, env.loc, first, i(plan.units()),
                                  i(period * plan.blocks()));
   OpBuilder::InsertionGuard guard(env.b);
   env.b.setInsertionPointToStart(loop.getBody());
-  Value tile = loop.getInductionVar();
-  Value iteration = env.div(arith::SubIOp::create(env.b, env.loc, tile, block),
+  Value unit = loop.getInductionVar();
+  Value iteration = env.div(arith::SubIOp::create(env.b, env.loc, unit, block),
                             i(plan.blocks()));
+  beginUnit(unit);
   Value tm, tn;
-  std::tie(tm, tn) = tileOf(tile);
-  body(tm, tn, env.mul(iteration, i(plan.kTiles())));
+  std::tie(tm, tn) = tileOf(unit);
+  body(tm, tn, env.mul(iteration, i(plan.kTilesPerUnit())));
 }
 
 Value GemmCode::pairTile(Value block, Value tileStart, int64_t rank) {
@@ -78,7 +90,7 @@ Value GemmCode::pairTile(Value block, Value tileStart, int64_t rank) {
       i(rank));
   if (!plan.persistent())
     return first;
-  Value iteration = env.div(tileStart, i(plan.kTiles()));
+  Value iteration = env.div(tileStart, i(plan.kTilesPerUnit()));
   return env.add(first, env.mul(iteration, i(plan.blocks())));
 }
 

@@ -92,17 +92,29 @@ struct GemmPlan {
   int64_t tiles() const {
     return (multicast() ? roundUp(tilesM, 2) : tilesM) * tilesN;
   }
-  /// The grid: one block per tile, or min(persistentBlocks, tiles) blocks
-  /// each computing tiles b, b + blocks, b + 2 blocks, ... With multicast
-  /// the persistent grid is even (persistentBlocks rounded down, at least
-  /// 2): tiles() is even, so the blocks of a pair walk the two tiles of
-  /// each pair together and compute as many tiles as each other.
+  /// qs.gemm_split_k = S: each output tile's K is cut into S equal ranges
+  /// of k-tiles (S divides kTiles()), one work unit each: unit u computes
+  /// split u / tiles() of tile u % tiles() and stores its FP32 partial
+  /// result (alpha applied, no bias, no C) into plane u / tiles() of an
+  /// [S, M, N] workspace; a second kernel (emitGemm) sums the planes in
+  /// order and finishes D. Blocks (and persistent blocks' loops) walk
+  /// units as they otherwise walk tiles.
+  int64_t splitK = 1;
+  bool splitsK() const { return splitK > 1; }
+  int64_t units() const { return tiles() * splitK; }
+  int64_t kTilesPerUnit() const { return kTiles() / splitK; }
+  /// The grid: one block per unit (tile, or tile and split of K), or
+  /// min(persistentBlocks, units) blocks each computing units b, b + blocks,
+  /// b + 2 blocks, ... With multicast the persistent grid is even
+  /// (persistentBlocks rounded down, at least 2): tiles() is even, so the
+  /// blocks of a pair walk the two tiles of each pair together and compute as
+  /// many tiles as each other.
   int64_t blocks() const {
     if (!persistent())
-      return tiles();
+      return units();
     int64_t asked = multicast() ? std::max<int64_t>(2, persistentBlocks & ~1)
                                 : persistentBlocks;
-    return std::min(asked, tiles());
+    return std::min(asked, units());
   }
   StringRef typeA, typeB; // PTX names: e4m3 / e5m2
   Type outType;
@@ -242,6 +254,11 @@ struct GemmPlan {
   /// alternating buffers; two per consumer, after the converted tiles.
   bool tmaStore = false;
   int64_t outBytes() const { return outType.getIntOrFloatBitWidth() / 8; }
+  /// What the GEMM kernel's epilogue stores: D's type, or with split-K the
+  /// FP32 partial results.
+  Type storeType() const {
+    return splitsK() ? Float32Type::get(outType.getContext()) : outType;
+  }
   int64_t storeChunkCols() const { return 128 / outBytes(); }
   int64_t storeChunks() const { return ceilDiv(tileN, storeChunkCols()); }
   static constexpr int64_t kStagingBufferBytes = 64 * 128;
@@ -311,15 +328,26 @@ struct GemmCode {
   Value band(Value a, int64_t m);
   Value minI(Value a, Value c);
 
-  /// Tile (row, column) of output tile `tile`: groups of 8 tile rows walk
-  /// the tile columns together, so consecutive tiles (blocks) share B
-  /// tiles in L2.
-  std::pair<Value, Value> tileOf(Value tile);
-  /// Runs `body(tm, tn, tileStart)` for each output tile of block `block`:
-  /// its own tile, or (persistent) tiles block, block + blocks(), ... in a
-  /// loop; `tileStart` counts the k-tiles of the block's earlier tiles, so
-  /// that it = tileStart + kt numbers the block's k-tiles through the stage
-  /// ring (stage it % stages, round it / stages).
+  /// Tile (row, column) of work unit `unit` (GemmPlan::splitK: of its tile
+  /// unit % tiles()): groups of 8 tile rows walk the tile columns together,
+  /// so consecutive tiles (blocks) share B tiles in L2.
+  std::pair<Value, Value> tileOf(Value unit);
+  /// Enters work unit `unit`: sets `split` and `kBase` (split-K; null
+  /// otherwise) for the code of its k-loop and epilogue.
+  void beginUnit(Value unit);
+  /// Split-K: the unit's split of K (its plane of the workspace) and its
+  /// first k-tile; null without split-K.
+  Value split = {}, kBase = {};
+  /// The k-tile (of the whole K) of the unit's k-tile `j` (of
+  /// kTilesPerUnit()): data and scales are read at it, while the stage
+  /// ring and the accumulators' first-step predicates count `j`.
+  Value kTileOf(Value j) { return kBase ? env.add(kBase, j) : j; }
+  /// Runs `body(tm, tn, tileStart)` for each work unit of block `block`
+  /// (beginUnit first): its own, or (persistent) units block, block +
+  /// blocks(), ... in a loop; `tileStart` counts the k-tiles of the
+  /// block's earlier units, so that it = tileStart + j numbers the block's
+  /// k-tiles through the stage ring (stage it % stages, round it /
+  /// stages).
   void forEachTile(Value block,
                    const std::function<void(Value, Value, Value)> &body);
   /// The same for the block's iterations phase, phase + period, ... only
@@ -593,6 +621,20 @@ struct GemmCode {
              const std::function<Value(int64_t)> &acc,
              const std::function<void(int64_t, ArrayRef<Value>)> &sink = {});
 };
+
+/// D's value from an FP32 result: + bias (of any float type, or null), + C
+/// (likewise), converted to `outType` (RNE; cvt.rn on the GPU). The GEMM
+/// epilogue's and the split-K reduction's last steps.
+Value finishOutput(KernelEnv &env, Value value, Value bias, Value c,
+                   Type outType);
+
+/// Split-K (GemmPlan::splitK): the kernel that finishes D from the GEMM
+/// kernel's FP32 planes, `workspace` [S, M, N]: D[e] = ((plane 0 + plane 1)
+/// + ...) (+ bias) (+ C), element by element, in plane order (the same
+/// sums on every run). Its launch follows the GEMM's on the same stream.
+void emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
+                         const GemmPlan &plan, Value workspace, Value bias,
+                         Value c, Value d, const EmitOptions &options);
 
 /// The 128-byte swizzle of a shared-memory byte address: the 16-byte chunk
 /// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).

@@ -232,11 +232,13 @@ private:
   /// One output tile: the producer's and both consumer warpgroups' steps
   /// (ping-pong: one consumer's two m64 halves; the same values).
   void tile(Value tm, Value tn, Value tileStart);
-  /// k-tile `kt` (the block's `it`, in stage `s`) of tile (tm, tn).
-  void kTile(Value tm, Value tn, Value kt, Value it,
+  /// The unit's k-tile `j` (the block's `it`, in stage `s`) of tile
+  /// (tm, tn).
+  void kTile(Value tm, Value tn, Value j, Value it,
              ArrayRef<Value> pairColumns);
-  /// NVFP4: every consumer thread converts, then the f16 wgmmas.
-  void fp4KTile(Value tm, Value tn, Value kt, Value s);
+  /// NVFP4: every consumer thread converts, then the f16 wgmmas (k-tile kt
+  /// of K, the unit's j).
+  void fp4KTile(Value tm, Value tn, Value j, Value kt, Value s);
   /// Block scaling (and per-tensor FP8's split accumulator): each scale
   /// block of K (k-tile) into zeroed partial registers, then promoted.
   void promotingKTile(Value tm, Value tn, Value kt, Value s, Value buffer,
@@ -313,8 +315,8 @@ void Sm90Emulation::tile(Value tm, Value tn, Value tileStart) {
   env.loop(regCount, [&](Value r) {
     memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
   });
-  env.loop(plan.kTiles(), [&](Value kt) {
-    kTile(tm, tn, kt, env.add(tileStart, kt), pairColumns);
+  env.loop(plan.kTilesPerUnit(), [&](Value j) {
+    kTile(tm, tn, j, env.add(tileStart, j), pairColumns);
   });
   if (plan.tmaStore) {
     stagedEpilogue(tm, tn);
@@ -408,8 +410,9 @@ void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
   });
 }
 
-void Sm90Emulation::kTile(Value tm, Value tn, Value kt, Value it,
+void Sm90Emulation::kTile(Value tm, Value tn, Value j, Value it,
                           ArrayRef<Value> pairColumns) {
+  Value kt = code.kTileOf(j);
   // The producer's step, then each consumer's (no waits needed).
   Value s = env.rem(it, env.idx(plan.stages));
   Value buffer = code.transposeBuffer(it);
@@ -424,7 +427,7 @@ void Sm90Emulation::kTile(Value tm, Value tn, Value kt, Value it,
     });
   }
   if (plan.fp4()) {
-    fp4KTile(tm, tn, kt, s);
+    fp4KTile(tm, tn, j, kt, s);
     return;
   }
   env.loop(kConsumers, [&](Value consumer) {
@@ -441,7 +444,7 @@ void Sm90Emulation::kTile(Value tm, Value tn, Value kt, Value it,
   });
 }
 
-void Sm90Emulation::fp4KTile(Value tm, Value tn, Value kt, Value s) {
+void Sm90Emulation::fp4KTile(Value tm, Value tn, Value j, Value kt, Value s) {
   // Every consumer thread converts its half-rows with the scale codes it
   // loaded in the previous k-tile (before the first: k-tile 0's) and loads
   // the next k-tile's, as the kernel carries them; then the wgmmas.
@@ -454,7 +457,7 @@ void Sm90Emulation::fp4KTile(Value tm, Value tn, Value kt, Value s) {
           memref::StoreOp::create(b, loc, c, fp4Codes,
                                   env.add(slot, env.idx(q)));
       };
-      env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kt,
+      env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, j,
                                        env.idx(0)),
                  [&] {
                    keep(code.fp4ScaleCodes(tm, tn, consumer, t, kt,

@@ -16,6 +16,18 @@ using namespace mlir::qs;
 using namespace mlir::qs::gpuk;
 using namespace mlir::qs::gpuk::gemm;
 
+Value gemm::finishOutput(KernelEnv &env, Value value, Value bias, Value c,
+                         Type outType) {
+  if (bias)
+    value = arith::AddFOp::create(env.b, env.loc, value, env.toF32(bias));
+  if (c)
+    value = arith::AddFOp::create(env.b, env.loc, value, env.toF32(c));
+  // The GPU converts with cvt.rn (same RNE result as the emulation).
+  if (env.gpu && outType != value.getType())
+    return arith::TruncFOp::create(env.b, env.loc, outType, value);
+  return env.fromF32(value, outType);
+}
+
 void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,
                         ValueRange args,
                         const std::function<Value(int64_t)> &acc) {
@@ -66,7 +78,8 @@ void GemmCode::epilogueAt(
     const std::function<void(int64_t, ArrayRef<Value>)> &sink) {
   while (plan.n % vec != 0)
     vec /= 2;
-  // args: sa, sb, [amaxA, amaxB (NVFP4)], [bias], [c], d
+  // args: sa, sb, [amaxA, amaxB (NVFP4)], [bias], [c], d; split-K: sa, sb,
+  // [amaxA, amaxB], workspace (bias and C are the reduction's).
   Value alpha;
   unsigned next = 2;
   // NVFP4 factor amax / 2688 of a global amax, or of a row-scaled
@@ -88,9 +101,13 @@ void GemmCode::epilogueAt(
         env.b, env.loc, memref::LoadOp::create(env.b, env.loc, args[0], i(0)),
         memref::LoadOp::create(env.b, env.loc, args[1], i(0)));
   }
-  Value bias = plan.bias ? args[next++] : Value();
-  Value c = plan.accumulate ? args[next++] : Value();
+  bool partial = plan.splitsK();
+  Value bias = plan.bias && !partial ? args[next++] : Value();
+  Value c = plan.accumulate && !partial ? args[next++] : Value();
   Value d = args[next];
+  Type storeType = plan.storeType();
+  // Split-K: this unit's plane of the [S, M, N] workspace.
+  Value plane = partial ? env.mul(split, i(plan.m * plan.n)) : Value();
   bool rowScaled = plan.fp4() && (plan.a.rowScaled || plan.b.rowScaled);
   // Reads first, then stores, kEpilogueBatch values at a time. As far as
   // LLVM and ptxas know D may alias bias and C (and the amaxes), so a load
@@ -142,18 +159,8 @@ void GemmCode::epilogueAt(
                   : v;
           if (rowScaled)
             out = arith::MulFOp::create(env.b, env.loc, out, group.rows[e]);
-          if (bias)
-            out = arith::AddFOp::create(env.b, env.loc, out,
-                                        env.toF32(group.bias[e]));
-          if (c)
-            out = arith::AddFOp::create(env.b, env.loc, out,
-                                        env.toF32(group.c[e]));
-          // The GPU converts with cvt.rn (same RNE result as the emulation).
-          if (env.gpu && plan.outType != out.getType())
-            out = arith::TruncFOp::create(env.b, env.loc, plan.outType, out);
-          else
-            out = env.fromF32(out, plan.outType);
-          outs.push_back(out);
+          outs.push_back(finishOutput(env, out, bias ? group.bias[e] : Value(),
+                                      c ? group.c[e] : Value(), storeType));
         }
         return outs;
       };
@@ -167,6 +174,8 @@ void GemmCode::epilogueAt(
       env.ifThen(inside, [&] {
         SmallVector<Value> outs = values();
         Value at = env.add(env.mul(group.row, i(plan.n)), group.first);
+        if (plane)
+          at = env.add(plane, at);
         if (vec == 1) {
           memref::StoreOp::create(env.b, env.loc, outs[0], d, at);
           return;
@@ -194,7 +203,7 @@ void GemmCode::tmemEpilogue(
     std::function<Value(int64_t)> bits = load(chunk);
     Value colBase = env.add(env.mul(tn, i(plan.tileN)), i(32 * chunk));
     // 16 bytes of the row per store.
-    int64_t outBytes = plan.outType.getIntOrFloatBitWidth() / 8;
+    int64_t outBytes = plan.storeType().getIntOrFloatBitWidth() / 8;
     epilogueAt(
         args, 32, 16 / outBytes,
         [&](int64_t r) { return std::make_pair(row, env.add(colBase, i(r))); },
@@ -204,4 +213,61 @@ void GemmCode::tmemEpilogue(
               .getResult();
         });
   }
+}
+
+void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
+                               const GemmPlan &plan, Value workspace,
+                               Value bias, Value c, Value d,
+                               const EmitOptions &options) {
+  SmallVector<Value> args = {workspace};
+  if (bias)
+    args.push_back(bias);
+  if (c)
+    args.push_back(c);
+  args.push_back(d);
+  int64_t elements = plan.m * plan.n, splits = plan.splitK;
+  int64_t n = plan.n;
+  Type outType = plan.outType;
+  bool hasBias = static_cast<bool>(bias), hasC = static_cast<bool>(c);
+  KernelDesc desc;
+  desc.name = "qs_gemm_split_k_reduce";
+  desc.threads = 256;
+  // Four elements per thread, consecutive threads on consecutive elements
+  // (each plane read coalesced). All loads (at clamped, in-range
+  // positions) come before the guarded stores: as in the epilogue, the
+  // compilers cannot tell that D does not alias the planes, bias or C, so
+  // a load after a store would stay after it.
+  constexpr int64_t kPerThread = 4;
+  int64_t perBlock = desc.threads * kPerThread;
+  desc.gridSize = ceilDiv(elements, perBlock);
+  desc.phases.push_back([=](KernelEnv &env) {
+    Value ws = env.args[0];
+    Value biasArg = hasBias ? env.args[1] : Value();
+    Value cArg = hasC ? env.args[hasBias ? 2 : 1] : Value();
+    Value out = env.args.back();
+    auto load = [&](Value buffer, Value at) {
+      return memref::LoadOp::create(env.b, env.loc, buffer, at).getResult();
+    };
+    Value first =
+        env.add(env.mul(env.blockId, env.idx(perBlock)), env.threadId);
+    SmallVector<Value> positions, values;
+    for (int64_t r = 0; r < kPerThread; ++r) {
+      Value e = env.add(first, env.idx(r * desc.threads));
+      Value at =
+          arith::MinUIOp::create(env.b, env.loc, e, env.idx(elements - 1));
+      Value sum = load(ws, at);
+      for (int64_t s = 1; s < splits; ++s)
+        sum = arith::AddFOp::create(
+            env.b, env.loc, sum, load(ws, env.add(env.idx(s * elements), at)));
+      positions.push_back(e);
+      values.push_back(finishOutput(
+          env, sum, biasArg ? load(biasArg, env.rem(at, env.idx(n))) : Value(),
+          cArg ? load(cArg, at) : Value(), outType));
+    }
+    for (int64_t r = 0; r < kPerThread; ++r)
+      env.ifThen(env.lt(positions[r], env.idx(elements)), [&] {
+        memref::StoreOp::create(env.b, env.loc, values[r], out, positions[r]);
+      });
+  });
+  emitKernel(b, loc, module, desc, args, options);
 }

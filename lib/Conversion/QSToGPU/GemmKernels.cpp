@@ -157,15 +157,15 @@ private:
   void consumers();
   /// Consumer `consumer`'s k-loop and epilogue of tile (tm, tn).
   void consumerTile(Value tm, Value tn, Value tileStart);
-  /// The k-loop body of k-tile `kt` (the block's k-tile `it`, in stage `s`;
-  /// MN-major operands: transposed into `buffer`): sums it into `total`
-  /// (NVFP4: with the carried scale codes `codes`) and yields the next
-  /// loop values.
+  /// The k-loop body of k-tile `kt` of K (the unit's k-tile `j`, the
+  /// block's k-tile `it`, in stage `s`; MN-major operands: transposed into
+  /// `buffer`): sums it into `total` (NVFP4: with the carried scale codes
+  /// `codes`) and yields the next loop values.
   void fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,
                 ValueRange codes);
   void promotingKTile(Value tm, Value tn, Value kt, Value s, Value buffer,
                       Value total);
-  void fastKTile(Value kt, Value it, Value s, Value buffer, Value total);
+  void fastKTile(Value j, Value it, Value s, Value buffer, Value total);
   /// qs.gemm_schedule = "pingpong": each consumer computes whole tiles
   /// (documented at the definition).
   void pingpongConsumer();
@@ -262,10 +262,11 @@ void Sm90Block::producer() {
   ptx({}, "setmaxnreg.dec.sync.aligned.u32 40;", "");
   env.ifThen(eq(t, zero), [&] {
     code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
-      env.loop(plan.kTiles(), [&](Value kt) {
-        // The block's k-tile `it` (through all its tiles) uses stage
-        // it % stages in round it / stages.
-        Value it = env.add(tileStart, kt);
+      env.loop(plan.kTilesPerUnit(), [&](Value j) {
+        // The block's k-tile `it` (through all its units) uses stage
+        // it % stages in round it / stages; k-tile kt of K.
+        Value it = env.add(tileStart, j);
+        Value kt = code.kTileOf(j);
         Value s = env.rem(it, env.idx(plan.stages));
         Value round = env.div(it, env.idx(plan.stages));
         env.ifThen(uge(it, env.idx(plan.stages)), [&] {
@@ -439,22 +440,25 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
 
 void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
   ValueRange epilogueArgs = block.epilogueArgs;
-  int64_t kTiles = plan.kTiles();
+  int64_t kTiles = plan.kTilesPerUnit();
   Value acc = LLVM::ZeroOp::create(b, loc, accType);
   SmallVector<Value> carried{acc};
   // NVFP4: the block-scale codes of the first k-tile; each k-tile loads the
   // next one's (GemmCode::fp4ScaleCodes).
   if (plan.fp4())
     llvm::append_range(carried,
-                       code.fp4ScaleCodes(tm, tn, consumer, t, env.idx(0),
+                       code.fp4ScaleCodes(tm, tn, consumer, t,
+                                          code.kTileOf(env.idx(0)),
                                           epilogueArgs[0], epilogueArgs[1]));
   auto forOp = scf::ForOp::create(b, loc, env.idx(0), env.idx(kTiles),
                                   env.idx(1), carried);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(forOp.getBody());
-    Value kt = forOp.getInductionVar();
-    Value it = env.add(tileStart, kt);
+    // The unit's k-tile j: the block's k-tile `it`, k-tile kt of K.
+    Value j = forOp.getInductionVar();
+    Value it = env.add(tileStart, j);
+    Value kt = code.kTileOf(j);
     Value s = waitForKTile(env, plan, code, ptx, block.base, it);
     Value total = forOp.getRegionIterArgs()[0];
     Value buffer = code.transposeBuffer(it);
@@ -485,7 +489,7 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
     else if (plan.promotes())
       promotingKTile(tm, tn, kt, s, buffer, total);
     else
-      fastKTile(kt, it, s, buffer, total);
+      fastKTile(j, it, s, buffer, total);
   }
   ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
   // Persistent fast-accumulating kernels free the tile's last stage here
@@ -611,7 +615,7 @@ void Sm90Block::promotingKTile(Value tm, Value tn, Value kt, Value s,
   scf::YieldOp::create(b, loc, next);
 }
 
-void Sm90Block::fastKTile(Value kt, Value it, Value s, Value buffer,
+void Sm90Block::fastKTile(Value j, Value it, Value s, Value buffer,
                           Value total) {
   Value base = block.base;
   ptx({}, "wgmma.fence.sync.aligned;", "");
@@ -625,7 +629,7 @@ void Sm90Block::fastKTile(Value kt, Value it, Value s, Value buffer,
       "wgmma.wait_group.sync.aligned 1;",
       "");
   Value previous = previousStage(env, plan, it);
-  freeStage(previous, env.land(eq(t, zero), ugt(kt, zero)));
+  freeStage(previous, env.land(eq(t, zero), ugt(j, zero)));
   scf::YieldOp::create(b, loc, next);
 }
 
@@ -647,7 +651,7 @@ void Sm90Block::fastKTile(Value kt, Value it, Value s, Value buffer,
 void Sm90Block::pingpongConsumer() {
   Value base = block.base;
   Value first = eq(t, zero);
-  int64_t kTiles = plan.kTiles();
+  int64_t kTiles = plan.kTilesPerUnit();
   // `op` ("bar.sync" or "bar.arrive") on named barrier 2 + c, c this
   // consumer (`own`) or the other (immediate ids: ptxas then reserves
   // only those).
@@ -693,7 +697,7 @@ void Sm90Block::pingpongConsumer() {
         Value nextTile =
             env.add(env.blockId, env.mul(env.add(iteration, env.idx(1)),
                                          env.idx(plan.blocks())));
-        env.ifThen(ult(nextTile, env.idx(plan.tiles())),
+        env.ifThen(ult(nextTile, env.idx(plan.units())),
                    [&] { named("bar.arrive", /*own=*/false); });
         ptx({}, "wgmma.wait_group.sync.aligned 0;", "");
         Value last = env.rem(env.add(tileStart, env.idx(kTiles - 1)),

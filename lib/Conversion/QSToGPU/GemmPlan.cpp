@@ -113,6 +113,23 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                           "multiples of 16 bytes (TMA row strides), here N = "
                        << operands.n << " elements of " << operands.outBytes
                        << " bytes";
+  if (operands.splitK > 1) {
+    // K-tiles as the kernels cut K: 128 elements (sm_100a NVFP4: 256, one
+    // 128-byte row of packed codes).
+    int64_t kTileElems = cc == 100 && fp4 ? 256 : 128;
+    int64_t kTiles = ceilDiv(operands.k, kTileElems);
+    if (kTiles % operands.splitK != 0)
+      return emitError() << "qs.gemm_split_k = " << operands.splitK
+                         << " must divide the GEMM's " << kTiles
+                         << " k-tiles (ceil(K / " << kTileElems
+                         << "), K = " << operands.k
+                         << "): each split sums an equal range of them";
+    if (operands.tmaStore)
+      return emitError() << "qs.gemm_split_k stores FP32 partial results "
+                            "into a workspace and a second kernel writes D, "
+                            "so qs.gemm_epilogue = \"tma\" (D written by "
+                            "the GEMM kernel through TMA) does not apply";
+  }
   if (cc == 100 && operands.persistentBlocks)
     return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
                           "exist for sm_90a only; the sm_100a kernel runs "
@@ -190,6 +207,7 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                                                     : 0;
   plan.cluster = operands.clusterSize;
   plan.tmaStore = operands.tmaStore;
+  plan.splitK = operands.splitK;
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
   Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
@@ -241,11 +259,19 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     args.push_back(operands.a.amax);
     args.push_back(operands.b.amax);
   }
-  if (bias)
+  // Split-K: the kernel stores FP32 planes into a workspace (freed by
+  // buffer deallocation, as the tensor maps); the reduction adds bias and
+  // C.
+  Value workspace;
+  if (plan.splitsK())
+    workspace = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({plan.splitK * plan.m * plan.n}, b.getF32Type()));
+  if (bias && !workspace)
     args.push_back(bias);
-  if (c)
+  if (c && !workspace)
     args.push_back(c);
-  args.push_back(d);
+  args.push_back(workspace ? workspace : d);
   if (options.gpu && plan.tmaStore) {
     // D as a [M, N * bytes] byte matrix, stored in boxes of 64 rows x 128
     // bytes from 128-byte-swizzled staging buffers.
@@ -268,6 +294,8 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
       emitEmulatedBody(env, plan, typeA, typeB);
     };
   emitKernel(b, loc, module, desc, args, options);
+  if (workspace)
+    emitSplitKReduction(b, loc, module, plan, workspace, bias, c, d, options);
 }
 
 void gpuk::emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,

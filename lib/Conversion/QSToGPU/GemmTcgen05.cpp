@@ -47,7 +47,7 @@ private:
   /// "accumulator done" barrier.
   void initBarriers();
   /// Producers (TMA, scale factors) wait until the MMAs of round - 1 are
-  /// done with stage `s` of k-tile `kt`.
+  /// done with stage `s` of the unit's k-tile `kt`.
   void waitEmpty(Value kt, Value s);
   /// Warp 0, one thread: TMA of each k-tile's A and B tiles.
   void tmaWarp();
@@ -68,6 +68,7 @@ private:
 };
 
 void Tcgen05Block::emit() {
+  code.beginUnit(env.blockId);
   std::tie(tm, tn) = code.tileOf(env.blockId);
   tid = env.threadId;
   warp = env.div(tid, env.idx(32));
@@ -137,9 +138,11 @@ void Tcgen05Block::waitEmpty(Value kt, Value s) {
 
 void Tcgen05Block::tmaWarp() {
   env.ifThen(eq(lane, 0), [&] {
-    env.loop(plan.kTiles(), [&](Value kt) {
-      Value s = env.rem(kt, env.idx(plan.stages));
-      waitEmpty(kt, s);
+    // The unit's k-tile ukt (stage ukt % stages): k-tile kt of K.
+    env.loop(plan.kTilesPerUnit(), [&](Value ukt) {
+      Value kt = code.kTileOf(ukt);
+      Value s = env.rem(ukt, env.idx(plan.stages));
+      waitEmpty(ukt, s);
       Value full = at(code.fullBarrier(s));
       ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
           "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r");
@@ -174,9 +177,9 @@ void Tcgen05Block::mmaWarp() {
     std::string kind = !scaled()    ? "f8f6f4"
                        : plan.fp4() ? "mxf4nvf4.block_scale.scale_vec::4X"
                                     : "mxf8f6f4.block_scale.scale_vec::1X";
-    env.loop(plan.kTiles(), [&](Value kt) {
-      Value s = env.rem(kt, env.idx(plan.stages));
-      Value parity = code.band(env.div(kt, env.idx(plan.stages)), 1);
+    env.loop(plan.kTilesPerUnit(), [&](Value ukt) {
+      Value s = env.rem(ukt, env.idx(plan.stages));
+      Value parity = code.band(env.div(ukt, env.idx(plan.stages)), 1);
       ptx.wait(env.add(base, code.fullBarrier(s)), parity);
       ptx({}, "tcgen05.fence::after_thread_sync;", "");
       Value slot = s;
@@ -199,8 +202,8 @@ void Tcgen05Block::mmaWarp() {
         Value accumulate = arith::ExtUIOp::create(
             b, loc, b.getI32Type(),
             j > 0 ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
-                  : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt,
-                                          env.idx(0))
+                  : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                          ukt, env.idx(0))
                         .getResult());
         SmallVector<Value> operands = {
             ptx.i32(tmem), code.mmaStep(plan.a, descA, j),
@@ -234,9 +237,10 @@ void Tcgen05Block::mmaWarp() {
 
 void Tcgen05Block::scaleFactorWarp() {
   ValueRange epilogueArgs = block.epilogueArgs;
-  env.loop(plan.kTiles(), [&](Value kt) {
-    Value s = env.rem(kt, env.idx(plan.stages));
-    waitEmpty(kt, s);
+  env.loop(plan.kTilesPerUnit(), [&](Value ukt) {
+    Value kt = code.kTileOf(ukt);
+    Value s = env.rem(ukt, env.idx(plan.stages));
+    waitEmpty(ukt, s);
     auto load = [&](StringRef op, Value scales, Value offset) {
       Value address =
           arith::AddIOp::create(b, loc, ptx.pointerOf(scales), ptx.i64(offset));

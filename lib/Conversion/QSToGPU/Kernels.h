@@ -101,6 +101,9 @@ struct GemmOperands {
   /// qs.gemm_epilogue = "tma": D goes out through shared memory and TMA
   /// stores (GemmPlan::tmaStore).
   bool tmaStore = false;
+  /// qs.gemm_split_k: K cut into this many ranges of k-tiles, each tile's
+  /// ranges summed by a second kernel (GemmPlan::splitK); 1: none.
+  int64_t splitK = 1;
   /// Bytes of one element of D.
   int64_t outBytes = 0;
   /// qs.gemm's fast_accumulate: the tensor cores may sum all of K in their

@@ -277,6 +277,8 @@ struct ConvertQSToGPUPass
     auto epilogue = dyn_cast_or_null<StringAttr>(
         inherited(QSDialect::getGemmEpilogueAttrName()));
     operands.tmaStore = epilogue && epilogue.getValue() == "tma";
+    operands.splitK =
+        std::max<int64_t>(1, integer(QSDialect::getGemmSplitKAttrName()));
     operands.outBytes = cast<RankedTensorType>(op.getResult().getType())
                             .getElementType()
                             .getIntOrFloatBitWidth() /

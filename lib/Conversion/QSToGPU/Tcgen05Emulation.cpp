@@ -225,6 +225,7 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
       b, loc, MemRefType::get({kLanes * plan.tmemColumns()}, b.getI32Type()));
   Emulator emu{code, smem, tmem};
   Value tm, tn;
+  code.beginUnit(env.blockId);
   std::tie(tm, tn) = code.tileOf(env.blockId);
   // The allocation's address (lane 0, column 0), and the shared base.
   Value tmemBase = env.idx(0), base = env.idx(0);
@@ -235,8 +236,10 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
       v = arith::BitcastOp::create(b, loc, b.getI8Type(), v);
     return arith::ExtUIOp::create(b, loc, i32, v);
   };
-  env.loop(plan.kTiles(), [&](Value kt) {
-    Value s = env.rem(kt, env.idx(plan.stages));
+  // The unit's k-tile ukt (stage ukt % stages): k-tile kt of K.
+  env.loop(plan.kTilesPerUnit(), [&](Value ukt) {
+    Value kt = code.kTileOf(ukt);
+    Value s = env.rem(ukt, env.idx(plan.stages));
     emulateStageTma(code, smem, a, bm, tm, tn, kt, s);
     // The scale-factor warp, lane by lane (block-scaled only).
     env.loop(plan.sfChunks() ? 32 : 0, [&](Value lane) {
@@ -275,7 +278,7 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
       };
       Value accumulate =
           j > 0 ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
-                : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt,
+                : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, ukt,
                                         env.idx(0))
                       .getResult();
       emu.mma(tmemBase, code.mmaStep(plan.a, descA, j),

@@ -129,3 +129,16 @@ func.func @tma_store(%a: !x, %b: !x) -> tensor<256x256xbf16> {
   return %y : tensor<256x256xbf16>
 }
 }
+
+// -----
+
+// sm_100a NVFP4 k-tiles are 256 elements (a 128-byte row of packed codes):
+// K = 768 has 3 of them, which 2 does not divide (on sm_90a, 6 of 128).
+!x = !qs.tensor<128x768xbf16, #qs.nvfp4<columnwise = false>>
+module attributes {qs.chip = "sm_100a", qs.gemm_split_k = 2 : i64} {
+func.func @split_k_nvfp4(%a: !x, %b: !x) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = 2 must divide the GEMM's 3 k-tiles (ceil(K / 256), K = 768): each split sums an equal range of them}}
+  %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+}

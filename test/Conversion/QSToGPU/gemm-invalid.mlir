@@ -156,3 +156,37 @@ func.func @tma_store_f32(%a: !a, %b: !b) -> tensor<128x36xf32> {
   %y = qs.gemm %a, %b transpose_b {qs.gemm_epilogue = "tma"} : !a, !b -> tensor<128x36xf32>
   return %y : tensor<128x36xf32>
 }
+
+// -----
+
+// Split-K cuts K into equal ranges of 128-wide k-tiles: K = 400 has 4
+// k-tiles (the last partial), which 3 does not divide.
+!a = !qs.tensor<128x400xbf16, #qs.fp8_current<columnwise = false>>
+func.func @split_k_divides(%a: !a, %b: !a) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = 3 must divide the GEMM's 4 k-tiles (ceil(K / 128), K = 400): each split sums an equal range of them}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = 3 : i64} : !a, !a -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+
+// -----
+
+// ... and 2 does (and so does 1, split-K off).
+!a = !qs.tensor<128x400xbf16, #qs.fp8_current<columnwise = false>>
+func.func @split_k_2(%a: !a, %b: !a) -> tensor<128x128xbf16> {
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = 2 : i64} : !a, !a -> tensor<128x128xbf16>
+  %z = qs.gemm %a, %b transpose_b {qs.gemm_split_k = 1 : i64} : !a, !a -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+
+// -----
+
+// With split-K the GEMM kernel stores FP32 partial planes; D is the
+// reduction kernel's, so the TMA-store epilogue has nothing to store.
+!a = !qs.tensor<128x256xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.gemm_epilogue = "tma"} {
+func.func @split_k_tma_store(%a: !a, %b: !a) -> tensor<128x128xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k stores FP32 partial results into a workspace and a second kernel writes D, so qs.gemm_epilogue = "tma" (D written by the GEMM kernel through TMA) does not apply}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = 2 : i64} : !a, !a -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+}

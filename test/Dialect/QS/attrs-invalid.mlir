@@ -129,3 +129,14 @@ func.func private @unknown_arg_attr(tensor<4xf32> {qs.name = "x"})
 // GEMM epilogues are named.
 // expected-error @+1 {{'qs.gemm_epilogue' must be the string "direct" or "tma" (how the GEMM kernels store their output), got "stmatrix"}}
 module attributes {qs.gemm_epilogue = "stmatrix"} {}
+
+// -----
+
+// Split-K takes a positive number of K ranges.
+// expected-error @+1 {{'qs.gemm_split_k' must be an i64 of at least 1 (the number of ranges of K the GEMM kernels split each output tile's sum into), got 0 : i64}}
+module attributes {qs.gemm_split_k = 0 : i64} {}
+
+// -----
+
+// expected-error @+1 {{'qs.gemm_split_k' must be an i64 of at least 1 (the number of ranges of K the GEMM kernels split each output tile's sum into), got 2 : i32}}
+module attributes {qs.gemm_split_k = 2 : i32} {}

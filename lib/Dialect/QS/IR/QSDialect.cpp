@@ -78,6 +78,13 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
        },
        "the string \"direct\" or \"tma\" (how the GEMM kernels store "
        "their output)"},
+      {getGemmSplitKAttrName(),
+       [](Attribute a) {
+         auto value = dyn_cast<IntegerAttr>(a);
+         return value && value.getType().isInteger(64) && value.getInt() >= 1;
+       },
+       "an i64 of at least 1 (the number of ranges of K the GEMM kernels "
+       "split each output tile's sum into)"},
   };
   for (const AttributeRule &rule : rules) {
     if (attr.getName() != rule.name)

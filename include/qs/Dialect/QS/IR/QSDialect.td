@@ -120,6 +120,21 @@ def QS_Dialect : Dialect {
     issued (CUTLASS's TMA epilogue). D's rows must be multiples of 16 bytes
     (TMA's rule); sm_100a rejects it. It changes speed, never results.
 
+    `qs.gemm_split_k = S : i64` (S >= 1) on a GEMM or an enclosing
+    operation splits the GEMM kernels' K (sm_90a and sm_100a, every
+    family): each output tile's k-tiles (128 elements of K; sm_100a NVFP4:
+    256) are cut into S equal ranges, each computed by its own block (or
+    persistent iteration), so S times as many blocks share the work (for
+    small M, where the output tiles alone leave most multiprocessors
+    idle; cuBLASLt's split-K). Each block stores its FP32 partial result,
+    alpha applied, into an [S, M, N] workspace; a second kernel sums the S
+    planes of each element in order (the same sums on every run), adds
+    bias and C and converts to D's type. S must divide the number of
+    k-tiles, and `qs.gemm_epilogue = "tma"` does not apply (the GEMM
+    kernel no longer writes D). The sum of K is FP32 in either case but
+    in another order, so results may differ in the last bits within the
+    GEMM's error bound (docs/Numerics.md); absent or 1: no split.
+
     ### Flattened boundaries
 
     `qs-flatten-storage` replaces each quantized function argument and result
@@ -184,6 +199,11 @@ def QS_Dialect : Dialect {
     /// kernels store D ("direct" or "tma").
     static constexpr ::llvm::StringLiteral getGemmEpilogueAttrName() {
       return ::llvm::StringLiteral("qs.gemm_epilogue");
+    }
+    /// Name of the discardable attribute that splits the GEMM kernels' K
+    /// across blocks (split-K with a reduction kernel).
+    static constexpr ::llvm::StringLiteral getGemmSplitKAttrName() {
+      return ::llvm::StringLiteral("qs.gemm_split_k");
     }
     /// Argument/result attributes set by qs-flatten-storage: the inner
     /// tensor's name, the original argument/result index, the quantized type.
