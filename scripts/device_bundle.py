@@ -202,11 +202,11 @@ SK = (None, None, None, None, None)
 GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 64, 272, True, True, None, *SK, 3),
                 ("fp8_current", 0, "bf16", 256, 32, 256, True, False, None, 3, 2, None, True,
                  None, 2),
-                ("fp8_current", 0, "bf16", 128, 64, 512, False, False, None, 3, None,
+                ("fp8_current", 0, "bf16", 128, 32, 512, False, False, None, 3, None,
                  "pingpong", True, None, 4),
                 ("fp8_block", 1, "f32", 128, 256, 64, True, False, None, *SK, 2),
                 ("mxfp8", 0, "bf16", 96, 64, 256, True, False, None, *SK, 2),
-                ("nvfp4", 0, "bf16", 96, 64, 512, False, True, None, *SK, 2)]
+                ("nvfp4", 0, "bf16", 96, 64, 256, False, True, None, *SK, 2)]
 
 # The bundle travels packed (OUT.tar.gz) with the working tree (64 MiB in
 # all): main() fails on an archive larger than this (--limit-mib).

@@ -8,13 +8,13 @@
 // Block u computes split u / 8 of tile u % 8 and stores its FP32 partial
 // result, alpha applied, into plane u / 8 of a [4, 128, 1024] workspace
 // (no bias, no conversion); the reduction kernel then sums each element's
-// four planes in order, adds the bias, converts to bf16 and stores D, all
-// loads of a thread before its stores.
+// four planes in order, adds the bias, converts to bf16 and stores D, four
+// elements at a time, all loads of a thread before its stores.
 // HOST: %[[WS:.*]] = memref.alloc() : memref<524288xf32>
 // HOST: call @qs_gemm_launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[WS]])
 // HOST-NEXT: call @qs_gemm_split_k_reduce_launch(%[[WS]], %{{.*}}, %{{.*}}) : (memref<524288xf32>, memref<1024xbf16>, memref<131072xbf16>) -> ()
 // HOST: func.func private @qs_gemm_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 32 : i64
-// HOST: func.func private @qs_gemm_split_k_reduce_launch({{.*}}) attributes {qs_launch_block = 256 : i64, qs_launch_grid = 128 : i64
+// HOST: func.func private @qs_gemm_split_k_reduce_launch({{.*}}) attributes {qs_launch_block = 256 : i64, qs_launch_grid = 32 : i64
 
 // The GEMM kernel: alpha times the FP32 totals, stored as f32 pairs; no
 // bias read, no conversion.
@@ -28,19 +28,26 @@
 // CHECK-NOT: cvt.rn.bf16
 // CHECK-LABEL: .entry qs_gemm_split_k_reduce(
 // CHECK: .maxntid 256, 1, 1
-// Each element: its four planes (2 MiB apart) summed in order, the bias
-// added, converted; four elements per thread, then the four stores.
-// CHECK-COUNT-4: ld.global.b32 {{.*}}
+// Four elements at a time (N is a multiple of 4): the bias's 8 bytes, the
+// four planes' 16 bytes each (2 MiB apart), summed in plane order, the
+// bias added, converted in pairs; four such groups per thread, then their
+// four 8-byte stores.
+// CHECK: ld.global.v4.b16
 // CHECK-NOT: st.global
-// CHECK: cvt.rn.bf16.f32
+// CHECK-COUNT-4: ld.global.v4.b32
 // CHECK-NOT: st.global
-// CHECK: cvt.rn.bf16.f32
+// CHECK: cvt.rn.bf16x2.f32
 // CHECK-NOT: st.global
-// CHECK: cvt.rn.bf16.f32
+// CHECK-COUNT-4: ld.global.v4.b32
 // CHECK-NOT: st.global
-// CHECK: cvt.rn.bf16.f32
-// CHECK-COUNT-4: st.global.b16
+// CHECK-COUNT-4: ld.global.v4.b32
+// CHECK-NOT: st.global
+// CHECK-COUNT-4: ld.global.v4.b32
+// CHECK-NOT: st.global
+// CHECK: cvt.rn.bf16x2.f32
+// CHECK-COUNT-4: st.global.v2.b32
 // CHECK-NOT: ld.global
+// CHECK-NOT: st.global
 
 // sm_100a: the tcgen05 kernel's epilogue stores 16 bytes (4 f32, scaled
 // by alpha with mul.rn.f32x2) at a time.

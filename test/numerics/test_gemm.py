@@ -537,7 +537,7 @@ def test_gemm_split_k_schedules(rng):
     # units as they walk tiles (5 blocks over 2 splits x 12 tiles), multicast
     # pairs (a pair shares split and tile column), ping-pong consumers,
     # fast accumulation in 128x256 and 128x192 tiles, 256-wide promoted
-    # tiles; MXFP8 128x128 and MXFP8 dgrad (the transposing copy).
+    # tiles; MXFP8 128x128, FP8 block in multicast pairs.
     L0, L1, L2 = LAYOUTS
     check_gemm(rng, "fp8_current", L0, "bf16", m=320, n=560, k=512, bias=True,
                persistent=5, split_k=2)
@@ -557,6 +557,12 @@ def test_gemm_split_k_schedules(rng):
                persistent=3, split_k=2)
     check_gemm(rng, "fp8_block", L0, "bf16", m=160, n=224, k=512, cluster=2,
                split_k=4)
+    # N = 45, 50: the reduction by single elements (N not a multiple of 4),
+    # with bias and C.
+    check_gemm(rng, "fp8_current", L0, "bf16", m=70, n=45, k=256, bias=True,
+               accumulate=True, split_k=2)
+    check_gemm(rng, "fp8_current", L0, "f32", m=70, n=50, k=256, bias=True,
+               accumulate=True, split_k=2, chip="sm_100a")
 
 
 @pytest.mark.parametrize("family", SM100_FAMILIES)

@@ -232,41 +232,82 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
   KernelDesc desc;
   desc.name = "qs_gemm_split_k_reduce";
   desc.threads = 256;
-  // Four elements per thread, consecutive threads on consecutive elements
-  // (each plane read coalesced). All loads (at clamped, in-range
-  // positions) come before the guarded stores: as in the epilogue, the
-  // compilers cannot tell that D does not alias the planes, bias or C, so
-  // a load after a store would stay after it.
+  // Groups of `vec` consecutive elements of a row: 4 when N is a multiple
+  // of 4 (16-byte plane loads, one store per group; the planes are
+  // M N elements apart, so every group is aligned), else 1. Four groups
+  // per thread, consecutive threads on consecutive groups (each plane
+  // read coalesced). All loads (at clamped, in-range positions) come
+  // before the guarded stores: as in the epilogue, the compilers cannot
+  // tell that D does not alias the planes, bias or C, so a load after a
+  // store would stay after it.
+  int64_t vec = n % 4 == 0 ? 4 : 1, groups = elements / vec;
   constexpr int64_t kPerThread = 4;
   int64_t perBlock = desc.threads * kPerThread;
-  desc.gridSize = ceilDiv(elements, perBlock);
+  desc.gridSize = ceilDiv(groups, perBlock);
   desc.phases.push_back([=](KernelEnv &env) {
     Value ws = env.args[0];
     Value biasArg = hasBias ? env.args[1] : Value();
     Value cArg = hasC ? env.args[hasBias ? 2 : 1] : Value();
     Value out = env.args.back();
+    // The `vec` values at element `at` of a buffer.
     auto load = [&](Value buffer, Value at) {
-      return memref::LoadOp::create(env.b, env.loc, buffer, at).getResult();
+      SmallVector<Value> values;
+      if (vec == 1) {
+        values.push_back(memref::LoadOp::create(env.b, env.loc, buffer, at));
+        return values;
+      }
+      Type type = cast<MemRefType>(buffer.getType()).getElementType();
+      int64_t bytes = type.getIntOrFloatBitWidth() / 8;
+      Value v = vector::LoadOp::create(
+          env.b, env.loc, VectorType::get({vec}, type), buffer, ValueRange{at},
+          /*nontemporal=*/false,
+          llvm::MaybeAlign(env.gpu ? vec * bytes : bytes));
+      for (int64_t i = 0; i < vec; ++i)
+        values.push_back(vector::ExtractOp::create(env.b, env.loc, v,
+                                                   ArrayRef<int64_t>{i}));
+      return values;
     };
     Value first =
         env.add(env.mul(env.blockId, env.idx(perBlock)), env.threadId);
-    SmallVector<Value> positions, values;
+    SmallVector<Value> positions;
+    SmallVector<SmallVector<Value>> results;
     for (int64_t r = 0; r < kPerThread; ++r) {
-      Value e = env.add(first, env.idx(r * desc.threads));
-      Value at =
-          arith::MinUIOp::create(env.b, env.loc, e, env.idx(elements - 1));
-      Value sum = load(ws, at);
-      for (int64_t s = 1; s < splits; ++s)
-        sum = arith::AddFOp::create(
-            env.b, env.loc, sum, load(ws, env.add(env.idx(s * elements), at)));
-      positions.push_back(e);
-      values.push_back(finishOutput(
-          env, sum, biasArg ? load(biasArg, env.rem(at, env.idx(n))) : Value(),
-          cArg ? load(cArg, at) : Value(), outType));
+      Value g = env.add(first, env.idx(r * desc.threads));
+      Value at = env.mul(
+          arith::MinUIOp::create(env.b, env.loc, g, env.idx(groups - 1)),
+          env.idx(vec));
+      SmallVector<Value> sums = load(ws, at);
+      for (int64_t s = 1; s < splits; ++s) {
+        SmallVector<Value> plane = load(ws, env.add(env.idx(s * elements), at));
+        for (int64_t i = 0; i < vec; ++i)
+          sums[i] = arith::AddFOp::create(env.b, env.loc, sums[i], plane[i]);
+      }
+      SmallVector<Value> biasValues, cValues;
+      if (biasArg)
+        biasValues = load(biasArg, env.rem(at, env.idx(n)));
+      if (cArg)
+        cValues = load(cArg, at);
+      SmallVector<Value> outs;
+      for (int64_t i = 0; i < vec; ++i)
+        outs.push_back(finishOutput(env, sums[i],
+                                    biasArg ? biasValues[i] : Value(),
+                                    cArg ? cValues[i] : Value(), outType));
+      positions.push_back(g);
+      results.push_back(std::move(outs));
     }
+    int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
     for (int64_t r = 0; r < kPerThread; ++r)
-      env.ifThen(env.lt(positions[r], env.idx(elements)), [&] {
-        memref::StoreOp::create(env.b, env.loc, values[r], out, positions[r]);
+      env.ifThen(env.lt(positions[r], env.idx(groups)), [&] {
+        Value at = env.mul(positions[r], env.idx(vec));
+        if (vec == 1) {
+          memref::StoreOp::create(env.b, env.loc, results[r][0], out, at);
+          return;
+        }
+        Value packed = vector::FromElementsOp::create(
+            env.b, env.loc, VectorType::get({vec}, outType), results[r]);
+        vector::StoreOp::create(
+            env.b, env.loc, packed, out, ValueRange{at}, /*nontemporal=*/false,
+            llvm::MaybeAlign(env.gpu ? vec * outBytes : outBytes));
       });
   });
   emitKernel(b, loc, module, desc, args, options);
