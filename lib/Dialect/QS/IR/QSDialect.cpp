@@ -31,6 +31,12 @@ struct AttributeRule {
 };
 } // namespace
 
+/// An i64 of at least 1 (qs.gemm_persistent, qs.gemm_split_k).
+static bool isPositiveI64(Attribute a) {
+  auto value = dyn_cast<IntegerAttr>(a);
+  return value && value.getType().isInteger(64) && value.getInt() >= 1;
+}
+
 LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
   static const AttributeRule rules[] = {
@@ -48,11 +54,7 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
                           value.getInt() == 256);
        },
        "the integer 128, 192 or 256 (the GEMM kernels' tile width in N)"},
-      {getGemmPersistentAttrName(),
-       [](Attribute a) {
-         auto value = dyn_cast<IntegerAttr>(a);
-         return value && value.getType().isInteger(64) && value.getInt() >= 1;
-       },
+      {getGemmPersistentAttrName(), isPositiveI64,
        "an i64 of at least 1 (the number of blocks of the persistent GEMM "
        "kernels)"},
       {getGemmClusterAttrName(),
@@ -78,11 +80,7 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
        },
        "the string \"direct\" or \"tma\" (how the GEMM kernels store "
        "their output)"},
-      {getGemmSplitKAttrName(),
-       [](Attribute a) {
-         auto value = dyn_cast<IntegerAttr>(a);
-         return value && value.getType().isInteger(64) && value.getInt() >= 1;
-       },
+      {getGemmSplitKAttrName(), isPositiveI64,
        "an i64 of at least 1 (the number of ranges of K the GEMM kernels "
        "split each output tile's sum into)"},
   };
