@@ -216,7 +216,9 @@ BUNDLE_LIMIT_MIB = 60.0
 # multiprocessors (32-64 tiles), each timed without and with split-K (the
 # count that makes about 128 work units): per-tensor fast (TE's fprop)
 # and FP8 block, and on the first shape per-tensor with the split
-# accumulator (dgrad / wgrad). (m, n, k), split_k.
+# accumulator (dgrad / wgrad). (m, n, k), split_k. qs.gemm_split_k =
+# "auto"'s model (docs/GPU.md) picks S = 2 and 4 for the last two and no
+# split for the first: these rows check it.
 SPLIT_K_BENCH = [((256, 4096, 4096), 2), ((128, 8192, 8192), 2), ((128, 4096, 14336), 4)]
 
 # GEMM benchmark shapes (m, n, k): cubes and Llama-style layers at 8192

@@ -168,7 +168,8 @@ class Function:
         16 bytes), `split_k` (S: each output tile's K in S ranges of
         128-wide k-tiles, one block each, FP32 partial results summed in
         order by a second kernel; S must divide ceil(K / 128); for grids
-        that would leave multiprocessors idle, e.g. small M)."""
+        that would leave multiprocessors idle, e.g. small M; "auto": the
+        kernels' cost model picks S, none where it would not pay)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")
@@ -186,8 +187,12 @@ class Function:
                             ("split_k", split_k)):
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"gemm option {name} must be an int, got {value!r}")
+            if name == "split_k" and isinstance(value, str):
+                if value != "auto":
+                    raise ValueError(f'gemm option split_k must be an int or "auto", got {value!r}')
+            elif isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"gemm option {name} must be an int"
+                                + (' or "auto"' if name == "split_k" else "") + f", got {value!r}")
             options.append((name, value))
         for name, value in (("schedule", schedule), ("epilogue", epilogue)):
             if value is None:

@@ -4,6 +4,9 @@ needs, block scales, per-tensor factors, bias and accumulate. FP32
 accumulation order differs from the float64 reference, so results are
 compared within the documented bound (gemm_cases.py, docs/Numerics.md)."""
 
+import os
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -563,6 +566,35 @@ def test_gemm_split_k_schedules(rng):
                accumulate=True, split_k=2)
     check_gemm(rng, "fp8_current", L0, "f32", m=70, n=50, k=256, bias=True,
                accumulate=True, split_k=2, chip="sm_100a")
+
+
+def lowered(module):
+    """`module` through qs-opt --qs-storage-pipeline --convert-qs-to-gpu."""
+    qs_opt = os.path.join(os.path.dirname(h.QS_RUN), "qs-opt")
+    proc = subprocess.run([qs_opt, "-", "--qs-storage-pipeline", "--convert-qs-to-gpu"],
+                          input=module, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_gemm_split_k_auto(rng):
+    # qs.gemm_split_k = "auto": the plan's cost model picks the split. One
+    # output tile of 32 k-tiles (80 x 96 x 4096): 16 units of 2 k-tiles
+    # each (a [16, 80, 96] workspace and the reduction kernel), with bias and
+    # C; sm_100a NVFP4 with 32 k-tiles of 256 (K = 8192) likewise. A GEMM
+    # of 8 k-tiles over 6 tiles does not split (the second launch costs
+    # more than it saves).
+    L0 = LAYOUTS[0]
+    for family, chip, k in (("fp8_current", None, 4096), ("nvfp4", "sm_100a", 8192)):
+        case = gemm_case(rng, family, L0, "bf16", m=80, n=96, k=k, split_k="auto",
+                         chip=chip)
+        ir = lowered(case.module)
+        assert f"memref<{16 * 80 * 96}xf32>" in ir and "split_k_reduce" in ir, ir[-3000:]
+        check_gemm(rng, family, L0, "bf16", m=80, n=96, k=k, bias=True,
+                   accumulate=True, split_k="auto", chip=chip)
+    case = gemm_case(rng, "fp8_current", L0, "bf16", m=200, n=300, k=1024, split_k="auto")
+    assert "split_k_reduce" not in lowered(case.module)
+    check_gemm(rng, "fp8_current", L0, "bf16", m=200, n=300, k=1024, split_k="auto")
 
 
 @pytest.mark.parametrize("family", SM100_FAMILIES)

@@ -87,8 +87,10 @@ def test_bad_builder_arguments():
         f1.gemm(q, q, transpose_b=True, epilogue="stmatrix")
     with pytest.raises(TypeError, match="gemm option epilogue must be a str, got 1"):
         f1.gemm(q, q, transpose_b=True, epilogue=1)
-    with pytest.raises(TypeError, match="gemm option split_k must be an int, got 2.0"):
+    with pytest.raises(TypeError, match="gemm option split_k must be an int or \"auto\", got 2.0"):
         f1.gemm(q, q, transpose_b=True, split_k=2.0)
+    with pytest.raises(ValueError, match="gemm option split_k must be an int or \"auto\", got 'max'"):
+        f1.gemm(q, q, transpose_b=True, split_k="max")
     assert "qs.gemm" not in str(g1)
     with pytest.raises(qs.QSError, match="qs.assemble"):
         f1.assemble([f1.args[0]], spec((32, 64)))

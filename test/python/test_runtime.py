@@ -217,6 +217,19 @@ def test_gemm_split_k():
         linear(q, k=512, split_k=0)
 
 
+def test_gemm_split_k_auto():
+    """split_k="auto": the kernels' cost model picks S. A one-tile GEMM
+    with 32 k-tiles splits (both chips); one with 4 k-tiles does not (the
+    reduction's launch would cost more than it saves)."""
+    q = qs.Float8CurrentScalingQuantizer()
+    g = linear(q, k=4096, split_k="auto")
+    assert 'qs.gemm_split_k = "auto"' in str(g)
+    for chip in ("sm_90a", "sm_100a"):
+        assert ".entry qs_gemm_split_k_reduce(" in qs.compile(g, chip=chip).ptx
+    ptx = qs.compile(linear(q, k=512, split_k="auto")).ptx
+    assert ".entry qs_gemm(" in ptx and "split_k_reduce" not in ptx
+
+
 def test_compile_errors():
     g = quantize_graph((64, 128), qs.MXFP8Quantizer())
     with pytest.raises(qs.QSError, match="chip 'sm_80' is not supported; the kernels target sm_90a"):

@@ -68,9 +68,10 @@ public:
     static const char *epilogues[] = {nullptr, nullptr, "direct", "tma"};
     const char *epilogue = epilogues[in.ConsumeIntegralInRange<size_t>(0, 3)];
     // Split-K ranges: often not dividing the k-tiles (a diagnostic), 0 and
-    // -1 rejected by the dialect.
-    static const int64_t splits[] = {0, 0, 0, 1, 2, 3, 4, -1};
-    int64_t splitK = splits[in.ConsumeIntegralInRange<size_t>(0, 7)];
+    // -1 rejected by the dialect, kAutoSplit the model's choice ("auto").
+    constexpr int64_t kAutoSplit = -2;
+    static const int64_t splits[] = {0, 0, 0, 1, 2, 3, 4, -1, kAutoSplit};
+    int64_t splitK = splits[in.ConsumeIntegralInRange<size_t>(0, 8)];
     std::vector<std::string> attrs;
     if (chip)
       attrs.push_back(std::string("qs.chip = \"") + chip + "\"");
@@ -84,7 +85,9 @@ public:
                       " : i64");
     if (epilogue)
       attrs.push_back(std::string("qs.gemm_epilogue = \"") + epilogue + "\"");
-    if (splitK)
+    if (splitK == kAutoSplit)
+      attrs.push_back("qs.gemm_split_k = \"auto\"");
+    else if (splitK)
       attrs.push_back("qs.gemm_split_k = " + std::to_string(splitK) + " : i64");
     os << "module";
     for (size_t i = 0; i < attrs.size(); ++i)
@@ -288,7 +291,8 @@ private:
                                       "qs.gemm_epilogue = \"tma\"",
                                       "qs.gemm_epilogue = \"stmatrix\"",
                                       "qs.gemm_split_k = 2 : i64",
-                                      "qs.gemm_split_k = 0 : i64"};
+                                      "qs.gemm_split_k = 0 : i64",
+                                      "qs.gemm_split_k = \"auto\""};
         body << " {" << pick(knobs) << "}";
       }
       body << " : " << a->type() << ", " << b->type() << " -> " << y.type()

@@ -154,6 +154,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     planes in order and adds bias and C before converting to D's type. S
     must divide the k-tile count (ceil(K / 128); sm_100a NVFP4 ceil(K /
     256)); it does not combine with `qs.gemm_epilogue = "tma"`.
+    `qs.gemm_split_k = "auto"` picks S by a wave model of the kernels'
+    time (the divisor of the k-tile count up to 16 that is fastest in it;
+    1 where no split pays, and with the TMA epilogue).
 
     GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs
     of every family become one tcgen05 kernel of 128 threads per 128x128

@@ -294,6 +294,15 @@ struct GemmPlan {
   int64_t accRegs() const { return tileN / 2; }
 };
 
+/// qs.gemm_split_k = "auto": the split S (1: none) that a wave model of
+/// the plan's time picks among the divisors of kTiles() up to
+/// kMaxAutoSplitK (GemmPlan.cpp; docs/GPU.md "Split-K").
+constexpr int64_t kMaxAutoSplitK = 16;
+int64_t chooseSplitK(const GemmPlan &plan);
+/// The model's time of the plan's GEMM (and reduction) in microseconds
+/// with split `splitK` (a divisor of kTiles()).
+double modelGemmMicros(const GemmPlan &plan, int64_t splitK);
+
 /// The fields of a tcgen05 instruction descriptor (PTX ISA "Instruction
 /// descriptor format"). Block-scaled kinds (mxf8f6f4, mxf4nvf4): sparsity
 /// 0, B scale-factor id (bits 4-5), A and B types (7-9, 10-12; mxf8f6f4:

@@ -208,6 +208,10 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.cluster = operands.clusterSize;
   plan.tmaStore = operands.tmaStore;
   plan.splitK = operands.splitK;
+  // "auto": the model's choice; none with the TMA epilogue (which the
+  // split would rule out).
+  if (operands.splitKAuto && !plan.tmaStore)
+    plan.splitK = chooseSplitK(plan);
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
   Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
@@ -296,6 +300,60 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   emitKernel(b, loc, module, desc, args, options);
   if (workspace)
     emitSplitKReduction(b, loc, module, plan, workspace, bias, c, d, options);
+}
+
+namespace {
+/// Data-sheet numbers of the chips the split-K model plans for (H200 SXM,
+/// B200): multiprocessors, dense FP8 tensor-core peak (TFLOP/s, i.e.
+/// 1e6 FLOP per microsecond), HBM bandwidth (TB/s, 1e6 bytes per
+/// microsecond).
+struct ChipModel {
+  int64_t sms;
+  double fp8Tflops, hbmTBps;
+};
+constexpr ChipModel kHopperModel{kSMs, 1979, 4.8};
+constexpr ChipModel kBlackwellModel{kSMsBlackwell, 4500, 8.0};
+/// Estimates, not measurements (the device run calibrates them): the fixed
+/// time of one work unit (filling the stage ring, the epilogue) and the
+/// reduction kernel's launch.
+constexpr double kUnitMicros = 1.0, kLaunchMicros = 2.0;
+} // namespace
+
+double gemm::modelGemmMicros(const GemmPlan &plan, int64_t splitK) {
+  const ChipModel &chip = plan.tcgen05 ? kBlackwellModel : kHopperModel;
+  // One k-tile of one output tile on one multiprocessor at its share of
+  // the peak. NVFP4: sm_90a converts to f16 (wgmma at half the FP8 rate),
+  // sm_100a's FP4 MMA runs at twice it (on 256-wide k-tiles).
+  double rate = plan.fp4() ? (plan.tcgen05 ? 2.0 : 0.5) : 1.0;
+  double flops = 2.0 * kTileM * plan.tileN * plan.kTileElems();
+  double kTileMicros = flops / (chip.fp8Tflops * 1e6 * rate / chip.sms);
+  // Units run in waves of one per multiprocessor (persistent: per block).
+  int64_t width =
+      plan.persistent() ? std::min(plan.persistentBlocks, chip.sms) : chip.sms;
+  int64_t waves = ceilDiv(plan.tiles() * splitK, width);
+  double micros = waves * (plan.kTiles() / splitK * kTileMicros + kUnitMicros);
+  if (splitK == 1)
+    return micros;
+  // The FP32 planes, written by the GEMM kernel and read by the reduction,
+  // through HBM (D, bias and C cost the same either way), and the second
+  // launch.
+  double planeBytes = 2.0 * splitK * plan.m * plan.n * 4;
+  return micros + planeBytes / (chip.hbmTBps * 1e6) + kLaunchMicros;
+}
+
+int64_t gemm::chooseSplitK(const GemmPlan &plan) {
+  int64_t best = 1;
+  double bestMicros = modelGemmMicros(plan, 1);
+  for (int64_t s = 2; s <= std::min(kMaxAutoSplitK, plan.kTiles()); ++s) {
+    if (plan.kTiles() % s != 0)
+      continue;
+    double micros = modelGemmMicros(plan, s);
+    if (micros < bestMicros) {
+      best = s;
+      bestMicros = micros;
+    }
+  }
+  return best;
 }
 
 void gpuk::emitEncodeTensorMap(OpBuilder &b, Location loc, ModuleOp module,

@@ -104,6 +104,8 @@ struct GemmOperands {
   /// qs.gemm_split_k: K cut into this many ranges of k-tiles, each tile's
   /// ranges summed by a second kernel (GemmPlan::splitK); 1: none.
   int64_t splitK = 1;
+  /// qs.gemm_split_k = "auto": the plan picks the split (chooseSplitK).
+  bool splitKAuto = false;
   /// Bytes of one element of D.
   int64_t outBytes = 0;
   /// qs.gemm's fast_accumulate: the tensor cores may sum all of K in their

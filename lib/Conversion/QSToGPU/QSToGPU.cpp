@@ -254,8 +254,9 @@ struct ConvertQSToGPUPass
                              !op.getTransposeA());
     operands.b = gemmOperand(b, loc, op.getBTensorType(), op.getB(), target,
                              op.getTransposeB());
-    // The kernel options qs.gemm_tile_n, _persistent, _cluster, _schedule
-    // and _epilogue (checked by the dialect) on the op or an ancestor.
+    // The kernel options qs.gemm_tile_n, _persistent, _cluster, _schedule,
+    // _epilogue and _split_k (checked by the dialect; the string a split_k
+    // can be is "auto") on the op or an ancestor.
     // The nearest one wins (the dialect checked each).
     auto inherited = [&](StringRef name) -> Attribute {
       for (Operation *p = op; p; p = p->getParentOp())
@@ -279,6 +280,8 @@ struct ConvertQSToGPUPass
     operands.tmaStore = epilogue && epilogue.getValue() == "tma";
     operands.splitK =
         std::max<int64_t>(1, integer(QSDialect::getGemmSplitKAttrName()));
+    operands.splitKAuto = isa_and_nonnull<StringAttr>(
+        inherited(QSDialect::getGemmSplitKAttrName()));
     operands.outBytes = cast<RankedTensorType>(op.getResult().getType())
                             .getElementType()
                             .getIntOrFloatBitWidth() /

@@ -118,3 +118,21 @@ func.func @tma_store(%a: !te, %b: !te) -> tensor<128x128xbf16> {
   %y = qs.gemm %a, %b transpose_b {qs.gemm_epilogue = "tma"} : !te, !te -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
+
+// -----
+
+// Split-K in four ranges of K, on the module.
+// CHECK: module attributes {qs.chip = "sm_90a", qs.gemm_split_k = 4 : i64}
+module attributes {qs.chip = "sm_90a", qs.gemm_split_k = 4 : i64} {
+  func.func private @split(!qs.tensor<4x8xbf16, #qs.fp8_current>)
+}
+
+// -----
+
+// Split-K chosen by the kernels' cost model, on a GEMM op itself.
+// CHECK: qs.gemm %{{.*}}, %{{.*}} transpose_b {qs.gemm_split_k = "auto"}
+!sk = !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>
+func.func @split_auto(%a: !sk, %b: !sk) -> tensor<128x128xbf16> {
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "auto"} : !sk, !sk -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}

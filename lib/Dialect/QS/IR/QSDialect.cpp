@@ -31,7 +31,7 @@ struct AttributeRule {
 };
 } // namespace
 
-/// An i64 of at least 1 (qs.gemm_persistent, qs.gemm_split_k).
+/// An i64 of at least 1 (qs.gemm_persistent, qs.gemm_split_k's numbers).
 static bool isPositiveI64(Attribute a) {
   auto value = dyn_cast<IntegerAttr>(a);
   return value && value.getType().isInteger(64) && value.getInt() >= 1;
@@ -80,9 +80,14 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
        },
        "the string \"direct\" or \"tma\" (how the GEMM kernels store "
        "their output)"},
-      {getGemmSplitKAttrName(), isPositiveI64,
+      {getGemmSplitKAttrName(),
+       [](Attribute a) {
+         auto value = dyn_cast<StringAttr>(a);
+         return isPositiveI64(a) || (value && value.getValue() == "auto");
+       },
        "an i64 of at least 1 (the number of ranges of K the GEMM kernels "
-       "split each output tile's sum into)"},
+       "split each output tile's sum into) or the string \"auto\" (the "
+       "kernels' cost model picks it)"},
   };
   for (const AttributeRule &rule : rules) {
     if (attr.getName() != rule.name)

@@ -134,6 +134,13 @@ def QS_Dialect : Dialect {
     kernel no longer writes D). The sum of K is FP32 in either case but
     in another order, so results may differ in the last bits within the
     GEMM's error bound (docs/Numerics.md); absent or 1: no split.
+    `qs.gemm_split_k = "auto"` lets the kernels' cost model pick S: the
+    divisor of the k-tile count up to 16 that minimizes a wave model of
+    the time (output tiles x S work units in waves of one per
+    multiprocessor, each unit's k-tiles at the chip's FP8 peak plus a
+    fixed cost, and for S > 1 the workspace's bytes through HBM and the
+    second launch; docs/GPU.md), 1 where no split pays and with
+    `qs.gemm_epilogue = "tma"`.
 
     ### Flattened boundaries
 
