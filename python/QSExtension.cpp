@@ -80,6 +80,9 @@ public:
 
   MlirContext get() const { return ctx; }
   void clear() { diagnostics.clear(); }
+  /// What the last pipeline run reported (remarks, warnings) besides
+  /// failing.
+  const std::vector<std::string> &messages() const { return diagnostics; }
   [[noreturn]] void fail(const std::string &what) {
     std::string message = what;
     for (const std::string &d : diagnostics)
@@ -562,6 +565,8 @@ NB_MODULE(_qs, m) {
                      qsRunPassPipeline(mod->module, ref(pipeline))))
                mod->context->fail("the pipeline '" + pipeline + "' failed");
            })
+      .def("diagnostics",
+           [](const ModuleRef &mod) { return mod->context->messages(); })
       .def("flat_inputs",
            [](const ModuleRef &mod, const std::string &fn) {
              return flatValues(mod, fn, false);

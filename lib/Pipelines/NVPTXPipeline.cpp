@@ -76,6 +76,7 @@ void mlir::qs::buildNVPTXHostPipeline(OpPassManager &pm,
   ConvertQSToGPUPassOptions toGPU;
   toGPU.chip = options.chip;
   toGPU.requireNVPTXChip = true;
+  toGPU.reportGemmPlans = options.reportGemmPlans;
   pm.addPass(createConvertQSToGPUPass(toGPU));
   pm.addPass(createCanonicalizerPass());
 

@@ -266,3 +266,9 @@ class Module:
         "qs-storage-pipeline"); raises QSError with the diagnostics."""
         self._impl.run_pipeline(pipeline)
         return self
+
+    def diagnostics(self):
+        """What the last run_pipeline reported without failing (remarks
+        such as qs-nvptx-pipeline's report-gemm-plans, warnings), as
+        "location: severity: message" strings."""
+        return list(self._impl.diagnostics())

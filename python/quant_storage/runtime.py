@@ -106,10 +106,15 @@ class Compiled:
     """The result of compile(): the lowered module's text (`ir`), the
     gpu.binary object (`binary`: PTX text for format="isa", a cubin for
     "bin", a fatbin for "fatbin"), `ptx` (the PTX text when format is
-    "isa", else None) and the kernel names (`kernels`)."""
+    "isa", else None), the kernel names (`kernels`) and, per GEMM in
+    order, the kernel plan it got (`gemm_plans`: qs-nvptx-pipeline's
+    report-gemm-plans text, e.g. "sm_90a wgmma kernel, 128x128 tiles
+    (1 x 1), 6-stage ring, 32 k-tiles of 128 in 16 splits of 2 (split-K
+    "auto"), ...")."""
 
-    def __init__(self, chip, fmt, ir, binary):
+    def __init__(self, chip, fmt, ir, binary, gemm_plans=()):
         self.chip, self.format, self.ir, self.binary = chip, fmt, ir, binary
+        self.gemm_plans = list(gemm_plans)
         self.ptx = binary.decode() if fmt == "isa" else None
         import re
         # Launches in the host code name every kernel, in launch order.
@@ -154,8 +159,10 @@ def compile(module, chip=None, format="isa"):
     if chip is None:
         named = re.match(r'module attributes \{[^}]*qs\.chip = "(\w+)"', str(m))
         chip = named.group(1) if named else "sm_90a"
-    m.run_pipeline(f"qs-nvptx-pipeline{{chip={chip} format={format}}}")
+    m.run_pipeline(f"qs-nvptx-pipeline{{chip={chip} format={format} report-gemm-plans=true}}")
+    marker = "remark: GEMM kernel plan: "
+    plans = [d.split(marker, 1)[1] for d in m.diagnostics() if marker in d]
     ir = str(m)
     found = re.search(r'gpu\.binary @qs_kernels\s*\[#gpu\.object<.*?(?:assembly = |bin = |\}, )"((?:[^"\\]|\\.)*)">\s*\]', ir)
     binary = _unescape(found.group(1)) if found else b""
-    return Compiled(chip, format, ir, binary)
+    return Compiled(chip, format, ir, binary, plans)

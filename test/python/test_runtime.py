@@ -226,8 +226,15 @@ def test_gemm_split_k_auto():
     assert 'qs.gemm_split_k = "auto"' in str(g)
     for chip in ("sm_90a", "sm_100a"):
         assert ".entry qs_gemm_split_k_reduce(" in qs.compile(g, chip=chip).ptx
-    ptx = qs.compile(linear(q, k=512, split_k="auto")).ptx
-    assert ".entry qs_gemm(" in ptx and "split_k_reduce" not in ptx
+    compiled = qs.compile(linear(q, k=512, split_k="auto"))
+    assert ".entry qs_gemm(" in compiled.ptx and "split_k_reduce" not in compiled.ptx
+    # Compiled.gemm_plans: what each GEMM got (report-gemm-plans).
+    assert compiled.gemm_plans == [
+        'sm_90a wgmma kernel, 128x128 tiles (1 x 1), 6-stage ring, 4 k-tiles of 128 '
+        '(split-K "auto": none), FP32 promotion per 128 of K; 1 block of 384 threads, '
+        '196704 bytes of shared memory']
+    plans = qs.compile(g, chip="sm_100a").gemm_plans
+    assert len(plans) == 1 and 'in 16 splits of 2 (split-K "auto")' in plans[0], plans
 
 
 def test_compile_errors():

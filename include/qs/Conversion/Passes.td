@@ -202,6 +202,11 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
            "Reject chips other than sm_90a and sm_100a, a chip that "
            "differs from the module's qs.chip, and qs ops without GPU "
            "kernels (qs-nvptx-pipeline sets it)">,
+    Option<"reportGemmPlans", "report-gemm-plans", "bool",
+           /*default=*/"false",
+           "Attach a remark to each GEMM stating the kernel plan it got "
+           "(chip and kernel, tile shape and count, stage ring, k-tiles "
+           "and their split-K ranges, schedule, grid, shared memory)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

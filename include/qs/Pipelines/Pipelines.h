@@ -104,6 +104,11 @@ struct NVPTXPipelineOptions
       *this, "opt-level",
       llvm::cl::desc("LLVM optimization level of the NVPTX backend"),
       llvm::cl::init(3)};
+  PassOptions::Option<bool> reportGemmPlans{
+      *this, "report-gemm-plans",
+      llvm::cl::desc("A remark on each GEMM stating its kernel plan "
+                     "(convert-qs-to-gpu's report-gemm-plans)"),
+      llvm::cl::init(false)};
 };
 
 /// The PTX ISA feature a chip needs (`+ptx80` for sm_90a, `+ptx88` for

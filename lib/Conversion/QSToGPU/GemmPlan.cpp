@@ -153,9 +153,47 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
   return success();
 }
 
-void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
-                    const GemmOperands &operands, Type outType, Value bias,
-                    Value c, Value d, const EmitOptions &options) {
+/// The plan in words: kernel, tiles, ring, K and its split, schedule,
+/// grid.
+static std::string describe(const GemmPlan &plan, bool splitKAuto) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << (plan.tcgen05 ? "sm_100a tcgen05" : "sm_90a wgmma") << " kernel, "
+     << kTileM << "x" << plan.tileN << " tiles (" << plan.tilesM << " x "
+     << plan.tilesN << "), " << plan.stages << "-stage ring, " << plan.kTiles()
+     << " k-tiles of " << plan.kTileElems();
+  if (plan.splitsK())
+    os << " in " << plan.splitK << " splits of " << plan.kTilesPerUnit();
+  if (splitKAuto)
+    os << " (split-K \"auto\"" << (plan.splitsK() ? "" : ": none") << ")";
+  if (plan.tcgen05 && plan.a.blockDim != 0)
+    os << ", block-scaled MMA (scale factors in tensor memory)";
+  else if (plan.promotes())
+    os << ", FP32 promotion per " << plan.blockK() << " of K";
+  else if (plan.fp4())
+    os << ", E2M1 codes times E4M3 scales converted to f16 in shared memory";
+  if (plan.transposes())
+    os << ", MN-major tiles transposed in shared memory";
+  if (plan.persistent())
+    os << ", persistent";
+  if (plan.multicast())
+    os << ", 2-block clusters multicasting B";
+  if (plan.pingpong)
+    os << ", ping-pong consumers";
+  if (plan.tmaStore)
+    os << ", TMA-store epilogue";
+  os << "; " << plan.blocks() << (plan.blocks() == 1 ? " block" : " blocks")
+     << " of " << plan.threads() << " threads, " << plan.sharedBytes()
+     << " bytes of shared memory";
+  if (plan.splitsK())
+    os << "; then qs_gemm_split_k_reduce";
+  return text;
+}
+
+std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
+                           const GemmOperands &operands, Type outType,
+                           Value bias, Value c, Value d,
+                           const EmitOptions &options) {
   GemmPlan plan;
   plan.m = operands.m;
   plan.n = operands.n;
@@ -300,6 +338,7 @@ void gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   emitKernel(b, loc, module, desc, args, options);
   if (workspace)
     emitSplitKReduction(b, loc, module, plan, workspace, bias, c, d, options);
+  return describe(plan, operands.splitKAuto);
 }
 
 namespace {

@@ -122,10 +122,11 @@ LogicalResult checkGemmSupport(const GemmOperands &operands,
                                function_ref<InFlightDiagnostic()> emitError);
 
 /// Emits the GEMM kernel and its launch: d[m*n] (1-D, `outType`) =
-/// alpha op(a) op(b) (+ bias[n]) (+ c[m*n]).
-void emitGemm(OpBuilder &b, Location loc, ModuleOp module,
-              const GemmOperands &operands, Type outType, Value bias, Value c,
-              Value d, const EmitOptions &options);
+/// alpha op(a) op(b) (+ bias[n]) (+ c[m*n]). Returns the plan it chose in
+/// words (convert-qs-to-gpu's report-gemm-plans remark).
+std::string emitGemm(OpBuilder &b, Location loc, ModuleOp module,
+                     const GemmOperands &operands, Type outType, Value bias,
+                     Value c, Value d, const EmitOptions &options);
 
 /// The host function that encodes a 2-D TMA descriptor (libQSCUDARuntime).
 constexpr llvm::StringLiteral kEncodeTensorMapFn = "qsCudaEncodeTensorMap2D";

@@ -297,9 +297,12 @@ struct ConvertQSToGPUPass
     Value c = op.getAccumulate() ? flat(b, loc, bufferOf(b, loc, op.getInit()))
                                  : Value();
     Value alloc = newBuffer(b, loc, resultType);
-    gpuk::emitGemm(b, loc, getOperation(), operands,
-                   cast<RankedTensorType>(resultType).getElementType(), bias,
-                   c, flat(b, loc, alloc), gemmOptions);
+    std::string plan =
+        gpuk::emitGemm(b, loc, getOperation(), operands,
+                       cast<RankedTensorType>(resultType).getElementType(),
+                       bias, c, flat(b, loc, alloc), gemmOptions);
+    if (reportGemmPlans) // At the GEMM's location, without the op's text.
+      emitRemark(loc) << "GEMM kernel plan: " << plan;
     op->replaceAllUsesWith(ValueRange{readBack(b, loc, resultType, alloc)});
     op->erase();
     return success();

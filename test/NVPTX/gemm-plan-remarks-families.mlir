@@ -1,0 +1,48 @@
+// RUN: qs-opt %s -split-input-file --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics -o /dev/null
+
+// report-gemm-plans for the sm_100a tcgen05 kernel (128 threads, scale
+// factors in tensor memory, no promotion) and sm_90a's MXFP8 (128x64
+// tiles promoted per 32 of K), NVFP4 (converted to f16) and MN-major
+// MXFP8 dgrad (transposed in shared memory); split-K "auto" on NVFP4's
+// 256-wide sm_100a k-tiles.
+!x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
+!w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
+!xn = !qs.tensor<128x8192xbf16, #qs.nvfp4<columnwise = false>>
+module attributes {qs.chip = "sm_100a"} {
+  func.func @mx(%x: !x, %w: !w) -> tensor<256x1024xbf16> {
+    // expected-remark @+1 {{GEMM kernel plan: sm_100a tcgen05 kernel, 128x128 tiles (2 x 8), 5-stage ring, 4 k-tiles of 128, block-scaled MMA (scale factors in tensor memory); 16 blocks of 128 threads, 169056 bytes of shared memory}}
+    %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<256x1024xbf16>
+    return %y : tensor<256x1024xbf16>
+  }
+  func.func @fp4(%x: !xn, %w: !xn) -> tensor<128x128xbf16> {
+    // expected-remark @+1 {{GEMM kernel plan: sm_100a tcgen05 kernel, 128x128 tiles (1 x 1), 5-stage ring, 32 k-tiles of 256 in 16 splits of 2 (split-K "auto"), block-scaled MMA (scale factors in tensor memory); 16 blocks of 128 threads, 184416 bytes of shared memory; then qs_gemm_split_k_reduce}}
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = "auto"} : !xn, !xn -> tensor<128x128xbf16>
+    return %y : tensor<128x128xbf16>
+  }
+}
+
+// -----
+
+!x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
+!w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
+!dy = !qs.tensor<256x1024xbf16, #qs.mxfp8<columnwise = false>>
+!wt = !qs.tensor<1024x512xbf16, #qs.mxfp8<rowwise = false>>
+!xn = !qs.tensor<256x512xbf16, #qs.nvfp4<columnwise = false>>
+!wn = !qs.tensor<1024x512xbf16, #qs.nvfp4<columnwise = false>>
+module attributes {qs.chip = "sm_90a"} {
+  func.func @mx(%x: !x, %w: !w) -> tensor<256x1024xbf16> {
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x64 tiles}}
+    %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<256x1024xbf16>
+    return %y : tensor<256x1024xbf16>
+  }
+  func.func @dgrad(%dy: !dy, %w: !wt) -> tensor<256x512xbf16> {
+    // expected-remark @+1 {{MN-major tiles transposed in shared memory}}
+    %y = qs.gemm %dy, %w : !dy, !wt -> tensor<256x512xbf16>
+    return %y : tensor<256x512xbf16>
+  }
+  func.func @fp4(%x: !xn, %w: !wn) -> tensor<256x1024xbf16> {
+    // expected-remark @+1 {{E2M1 codes times E4M3 scales converted to f16 in shared memory}}
+    %y = qs.gemm %x, %w transpose_b : !xn, !wn -> tensor<256x1024xbf16>
+    return %y : tensor<256x1024xbf16>
+  }
+}
