@@ -20,7 +20,10 @@
 // tma, persistent ptma). --split-k=S adds, for every shape whose k-tiles
 // (ceil(K / 128)) S divides, a run with qs.gemm_split_k = S (sched skS;
 // the time covers the GEMM kernel and the reduction kernel, the grid
-// column is the GEMM's). --fast-accumulate gives the per-tensor GEMMs
+// column is the GEMM's); --split-k-auto a run of every shape with
+// qs.gemm_split_k = "auto" (sched askS: the cost model chose S, ask1 no
+// split; read from the report-gemm-plans remark).
+// --fast-accumulate gives the per-tensor GEMMs
 // fast_accumulate (TE's fprop; on sm_90a ping-pong needs it, so those runs come
 // with it); without it the sm_90a kernel promotes each k-tile into FP32
 // (cuBLASLt's default; torch_baseline.py times both), 256-wide tiles in two
@@ -86,6 +89,10 @@ static cl::opt<int>
               cl::desc("Also run each shape whose k-tiles it divides with "
                        "qs.gemm_split_k = this (both chips); 0: none"),
               cl::init(0));
+static cl::opt<bool> splitKAutoOpt(
+    "split-k-auto",
+    cl::desc("Also run each shape with qs.gemm_split_k = \"auto\" (the "
+             "kernels' cost model picks the split; sched askS)"));
 static cl::opt<bool> fastOpt(
     "fast-accumulate",
     cl::desc("Per-tensor FP8 with qs.gemm's fast_accumulate (TE's fprop): "
@@ -101,8 +108,8 @@ namespace {
 /// and B [K, N] column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
-                       bool tma, int64_t splitK, bool fast, StringRef family,
-                       StringRef chip, StringRef layout) {
+                       bool tma, int64_t splitK, bool splitKAuto, bool fast,
+                       StringRef family, StringRef chip, StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
     int64_t rows = a ? m : n;
@@ -136,6 +143,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     attrs += ", qs.gemm_epilogue = \"tma\"";
   if (splitK)
     attrs += ", qs.gemm_split_k = " + std::to_string(splitK) + " : i64";
+  if (splitKAuto)
+    attrs += ", qs.gemm_split_k = \"auto\"";
   std::string flags = layout == "TN"   ? " transpose_b"
                       : layout == "NT" ? " transpose_a"
                                        : "";
@@ -242,11 +251,12 @@ int main(int argc, char **argv) {
       return 1;
     }
     // (tile width, persistent blocks, cluster size, ping-pong consumers,
-    // TMA-store epilogue, split-K ranges) of each run.
+    // TMA-store epilogue, split-K ranges or "auto") of each run.
     struct Run {
       int64_t tileN = 0, persistent = 0, cluster = 0;
       bool pingpong = false, tma = false;
       int64_t splitK = 0;
+      bool splitKAuto = false;
     };
     SmallVector<Run> runs = {Run()};
     // sm_90a ping-pong needs fast_accumulate.
@@ -288,14 +298,29 @@ int main(int argc, char **argv) {
     int64_t kTile = chip == "sm_100a" && family == "nvfp4" ? 256 : 128;
     if (splitKOpt > 1 && ((k + kTile - 1) / kTile) % splitKOpt == 0)
       runs.push_back(Run{0, 0, 0, false, false, splitKOpt});
+    if (splitKAutoOpt)
+      runs.push_back(Run{0, 0, 0, false, false, 0, true});
     for (const Run &run : runs) {
       int64_t tileN = run.tileN;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
-                     run.tma, run.splitK, fast, family, chip, layout),
+                     run.tma, run.splitK, run.splitKAuto, fast, family, chip,
+                     layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
+      options.reportGemmPlans = run.splitKAuto;
+      // "auto": the split the plan chose, from its remark ("... in S
+      // splits of ..."; none: 1). Other diagnostics print as usual.
+      int64_t autoSplit = 1;
+      ScopedDiagnosticHandler remarks(&ctx, [&](Diagnostic &d) {
+        if (d.getSeverity() != DiagnosticSeverity::Remark)
+          return failure();
+        StringRef text = StringRef(d.str()).split(" splits of ").first;
+        if (text.size() != d.str().size())
+          text.rsplit(' ').second.getAsInteger(10, autoSplit);
+        return success();
+      });
       FailureOr<qs::LaunchPlan> plan =
           module ? qs::compileLaunchPlan(*module, "f", options)
                  : FailureOr<qs::LaunchPlan>(failure());
@@ -309,8 +334,10 @@ int main(int argc, char **argv) {
         if (!s.isCopy && !s.isTensorMap && s.kernel == "qs_gemm")
           gemm = &s;
       std::string tile = tileN ? std::to_string(tileN) : "auto";
-      std::string splitName = "sk" + std::to_string(run.splitK);
-      const char *sched = run.splitK                      ? splitName.c_str()
+      std::string splitName = run.splitKAuto
+                                  ? "ask" + std::to_string(autoSplit)
+                                  : "sk" + std::to_string(run.splitK);
+      const char *sched = run.splitK || run.splitKAuto    ? splitName.c_str()
                           : run.pingpong && run.cluster   ? "ppmc2"
                           : run.pingpong                  ? "pp"
                           : run.tma && run.persistent     ? "ptma"
