@@ -23,6 +23,9 @@ struct BenchDevice {
   std::string name = "none";
   /// sm_90a or sm_100a.
   std::string chip = "sm_90a";
+  /// The device's multiprocessors (NVPTXPipelineOptions::multiprocessors);
+  /// 0: none known (the chip's data-sheet count).
+  int multiprocessors = 0;
 };
 
 /// `requested`: "auto" (the device's chip: compute capability 9.x ->
@@ -57,6 +60,8 @@ inline BenchDevice openBenchDevice(llvm::StringRef tool, bool dryRun,
   }
   d.chip = own;
   d.present = true;
+  if (qsCudaDeviceMultiprocessors(&d.multiprocessors) != 0)
+    d.multiprocessors = 0;
   return d;
 }
 

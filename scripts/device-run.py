@@ -86,7 +86,12 @@ class Cuda:
         major, minor = ctypes.c_int(), ctypes.c_int()
         self.call("cuDeviceGetAttribute", ctypes.byref(major), 75, dev)
         self.call("cuDeviceGetAttribute", ctypes.byref(minor), 76, dev)
-        self.name = f"{name.value.decode()} (compute capability {major.value}.{minor.value})"
+        # Multiprocessors: the bundle's plans assume the chip's data-sheet
+        # count (sm_90a 132, sm_100a 148; convert-qs-to-gpu multiprocessors).
+        sms = ctypes.c_int()
+        self.call("cuDeviceGetAttribute", ctypes.byref(sms), 16, dev)
+        self.name = (f"{name.value.decode()} (compute capability {major.value}.{minor.value}, "
+                     f"{sms.value} multiprocessors)")
         self._events = []
         self._spin = None  # the spin kernel's function, once loaded (False: unavailable)
 

@@ -102,6 +102,24 @@ TEST(GemmSplitK, PersistentGridWidth) {
   EXPECT_EQ(chooseSplitK(full), 4);
 }
 
+TEST(GemmSplitK, Multiprocessors) {
+  // The plan's multiprocessors (EmitOptions::multiprocessors) set the wave
+  // width: 32 tiles of 112 k-tiles make 128 units (one wave) on 132, 224
+  // (two full waves) on 114, 64 (one wave) on 64.
+  GemmPlan plan = makePlan(128, 4096, 14336);
+  EXPECT_EQ(plan.multiprocessors(), kSMs);
+  EXPECT_EQ(chooseSplitK(plan), 4);
+  plan.sms = 114;
+  EXPECT_EQ(chooseSplitK(plan), 7);
+  expectFastest(plan);
+  plan.sms = 64;
+  EXPECT_EQ(chooseSplitK(plan), 2);
+  expectFastest(plan);
+  // A GPU with as many multiprocessors as tiles has none idle.
+  plan.sms = 32;
+  EXPECT_EQ(chooseSplitK(plan), 1);
+}
+
 TEST(GemmSplitK, Blackwell) {
   // sm_100a NVFP4 k-tiles are 256 wide: K = 16384 is 64 k-tiles; 32 tiles
   // of 148 multiprocessors split in four.

@@ -309,6 +309,7 @@ int main(int argc, char **argv) {
           &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
+      options.multiprocessors = opened.multiprocessors;
       options.reportGemmPlans = run.splitKAuto;
       // "auto": the split the plan chose, from its remark ("... in S
       // splits of ..."; none: 1). Other diagnostics print as usual.

@@ -77,6 +77,7 @@ void mlir::qs::buildNVPTXHostPipeline(OpPassManager &pm,
   toGPU.chip = options.chip;
   toGPU.requireNVPTXChip = true;
   toGPU.reportGemmPlans = options.reportGemmPlans;
+  toGPU.multiprocessors = options.multiprocessors;
   pm.addPass(createConvertQSToGPUPass(toGPU));
   pm.addPass(createCanonicalizerPass());
 

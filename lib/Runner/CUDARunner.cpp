@@ -100,6 +100,11 @@ mlir::qs::runOnCUDA(ModuleOp module, StringRef function,
   PassManager pm(ctx);
   NVPTXPipelineOptions options;
   options.chip = device->second;
+  // The GEMM plans fill the device's own multiprocessors (an H100 PCIe has
+  // 114, an H20 78, against the 132 an sm_90a plan assumes otherwise).
+  int multiprocessors = 0;
+  if (qsCudaDeviceMultiprocessors(&multiprocessors) == 0 && multiprocessors > 0)
+    options.multiprocessors = multiprocessors;
   buildNVPTXPipeline(pm, options);
   if (failed(pm.run(module)))
     return makeError("qs-nvptx-pipeline failed on @" + function);

@@ -26,6 +26,8 @@ using CUstream = void *;
 using CUevent = void *;
 
 constexpr int kAttrCCMajor = 75, kAttrCCMinor = 76;
+/// CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT.
+constexpr int kAttrMultiprocessors = 16;
 constexpr int kFuncAttrMaxDynamicShared = 8;
 constexpr int kJitOptimizationLevel = 7;
 constexpr unsigned kStreamNonBlocking = 1, kEventDisableTiming = 2;
@@ -204,6 +206,15 @@ QS_EXPORT int qsCudaDeviceInfo(char *name, size_t nameSize, int *major,
   if (!check(driver.cuDeviceGetAttribute(major, kAttrCCMajor, driver.device),
              "cuDeviceGetAttribute") ||
       !check(driver.cuDeviceGetAttribute(minor, kAttrCCMinor, driver.device),
+             "cuDeviceGetAttribute"))
+    return 1;
+  return 0;
+}
+
+QS_EXPORT int qsCudaDeviceMultiprocessors(int *count) {
+  if (!ensureContext() ||
+      !check(driver.cuDeviceGetAttribute(count, kAttrMultiprocessors,
+                                         driver.device),
              "cuDeviceGetAttribute"))
     return 1;
   return 0;

@@ -144,22 +144,32 @@ def _unescape(text):
     return bytes(out)
 
 
-def compile(module, chip=None, format="isa"):
+def compile(module, chip=None, format="isa", multiprocessors=None):
     """Compiles a clone of a Module/Graph with qs-nvptx-pipeline for `chip`
     ("sm_90a" or "sm_100a"; default: the module's qs.chip, else "sm_90a"):
     `format` "isa" (PTX text, needs no CUDA),
     "bin" (cubin) or "fatbin" (both; these need ptxas, found through
     CUDA_HOME, PATH or /usr/local/cuda). Returns a Compiled; raises QSError
     with the diagnostics if the module has ops without GPU kernels or the
-    chip is not supported."""
+    chip is not supported. `multiprocessors`: the target GPU's streaming
+    multiprocessors, which the GEMM plans fill (tile width, ping-pong
+    grid, split-K "auto"); default the chip's data-sheet count (sm_90a
+    132, as an H100/H200 SXM; sm_100a 148); run_cuda uses the device's."""
     import re
     if format not in ("isa", "bin", "fatbin"):
         raise ValueError(f"format must be isa, bin or fatbin, got {format!r}")
+    if multiprocessors is not None and (isinstance(multiprocessors, bool)
+                                        or not isinstance(multiprocessors, int)):
+        raise TypeError(f"multiprocessors must be an int, got {multiprocessors!r}")
+    if multiprocessors is not None and multiprocessors < 1:
+        raise ValueError(f"multiprocessors must be at least 1, got {multiprocessors}")
     m = _module(module).clone()
     if chip is None:
         named = re.match(r'module attributes \{[^}]*qs\.chip = "(\w+)"', str(m))
         chip = named.group(1) if named else "sm_90a"
-    m.run_pipeline(f"qs-nvptx-pipeline{{chip={chip} format={format} report-gemm-plans=true}}")
+    sms = f" multiprocessors={multiprocessors}" if multiprocessors else ""
+    m.run_pipeline(f"qs-nvptx-pipeline{{chip={chip} format={format}{sms} "
+                   f"report-gemm-plans=true}}")
     marker = "remark: GEMM kernel plan: "
     plans = [d.split(marker, 1)[1] for d in m.diagnostics() if marker in d]
     ir = str(m)

@@ -237,6 +237,22 @@ def test_gemm_split_k_auto():
     assert len(plans) == 1 and 'in 16 splits of 2 (split-K "auto")' in plans[0], plans
 
 
+def test_compile_multiprocessors():
+    """multiprocessors=: the GEMM plans fill the target GPU's
+    multiprocessors (default 132 on sm_90a): ping-pong's persistent grid,
+    split-K "auto"'s waves."""
+    q = qs.Float8CurrentScalingQuantizer()
+    g = linear(q, k=4096, fast_accumulate=True, schedule="pingpong")
+    assert "1 block of 384 threads" in qs.compile(g).gemm_plans[0]
+    g = linear(q, k=4096, split_k="auto")
+    assert "in 16 splits of 2" in qs.compile(g).gemm_plans[0]
+    assert "in 8 splits of 4" in qs.compile(g, multiprocessors=8).gemm_plans[0]
+    with pytest.raises(ValueError, match="multiprocessors must be at least 1, got 0"):
+        qs.compile(g, multiprocessors=0)
+    with pytest.raises(TypeError, match="multiprocessors must be an int, got '114'"):
+        qs.compile(g, multiprocessors="114")
+
+
 def test_compile_errors():
     g = quantize_graph((64, 128), qs.MXFP8Quantizer())
     with pytest.raises(qs.QSError, match="chip 'sm_80' is not supported; the kernels target sm_90a"):

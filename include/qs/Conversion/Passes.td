@@ -202,6 +202,13 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
            "Reject chips other than sm_90a and sm_100a, a chip that "
            "differs from the module's qs.chip, and qs ops without GPU "
            "kernels (qs-nvptx-pipeline sets it)">,
+    Option<"multiprocessors", "multiprocessors", "unsigned",
+           /*default=*/"0",
+           "The target GPU's streaming multiprocessors, which the GEMM "
+           "plans fill (128x256 tiles where they still fill them, the "
+           "ping-pong grid, split-K \"auto\"); 0: the chip's data-sheet "
+           "count (sm_90a 132 as on H100/H200 SXM, sm_100a 148 as on "
+           "B200). qs-run and Python's run_cuda pass the device's">,
     Option<"reportGemmPlans", "report-gemm-plans", "bool",
            /*default=*/"false",
            "Attach a remark to each GEMM stating the kernel plan it got "

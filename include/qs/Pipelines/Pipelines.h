@@ -104,6 +104,12 @@ struct NVPTXPipelineOptions
       *this, "opt-level",
       llvm::cl::desc("LLVM optimization level of the NVPTX backend"),
       llvm::cl::init(3)};
+  PassOptions::Option<unsigned> multiprocessors{
+      *this, "multiprocessors",
+      llvm::cl::desc("The target GPU's streaming multiprocessors "
+                     "(convert-qs-to-gpu's multiprocessors); 0: the chip's "
+                     "data-sheet count"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> reportGemmPlans{
       *this, "report-gemm-plans",
       llvm::cl::desc("A remark on each GEMM stating its kernel plan "

@@ -33,6 +33,8 @@ const char *qsCudaLastError(void);
 void qsCudaClearError(void);
 /* Device 0: name and compute capability. Returns 0 on success. */
 int qsCudaDeviceInfo(char *name, size_t nameSize, int *major, int *minor);
+/* Device 0's streaming multiprocessors. Returns 0 on success. */
+int qsCudaDeviceMultiprocessors(int *count);
 
 /* Device memory (device pointers as void *; null on failure). */
 void *qsCudaMalloc(size_t bytes);

@@ -26,9 +26,9 @@ namespace gemm {
 
 constexpr int64_t kTileM = 128, kTileK = 128, kWarpgroup = 128;
 constexpr int64_t kConsumers = 2, kKSteps = kTileK / 32;
-/// Streaming multiprocessors of an H100/H200 (tile-shape choice only).
+/// Streaming multiprocessors of an H100/H200 SXM and of a B200: the
+/// default of GemmPlan::multiprocessors.
 constexpr int64_t kSMs = 132;
-/// Streaming multiprocessors of a B200 (tile-shape choice only).
 constexpr int64_t kSMsBlackwell = 148;
 /// Shared memory given to the stage ring (of 227 KiB per block on sm_90).
 constexpr int64_t kRingBytes = 192 * 1024;
@@ -67,6 +67,12 @@ struct GemmPlan {
   /// factors in tensor memory; GemmTcgen05.cpp) instead of wgmma.
   bool tcgen05 = false;
   int64_t tileN, stages, tilesM, tilesN;
+  /// The target GPU's multiprocessors (EmitOptions::multiprocessors); 0:
+  /// the chip's data-sheet count (132 for sm_90a, 148 for sm_100a).
+  int64_t sms = 0;
+  int64_t multiprocessors() const {
+    return sms ? sms : tcgen05 ? kSMsBlackwell : kSMs;
+  }
   /// sm_90a persistent kernels (qs.gemm_persistent): the number of blocks
   /// asked for; 0: one block per output tile.
   int64_t persistentBlocks = 0;

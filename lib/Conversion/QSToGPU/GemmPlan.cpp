@@ -222,7 +222,8 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   // Per-tensor FP8: 128x256 tiles when they still fill every
   // multiprocessor (sm_90a and sm_100a alike; block-scaled tiles are
   // fixed).
-  int64_t sms = plan.tcgen05 ? kSMsBlackwell : kSMs;
+  plan.sms = options.multiprocessors;
+  int64_t sms = plan.multiprocessors();
   // sm_90a per-tensor FP8 promotes each k-tile unless fast_accumulate
   // allows the tensor core's precision: a second (partial) accumulator
   // set, so 128-wide tiles unless qs.gemm_tile_n asks for 256 (promoted in
@@ -241,7 +242,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   // qs.gemm_persistent says otherwise.
   plan.pingpong = operands.pingpong;
   plan.persistentBlocks = operands.persistentBlocks ? operands.persistentBlocks
-                          : plan.pingpong           ? kSMs
+                          : plan.pingpong           ? sms
                                                     : 0;
   plan.cluster = operands.clusterSize;
   plan.tmaStore = operands.tmaStore;
@@ -345,7 +346,9 @@ namespace {
 /// Data-sheet numbers of the chips the split-K model plans for (H200 SXM,
 /// B200): multiprocessors, dense FP8 tensor-core peak (TFLOP/s, i.e.
 /// 1e6 FLOP per microsecond), HBM bandwidth (TB/s, 1e6 bytes per
-/// microsecond).
+/// microsecond). A part with fewer multiprocessors (the plan's
+/// multiprocessors()) has as much less peak; its bandwidth is assumed the
+/// same.
 struct ChipModel {
   int64_t sms;
   double fp8Tflops, hbmTBps;
@@ -367,8 +370,9 @@ double gemm::modelGemmMicros(const GemmPlan &plan, int64_t splitK) {
   double flops = 2.0 * kTileM * plan.tileN * plan.kTileElems();
   double kTileMicros = flops / (chip.fp8Tflops * 1e6 * rate / chip.sms);
   // Units run in waves of one per multiprocessor (persistent: per block).
+  int64_t sms = plan.multiprocessors();
   int64_t width =
-      plan.persistent() ? std::min(plan.persistentBlocks, chip.sms) : chip.sms;
+      plan.persistent() ? std::min(plan.persistentBlocks, sms) : sms;
   int64_t waves = ceilDiv(plan.tiles() * splitK, width);
   double micros = waves * (plan.kTiles() / splitK * kTileMicros + kUnitMicros);
   if (splitK == 1)

@@ -28,6 +28,10 @@ struct EmitOptions {
   bool hardwareMx = false;
   /// GEMMs: the sm_100a kernel (tcgen05) instead of sm_90a's (wgmma).
   bool tcgen05 = false;
+  /// GEMMs: the target GPU's streaming multiprocessors (the tile width,
+  /// the ping-pong grid and split-K "auto" fill them); 0: the chip's
+  /// data-sheet count (GemmPlan::multiprocessors).
+  int64_t multiprocessors = 0;
 };
 
 /// Whether the kernels support quantizing/dequantizing `type`; if not,

@@ -292,6 +292,7 @@ struct ConvertQSToGPUPass
       return failure();
     gpuk::EmitOptions gemmOptions = options;
     gemmOptions.tcgen05 = chip.getComputeCapability() >= 100;
+    gemmOptions.multiprocessors = multiprocessors;
     Type resultType = op.getResult().getType();
     Value bias = op.getBias() ? bufferOf(b, loc, op.getBias()) : Value();
     Value c = op.getAccumulate() ? flat(b, loc, bufferOf(b, loc, op.getInit()))

@@ -51,7 +51,13 @@ CUresult cuDeviceGetName(char *name, int len, int device) {
 }
 CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   (void)device;
-  *value = attribute == 75 ? major : attribute == 76 ? minor : 0;
+  /* Compute capability (75, 76: FAKE_CUDA_CC), multiprocessors (16:
+     FAKE_CUDA_SMS, default 132 as an H100/H200 SXM). */
+  const char *sms = getenv("FAKE_CUDA_SMS");
+  *value = attribute == 75   ? major
+           : attribute == 76 ? minor
+           : attribute == 16 ? (sms ? atoi(sms) : 132)
+                             : 0;
   return 0;
 }
 CUresult cuDevicePrimaryCtxRetain(void **context, int device) {

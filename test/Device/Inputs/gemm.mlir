@@ -10,3 +10,14 @@ func.func @fprop(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>,
       : !x, !w -> tensor<256x384xbf16>
   return %y : tensor<256x384xbf16>
 }
+
+// The same with ping-pong consumers: a persistent grid of min(tiles,
+// multiprocessors) blocks, the device's multiprocessors under qs-run.
+func.func @fprop_pingpong(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>,
+                          %bias: tensor<384xbf16>) -> tensor<256x384xbf16> {
+  %qx = qs.quantize %x : tensor<256x512xbf16> -> !x
+  %qw = qs.quantize %w : tensor<384x512xbf16> -> !w
+  %y = qs.gemm %qx, %qw transpose_b fast_accumulate bias(%bias : tensor<384xbf16>)
+      {qs.gemm_schedule = "pingpong"} : !x, !w -> tensor<256x384xbf16>
+  return %y : tensor<256x384xbf16>
+}

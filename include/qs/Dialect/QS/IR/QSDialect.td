@@ -86,7 +86,9 @@ def QS_Dialect : Dialect {
     runs on (132 on an H100 SXM, H200 or GH200; 114 on an H100 PCIe, 78 on
     an H20), the blocks that do not fit run as a second wave after whole
     blocks' worth of tiles, so set N to at most that count (the ping-pong
-    default, 132, assumes the former parts).
+    default is the `multiprocessors` option of convert-qs-to-gpu and
+    qs-nvptx-pipeline: 132 unless told, the device's own under qs-run
+    and Python's run_cuda).
 
     `qs.gemm_cluster = 1 | 2 : i64` on a GEMM or an enclosing operation:
     with 2, the sm_90a GEMM kernels (every family) run in clusters of two
@@ -105,7 +107,8 @@ def QS_Dialect : Dialect {
     each 128 x N tile between them (64 rows each); "pingpong" gives each
     its own 128 x 128 tiles, alternately (CUTLASS's ping-pong kernels), so
     one's epilogue overlaps the other's tensor-core work. Ping-pong kernels
-    are persistent (`qs.gemm_persistent`, default 132 blocks) with 128-wide
+    are persistent (`qs.gemm_persistent`, default one block per
+    multiprocessor: 132 unless the `multiprocessors` option says) with 128-wide
     tiles and need the GEMM's `fast_accumulate` (no registers are left to
     promote into); other families, MN-major operands, `qs.gemm_tile_n =
     256` and sm_100a reject it. It changes speed, never results.
