@@ -44,7 +44,8 @@ for family in fp8_current fp8_delayed fp8_block mxfp8 nvfp4; do
   echo "=== GPU kernels: the whole Linear layer with $family (fwd: quantizes +"
   echo "    fprop GEMM; bwd: quantize dY + dgrad and wgrad GEMMs), sm_90a and sm_100a (sm_90a:"
   echo "    wgmma + TMA; sm_100a: tcgen05 block-scaled MMA + TMA; the GEMMs also"
-  echo "    take ~180-192 KiB of dynamic shared memory, not in 'smem')"
+  echo "    take ~180-192 KiB of dynamic shared memory, not in 'smem'; then each"
+  echo "    GEMM's kernel plan: tiles, stage ring, k-tiles, schedule, grid)"
   python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
     --chips sm_90a,sm_100a --module "$root/examples/linear_$family.mlir"
 done

@@ -8,7 +8,8 @@ static shared memory, spills, and the count of packed FP8 conversions
   scripts/kernel-table.py [--chips sm_90a,sm_100a] [--shape 4096x4096]
                           [--check]   # exit 1 on any spill or ptxas error
   scripts/kernel-table.py --module FILE.mlir   # the kernels of one module
-                          (compiled with qs.chip set to each chip)
+                          (compiled with qs.chip set to each chip), and
+                          each GEMM's kernel plan (report-gemm-plans)
 
 Used by the demo (README) and by test/NVPTX/ptxas-all-kernels.test."""
 
@@ -194,18 +195,23 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
             f"  return %y : {r}\n}}\n}}\n")
 
 
-def compile_ptx(args, tmp, text, chip):
+def compile_ptx(args, tmp, text, chip, plans=None):
     """qs-nvptx-pipeline (PTX) of module `text` for `chip`: (lowered module
     text, PTX file path) or (None, qs-opt's errors)."""
     src = os.path.join(tmp, "m.mlir")
     with open(src, "w") as f:
         f.write(text)
     out = os.path.join(tmp, "m.gpu.mlir")
+    report = " report-gemm-plans" if plans is not None else ""
     proc = subprocess.run(
-        [args.qs_opt, src, f"--qs-nvptx-pipeline=chip={chip} format=isa", "-o", out],
+        [args.qs_opt, src, f"--qs-nvptx-pipeline=chip={chip} format=isa{report}", "-o", out],
         capture_output=True, text=True)
     if proc.returncode != 0:
         return None, proc.stderr
+    if plans is not None:
+        # (line of the GEMM in `text`, its plan) from the remarks.
+        plans.extend((int(m.group(1)), m.group(2)) for m in re.finditer(
+            r":(\d+):\d+: remark: GEMM kernel plan: (.*)", proc.stderr))
     lowered = open(out).read()
     ptx = "".join(extract_ptx.unescape(m.group(1)) for m in re.finditer(
         r'assembly = "((?:[^"\\]|\\.)*)"', lowered))
@@ -281,6 +287,18 @@ def launches(lowered):
     return order
 
 
+def print_plans(text, chip, plans):
+    """The GEMM kernel plans (report-gemm-plans remarks) of a compiled
+    module, each after its function and result name."""
+    lines = text.splitlines()
+    for line, plan in plans:
+        fn = next((m.group(1) for l in reversed(lines[:line])
+                   for m in [re.search(r"func\.func @(\w+)", l)] if m), "?")
+        result = re.match(r"\s*(%[\w#]+)", lines[line - 1])
+        where = f"{fn} {result.group(1) if result else ''}".strip()
+        print(f"  GEMM plan {chip} {where}: {plan}")
+
+
 def module_table(args, ptxas):
     failures = 0
     text = open(args.module).read()
@@ -293,8 +311,9 @@ def module_table(args, ptxas):
             # Type and attribute aliases stay outside the wrapping module.
             aliases = "".join(l for l in text.splitlines(True) if re.match(r"[!#]\w+\s*=", l))
             body = "".join(l for l in text.splitlines(True) if not re.match(r"[!#]\w+\s*=", l))
-            lowered, ptx_path = compile_ptx(
-                args, tmp, f'{aliases}module attributes {{qs.chip = "{chip}"}} {{\n{body}\n}}\n', chip)
+            wrapped = f'{aliases}module attributes {{qs.chip = "{chip}"}} {{\n{body}\n}}\n'
+            plans = []
+            lowered, ptx_path = compile_ptx(args, tmp, wrapped, chip, plans)
             if lowered is None:
                 print(f"{chip}: qs-opt FAILED:\n{ptx_path}")
                 failures += 1
@@ -303,6 +322,7 @@ def module_table(args, ptxas):
             if not ptxas:
                 for i, (fn, k) in enumerate(order):
                     print(f"{fn:<14} {chip:<8} {i + 1:>6} {k:<26} (PTX only)")
+                print_plans(wrapped, chip, plans)
                 continue
             kernels, err = ptxas_info(ptxas, chip, ptx_path)
             if kernels is None:
@@ -317,6 +337,7 @@ def module_table(args, ptxas):
                     failures += 1
                 print(f"{fn:<14} {chip:<8} {step[fn]:>6} {name:<26} {k['regs']:>4} {k['smem']:>6} "
                       f"{k['spill_st']:>5}/{k['spill_ld']:<5}")
+            print_plans(wrapped, chip, plans)
     print(f"kernel-table: {failures} failure(s)")
     if args.check and failures:
         sys.exit(1)
