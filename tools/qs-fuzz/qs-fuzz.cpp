@@ -62,8 +62,11 @@ const char *const kGPUPipelines[] = {
     "qs-nvptx-host-pipeline{chip=sm_100a}",
     "qs-storage-pipeline,convert-qs-to-gpu{emulate=true}",
     // sm_90a's kernels on whatever layouts the module's qs.chip chose
-    // (Blackwell layouts: MN-major operands copied transposed).
-    "qs-storage-pipeline,convert-qs-to-gpu{chip=sm_90a}",
+    // (Blackwell layouts: MN-major operands copied transposed), planned
+    // for a GPU of 7 multiprocessors (ping-pong grids, split-K "auto"),
+    // with the plan remarks.
+    "qs-storage-pipeline,convert-qs-to-gpu{chip=sm_90a multiprocessors=7 "
+    "report-gemm-plans=true}",
 };
 constexpr uint64_t kGPUEvery = 4;
 
