@@ -317,8 +317,9 @@ int main(int argc, char **argv) {
       ScopedDiagnosticHandler remarks(&ctx, [&](Diagnostic &d) {
         if (d.getSeverity() != DiagnosticSeverity::Remark)
           return failure();
-        StringRef text = StringRef(d.str()).split(" splits of ").first;
-        if (text.size() != d.str().size())
+        std::string message = d.str();
+        StringRef text = StringRef(message).split(" splits of ").first;
+        if (text.size() != message.size())
           text.rsplit(' ').second.getAsInteger(10, autoSplit);
         return success();
       });
