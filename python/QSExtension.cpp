@@ -85,8 +85,11 @@ public:
   const std::vector<std::string> &messages() const { return diagnostics; }
   [[noreturn]] void fail(const std::string &what) {
     std::string message = what;
+    // The errors and warnings; remarks (report-gemm-plans, which
+    // qs.compile asks for) are not why it failed.
     for (const std::string &d : diagnostics)
-      message += "\n" + d;
+      if (d.find(": remark: ") == std::string::npos)
+        message += "\n" + d;
     diagnostics.clear();
     throw QSError(message);
   }

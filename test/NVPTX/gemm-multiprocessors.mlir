@@ -1,6 +1,6 @@
-// RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -o /dev/null 2>&1 | FileCheck %s --check-prefix=SXM
-// RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu="multiprocessors=114 report-gemm-plans" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PCIE
-// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa multiprocessors=64 report-gemm-plans" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SIXTYFOUR
+// RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,SXM
+// RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu="multiprocessors=114 report-gemm-plans" -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,PCIE
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa multiprocessors=64 report-gemm-plans" -o /dev/null 2>&1 | FileCheck %s --check-prefixes=CHECK,SIXTYFOUR
 
 // The multiprocessors option (convert-qs-to-gpu, qs-nvptx-pipeline; qs-run
 // and Python's run_cuda pass the device's): the GEMM plans fill that many
@@ -13,6 +13,7 @@
 // full waves of 114; 4 splits would leave the second wave 14 units) for
 // 114, and 2 x 32 = 64 (one wave) for 64.
 
+// CHECK: remark: GEMM kernel plan: sm_90a wgmma kernel,
 // SXM: 128x128 tiles (15 x 16)
 // SXM: 132 blocks of 384 threads
 // SXM: 112 k-tiles of 128 in 4 splits of 28
