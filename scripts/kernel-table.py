@@ -123,14 +123,22 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 splitk4", "bf16", 128), ("e4m3 x e4m3 fast splitk4", "bf16", 256),
               ("e4m3 x e4m3 cluster2 persistent splitk4", "bf16", 128),
               ("block 1D x 2D splitk4", "bf16", 128), ("mxfp8 splitk4", "bf16", 64),
-              ("nvfp4 splitk4", "f32", 128)]
+              ("nvfp4 splitk4", "f32", 128),
+              # qs.gemm_split_k_reduce = "fused": each tile's last unit
+              # sums the planes in the GEMM kernel.
+              ("e4m3 x e4m3 splitk4 fused", "bf16", 128),
+              ("e4m3 x e4m3 fast pingpong splitk4 fused", "bf16", 128),
+              ("e4m3 x e4m3 cluster2 persistent splitk4 fused", "bf16", 128),
+              ("block 1D x 2D splitk4 fused", "bf16", 128),
+              ("mxfp8 splitk4 fused", "bf16", 64), ("nvfp4 splitk4 fused", "f32", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
                     ("mxfp8", "bf16", 128), ("mxfp8 swizzled", "f32", 128),
                     ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128),
                     ("e4m3 x e4m3 splitk4", "bf16", 128), ("mxfp8 splitk4", "bf16", 128),
-                    ("nvfp4 splitk4", "f32", 128)]
+                    ("nvfp4 splitk4", "f32", 128), ("e4m3 x e4m3 splitk4 fused", "bf16", 128),
+                    ("mxfp8 splitk4 fused", "bf16", 128), ("nvfp4 splitk4 fused", "f32", 128)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
@@ -141,10 +149,13 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     layouts. Suffixes, in this order: `cluster2` adds qs.gemm_cluster = 2,
     `persistent` qs.gemm_persistent = 132, `pingpong` qs.gemm_schedule =
     "pingpong", `tma` qs.gemm_epilogue = "tma", `splitk4` qs.gemm_split_k =
-    4; a label with "fast" sets fast_accumulate."""
+    4, `fused` qs.gemm_split_k_reduce = "fused"; a label with "fast" sets
+    fast_accumulate."""
     m, k = shape.split("x")
     fast = " fast" in label
     label = label.replace(" fast", "")
+    fused = label.endswith(" fused")
+    label = label.removesuffix(" fused")
     splitk = label.endswith(" splitk4")
     label = label.removesuffix(" splitk4")
     tma = label.endswith(" tma")
@@ -189,6 +200,8 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         tile_attr += ', qs.gemm_epilogue = "tma"'
     if splitk:
         tile_attr += ", qs.gemm_split_k = 4 : i64"
+    if fused:
+        tile_attr += ', qs.gemm_split_k_reduce = "fused"'
     return (f'module attributes {{qs.chip = "{chip}"{tile_attr}}} {{\n'
             f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"
             f"  %y = qs.gemm %a, %b{flags}{' fast_accumulate' if fast else ''} bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"

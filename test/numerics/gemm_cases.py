@@ -93,11 +93,12 @@ class GemmCase:
 def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulate=False,
               tile_n=None, chip=None, needed_usage_only=False, persistent=None,
               cluster=None, schedule=None, fast_accumulate=False, integers=False,
-              tensor_cores=False, epilogue=None, split_k=None):
+              tensor_cores=False, epilogue=None, split_k=None, split_k_reduce=None):
     """With needed_usage_only, each operand carries only the usage its
     contraction reads (smaller inputs); persistent: qs.gemm_persistent;
     cluster: qs.gemm_cluster; schedule: qs.gemm_schedule; epilogue:
-    qs.gemm_epilogue; split_k: qs.gemm_split_k (S or "auto"); fast_accumulate:
+    qs.gemm_epilogue; split_k: qs.gemm_split_k (S or "auto"); split_k_reduce:
+    qs.gemm_split_k_reduce ("kernel" or "fused"); fast_accumulate:
     qs.gemm's flag (sm_90a per-tensor FP8: the tensor core sums all of K).
     integers (per-tensor FP8): operands whose values are integers in
     [-2, 2] with power-of-two scales, so that every partial sum (below 4 K)
@@ -164,6 +165,8 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         attrs.append('qs.gemm_split_k = "auto"')
     elif split_k:
         attrs.append(f"qs.gemm_split_k = {split_k} : i64")
+    if split_k_reduce:
+        attrs.append(f'qs.gemm_split_k_reduce = "{split_k_reduce}"')
     if chip:
         attrs.append(f'qs.chip = "{chip}"')
     if attrs:

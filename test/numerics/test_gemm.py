@@ -597,6 +597,89 @@ def test_gemm_split_k_auto(rng):
     check_gemm(rng, "fp8_current", L0, "bf16", m=200, n=300, k=1024, split_k="auto")
 
 
+FUSED_SPLIT_K = [
+    # (family, layout index, out, kwargs): every kernel body and schedule
+    # the fused reduction's arrival is emitted in.
+    ("fp8_current", 0, "bf16", dict(m=288, n=320, k=352, bias=True, accumulate=True,
+                                     split_k=3)),
+    ("fp8_current", 0, "bf16", dict(m=320, n=560, k=512, bias=True, persistent=5,
+                                     split_k=2)),
+    ("fp8_current", 0, "bf16", dict(m=320, n=560, k=512, cluster=2, persistent=5,
+                                     accumulate=True, split_k=4)),
+    ("fp8_current", 0, "bf16", dict(m=320, n=560, k=512, schedule="pingpong",
+                                     persistent=5, fast_accumulate=True, bias=True,
+                                     split_k=2)),
+    ("fp8_block", 1, "f32", dict(m=288, n=320, k=352, split_k=3)),
+    ("mxfp8", 2, "bf16", dict(m=256, n=224, k=256, bias=True, split_k=2)),
+    ("nvfp4", 0, "bf16", dict(m=96, n=160, k=512, bias=True, split_k=4)),
+    ("fp8_current", 0, "bf16", dict(m=70, n=45, k=256, bias=True, accumulate=True,
+                                     split_k=2)),
+    ("mxfp8", 0, "bf16", dict(m=160, n=224, k=512, bias=True, accumulate=True,
+                              split_k=2, chip="sm_100a")),
+    ("nvfp4", 0, "bf16", dict(m=160, n=224, k=1024, bias=True, split_k=2,
+                              chip="sm_100a")),
+    ("fp8_current", 0, "f32", dict(m=70, n=50, k=256, bias=True, accumulate=True,
+                                   split_k=2, chip="sm_100a")),
+]
+
+
+@pytest.mark.parametrize("family,layout,out,kwargs", FUSED_SPLIT_K,
+                         ids=[f"{f}-{l}-{kw.get('chip', 'sm_90a')}-sk{kw['split_k']}"
+                              for f, l, _, kw in FUSED_SPLIT_K])
+def test_gemm_split_k_fused(rng, family, layout, out, kwargs):
+    # qs.gemm_split_k_reduce = "fused": each tile's last unit sums the
+    # planes in the GEMM kernel. Its sums are the reduction kernel's, in
+    # the same order: the same bytes as "kernel" on the same inputs, and
+    # within the bound of the reference. The lowered IR has no reduction
+    # kernel, and one counter per output tile.
+    if h.KERNELS == "cuda":
+        kwargs = {**kwargs, "tensor_cores": True,
+                  "integers": kwargs.get("fast_accumulate", False)}
+    case = gemm_case(rng, family, LAYOUTS[layout], out, split_k_reduce="fused", **kwargs)
+    ir = lowered(case.module)
+    assert "qs_gemm_split_k_reduce" not in ir and "@qs_gemm_split_k_counters" in ir, ir[-3000:]
+    (fused,) = h.run(case.module, "gemm", case.inputs, 1)
+    bad, message = outside_bound(case, fused)
+    assert not bad, message
+    separate = case.module.replace('qs.gemm_split_k_reduce = "fused"',
+                                   'qs.gemm_split_k_reduce = "kernel"')
+    assert "split_k_reduce_launch" in lowered(separate)
+    (want,) = h.run(separate, "gemm", case.inputs, 1)
+    assert fused.tobytes() == want.tobytes()
+
+
+def test_gemm_split_k_fused_twice(rng):
+    # The counters outlive a launch: the last unit of each tile zeroes its
+    # counter, so a second launch of the same kernel (one GEMM function
+    # called twice, on other operands) finds them at zero and each tile's
+    # last unit sums the second launch's planes: both results are within
+    # their own bounds (a counter not zeroed would never again reach S - 1:
+    # no unit would finish the second launch's tiles).
+    kwargs = dict(m=200, n=300, k=768, bias=True, split_k=3, split_k_reduce="fused")
+    cases = [gemm_case(rng, "fp8_current", LAYOUTS[0], "bf16", **kwargs)
+             for _ in range(2)]
+    module = cases[0].module
+    signature = next(l for l in module.splitlines() if l.startswith("func.func @gemm("))
+    params = ["%" + p.lstrip("%") for p in
+              signature[len("func.func @gemm("):signature.index(") ->")].split(", %")]
+    result = signature[signature.index(") -> ") + 5:].rstrip(" {")
+    names = [p.split(":")[0] for p in params]
+    types = [p.split(": ", 1)[1] for p in params]
+    second = [p.replace(":", "_2:", 1) for p in params]
+    call = "call @once({}) : ({}) -> " + result
+    wrapper = f"""func.func @gemm({', '.join(params + second)}) -> ({result}, {result}) {{
+  %first = {call.format(', '.join(names), ', '.join(types))}
+  %second = {call.format(', '.join(n + '_2' for n in names), ', '.join(types))}
+  return %first, %second : {result}, {result}
+}}
+"""
+    module = module.replace("func.func @gemm(", wrapper + "func.func private @once(", 1)
+    got = h.run(module, "gemm", cases[0].inputs + cases[1].inputs, 2)
+    for case, result_ in zip(cases, got):
+        bad, message = outside_bound(case, result_)
+        assert not bad, message
+
+
 @pytest.mark.parametrize("family", SM100_FAMILIES)
 def test_gemm_sm100_split_k(rng, family):
     # The tcgen05 kernel's k-loop over its unit's range (stages and the

@@ -53,6 +53,23 @@ void GemmCode::beginUnit(Value unit) {
   }
   split = env.div(unit, i(plan.tiles()));
   kBase = env.mul(split, i(plan.kTilesPerUnit()));
+  tile = env.rem(unit, i(plan.tiles()));
+}
+
+Value GemmCode::splitKCounters() {
+  return env.zeroedGlobal("split_k_counters", plan.tiles());
+}
+
+SmallVector<Value> GemmCode::sumPlanes(Value workspace, Value at,
+                                       int64_t vec) {
+  SmallVector<Value> sums = loadElements(env, workspace, at, vec);
+  for (int64_t s = 1; s < plan.splitK; ++s) {
+    SmallVector<Value> plane = loadElements(
+        env, workspace, env.add(i(s * plan.m * plan.n), at), vec);
+    for (int64_t e = 0; e < vec; ++e)
+      sums[e] = arith::AddFOp::create(env.b, env.loc, sums[e], plane[e]);
+  }
+  return sums;
 }
 
 void GemmCode::forEachTile(

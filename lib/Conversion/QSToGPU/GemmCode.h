@@ -103,10 +103,21 @@ struct GemmPlan {
   /// split u / tiles() of tile u % tiles() and stores its FP32 partial
   /// result (alpha applied, no bias, no C) into plane u / tiles() of an
   /// [S, M, N] workspace; a second kernel (emitGemm) sums the planes in
-  /// order and finishes D. Blocks (and persistent blocks' loops) walk
-  /// units as they otherwise walk tiles.
+  /// order and finishes D, or (fusedReduce) the tile's last unit does.
+  /// Blocks (and persistent blocks' loops) walk units as they otherwise
+  /// walk tiles.
   int64_t splitK = 1;
   bool splitsK() const { return splitK > 1; }
+  /// qs.gemm_split_k_reduce = "fused": after storing its plane, a unit
+  /// counts itself done on its tile's counter (GemmCode::splitKCounters,
+  /// one i32 per tile, zero between launches); the unit that finds S - 1
+  /// units done before it sums the tile's planes in order (the second
+  /// kernel's sums), adds bias and C, stores D and zeroes the counter.
+  bool fusedReduce = false;
+  bool fusesReduction() const { return fusesReductionWith(splitK); }
+  bool fusesReductionWith(int64_t split) const {
+    return split > 1 && fusedReduce;
+  }
   int64_t units() const { return tiles() * splitK; }
   int64_t kTilesPerUnit() const { return kTiles() / splitK; }
   /// The grid: one block per unit (tile, or tile and split of K), or
@@ -279,8 +290,13 @@ struct GemmPlan {
   /// barrier and the word tcgen05.alloc writes the tensor-memory address to.
   int64_t doneBarrierOffset() const { return barrierOffset() + 16 * stages; }
   int64_t tmemSlotOffset() const { return doneBarrierOffset() + 8; }
-  int64_t sharedBytes() const {
+  /// fusesReduction(): the word in which the unit's arrival tells the
+  /// block whether it is its tile's last (16 bytes reserved).
+  int64_t lastUnitFlagOffset() const {
     return barrierOffset() + 16 * stages + (tcgen05 ? 16 : 0);
+  }
+  int64_t sharedBytes() const {
+    return lastUnitFlagOffset() + (fusesReduction() ? 16 : 0);
   }
   /// sm_90a: a producer and two consumer warpgroups; tcgen05: four warps
   /// (TMA, MMA, scale factors, idle), all four in the epilogue.
@@ -350,9 +366,23 @@ struct GemmCode {
   /// Enters work unit `unit`: sets `split` and `kBase` (split-K; null
   /// otherwise) for the code of its k-loop and epilogue.
   void beginUnit(Value unit);
-  /// Split-K: the unit's split of K (its plane of the workspace) and its
-  /// first k-tile; null without split-K.
-  Value split = {}, kBase = {};
+  /// Split-K: the unit's split of K (its plane of the workspace), its
+  /// first k-tile and its output tile (unit % tiles()); null without
+  /// split-K.
+  Value split = {}, kBase = {}, tile = {};
+  /// GemmPlan::fusesReduction(): while set, epilogue, tmemEpilogue and
+  /// epilogueAt emit the last unit's pass instead of the plane stores:
+  /// each value is the sum of the S planes at its position (in plane
+  /// order), plus bias and C, stored to D (`acc` is not read).
+  bool reducing = false;
+  /// GemmPlan::fusesReduction(): the tiles' arrival counters, a
+  /// memref<tiles() x i32> global of the kernel's module (zero-initialized;
+  /// global memory on the GPU).
+  Value splitKCounters();
+  /// The sum, in plane order, of the `vec` FP32 values at element `at` of
+  /// each plane of the [S, M, N] `workspace` (vector loads of `vec`
+  /// elements: `at` is a multiple of `vec`).
+  SmallVector<Value> sumPlanes(Value workspace, Value at, int64_t vec);
   /// The k-tile (of the whole K) of the unit's k-tile `j` (of
   /// kTilesPerUnit()): data and scales are read at it, while the stage
   /// ring and the accumulators' first-step predicates count `j`.
@@ -643,6 +673,12 @@ struct GemmCode {
 Value finishOutput(KernelEnv &env, Value value, Value bias, Value c,
                    Type outType);
 
+/// `vec` consecutive elements of a 1-D memref from element `at` (one
+/// vector load, aligned to its size on the GPU; element-aligned in the
+/// emulation, whose buffers may come from numpy).
+SmallVector<Value> loadElements(KernelEnv &env, Value buffer, Value at,
+                                int64_t vec);
+
 /// Split-K (GemmPlan::splitK): the kernel that finishes D from the GEMM
 /// kernel's FP32 planes, `workspace` [S, M, N]: D[e] = ((plane 0 + plane 1)
 /// + ...) (+ bias) (+ C), element by element, in plane order (the same
@@ -667,6 +703,14 @@ Value swizzle(GemmCode &code, Value address);
 void emulateStageTma(GemmCode &code, Value smem, Value a, Value b, Value tm,
                      Value tn, Value kt, Value s,
                      ArrayRef<Value> pairColumns = {});
+
+/// GemmPlan::fusesReduction() in the emulation, once every thread of the
+/// unit stored its plane: the unit counts itself done on its tile's
+/// counter and, if it is the last (the counter then goes back to zero),
+/// runs `reduce` with code.reducing set (the GPU's BlockEmitter::
+/// arriveAndReduce without the fences and barriers that blocks run one
+/// after another do not need).
+void emulateSplitKArrival(GemmCode &code, const std::function<void()> &reduce);
 
 /// PTX prmt.b32 (default mode, selector bits 3, 7, 11, 15 clear) on i32
 /// values, in arith (the emulation's).

@@ -217,6 +217,29 @@ void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
 
 } // namespace
 
+void gemm::emulateSplitKArrival(GemmCode &code,
+                                const std::function<void()> &reduce) {
+  KernelEnv &env = code.env;
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Type i32 = b.getI32Type();
+  Value counters = code.splitKCounters();
+  Value before = memref::LoadOp::create(b, loc, counters, code.tile);
+  Value last = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, before,
+      arith::ConstantIntOp::create(b, loc, i32, code.plan.splitK - 1));
+  Value after = arith::SelectOp::create(
+      b, loc, last, arith::ConstantIntOp::create(b, loc, i32, 0),
+      arith::AddIOp::create(b, loc, before,
+                            arith::ConstantIntOp::create(b, loc, i32, 1)));
+  memref::StoreOp::create(b, loc, after, counters, code.tile);
+  env.ifThen(last, [&] {
+    code.reducing = true;
+    reduce();
+    code.reducing = false;
+  });
+}
+
 namespace {
 /// The emulated sm_90a block of emitEmulatedBody: per output tile, each
 /// k-tile's producer step and every consumer thread's steps in turn (no
@@ -334,6 +357,15 @@ void Sm90Emulation::tile(Value tm, Value tn, Value tileStart) {
       });
     });
   });
+  if (plan.fusesReduction())
+    emulateSplitKArrival(code, [&] {
+      env.loop(kConsumers, [&](Value consumer) {
+        env.loop(kWarpgroup, [&](Value t) {
+          code.epilogue(tm, tn, consumer, t, epilogueArgs,
+                        [](int64_t) { return Value(); });
+        });
+      });
+    });
 }
 
 SmallVector<Value> Sm90Emulation::load16(Value offset) {

@@ -79,7 +79,8 @@ void GemmCode::epilogueAt(
   while (plan.n % vec != 0)
     vec /= 2;
   // args: sa, sb, [amaxA, amaxB (NVFP4)], [bias], [c], d; split-K: sa, sb,
-  // [amaxA, amaxB], workspace (bias and C are the reduction's).
+  // [amaxA, amaxB], workspace (bias and C are the reduction's); fused
+  // split-K: sa, sb, [amaxA, amaxB], [bias], [c], d, workspace.
   Value alpha;
   unsigned next = 2;
   // NVFP4 factor amax / 2688 of a global amax, or of a row-scaled
@@ -89,7 +90,10 @@ void GemmCode::epilogueAt(
         env.b, env.loc, memref::LoadOp::create(env.b, env.loc, amax, index),
         env.f32(1.0f / 2688.0f));
   };
-  if (plan.fp4()) {
+  if (reducing) {
+    // The planes hold alpha acc (row factors included).
+    next = plan.fp4() ? 4 : 2;
+  } else if (plan.fp4()) {
     // The reference's order: v * (gA gB), then * (rA[row] rB[col]).
     Value gA = plan.a.rowScaled ? Value() : factor(args[2], i(0));
     Value gB = plan.b.rowScaled ? Value() : factor(args[3], i(0));
@@ -101,14 +105,22 @@ void GemmCode::epilogueAt(
         env.b, env.loc, memref::LoadOp::create(env.b, env.loc, args[0], i(0)),
         memref::LoadOp::create(env.b, env.loc, args[1], i(0)));
   }
-  bool partial = plan.splitsK();
-  Value bias = plan.bias && !partial ? args[next++] : Value();
-  Value c = plan.accumulate && !partial ? args[next++] : Value();
+  // partial: this pass stores the unit's plane.
+  bool partial = plan.splitsK() && !reducing;
+  bool finishes = !plan.splitsK() || plan.fusesReduction();
+  Value bias = plan.bias && finishes ? args[next++] : Value();
+  Value c = plan.accumulate && finishes ? args[next++] : Value();
   Value d = args[next];
-  Type storeType = plan.storeType();
+  Value workspace = plan.splitsK() ? args.back() : Value();
+  if (partial) {
+    bias = c = Value();
+    d = workspace;
+  }
+  Type storeType = reducing ? plan.outType : plan.storeType();
   // Split-K: this unit's plane of the [S, M, N] workspace.
   Value plane = partial ? env.mul(split, i(plan.m * plan.n)) : Value();
-  bool rowScaled = plan.fp4() && (plan.a.rowScaled || plan.b.rowScaled);
+  bool rowScaled =
+      !reducing && plan.fp4() && (plan.a.rowScaled || plan.b.rowScaled);
   // Reads first, then stores, kEpilogueBatch values at a time. As far as
   // LLVM and ptxas know D may alias bias and C (and the amaxes), so a load
   // issued after a store stays after it: reading each group's bias / C
@@ -122,13 +134,19 @@ void GemmCode::epilogueAt(
   for (int64_t g0 = 0; g0 < count / vec; g0 += batch) {
     struct Group {
       Value row, first;
-      SmallVector<Value> bias, c, rows;
+      SmallVector<Value> bias, c, rows, sums;
     };
-    SmallVector<Group> groups;
+    SmallVector<Group, 0> groups;
     for (int64_t g = g0; g < std::min(g0 + batch, count / vec); ++g) {
       Group group;
       std::tie(group.row, group.first) = position(g * vec);
       Value row = minI(group.row, i(plan.m - 1));
+      // The planes' sums at a clamped, in-range group (N % vec == 0).
+      if (reducing)
+        group.sums = sumPlanes(
+            workspace,
+            env.add(env.mul(row, i(plan.n)), minI(group.first, i(plan.n - vec))),
+            vec);
       for (int64_t e = 0; e < vec; ++e) {
         Value col = minI(env.add(group.first, i(e)), i(plan.n - 1));
         if (rowScaled) {
@@ -152,7 +170,7 @@ void GemmCode::epilogueAt(
       auto values = [&] {
         SmallVector<Value> outs;
         for (int64_t e = 0; e < vec; ++e) {
-          Value v = acc(g * vec + e);
+          Value v = reducing ? group.sums[e] : acc(g * vec + e);
           Value out =
               alpha
                   ? arith::MulFOp::create(env.b, env.loc, v, alpha).getResult()
@@ -200,10 +218,12 @@ void GemmCode::tmemEpilogue(
     const std::function<std::function<Value(int64_t)>(int64_t)> &load) {
   Value row = env.add(env.mul(tm, i(kTileM)), tmemLane);
   for (int64_t chunk = 0; chunk < plan.tileN / 32; ++chunk) {
-    std::function<Value(int64_t)> bits = load(chunk);
+    // The reducing pass reads the planes, not tensor memory.
+    std::function<Value(int64_t)> bits = reducing ? nullptr : load(chunk);
     Value colBase = env.add(env.mul(tn, i(plan.tileN)), i(32 * chunk));
     // 16 bytes of the row per store.
-    int64_t outBytes = plan.storeType().getIntOrFloatBitWidth() / 8;
+    int64_t outBytes =
+        (reducing ? plan.outType : plan.storeType()).getIntOrFloatBitWidth() / 8;
     epilogueAt(
         args, 32, 16 / outBytes,
         [&](int64_t r) { return std::make_pair(row, env.add(colBase, i(r))); },
@@ -213,6 +233,24 @@ void GemmCode::tmemEpilogue(
               .getResult();
         });
   }
+}
+
+SmallVector<Value> gemm::loadElements(KernelEnv &env, Value buffer, Value at,
+                                      int64_t vec) {
+  SmallVector<Value> values;
+  if (vec == 1) {
+    values.push_back(memref::LoadOp::create(env.b, env.loc, buffer, at));
+    return values;
+  }
+  Type type = cast<MemRefType>(buffer.getType()).getElementType();
+  int64_t bytes = type.getIntOrFloatBitWidth() / 8;
+  Value v = vector::LoadOp::create(
+      env.b, env.loc, VectorType::get({vec}, type), buffer, ValueRange{at},
+      /*nontemporal=*/false, llvm::MaybeAlign(env.gpu ? vec * bytes : bytes));
+  for (int64_t i = 0; i < vec; ++i)
+    values.push_back(
+        vector::ExtractOp::create(env.b, env.loc, v, ArrayRef<int64_t>{i}));
+  return values;
 }
 
 void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
@@ -225,7 +263,7 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
   if (c)
     args.push_back(c);
   args.push_back(d);
-  int64_t elements = plan.m * plan.n, splits = plan.splitK;
+  int64_t elements = plan.m * plan.n;
   int64_t n = plan.n;
   Type outType = plan.outType;
   bool hasBias = static_cast<bool>(bias), hasC = static_cast<bool>(c);
@@ -249,23 +287,8 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
     Value biasArg = hasBias ? env.args[1] : Value();
     Value cArg = hasC ? env.args[hasBias ? 2 : 1] : Value();
     Value out = env.args.back();
-    // The `vec` values at element `at` of a buffer.
     auto load = [&](Value buffer, Value at) {
-      SmallVector<Value> values;
-      if (vec == 1) {
-        values.push_back(memref::LoadOp::create(env.b, env.loc, buffer, at));
-        return values;
-      }
-      Type type = cast<MemRefType>(buffer.getType()).getElementType();
-      int64_t bytes = type.getIntOrFloatBitWidth() / 8;
-      Value v = vector::LoadOp::create(
-          env.b, env.loc, VectorType::get({vec}, type), buffer, ValueRange{at},
-          /*nontemporal=*/false,
-          llvm::MaybeAlign(env.gpu ? vec * bytes : bytes));
-      for (int64_t i = 0; i < vec; ++i)
-        values.push_back(vector::ExtractOp::create(env.b, env.loc, v,
-                                                   ArrayRef<int64_t>{i}));
-      return values;
+      return loadElements(env, buffer, at, vec);
     };
     Value first =
         env.add(env.mul(env.blockId, env.idx(perBlock)), env.threadId);
@@ -276,12 +299,7 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
       Value at = env.mul(
           arith::MinUIOp::create(env.b, env.loc, g, env.idx(groups - 1)),
           env.idx(vec));
-      SmallVector<Value> sums = load(ws, at);
-      for (int64_t s = 1; s < splits; ++s) {
-        SmallVector<Value> plane = load(ws, env.add(env.idx(s * elements), at));
-        for (int64_t i = 0; i < vec; ++i)
-          sums[i] = arith::AddFOp::create(env.b, env.loc, sums[i], plane[i]);
-      }
+      SmallVector<Value> sums = GemmCode{env, plan}.sumPlanes(ws, at, vec);
       SmallVector<Value> biasValues, cValues;
       if (biasArg)
         biasValues = load(biasArg, env.rem(at, env.idx(n)));

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -125,6 +126,43 @@ GemmBlock::GemmBlock(KernelEnv &env, Ptx &ptx)
     : tmA(ptx.pointerOf(env.args[0])), tmB(ptx.pointerOf(env.args[1])),
       epilogueArgs(ValueRange(env.args).drop_front(2)),
       base(sharedBase(env.b, env.loc)) {}
+
+void BlockEmitter::arriveAndReduce(Value leader, Value flag,
+                                   const std::function<void()> &sync,
+                                   const std::function<void()> &reduce) {
+  Type i32 = b.getI32Type();
+  ptx({}, "fence.acq_rel.gpu;", "");
+  sync();
+  Value flagAddress = ptx.i32(env.add(block.base, flag));
+  env.ifThen(leader, [&] {
+    Value counter = ptx.i64(
+        env.add(memref::ExtractAlignedPointerAsIndexOp::create(
+                    b, loc, code.splitKCounters()),
+                env.mul(code.tile, env.idx(4))));
+    Value before = ptx(i32, {counter, ptx.i32(env.idx(1))},
+                       "atom.acq_rel.gpu.add.u32 $0, [$1], $2;", "=r,l,r");
+    Value last = arith::ExtUIOp::create(
+        b, loc, i32,
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq, before,
+            arith::ConstantIntOp::create(b, loc, i32, plan.splitK - 1)));
+    ptx({counter, last, flagAddress, ptx.i32(env.idx(0))},
+        "{\n.reg .pred p;\nsetp.ne.b32 p, $1, 0;\n"
+        "@p st.relaxed.gpu.u32 [$0], $3;\n"
+        "st.shared.b32 [$2], $1;\n}",
+        "l,r,r,r");
+  });
+  sync();
+  Value last = ptx(i32, {flagAddress}, "ld.shared.b32 $0, [$1];", "=r,r");
+  env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, last,
+                                   arith::ConstantIntOp::create(b, loc, i32, 0)),
+             [&] {
+               ptx({}, "fence.acq_rel.gpu;", "");
+               code.reducing = true;
+               reduce();
+               code.reducing = false;
+             });
+}
 
 namespace {
 /// The sm_90a block (GemmPlan::threads(): a producer and two consumer
@@ -505,6 +543,17 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
   storeTile(tm, tn, consumer, [&](int64_t r) {
     return LLVM::ExtractValueOp::create(b, loc, result, r).getResult();
   });
+  // Fused split-K: both consumers (named barrier 1) arrive; the leader is
+  // consumer 0's thread 0.
+  if (plan.fusesReduction())
+    arriveAndReduce(
+        eq(env.add(env.mul(consumer, env.idx(kWarpgroup)), t), zero),
+        env.idx(plan.lastUnitFlagOffset()),
+        [&] { ptx({}, "bar.sync 1, 256;", ""); },
+        [&] {
+          code.epilogue(tm, tn, consumer, t, block.epilogueArgs,
+                        [](int64_t) { return Value(); });
+        });
 }
 
 void Sm90Block::fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,
@@ -709,6 +758,19 @@ void Sm90Block::pingpongConsumer() {
             return LLVM::ExtractValueOp::create(b, loc, acc, r).getResult();
           });
         }
+        // Fused split-K: this consumer's 128 threads (named barrier 4 + c)
+        // arrive, with their own flag word.
+        if (plan.fusesReduction())
+          arriveAndReduce(
+              first,
+              env.add(env.idx(plan.lastUnitFlagOffset()),
+                      env.mul(consumer, env.idx(4))),
+              [&] { consumerBarrier("bar.sync", 4, kWarpgroup); },
+              [&] {
+                for (int64_t half = 0; half < 2; ++half)
+                  code.epilogue(tm, tn, env.idx(half), t, block.epilogueArgs,
+                                [](int64_t) { return Value(); });
+              });
       },
       consumer, 2);
 }

@@ -185,7 +185,9 @@ static std::string describe(const GemmPlan &plan, bool splitKAuto) {
   os << "; " << plan.blocks() << (plan.blocks() == 1 ? " block" : " blocks")
      << " of " << plan.threads() << " threads, " << plan.sharedBytes()
      << " bytes of shared memory";
-  if (plan.splitsK())
+  if (plan.fusesReduction())
+    os << "; each tile's last unit sums its planes";
+  else if (plan.splitsK())
     os << "; then qs_gemm_split_k_reduce";
   return text;
 }
@@ -247,6 +249,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.cluster = operands.clusterSize;
   plan.tmaStore = operands.tmaStore;
   plan.splitK = operands.splitK;
+  plan.fusedReduce = operands.fusedReduce;
   // "auto": the model's choice; none with the TMA epilogue (which the
   // split would rule out).
   if (operands.splitKAuto && !plan.tmaStore)
@@ -303,18 +306,22 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     args.push_back(operands.b.amax);
   }
   // Split-K: the kernel stores FP32 planes into a workspace (freed by
-  // buffer deallocation, as the tensor maps); the reduction adds bias and
-  // C.
+  // buffer deallocation, as the tensor maps); the reduction, or with
+  // fusesReduction() each tile's last unit, adds bias and C.
   Value workspace;
   if (plan.splitsK())
     workspace = memref::AllocOp::create(
         b, loc,
         MemRefType::get({plan.splitK * plan.m * plan.n}, b.getF32Type()));
-  if (bias && !workspace)
+  bool finishes = !workspace || plan.fusesReduction();
+  if (bias && finishes)
     args.push_back(bias);
-  if (c && !workspace)
+  if (c && finishes)
     args.push_back(c);
-  args.push_back(workspace ? workspace : d);
+  if (finishes)
+    args.push_back(d);
+  if (workspace)
+    args.push_back(workspace);
   if (options.gpu && plan.tmaStore) {
     // D as a [M, N * bytes] byte matrix, stored in boxes of 64 rows x 128
     // bytes from 128-byte-swizzled staging buffers.
@@ -337,7 +344,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
       emitEmulatedBody(env, plan, typeA, typeB);
     };
   emitKernel(b, loc, module, desc, args, options);
-  if (workspace)
+  if (workspace && !plan.fusesReduction())
     emitSplitKReduction(b, loc, module, plan, workspace, bias, c, d, options);
   return describe(plan, operands.splitKAuto);
 }
@@ -377,11 +384,12 @@ double gemm::modelGemmMicros(const GemmPlan &plan, int64_t splitK) {
   double micros = waves * (plan.kTiles() / splitK * kTileMicros + kUnitMicros);
   if (splitK == 1)
     return micros;
-  // The FP32 planes, written by the GEMM kernel and read by the reduction,
-  // through HBM (D, bias and C cost the same either way), and the second
-  // launch.
+  // The FP32 planes, written by the GEMM kernel and read by the reduction
+  // (or each tile's last unit), through HBM (D, bias and C cost the same
+  // either way), and the second launch unless the reduction is fused.
   double planeBytes = 2.0 * splitK * plan.m * plan.n * 4;
-  return micros + planeBytes / (chip.hbmTBps * 1e6) + kLaunchMicros;
+  return micros + planeBytes / (chip.hbmTBps * 1e6) +
+         (plan.fusesReductionWith(splitK) ? 0.0 : kLaunchMicros);
 }
 
 int64_t gemm::chooseSplitK(const GemmPlan &plan) {

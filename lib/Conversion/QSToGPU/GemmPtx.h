@@ -102,6 +102,18 @@ struct BlockEmitter {
   // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d[, tmD]
   GemmBlock block;
 
+  /// GemmPlan::fusesReduction(), once the unit's plane is stored: every
+  /// storing thread fences its stores (fence.acq_rel.gpu) and meets the
+  /// others in `sync` (a barrier of exactly those threads); thread
+  /// `leader` then counts the unit done on its tile's counter
+  /// (atom.add.acq_rel.gpu), zeroes it if the unit is the tile's last, and
+  /// tells the others through the shared word at offset `flag`; after a
+  /// second `sync`, the last unit's threads fence again and run `reduce`
+  /// (GemmCode::reducing set). Deadlock-free: no unit waits for another.
+  void arriveAndReduce(Value leader, Value flag,
+                       const std::function<void()> &sync,
+                       const std::function<void()> &reduce);
+
   /// After thread 0's mbarrier.init: the barriers made visible to the
   /// cluster and the async proxy, and the tensor maps prefetched (D's,
   /// the last argument, with GemmPlan::tmaStore).

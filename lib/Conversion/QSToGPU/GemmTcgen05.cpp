@@ -295,6 +295,14 @@ void Tcgen05Block::epilogue() {
       return LLVM::ExtractValueOp::create(builder, at, values, r).getResult();
     });
   });
+  // Fused split-K: all 128 threads stored the plane; thread 0 arrives.
+  if (plan.fusesReduction())
+    arriveAndReduce(
+        eq(tid, 0), env.idx(plan.lastUnitFlagOffset()),
+        [&] { gpu::BarrierOp::create(b, loc); },
+        [&] {
+          code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, {});
+        });
   ptx({}, "tcgen05.fence::before_thread_sync;", "");
   gpu::BarrierOp::create(b, loc);
   env.ifThen(eq(warp, 1), [&] {

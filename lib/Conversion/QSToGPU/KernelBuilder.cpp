@@ -176,6 +176,24 @@ void KernelEnv::atomicMaxAt(Value value, Value target, Value index) {
   emitUnsignedMax(b, loc, value, target, index);
 }
 
+Value KernelEnv::zeroedGlobal(StringRef name, int64_t count) {
+  Operation *kernel = b.getInsertionBlock()->getParentOp();
+  while (!isa<gpu::GPUFuncOp, func::FuncOp>(kernel))
+    kernel = kernel->getParentOp();
+  std::string symbol =
+      (SymbolTable::getSymbolName(kernel).getValue() + "_" + name).str();
+  auto type = MemRefType::get({count}, b.getI32Type());
+  if (!SymbolTable::lookupSymbolIn(kernel->getParentOp(), symbol)) {
+    OpBuilder gb(kernel);
+    auto zeros = DenseElementsAttr::get(
+        RankedTensorType::get({count}, b.getI32Type()), b.getI32IntegerAttr(0));
+    memref::GlobalOp::create(gb, loc, symbol, gb.getStringAttr("private"),
+                             type, zeros, /*constant=*/false,
+                             gb.getI64IntegerAttr(16));
+  }
+  return memref::GetGlobalOp::create(b, loc, type, symbol);
+}
+
 /// `gpu.module @qs_kernels`, created at the end of `module` if missing.
 static gpu::GPUModuleOp getKernelModule(ModuleOp module) {
   if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>("qs_kernels"))

@@ -81,6 +81,11 @@ struct KernelEnv {
   /// Max-combines this thread's f32 (>= 0, not NaN) into element `index` of
   /// `target` (one atomic per thread).
   void atomicMaxAt(Value value, Value target, Value index);
+  /// A memref<count x i32> global of the kernel (`<kernel>_<name>`, created
+  /// on first use next to the kernel function: in its gpu.module, or in the
+  /// host module for the emulation), zero when the module is loaded. Its
+  /// contents outlive launches: kernels that change it restore it.
+  Value zeroedGlobal(StringRef name, int64_t count);
 };
 
 using PhaseFn = std::function<void(KernelEnv &)>;

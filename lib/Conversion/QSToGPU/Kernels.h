@@ -110,6 +110,9 @@ struct GemmOperands {
   int64_t splitK = 1;
   /// qs.gemm_split_k = "auto": the plan picks the split (chooseSplitK).
   bool splitKAuto = false;
+  /// qs.gemm_split_k_reduce = "fused": each tile's last work unit sums the
+  /// planes (GemmPlan::fusedReduce) instead of a second kernel.
+  bool fusedReduce = false;
   /// Bytes of one element of D.
   int64_t outBytes = 0;
   /// qs.gemm's fast_accumulate: the tensor cores may sum all of K in their

@@ -255,8 +255,8 @@ struct ConvertQSToGPUPass
     operands.b = gemmOperand(b, loc, op.getBTensorType(), op.getB(), target,
                              op.getTransposeB());
     // The kernel options qs.gemm_tile_n, _persistent, _cluster, _schedule,
-    // _epilogue and _split_k (checked by the dialect; the string a split_k
-    // can be is "auto") on the op or an ancestor.
+    // _epilogue, _split_k and _split_k_reduce (checked by the dialect; the
+    // string a split_k can be is "auto") on the op or an ancestor.
     // The nearest one wins (the dialect checked each).
     auto inherited = [&](StringRef name) -> Attribute {
       for (Operation *p = op; p; p = p->getParentOp())
@@ -282,6 +282,9 @@ struct ConvertQSToGPUPass
         std::max<int64_t>(1, integer(QSDialect::getGemmSplitKAttrName()));
     operands.splitKAuto = isa_and_nonnull<StringAttr>(
         inherited(QSDialect::getGemmSplitKAttrName()));
+    auto reduce = dyn_cast_or_null<StringAttr>(
+        inherited(QSDialect::getGemmSplitKReduceAttrName()));
+    operands.fusedReduce = reduce && reduce.getValue() == "fused";
     operands.outBytes = cast<RankedTensorType>(op.getResult().getType())
                             .getElementType()
                             .getIntOrFloatBitWidth() /

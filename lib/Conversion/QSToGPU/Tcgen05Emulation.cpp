@@ -302,5 +302,11 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
       });
     });
   });
+  if (plan.fusesReduction())
+    emulateSplitKArrival(code, [&] {
+      env.loop(kWarpgroup, [&](Value tmemLane) {
+        code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, {});
+      });
+    });
   // Buffer deallocation frees `smem` and `tmem`.
 }

@@ -146,3 +146,9 @@ module attributes {qs.gemm_split_k = 2 : i32} {}
 // The one string split-K takes is "auto".
 // expected-error @+1 {{'qs.gemm_split_k' must be an i64 of at least 1 (the number of ranges of K the GEMM kernels split each output tile's sum into) or the string "auto" (the kernels' cost model picks it), got "max"}}
 module attributes {qs.gemm_split_k = "max"} {}
+
+// -----
+
+// Split-K's planes are summed by a second kernel or in the GEMM kernel.
+// expected-error @+1 {{'qs.gemm_split_k_reduce' must be the string "kernel" or "fused" (who sums split-K's partial results: a second kernel, or each tile's last work unit), got "atomic"}}
+module attributes {qs.gemm_split_k = 2 : i64, qs.gemm_split_k_reduce = "atomic"} {}

@@ -136,3 +136,16 @@ func.func @split_auto(%a: !sk, %b: !sk) -> tensor<128x128xbf16> {
   %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "auto"} : !sk, !sk -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
+
+// -----
+
+// Split-K summed in the GEMM kernel by each tile's last unit.
+// CHECK: module attributes {qs.gemm_split_k = 2 : i64, qs.gemm_split_k_reduce = "fused"}
+// CHECK: qs.gemm %{{.*}}, %{{.*}} transpose_b {qs.gemm_split_k_reduce = "kernel"}
+!skf = !qs.tensor<128x256xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.gemm_split_k = 2 : i64, qs.gemm_split_k_reduce = "fused"} {
+  func.func @split_fused(%a: !skf, %b: !skf) -> tensor<128x128xbf16> {
+    %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k_reduce = "kernel"} : !skf, !skf -> tensor<128x128xbf16>
+    return %y : tensor<128x128xbf16>
+  }
+}

@@ -88,6 +88,14 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
        "an i64 of at least 1 (the number of ranges of K the GEMM kernels "
        "split each output tile's sum into) or the string \"auto\" (the "
        "kernels' cost model picks it)"},
+      {getGemmSplitKReduceAttrName(),
+       [](Attribute a) {
+         auto value = dyn_cast<StringAttr>(a);
+         return value &&
+                (value.getValue() == "kernel" || value.getValue() == "fused");
+       },
+       "the string \"kernel\" or \"fused\" (who sums split-K's partial "
+       "results: a second kernel, or each tile's last work unit)"},
   };
   for (const AttributeRule &rule : rules) {
     if (attr.getName() != rule.name)

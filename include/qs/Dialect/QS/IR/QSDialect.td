@@ -145,6 +145,22 @@ def QS_Dialect : Dialect {
     second launch; docs/GPU.md), 1 where no split pays and with
     `qs.gemm_epilogue = "tma"`.
 
+    `qs.gemm_split_k_reduce = "kernel" | "fused"` on a GEMM or an
+    enclosing operation picks who sums a split GEMM's planes: "kernel"
+    (the default) launches the reduction kernel above after the GEMM
+    kernel; "fused" lets the GEMM kernel do it: each work unit, once its
+    plane is stored, counts itself done on its output tile's counter (a
+    zero-initialized global of the kernel's module, one 32-bit word per
+    tile, incremented with `atom.acq_rel.gpu`), and the unit that arrives
+    last sums the tile's S planes in plane order, adds bias and C, stores
+    D and resets the counter to zero for the next launch (cuBLASLt's and
+    CUTLASS's in-kernel split-K reduction: no second launch, and tiles are
+    finished while other units still run). The sums are those of
+    "kernel", bit for bit. Launches of one compiled GEMM must not overlap
+    (they share the counters: run them on one stream, as qs-run and the
+    Python runtime do). Without a split it does nothing. It changes speed,
+    never results.
+
     ### Flattened boundaries
 
     `qs-flatten-storage` replaces each quantized function argument and result
@@ -214,6 +230,11 @@ def QS_Dialect : Dialect {
     /// across blocks (split-K with a reduction kernel).
     static constexpr ::llvm::StringLiteral getGemmSplitKAttrName() {
       return ::llvm::StringLiteral("qs.gemm_split_k");
+    }
+    /// Name of the discardable attribute that picks how split-K's partial
+    /// results are summed ("kernel" or "fused").
+    static constexpr ::llvm::StringLiteral getGemmSplitKReduceAttrName() {
+      return ::llvm::StringLiteral("qs.gemm_split_k_reduce");
     }
     /// Argument/result attributes set by qs-flatten-storage: the inner
     /// tensor's name, the original argument/result index, the quantized type.
