@@ -131,3 +131,24 @@ TEST(GemmSplitK, Blackwell) {
 }
 
 } // namespace
+
+namespace {
+TEST(GemmSplitK, FusedReductionHasNoSecondLaunch) {
+  // qs.gemm_split_k_reduce = "fused": the model drops the reduction
+  // kernel's launch, so 256 x 4096 x 4096 (64 tiles, 32 k-tiles), which
+  // does not pay for a second kernel, splits in 2; the planes' traffic is
+  // still charged, and grids that fill the chip still do not split.
+  GemmPlan plan = makePlan(256, 4096, 4096);
+  EXPECT_EQ(chooseSplitK(plan), 1);
+  plan.fusedReduce = true;
+  EXPECT_EQ(chooseSplitK(plan), 2);
+  expectFastest(plan);
+  EXPECT_LT(modelGemmMicros(plan, 2),
+            modelGemmMicros(makePlan(256, 4096, 4096), 2));
+  EXPECT_EQ(modelGemmMicros(plan, 1),
+            modelGemmMicros(makePlan(256, 4096, 4096), 1));
+  GemmPlan full = makePlan(4096, 4096, 4096);
+  full.fusedReduce = true;
+  EXPECT_EQ(chooseSplitK(full), 1);
+}
+} // namespace

@@ -22,7 +22,9 @@
 // the time covers the GEMM kernel and the reduction kernel, the grid
 // column is the GEMM's); --split-k-auto a run of every shape with
 // qs.gemm_split_k = "auto" (sched askS: the cost model chose S, ask1 no
-// split; read from the report-gemm-plans remark).
+// split; read from the report-gemm-plans remark). --split-k-reduce=fused
+// sums those runs' planes in the GEMM kernel (qs.gemm_split_k_reduce =
+// "fused"; sched skSf, askSf) instead of the reduction kernel.
 // --fast-accumulate gives the per-tensor GEMMs
 // fast_accumulate (TE's fprop; on sm_90a ping-pong needs it, so those runs come
 // with it); without it the sm_90a kernel promotes each k-tile into FP32
@@ -93,6 +95,12 @@ static cl::opt<bool> splitKAutoOpt(
     "split-k-auto",
     cl::desc("Also run each shape with qs.gemm_split_k = \"auto\" (the "
              "kernels' cost model picks the split; sched askS)"));
+static cl::opt<std::string> splitKReduceOpt(
+    "split-k-reduce",
+    cl::desc("qs.gemm_split_k_reduce of the split-K runs: kernel (a second "
+             "kernel sums the planes) or fused (each tile's last unit does; "
+             "sched skSf / askSf)"),
+    cl::init("kernel"));
 static cl::opt<bool> fastOpt(
     "fast-accumulate",
     cl::desc("Per-tensor FP8 with qs.gemm's fast_accumulate (TE's fprop): "
@@ -108,8 +116,9 @@ namespace {
 /// and B [K, N] column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
-                       bool tma, int64_t splitK, bool splitKAuto, bool fast,
-                       StringRef family, StringRef chip, StringRef layout) {
+                       bool tma, int64_t splitK, bool splitKAuto,
+                       bool fusedReduce, bool fast, StringRef family,
+                       StringRef chip, StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
     int64_t rows = a ? m : n;
@@ -145,6 +154,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     attrs += ", qs.gemm_split_k = " + std::to_string(splitK) + " : i64";
   if (splitKAuto)
     attrs += ", qs.gemm_split_k = \"auto\"";
+  if (fusedReduce)
+    attrs += ", qs.gemm_split_k_reduce = \"fused\"";
   std::string flags = layout == "TN"   ? " transpose_b"
                       : layout == "NT" ? " transpose_a"
                                        : "";
@@ -223,6 +234,11 @@ int main(int argc, char **argv) {
     llvm::errs() << "qs-bench-gemm: --layout must be TN, NN or NT\n";
     return 1;
   }
+  if (splitKReduceOpt != "kernel" && splitKReduceOpt != "fused") {
+    llvm::errs() << "qs-bench-gemm: --split-k-reduce must be kernel or fused\n";
+    return 1;
+  }
+  bool fused = splitKReduceOpt == "fused";
   bool block = family != "fp8_current";
   StringRef pass = layout == "TN" ? " fprop" : layout == "NN" ? " dgrad (NN)"
                                                               : " wgrad (NT)";
@@ -304,8 +320,9 @@ int main(int argc, char **argv) {
       int64_t tileN = run.tileN;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
-                     run.tma, run.splitK, run.splitKAuto, fast, family, chip,
-                     layout),
+                     run.tma, run.splitK, run.splitKAuto,
+                     fused && (run.splitK || run.splitKAuto), fast, family,
+                     chip, layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
@@ -336,9 +353,11 @@ int main(int argc, char **argv) {
         if (!s.isCopy && !s.isTensorMap && s.kernel == "qs_gemm")
           gemm = &s;
       std::string tile = tileN ? std::to_string(tileN) : "auto";
-      std::string splitName = run.splitKAuto
-                                  ? "ask" + std::to_string(autoSplit)
-                                  : "sk" + std::to_string(run.splitK);
+      std::string splitName =
+          (run.splitKAuto ? "ask" + std::to_string(autoSplit)
+                          : "sk" + std::to_string(run.splitK)) +
+          (fused && (run.splitKAuto ? autoSplit > 1 : run.splitK > 1) ? "f"
+                                                                      : "");
       const char *sched = run.splitK || run.splitKAuto    ? splitName.c_str()
                           : run.pingpong && run.cluster   ? "ppmc2"
                           : run.pingpong                  ? "pp"

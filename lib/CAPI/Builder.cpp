@@ -280,11 +280,12 @@ bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option,
           .Case("schedule", QSDialect::getGemmScheduleAttrName())
           .Case("epilogue", QSDialect::getGemmEpilogueAttrName())
           .Case("split_k", QSDialect::getGemmSplitKAttrName())
+          .Case("split_k_reduce", QSDialect::getGemmSplitKReduceAttrName())
           .Default("");
   if (attrName.empty()) {
     emitError(unwrap(loc)) << "unknown GEMM kernel option '" << name
                            << "' (tile_n, persistent, cluster, schedule, "
-                              "epilogue, split_k)";
+                              "epilogue, split_k, split_k_reduce)";
     return false;
   }
   if (mlirAttributeIsNull(value)) {

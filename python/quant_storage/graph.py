@@ -142,7 +142,7 @@ class Function:
 
     def gemm(self, a, b, layout=None, *, transpose_a=False, transpose_b=False, out_dtype=None,
              bias=None, accumulate=None, fast_accumulate=False, tile_n=None, persistent=None,
-             cluster=None, schedule=None, epilogue=None, split_k=None):
+             cluster=None, schedule=None, epilogue=None, split_k=None, split_k_reduce=None):
         """qs.gemm. With `layout` ("TN", "NN", "NT") the arguments follow TE's
         general_gemm(A, B, layout), which computes op(B) op(A): it builds
         qs.gemm(B, A) with transpose_a = (layout[1] == "T") and transpose_b =
@@ -169,7 +169,11 @@ class Function:
         128-wide k-tiles, one block each, FP32 partial results summed in
         order by a second kernel; S must divide ceil(K / 128); for grids
         that would leave multiprocessors idle, e.g. small M; "auto": the
-        kernels' cost model picks S, none where it would not pay)."""
+        kernels' cost model picks S, none where it would not pay),
+        `split_k_reduce` ("kernel": the second kernel sums the planes;
+        "fused": each output tile's last unit sums them in the GEMM kernel,
+        the same bytes without a second launch; launches of one compiled
+        GEMM must then not overlap)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")
@@ -194,7 +198,8 @@ class Function:
                 raise TypeError(f"gemm option {name} must be an int"
                                 + (' or "auto"' if name == "split_k" else "") + f", got {value!r}")
             options.append((name, value))
-        for name, value in (("schedule", schedule), ("epilogue", epilogue)):
+        for name, value in (("schedule", schedule), ("epilogue", epilogue),
+                            ("split_k_reduce", split_k_reduce)):
             if value is None:
                 continue
             if not isinstance(value, str):

@@ -155,7 +155,7 @@ int main(void) {
   // CHECK: diagnostic: 'qs.gemm_persistent' must be an i64 of at least 1 (the number of blocks of the persistent GEMM kernels), got 0 : i64
   // CHECK: diagnostic: 'qs.gemm_schedule' must be the string "cooperative" or "pingpong" (how the GEMM kernel's consumer warpgroups share the output tiles), got 2 : i64
   // CHECK: diagnostic: 'qs.gemm_epilogue' must be the string "direct" or "tma" (how the GEMM kernels store their output), got "stmatrix"
-  // CHECK: diagnostic: unknown GEMM kernel option 'stages' (tile_n, persistent, cluster, schedule, epilogue, split_k)
+  // CHECK: diagnostic: unknown GEMM kernel option 'stages' (tile_n, persistent, cluster, schedule, epilogue, split_k, split_k_reduce)
   // CHECK: diagnostic: GEMM kernel options apply to the result of a 'qs.gemm'
   // CHECK: diagnostic: GEMM kernel option 'cluster' got a null attribute
   // CHECK: rejected options: 0 0 0 0 0 0

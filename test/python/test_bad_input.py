@@ -91,6 +91,10 @@ def test_bad_builder_arguments():
         f1.gemm(q, q, transpose_b=True, split_k=2.0)
     with pytest.raises(ValueError, match="gemm option split_k must be an int or \"auto\", got 'max'"):
         f1.gemm(q, q, transpose_b=True, split_k="max")
+    with pytest.raises(qs.QSError, match="'qs.gemm_split_k_reduce' must be the string \"kernel\" or \"fused\""):
+        f1.gemm(q, q, transpose_b=True, split_k=2, split_k_reduce="atomic")
+    with pytest.raises(TypeError, match="gemm option split_k_reduce must be a str, got True"):
+        f1.gemm(q, q, transpose_b=True, split_k=2, split_k_reduce=True)
     assert "qs.gemm" not in str(g1)
     with pytest.raises(qs.QSError, match="qs.assemble"):
         f1.assemble([f1.args[0]], spec((32, 64)))

@@ -217,6 +217,21 @@ def test_gemm_split_k():
         linear(q, k=512, split_k=0)
 
 
+def test_gemm_split_k_fused():
+    """split_k_reduce="fused": no second kernel; the GEMM kernel's module
+    holds the tiles' counters and its last units sum the planes (both
+    chips); the plan says so."""
+    q = qs.Float8CurrentScalingQuantizer()
+    g = linear(q, k=512, split_k=2, split_k_reduce="fused")
+    assert 'qs.gemm_split_k_reduce = "fused"' in str(g)
+    for chip in ("sm_90a", "sm_100a"):
+        compiled = qs.compile(g, chip=chip)
+        assert "split_k_reduce" not in compiled.ptx
+        assert "qs_gemm_split_k_counters" in compiled.ptx
+        assert "atom.acq_rel.gpu.add.u32" in compiled.ptx
+        assert compiled.gemm_plans[0].endswith("each tile's last unit sums its planes")
+
+
 def test_gemm_split_k_auto():
     """split_k="auto": the kernels' cost model picks S. A one-tile GEMM
     with 32 k-tiles splits (both chips); one with 4 k-tiles does not (the

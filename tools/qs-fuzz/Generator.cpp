@@ -72,6 +72,10 @@ public:
     constexpr int64_t kAutoSplit = -2;
     static const int64_t splits[] = {0, 0, 0, 1, 2, 3, 4, -1, kAutoSplit};
     int64_t splitK = splits[in.ConsumeIntegralInRange<size_t>(0, 8)];
+    // Who sums the planes ("atomic": rejected by the dialect).
+    static const char *reduces[] = {nullptr, nullptr, "kernel",
+                                    "fused", "fused", "atomic"};
+    const char *reduce = reduces[in.ConsumeIntegralInRange<size_t>(0, 5)];
     std::vector<std::string> attrs;
     if (chip)
       attrs.push_back(std::string("qs.chip = \"") + chip + "\"");
@@ -89,6 +93,9 @@ public:
       attrs.push_back("qs.gemm_split_k = \"auto\"");
     else if (splitK)
       attrs.push_back("qs.gemm_split_k = " + std::to_string(splitK) + " : i64");
+    if (reduce)
+      attrs.push_back(std::string("qs.gemm_split_k_reduce = \"") + reduce +
+                      "\"");
     os << "module";
     for (size_t i = 0; i < attrs.size(); ++i)
       os << (i ? ", " : " attributes {") << attrs[i];
@@ -292,7 +299,8 @@ private:
                                       "qs.gemm_epilogue = \"stmatrix\"",
                                       "qs.gemm_split_k = 2 : i64",
                                       "qs.gemm_split_k = 0 : i64",
-                                      "qs.gemm_split_k = \"auto\""};
+                                      "qs.gemm_split_k = \"auto\"",
+                                      "qs.gemm_split_k_reduce = \"fused\""};
         body << " {" << pick(knobs) << "}";
       }
       body << " : " << a->type() << ", " << b->type() << " -> " << y.type()

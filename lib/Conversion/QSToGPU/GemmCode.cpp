@@ -60,12 +60,11 @@ Value GemmCode::splitKCounters() {
   return env.zeroedGlobal("split_k_counters", plan.tiles());
 }
 
-SmallVector<Value> GemmCode::sumPlanes(Value workspace, Value at,
-                                       int64_t vec) {
+SmallVector<Value> GemmCode::sumPlanes(Value workspace, Value at, int64_t vec) {
   SmallVector<Value> sums = loadElements(env, workspace, at, vec);
   for (int64_t s = 1; s < plan.splitK; ++s) {
-    SmallVector<Value> plane = loadElements(
-        env, workspace, env.add(i(s * plan.m * plan.n), at), vec);
+    SmallVector<Value> plane =
+        loadElements(env, workspace, env.add(i(s * plan.m * plan.n), at), vec);
     for (int64_t e = 0; e < vec; ++e)
       sums[e] = arith::AddFOp::create(env.b, env.loc, sums[e], plane[e]);
   }

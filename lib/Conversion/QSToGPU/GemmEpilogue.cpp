@@ -143,10 +143,10 @@ void GemmCode::epilogueAt(
       Value row = minI(group.row, i(plan.m - 1));
       // The planes' sums at a clamped, in-range group (N % vec == 0).
       if (reducing)
-        group.sums = sumPlanes(
-            workspace,
-            env.add(env.mul(row, i(plan.n)), minI(group.first, i(plan.n - vec))),
-            vec);
+        group.sums = sumPlanes(workspace,
+                               env.add(env.mul(row, i(plan.n)),
+                                       minI(group.first, i(plan.n - vec))),
+                               vec);
       for (int64_t e = 0; e < vec; ++e) {
         Value col = minI(env.add(group.first, i(e)), i(plan.n - 1));
         if (rowScaled) {
@@ -223,7 +223,8 @@ void GemmCode::tmemEpilogue(
     Value colBase = env.add(env.mul(tn, i(plan.tileN)), i(32 * chunk));
     // 16 bytes of the row per store.
     int64_t outBytes =
-        (reducing ? plan.outType : plan.storeType()).getIntOrFloatBitWidth() / 8;
+        (reducing ? plan.outType : plan.storeType()).getIntOrFloatBitWidth() /
+        8;
     epilogueAt(
         args, 32, 16 / outBytes,
         [&](int64_t r) { return std::make_pair(row, env.add(colBase, i(r))); },

@@ -135,10 +135,10 @@ void BlockEmitter::arriveAndReduce(Value leader, Value flag,
   sync();
   Value flagAddress = ptx.i32(env.add(block.base, flag));
   env.ifThen(leader, [&] {
-    Value counter = ptx.i64(
-        env.add(memref::ExtractAlignedPointerAsIndexOp::create(
-                    b, loc, code.splitKCounters()),
-                env.mul(code.tile, env.idx(4))));
+    Value counter =
+        ptx.i64(env.add(memref::ExtractAlignedPointerAsIndexOp::create(
+                            b, loc, code.splitKCounters()),
+                        env.mul(code.tile, env.idx(4))));
     Value before = ptx(i32, {counter, ptx.i32(env.idx(1))},
                        "atom.acq_rel.gpu.add.u32 $0, [$1], $2;", "=r,l,r");
     Value last = arith::ExtUIOp::create(
@@ -154,14 +154,15 @@ void BlockEmitter::arriveAndReduce(Value leader, Value flag,
   });
   sync();
   Value last = ptx(i32, {flagAddress}, "ld.shared.b32 $0, [$1];", "=r,r");
-  env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, last,
-                                   arith::ConstantIntOp::create(b, loc, i32, 0)),
-             [&] {
-               ptx({}, "fence.acq_rel.gpu;", "");
-               code.reducing = true;
-               reduce();
-               code.reducing = false;
-             });
+  env.ifThen(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, last,
+                            arith::ConstantIntOp::create(b, loc, i32, 0)),
+      [&] {
+        ptx({}, "fence.acq_rel.gpu;", "");
+        code.reducing = true;
+        reduce();
+        code.reducing = false;
+      });
 }
 
 namespace {

@@ -300,9 +300,7 @@ void Tcgen05Block::epilogue() {
     arriveAndReduce(
         eq(tid, 0), env.idx(plan.lastUnitFlagOffset()),
         [&] { gpu::BarrierOp::create(b, loc); },
-        [&] {
-          code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, {});
-        });
+        [&] { code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, {}); });
   ptx({}, "tcgen05.fence::before_thread_sync;", "");
   gpu::BarrierOp::create(b, loc);
   env.ifThen(eq(warp, 1), [&] {

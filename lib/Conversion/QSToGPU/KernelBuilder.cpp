@@ -187,8 +187,8 @@ Value KernelEnv::zeroedGlobal(StringRef name, int64_t count) {
     OpBuilder gb(kernel);
     auto zeros = DenseElementsAttr::get(
         RankedTensorType::get({count}, b.getI32Type()), b.getI32IntegerAttr(0));
-    memref::GlobalOp::create(gb, loc, symbol, gb.getStringAttr("private"),
-                             type, zeros, /*constant=*/false,
+    memref::GlobalOp::create(gb, loc, symbol, gb.getStringAttr("private"), type,
+                             zeros, /*constant=*/false,
                              gb.getI64IntegerAttr(16));
   }
   return memref::GetGlobalOp::create(b, loc, type, symbol);
