@@ -482,8 +482,8 @@ def copy_gbs(cuda, nbytes, iters, warmup, rotate_bytes=0):
 # split-accumulator 128x256, -t192: 128x192, -t128: MXFP8 128x128;
 # fast_accumulate's tile width is not named: its checks and plans match
 # whatever their width), ping-pong, fast_accumulate, the TMA-store epilogue,
-# split-K.
-SCHEDULE_TOKEN = re.compile(r"-(pers|mc|sk)[0-9]+|-(t[0-9]+)|-(pp|fast|tma)\b")
+# split-K (skf: with the fused reduction).
+SCHEDULE_TOKEN = re.compile(r"-(pers|mc)[0-9]+|-(sk)[0-9]+(f?)\b|-(t[0-9]+)|-(pp|fast|tma)\b")
 # One kernel per group: per-tensor FP8 delayed or current, NVFP4 with a
 # global or row-scaled amax.
 KERNEL_FAMILY = {"fp8_delayed": "fp8_current", "nvfp4_row_scaled": "nvfp4"}
@@ -498,7 +498,7 @@ def check_schedule(name):
         return None
     tail = "-" + name.split("-", 5)[-1]
     return (KERNEL_FAMILY.get(m.group(1), m.group(1)),
-            {a or t or b for a, t, b in SCHEDULE_TOKEN.findall(tail)})
+            {a or (sk + f) or t or b for a, sk, f, t, b in SCHEDULE_TOKEN.findall(tail)})
 
 
 def plan_schedule(case):
@@ -512,6 +512,9 @@ def plan_schedule(case):
         options.add("pp")
     if case.get("epilogue") == "tma":
         options.add("tma")
+    if case.get("split_k_reduce") == "fused":
+        options.discard("sk")
+        options.add("skf")
     family = case.get("family", "fp8_current")
     return KERNEL_FAMILY.get(family, family), options
 
@@ -647,7 +650,9 @@ class Report:
                             + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
                             + (["pp"] if case.get("schedule") == "pingpong" else [])
                             + (["tma"] if case.get("epilogue") == "tma" else [])
-                            + ([f"sk{case['split_k']}"] if case.get("split_k") else [])
+                            + ([f"sk{case['split_k']}"
+                                + ("f" if case.get("split_k_reduce") == "fused" else "")]
+                               if case.get("split_k") else [])
                             + ([f"tile{case['tile_n']}"] if case.get("tile_n") else []))
         shape = "x".join(map(str, case["gemm"]))
         if not self.schedules:

@@ -192,7 +192,9 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 144, 208, 272, True, True, None,
                  "pingpong", True, "tma")]
 
 # Split-K (qs.gemm_split_k, last field; names end in -sk<S>): FP32
-# partial planes and the reduction kernel. Per-tensor fprop with 3 k-tiles
+# partial planes and the reduction kernel; "<S>f" (names -sk<S>f): summed
+# by each tile's last unit instead (qs.gemm_split_k_reduce = "fused": the
+# multicast, ping-pong and NVFP4 cases). Per-tensor fprop with 3 k-tiles
 # (the last partial) in 3 ranges, bias and accumulate; fast in persistent
 # multicast pairs (3 -> 2 blocks over 2 splits x 2 tiles) and ping-pong (3
 # blocks over 4 splits of one tile: one block's consumers take one unit
@@ -201,12 +203,20 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 144, 208, 272, True, True, None,
 SK = (None, None, None, None, None)
 GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 64, 272, True, True, None, *SK, 3),
                 ("fp8_current", 0, "bf16", 256, 32, 256, True, False, None, 3, 2, None, True,
-                 None, 2),
+                 None, "2f"),
                 ("fp8_current", 0, "bf16", 128, 32, 512, False, False, None, 3, None,
-                 "pingpong", True, None, 4),
+                 "pingpong", True, None, "4f"),
                 ("fp8_block", 1, "f32", 128, 256, 64, True, False, None, *SK, 2),
                 ("mxfp8", 0, "bf16", 96, 64, 256, True, False, None, *SK, 2),
-                ("nvfp4", 0, "bf16", 96, 64, 256, False, True, None, *SK, 2)]
+                ("nvfp4", 0, "bf16", 96, 64, 256, False, True, None, *SK, "2f")]
+
+
+def split_k(split):
+    """(S, qs.gemm_split_k_reduce) of a split field: S, or "<S>f" (fused)."""
+    if not split:
+        return None, None
+    text = str(split)
+    return int(text.rstrip("f")), ("fused" if text.endswith("f") else None)
 
 # The bundle travels packed (OUT.tar.gz) with the working tree (64 MiB in
 # all): main() fails on an archive larger than this (--limit-mib).
@@ -353,7 +363,8 @@ def main():
                              accumulate=acc, tile_n=tile, chip=args.chip,
                              needed_usage_only=True, persistent=persistent, cluster=cluster,
                              schedule=schedule, fast_accumulate=bool(fast), integers=bool(fast),
-                             tensor_cores=True, epilogue=epilogue, split_k=split)
+                             tensor_cores=True, epilogue=epilogue, split_k=split_k(split)[0],
+                             split_k_reduce=split_k(split)[1])
             export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
             for j, x in enumerate(case.inputs):
                 np.save(os.path.join(d, f"in{j}.npy"), x)
@@ -429,11 +440,13 @@ def main():
                  ("fp8_block", None, None, False), ("mxfp8", None, None, False),
                  (P, 132, "pingpong", True))]
     runs = [run + (None,) for run in runs]
-    # Split-K (last field) on the small-M shapes, and their defaults.
+    # Split-K (last field) on the small-M shapes, and their defaults; on
+    # the first, per-tensor fast also with the fused reduction ("<S>f").
     runs += [(family, shape, None, "TN", None, None, None, fast, None, split)
              for i, (shape, splits) in enumerate(split_k_bench)
              for family, fast in ((P, False), (P, True), ("fp8_block", False))
-             for split in (None, splits) if fast or family != P or i == 0]
+             for split in (None, splits) + ((f"{splits}f",) if fast and i == 0 else ())
+             if fast or family != P or i == 0]
     for family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split in (
             runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
@@ -458,7 +471,8 @@ def main():
                  + (f", qs.gemm_cluster = {cluster} : i64" if cluster else "")
                  + (f', qs.gemm_schedule = "{schedule}"' if schedule else "")
                  + (f', qs.gemm_epilogue = "{epilogue}"' if epilogue else "")
-                 + (f", qs.gemm_split_k = {split} : i64" if split else ""))
+                 + (f", qs.gemm_split_k = {split_k(split)[0]} : i64" if split else "")
+                 + (', qs.gemm_split_k_reduce = "fused"' if split_k(split)[1] else ""))
         text = (f"module attributes {{{attrs}}} {{\n"
                 f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
                 f"  %d = qs.gemm %a, %b{' transpose_b' if layout == 'TN' else ''}"
@@ -477,7 +491,8 @@ def main():
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"gemm": [m, n, k], "family": family, "tile_n": tile, "layout": layout,
                        "persistent": persistent, "cluster": cluster, "schedule": schedule,
-                       "fast_accumulate": fast, "epilogue": epilogue, "split_k": split,
+                       "fast_accumulate": fast, "epilogue": epilogue,
+                       "split_k": split_k(split)[0], "split_k_reduce": split_k(split)[1],
                        "inputs": 6 if family == "nvfp4" else 4}, f)
         bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:
