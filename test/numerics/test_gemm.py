@@ -620,6 +620,8 @@ FUSED_SPLIT_K = [
                               chip="sm_100a")),
     ("fp8_current", 0, "f32", dict(m=70, n=50, k=256, bias=True, accumulate=True,
                                    split_k=2, chip="sm_100a")),
+    # One tile in 16 units (the device bundle's contention check, gemm70).
+    ("fp8_current", 0, "bf16", dict(m=32, n=64, k=2048, bias=True, split_k=16)),
 ]
 
 
