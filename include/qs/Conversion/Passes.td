@@ -156,7 +156,12 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     256)); it does not combine with `qs.gemm_epilogue = "tma"`.
     `qs.gemm_split_k = "auto"` picks S by a wave model of the kernels'
     time (the divisor of the k-tile count up to 16 that is fastest in it;
-    1 where no split pays, and with the TMA epilogue).
+    1 where no split pays, and with the TMA epilogue). With
+    `qs.gemm_split_k_reduce = "fused"` there is no second kernel: each
+    unit counts itself done on its tile's counter (a zero-initialized
+    global of the kernel module, `atom.acq_rel.gpu`) and the tile's last
+    unit sums the planes, in the same order, adds bias and C, stores D and
+    zeroes the counter.
 
     GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs
     of every family become one tcgen05 kernel of 128 threads per 128x128

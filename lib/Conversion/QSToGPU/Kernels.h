@@ -106,7 +106,8 @@ struct GemmOperands {
   /// stores (GemmPlan::tmaStore).
   bool tmaStore = false;
   /// qs.gemm_split_k: K cut into this many ranges of k-tiles, each tile's
-  /// ranges summed by a second kernel (GemmPlan::splitK); 1: none.
+  /// ranges summed by a second kernel or (fusedReduce) by the tile's last
+  /// unit (GemmPlan::splitK); 1: none.
   int64_t splitK = 1;
   /// qs.gemm_split_k = "auto": the plan picks the split (chooseSplitK).
   bool splitKAuto = false;
