@@ -153,9 +153,9 @@ def QS_Dialect : Dialect {
     zero-initialized global of the kernel's module, one 32-bit word per
     tile, incremented with `atom.acq_rel.gpu`), and the unit that arrives
     last sums the tile's S planes in plane order, adds bias and C, stores
-    D and resets the counter to zero for the next launch (cuBLASLt's and
-    CUTLASS's in-kernel split-K reduction: no second launch, and tiles are
-    finished while other units still run). The sums are those of
+    D and resets the counter to zero for the next launch (the CUDA
+    samples' "last block" reduction, per tile: no second launch, and
+    tiles are finished while other units still run). The sums are those of
     "kernel", bit for bit. Launches of one compiled GEMM must not overlap
     (they share the counters: run them on one stream, as qs-run and the
     Python runtime do). Without a split it does nothing. It changes speed,
