@@ -130,7 +130,13 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 fast pingpong splitk4 fused", "bf16", 128),
               ("e4m3 x e4m3 cluster2 persistent splitk4 fused", "bf16", 128),
               ("block 1D x 2D splitk4 fused", "bf16", 128),
-              ("mxfp8 splitk4 fused", "bf16", 64), ("nvfp4 splitk4 fused", "f32", 128)]
+              ("mxfp8 splitk4 fused", "bf16", 64), ("nvfp4 splitk4 fused", "f32", 128),
+              # qs.gemm_split_k = "stream": stream-K over the last tiles
+              # (1024 tiles over 132 blocks; 256-wide: 512).
+              ("e4m3 x e4m3 stream", "bf16", 128), ("e4m3 x e4m3 fast stream", "bf16", 256),
+              ("e4m3 x e4m3 stream", "f32", 192), ("block 1D x 2D stream", "bf16", 128),
+              ("block 1D x 1D stream", "f32", 128), ("mxfp8 stream", "bf16", 64),
+              ("mxfp8 dgrad stream", "bf16", 64), ("nvfp4 stream", "f32", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -149,7 +155,8 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     layouts. Suffixes, in this order: `cluster2` adds qs.gemm_cluster = 2,
     `persistent` qs.gemm_persistent = 132, `pingpong` qs.gemm_schedule =
     "pingpong", `tma` qs.gemm_epilogue = "tma", `splitk4` qs.gemm_split_k =
-    4, `fused` qs.gemm_split_k_reduce = "fused"; a label with "fast" sets
+    4 (or `stream`: "stream"), `fused` qs.gemm_split_k_reduce = "fused"; a
+    label with "fast" sets
     fast_accumulate."""
     m, k = shape.split("x")
     fast = " fast" in label
@@ -158,6 +165,8 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     label = label.removesuffix(" fused")
     splitk = label.endswith(" splitk4")
     label = label.removesuffix(" splitk4")
+    stream = label.endswith(" stream")
+    label = label.removesuffix(" stream")
     tma = label.endswith(" tma")
     label = label.removesuffix(" tma")
     pingpong = label.endswith(" pingpong")
@@ -200,6 +209,8 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         tile_attr += ', qs.gemm_epilogue = "tma"'
     if splitk:
         tile_attr += ", qs.gemm_split_k = 4 : i64"
+    if stream:
+        tile_attr += ', qs.gemm_split_k = "stream"'
     if fused:
         tile_attr += ', qs.gemm_split_k_reduce = "fused"'
     return (f'module attributes {{qs.chip = "{chip}"{tile_attr}}} {{\n'

@@ -97,7 +97,7 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
     """With needed_usage_only, each operand carries only the usage its
     contraction reads (smaller inputs); persistent: qs.gemm_persistent;
     cluster: qs.gemm_cluster; schedule: qs.gemm_schedule; epilogue:
-    qs.gemm_epilogue; split_k: qs.gemm_split_k (S or "auto"); split_k_reduce:
+    qs.gemm_epilogue; split_k: qs.gemm_split_k (S, "auto" or "stream"); split_k_reduce:
     qs.gemm_split_k_reduce ("kernel" or "fused"); fast_accumulate:
     qs.gemm's flag (sm_90a per-tensor FP8: the tensor core sums all of K).
     integers (per-tensor FP8): operands whose values are integers in
@@ -161,8 +161,8 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         attrs.append(f'qs.gemm_schedule = "{schedule}"')
     if epilogue:
         attrs.append(f'qs.gemm_epilogue = "{epilogue}"')
-    if split_k == "auto":
-        attrs.append('qs.gemm_split_k = "auto"')
+    if split_k in ("auto", "stream"):
+        attrs.append(f'qs.gemm_split_k = "{split_k}"')
     elif split_k:
         attrs.append(f"qs.gemm_split_k = {split_k} : i64")
     if split_k_reduce:

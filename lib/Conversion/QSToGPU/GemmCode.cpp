@@ -56,12 +56,110 @@ void GemmCode::beginUnit(Value unit) {
   tile = env.rem(unit, i(plan.tiles()));
 }
 
+namespace {
+/// StreamKMath's arithmetic in the kernels: on i32 values (GemmPlan::
+/// streamKFits32 checks the products fit), which halves the registers the
+/// segment's values hold next to the accumulators.
+struct I32Ops {
+  GemmCode &code;
+  OpBuilder &b() { return code.env.b; }
+  Location loc() { return code.env.loc; }
+  Value c(int64_t v) {
+    return arith::ConstantIntOp::create(b(), loc(), b().getI32Type(), v);
+  }
+  Value add(Value x, Value y) {
+    return arith::AddIOp::create(b(), loc(), x, y);
+  }
+  Value sub(Value x, Value y) {
+    return arith::SubIOp::create(b(), loc(), x, y);
+  }
+  Value mul(Value x, Value y) {
+    return arith::MulIOp::create(b(), loc(), x, y);
+  }
+  Value div(Value x, Value y) {
+    return arith::DivUIOp::create(b(), loc(), x, y);
+  }
+  Value min(Value x, Value y) {
+    return arith::MinUIOp::create(b(), loc(), x, y);
+  }
+  Value max(Value x, Value y) {
+    return arith::MaxUIOp::create(b(), loc(), x, y);
+  }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::ult, x, y);
+  }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b(), loc(), cond, x, y);
+  }
+  Value from(Value index) {
+    return arith::IndexCastUIOp::create(b(), loc(), b().getI32Type(), index);
+  }
+  Value to(Value v) {
+    return arith::IndexCastUIOp::create(b(), loc(), b().getIndexType(), v);
+  }
+};
+} // namespace
+
+Value GemmCode::sharesTile(Value block) {
+  I32Ops ops{*this};
+  StreamKSharing<Value> share = StreamKMath<Value, I32Ops>{plan, ops}.sharing(
+      ops.from(block), ops.from(tile));
+  contributors = ops.to(share.contributors);
+  split = ops.to(share.plane);
+  return arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::ugt,
+                               share.contributors, ops.c(1));
+}
+
+Value GemmCode::streamKElement(Value plane, Value row, Value col) {
+  Value slot = env.add(env.mul(plane, i(plan.streamKTiles())), tile);
+  Value inTile = env.add(env.mul(env.rem(row, i(kTileM)), i(plan.tileN)),
+                         env.rem(col, i(plan.tileN)));
+  return env.add(env.mul(slot, i(kTileM * plan.tileN)), inTile);
+}
+
+Value GemmCode::arrivalsBeforeLast() {
+  Type i32 = env.b.getI32Type();
+  if (!plan.streamK)
+    return arith::ConstantIntOp::create(env.b, env.loc, i32, plan.splitK - 1);
+  return arith::IndexCastUIOp::create(
+      env.b, env.loc, i32,
+      arith::SubIOp::create(env.b, env.loc, contributors, i(1)));
+}
+
+void GemmCode::forEachUnitKTile(const std::function<void(Value)> &body) {
+  if (!kCount) {
+    env.loop(plan.kTilesPerUnit(), body);
+    return;
+  }
+  OpBuilder::InsertionGuard guard(env.b);
+  auto forOp = scf::ForOp::create(env.b, env.loc, i(0), kCount, i(1));
+  env.b.setInsertionPoint(forOp.getBody()->getTerminator());
+  body(forOp.getInductionVar());
+}
+
 Value GemmCode::splitKCounters() {
   return env.zeroedGlobal("split_k_counters", plan.tiles());
 }
 
 SmallVector<Value> GemmCode::sumPlanes(Value workspace, Value at, int64_t vec) {
   SmallVector<Value> sums = loadElements(env, workspace, at, vec);
+  if (plan.streamK) {
+    // Planes 1 .. contributors - 1 of the tile, streamKTiles() tiles apart.
+    auto forOp =
+        scf::ForOp::create(env.b, env.loc, i(1), contributors, i(1), sums);
+    OpBuilder::InsertionGuard guard(env.b);
+    env.b.setInsertionPointToStart(forOp.getBody());
+    Value offset = env.mul(forOp.getInductionVar(),
+                           i(plan.streamKTiles() * kTileM * plan.tileN));
+    SmallVector<Value> plane =
+        loadElements(env, workspace, env.add(offset, at), vec);
+    SmallVector<Value> next;
+    for (int64_t e = 0; e < vec; ++e)
+      next.push_back(arith::AddFOp::create(
+          env.b, env.loc, forOp.getRegionIterArgs()[e], plane[e]));
+    scf::YieldOp::create(env.b, env.loc, next);
+    return SmallVector<Value>(forOp.getResults());
+  }
   for (int64_t s = 1; s < plan.splitK; ++s) {
     SmallVector<Value> plane =
         loadElements(env, workspace, env.add(i(s * plan.m * plan.n), at), vec);
@@ -73,6 +171,25 @@ SmallVector<Value> GemmCode::sumPlanes(Value workspace, Value at, int64_t vec) {
 
 void GemmCode::forEachTile(
     Value block, const std::function<void(Value, Value, Value)> &body) {
+  if (plan.streamsK()) {
+    I32Ops ops{*this};
+    StreamKMath<Value, I32Ops> math{plan, ops};
+    Value g = ops.from(block);
+    auto loop = scf::ForOp::create(env.b, env.loc, i(0),
+                                   ops.to(math.segments(g)), i(1));
+    OpBuilder::InsertionGuard guard(env.b);
+    env.b.setInsertionPointToStart(loop.getBody());
+    StreamKSegment<Value> seg =
+        math.segment(g, ops.from(loop.getInductionVar()));
+    tile = ops.to(seg.tile);
+    kBase = ops.to(seg.kBase);
+    kCount = ops.to(seg.kCount);
+    contributors = split = Value();
+    Value tm, tn;
+    std::tie(tm, tn) = tileOf(tile);
+    body(tm, tn, ops.to(seg.tileStart));
+    return;
+  }
   if (plan.persistent()) {
     forEachTile(block, body, i(0), 1);
     return;

@@ -118,6 +118,36 @@ struct GemmPlan {
   bool fusesReductionWith(int64_t split) const {
     return split > 1 && fusedReduce;
   }
+  /// qs.gemm_split_k = "stream" (sm_90a cooperative, persistent): stream-K
+  /// over the last tiles, data-parallel tiles before them (CUTLASS's
+  /// "data-parallel + stream-K" hybrid). With G = blocks() persistent
+  /// blocks and T = tiles(): if G divides T every block computes T / G
+  /// whole tiles; else the last streamKTiles() tiles in tile order (all T
+  /// if T < 2G, else G + T mod G: between one and two waves) form Wsk =
+  /// streamKTiles() x kTiles() k-tiles, of which block g computes the
+  /// contiguous range [g Wsk / G, (g + 1) Wsk / G) (floors) first, as
+  /// segments of consecutive k-tiles of one tile each, then the
+  /// data-parallel tiles g, g + G, ... after them (streamKSegment). A
+  /// segment covering its whole tile stores D; the others store FP32
+  /// planes and arrive on the tile's counter as fused split-K units do,
+  /// the last of the tile's streamKContributors summing the planes in
+  /// k order.
+  bool streamK = false;
+  bool streamsK() const { return streamK && streamKTiles() > 0; }
+  int64_t streamKTiles() const {
+    int64_t t = tiles(), g = blocks();
+    return t % g == 0 ? 0 : t < 2 * g ? t : g + t % g;
+  }
+  int64_t streamKIters() const { return streamKTiles() * kTiles(); }
+  /// Tiles each block computes whole after its stream-K range.
+  int64_t dataParallelRounds() const {
+    return (tiles() - streamKTiles()) / blocks();
+  }
+  /// The most blocks whose ranges share one stream-K tile (the planes of
+  /// the workspace: plane p of stream-K tile t holds the partial sum of
+  /// the tile's p-th block, at ((p streamKTiles() + t) 128 + row) tileN +
+  /// column).
+  int64_t streamKPlanes() const;
   int64_t units() const { return tiles() * splitK; }
   int64_t kTilesPerUnit() const { return kTiles() / splitK; }
   /// The grid: one block per unit (tile, or tile and split of K), or
@@ -127,6 +157,9 @@ struct GemmPlan {
   /// blocks of a pair walk the two tiles of each pair together and compute as
   /// many tiles as each other.
   int64_t blocks() const {
+    // Stream-K: persistentBlocks, at most one per k-tile of the GEMM.
+    if (streamK)
+      return std::min(persistentBlocks, tiles() * kTiles());
     if (!persistent())
       return units();
     int64_t asked = multicast() ? std::max<int64_t>(2, persistentBlocks & ~1)
@@ -316,6 +349,94 @@ struct GemmPlan {
   int64_t accRegs() const { return tileN / 2; }
 };
 
+/// Stream-K (GemmPlan::streamsK()): what block g computes in its segment
+/// s: `tile` in tile order (tileOf), its k-tiles [kBase, kBase + kCount),
+/// `tileStart` the block's k-tiles before it (the stage ring's count).
+template <typename V> struct StreamKSegment {
+  V tile, kBase, kCount, tileStart;
+};
+/// How many blocks share a tile (1: one block computes it whole and stores
+/// D) and block g's place among them (its plane).
+template <typename V> struct StreamKSharing { V contributors, plane; };
+
+/// Block g's segments (its stream-K range's tiles, then its data-parallel
+/// tiles), segment s of them, and the sharing of its tile, in any
+/// arithmetic: `ops` provides c(int64), add, sub, mul, div (of
+/// non-negative values), min, max, lt and select(cond, a, b) on V (the
+/// kernel's index values, or int64_t in the unit tests). Block g's range
+/// [lo, hi) = [g W / G, (g + 1) W / G) of the W stream-K k-tiles (x = t
+/// kTiles() + k: k-tile k of stream-K tile t) is nonempty (W >= G);
+/// k-tile x is in the range of block ((x + 1) G - 1) / W, the largest g
+/// with g W / G <= x. (The kernels compute the sharing after the k-loop,
+/// from the tile, so that it is not live across it.)
+template <typename V, typename Ops> struct StreamKMath {
+  const GemmPlan &plan;
+  Ops &ops;
+  int64_t kt = plan.kTiles(), w = plan.streamKIters(), blocks = plan.blocks();
+
+  V lo(V g) { return ops.div(ops.mul(g, ops.c(w)), ops.c(blocks)); }
+  V hi(V g) { return lo(ops.add(g, ops.c(1))); }
+  /// Segments of block g's stream-K range.
+  V ranged(V g) {
+    return ops.add(ops.sub(ops.div(ops.sub(hi(g), ops.c(1)), ops.c(kt)),
+                           ops.div(lo(g), ops.c(kt))),
+                   ops.c(1));
+  }
+  V segments(V g) {
+    return ops.add(ranged(g), ops.c(plan.dataParallelRounds()));
+  }
+  V owner(V x) {
+    return ops.div(
+        ops.sub(ops.mul(ops.add(x, ops.c(1)), ops.c(blocks)), ops.c(1)),
+        ops.c(w));
+  }
+  StreamKSegment<V> segment(V g, V s) {
+    V l = lo(g), h = hi(g), r = ranged(g);
+    auto inRange = ops.lt(s, r);
+    // A stream-K segment: tile t's k-tiles inside [lo, hi).
+    V t = ops.add(ops.div(l, ops.c(kt)), s);
+    V tileLo = ops.mul(t, ops.c(kt));
+    V first = ops.max(l, tileLo);
+    V last = ops.min(h, ops.add(tileLo, ops.c(kt)));
+    // A data-parallel tile: round i = s - ranged (wraps where unused).
+    V round = ops.sub(s, r);
+    V dpTile = ops.add(ops.add(ops.c(plan.streamKTiles()), g),
+                       ops.mul(round, ops.c(blocks)));
+    StreamKSegment<V> seg;
+    seg.tile = ops.select(inRange, t, dpTile);
+    seg.kBase = ops.select(inRange, ops.sub(first, tileLo), ops.c(0));
+    seg.kCount = ops.select(inRange, ops.sub(last, first), ops.c(kt));
+    seg.tileStart =
+        ops.select(inRange, ops.sub(first, l),
+                   ops.add(ops.sub(h, l), ops.mul(round, ops.c(kt))));
+    return seg;
+  }
+  StreamKSharing<V> sharing(V g, V tile) {
+    auto streamed = ops.lt(tile, ops.c(plan.streamKTiles()));
+    V tileLo = ops.mul(tile, ops.c(kt));
+    V firstOwner = owner(tileLo);
+    V lastOwner = owner(ops.add(tileLo, ops.c(kt - 1)));
+    StreamKSharing<V> share;
+    share.contributors = ops.select(
+        streamed, ops.add(ops.sub(lastOwner, firstOwner), ops.c(1)), ops.c(1));
+    share.plane = ops.select(streamed, ops.sub(g, firstOwner), ops.c(0));
+    return share;
+  }
+};
+
+/// StreamKMath's arithmetic on integers (the plan, the unit tests).
+struct IntegerOps {
+  int64_t c(int64_t v) { return v; }
+  int64_t add(int64_t a, int64_t b) { return a + b; }
+  int64_t sub(int64_t a, int64_t b) { return a - b; }
+  int64_t mul(int64_t a, int64_t b) { return a * b; }
+  int64_t div(int64_t a, int64_t b) { return a / b; }
+  int64_t min(int64_t a, int64_t b) { return std::min(a, b); }
+  int64_t max(int64_t a, int64_t b) { return std::max(a, b); }
+  bool lt(int64_t a, int64_t b) { return a < b; }
+  int64_t select(bool cond, int64_t a, int64_t b) { return cond ? a : b; }
+};
+
 /// qs.gemm_split_k = "auto": the split S (1: none) that a wave model of
 /// the plan's time picks among the divisors of kTiles() up to
 /// kMaxAutoSplitK (GemmPlan.cpp; docs/GPU.md "Split-K").
@@ -375,6 +496,29 @@ struct GemmCode {
   /// each value is the sum of the S planes at its position (in plane
   /// order), plus bias and C, stored to D (`acc` is not read).
   bool reducing = false;
+  /// Stream-K (GemmPlan::streamsK()): the segment's k-tile count, and
+  /// (set by sharesTile) how many blocks share its tile (`split` is this
+  /// block's plane among them, `tile` the tile's index in tile order);
+  /// null otherwise.
+  Value kCount = {}, contributors = {};
+  /// The unit's k-tiles: kCount, or kTilesPerUnit().
+  Value unitKTiles() { return kCount ? kCount : i(plan.kTilesPerUnit()); }
+  /// Stream-K, after the segment's k-loop: whether its tile is shared
+  /// (the segment stores a plane and arrives) rather than computed whole
+  /// (stores D); sets `contributors` and `split` of block `block`.
+  Value sharesTile(Value block);
+  /// Stream-K: while set, the epilogue stores the segment's plane (alpha
+  /// applied, no bias or C) instead of D.
+  bool storingPlane = false;
+  /// Stream-K: the workspace offset of D's (row, col) in plane `plane` of
+  /// stream-K tile `tile` (GemmPlan::streamKPlanes).
+  Value streamKElement(Value plane, Value row, Value col);
+  /// Fused arrivals: the i32 count of units that arrive on the tile's
+  /// counter before its last one (split-K: S - 1; stream-K: the
+  /// segment's contributors - 1).
+  Value arrivalsBeforeLast();
+  /// Runs `body(j)` for each of the unit's k-tiles j in [0, unitKTiles()).
+  void forEachUnitKTile(const std::function<void(Value)> &body);
   /// GemmPlan::fusesReduction(): the tiles' arrival counters, a
   /// memref<tiles() x i32> global of the kernel's module (zero-initialized;
   /// global memory on the GPU).

@@ -225,9 +225,8 @@ void gemm::emulateSplitKArrival(GemmCode &code,
   Type i32 = b.getI32Type();
   Value counters = code.splitKCounters();
   Value before = memref::LoadOp::create(b, loc, counters, code.tile);
-  Value last = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq, before,
-      arith::ConstantIntOp::create(b, loc, i32, code.plan.splitK - 1));
+  Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, before,
+                                     code.arrivalsBeforeLast());
   Value after = arith::SelectOp::create(
       b, loc, last, arith::ConstantIntOp::create(b, loc, i32, 0),
       arith::AddIOp::create(b, loc, before,
@@ -338,26 +337,27 @@ void Sm90Emulation::tile(Value tm, Value tn, Value tileStart) {
   env.loop(regCount, [&](Value r) {
     memref::StoreOp::create(b, loc, env.f32(0.0f), regs, r);
   });
-  env.loop(plan.kTilesPerUnit(), [&](Value j) {
-    kTile(tm, tn, j, env.add(tileStart, j), pairColumns);
-  });
+  code.forEachUnitKTile(
+      [&](Value j) { kTile(tm, tn, j, env.add(tileStart, j), pairColumns); });
   if (plan.tmaStore) {
     stagedEpilogue(tm, tn);
     return;
   }
-  env.loop(kConsumers, [&](Value consumer) {
-    env.loop(kWarpgroup, [&](Value t) {
-      Value regBase =
-          env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
-                  env.idx(plan.accRegs()));
-      code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
-        return memref::LoadOp::create(b, loc, regs,
-                                      env.add(regBase, env.idx(r)))
-            .getResult();
+  auto store = [&] {
+    env.loop(kConsumers, [&](Value consumer) {
+      env.loop(kWarpgroup, [&](Value t) {
+        Value regBase =
+            env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
+                    env.idx(plan.accRegs()));
+        code.epilogue(tm, tn, consumer, t, epilogueArgs, [&](int64_t r) {
+          return memref::LoadOp::create(b, loc, regs,
+                                        env.add(regBase, env.idx(r)))
+              .getResult();
+        });
       });
     });
-  });
-  if (plan.fusesReduction())
+  };
+  auto arrive = [&] {
     emulateSplitKArrival(code, [&] {
       env.loop(kConsumers, [&](Value consumer) {
         env.loop(kWarpgroup, [&](Value t) {
@@ -366,6 +366,23 @@ void Sm90Emulation::tile(Value tm, Value tn, Value tileStart) {
         });
       });
     });
+  };
+  if (plan.streamsK()) {
+    // A stream-K segment sharing its tile stores its plane and arrives.
+    env.ifThenElse(
+        code.sharesTile(env.blockId),
+        [&] {
+          code.storingPlane = true;
+          store();
+          code.storingPlane = false;
+          arrive();
+        },
+        store);
+    return;
+  }
+  store();
+  if (plan.fusesReduction())
+    arrive();
 }
 
 SmallVector<Value> Sm90Emulation::load16(Value offset) {

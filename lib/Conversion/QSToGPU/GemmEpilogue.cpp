@@ -105,20 +105,24 @@ void GemmCode::epilogueAt(
         env.b, env.loc, memref::LoadOp::create(env.b, env.loc, args[0], i(0)),
         memref::LoadOp::create(env.b, env.loc, args[1], i(0)));
   }
-  // partial: this pass stores the unit's plane.
-  bool partial = plan.splitsK() && !reducing;
+  // partial: this pass stores the unit's plane (stream-K: the segment's,
+  // when it shares its tile).
+  bool partial = (plan.splitsK() && !reducing) || storingPlane;
   bool finishes = !plan.splitsK() || plan.fusesReduction();
   Value bias = plan.bias && finishes ? args[next++] : Value();
   Value c = plan.accumulate && finishes ? args[next++] : Value();
   Value d = args[next];
-  Value workspace = plan.splitsK() ? args.back() : Value();
+  Value workspace = plan.splitsK() || plan.streamsK() ? args.back() : Value();
   if (partial) {
     bias = c = Value();
     d = workspace;
   }
-  Type storeType = reducing ? plan.outType : plan.storeType();
+  Type storeType = reducing       ? plan.outType
+                   : storingPlane ? Float32Type::get(env.b.getContext())
+                                  : plan.storeType();
   // Split-K: this unit's plane of the [S, M, N] workspace.
-  Value plane = partial ? env.mul(split, i(plan.m * plan.n)) : Value();
+  Value plane =
+      partial && !plan.streamK ? env.mul(split, i(plan.m * plan.n)) : Value();
   bool rowScaled =
       !reducing && plan.fp4() && (plan.a.rowScaled || plan.b.rowScaled);
   // Reads first, then stores, kEpilogueBatch values at a time. As far as
@@ -142,7 +146,11 @@ void GemmCode::epilogueAt(
       std::tie(group.row, group.first) = position(g * vec);
       Value row = minI(group.row, i(plan.m - 1));
       // The planes' sums at a clamped, in-range group (N % vec == 0).
-      if (reducing)
+      if (reducing && plan.streamK)
+        group.sums = sumPlanes(
+            workspace,
+            streamKElement(i(0), row, minI(group.first, i(plan.n - vec))), vec);
+      else if (reducing)
         group.sums = sumPlanes(workspace,
                                env.add(env.mul(row, i(plan.n)),
                                        minI(group.first, i(plan.n - vec))),
@@ -191,7 +199,9 @@ void GemmCode::epilogueAt(
                               env.lt(group.first, i(plan.n)));
       env.ifThen(inside, [&] {
         SmallVector<Value> outs = values();
-        Value at = env.add(env.mul(group.row, i(plan.n)), group.first);
+        Value at = storingPlane
+                       ? streamKElement(split, group.row, group.first)
+                       : env.add(env.mul(group.row, i(plan.n)), group.first);
         if (plane)
           at = env.add(plane, at);
         if (vec == 1) {

@@ -143,9 +143,8 @@ void BlockEmitter::arriveAndReduce(Value leader, Value flag,
                        "atom.acq_rel.gpu.add.u32 $0, [$1], $2;", "=r,l,r");
     Value last = arith::ExtUIOp::create(
         b, loc, i32,
-        arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq, before,
-            arith::ConstantIntOp::create(b, loc, i32, plan.splitK - 1)));
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, before,
+                              code.arrivalsBeforeLast()));
     ptx({counter, last, flagAddress, ptx.i32(env.idx(0))},
         "{\n.reg .pred p;\nsetp.ne.b32 p, $1, 0;\n"
         "@p st.relaxed.gpu.u32 [$0], $3;\n"
@@ -301,7 +300,7 @@ void Sm90Block::producer() {
   ptx({}, "setmaxnreg.dec.sync.aligned.u32 40;", "");
   env.ifThen(eq(t, zero), [&] {
     code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
-      env.loop(plan.kTilesPerUnit(), [&](Value j) {
+      code.forEachUnitKTile([&](Value j) {
         // The block's k-tile `it` (through all its units) uses stage
         // it % stages in round it / stages; k-tile kt of K.
         Value it = env.add(tileStart, j);
@@ -489,7 +488,7 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
                        code.fp4ScaleCodes(tm, tn, consumer, t,
                                           code.kTileOf(env.idx(0)),
                                           epilogueArgs[0], epilogueArgs[1]));
-  auto forOp = scf::ForOp::create(b, loc, env.idx(0), env.idx(kTiles),
+  auto forOp = scf::ForOp::create(b, loc, env.idx(0), code.unitKTiles(),
                                   env.idx(1), carried);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -536,17 +535,21 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
   // waits for it), so the producer streams the next tile while this one's
   // epilogue runs.
   if (plan.persistent() && !plan.promotes() && !plan.fp4()) {
-    Value last =
-        env.rem(env.add(tileStart, env.idx(kTiles - 1)), env.idx(plan.stages));
+    Value lastJ =
+        code.kCount
+            ? arith::SubIOp::create(b, loc, code.kCount, env.idx(1)).getResult()
+            : env.idx(kTiles - 1);
+    Value last = env.rem(env.add(tileStart, lastJ), env.idx(plan.stages));
     freeStage(last, eq(t, zero));
   }
   Value result = forOp.getResult(0);
-  storeTile(tm, tn, consumer, [&](int64_t r) {
+  auto registers = [&](int64_t r) {
     return LLVM::ExtractValueOp::create(b, loc, result, r).getResult();
-  });
-  // Fused split-K: both consumers (named barrier 1) arrive; the leader is
-  // consumer 0's thread 0.
-  if (plan.fusesReduction())
+  };
+  // Fused split-K, and stream-K segments sharing their tile: both
+  // consumers (named barrier 1) arrive; the leader is consumer 0's thread
+  // 0.
+  auto arrive = [&] {
     arriveAndReduce(
         eq(env.add(env.mul(consumer, env.idx(kWarpgroup)), t), zero),
         env.idx(plan.lastUnitFlagOffset()),
@@ -555,6 +558,24 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
           code.epilogue(tm, tn, consumer, t, block.epilogueArgs,
                         [](int64_t) { return Value(); });
         });
+  };
+  if (plan.streamsK()) {
+    // A segment sharing its tile stores its plane and arrives; one that
+    // computed its tile whole stores D.
+    env.ifThenElse(
+        code.sharesTile(env.blockId),
+        [&] {
+          code.storingPlane = true;
+          code.epilogue(tm, tn, consumer, t, block.epilogueArgs, registers);
+          code.storingPlane = false;
+          arrive();
+        },
+        [&] { storeTile(tm, tn, consumer, registers); });
+    return;
+  }
+  storeTile(tm, tn, consumer, registers);
+  if (plan.fusesReduction())
+    arrive();
 }
 
 void Sm90Block::fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,

@@ -130,6 +130,25 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                             "so qs.gemm_epilogue = \"tma\" (D written by "
                             "the GEMM kernel through TMA) does not apply";
   }
+  if (operands.streamK && (cc != 90 || operands.pingpong ||
+                           operands.clusterSize == 2 || operands.tmaStore))
+    return emitError() << "qs.gemm_split_k = \"stream\" (stream-K: "
+                          "persistent blocks share the last tiles' k-tiles) "
+                          "exists for the sm_90a kernels with the "
+                          "cooperative schedule, no clusters and the direct "
+                          "epilogue (segments sharing a tile store FP32 "
+                          "planes)";
+  if (operands.streamK && mx && operands.tileN == 128)
+    return emitError() << "qs.gemm_split_k = \"stream\" with MXFP8 "
+                          "operands needs the default 128x64 tiles: with "
+                          "qs.gemm_tile_n = 128 the segments' bookkeeping "
+                          "next to two sets of partial accumulators exceeds "
+                          "the consumers' 232 registers (ptxas spills)";
+  if (operands.streamK && operands.kernelReduce)
+    return emitError() << "qs.gemm_split_k = \"stream\" sums the tiles its "
+                          "blocks share inside the GEMM kernel (each tile's "
+                          "last block), so qs.gemm_split_k_reduce = "
+                          "\"kernel\" does not apply";
   if (cc == 100 && operands.persistentBlocks)
     return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
                           "exist for sm_90a only; the sm_100a kernel runs "
@@ -185,6 +204,16 @@ static std::string describe(const GemmPlan &plan, bool splitKAuto) {
   os << "; " << plan.blocks() << (plan.blocks() == 1 ? " block" : " blocks")
      << " of " << plan.threads() << " threads, " << plan.sharedBytes()
      << " bytes of shared memory";
+  if (plan.streamsK())
+    os << "; stream-K: the last " << plan.streamKTiles() << " tiles' "
+       << plan.streamKIters() << " k-tiles shared by the blocks ("
+       << plan.streamKIters() / plan.blocks() << "-"
+       << ceilDiv(plan.streamKIters(), plan.blocks()) << " each, up to "
+       << plan.streamKPlanes() << " per tile), then "
+       << plan.dataParallelRounds() << " whole tiles each; each shared "
+       << "tile's last block sums its planes";
+  else if (plan.streamK)
+    os << "; stream-K: none (the blocks divide the tiles)";
   if (plan.fusesReduction())
     os << "; each tile's last unit sums its planes";
   else if (plan.splitsK())
@@ -244,8 +273,9 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   // qs.gemm_persistent says otherwise.
   plan.pingpong = operands.pingpong;
   plan.persistentBlocks = operands.persistentBlocks ? operands.persistentBlocks
-                          : plan.pingpong           ? sms
-                                                    : 0;
+                          : plan.pingpong || operands.streamK ? sms
+                                                              : 0;
+  plan.streamK = operands.streamK;
   plan.cluster = operands.clusterSize;
   plan.tmaStore = operands.tmaStore;
   plan.splitK = operands.splitK;
@@ -313,7 +343,14 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     workspace = memref::AllocOp::create(
         b, loc,
         MemRefType::get({plan.splitK * plan.m * plan.n}, b.getF32Type()));
-  bool finishes = !workspace || plan.fusesReduction();
+  // Stream-K: streamKPlanes() planes of the stream-K tiles.
+  if (plan.streamsK())
+    workspace = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get(
+            {plan.streamKPlanes() * plan.streamKTiles() * kTileM * plan.tileN},
+            b.getF32Type()));
+  bool finishes = !workspace || plan.fusesReduction() || plan.streamK;
   if (bias && finishes)
     args.push_back(bias);
   if (c && finishes)
@@ -344,9 +381,18 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
       emitEmulatedBody(env, plan, typeA, typeB);
     };
   emitKernel(b, loc, module, desc, args, options);
-  if (workspace && !plan.fusesReduction())
+  if (workspace && !plan.fusesReduction() && !plan.streamK)
     emitSplitKReduction(b, loc, module, plan, workspace, bias, c, d, options);
   return describe(plan, operands.splitKAuto);
+}
+
+int64_t GemmPlan::streamKPlanes() const {
+  IntegerOps ops;
+  StreamKMath<int64_t, IntegerOps> math{*this, ops};
+  int64_t planes = 1;
+  for (int64_t t = 0; streamsK() && t < streamKTiles(); ++t)
+    planes = std::max(planes, math.sharing(0, t).contributors);
+  return planes;
 }
 
 namespace {

@@ -112,8 +112,13 @@ struct GemmOperands {
   /// qs.gemm_split_k = "auto": the plan picks the split (chooseSplitK).
   bool splitKAuto = false;
   /// qs.gemm_split_k_reduce = "fused": each tile's last work unit sums the
-  /// planes (GemmPlan::fusedReduce) instead of a second kernel.
-  bool fusedReduce = false;
+  /// planes (GemmPlan::fusedReduce) instead of a second kernel; "kernel"
+  /// said explicitly (which stream-K cannot do).
+  bool fusedReduce = false, kernelReduce = false;
+  /// qs.gemm_split_k = "stream": stream-K over the last tiles
+  /// (GemmPlan::streamK), persistentBlocks blocks or one per
+  /// multiprocessor.
+  bool streamK = false;
   /// Bytes of one element of D.
   int64_t outBytes = 0;
   /// qs.gemm's fast_accumulate: the tensor cores may sum all of K in their

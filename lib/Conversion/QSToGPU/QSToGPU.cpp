@@ -256,7 +256,8 @@ struct ConvertQSToGPUPass
                              op.getTransposeB());
     // The kernel options qs.gemm_tile_n, _persistent, _cluster, _schedule,
     // _epilogue, _split_k and _split_k_reduce (checked by the dialect; the
-    // string a split_k can be is "auto") on the op or an ancestor.
+    // strings a split_k can be are "auto" and "stream") on the op or an
+    // ancestor.
     // The nearest one wins (the dialect checked each).
     auto inherited = [&](StringRef name) -> Attribute {
       for (Operation *p = op; p; p = p->getParentOp())
@@ -280,11 +281,14 @@ struct ConvertQSToGPUPass
     operands.tmaStore = epilogue && epilogue.getValue() == "tma";
     operands.splitK =
         std::max<int64_t>(1, integer(QSDialect::getGemmSplitKAttrName()));
-    operands.splitKAuto = isa_and_nonnull<StringAttr>(
+    auto splitK = dyn_cast_or_null<StringAttr>(
         inherited(QSDialect::getGemmSplitKAttrName()));
+    operands.splitKAuto = splitK && splitK.getValue() == "auto";
+    operands.streamK = splitK && splitK.getValue() == "stream";
     auto reduce = dyn_cast_or_null<StringAttr>(
         inherited(QSDialect::getGemmSplitKReduceAttrName()));
     operands.fusedReduce = reduce && reduce.getValue() == "fused";
+    operands.kernelReduce = reduce && reduce.getValue() == "kernel";
     operands.outBytes = cast<RankedTensorType>(op.getResult().getType())
                             .getElementType()
                             .getIntOrFloatBitWidth() /

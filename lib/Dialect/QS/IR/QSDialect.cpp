@@ -83,11 +83,13 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
       {getGemmSplitKAttrName(),
        [](Attribute a) {
          auto value = dyn_cast<StringAttr>(a);
-         return isPositiveI64(a) || (value && value.getValue() == "auto");
+         return isPositiveI64(a) || (value && (value.getValue() == "auto" ||
+                                               value.getValue() == "stream"));
        },
        "an i64 of at least 1 (the number of ranges of K the GEMM kernels "
-       "split each output tile's sum into) or the string \"auto\" (the "
-       "kernels' cost model picks it)"},
+       "split each output tile's sum into), the string \"auto\" (the "
+       "kernels' cost model picks it) or the string \"stream\" (stream-K: "
+       "persistent blocks share the last tiles' k-tiles evenly)"},
       {getGemmSplitKReduceAttrName(),
        [](Attribute a) {
          auto value = dyn_cast<StringAttr>(a);
