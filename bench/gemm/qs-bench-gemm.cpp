@@ -25,6 +25,9 @@
 // split; read from the report-gemm-plans remark). --split-k-reduce=fused
 // sums those runs' planes in the GEMM kernel (qs.gemm_split_k_reduce =
 // "fused"; sched skSf, askSf) instead of the reduction kernel.
+// --stream-k adds (sm_90a) a run of every shape with qs.gemm_split_k =
+// "stream" on the persistent grid (sched strm; compare with pers: the same
+// grid without stream-K).
 // --fast-accumulate gives the per-tensor GEMMs
 // fast_accumulate (TE's fprop; on sm_90a ping-pong needs it, so those runs come
 // with it); without it the sm_90a kernel promotes each k-tile into FP32
@@ -101,6 +104,10 @@ static cl::opt<std::string> splitKReduceOpt(
              "kernel sums the planes) or fused (each tile's last unit does; "
              "sched skSf / askSf)"),
     cl::init("kernel"));
+static cl::opt<bool> streamKOpt(
+    "stream-k",
+    cl::desc("Also run each shape with qs.gemm_split_k = \"stream\" "
+             "(sm_90a, --persistent blocks; sched strm)"));
 static cl::opt<bool> fastOpt(
     "fast-accumulate",
     cl::desc("Per-tensor FP8 with qs.gemm's fast_accumulate (TE's fprop): "
@@ -117,7 +124,7 @@ namespace {
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
                        bool tma, int64_t splitK, bool splitKAuto,
-                       bool fusedReduce, bool fast, StringRef family,
+                       bool streamK, bool fusedReduce, bool fast, StringRef family,
                        StringRef chip, StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
@@ -154,6 +161,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     attrs += ", qs.gemm_split_k = " + std::to_string(splitK) + " : i64";
   if (splitKAuto)
     attrs += ", qs.gemm_split_k = \"auto\"";
+  if (streamK)
+    attrs += ", qs.gemm_split_k = \"stream\"";
   if (fusedReduce)
     attrs += ", qs.gemm_split_k_reduce = \"fused\"";
   std::string flags = layout == "TN"   ? " transpose_b"
@@ -272,7 +281,7 @@ int main(int argc, char **argv) {
       int64_t tileN = 0, persistent = 0, cluster = 0;
       bool pingpong = false, tma = false;
       int64_t splitK = 0;
-      bool splitKAuto = false;
+      bool splitKAuto = false, streamK = false;
     };
     SmallVector<Run> runs = {Run()};
     // sm_90a ping-pong needs fast_accumulate.
@@ -316,11 +325,13 @@ int main(int argc, char **argv) {
       runs.push_back(Run{0, 0, 0, false, false, splitKOpt});
     if (splitKAutoOpt)
       runs.push_back(Run{0, 0, 0, false, false, 0, true});
+    if (streamKOpt && chip == "sm_90a")
+      runs.push_back(Run{0, persistentOpt, 0, false, false, 0, false, true});
     for (const Run &run : runs) {
       int64_t tileN = run.tileN;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
-                     run.tma, run.splitK, run.splitKAuto,
+                     run.tma, run.splitK, run.splitKAuto, run.streamK,
                      fused && (run.splitK || run.splitKAuto), fast, family,
                      chip, layout),
           &ctx);
@@ -358,7 +369,8 @@ int main(int argc, char **argv) {
                           : "sk" + std::to_string(run.splitK)) +
           (fused && (run.splitKAuto ? autoSplit > 1 : run.splitK > 1) ? "f"
                                                                       : "");
-      const char *sched = run.splitK || run.splitKAuto    ? splitName.c_str()
+      const char *sched = run.streamK                     ? "strm"
+                          : run.splitK || run.splitKAuto  ? splitName.c_str()
                           : run.pingpong && run.cluster   ? "ppmc2"
                           : run.pingpong                  ? "pp"
                           : run.tma && run.persistent     ? "ptma"

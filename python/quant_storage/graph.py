@@ -169,7 +169,9 @@ class Function:
         128-wide k-tiles, one block each, FP32 partial results summed in
         order by a second kernel; S must divide ceil(K / 128); for grids
         that would leave multiprocessors idle, e.g. small M; "auto": the
-        kernels' cost model picks S, none where it would not pay),
+        kernels' cost model picks S, none where it would not pay; "stream":
+        stream-K on sm_90a, persistent blocks sharing the last tiles'
+        k-tiles evenly, the shared tiles summed by their last block),
         `split_k_reduce` ("kernel": the second kernel sums the planes;
         "fused": each output tile's last unit sums them in the GEMM kernel,
         the same bytes without a second launch; launches of one compiled
@@ -192,11 +194,13 @@ class Function:
             if value is None:
                 continue
             if name == "split_k" and isinstance(value, str):
-                if value != "auto":
-                    raise ValueError(f'gemm option split_k must be an int or "auto", got {value!r}')
+                if value not in ("auto", "stream"):
+                    raise ValueError('gemm option split_k must be an int, "auto" or "stream", '
+                                     f"got {value!r}")
             elif isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"gemm option {name} must be an int"
-                                + (' or "auto"' if name == "split_k" else "") + f", got {value!r}")
+                                + (', "auto" or "stream"' if name == "split_k" else "")
+                                + f", got {value!r}")
             options.append((name, value))
         for name, value in (("schedule", schedule), ("epilogue", epilogue),
                             ("split_k_reduce", split_k_reduce)):

@@ -650,14 +650,72 @@ def test_gemm_split_k_fused(rng, family, layout, out, kwargs):
     assert fused.tobytes() == want.tobytes()
 
 
-def test_gemm_split_k_fused_twice(rng):
+STREAM_K = [
+    # (family, layout index, out, kwargs): persistent grids small enough to
+    # emulate. 15 tiles of 4 k-tiles over 4 blocks: 7 stream-K tiles (7
+    # k-tiles per block), 2 data-parallel rounds; over 7 blocks: 8 and 1;
+    # K with a partial last k-tile; fewer tiles than blocks; N = 45.
+    ("fp8_current", 0, "f32", dict(m=320, n=560, k=512, bias=True, accumulate=True,
+                                   persistent=4)),
+    ("fp8_current", 0, "bf16", dict(m=320, n=560, k=1536, fast_accumulate=True,
+                                    tile_n=256, bias=True, persistent=4)),
+    ("fp8_current", 1, "bf16", dict(m=320, n=576, k=352, tile_n=192, persistent=7)),
+    ("fp8_block", 0, "bf16", dict(m=288, n=320, k=640, bias=True, persistent=7)),
+    ("fp8_block", 2, "f32", dict(m=256, n=384, k=384, persistent=5)),
+    ("mxfp8", 1, "bf16", dict(m=256, n=224, k=512, bias=True, accumulate=True,
+                              persistent=5)),
+    ("nvfp4", 0, "f32", dict(m=96, n=160, k=1024, bias=True, persistent=3)),
+    ("fp8_current", 0, "bf16", dict(m=70, n=45, k=1024, bias=True, accumulate=True,
+                                    persistent=6)),
+]
+
+
+@pytest.mark.parametrize("family,layout,out,kwargs", STREAM_K,
+                         ids=[f"{f}-{l}-p{kw['persistent']}" for f, l, _, kw in STREAM_K])
+def test_gemm_stream_k(rng, family, layout, out, kwargs):
+    # qs.gemm_split_k = "stream": the persistent blocks share the last
+    # tiles' k-tiles; segments sharing a tile store FP32 planes and the
+    # tile's last block sums them in k order. Within the bound of the
+    # reference (dropping a plane from the sum fails every case); the IR
+    # has the compact workspace (planes x stream-K tiles x 128 x tileN) and
+    # the counters, no reduction kernel.
+    if h.KERNELS == "cuda":
+        kwargs = {**kwargs, "tensor_cores": True,
+                  "integers": kwargs.get("fast_accumulate", False)}
+    case = gemm_case(rng, family, LAYOUTS[layout], out, split_k="stream", **kwargs)
+    ir = lowered(case.module)
+    assert "qs_gemm_split_k_reduce" not in ir and "@qs_gemm_split_k_counters" in ir, ir[-3000:]
+    (got,) = h.run(case.module, "gemm", case.inputs, 1)
+    bad, message = outside_bound(case, got)
+    assert not bad, message
+
+
+def test_gemm_stream_k_divided_grid(rng):
+    # A grid that divides the tiles (12 tiles over 4 blocks) has no
+    # stream-K tiles: the kernel is the plain persistent one, byte for byte
+    # the same results, and no counters or workspace.
+    kwargs = dict(m=384, n=512, k=512, bias=True, persistent=4)
+    case = gemm_case(rng, "fp8_current", LAYOUTS[0], "bf16", split_k="stream", **kwargs)
+    assert "@qs_gemm_split_k_counters" not in lowered(case.module)
+    (got,) = h.run(case.module, "gemm", case.inputs, 1)
+    plain = case.module.replace(', qs.gemm_split_k = "stream"', "")
+    assert plain != case.module
+    (want,) = h.run(plain, "gemm", case.inputs, 1)
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(m=200, n=300, k=768, bias=True, split_k=3, split_k_reduce="fused"),
+    dict(m=320, n=560, k=512, bias=True, split_k="stream", persistent=4)],
+    ids=["split_k3_fused", "stream"])
+def test_gemm_split_k_fused_twice(rng, kwargs):
     # The counters outlive a launch: the last unit of each tile zeroes its
     # counter, so a second launch of the same kernel (one GEMM function
     # called twice, on other operands) finds them at zero and each tile's
     # last unit sums the second launch's planes: both results are within
     # their own bounds (a counter not zeroed would never again reach S - 1:
-    # no unit would finish the second launch's tiles).
-    kwargs = dict(m=200, n=300, k=768, bias=True, split_k=3, split_k_reduce="fused")
+    # no unit would finish the second launch's tiles). Stream-K's shared
+    # tiles use the same counters.
     cases = [gemm_case(rng, "fp8_current", LAYOUTS[0], "bf16", **kwargs)
              for _ in range(2)]
     module = cases[0].module

@@ -87,9 +87,9 @@ def test_bad_builder_arguments():
         f1.gemm(q, q, transpose_b=True, epilogue="stmatrix")
     with pytest.raises(TypeError, match="gemm option epilogue must be a str, got 1"):
         f1.gemm(q, q, transpose_b=True, epilogue=1)
-    with pytest.raises(TypeError, match="gemm option split_k must be an int or \"auto\", got 2.0"):
+    with pytest.raises(TypeError, match="gemm option split_k must be an int, \"auto\" or \"stream\", got 2.0"):
         f1.gemm(q, q, transpose_b=True, split_k=2.0)
-    with pytest.raises(ValueError, match="gemm option split_k must be an int or \"auto\", got 'max'"):
+    with pytest.raises(ValueError, match="gemm option split_k must be an int, \"auto\" or \"stream\", got 'max'"):
         f1.gemm(q, q, transpose_b=True, split_k="max")
     with pytest.raises(qs.QSError, match="'qs.gemm_split_k_reduce' must be the string \"kernel\" or \"fused\""):
         f1.gemm(q, q, transpose_b=True, split_k=2, split_k_reduce="atomic")

@@ -232,6 +232,30 @@ def test_gemm_split_k_fused():
         assert compiled.gemm_plans[0].endswith("each tile's last unit sums its planes")
 
 
+def test_gemm_stream_k():
+    """split_k="stream": stream-K on the persistent sm_90a kernel. One
+    128x128 tile of 4 k-tiles goes to 4 blocks (at most one per k-tile),
+    one k-tile each; the last to finish sums the four planes (counters and
+    the arrival as with the fused split-K, no second kernel). sm_100a and
+    the ping-pong schedule are diagnostics when compiling."""
+    q = qs.Float8CurrentScalingQuantizer()
+    g = linear(q, k=512, split_k="stream")
+    assert 'qs.gemm_split_k = "stream"' in str(g)
+    compiled = qs.compile(g)
+    assert "split_k_reduce" not in compiled.ptx
+    assert "atom.acq_rel.gpu.add.u32" in compiled.ptx
+    assert compiled.gemm_plans[0].endswith(
+        "persistent; 4 blocks of 384 threads, 196704 bytes of shared memory; stream-K: "
+        "the last 1 tiles' 4 k-tiles shared by the blocks (1-1 each, up to 4 per tile), "
+        "then 0 whole tiles each; each shared tile's last block sums its planes")
+    with pytest.raises(qs.QSError, match=r"qs.gemm_split_k = \"stream\" \(stream-K"):
+        qs.compile(g, chip="sm_100a")
+    with pytest.raises(qs.QSError, match=r"exists for the sm_90a kernels with the "
+                                         r"cooperative schedule"):
+        qs.compile(linear(q, k=512, split_k="stream", schedule="pingpong",
+                          fast_accumulate=True))
+
+
 def test_gemm_split_k_auto():
     """split_k="auto": the kernels' cost model picks S. A one-tile GEMM
     with 32 k-tiles splits (both chips); one with 4 k-tiles does not (the

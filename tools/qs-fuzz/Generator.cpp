@@ -68,10 +68,12 @@ public:
     static const char *epilogues[] = {nullptr, nullptr, "direct", "tma"};
     const char *epilogue = epilogues[in.ConsumeIntegralInRange<size_t>(0, 3)];
     // Split-K ranges: often not dividing the k-tiles (a diagnostic), 0 and
-    // -1 rejected by the dialect, kAutoSplit the model's choice ("auto").
-    constexpr int64_t kAutoSplit = -2;
-    static const int64_t splits[] = {0, 0, 0, 1, 2, 3, 4, -1, kAutoSplit};
-    int64_t splitK = splits[in.ConsumeIntegralInRange<size_t>(0, 8)];
+    // -1 rejected by the dialect, kAutoSplit the model's choice ("auto"),
+    // kStreamK stream-K ("stream").
+    constexpr int64_t kAutoSplit = -2, kStreamK = -3;
+    static const int64_t splits[] = {0, 0, 0, 1, 2, 3, 4, -1, kAutoSplit,
+                                     kStreamK};
+    int64_t splitK = splits[in.ConsumeIntegralInRange<size_t>(0, 9)];
     // Who sums the planes ("atomic": rejected by the dialect).
     static const char *reduces[] = {nullptr, nullptr, "kernel",
                                     "fused", "fused", "atomic"};
@@ -91,6 +93,8 @@ public:
       attrs.push_back(std::string("qs.gemm_epilogue = \"") + epilogue + "\"");
     if (splitK == kAutoSplit)
       attrs.push_back("qs.gemm_split_k = \"auto\"");
+    else if (splitK == kStreamK)
+      attrs.push_back("qs.gemm_split_k = \"stream\"");
     else if (splitK)
       attrs.push_back("qs.gemm_split_k = " + std::to_string(splitK) + " : i64");
     if (reduce)
@@ -300,6 +304,7 @@ private:
                                       "qs.gemm_split_k = 2 : i64",
                                       "qs.gemm_split_k = 0 : i64",
                                       "qs.gemm_split_k = \"auto\"",
+                                      "qs.gemm_split_k = \"stream\"",
                                       "qs.gemm_split_k_reduce = \"fused\""};
         body << " {" << pick(knobs) << "}";
       }

@@ -161,7 +161,12 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     unit counts itself done on its tile's counter (a zero-initialized
     global of the kernel module, `atom.acq_rel.gpu`) and the tile's last
     unit sums the planes, in the same order, adds bias and C, stores D and
-    zeroes the counter.
+    zeroes the counter. `qs.gemm_split_k = "stream"` (sm_90a) is stream-K
+    on the persistent grid: the last one to two waves of tiles are shared
+    out as equal ranges of k-tiles, one per block (the rest computed whole
+    after them); the blocks sharing a tile store FP32 planes and the last
+    of them sums them in K order, through the same counters (docs/GPU.md
+    "Stream-K").
 
     GEMM kernels (sm_100a, for the module's `qs.chip = "sm_100a"`): GEMMs
     of every family become one tcgen05 kernel of 128 threads per 128x128

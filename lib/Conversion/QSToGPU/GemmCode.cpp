@@ -57,15 +57,18 @@ void GemmCode::beginUnit(Value unit) {
 }
 
 namespace {
-/// StreamKMath's arithmetic in the kernels: on i32 values (GemmPlan::
-/// streamKFits32 checks the products fit), which halves the registers the
-/// segment's values hold next to the accumulators.
+/// StreamKMath's arithmetic in the kernels: on i32 values where its
+/// products fit (GemmPlan::streamKFits32; i64 otherwise), which halves the
+/// registers the segment's values hold next to the accumulators.
 struct I32Ops {
   GemmCode &code;
   OpBuilder &b() { return code.env.b; }
   Location loc() { return code.env.loc; }
+  Type type() {
+    return code.plan.streamKFits32() ? b().getI32Type() : b().getI64Type();
+  }
   Value c(int64_t v) {
-    return arith::ConstantIntOp::create(b(), loc(), b().getI32Type(), v);
+    return arith::ConstantIntOp::create(b(), loc(), type(), v);
   }
   Value add(Value x, Value y) {
     return arith::AddIOp::create(b(), loc(), x, y);
@@ -92,7 +95,7 @@ struct I32Ops {
     return arith::SelectOp::create(b(), loc(), cond, x, y);
   }
   Value from(Value index) {
-    return arith::IndexCastUIOp::create(b(), loc(), b().getI32Type(), index);
+    return arith::IndexCastUIOp::create(b(), loc(), type(), index);
   }
   Value to(Value v) {
     return arith::IndexCastUIOp::create(b(), loc(), b().getIndexType(), v);

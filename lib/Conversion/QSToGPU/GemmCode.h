@@ -139,6 +139,11 @@ struct GemmPlan {
     return t % g == 0 ? 0 : t < 2 * g ? t : g + t % g;
   }
   int64_t streamKIters() const { return streamKTiles() * kTiles(); }
+  /// Whether StreamKMath's products (at most blocks() x (streamKIters() +
+  /// blocks())) fit 31 bits, so that the kernels compute it in i32.
+  bool streamKFits32() const {
+    return blocks() * (streamKIters() + blocks()) < (int64_t(1) << 31);
+  }
   /// Tiles each block computes whole after its stream-K range.
   int64_t dataParallelRounds() const {
     return (tiles() - streamKTiles()) / blocks();

@@ -190,3 +190,73 @@ func.func @split_k_tma_store(%a: !a, %b: !a) -> tensor<128x128xbf16> {
   return %y : tensor<128x128xbf16>
 }
 }
+
+// -----
+
+// Stream-K runs on the cooperative schedule without clusters and stores
+// planes or D directly: not with ping-pong consumers, ...
+!a = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.gemm_schedule = "pingpong", qs.gemm_split_k = "stream"} {
+func.func @stream_k_pingpong(%a: !a, %b: !a) -> tensor<512x512xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule, no clusters and the direct epilogue (segments sharing a tile store FP32 planes)}}
+  %y = qs.gemm %a, %b transpose_b fast_accumulate : !a, !a -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
+}
+}
+
+// -----
+
+// ... nor multicast pairs, ...
+!a = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.gemm_cluster = 2 : i64, qs.gemm_split_k = "stream"} {
+func.func @stream_k_cluster(%a: !a, %b: !a) -> tensor<512x512xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule, no clusters and the direct epilogue (segments sharing a tile store FP32 planes)}}
+  %y = qs.gemm %a, %b transpose_b : !a, !a -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
+}
+}
+
+// -----
+
+// ... nor the TMA-store epilogue.
+!a = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.gemm_epilogue = "tma", qs.gemm_split_k = "stream"} {
+func.func @stream_k_tma(%a: !a, %b: !a) -> tensor<512x512xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule, no clusters and the direct epilogue (segments sharing a tile store FP32 planes)}}
+  %y = qs.gemm %a, %b transpose_b : !a, !a -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
+}
+}
+
+// -----
+
+// Stream-K sums shared tiles in the GEMM kernel: "kernel" contradicts it.
+!a = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.gemm_split_k = "stream", qs.gemm_split_k_reduce = "kernel"} {
+func.func @stream_k_reduce_kernel(%a: !a, %b: !a) -> tensor<512x512xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" sums the tiles its blocks share inside the GEMM kernel (each tile's last block), so qs.gemm_split_k_reduce = "kernel" does not apply}}
+  %y = qs.gemm %a, %b transpose_b : !a, !a -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
+}
+}
+
+// -----
+
+// Stream-K with MXFP8 keeps the default 128x64 tiles (128x128 spills).
+!m = !qs.tensor<512x256xbf16, #qs.mxfp8<columnwise = false>>
+func.func @stream_k_mxfp8_128(%a: !m, %b: !m) -> tensor<512x512xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" with MXFP8 operands needs the default 128x64 tiles: with qs.gemm_tile_n = 128 the segments' bookkeeping next to two sets of partial accumulators exceeds the consumers' 232 registers (ptxas spills)}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream", qs.gemm_tile_n = 128 : i64} : !m, !m -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
+}
+
+// -----
+
+// ... and runs with them, and with the other families' tiles.
+!m = !qs.tensor<512x256xbf16, #qs.mxfp8<columnwise = false>>
+!f = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
+func.func @stream_k_ok(%a: !m, %b: !m, %c: !f) -> tensor<512x512xbf16> {
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream"} : !m, !m -> tensor<512x512xbf16>
+  %z = qs.gemm %c, %c transpose_b {qs.gemm_split_k = "stream", qs.gemm_tile_n = 256 : i64} : !f, !f -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
+}

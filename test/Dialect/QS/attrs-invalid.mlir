@@ -133,18 +133,18 @@ module attributes {qs.gemm_epilogue = "stmatrix"} {}
 // -----
 
 // Split-K takes a positive number of K ranges.
-// expected-error @+1 {{'qs.gemm_split_k' must be an i64 of at least 1 (the number of ranges of K the GEMM kernels split each output tile's sum into) or the string "auto" (the kernels' cost model picks it), got 0 : i64}}
+// expected-error @+1 {{'qs.gemm_split_k' must be an i64 of at least 1 (the number of ranges of K the GEMM kernels split each output tile's sum into), the string "auto" (the kernels' cost model picks it) or the string "stream" (stream-K: persistent blocks share the last tiles' k-tiles evenly), got 0 : i64}}
 module attributes {qs.gemm_split_k = 0 : i64} {}
 
 // -----
 
-// expected-error @+1 {{'qs.gemm_split_k' must be an i64 of at least 1 (the number of ranges of K the GEMM kernels split each output tile's sum into) or the string "auto" (the kernels' cost model picks it), got 2 : i32}}
+// expected-error @+1 {{'qs.gemm_split_k' must be an i64 of at least 1 (the number of ranges of K the GEMM kernels split each output tile's sum into), the string "auto" (the kernels' cost model picks it) or the string "stream" (stream-K: persistent blocks share the last tiles' k-tiles evenly), got 2 : i32}}
 module attributes {qs.gemm_split_k = 2 : i32} {}
 
 // -----
 
-// The one string split-K takes is "auto".
-// expected-error @+1 {{'qs.gemm_split_k' must be an i64 of at least 1 (the number of ranges of K the GEMM kernels split each output tile's sum into) or the string "auto" (the kernels' cost model picks it), got "max"}}
+// The strings split-K takes are "auto" and "stream".
+// expected-error @+1 {{'qs.gemm_split_k' must be an i64 of at least 1 (the number of ranges of K the GEMM kernels split each output tile's sum into), the string "auto" (the kernels' cost model picks it) or the string "stream" (stream-K: persistent blocks share the last tiles' k-tiles evenly), got "max"}}
 module attributes {qs.gemm_split_k = "max"} {}
 
 // -----

@@ -139,6 +139,16 @@ func.func @split_auto(%a: !sk, %b: !sk) -> tensor<128x128xbf16> {
 
 // -----
 
+// Stream-K, on a GEMM op itself.
+// CHECK: qs.gemm %{{.*}}, %{{.*}} transpose_b {qs.gemm_split_k = "stream"}
+!sks = !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>
+func.func @split_stream(%a: !sks, %b: !sks) -> tensor<128x128xbf16> {
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream"} : !sks, !sks -> tensor<128x128xbf16>
+  return %y : tensor<128x128xbf16>
+}
+
+// -----
+
 // Split-K summed in the GEMM kernel by each tile's last unit.
 // CHECK: module attributes {qs.gemm_split_k = 2 : i64, qs.gemm_split_k_reduce = "fused"}
 // CHECK: qs.gemm %{{.*}}, %{{.*}} transpose_b {qs.gemm_split_k_reduce = "kernel"}

@@ -145,6 +145,25 @@ def QS_Dialect : Dialect {
     second launch; docs/GPU.md), 1 where no split pays and with
     `qs.gemm_epilogue = "tma"`.
 
+    `qs.gemm_split_k = "stream"` (sm_90a, cooperative schedule) is
+    stream-K: the kernel is persistent (`qs.gemm_persistent` blocks, by
+    default one per multiprocessor, at most one per k-tile) and, unless the
+    blocks divide the output tiles, the last tiles (all if fewer than two
+    waves, else one wave plus the remainder) are shared: their k-tiles are
+    cut into one contiguous, equal (within one k-tile) range per block, so
+    the last wave does not leave multiprocessors idle; each block then
+    computes its share of the remaining tiles whole. A tile computed by
+    several blocks is finished as with `qs.gemm_split_k_reduce = "fused"`:
+    each stores its FP32 partial result into its plane of a workspace
+    (the most blocks on one tile x the shared tiles x 128 x tile width
+    FP32 values) and counts itself done on the tile's counter; the last
+    sums the planes in K order, adds bias and C and stores D. Results of
+    shared tiles may differ in the last bits within the GEMM's error bound;
+    whole tiles are the unsplit kernel's. It rejects sm_100a, ping-pong,
+    clusters, `qs.gemm_epilogue = "tma"`, `qs.gemm_split_k_reduce =
+    "kernel"` and MXFP8 with `qs.gemm_tile_n = 128`; launches of one
+    compiled GEMM must not overlap.
+
     `qs.gemm_split_k_reduce = "kernel" | "fused"` on a GEMM or an
     enclosing operation picks who sums a split GEMM's planes: "kernel"
     (the default) launches the reduction kernel above after the GEMM
