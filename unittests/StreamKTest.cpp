@@ -35,6 +35,7 @@ GemmPlan streamPlan(int64_t tilesM, int64_t tilesN, int64_t kTiles,
   p.tilesN = tilesN;
   p.persistentBlocks = blocks;
   p.streamK = true;
+  p.stages = 6;
   return p;
 }
 
@@ -159,6 +160,13 @@ TEST(StreamK, RegionAndGrid) {
   EXPECT_EQ(streamPlan(8, 16, 32, 132).streamKTiles(), 128);
   EXPECT_EQ(streamPlan(8, 16, 32, 132).blocks(), 132);
   EXPECT_FALSE(streamPlan(3, 4, 8, 6).streamsK());
+  // The arrival's flag word lies inside the block's shared memory (it is
+  // past the ring's barriers); a plan without shared tiles has none.
+  GemmPlan shared = streamPlan(32, 32, 32, 132);
+  EXPECT_TRUE(shared.arrives());
+  EXPECT_LE(shared.lastUnitFlagOffset() + 16, shared.sharedBytes());
+  EXPECT_EQ(streamPlan(3, 4, 8, 6).sharedBytes(),
+            streamPlan(3, 4, 8, 6).lastUnitFlagOffset());
   // At most one block per k-tile of the GEMM.
   EXPECT_EQ(streamPlan(1, 1, 5, 132).blocks(), 5);
   // Ranges of at least a tile share a tile between at most two blocks.

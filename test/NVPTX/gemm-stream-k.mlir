@@ -10,7 +10,7 @@
 // block computes 6 whole tiles. The workspace holds two planes of the 232
 // stream-K tiles (2 x 232 x 128 x 128 FP32), the module one counter per
 // tile; no reduction kernel.
-// PLAN: remark: GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (32 x 32), 6-stage ring, 32 k-tiles of 128, FP32 promotion per 128 of K, persistent; 132 blocks of 384 threads, 196704 bytes of shared memory; stream-K: the last 232 tiles' 7424 k-tiles shared by the blocks (56-57 each, up to 2 per tile), then 6 whole tiles each; each shared tile's last block sums its planes
+// PLAN: remark: GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (32 x 32), 6-stage ring, 32 k-tiles of 128, FP32 promotion per 128 of K, persistent; 132 blocks of 384 threads, 196720 bytes of shared memory; stream-K: the last 232 tiles' 7424 k-tiles shared by the blocks (56-57 each, up to 2 per tile), then 6 whole tiles each; each shared tile's last block sums its planes
 // HOST: %[[WS:.*]] = memref.alloc() : memref<7602176xf32>
 // HOST: call @qs_gemm_launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[WS]]) : (memref<16xi64>, memref<16xi64>, memref<1xf32>, memref<1xf32>, memref<4096xbf16>, memref<16777216xbf16>, memref<7602176xf32>) -> ()
 // HOST-NOT: qs_gemm_split_k_reduce

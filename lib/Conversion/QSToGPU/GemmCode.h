@@ -328,13 +328,14 @@ struct GemmPlan {
   /// barrier and the word tcgen05.alloc writes the tensor-memory address to.
   int64_t doneBarrierOffset() const { return barrierOffset() + 16 * stages; }
   int64_t tmemSlotOffset() const { return doneBarrierOffset() + 8; }
-  /// fusesReduction(): the word in which the unit's arrival tells the
-  /// block whether it is its tile's last (16 bytes reserved).
+  /// fusesReduction() and stream-K: the word in which the unit's arrival
+  /// tells the block whether it is its tile's last (16 bytes reserved).
   int64_t lastUnitFlagOffset() const {
     return barrierOffset() + 16 * stages + (tcgen05 ? 16 : 0);
   }
+  bool arrives() const { return fusesReduction() || streamsK(); }
   int64_t sharedBytes() const {
-    return lastUnitFlagOffset() + (fusesReduction() ? 16 : 0);
+    return lastUnitFlagOffset() + (arrives() ? 16 : 0);
   }
   /// sm_90a: a producer and two consumer warpgroups; tcgen05: four warps
   /// (TMA, MMA, scale factors, idle), all four in the epilogue.
