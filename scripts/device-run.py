@@ -482,8 +482,9 @@ def copy_gbs(cuda, nbytes, iters, warmup, rotate_bytes=0):
 # split-accumulator 128x256, -t192: 128x192, -t128: MXFP8 128x128;
 # fast_accumulate's tile width is not named: its checks and plans match
 # whatever their width), ping-pong, fast_accumulate, the TMA-store epilogue,
-# split-K (skf: with the fused reduction).
-SCHEDULE_TOKEN = re.compile(r"-(pers|mc)[0-9]+|-(sk)[0-9]+(f?)\b|-(t[0-9]+)|-(pp|fast|tma)\b")
+# split-K (skf: with the fused reduction), stream-K (skstream: strm).
+SCHEDULE_TOKEN = re.compile(
+    r"-(pers|mc)[0-9]+|-(sk)[0-9]+(f?)\b|-(t[0-9]+)|-(pp|fast|tma)\b|-sk(stream)\b")
 # One kernel per group: per-tensor FP8 delayed or current, NVFP4 with a
 # global or row-scaled amax.
 KERNEL_FAMILY = {"fp8_delayed": "fp8_current", "nvfp4_row_scaled": "nvfp4"}
@@ -498,7 +499,8 @@ def check_schedule(name):
         return None
     tail = "-" + name.split("-", 5)[-1]
     return (KERNEL_FAMILY.get(m.group(1), m.group(1)),
-            {a or (sk + f) or t or b for a, sk, f, t, b in SCHEDULE_TOKEN.findall(tail)})
+            {a or (sk + f) or t or b or ("strm" if st else "")
+             for a, sk, f, t, b, st in SCHEDULE_TOKEN.findall(tail)})
 
 
 def plan_schedule(case):
@@ -515,6 +517,9 @@ def plan_schedule(case):
     if case.get("split_k_reduce") == "fused":
         options.discard("sk")
         options.add("skf")
+    if case.get("split_k") == "stream":
+        options.discard("sk")
+        options.add("strm")
     family = case.get("family", "fp8_current")
     return KERNEL_FAMILY.get(family, family), options
 
@@ -650,7 +655,8 @@ class Report:
                             + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
                             + (["pp"] if case.get("schedule") == "pingpong" else [])
                             + (["tma"] if case.get("epilogue") == "tma" else [])
-                            + ([f"sk{case['split_k']}"
+                            + (["stream"] if case.get("split_k") == "stream" else
+                               [f"sk{case['split_k']}"
                                 + ("f" if case.get("split_k_reduce") == "fused" else "")]
                                if case.get("split_k") else [])
                             + ([f"tile{case['tile_n']}"] if case.get("tile_n") else []))

@@ -213,13 +213,29 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 64, 272, True, True, None, *SK, 
                 # counting on one counter at once (the fused reduction's
                 # atomics and fences under contention).
                 ("fp8_current", 0, "bf16", 32, 64, 2048, True, False, None, *SK, "16f")]
+# Stream-K (qs.gemm_split_k = "stream", last field; persistent grids of 3:
+# two tiles' k-tiles cut into three ranges, each tile shared by two
+# blocks): per-tensor split accumulator with bias and accumulate, FP8 block
+# dgrad, NVFP4; and one tile over 16 blocks of one k-tile each (16
+# contributors on one counter).
+GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 160, 384, True, True, None, 3, None, None,
+                 None, None, "stream"),
+                ("fp8_block", 1, "f32", 128, 256, 384, True, False, None, 3, None, None,
+                 None, None, "stream"),
+                ("nvfp4", 0, "bf16", 96, 160, 512, True, False, None, 3, None, None, None,
+                 None, "stream"),
+                ("fp8_current", 0, "bf16", 32, 64, 2048, True, False, None, 16, None, None,
+                 None, None, "stream")]
 
 
 def split_k(split):
-    """(S, qs.gemm_split_k_reduce) of a split field: S, or "<S>f" (fused)."""
+    """(S, qs.gemm_split_k_reduce) of a split field: S, "<S>f" (fused), or
+    "stream" (stream-K: ("stream", None))."""
     if not split:
         return None, None
     text = str(split)
+    if text == "stream":
+        return text, None
     return int(text.rstrip("f")), ("fused" if text.endswith("f") else None)
 
 # The bundle travels packed (OUT.tar.gz) with the working tree (64 MiB in
@@ -452,6 +468,13 @@ def main():
              for family, fast in ((P, False), (P, True), ("fp8_block", False))
              for split in (None, splits) + ((f"{splits}f",) if fast and i == 0 else ())
              if fast or family != P or i == 0]
+    # Stream-K on 132 blocks (one per H200 multiprocessor): per-tensor fast
+    # on every shape (compare with the default, one block per tile), split
+    # accumulation and FP8 block on the first two.
+    runs += [(family, shape, None, "TN", 132, None, None, fast, None, "stream")
+             for i, shape in enumerate(shapes)
+             for family, fast in ((P, True), (P, False), ("fp8_block", False))
+             if fast or i < 2]
     for family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split in (
             runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
@@ -476,7 +499,8 @@ def main():
                  + (f", qs.gemm_cluster = {cluster} : i64" if cluster else "")
                  + (f', qs.gemm_schedule = "{schedule}"' if schedule else "")
                  + (f', qs.gemm_epilogue = "{epilogue}"' if epilogue else "")
-                 + (f", qs.gemm_split_k = {split_k(split)[0]} : i64" if split else "")
+                 + ((', qs.gemm_split_k = "stream"' if split == "stream" else
+                     f", qs.gemm_split_k = {split_k(split)[0]} : i64") if split else "")
                  + (', qs.gemm_split_k_reduce = "fused"' if split_k(split)[1] else ""))
         text = (f"module attributes {{{attrs}}} {{\n"
                 f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
