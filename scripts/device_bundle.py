@@ -242,9 +242,9 @@ def split_k(split):
 
 # The bundle travels packed (OUT.tar.gz) with the working tree (64 MiB in
 # all): main() fails on an archive larger than this (--limit-mib).
-# 61.5: the tree is 1.73 MiB (2026-12-01, with stream-K), so 0.75 MiB stay
-# free.
-BUNDLE_LIMIT_MIB = 61.5
+# 61.75: the tree is 1.73 MiB (2026-12-01, with stream-K), so 0.5 MiB stay
+# free (shrink checks before raising it again).
+BUNDLE_LIMIT_MIB = 61.75
 
 # Small-M GEMMs whose 128x128 tiles fill fewer than half of an H200's 132
 # multiprocessors (32-64 tiles), each timed without and with split-K (the
@@ -471,13 +471,15 @@ def main():
              for family, fast in ((P, False), (P, True), ("fp8_block", False))
              for split in (None, splits) + ((f"{splits}f",) if fast and i == 0 else ())
              if fast or family != P or i == 0]
-    # Stream-K on 132 blocks (one per H200 multiprocessor): per-tensor fast
-    # on every shape (compare with the default, one block per tile), split
-    # accumulation and FP8 block on the first two.
+    # Stream-K on 132 blocks (one per H200 multiprocessor; compare with the
+    # default, one block per tile): per-tensor fast on the first three
+    # shapes, split accumulation on the second (1024 tiles: 7.76 waves).
+    # Few: each kernel's PTX is about 170 KB (the last block's plane sums
+    # loop per output group), and the bundle's size is limited.
     runs += [(family, shape, None, "TN", 132, None, None, fast, None, "stream")
-             for i, shape in enumerate(shapes)
-             for family, fast in ((P, True), (P, False), ("fp8_block", False))
-             if fast or i < 2]
+             for i, shape in enumerate(shapes[:3])
+             for family, fast in ((P, True), (P, False))
+             if fast or i == 1]
     for family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split in (
             runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]

@@ -27,10 +27,9 @@
 // barrier, one atomic on the tile's counter compared with the tile's
 // contributors - 1 (a register, not a constant as with split-K), the flag
 // in shared memory; the tile's last block fences and sums the planes at
-// its positions, 232 x 128 x 128 x 4 bytes apart (two: no tile has more
-// blocks here; up to GemmPlan::kUnrolledStreamKPlanes the sum is
-// unrolled, planes past a tile's contributors not added), adds the bias
-// and stores bf16. A segment computing its tile whole stores D directly.
+// its positions, 232 x 128 x 128 x 4 bytes apart, in a loop per output
+// group (runtime-unrolled by LLVM), adds the bias and stores bf16. A
+// segment computing its tile whole stores D directly.
 // CHECK: .global .align 16 .b8 qs_gemm_split_k_counters[4096];
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
@@ -45,10 +44,10 @@
 // CHECK: bar.sync 1, 256;
 // CHECK: ld.shared.b32
 // CHECK: fence.acq_rel.gpu;
-// CHECK-NOT: st.global
-// CHECK: ld.global.v2.b32 {{.*}}, [[[P:%rd[0-9]+]]+96];
-// CHECK-NEXT: ld.global.v2.b32 {{.*}}, [[[P]]+15204448];
-// CHECK-NEXT: add.rn.f32
+// CHECK: ld.global.v2.b32
+// CHECK: $L__BB
+// CHECK: ld.global.v2.b32 {{.*}}, [[[P:%rd[0-9]+]]];
+// CHECK: ld.global.v2.b32 {{.*}}, [[[P]]+15204352];
 // CHECK: ld.global.b16
 // CHECK: cvt.rn.bf16x2.f32
 // CHECK: st.global.b32

@@ -153,10 +153,6 @@ struct GemmPlan {
   /// the tile's p-th block, at ((p streamKTiles() + t) 128 + row) tileN +
   /// column).
   int64_t streamKPlanes() const;
-  /// Stream-K: up to this many planes the last block's sum is unrolled
-  /// (each plane loaded, added where the tile has that many contributors);
-  /// more (small GEMMs on many blocks) are summed in a loop.
-  static constexpr int64_t kUnrolledStreamKPlanes = 4;
   int64_t units() const { return tiles() * splitK; }
   int64_t kTilesPerUnit() const { return kTiles() / splitK; }
   /// The grid: one block per unit (tile, or tile and split of K), or
