@@ -70,24 +70,15 @@ struct I32Ops {
   Value c(int64_t v) {
     return arith::ConstantIntOp::create(b(), loc(), type(), v);
   }
-  Value add(Value x, Value y) {
-    return arith::AddIOp::create(b(), loc(), x, y);
+  template <typename Op> Value binary(Value x, Value y) {
+    return Op::create(b(), loc(), x, y);
   }
-  Value sub(Value x, Value y) {
-    return arith::SubIOp::create(b(), loc(), x, y);
-  }
-  Value mul(Value x, Value y) {
-    return arith::MulIOp::create(b(), loc(), x, y);
-  }
-  Value div(Value x, Value y) {
-    return arith::DivUIOp::create(b(), loc(), x, y);
-  }
-  Value min(Value x, Value y) {
-    return arith::MinUIOp::create(b(), loc(), x, y);
-  }
-  Value max(Value x, Value y) {
-    return arith::MaxUIOp::create(b(), loc(), x, y);
-  }
+  Value add(Value x, Value y) { return binary<arith::AddIOp>(x, y); }
+  Value sub(Value x, Value y) { return binary<arith::SubIOp>(x, y); }
+  Value mul(Value x, Value y) { return binary<arith::MulIOp>(x, y); }
+  Value div(Value x, Value y) { return binary<arith::DivUIOp>(x, y); }
+  Value min(Value x, Value y) { return binary<arith::MinUIOp>(x, y); }
+  Value max(Value x, Value y) { return binary<arith::MaxUIOp>(x, y); }
   Value lt(Value x, Value y) {
     return arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::ult, x, y);
   }
