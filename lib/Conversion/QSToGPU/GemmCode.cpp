@@ -104,6 +104,21 @@ Value GemmCode::sharesTile(Value block) {
                                share.contributors, ops.c(1));
 }
 
+void GemmCode::finishSegment(Value block,
+                             const std::function<void()> &storePlane,
+                             const std::function<void()> &arrive,
+                             const std::function<void()> &storeD) {
+  env.ifThenElse(
+      sharesTile(block),
+      [&] {
+        storingPlane = true;
+        storePlane();
+        storingPlane = false;
+        arrive();
+      },
+      storeD);
+}
+
 Value GemmCode::streamKElement(Value plane, Value row, Value col) {
   Value slot = env.add(env.mul(plane, i(plan.streamKTiles())), tile);
   Value inTile = env.add(env.mul(env.rem(row, i(kTileM)), i(plan.tileN)),

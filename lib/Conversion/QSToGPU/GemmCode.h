@@ -516,6 +516,12 @@ struct GemmCode {
   /// Stream-K: while set, the epilogue stores the segment's plane (alpha
   /// applied, no bias or C) instead of D.
   bool storingPlane = false;
+  /// Stream-K, after a segment's k-loop (the GPU kernel's and the
+  /// emulation's): where block `block` shares the tile, `storePlane()`
+  /// with storingPlane set, then `arrive()`; else `storeD()`.
+  void finishSegment(Value block, const std::function<void()> &storePlane,
+                     const std::function<void()> &arrive,
+                     const std::function<void()> &storeD);
   /// Stream-K: the workspace offset of D's (row, col) in plane `plane` of
   /// stream-K tile `tile` (GemmPlan::streamKPlanes).
   Value streamKElement(Value plane, Value row, Value col);

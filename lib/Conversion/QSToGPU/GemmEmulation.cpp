@@ -369,15 +369,7 @@ void Sm90Emulation::tile(Value tm, Value tn, Value tileStart) {
   };
   if (plan.streamsK()) {
     // A stream-K segment sharing its tile stores its plane and arrives.
-    env.ifThenElse(
-        code.sharesTile(env.blockId),
-        [&] {
-          code.storingPlane = true;
-          store();
-          code.storingPlane = false;
-          arrive();
-        },
-        store);
+    code.finishSegment(env.blockId, store, arrive, store);
     return;
   }
   store();

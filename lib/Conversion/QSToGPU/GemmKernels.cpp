@@ -562,15 +562,12 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
   if (plan.streamsK()) {
     // A segment sharing its tile stores its plane and arrives; one that
     // computed its tile whole stores D.
-    env.ifThenElse(
-        code.sharesTile(env.blockId),
+    code.finishSegment(
+        env.blockId,
         [&] {
-          code.storingPlane = true;
           code.epilogue(tm, tn, consumer, t, block.epilogueArgs, registers);
-          code.storingPlane = false;
-          arrive();
         },
-        [&] { storeTile(tm, tn, consumer, registers); });
+        arrive, [&] { storeTile(tm, tn, consumer, registers); });
     return;
   }
   storeTile(tm, tn, consumer, registers);
