@@ -152,7 +152,6 @@ Value GemmCode::splitKCounters() {
 
 SmallVector<Value> GemmCode::sumPlanes(Value workspace, Value at, int64_t vec) {
   SmallVector<Value> sums = loadElements(env, workspace, at, vec);
-  int64_t stride = plan.streamKTiles() * kTileM * plan.tileN;
   if (plan.streamK) {
     // Planes 1 .. contributors - 1 of the tile, streamKTiles() tiles apart,
     // in a loop per output group. (Unrolled up to 4 planes, loaded whether
@@ -163,7 +162,8 @@ SmallVector<Value> GemmCode::sumPlanes(Value workspace, Value at, int64_t vec) {
         scf::ForOp::create(env.b, env.loc, i(1), contributors, i(1), sums);
     OpBuilder::InsertionGuard guard(env.b);
     env.b.setInsertionPointToStart(forOp.getBody());
-    Value offset = env.mul(forOp.getInductionVar(), i(stride));
+    Value offset = env.mul(forOp.getInductionVar(),
+                           i(plan.streamKTiles() * kTileM * plan.tileN));
     SmallVector<Value> plane =
         loadElements(env, workspace, env.add(offset, at), vec);
     SmallVector<Value> next;

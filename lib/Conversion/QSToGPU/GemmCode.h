@@ -127,11 +127,10 @@ struct GemmPlan {
   /// streamKTiles() x kTiles() k-tiles, of which block g computes the
   /// contiguous range [g Wsk / G, (g + 1) Wsk / G) (floors) first, as
   /// segments of consecutive k-tiles of one tile each, then the
-  /// data-parallel tiles g, g + G, ... after them (streamKSegment). A
+  /// data-parallel tiles g, g + G, ... after them (StreamKMath). A
   /// segment covering its whole tile stores D; the others store FP32
   /// planes and arrive on the tile's counter as fused split-K units do,
-  /// the last of the tile's streamKContributors summing the planes in
-  /// k order.
+  /// the last of the tile's contributors summing the planes in k order.
   bool streamK = false;
   bool streamsK() const { return streamK && streamKTiles() > 0; }
   int64_t streamKTiles() const {
@@ -369,7 +368,8 @@ template <typename V> struct StreamKSharing { V contributors, plane; };
 /// tiles), segment s of them, and the sharing of its tile, in any
 /// arithmetic: `ops` provides c(int64), add, sub, mul, div (of
 /// non-negative values), min, max, lt and select(cond, a, b) on V (the
-/// kernel's index values, or int64_t in the unit tests). Block g's range
+/// kernel's i32 values, GemmCode.cpp's I32Ops; int64_t in the plan and
+/// the unit tests, IntegerOps). Block g's range
 /// [lo, hi) = [g W / G, (g + 1) W / G) of the W stream-K k-tiles (x = t
 /// kTiles() + k: k-tile k of stream-K tile t) is nonempty (W >= G);
 /// k-tile x is in the range of block ((x + 1) G - 1) / W, the largest g
