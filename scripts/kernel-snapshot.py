@@ -13,7 +13,8 @@ kernels is checked by snapshotting before and after and comparing:
 
 --compare prints each case that differs and exits 1 if any does.
 --only REGEX keeps the cases whose names match (e.g. 'gemm-sm_90a-(0|1)-').
-About 40 s on 2 cores for all of them (246 cases on 2026-12-01, split-K included)."""
+About 40 s on 2 cores for all of them (264 cases on 2026-12-01, split-K and
+stream-K included)."""
 
 import argparse
 import concurrent.futures
@@ -63,7 +64,10 @@ def snapshot(qs_opt, out, case):
     with open(src, "w") as f:
         f.write(text)
     proc = subprocess.run([qs_opt, src, *pipeline], capture_output=True, text=True)
-    result = f"exit {proc.returncode}\n" + TIMINGS.sub("", proc.stdout + proc.stderr)
+    # Diagnostics name the input file: without its directory, two snapshots
+    # of a case that is an error compare equal.
+    output = (proc.stdout + proc.stderr).replace(src, name + ".input.mlir")
+    result = f"exit {proc.returncode}\n" + TIMINGS.sub("", output)
     with open(os.path.join(out, name + ".out"), "w") as f:
         f.write(result)
     return name
