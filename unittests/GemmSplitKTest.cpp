@@ -3,12 +3,15 @@
 // The split the GEMM plan picks by itself (chooseSplitK): always a divisor
 // of the k-tiles of at most kMaxAutoSplitK, the model's fastest; none for
 // grids that fill the chip, none where a persistent grid is no wider than
-// the tiles, a split for small M with long K.
+// the tiles, a split for small M with long K. And what "auto" picks
+// (chooseKSplit): stream-K where the last wave is mostly empty and where
+// it beats the fused split, never where its rules exclude it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GemmCode.h"
 #include "gtest/gtest.h"
+#include <vector>
 
 using namespace mlir::qs;
 using namespace mlir::qs::gpuk::gemm;
@@ -133,22 +136,101 @@ TEST(GemmSplitK, Blackwell) {
 } // namespace
 
 namespace {
-TEST(GemmSplitK, FusedReductionHasNoSecondLaunch) {
-  // qs.gemm_split_k_reduce = "fused": the model drops the reduction
-  // kernel's launch, so 256 x 4096 x 4096 (64 tiles, 32 k-tiles), which
-  // does not pay for a second kernel, splits in 2; the planes' traffic is
-  // still charged, and grids that fill the chip still do not split.
-  GemmPlan plan = makePlan(256, 4096, 4096);
-  EXPECT_EQ(chooseSplitK(plan), 1);
-  plan.fusedReduce = true;
-  EXPECT_EQ(chooseSplitK(plan), 2);
-  expectFastest(plan);
-  EXPECT_LT(modelGemmMicros(plan, 2),
-            modelGemmMicros(makePlan(256, 4096, 4096), 2));
-  EXPECT_EQ(modelGemmMicros(plan, 1),
-            modelGemmMicros(makePlan(256, 4096, 4096), 1));
+TEST(GemmSplitK, FusedReductionSumsOnOneMultiprocessor) {
+  // qs.gemm_split_k_reduce = "fused": no second launch, but each tile's
+  // last unit sums its S planes itself, at one multiprocessor's share of
+  // the HBM bandwidth. One tile of 32 k-tiles splits 16 ways with the
+  // reduction kernel (spread over the chip) and not at all fused (one unit
+  // would read 16 planes, 1 MiB, alone); 128 x 8192 x 8192 (64 tiles of
+  // 64 k-tiles) splits in 2 either way; grids that fill the chip do not
+  // split. S = 1 costs the same in both modes.
+  GemmPlan one = makePlan(128, 128, 4096);
+  GemmPlan oneFused = one;
+  oneFused.fusedReduce = true;
+  EXPECT_EQ(chooseSplitK(one), 16);
+  EXPECT_EQ(chooseSplitK(oneFused), 1);
+  expectFastest(oneFused);
+  EXPECT_GT(modelGemmMicros(oneFused, 16), modelGemmMicros(one, 16));
+  EXPECT_LT(modelGemmMicros(oneFused, 2), modelGemmMicros(oneFused, 4));
+  EXPECT_EQ(modelGemmMicros(oneFused, 1), modelGemmMicros(one, 1));
+  GemmPlan wide = makePlan(128, 8192, 8192);
+  wide.fusedReduce = true;
+  EXPECT_EQ(chooseSplitK(wide), 2);
+  expectFastest(wide);
   GemmPlan full = makePlan(4096, 4096, 4096);
   full.fusedReduce = true;
   EXPECT_EQ(chooseSplitK(full), 1);
+}
+
+/// Every split the kernels can run (divisors of the k-tiles up to the
+/// limit).
+std::vector<int64_t> splits(const GemmPlan &plan) {
+  std::vector<int64_t> all;
+  for (int64_t s = 1; s <= std::min(kMaxAutoSplitK, plan.kTiles()); ++s)
+    if (plan.kTiles() % s == 0)
+      all.push_back(s);
+  return all;
+}
+
+TEST(GemmSplitK, StreamKForAPartlyEmptyLastWave) {
+  // 8192^3 in 128x128 tiles: 4096 tiles are 31.03 waves of 132, the last
+  // one 4 tiles. Stream-K's 132 blocks share the last 136 tiles' k-tiles
+  // (65-66 each) and then compute 30 whole tiles each: faster in the model
+  // than every split and than none.
+  GemmPlan plan = makePlan(8192, 8192, 8192);
+  KSplit split = chooseKSplit(plan, true);
+  EXPECT_TRUE(split.streamK);
+  EXPECT_EQ(split.splitK, 1);
+  GemmPlan streamed = withStreamK(plan);
+  EXPECT_EQ(streamed.blocks(), kSMs);
+  EXPECT_EQ(streamed.streamKTiles(), 136);
+  for (int64_t s : splits(plan))
+    EXPECT_LT(modelStreamKMicros(streamed), modelGemmMicros(plan, s))
+        << "S = " << s;
+  // Where stream-K's rules exclude it: the split model alone.
+  split = chooseKSplit(plan, false);
+  EXPECT_FALSE(split.streamK);
+  EXPECT_EQ(split.splitK, chooseSplitK(plan));
+  // 4096^3: 1024 tiles, 7.76 waves. Stream-K would save 7 of each block's
+  // 256 k-tiles, less than its planes cost.
+  GemmPlan square = makePlan(4096, 4096, 4096);
+  EXPECT_FALSE(chooseKSplit(square, true).streamK);
+  EXPECT_GT(modelStreamKMicros(withStreamK(square)),
+            modelGemmMicros(square, 1));
+  // A grid that divides the tiles (32 multiprocessors, 1024 tiles) has no
+  // stream-K tiles: the persistent kernel, nothing to choose.
+  square.sms = 32;
+  GemmPlan divided = withStreamK(square);
+  EXPECT_FALSE(divided.streamsK());
+  EXPECT_FALSE(chooseKSplit(square, true).streamK);
+  EXPECT_EQ(modelStreamKMicros(divided), modelGemmMicros(divided, 1));
+  // One tile of 32 k-tiles: stream-K would give them to 32 blocks, one of
+  // which would sum 32 planes alone; the 16-way split wins.
+  split = chooseKSplit(makePlan(128, 128, 4096), true);
+  EXPECT_FALSE(split.streamK);
+  EXPECT_EQ(split.splitK, 16);
+  // A persistent grid asked for is stream-K's grid.
+  EXPECT_EQ(
+      withStreamK(makePlan(8192, 8192, 8192, 128, false, false, 100)).blocks(),
+      100);
+}
+
+TEST(GemmSplitK, StreamKAgainstFusedSplit) {
+  // 5 tiles of 48 k-tiles on 4 multiprocessors (test_gemm_split_k_auto's
+  // stream-K case): with the fused reduction stream-K (4 blocks of 60
+  // k-tiles, 2 planes per shared tile) beats every fused split, whose
+  // last units sum S planes each; with the reduction kernel the 3-way
+  // split (15 units, 4 waves of 16 k-tiles) is faster still.
+  GemmPlan plan = makePlan(128, 640, 6144);
+  plan.sms = 4;
+  plan.fusedReduce = true;
+  EXPECT_TRUE(chooseKSplit(plan, true).streamK);
+  for (int64_t s : splits(plan))
+    EXPECT_LT(modelStreamKMicros(withStreamK(plan)), modelGemmMicros(plan, s))
+        << "S = " << s;
+  plan.fusedReduce = false;
+  KSplit split = chooseKSplit(plan, true);
+  EXPECT_FALSE(split.streamK);
+  EXPECT_EQ(split.splitK, 3);
 }
 } // namespace

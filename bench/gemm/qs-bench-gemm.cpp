@@ -22,9 +22,10 @@
 // the time covers the GEMM kernel and the reduction kernel, the grid
 // column is the GEMM's); --split-k-auto a run of every shape with
 // qs.gemm_split_k = "auto" (sched askS: the cost model chose S, ask1 no
-// split; read from the report-gemm-plans remark). --split-k-reduce=fused
-// sums those runs' planes in the GEMM kernel (qs.gemm_split_k_reduce =
-// "fused"; sched skSf, askSf) instead of the reduction kernel.
+// split, astrm stream-K; read from the report-gemm-plans remark).
+// --split-k-reduce=fused sums those runs' planes in the GEMM kernel
+// (qs.gemm_split_k_reduce = "fused"; sched skSf, askSf) instead of the
+// reduction kernel.
 // --stream-k adds (sm_90a) a run of every shape with qs.gemm_split_k =
 // "stream" on the persistent grid (sched strm; compare with pers: the same
 // grid without stream-K).
@@ -97,7 +98,8 @@ static cl::opt<int>
 static cl::opt<bool> splitKAutoOpt(
     "split-k-auto",
     cl::desc("Also run each shape with qs.gemm_split_k = \"auto\" (the "
-             "kernels' cost model picks the split; sched askS)"));
+             "kernels' cost model picks the split or stream-K; sched askS, "
+             "astrm)"));
 static cl::opt<std::string> splitKReduceOpt(
     "split-k-reduce",
     cl::desc("qs.gemm_split_k_reduce of the split-K runs: kernel (a second "
@@ -340,8 +342,10 @@ int main(int argc, char **argv) {
       options.multiprocessors = opened.multiprocessors;
       options.reportGemmPlans = run.splitKAuto;
       // "auto": the split the plan chose, from its remark ("... in S
-      // splits of ..."; none: 1). Other diagnostics print as usual.
+      // splits of ..."; none: 1; stream-K: "(split-K "auto": stream-K)").
+      // Other diagnostics print as usual.
       int64_t autoSplit = 1;
+      bool autoStream = false;
       ScopedDiagnosticHandler remarks(&ctx, [&](Diagnostic &d) {
         if (d.getSeverity() != DiagnosticSeverity::Remark)
           return failure();
@@ -349,6 +353,7 @@ int main(int argc, char **argv) {
         StringRef text = StringRef(message).split(" splits of ").first;
         if (text.size() != message.size())
           text.rsplit(' ').second.getAsInteger(10, autoSplit);
+        autoStream = StringRef(message).contains("\"auto\": stream-K");
         return success();
       });
       FailureOr<qs::LaunchPlan> plan =
@@ -364,11 +369,13 @@ int main(int argc, char **argv) {
         if (!s.isCopy && !s.isTensorMap && s.kernel == "qs_gemm")
           gemm = &s;
       std::string tile = tileN ? std::to_string(tileN) : "auto";
-      std::string splitName =
-          (run.splitKAuto ? "ask" + std::to_string(autoSplit)
-                          : "sk" + std::to_string(run.splitK)) +
-          (fused && (run.splitKAuto ? autoSplit > 1 : run.splitK > 1) ? "f"
-                                                                      : "");
+      std::string splitName = run.splitKAuto
+                                  ? "ask" + std::to_string(autoSplit)
+                                  : "sk" + std::to_string(run.splitK);
+      if (fused && (run.splitKAuto ? autoSplit > 1 : run.splitK > 1))
+        splitName += "f";
+      if (run.splitKAuto && autoStream)
+        splitName = "astrm";
       const char *sched = run.streamK                     ? "strm"
                           : run.splitK || run.splitKAuto  ? splitName.c_str()
                           : run.pingpong && run.cluster   ? "ppmc2"

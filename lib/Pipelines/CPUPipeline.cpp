@@ -55,6 +55,7 @@ void mlir::qs::buildCPUPipeline(OpPassManager &pm,
     ConvertQSToGPUPassOptions gpu;
     gpu.emulate = true;
     gpu.chip = options.gpuChip;
+    gpu.multiprocessors = options.gpuMultiprocessors;
     pm.addPass(createConvertQSToGPUPass(gpu));
   }
   pm.addPass(createConvertQSToLinalgPass());

@@ -193,9 +193,9 @@ static LogicalResult checkMemory(ModuleOp module, func::FuncOp func,
 
 llvm::Expected<std::vector<HostTensor>>
 mlir::qs::runOnCPU(ModuleOp module, StringRef function,
-                   const std::vector<HostTensor> &inputs,
-                   uint64_t memoryLimit, bool emulateGPUKernels,
-                   StringRef emulatedChip) {
+                   const std::vector<HostTensor> &inputs, uint64_t memoryLimit,
+                   bool emulateGPUKernels, StringRef emulatedChip,
+                   unsigned emulatedMultiprocessors) {
   auto makeError = [](const Twine &message) {
     return llvm::make_error<llvm::StringError>(message,
                                                llvm::inconvertibleErrorCode());
@@ -216,6 +216,7 @@ mlir::qs::runOnCPU(ModuleOp module, StringRef function,
   CPUPipelineOptions pipelineOptions;
   pipelineOptions.emulateGPUKernels = emulateGPUKernels;
   pipelineOptions.gpuChip = emulatedChip.str();
+  pipelineOptions.gpuMultiprocessors = emulatedMultiprocessors;
   buildCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("qs-cpu-pipeline failed on @" + function);

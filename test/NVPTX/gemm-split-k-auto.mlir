@@ -1,11 +1,19 @@
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu | FileCheck %s
 
-// qs.gemm_split_k = "auto": the plan's cost model (chooseSplitK,
-// docs/GPU.md "Split-K") picks each GEMM's split. Small M with long K
-// splits: 128 x 4096 x 14336 has 32 tiles and 112 k-tiles (4 ranges: 128
-// blocks of 132 multiprocessors), 128 x 8192 x 8192 64 tiles and 64
-// k-tiles (2 ranges); a GEMM whose tiles fill the chip (4096^3: 1024) and
-// one with the TMA epilogue (which split-K rules out) do not split.
+// qs.gemm_split_k = "auto": the plan's cost model (chooseKSplit,
+// docs/GPU.md "Split-K") picks each GEMM's split or stream-K. Small M with
+// long K splits: 128 x 4096 x 14336 has 32 tiles and 112 k-tiles (4
+// ranges: 128 blocks of 132 multiprocessors), 128 x 8192 x 8192 64 tiles
+// and 64 k-tiles (2 ranges); a GEMM whose last wave is mostly full
+// (4096^3: 1024 tiles, 7.76 waves; stream-K's planes would cost more than
+// the 3% it saves) and one with the TMA epilogue (which split-K rules
+// out) do neither. 8192^3's 4096 tiles are
+// 31.03 waves: stream-K (132 persistent blocks, a workspace of 2 planes of
+// the last 136 tiles, the counters, no reduction kernel), MXFP8's 8192
+// tiles of 128x64 (62.06 waves) likewise (2 planes of 140); not where
+// stream-K's rules exclude it: with qs.gemm_split_k_reduce = "kernel",
+// ping-pong (the persistent 132-block kernel as asked, no split) and
+// MXFP8 in 128x128 tiles.
 
 // CHECK-LABEL: func.func @deep
 // CHECK: %[[WS:.*]] = memref.alloc() : memref<2097152xf32>
@@ -25,16 +33,47 @@
 // CHECK-NOT: split_k_reduce
 // CHECK: call @qs_gemm_2_launch(
 // CHECK-NOT: split_k_reduce
+// CHECK-LABEL: func.func @large
+// CHECK: %[[WS3:.*]] = memref.alloc() : memref<4456448xf32>
+// CHECK: call @qs_gemm_3_launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[WS3]])
+// CHECK-NOT: split_k_reduce
+// CHECK-LABEL: func.func @large_kernel_reduce
+// CHECK-NOT: memref.alloc() : memref<{{[0-9]+}}xf32>
+// CHECK: call @qs_gemm_4_launch(
+// CHECK-NOT: split_k_reduce
+// CHECK-LABEL: func.func @large_pingpong
+// CHECK-NOT: memref.alloc() : memref<{{[0-9]+}}xf32>
+// CHECK: call @qs_gemm_5_launch(
+// CHECK-NOT: split_k_reduce
+// CHECK-LABEL: func.func @mx
+// CHECK: %[[WS6:.*]] = memref.alloc() : memref<2293760xf32>
+// CHECK: call @qs_gemm_6_launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[WS6]])
+// CHECK-NOT: split_k_reduce
+// CHECK-LABEL: func.func @mx_wide
+// CHECK-NOT: memref.alloc() : memref<{{[0-9]+}}xf32>
+// CHECK: call @qs_gemm_7_launch(
+// CHECK-NOT: split_k_reduce
 // CHECK: func.func private @qs_gemm_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 128 : i64
 // CHECK: func.func private @qs_gemm_split_k_reduce_launch(
 // CHECK: func.func private @qs_gemm_0_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 128 : i64
 // CHECK: func.func private @qs_gemm_1_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 1024 : i64
 // CHECK: func.func private @qs_gemm_2_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 32 : i64
+// CHECK: func.func private @qs_gemm_3_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 132 : i64
+// CHECK: func.func private @qs_gemm_4_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 4096 : i64
+// CHECK: func.func private @qs_gemm_5_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 132 : i64
+// CHECK: func.func private @qs_gemm_6_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 132 : i64
+// CHECK: func.func private @qs_gemm_7_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 4096 : i64
+// CHECK: memref.global "private" @qs_gemm_3_split_k_counters : memref<4096xi32>
+// CHECK-NOT: @qs_gemm_{{[45]}}_split_k_counters
+// CHECK: memref.global "private" @qs_gemm_6_split_k_counters : memref<8192xi32>
+// CHECK-NOT: @qs_gemm_7_split_k_counters
 !xd = !qs.tensor<128x14336xbf16, #qs.fp8_current<columnwise = false>>
 !wd = !qs.tensor<4096x14336xbf16, #qs.fp8_current<columnwise = false>>
 !xw = !qs.tensor<128x8192xbf16, #qs.fp8_current<columnwise = false>>
 !ww = !qs.tensor<8192x8192xbf16, #qs.fp8_current<columnwise = false>>
 !xs = !qs.tensor<4096x4096xbf16, #qs.fp8_current<columnwise = false>>
+!xl = !qs.tensor<8192x8192xbf16, #qs.fp8_current<columnwise = false>>
+!mx = !qs.tensor<8192x8192xbf16, #qs.mxfp8<columnwise = false>>
 module attributes {qs.chip = "sm_90a", qs.gemm_split_k = "auto"} {
   func.func @deep(%x: !xd, %w: !wd) -> tensor<128x4096xbf16> {
     %y = qs.gemm %x, %w transpose_b : !xd, !wd -> tensor<128x4096xbf16>
@@ -51,5 +90,25 @@ module attributes {qs.chip = "sm_90a", qs.gemm_split_k = "auto"} {
   func.func @tma_store(%x: !xd, %w: !wd) -> tensor<128x4096xbf16> {
     %y = qs.gemm %x, %w transpose_b {qs.gemm_epilogue = "tma"} : !xd, !wd -> tensor<128x4096xbf16>
     return %y : tensor<128x4096xbf16>
+  }
+  func.func @large(%x: !xl, %w: !xl) -> tensor<8192x8192xbf16> {
+    %y = qs.gemm %x, %w transpose_b : !xl, !xl -> tensor<8192x8192xbf16>
+    return %y : tensor<8192x8192xbf16>
+  }
+  func.func @large_kernel_reduce(%x: !xl, %w: !xl) -> tensor<8192x8192xbf16> {
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k_reduce = "kernel"} : !xl, !xl -> tensor<8192x8192xbf16>
+    return %y : tensor<8192x8192xbf16>
+  }
+  func.func @large_pingpong(%x: !xl, %w: !xl) -> tensor<8192x8192xbf16> {
+    %y = qs.gemm %x, %w transpose_b fast_accumulate {qs.gemm_schedule = "pingpong"} : !xl, !xl -> tensor<8192x8192xbf16>
+    return %y : tensor<8192x8192xbf16>
+  }
+  func.func @mx(%x: !mx, %w: !mx) -> tensor<8192x8192xbf16> {
+    %y = qs.gemm %x, %w transpose_b : !mx, !mx -> tensor<8192x8192xbf16>
+    return %y : tensor<8192x8192xbf16>
+  }
+  func.func @mx_wide(%x: !mx, %w: !mx) -> tensor<8192x8192xbf16> {
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_tile_n = 128 : i64} : !mx, !mx -> tensor<8192x8192xbf16>
+    return %y : tensor<8192x8192xbf16>
   }
 }

@@ -1,6 +1,8 @@
 // RUN: qs-run %s --function=quantize --export-cuda-plan=%t --format=isa | FileCheck %s
 // RUN: FileCheck %s --input-file=%t/plan.json --check-prefix=PLAN
 // RUN: FileCheck %s --input-file=%t/kernels.bin --check-prefix=PTX
+// RUN: qs-run %s --function=pingpong --export-cuda-plan=%t/mp --format=isa --multiprocessors=7
+// RUN: FileCheck %s --input-file=%t/mp/plan.json --check-prefix=MP
 // RUN: not qs-run %s --function=calls --export-cuda-plan=%t/calls 2>&1 | FileCheck %s --check-prefix=CALLS
 
 // The launch plan of a compiled function: buffers (flattened arguments,
@@ -23,6 +25,16 @@
 // PTX: .target sm_90a
 // PTX: .entry qs_quantize_init(
 // PTX: .entry qs_quantize(
+// --multiprocessors: the kernels planned for a GPU of 7 multiprocessors
+// (the ping-pong GEMM's persistent grid, 64 tiles otherwise).
+// MP: "block": 384,
+// MP-NEXT: "grid": 7,
+// MP-NEXT: "kernel": "qs_gemm",
+func.func @pingpong(%x: !qs.tensor<1024x256xbf16, #qs.fp8_current<columnwise = false>>,
+                    %w: !qs.tensor<1024x256xbf16, #qs.fp8_current<columnwise = false>>) -> tensor<1024x1024xbf16> {
+  %y = qs.gemm %x, %w transpose_b fast_accumulate {qs.gemm_schedule = "pingpong"} : !qs.tensor<1024x256xbf16, #qs.fp8_current<columnwise = false>>, !qs.tensor<1024x256xbf16, #qs.fp8_current<columnwise = false>> -> tensor<1024x1024xbf16>
+  return %y : tensor<1024x1024xbf16>
+}
 func.func @quantize(%x: tensor<64x128xbf16>) -> !qs.tensor<64x128xbf16, #qs.mxfp8<>> {
   %q = qs.quantize %x : tensor<64x128xbf16> -> !qs.tensor<64x128xbf16, #qs.mxfp8<>>
   return %q : !qs.tensor<64x128xbf16, #qs.mxfp8<>>

@@ -568,10 +568,12 @@ def test_gemm_split_k_schedules(rng):
                accumulate=True, split_k=2, chip="sm_100a")
 
 
-def lowered(module):
-    """`module` through qs-opt --qs-storage-pipeline --convert-qs-to-gpu."""
+def lowered(module, options=""):
+    """`module` through qs-opt --qs-storage-pipeline --convert-qs-to-gpu
+    (with `options`, e.g. "multiprocessors=4")."""
     qs_opt = os.path.join(os.path.dirname(h.QS_RUN), "qs-opt")
-    proc = subprocess.run([qs_opt, "-", "--qs-storage-pipeline", "--convert-qs-to-gpu"],
+    convert = "--convert-qs-to-gpu" + (f"={options}" if options else "")
+    proc = subprocess.run([qs_opt, "-", "--qs-storage-pipeline", convert],
                           input=module, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
@@ -595,6 +597,25 @@ def test_gemm_split_k_auto(rng):
     case = gemm_case(rng, "fp8_current", L0, "bf16", m=200, n=300, k=1024, split_k="auto")
     assert "split_k_reduce" not in lowered(case.module)
     check_gemm(rng, "fp8_current", L0, "bf16", m=200, n=300, k=1024, split_k="auto")
+
+
+def test_gemm_split_k_auto_stream(rng):
+    # "auto" with the fused reduction picks stream-K where it beats every
+    # fused split: 5 tiles of 48 k-tiles for a GPU of 4 multiprocessors
+    # (qs-run --multiprocessors=4; GemmSplitK.StreamKAgainstFusedSplit):
+    # 4 persistent blocks of 60 k-tiles, the counters, a workspace of 2
+    # planes of the 5 tiles, no reduction kernel. Within the bound. (On a
+    # GPU, qs-run plans for the device's multiprocessors: the numerics are
+    # checked whatever it picks there.)
+    case = gemm_case(rng, "fp8_current", LAYOUTS[0], "bf16", m=128, n=640, k=6144, bias=True,
+                     accumulate=True, split_k="auto", split_k_reduce="fused")
+    ir = lowered(case.module, "multiprocessors=4")
+    assert "@qs_gemm_split_k_counters" in ir and "qs_gemm_split_k_reduce" not in ir, ir[-3000:]
+    assert f"memref<{2 * 5 * 128 * 128}xf32>" in ir and "qs_launch_grid = 4 : i64" in ir
+    extra = () if h.KERNELS == "cuda" else ("--multiprocessors=4",)
+    (got,) = h.run(case.module, "gemm", case.inputs, 1, extra)
+    bad, message = outside_bound(case, got)
+    assert not bad, message
 
 
 FUSED_SPLIT_K = [

@@ -157,6 +157,17 @@ def test_parse_error(tmp_path):
     assert "error:" in proc.stderr
 
 
+def test_multiprocessors_option(tmp_path):
+    # --multiprocessors plans the kernels of --export-cuda-plan or
+    # --kernels=gpu-emulated for a GPU of that many multiprocessors; the
+    # reference lowering has no kernels and --device=cuda uses the device's.
+    proc = qs_run(tmp_path, "--function=f", "--multiprocessors=4", good_input(tmp_path),
+                  *outputs(tmp_path))
+    assert ("--multiprocessors applies to --export-cuda-plan and --kernels=gpu-emulated "
+            "only (--device=cuda plans for the device's multiprocessors)") in proc.stderr
+    assert proc.returncode != 0
+
+
 def test_chip_option(tmp_path):
     # --chip picks the kernels of --export-cuda-plan or --kernels=gpu-emulated;
     # the reference lowering has none.

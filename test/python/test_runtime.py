@@ -246,7 +246,7 @@ def test_gemm_stream_k():
     assert "atom.acq_rel.gpu.add.u32" in compiled.ptx
     assert compiled.gemm_plans[0].endswith(
         "persistent; 4 blocks of 384 threads, 196720 bytes of shared memory; stream-K: "
-        "the last 1 tiles' 4 k-tiles shared by the blocks (1-1 each, up to 4 per tile), "
+        "the last 1 tiles' 4 k-tiles shared by the blocks (1 each, up to 4 per tile), "
         "then 0 whole tiles each; each shared tile's last block sums its planes")
     with pytest.raises(qs.QSError, match=r"qs.gemm_split_k = \"stream\" \(stream-K"):
         qs.compile(g, chip="sm_100a")

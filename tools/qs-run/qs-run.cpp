@@ -60,6 +60,14 @@ static cl::opt<std::string> kernelChip(
              "whose kernels to compile or emulate, sm_90a or sm_100a "
              "(default: the module's qs.chip, else sm_90a; storage layouts "
              "follow the module's qs.chip)"));
+static cl::opt<unsigned> multiprocessors(
+    "multiprocessors",
+    cl::desc("With --export-cuda-plan or --kernels=gpu-emulated: the "
+             "streaming multiprocessors of the GPU to plan the kernels for "
+             "(GEMM tile widths, persistent grids, split-K \"auto\"; "
+             "default 0: the chip's data-sheet count, 132 for sm_90a, 148 "
+             "for sm_100a); --device=cuda uses the device's"),
+    cl::init(0));
 static cl::opt<std::string> planFormat(
     "format",
     cl::desc("With --export-cuda-plan: isa, bin, fatbin or auto (default)"),
@@ -147,6 +155,7 @@ static int writePlan(ModuleOp module, const FlatSignature &signature) {
   NVPTXPipelineOptions options;
   options.chip = chip;
   options.format = planFormat;
+  options.multiprocessors = multiprocessors;
   FailureOr<LaunchPlan> plan = compileLaunchPlan(module, function, options);
   if (failed(plan))
     return 1;
@@ -200,6 +209,11 @@ int main(int argc, char **argv) {
   if (!kernelChip.empty() && exportPlan.empty() && kernels != "gpu-emulated")
     return error("--chip applies to --export-cuda-plan and "
                  "--kernels=gpu-emulated only");
+  if (multiprocessors.getNumOccurrences() && exportPlan.empty() &&
+      kernels != "gpu-emulated")
+    return error("--multiprocessors applies to --export-cuda-plan and "
+                 "--kernels=gpu-emulated only (--device=cuda plans for the "
+                 "device's multiprocessors)");
   if (!kernelChip.empty() && kernelChip != "sm_90a" && kernelChip != "sm_100a")
     return error("--chip=" + kernelChip + " is not one of: sm_90a, sm_100a");
 
@@ -281,9 +295,10 @@ int main(int argc, char **argv) {
   }
 
   llvm::Expected<std::vector<HostTensor>> results =
-      device == "cuda" ? runOnCUDA(*module, function, hostInputs)
-                       : runOnCPU(*module, function, hostInputs, maxBytes,
-                                  kernels == "gpu-emulated", kernelChip);
+      device == "cuda"
+          ? runOnCUDA(*module, function, hostInputs)
+          : runOnCPU(*module, function, hostInputs, maxBytes,
+                     kernels == "gpu-emulated", kernelChip, multiprocessors);
   if (!results)
     return error(llvm::toString(results.takeError()));
   for (auto [i, result] : llvm::enumerate(*results)) {

@@ -156,7 +156,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     256)); it does not combine with `qs.gemm_epilogue = "tma"`.
     `qs.gemm_split_k = "auto"` picks S by a wave model of the kernels'
     time (the divisor of the k-tile count up to 16 that is fastest in it;
-    1 where no split pays, and with the TMA epilogue). With
+    1 where no split pays, and with the TMA epilogue), or stream-K where
+    its rules allow it and the model finds it faster still (a last wave
+    that leaves most multiprocessors idle, e.g. 8192^3). With
     `qs.gemm_split_k_reduce = "fused"` there is no second kernel: each
     unit counts itself done on its tile's counter (a zero-initialized
     global of the kernel module, `atom.acq_rel.gpu`) and the tile's last

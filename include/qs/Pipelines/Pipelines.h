@@ -62,6 +62,14 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "default: the module's qs.chip, else sm_90a); the "
                      "storage layouts still follow the module's qs.chip"),
       llvm::cl::init("")};
+  PassOptions::Option<unsigned> gpuMultiprocessors{
+      *this, "gpu-multiprocessors",
+      llvm::cl::desc("With emulate-gpu-kernels: the streaming "
+                     "multiprocessors of the GPU whose kernels to emulate "
+                     "(convert-qs-to-gpu's multiprocessors: the GEMM plans' "
+                     "tile widths, persistent grids and split-K \"auto\" "
+                     "follow it); 0: the chip's data-sheet count"),
+      llvm::cl::init(0)};
 };
 
 /// Builds, on a pass manager anchored on `builtin.module`, the pipeline from

@@ -67,11 +67,13 @@ unsigned getElementByteWidth(Type elementType);
 ///
 /// With `emulateGPUKernels`, the GPU kernels of convert-qs-to-gpu run
 /// emulated: those of `emulatedChip` (sm_90a or sm_100a; empty: the
-/// module's qs.chip, else sm_90a).
+/// module's qs.chip, else sm_90a) planned for a GPU of
+/// `emulatedMultiprocessors` (0: the chip's data-sheet count).
 llvm::Expected<std::vector<HostTensor>>
 runOnCPU(ModuleOp module, StringRef function,
          const std::vector<HostTensor> &inputs, uint64_t memoryLimit = 0,
-         bool emulateGPUKernels = false, StringRef emulatedChip = "");
+         bool emulateGPUKernels = false, StringRef emulatedChip = "",
+         unsigned emulatedMultiprocessors = 0);
 
 /// Compiles `module` in place with qs-nvptx-pipeline for the CUDA device
 /// (device 0; sm_90a for compute capability 9.x, sm_100a for 10.x; the

@@ -451,6 +451,21 @@ int64_t chooseSplitK(const GemmPlan &plan);
 /// The model's time of the plan's GEMM (and reduction) in microseconds
 /// with split `splitK` (a divisor of kTiles()).
 double modelGemmMicros(const GemmPlan &plan, int64_t splitK);
+/// The plan with stream-K (GemmPlan::streamK) as "auto" would run it: no
+/// split, the plan's persistent grid or one block per multiprocessor.
+GemmPlan withStreamK(const GemmPlan &plan);
+/// The model's time of a stream-K plan in microseconds: its slowest
+/// block's k-tiles and segments, plus the shared tiles' planes through
+/// HBM.
+double modelStreamKMicros(const GemmPlan &plan);
+/// What "auto" picks: chooseSplitK's split, or stream-K where
+/// `streamKApplies` (the GEMM meets stream-K's rules), its grid does not
+/// divide the tiles and the model finds it faster than that split.
+struct KSplit {
+  int64_t splitK = 1;
+  bool streamK = false;
+};
+KSplit chooseKSplit(const GemmPlan &plan, bool streamKApplies);
 
 /// The fields of a tcgen05 instruction descriptor (PTX ISA "Instruction
 /// descriptor format"). Block-scaled kinds (mxf8f6f4, mxf4nvf4): sparsity

@@ -27,6 +27,34 @@ StringRef ptxType(Type t) { return isa<Float8E5M2Type>(t) ? "e5m2" : "e4m3"; }
 bool isPerTensor(QuantTensorType type) {
   return isa<Fp8DelayedAttr, Fp8CurrentAttr>(type.getQuantizer());
 }
+
+/// Why stream-K (qs.gemm_split_k = "stream") does not apply to `operands`
+/// on compute capability `cc` (`mx`: MXFP8 operands), as the rule's
+/// diagnostic; null where it applies. Split-K "auto" considers stream-K
+/// exactly where this is null.
+const char *streamKRule(const GemmOperands &operands, unsigned cc, bool mx) {
+  if (cc != 90 || operands.pingpong || operands.clusterSize == 2 ||
+      operands.tmaStore)
+    return "qs.gemm_split_k = \"stream\" (stream-K: persistent blocks share "
+           "the last tiles' k-tiles) exists for the sm_90a kernels with the "
+           "cooperative schedule, no clusters and the direct epilogue "
+           "(segments sharing a tile store FP32 planes)";
+  if (mx && operands.tileN == 128)
+    return "qs.gemm_split_k = \"stream\" with MXFP8 operands needs the "
+           "default 128x64 tiles: with qs.gemm_tile_n = 128 the segments' "
+           "bookkeeping next to two sets of partial accumulators exceeds the "
+           "consumers' 232 registers (ptxas spills)";
+  if (operands.kernelReduce)
+    return "qs.gemm_split_k = \"stream\" sums the tiles its blocks share "
+           "inside the GEMM kernel (each tile's last block), so "
+           "qs.gemm_split_k_reduce = \"kernel\" does not apply";
+  return nullptr;
+}
+
+bool isMX(const GemmOperands &operands) {
+  return isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
+         isa<MXFP8Attr>(operands.b.type.getQuantizer());
+}
 } // namespace
 
 LogicalResult
@@ -35,8 +63,7 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
   bool perTensor = isPerTensor(operands.a.type) && isPerTensor(operands.b.type);
   bool block = isa<Fp8BlockAttr>(operands.a.type.getQuantizer()) &&
                isa<Fp8BlockAttr>(operands.b.type.getQuantizer());
-  bool mx = isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
-            isa<MXFP8Attr>(operands.b.type.getQuantizer());
+  bool mx = isMX(operands);
   bool fp4 = isa<NVFP4Attr>(operands.a.type.getQuantizer()) &&
              isa<NVFP4Attr>(operands.b.type.getQuantizer());
   // (Every family has a kernel; qs.gemm's verifier guarantees one family
@@ -130,25 +157,9 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                             "so qs.gemm_epilogue = \"tma\" (D written by "
                             "the GEMM kernel through TMA) does not apply";
   }
-  if (operands.streamK && (cc != 90 || operands.pingpong ||
-                           operands.clusterSize == 2 || operands.tmaStore))
-    return emitError() << "qs.gemm_split_k = \"stream\" (stream-K: "
-                          "persistent blocks share the last tiles' k-tiles) "
-                          "exists for the sm_90a kernels with the "
-                          "cooperative schedule, no clusters and the direct "
-                          "epilogue (segments sharing a tile store FP32 "
-                          "planes)";
-  if (operands.streamK && mx && operands.tileN == 128)
-    return emitError() << "qs.gemm_split_k = \"stream\" with MXFP8 "
-                          "operands needs the default 128x64 tiles: with "
-                          "qs.gemm_tile_n = 128 the segments' bookkeeping "
-                          "next to two sets of partial accumulators exceeds "
-                          "the consumers' 232 registers (ptxas spills)";
-  if (operands.streamK && operands.kernelReduce)
-    return emitError() << "qs.gemm_split_k = \"stream\" sums the tiles its "
-                          "blocks share inside the GEMM kernel (each tile's "
-                          "last block), so qs.gemm_split_k_reduce = "
-                          "\"kernel\" does not apply";
+  if (operands.streamK)
+    if (const char *rule = streamKRule(operands, cc, mx))
+      return emitError() << rule;
   if (cc == 100 && operands.persistentBlocks)
     return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
                           "exist for sm_90a only; the sm_100a kernel runs "
@@ -184,7 +195,11 @@ static std::string describe(const GemmPlan &plan, bool splitKAuto) {
   if (plan.splitsK())
     os << " in " << plan.splitK << " splits of " << plan.kTilesPerUnit();
   if (splitKAuto)
-    os << " (split-K \"auto\"" << (plan.splitsK() ? "" : ": none") << ")";
+    os << " (split-K \"auto\""
+       << (plan.splitsK() ? ""
+           : plan.streamK ? ": stream-K"
+                          : ": none")
+       << ")";
   if (plan.tcgen05 && plan.a.blockDim != 0)
     os << ", block-scaled MMA (scale factors in tensor memory)";
   else if (plan.promotes())
@@ -204,16 +219,20 @@ static std::string describe(const GemmPlan &plan, bool splitKAuto) {
   os << "; " << plan.blocks() << (plan.blocks() == 1 ? " block" : " blocks")
      << " of " << plan.threads() << " threads, " << plan.sharedBytes()
      << " bytes of shared memory";
-  if (plan.streamsK())
+  if (plan.streamsK()) {
+    // Each block's share of the stream-K k-tiles: "a-b", or "a" if even.
+    int64_t fewest = plan.streamKIters() / plan.blocks();
+    int64_t most = ceilDiv(plan.streamKIters(), plan.blocks());
     os << "; stream-K: the last " << plan.streamKTiles() << " tiles' "
-       << plan.streamKIters() << " k-tiles shared by the blocks ("
-       << plan.streamKIters() / plan.blocks() << "-"
-       << ceilDiv(plan.streamKIters(), plan.blocks()) << " each, up to "
-       << plan.streamKPlanes() << " per tile), then "
+       << plan.streamKIters() << " k-tiles shared by the blocks (" << fewest;
+    if (most != fewest)
+      os << "-" << most;
+    os << " each, up to " << plan.streamKPlanes() << " per tile), then "
        << plan.dataParallelRounds() << " whole tiles each; each shared "
        << "tile's last block sums its planes";
-  else if (plan.streamK)
+  } else if (plan.streamK) {
     os << "; stream-K: none (the blocks divide the tiles)";
+  }
   if (plan.fusesReduction())
     os << "; each tile's last unit sums its planes";
   else if (plan.splitsK())
@@ -282,8 +301,14 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.fusedReduce = operands.fusedReduce;
   // "auto": the model's choice; none with the TMA epilogue (which the
   // split would rule out).
-  if (operands.splitKAuto && !plan.tmaStore)
-    plan.splitK = chooseSplitK(plan);
+  if (operands.splitKAuto && !plan.tmaStore) {
+    bool streamKApplies =
+        !streamKRule(operands, plan.tcgen05 ? 100 : 90, isMX(operands));
+    KSplit split = chooseKSplit(plan, streamKApplies);
+    plan.splitK = split.splitK;
+    if (split.streamK)
+      plan = withStreamK(plan);
+  }
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
   Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
@@ -414,14 +439,34 @@ constexpr ChipModel kBlackwellModel{kSMsBlackwell, 4500, 8.0};
 constexpr double kUnitMicros = 1.0, kLaunchMicros = 2.0;
 } // namespace
 
-double gemm::modelGemmMicros(const GemmPlan &plan, int64_t splitK) {
-  const ChipModel &chip = plan.tcgen05 ? kBlackwellModel : kHopperModel;
-  // One k-tile of one output tile on one multiprocessor at its share of
-  // the peak. NVFP4: sm_90a converts to f16 (wgmma at half the FP8 rate),
-  // sm_100a's FP4 MMA runs at twice it (on 256-wide k-tiles).
+static const ChipModel &chipModel(const GemmPlan &plan) {
+  return plan.tcgen05 ? kBlackwellModel : kHopperModel;
+}
+
+/// One k-tile of one output tile on one multiprocessor at its share of the
+/// peak. NVFP4: sm_90a converts to f16 (wgmma at half the FP8 rate),
+/// sm_100a's FP4 MMA runs at twice it (on 256-wide k-tiles).
+static double modelKTileMicros(const GemmPlan &plan) {
+  const ChipModel &chip = chipModel(plan);
   double rate = plan.fp4() ? (plan.tcgen05 ? 2.0 : 0.5) : 1.0;
   double flops = 2.0 * kTileM * plan.tileN * plan.kTileElems();
-  double kTileMicros = flops / (chip.fp8Tflops * 1e6 * rate / chip.sms);
+  return flops / (chip.fp8Tflops * 1e6 * rate / chip.sms);
+}
+
+/// One tile's FP32 plane (128 x tileN x 4 bytes) written or read by one
+/// multiprocessor at its share of the data-sheet chip's HBM bandwidth
+/// (also on parts with fewer multiprocessors: one multiprocessor's loads
+/// do not speed up with fewer others): what a fused split-K unit or a
+/// stream-K block pays per plane it stores or sums (one block sums a
+/// tile's planes, at its share of the bandwidth, not all of it).
+static double modelPlaneMicros(const GemmPlan &plan) {
+  const ChipModel &chip = chipModel(plan);
+  return kTileM * plan.tileN * 4 / (chip.hbmTBps * 1e6 / chip.sms);
+}
+
+double gemm::modelGemmMicros(const GemmPlan &plan, int64_t splitK) {
+  const ChipModel &chip = chipModel(plan);
+  double kTileMicros = modelKTileMicros(plan);
   // Units run in waves of one per multiprocessor (persistent: per block).
   int64_t sms = plan.multiprocessors();
   int64_t width =
@@ -430,12 +475,18 @@ double gemm::modelGemmMicros(const GemmPlan &plan, int64_t splitK) {
   double micros = waves * (plan.kTiles() / splitK * kTileMicros + kUnitMicros);
   if (splitK == 1)
     return micros;
+  if (plan.fusesReductionWith(splitK)) {
+    // Every unit stores its plane; the tiles' last units (the last splits,
+    // units (S - 1) T .. S T - 1, in the last waves) then each sum S
+    // planes on their own.
+    int64_t reducingWaves = waves - plan.tiles() * (splitK - 1) / width;
+    return micros + (waves + reducingWaves * splitK) * modelPlaneMicros(plan);
+  }
   // The FP32 planes, written by the GEMM kernel and read by the reduction
-  // (or each tile's last unit), through HBM (D, bias and C cost the same
-  // either way), and the second launch unless the reduction is fused.
+  // kernel (all multiprocessors) through HBM (D, bias and C cost the same
+  // either way), and the second launch.
   double planeBytes = 2.0 * splitK * plan.m * plan.n * 4;
-  return micros + planeBytes / (chip.hbmTBps * 1e6) +
-         (plan.fusesReductionWith(splitK) ? 0.0 : kLaunchMicros);
+  return micros + planeBytes / (chip.hbmTBps * 1e6) + kLaunchMicros;
 }
 
 int64_t gemm::chooseSplitK(const GemmPlan &plan) {
@@ -449,6 +500,61 @@ int64_t gemm::chooseSplitK(const GemmPlan &plan) {
       best = s;
       bestMicros = micros;
     }
+  }
+  return best;
+}
+
+GemmPlan gemm::withStreamK(const GemmPlan &plan) {
+  GemmPlan streamed = plan;
+  streamed.streamK = true;
+  streamed.splitK = 1;
+  if (!streamed.persistent())
+    streamed.persistentBlocks = streamed.multiprocessors();
+  return streamed;
+}
+
+double gemm::modelStreamKMicros(const GemmPlan &plan) {
+  // A grid that divides the tiles runs the persistent kernel.
+  if (!plan.streamsK())
+    return modelGemmMicros(plan, 1);
+  // Each block: its stream-K range's and data-parallel tiles' k-tiles, a
+  // unit's fixed time per segment (a whole tile is one segment, as
+  // modelGemmMicros charges a tile), a plane per segment of a shared tile,
+  // and, for each shared tile that it begins (its plane 0, the last of
+  // the tile's segments to finish: the others begin their ranges with
+  // theirs), the sum of the tile's planes. The blocks run concurrently
+  // (the slowest counts), in waves if the grid is wider than the chip.
+  IntegerOps ops;
+  StreamKMath<int64_t, IntegerOps> math{plan, ops};
+  SmallVector<int64_t> planes(plan.blocks(), 0);
+  for (int64_t t = 0; t < plan.streamKTiles(); ++t) {
+    int64_t first = math.owner(t * plan.kTiles());
+    int64_t contributors = math.sharing(first, t).contributors;
+    if (contributors == 1)
+      continue;
+    for (int64_t g = first; g < first + contributors; ++g)
+      ++planes[g];
+    planes[first] += contributors;
+  }
+  double kTileMicros = modelKTileMicros(plan), slowest = 0;
+  for (int64_t g = 0; g < plan.blocks(); ++g) {
+    int64_t kTiles =
+        math.hi(g) - math.lo(g) + plan.dataParallelRounds() * plan.kTiles();
+    slowest = std::max(slowest, kTiles * kTileMicros +
+                                    math.segments(g) * kUnitMicros +
+                                    planes[g] * modelPlaneMicros(plan));
+  }
+  return ceilDiv(plan.blocks(), plan.multiprocessors()) * slowest;
+}
+
+KSplit gemm::chooseKSplit(const GemmPlan &plan, bool streamKApplies) {
+  KSplit best;
+  best.splitK = chooseSplitK(plan);
+  GemmPlan streamed = withStreamK(plan);
+  if (streamKApplies && streamed.streamsK() &&
+      modelStreamKMicros(streamed) < modelGemmMicros(plan, best.splitK)) {
+    best.splitK = 1;
+    best.streamK = true;
   }
   return best;
 }

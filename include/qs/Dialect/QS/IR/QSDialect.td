@@ -142,8 +142,15 @@ def QS_Dialect : Dialect {
     the time (output tiles x S work units in waves of one per
     multiprocessor, each unit's k-tiles at the chip's FP8 peak plus a
     fixed cost, and for S > 1 the workspace's bytes through HBM and the
-    second launch; docs/GPU.md), 1 where no split pays and with
-    `qs.gemm_epilogue = "tma"`.
+    second launch, or with the fused reduction each tile's last unit
+    summing its S planes alone; docs/GPU.md), 1 where no split pays and
+    with `qs.gemm_epilogue = "tma"`. Where stream-K ("stream", below)
+    applies to the GEMM (its rules, which "auto" never breaks), the model
+    also times it (each block's k-tiles and segments and the planes it
+    stores and sums; the slowest block counts) and picks it if it is the
+    fastest: for GEMMs whose last wave leaves most multiprocessors idle
+    and whose K is long enough to pay for the planes (8192^3 in 128x128
+    tiles on 132 multiprocessors: 31.03 waves).
 
     `qs.gemm_split_k = "stream"` (sm_90a, cooperative schedule) is
     stream-K: the kernel is persistent (`qs.gemm_persistent` blocks, by
