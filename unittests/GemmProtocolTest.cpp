@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmCode.h"
+#include "GemmTestPlans.h"
 #include "gtest/gtest.h"
 #include <cstdio>
 #include <cstdlib>
@@ -448,14 +449,7 @@ private:
 GemmPlan makePlan(int64_t tilesM, int64_t tilesN, int64_t kTiles,
                   int64_t stages, int64_t persistent = 0, int64_t cluster = 1,
                   bool pingpong = false, int64_t splitK = 1) {
-  GemmPlan p;
-  p.m = tilesM * kTileM;
-  p.tileN = 128;
-  p.n = tilesN * p.tileN;
-  p.k = kTiles * kTileK;
-  p.tilesM = tilesM;
-  p.tilesN = tilesN;
-  p.stages = stages;
+  GemmPlan p = tiledPlan(tilesM, tilesN, kTiles, stages);
   p.persistentBlocks = persistent;
   p.cluster = cluster;
   p.pingpong = pingpong;

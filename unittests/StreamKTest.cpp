@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmCode.h"
+#include "GemmTestPlans.h"
 #include "gtest/gtest.h"
 #include <algorithm>
 #include <map>
@@ -26,16 +27,9 @@ namespace {
 
 GemmPlan streamPlan(int64_t tilesM, int64_t tilesN, int64_t kTiles,
                     int64_t blocks) {
-  GemmPlan p;
-  p.m = tilesM * kTileM;
-  p.tileN = 128;
-  p.n = tilesN * p.tileN;
-  p.k = kTiles * kTileK;
-  p.tilesM = tilesM;
-  p.tilesN = tilesN;
+  GemmPlan p = tiledPlan(tilesM, tilesN, kTiles, 6);
   p.persistentBlocks = blocks;
   p.streamK = true;
-  p.stages = 6;
   return p;
 }
 

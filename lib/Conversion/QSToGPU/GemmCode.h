@@ -455,8 +455,7 @@ double modelGemmMicros(const GemmPlan &plan, int64_t splitK);
 /// split, the plan's persistent grid or one block per multiprocessor.
 GemmPlan withStreamK(const GemmPlan &plan);
 /// The model's time of a stream-K plan in microseconds: its slowest
-/// block's k-tiles and segments, plus the shared tiles' planes through
-/// HBM.
+/// block's k-tiles, segments and the planes it stores and sums.
 double modelStreamKMicros(const GemmPlan &plan);
 /// What "auto" picks: chooseSplitK's split, or stream-K where
 /// `streamKApplies` (the GEMM meets stream-K's rules), its grid does not
