@@ -8,7 +8,8 @@
 // KiB given to it; the per-tensor kernel promotes each k-tile unless
 // fast_accumulate; persistent, multicast, ping-pong and the TMA-store
 // epilogue as asked; split-K "auto" splits the one-tile GEMM with 32
-// k-tiles 16 ways and not the 16-tile one with 4; an explicit split
+// k-tiles 16 ways and not the 16-tile one with 4 (with the cost model's
+// times of the plan and of the GEMM unsplit); an explicit split
 // doubles the grid. Without the option, no remark.
 !x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
@@ -32,12 +33,12 @@ module attributes {qs.chip = "sm_90a"} {
     return %y : tensor<256x1024xbf16>
   }
   func.func @auto(%x: !xl, %w: !xl) -> tensor<128x128xbf16> {
-    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (1 x 1), 6-stage ring, 32 k-tiles of 128 in 16 splits of 2 (split-K "auto"), FP32 promotion per 128 of K; 16 blocks of 384 threads, 196704 bytes of shared memory; then qs_gemm_split_k_reduce}}
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (1 x 1), 6-stage ring, 32 k-tiles of 128 in 16 splits of 2 (split-K "auto", model 4.0 us against 10.0 unsplit), FP32 promotion per 128 of K; 16 blocks of 384 threads, 196704 bytes of shared memory; then qs_gemm_split_k_reduce}}
     %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = "auto"} : !xl, !xl -> tensor<128x128xbf16>
     return %y : tensor<128x128xbf16>
   }
   func.func @auto_none(%x: !x, %w: !w) -> tensor<256x1024xbf16> {
-    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128 (split-K "auto": none), FP32 promotion per 128 of K; 16 blocks of 384 threads, 196704 bytes of shared memory}}
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128 (split-K "auto": none, model 2.1 us), FP32 promotion per 128 of K; 16 blocks of 384 threads, 196704 bytes of shared memory}}
     %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = "auto"} : !x, !w -> tensor<256x1024xbf16>
     return %y : tensor<256x1024xbf16>
   }

@@ -270,10 +270,11 @@ def test_gemm_split_k_auto():
     # Compiled.gemm_plans: what each GEMM got (report-gemm-plans).
     assert compiled.gemm_plans == [
         'sm_90a wgmma kernel, 128x128 tiles (1 x 1), 6-stage ring, 4 k-tiles of 128 '
-        '(split-K "auto": none), FP32 promotion per 128 of K; 1 block of 384 threads, '
+        '(split-K "auto": none, model 2.1 us), FP32 promotion per 128 of K; 1 block of 384 '
+        'threads, '
         '196704 bytes of shared memory']
     plans = qs.compile(g, chip="sm_100a").gemm_plans
-    assert len(plans) == 1 and 'in 16 splits of 2 (split-K "auto")' in plans[0], plans
+    assert len(plans) == 1 and 'in 16 splits of 2 (split-K "auto", model ' in plans[0], plans
 
 
 def test_compile_multiprocessors():

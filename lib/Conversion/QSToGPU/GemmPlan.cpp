@@ -14,6 +14,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "qs/Dialect/QS/IR/QSAttrs.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
+#include "llvm/Support/Format.h"
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -183,9 +185,16 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
   return success();
 }
 
-/// The plan in words: kernel, tiles, ring, K and its split, schedule,
-/// grid.
-static std::string describe(const GemmPlan &plan, bool splitKAuto) {
+/// What split-K "auto" chose between: the model's time of the plan it
+/// picked and of the same GEMM unsplit (microseconds).
+struct AutoChoice {
+  double micros, unsplitMicros;
+};
+
+/// The plan in words: kernel, tiles, ring, K and its split (with "auto",
+/// the model's times), schedule, grid.
+static std::string describe(const GemmPlan &plan,
+                            std::optional<AutoChoice> autoChoice) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << (plan.tcgen05 ? "sm_100a tcgen05" : "sm_90a wgmma") << " kernel, "
@@ -194,12 +203,17 @@ static std::string describe(const GemmPlan &plan, bool splitKAuto) {
      << " k-tiles of " << plan.kTileElems();
   if (plan.splitsK())
     os << " in " << plan.splitK << " splits of " << plan.kTilesPerUnit();
-  if (splitKAuto)
+  if (autoChoice) {
     os << " (split-K \"auto\""
        << (plan.splitsK() ? ""
            : plan.streamK ? ": stream-K"
                           : ": none")
-       << ")";
+       << ", model " << llvm::format("%.1f", autoChoice->micros) << " us";
+    if (plan.splitsK() || plan.streamK)
+      os << " against " << llvm::format("%.1f", autoChoice->unsplitMicros)
+         << " unsplit";
+    os << ")";
+  }
   if (plan.tcgen05 && plan.a.blockDim != 0)
     os << ", block-scaled MMA (scale factors in tensor memory)";
   else if (plan.promotes())
@@ -301,13 +315,20 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.fusedReduce = operands.fusedReduce;
   // "auto": the model's choice; none with the TMA epilogue (which the
   // split would rule out).
+  std::optional<AutoChoice> autoChoice;
   if (operands.splitKAuto && !plan.tmaStore) {
     bool streamKApplies =
         !streamKRule(operands, plan.tcgen05 ? 100 : 90, isMX(operands));
     KSplit split = chooseKSplit(plan, streamKApplies);
+    double unsplit = modelGemmMicros(plan, 1);
     plan.splitK = split.splitK;
     if (split.streamK)
       plan = withStreamK(plan);
+    autoChoice = AutoChoice{split.streamK ? modelStreamKMicros(plan)
+                                          : modelGemmMicros(plan, plan.splitK),
+                            unsplit};
+  } else if (operands.splitKAuto) {
+    autoChoice = AutoChoice{modelGemmMicros(plan, 1), modelGemmMicros(plan, 1)};
   }
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
@@ -408,7 +429,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   emitKernel(b, loc, module, desc, args, options);
   if (workspace && !plan.fusesReduction() && !plan.streamK)
     emitSplitKReduction(b, loc, module, plan, workspace, bias, c, d, options);
-  return describe(plan, operands.splitKAuto);
+  return describe(plan, autoChoice);
 }
 
 int64_t GemmPlan::streamKPlanes() const {
