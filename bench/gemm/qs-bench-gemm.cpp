@@ -342,7 +342,8 @@ int main(int argc, char **argv) {
       options.multiprocessors = opened.multiprocessors;
       options.reportGemmPlans = run.splitKAuto;
       // "auto": the split the plan chose, from its remark ("... in S
-      // splits of ..."; none: 1; stream-K: "(split-K "auto": stream-K)").
+      // splits of ..."; none: 1; stream-K: "(split-K "auto": stream-K,
+      // model ... us against ... unsplit)").
       // Other diagnostics print as usual.
       int64_t autoSplit = 1;
       bool autoStream = false;

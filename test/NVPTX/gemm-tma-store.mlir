@@ -9,8 +9,10 @@
 // store chunks of 64 columns (128 bytes). Per chunk: its thread 0 waits
 // until the buffer is no longer read (wait_group.read 0 before a tile's
 // first chunk, 1 before the next), the warpgroup meets on its named
-// barrier (4 or 5, 128 threads), every thread writes its 16 bf16 pairs
-// (st.shared.b32 at swizzled offsets), fences them for the async proxy,
+// barrier (4 or 5, 128 threads), every warp writes its 16 rows x 64 bf16
+// columns with four stmatrix.x4 (each thread's 16 bf16 pairs, four words
+// per stmatrix; each row address at its swizzled offset), fences them
+// for the async proxy,
 // meets again, and thread 0 issues the TMA store of the 64 x 128-byte box
 // and commits it. Before exiting, thread 0 waits for every store. D is
 // never written by ordinary stores. The host encodes D's tensor map as a
@@ -23,16 +25,16 @@
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK: cp.async.bulk.wait_group.read 0;
 // CHECK: bar.sync {{[45]}}, 128;
-// CHECK-COUNT-16: st.shared.b32
-// CHECK-NOT: st.shared
+// CHECK-COUNT-4: stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
+// CHECK-NOT: {{st.shared|stmatrix}}
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: bar.sync {{[45]}}, 128;
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, [[ROW:%r[0-9]+]]}], [%r{{[0-9]+}}];
 // CHECK-NEXT: cp.async.bulk.commit_group;
 // CHECK: cp.async.bulk.wait_group.read 1;
 // CHECK: bar.sync {{[45]}}, 128;
-// CHECK-COUNT-16: st.shared.b32
-// CHECK-NOT: st.shared
+// CHECK-COUNT-4: stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
+// CHECK-NOT: {{st.shared|stmatrix}}
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: bar.sync {{[45]}}, 128;
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, [[ROW]]}], [%r{{[0-9]+}}];

@@ -393,7 +393,7 @@ def test_gemm_pingpong(rng, layout):
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
 def test_gemm_tma_store(rng, layout):
     # qs.gemm_epilogue = "tma": each consumer's 64 rows staged 128 bytes of
-    # columns at a time (64 bf16 or 32 f32: 1 to 8 store chunks per tile,
+    # columns at a time (64 bf16 / f16 or 32 f32: 1 to 8 store chunks per tile,
     # odd counts included) in two swizzled buffers, then stored as a box
     # clipped at D's edges (M = 144, N = 208 / 464: partial boxes in
     # rows and columns; MXFP8 / NVFP4: N = 96 / 224), with bias and
@@ -404,7 +404,7 @@ def test_gemm_tma_store(rng, layout):
                accumulate=True, epilogue="tma")
     check_gemm(rng, "fp8_current", layout, "f32", m=144, n=464, k=144, tile_n=192,
                fast_accumulate=True, persistent=3, epilogue="tma")
-    check_gemm(rng, "fp8_block", layout, "bf16", m=144, n=208, k=256, bias=True,
+    check_gemm(rng, "fp8_block", layout, "f16", m=144, n=208, k=256, bias=True,
                epilogue="tma")
     check_gemm(rng, "mxfp8", layout, "bf16", m=160, n=96, k=128, accumulate=True,
                persistent=2, epilogue="tma")

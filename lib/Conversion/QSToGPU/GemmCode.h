@@ -814,14 +814,27 @@ struct GemmCode {
   /// GemmPlan::tmaStore: the same values for store chunk `chunk` only (the
   /// thread's registers [chunk * storeChunkCols() / 2, ...) of rows `half`
   /// * 64 ..., columns chunk * storeChunkCols() ... of the tile), each pair
-  /// of adjacent columns handed to `store(offset, values)` with its byte
-  /// offset in the chunk's 64 x 128-byte staging buffer before swizzling
-  /// (row * 128 + column bytes). Values past D's edges are computed as well
-  /// (from clamped bias / C positions); the TMA store does not write them.
-  void
-  stagedEpilogueChunk(Value tm, Value tn, Value half, Value t, ValueRange args,
-                      int64_t chunk, const std::function<Value(int64_t)> &acc,
-                      const std::function<void(Value, ArrayRef<Value>)> &store);
+  /// of adjacent columns handed to `store(g, offset, values)` in order (g =
+  /// 0, 1, ...: the pair of registers 2g and 2g + 1) with its byte offset
+  /// in the chunk's 64 x 128-byte staging buffer before swizzling (row *
+  /// 128 + column bytes). Values past D's edges are computed as well (from
+  /// clamped bias / C positions); the TMA store does not write them.
+  void stagedEpilogueChunk(
+      Value tm, Value tn, Value half, Value t, ValueRange args, int64_t chunk,
+      const std::function<Value(int64_t)> &acc,
+      const std::function<void(int64_t, Value, ArrayRef<Value>)> &store);
+  /// 16-bit outputs of the TMA-store epilogue are staged with
+  /// `stmatrix.sync.aligned.m8n8.x4.shared.b16`: a store chunk's pairs 4q
+  /// .. 4q + 3 of a thread (registers 8q .. 8q + 7: columns 16q .. 16q +
+  /// 15 of the chunk, rows r and r + 8 of its warp's 16) are the four 8x8
+  /// matrices of stmatrix q (columns 16q .. +7 rows 0-7, rows 8-15, then
+  /// columns 16q + 8 .. +15 likewise), each lane's word i being row lane /
+  /// 4, columns 2 (lane % 4) of matrix i: wgmma's fragment order. Lane l
+  /// supplies the address of row l % 8 of matrix l / 8; this is that row's
+  /// byte offset in the staging buffer before swizzling (a 16-byte piece
+  /// of one 128-byte row, which the swizzle keeps whole), for consumer
+  /// thread `t` (0-127).
+  Value stmatrixRow(Value t, int64_t q);
   /// The same for `count` values: value r (from `acc`) goes to output
   /// element `position(r)` = (row, column) of D. Values come in groups of
   /// `vec` (r = g vec + e at (row, col + e), col a multiple of vec): when N

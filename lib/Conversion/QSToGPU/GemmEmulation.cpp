@@ -419,7 +419,18 @@ void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
                                             env.add(regBase, env.idx(r)))
                   .getResult();
             },
-            [&](Value offset, ArrayRef<Value> values) {
+            [&](int64_t g, Value offset, ArrayRef<Value> values) {
+              // 16-bit: stmatrix q = g / 4 puts this thread's word of
+              // matrix g % 4 at the row whose address lane 8 (g % 4) +
+              // lane / 4 of its warp supplies, at byte 4 (lane % 4).
+              if (bytes == 2) {
+                Value lane = code.band(t, 31);
+                Value source =
+                    env.add(code.band(t, ~int64_t(31)),
+                            env.add(env.idx(8 * (g % 4)), code.shr(lane, 2)));
+                offset = env.add(code.stmatrixRow(source, g / 4),
+                                 code.shl(code.band(lane, 3), 2));
+              }
               for (auto [e, v] : llvm::enumerate(values))
                 memref::StoreOp::create(
                     b, loc, v, staging,

@@ -47,7 +47,7 @@ void GemmCode::epilogue(Value tm, Value tn, Value consumer, Value t,
 void GemmCode::stagedEpilogueChunk(
     Value tm, Value tn, Value half, Value t, ValueRange args, int64_t chunk,
     const std::function<Value(int64_t)> &acc,
-    const std::function<void(Value, ArrayRef<Value>)> &store) {
+    const std::function<void(int64_t, Value, ArrayRef<Value>)> &store) {
   Value rowBase = env.add(env.mul(tm, i(kTileM)), env.mul(half, i(64)));
   Value colBase = env.mul(tn, i(plan.tileN));
   // The chunk's columns [chunk W, chunk W + W) are registers [chunk W / 2,
@@ -66,9 +66,20 @@ void GemmCode::stagedEpilogueChunk(
         std::tie(fr, fc) = fragment(t, i(first + r));
         Value column = arith::SubIOp::create(env.b, env.loc, fc,
                                              i(chunk * plan.storeChunkCols()));
-        store(env.add(env.mul(fr, i(128)), env.mul(column, i(plan.outBytes()))),
+        store(r / 2,
+              env.add(env.mul(fr, i(128)), env.mul(column, i(plan.outBytes()))),
               values);
       });
+}
+
+Value GemmCode::stmatrixRow(Value t, int64_t q) {
+  Value warp = shr(t, 5), lane = band(t, 31), matrix = shr(lane, 3);
+  // Row: the warp's 16, + 8 for matrices 1 and 3; column: 16q, + 8 for
+  // matrices 2 and 3 (2 bytes each).
+  Value row =
+      env.add(env.add(shl(warp, 4), band(lane, 7)), shl(band(matrix, 1), 3));
+  Value column = env.add(i(16 * q), shl(shr(matrix, 1), 3));
+  return env.add(env.mul(row, i(128)), shl(column, 1));
 }
 
 void GemmCode::epilogueAt(

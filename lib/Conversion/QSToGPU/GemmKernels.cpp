@@ -437,13 +437,17 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
           "");
     });
     consumerBarrier("bar.sync", 4, kWarpgroup);
+    auto staged = [&](Value offset) {
+      return ptx.i32(
+          env.add(block.base, env.add(buffer, swizzle(code, offset))));
+    };
+    // 16-bit outputs: four pairs' words per stmatrix (GemmCode::stmatrixRow).
+    SmallVector<Value, 4> words;
     code.stagedEpilogueChunk(
         tm, tn, half, t, block.epilogueArgs, chunk, acc,
-        [&](Value offset, ArrayRef<Value> values) {
-          Value address = ptx.i32(
-              env.add(block.base, env.add(buffer, swizzle(code, offset))));
+        [&](int64_t g, Value offset, ArrayRef<Value> values) {
           if (values[0].getType().isF32()) {
-            ptx({address, values[0], values[1]},
+            ptx({staged(offset), values[0], values[1]},
                 "st.shared.v2.f32 [$0], {$1, $2};", "r,f,f");
             return;
           }
@@ -453,12 +457,19 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
             return arith::ExtUIOp::create(
                 b, loc, i32, arith::BitcastOp::create(b, loc, i16, v));
           };
-          Value word = arith::OrIOp::create(
+          words.push_back(arith::OrIOp::create(
               b, loc, bits(values[0]),
               arith::ShLIOp::create(
                   b, loc, bits(values[1]),
-                  arith::ConstantIntOp::create(b, loc, i32, 16)));
-          ptx({address, word}, "st.shared.b32 [$0], $1;", "r,r");
+                  arith::ConstantIntOp::create(b, loc, i32, 16))));
+          if (words.size() < 4)
+            return;
+          ptx({staged(code.stmatrixRow(t, g / 4)), words[0], words[1], words[2],
+               words[3]},
+              "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], "
+              "{$1, $2, $3, $4};",
+              "r,r,r,r,r");
+          words.clear();
         });
     ptx({}, "fence.proxy.async.shared::cta;", "");
     consumerBarrier("bar.sync", 4, kWarpgroup);
