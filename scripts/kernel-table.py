@@ -144,7 +144,12 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128),
                     ("e4m3 x e4m3 splitk4", "bf16", 128), ("mxfp8 splitk4", "bf16", 128),
                     ("nvfp4 splitk4", "f32", 128), ("e4m3 x e4m3 splitk4 fused", "bf16", 128),
-                    ("mxfp8 splitk4 fused", "bf16", 128), ("nvfp4 splitk4 fused", "f32", 128)]
+                    ("mxfp8 splitk4 fused", "bf16", 128), ("nvfp4 splitk4 fused", "f32", 128),
+                    # qs.gemm_epilogue = "tma": each warp's rows staged in the
+                    # ring and stored by TMA.
+                    ("e4m3 x e4m3 tma", "bf16", 256), ("e5m2 x e4m3 tma", "f32", 128),
+                    ("block 1D x 2D tma", "f16", 128), ("mxfp8 tma", "bf16", 128),
+                    ("nvfp4 tma", "f32", 128)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):

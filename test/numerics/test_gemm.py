@@ -417,6 +417,24 @@ def test_gemm_tma_store(rng, layout):
                    epilogue="tma")
 
 
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+def test_gemm_tma_store_sm100(rng, layout):
+    # sm_100a qs.gemm_epilogue = "tma": each warp's 32 rows staged 128
+    # bytes of columns at a time (64 bf16 / f16 or 32 f32: 2 to 8 store
+    # chunks per tile; from 3 on, the warp's two buffers at the start of
+    # the stage ring are reused) and stored as 32-row boxes clipped at D's
+    # edges (partial boxes in rows and columns), with bias and accumulate;
+    # every family, 128- and 256-wide tiles.
+    check_gemm(rng, "mxfp8", layout, "bf16", m=160, n=224, k=128, bias=True,
+               accumulate=True, chip="sm_100a", epilogue="tma")
+    check_gemm(rng, "nvfp4", layout, "f32", m=160, n=224, k=256, chip="sm_100a",
+               epilogue="tma")
+    check_gemm(rng, "fp8_block", layout, "f16", m=144, n=208, k=256, bias=True,
+               chip="sm_100a", epilogue="tma")
+    check_gemm(rng, "fp8_current", layout, "bf16", m=144, n=464, k=144, tile_n=256,
+               accumulate=True, chip="sm_100a", epilogue="tma")
+
+
 @pytest.mark.parametrize("chip", [None, "sm_100a"])
 def test_gemm_epilogue_vector_widths(rng, chip):
     # The epilogue stores groups of adjacent columns with one vector store

@@ -300,13 +300,19 @@ struct GemmPlan {
       return 0;
     return transposeBuffers() * transposedBytes();
   }
-  /// qs.gemm_epilogue = "tma" (sm_90a): each consumer warpgroup converts
+  /// qs.gemm_epilogue = "tma": each consumer warpgroup (sm_90a) converts
   /// its 64 rows of the tile 128 bytes of columns (a "store chunk":
   /// storeChunkCols() columns) at a time into one of two staging buffers
   /// of 64 rows x 128 bytes (128-byte swizzled, as TMA reads them) and
   /// stores it with one TMA bulk tensor store (which clips at D's edges),
   /// alternating buffers; two per consumer, after the converted tiles.
+  /// sm_100a: each warp likewise with its 32 rows, in two 32 x 128-byte
+  /// buffers at the start of the stage ring, which the block no longer
+  /// reads once its MMAs are done (no shared memory added).
   bool tmaStore = false;
+  /// The rows of one TMA store box: a consumer warpgroup's (sm_90a) or a
+  /// warp's (sm_100a).
+  int64_t storeBoxRows() const { return tcgen05 ? 32 : 64; }
   int64_t outBytes() const { return outType.getIntOrFloatBitWidth() / 8; }
   /// What the GEMM kernel's epilogue stores: D's type, or with split-K the
   /// FP32 partial results.
@@ -320,7 +326,7 @@ struct GemmPlan {
     return roundUp(convertedOffset() + convertedBytes(), 1024);
   }
   int64_t stagingBytes() const {
-    return tmaStore ? kConsumers * 2 * kStagingBufferBytes : 0;
+    return tmaStore && !tcgen05 ? kConsumers * 2 * kStagingBufferBytes : 0;
   }
   int64_t barrierOffset() const { return stagingOffset() + stagingBytes(); }
   /// Full and empty barriers per stage; tcgen05 adds the "accumulator done"
@@ -804,6 +810,17 @@ struct GemmCode {
   void tmemEpilogue(
       ValueRange args, Value tm, Value tn, Value tmemLane,
       const std::function<std::function<Value(int64_t)>(int64_t)> &load);
+  /// GemmPlan::tmaStore on sm_100a: the same values for store chunk
+  /// `chunk` only (columns chunk * storeChunkCols() ... of the tile: 128
+  /// bytes of the row, from one or two of `load`'s 32-column chunks), each
+  /// 16-byte group handed to `store(offset, values)` with its byte offset
+  /// in the warp's 32 x 128-byte staging buffer before swizzling
+  /// (tmemLane % 32 * 128 + column bytes). Values past D's edges are
+  /// computed as well; the TMA store does not write them.
+  void tmemStagedChunk(
+      ValueRange args, Value tm, Value tn, Value tmemLane, int64_t chunk,
+      const std::function<std::function<Value(int64_t)>(int64_t)> &load,
+      const std::function<void(Value, ArrayRef<Value>)> &store);
 
   /// The epilogue of consumer `consumer`'s thread `t`: register r (from
   /// `acc`) to D[row, col] = alpha acc (+ bias[col]) (+ C[row, col]), alpha
@@ -835,6 +852,12 @@ struct GemmCode {
   /// of one 128-byte row, which the swizzle keeps whole), for consumer
   /// thread `t` (0-127).
   Value stmatrixRow(Value t, int64_t q);
+  /// GemmPlan::tmaStore: D's first row and column of the TMA store box of
+  /// store chunk `chunk` of tile (tm, tn) for box row group `group` (a
+  /// consumer's 64 rows on sm_90a, a warp's 32 on sm_100a); the kernels
+  /// store there, the emulation reads its box back from there.
+  std::pair<Value, Value> storeBox(Value tm, Value tn, Value group,
+                                   int64_t chunk);
   /// The same for `count` values: value r (from `acc`) goes to output
   /// element `position(r)` = (row, column) of D. Values come in groups of
   /// `vec` (r = g vec + e at (row, col + e), col a multiple of vec): when N
@@ -848,6 +871,12 @@ struct GemmCode {
              const std::function<std::pair<Value, Value>(int64_t)> &position,
              const std::function<Value(int64_t)> &acc,
              const std::function<void(int64_t, ArrayRef<Value>)> &sink = {});
+  /// tmemEpilogue's 32 columns [32 ld, 32 ld + 32) of tensor-memory lane
+  /// `tmemLane` (accumulator bits from `bits`; null in the reducing pass),
+  /// stored to D or handed to `sink` as epilogueAt does.
+  void tmemColumns(ValueRange args, Value tm, Value tn, Value tmemLane,
+                   int64_t ld, const std::function<Value(int64_t)> &bits,
+                   const std::function<void(int64_t, ArrayRef<Value>)> &sink);
 };
 
 /// D's value from an FP32 result: + bias (of any float type, or null), + C
@@ -898,6 +927,18 @@ void emulateSplitKArrival(GemmCode &code, const std::function<void()> &reduce);
 /// PTX prmt.b32 (default mode, selector bits 3, 7, 11, 15 clear) on i32
 /// values, in arith (the emulation's).
 Value emulatePrmt(KernelEnv &env, Value a, Value b, Value selector);
+
+/// GemmPlan::tmaStore in the emulation: the TMA store of a box of
+/// storeBoxRows() x 128 bytes staged (128-byte swizzled, as the kernels
+/// write it) in `staging` (a memref of D's element type, one box) to D at
+/// `origin` (row, column: GemmCode::storeBox), clipped at D's edges as
+/// TMA clips it.
+void emulateTmaStoreBox(GemmCode &code, Value staging, Value d,
+                        std::pair<Value, Value> origin);
+/// The epilogue's values written to `staging` at byte `offset` (before
+/// swizzling) and on, as the kernels' shared-memory stores write them.
+void emulateStaging(GemmCode &code, Value staging, Value offset,
+                    ArrayRef<Value> values);
 
 /// Emulated 16-byte shared-memory store (GemmEmulation.cpp): four i32
 /// words, little-endian, at byte `at` of the i8 memref `smem`.

@@ -131,6 +131,41 @@ Value gemm::emulatePrmt(KernelEnv &env, Value a, Value b, Value selector) {
   return result;
 }
 
+void gemm::emulateStaging(GemmCode &code, Value staging, Value offset,
+                          ArrayRef<Value> values) {
+  KernelEnv &env = code.env;
+  int64_t bytes = code.plan.outBytes();
+  for (auto [e, v] : llvm::enumerate(values)) {
+    Value at = swizzle(code, env.add(offset, env.idx(int64_t(e) * bytes)));
+    memref::StoreOp::create(env.b, env.loc, v, staging,
+                            env.div(at, env.idx(bytes)));
+  }
+}
+
+void gemm::emulateTmaStoreBox(GemmCode &code, Value staging, Value d,
+                              std::pair<Value, Value> origin) {
+  KernelEnv &env = code.env;
+  const GemmPlan &plan = code.plan;
+  int64_t bytes = plan.outBytes();
+  Value row0 = origin.first, col0 = origin.second;
+  env.loop(plan.storeBoxRows(), [&](Value r) {
+    env.loop(plan.storeChunkCols(), [&](Value c) {
+      Value row = env.add(row0, r), col = env.add(col0, c);
+      env.ifThen(
+          env.land(env.lt(row, env.idx(plan.m)), env.lt(col, env.idx(plan.n))),
+          [&] {
+            Value offset =
+                env.add(env.mul(r, env.idx(128)), env.mul(c, env.idx(bytes)));
+            Value at = env.div(swizzle(code, offset), env.idx(bytes));
+            Value v = memref::LoadOp::create(env.b, env.loc, staging, at);
+            memref::StoreOp::create(
+                env.b, env.loc, v, d,
+                env.add(env.mul(row, env.idx(plan.n)), col));
+          });
+    });
+  });
+}
+
 void gemm::emulateStore16(KernelEnv &env, Value smem, Value at,
                           ArrayRef<Value> words) {
   OpBuilder &b = env.b;
@@ -397,15 +432,10 @@ SmallVector<Value> Sm90Emulation::load16(Value offset) {
 }
 
 void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
-  int64_t bytes = plan.outBytes(), cols = plan.storeChunkCols();
+  int64_t bytes = plan.outBytes();
   Value staging = memref::AllocOp::create(
       b, loc,
       MemRefType::get({GemmPlan::kStagingBufferBytes / bytes}, plan.outType));
-  Value d = epilogueArgs.back();
-  // Element index of a byte offset (before swizzling) in the buffer.
-  auto element = [&](Value offset) {
-    return env.div(swizzle(code, offset), env.idx(bytes));
-  };
   env.loop(kConsumers, [&](Value consumer) {
     for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
       env.loop(kWarpgroup, [&](Value t) {
@@ -431,33 +461,12 @@ void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
                 offset = env.add(code.stmatrixRow(source, g / 4),
                                  code.shl(code.band(lane, 3), 2));
               }
-              for (auto [e, v] : llvm::enumerate(values))
-                memref::StoreOp::create(
-                    b, loc, v, staging,
-                    element(env.add(offset, env.idx(int64_t(e) * bytes))));
+              emulateStaging(code, staging, offset, values);
             });
       });
-      // The box: rows tm 128 + consumer 64 .., columns of the chunk.
-      Value row0 =
-          env.add(env.mul(tm, env.idx(kTileM)), env.mul(consumer, env.idx(64)));
-      Value col0 =
-          env.add(env.mul(tn, env.idx(plan.tileN)), env.idx(chunk * cols));
-      env.loop(64, [&](Value r) {
-        env.loop(cols, [&](Value c) {
-          Value row = env.add(row0, r), col = env.add(col0, c);
-          env.ifThen(
-              env.land(env.lt(row, env.idx(plan.m)),
-                       env.lt(col, env.idx(plan.n))),
-              [&] {
-                Value offset = env.add(env.mul(r, env.idx(128)),
-                                       env.mul(c, env.idx(bytes)));
-                Value v =
-                    memref::LoadOp::create(b, loc, staging, element(offset));
-                memref::StoreOp::create(
-                    b, loc, v, d, env.add(env.mul(row, env.idx(plan.n)), col));
-              });
-        });
-      });
+      // The box of the consumer's rows and the chunk's columns.
+      emulateTmaStoreBox(code, staging, epilogueArgs.back(),
+                         code.storeBox(tm, tn, consumer, chunk));
     }
   });
 }

@@ -72,6 +72,13 @@ void GemmCode::stagedEpilogueChunk(
       });
 }
 
+std::pair<Value, Value> GemmCode::storeBox(Value tm, Value tn, Value group,
+                                           int64_t chunk) {
+  return {env.add(env.mul(tm, i(kTileM)),
+                  env.mul(group, i(plan.storeBoxRows()))),
+          env.add(env.mul(tn, i(plan.tileN)), i(chunk * plan.storeChunkCols()))};
+}
+
 Value GemmCode::stmatrixRow(Value t, int64_t q) {
   Value warp = shr(t, 5), lane = band(t, 31), matrix = shr(lane, 3);
   // Row: the warp's 16, + 8 for matrices 1 and 3; column: 16q, + 8 for
@@ -237,24 +244,44 @@ void GemmCode::epilogueAt(
 void GemmCode::tmemEpilogue(
     ValueRange args, Value tm, Value tn, Value tmemLane,
     const std::function<std::function<Value(int64_t)>(int64_t)> &load) {
-  Value row = env.add(env.mul(tm, i(kTileM)), tmemLane);
-  for (int64_t chunk = 0; chunk < plan.tileN / 32; ++chunk) {
-    // The reducing pass reads the planes, not tensor memory.
-    std::function<Value(int64_t)> bits = reducing ? nullptr : load(chunk);
-    Value colBase = env.add(env.mul(tn, i(plan.tileN)), i(32 * chunk));
-    // 16 bytes of the row per store.
-    int64_t outBytes =
-        (reducing ? plan.outType : plan.storeType()).getIntOrFloatBitWidth() /
-        8;
-    epilogueAt(
-        args, 32, 16 / outBytes,
-        [&](int64_t r) { return std::make_pair(row, env.add(colBase, i(r))); },
-        [&](int64_t r) {
-          return arith::BitcastOp::create(env.b, env.loc, env.b.getF32Type(),
-                                          bits(r))
-              .getResult();
-        });
+  for (int64_t chunk = 0; chunk < plan.tileN / 32; ++chunk)
+    tmemColumns(args, tm, tn, tmemLane, chunk, reducing ? nullptr : load(chunk),
+                nullptr);
+}
+
+void GemmCode::tmemStagedChunk(
+    ValueRange args, Value tm, Value tn, Value tmemLane, int64_t chunk,
+    const std::function<std::function<Value(int64_t)>(int64_t)> &load,
+    const std::function<void(Value, ArrayRef<Value>)> &store) {
+  int64_t cols = plan.storeChunkCols(), bytes = plan.outBytes();
+  Value rowOffset = env.mul(band(tmemLane, 31), i(128));
+  for (int64_t ld = chunk * cols / 32; ld < (chunk + 1) * cols / 32; ++ld) {
+    int64_t first = 32 * ld - chunk * cols;
+    tmemColumns(args, tm, tn, tmemLane, ld, load(ld),
+                [&](int64_t r, ArrayRef<Value> values) {
+                  store(env.add(rowOffset, i((first + r) * bytes)), values);
+                });
   }
+}
+
+void GemmCode::tmemColumns(
+    ValueRange args, Value tm, Value tn, Value tmemLane, int64_t ld,
+    const std::function<Value(int64_t)> &bits,
+    const std::function<void(int64_t, ArrayRef<Value>)> &sink) {
+  Value row = env.add(env.mul(tm, i(kTileM)), tmemLane);
+  Value colBase = env.add(env.mul(tn, i(plan.tileN)), i(32 * ld));
+  // 16 bytes of the row per store.
+  int64_t outBytes =
+      (reducing ? plan.outType : plan.storeType()).getIntOrFloatBitWidth() / 8;
+  epilogueAt(
+      args, 32, 16 / outBytes,
+      [&](int64_t r) { return std::make_pair(row, env.add(colBase, i(r))); },
+      [&](int64_t r) {
+        return arith::BitcastOp::create(env.b, env.loc, env.b.getF32Type(),
+                                        bits(r))
+            .getResult();
+      },
+      sink);
 }
 
 SmallVector<Value> gemm::loadElements(KernelEnv &env, Value buffer, Value at,

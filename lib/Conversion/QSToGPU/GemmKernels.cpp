@@ -421,9 +421,6 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
   // store of chunk c - 2 (c = 0: every earlier store, as a tile's chunk
   // count may be odd) has read it; after the fills, each thread's writes
   // are made visible to the async proxy and thread 0 issues the store.
-  Value tmD = ptx.pointerOf(env.args.back());
-  Value rowBase =
-      env.add(env.mul(tm, env.idx(kTileM)), env.mul(half, env.idx(64)));
   Value staging =
       env.add(env.idx(plan.stagingOffset()),
               env.mul(consumer, env.idx(2 * GemmPlan::kStagingBufferBytes)));
@@ -474,15 +471,7 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
     ptx({}, "fence.proxy.async.shared::cta;", "");
     consumerBarrier("bar.sync", 4, kWarpgroup);
     env.ifThen(eq(t, zero), [&] {
-      Value column = env.idx((chunk * plan.storeChunkCols()) * plan.outBytes());
-      Value x =
-          env.add(env.mul(tn, env.idx(plan.tileN * plan.outBytes())), column);
-      ptx({tmD, ptx.i32(x), ptx.i32(rowBase),
-           ptx.i32(env.add(block.base, buffer))},
-          "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
-          "[$0, {$1, $2}], [$3];\n"
-          "cp.async.bulk.commit_group;",
-          "l,r,r,r");
+      storeBox(tm, tn, half, chunk, ptx.i32(env.add(block.base, buffer)));
     });
   }
 }

@@ -132,11 +132,6 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                           "a pair of blocks) exists for the sm_90a "
                           "kernels with K-major operands (not for MN-major "
                           "data, which goes through the transposing copy)";
-  if (operands.tmaStore && cc != 90)
-    return emitError() << "qs.gemm_epilogue = \"tma\" (D staged in shared "
-                          "memory and written by TMA stores) exists for the "
-                          "sm_90a kernels; the sm_100a kernel stores from "
-                          "tensor memory through registers";
   if (operands.tmaStore && (operands.n * operands.outBytes) % 16 != 0)
     return emitError() << "qs.gemm_epilogue = \"tma\" needs D's rows to be "
                           "multiples of 16 bytes (TMA row strides), here N = "
@@ -406,12 +401,13 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   if (workspace)
     args.push_back(workspace);
   if (options.gpu && plan.tmaStore) {
-    // D as a [M, N * bytes] byte matrix, stored in boxes of 64 rows x 128
-    // bytes from 128-byte-swizzled staging buffers.
+    // D as a [M, N * bytes] byte matrix, stored in boxes of 64 (sm_100a:
+    // 32) rows x 128 bytes from 128-byte-swizzled staging buffers.
     auto mapType = MemRefType::get({16}, b.getI64Type());
     Value map = memref::AllocOp::create(b, loc, mapType);
     emitEncodeTensorMap(b, loc, module, map, d, plan.m,
-                        plan.n * plan.outBytes(), 64, 128, 128);
+                        plan.n * plan.outBytes(), plan.storeBoxRows(), 128,
+                        128);
     args.push_back(map);
   }
   if (options.gpu && plan.tcgen05)

@@ -114,6 +114,22 @@ struct BlockEmitter {
                        const std::function<void()> &sync,
                        const std::function<void()> &reduce);
 
+  /// GemmPlan::tmaStore, one thread: the TMA store of box row group
+  /// `group`'s store chunk `chunk` of tile (tm, tn) (GemmCode::storeBox)
+  /// from the staging buffer at shared address `staged` (D's tensor map is
+  /// the last argument: a byte matrix, so the column is in bytes), then
+  /// the commit of its bulk group.
+  void storeBox(Value tm, Value tn, Value group, int64_t chunk, Value staged) {
+    auto [row, col] = code.storeBox(tm, tn, group, chunk);
+    ptx({ptx.pointerOf(env.args.back()),
+         ptx.i32(env.mul(col, env.idx(plan.outBytes()))), ptx.i32(row),
+         staged},
+        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
+        "[$0, {$1, $2}], [$3];\n"
+        "cp.async.bulk.commit_group;",
+        "l,r,r,r");
+  }
+
   /// After thread 0's mbarrier.init: the barriers made visible to the
   /// cluster and the async proxy, and the tensor maps prefetched (D's,
   /// the last argument, with GemmPlan::tmaStore).

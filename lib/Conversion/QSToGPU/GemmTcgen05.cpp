@@ -59,6 +59,12 @@ private:
   void scaleFactorWarp();
   /// All four warps: tensor-memory lanes 32w..32w+31 (their rows) to D.
   void epilogue();
+  /// GemmPlan::tmaStore: each warp stages its rows' store chunks in its
+  /// two buffers at the start of the (by now unused) stage ring, and its
+  /// lane 0 stores each with a TMA bulk tensor store.
+  void stagedEpilogue(
+      Value tmemLane,
+      const std::function<std::function<Value(int64_t)>(int64_t)> &load);
 
   Value tm, tn, tid, warp, lane;
   /// Shared-memory offsets of the "accumulator done" barrier and of the
@@ -284,7 +290,7 @@ void Tcgen05Block::epilogue() {
     constraints += "=r,";
   }
   constraints += "r";
-  code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, [&](int64_t chunk) {
+  auto load = [&](int64_t chunk) {
     Value values = ptx(words, {ptx.i32(env.add(laneBase, env.idx(32 * chunk)))},
                        "tcgen05.ld.sync.aligned.32x32b.x32.b32 {" + list +
                            "}, [$32];\ntcgen05.wait::ld.sync.aligned;",
@@ -294,7 +300,11 @@ void Tcgen05Block::epilogue() {
     return std::function<Value(int64_t)>([&builder, at, values](int64_t r) {
       return LLVM::ExtractValueOp::create(builder, at, values, r).getResult();
     });
-  });
+  };
+  if (plan.tmaStore)
+    stagedEpilogue(tmemLane, load);
+  else
+    code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, load);
   // Fused split-K: all 128 threads stored the plane; thread 0 arrives.
   if (plan.fusesReduction())
     arriveAndReduce(
@@ -312,6 +322,63 @@ void Tcgen05Block::epilogue() {
   });
 }
 } // namespace
+
+void Tcgen05Block::stagedEpilogue(
+    Value tmemLane,
+    const std::function<std::function<Value(int64_t)>(int64_t)> &load) {
+  // Warp w's buffers: bytes [w 8 KiB, (w + 1) 8 KiB) of the ring, which no
+  // TMA load or MMA reads once `done` has completed (the ring holds at
+  // least two stages of 24 KiB). Before chunk c fills buffer c % 2, lane 0
+  // waits until the store of chunk c - 2 has read it; after the fills each
+  // thread's writes are made visible to the async proxy and lane 0 issues
+  // the store of the warp's 32 rows x 128 bytes.
+  constexpr int64_t kBuffer = 32 * 128;
+  Value lead = eq(lane, 0);
+  Value buffers = env.mul(warp, env.idx(2 * kBuffer));
+  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  auto bits = [&](Value v) -> Value {
+    if (v.getType().isF32())
+      return arith::BitcastOp::create(b, loc, i32, v);
+    return arith::ExtUIOp::create(b, loc, i32,
+                                  arith::BitcastOp::create(b, loc, i16, v));
+  };
+  for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
+    Value buffer = env.add(buffers, env.idx((chunk % 2) * kBuffer));
+    if (chunk >= 2) {
+      env.ifThen(lead,
+                 [&] { ptx({}, "cp.async.bulk.wait_group.read 1;", ""); });
+      ptx({}, "bar.warp.sync -1;", "");
+    }
+    code.tmemStagedChunk(
+        block.epilogueArgs, tm, tn, tmemLane, chunk, load,
+        [&](Value offset, ArrayRef<Value> values) {
+          // 16 bytes: four f32, or eight 16-bit values (pairs, the first
+          // in the low half).
+          SmallVector<Value> operands = {
+              at(env.add(buffer, swizzle(code, offset)))};
+          int64_t per = values.size() / 4;
+          for (int64_t w = 0; w < 4; ++w) {
+            Value word = bits(values[w * per]);
+            if (per == 2)
+              word = arith::OrIOp::create(
+                  b, loc, word,
+                  arith::ShLIOp::create(
+                      b, loc, bits(values[w * per + 1]),
+                      arith::ConstantIntOp::create(b, loc, i32, 16)));
+            operands.push_back(word);
+          }
+          ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
+              "r,r,r,r,r");
+        });
+    ptx({},
+        "fence.proxy.async.shared::cta;\n"
+        "bar.warp.sync -1;",
+        "");
+    env.ifThen(lead, [&] { storeBox(tm, tn, warp, chunk, at(buffer)); });
+  }
+  // The warp's stores are complete before the block exits.
+  env.ifThen(lead, [&] { ptx({}, "cp.async.bulk.wait_group 0;", ""); });
+}
 
 void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {
   Tcgen05Block(env, plan).emit();

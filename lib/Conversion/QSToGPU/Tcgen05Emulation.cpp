@@ -289,19 +289,43 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
     }
   });
   // Epilogue: warp w, lane l reads tensor-memory lane 32w + l.
-  env.loop(4, [&](Value warp) {
-    env.loop(32, [&](Value lane) {
-      Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
-      code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, [&](int64_t chunk) {
-        return std::function<Value(int64_t)>([&, chunk](int64_t r) {
-          Value column = env.add(tmemBase, env.idx(32 * chunk + r));
-          return memref::LoadOp::create(b, loc, tmem,
-                                        emu.tmemAt(tmemLane, column))
-              .getResult();
+  auto columnsOf = [&](Value tmemLane) {
+    return [&, tmemLane](int64_t chunk) {
+      return std::function<Value(int64_t)>([&, tmemLane, chunk](int64_t r) {
+        Value column = env.add(tmemBase, env.idx(32 * chunk + r));
+        return memref::LoadOp::create(b, loc, tmem,
+                                      emu.tmemAt(tmemLane, column))
+            .getResult();
+      });
+    };
+  };
+  if (plan.tmaStore) {
+    // Each warp's store chunks: its 32 lanes' values staged, then the box
+    // of its rows stored.
+    Value staging = memref::AllocOp::create(
+        b, loc, MemRefType::get({32 * 128 / plan.outBytes()}, plan.outType));
+    env.loop(4, [&](Value warp) {
+      for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
+        env.loop(32, [&](Value lane) {
+          Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
+          code.tmemStagedChunk(epilogueArgs, tm, tn, tmemLane, chunk,
+                               columnsOf(tmemLane),
+                               [&](Value offset, ArrayRef<Value> values) {
+                                 emulateStaging(code, staging, offset, values);
+                               });
         });
+        emulateTmaStoreBox(code, staging, epilogueArgs.back(),
+                           code.storeBox(tm, tn, warp, chunk));
+      }
+    });
+  } else {
+    env.loop(4, [&](Value warp) {
+      env.loop(32, [&](Value lane) {
+        Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
+        code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, columnsOf(tmemLane));
       });
     });
-  });
+  }
   if (plan.fusesReduction())
     emulateSplitKArrival(code, [&] {
       env.loop(kWarpgroup, [&](Value tmemLane) {

@@ -119,19 +119,6 @@ func.func @pingpong(%a: !x, %b: !x) -> tensor<256x256xbf16> {
 
 // -----
 
-// The TMA-store epilogue is the sm_90a kernels' (sm_100a stores from
-// tensor memory through registers).
-!x = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
-module attributes {qs.chip = "sm_100a", qs.gemm_epilogue = "tma"} {
-func.func @tma_store(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_epilogue = "tma" (D staged in shared memory and written by TMA stores) exists for the sm_90a kernels; the sm_100a kernel stores from tensor memory through registers}}
-  %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xbf16>
-  return %y : tensor<256x256xbf16>
-}
-}
-
-// -----
-
 // sm_100a NVFP4 k-tiles are 256 elements (a 128-byte row of packed codes):
 // K = 768 has 3 of them, which 2 does not divide (on sm_90a, 6 of 128).
 !x = !qs.tensor<128x768xbf16, #qs.nvfp4<columnwise = false>>

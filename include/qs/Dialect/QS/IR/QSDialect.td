@@ -114,14 +114,17 @@ def QS_Dialect : Dialect {
     256` and sm_100a reject it. It changes speed, never results.
 
     `qs.gemm_epilogue = "direct" | "tma"` on a GEMM or an enclosing
-    operation picks how the sm_90a GEMM kernels (every family and schedule)
-    write D: "direct" (the default) stores each thread's accumulator pairs
-    from registers; "tma" stages each consumer's 64 rows 128 bytes of
-    columns at a time in two 128-byte-swizzled shared-memory buffers
-    (32 KiB in all) and writes them with TMA bulk tensor stores, which
-    clip at D's edges and leave the consumers free as soon as they are
+    operation picks how the GEMM kernels (both chips, every family and
+    schedule) write D: "direct" (the default) stores each thread's
+    accumulator values from registers (sm_100a: from tensor memory through
+    registers); "tma" stages them 128 bytes of columns at a time in
+    128-byte-swizzled shared-memory buffers (sm_90a: each consumer's 64
+    rows, two buffers per consumer, 32 KiB in all; sm_100a: each warp's 32
+    rows, two buffers per warp in the stage ring, which the block no
+    longer reads by then) and writes them with TMA bulk tensor stores,
+    which clip at D's edges and leave the threads free as soon as they are
     issued (CUTLASS's TMA epilogue). D's rows must be multiples of 16 bytes
-    (TMA's rule); sm_100a rejects it. It changes speed, never results.
+    (TMA's rule). It changes speed, never results.
 
     `qs.gemm_split_k = S : i64` (S >= 1) on a GEMM or an enclosing
     operation splits the GEMM kernels' K (sm_90a and sm_100a, every
