@@ -136,7 +136,16 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 stream", "bf16", 128), ("e4m3 x e4m3 fast stream", "bf16", 256),
               ("e4m3 x e4m3 stream", "f32", 192), ("block 1D x 2D stream", "bf16", 128),
               ("block 1D x 1D stream", "f32", 128), ("mxfp8 stream", "bf16", 64),
-              ("mxfp8 dgrad stream", "bf16", 64), ("nvfp4 stream", "f32", 128)]
+              ("mxfp8 dgrad stream", "bf16", 64), ("nvfp4 stream", "f32", 128),
+              # The TMA-store epilogue with fused split-K and stream-K.
+              ("e4m3 x e4m3 tma splitk4 fused", "bf16", 128),
+              ("e4m3 x e4m3 fast pingpong tma splitk4 fused", "bf16", 128),
+              ("block 1D x 2D tma splitk4 fused", "f32", 128),
+              # (stream-K with the TMA store: not MXFP8 nor FP8 block 1D x 1D,
+              # which spill; a diagnostic).
+              ("e4m3 x e4m3 fast tma stream", "bf16", 256), ("e4m3 x e4m3 tma stream", "f32", 192),
+              ("block 1D x 2D tma stream", "bf16", 128), ("nvfp4 tma stream", "bf16", 128),
+              ("mxfp8 tma splitk4 fused", "bf16", 64)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -149,7 +158,7 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     # ring and stored by TMA.
                     ("e4m3 x e4m3 tma", "bf16", 256), ("e5m2 x e4m3 tma", "f32", 128),
                     ("block 1D x 2D tma", "f16", 128), ("mxfp8 tma", "bf16", 128),
-                    ("nvfp4 tma", "f32", 128)]
+                    ("nvfp4 tma", "f32", 128), ("mxfp8 tma splitk4 fused", "bf16", 128)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):

@@ -729,6 +729,45 @@ def test_gemm_stream_k(rng, family, layout, out, kwargs):
     assert not bad, message
 
 
+TMA_STORE_SPLIT = [
+    # (family, layout index, out, kwargs): fused split-K on sm_90a
+    # (cooperative and ping-pong) and sm_100a, and stream-K, each with the
+    # TMA-store epilogue.
+    ("fp8_current", 0, "bf16", dict(m=144, n=208, k=1024, bias=True, accumulate=True,
+                                    split_k=4, split_k_reduce="fused")),
+    ("fp8_current", 0, "bf16", dict(m=320, n=560, k=512, bias=True, split_k=2,
+                                    split_k_reduce="fused", fast_accumulate=True,
+                                    schedule="pingpong", persistent=5)),
+    ("mxfp8", 2, "f16", dict(m=160, n=224, k=512, bias=True, split_k=2,
+                             split_k_reduce="fused", chip="sm_100a")),
+    ("fp8_current", 0, "f32", dict(m=320, n=560, k=512, bias=True, accumulate=True,
+                                   split_k="stream", persistent=4)),
+    ("nvfp4", 0, "bf16", dict(m=320, n=560, k=512, split_k="stream", persistent=7)),
+]
+
+
+@pytest.mark.parametrize("family,layout,out,kwargs", TMA_STORE_SPLIT,
+                         ids=[f"{f}-{l}-{kw.get('chip', 'sm_90a')}-{kw['split_k']}"
+                              for f, l, _, kw in TMA_STORE_SPLIT])
+def test_gemm_tma_store_split(rng, family, layout, out, kwargs):
+    # qs.gemm_epilogue = "tma" with fused split-K or stream-K: the planes
+    # go to the workspace with the direct stores, D (whole tiles and each
+    # shared tile's last unit's sums) through the TMA staging. The same
+    # bytes as with the direct epilogue, within the bound of the reference.
+    if h.KERNELS == "cuda":
+        kwargs = {**kwargs, "tensor_cores": True,
+                  "integers": kwargs.get("fast_accumulate", False)}
+    case = gemm_case(rng, family, LAYOUTS[layout], out, epilogue="tma", **kwargs)
+    assert "@qs_gemm_split_k_counters" in lowered(case.module)
+    (got,) = h.run(case.module, "gemm", case.inputs, 1)
+    bad, message = outside_bound(case, got)
+    assert not bad, message
+    direct = case.module.replace('qs.gemm_epilogue = "tma"', 'qs.gemm_epilogue = "direct"')
+    assert direct != case.module
+    (want,) = h.run(direct, "gemm", case.inputs, 1)
+    assert got.tobytes() == want.tobytes()
+
+
 def test_gemm_stream_k_divided_grid(rng):
     # A grid that divides the tiles (12 tiles over 4 blocks) has no
     # stream-K tiles: the kernel is the plain persistent one, byte for byte

@@ -152,10 +152,12 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     workspace, and a second kernel, `qs_gemm_split_k_reduce`, sums the
     planes in order and adds bias and C before converting to D's type. S
     must divide the k-tile count (ceil(K / 128); sm_100a NVFP4 ceil(K /
-    256)); it does not combine with `qs.gemm_epilogue = "tma"`.
+    256)); with `qs.gemm_epilogue = "tma"` only with the fused reduction
+    (below).
     `qs.gemm_split_k = "auto"` picks S by a wave model of the kernels'
     time (the divisor of the k-tile count up to 16 that is fastest in it;
-    1 where no split pays, and with the TMA epilogue), or stream-K where
+    1 where no split pays, and with the TMA epilogue and the reduction
+    kernel), or stream-K where
     its rules allow it and the model finds it faster still (a last wave
     that leaves most multiprocessors idle, e.g. 8192^3). With
     `qs.gemm_split_k_reduce = "fused"` there is no second kernel: each

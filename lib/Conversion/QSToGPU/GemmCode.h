@@ -536,6 +536,18 @@ struct GemmCode {
   /// Stream-K: while set, the epilogue stores the segment's plane (alpha
   /// applied, no bias or C) instead of D.
   bool storingPlane = false;
+  /// Whether the epilogue about to run writes D through the TMA-store
+  /// staging (GemmPlan::tmaStore): D itself (a whole tile, or the last
+  /// unit's reducing pass), not a split-K or stream-K FP32 plane, which
+  /// goes to the workspace directly.
+  bool stagesStores() const {
+    return plan.tmaStore && !storingPlane && (reducing || !plan.splitsK());
+  }
+  /// D among the epilogue's arguments (the last but the workspace).
+  Value outputD(ValueRange args) const {
+    return plan.splitsK() || plan.streamsK() ? args[args.size() - 2]
+                                             : args.back();
+  }
   /// Stream-K, after a segment's k-loop (the GPU kernel's and the
   /// emulation's): where block `block` shares the tile, `storePlane()`
   /// with storingPlane set, then `arrive()`; else `storeD()`.

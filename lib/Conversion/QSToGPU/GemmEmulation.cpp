@@ -374,11 +374,11 @@ void Sm90Emulation::tile(Value tm, Value tn, Value tileStart) {
   });
   code.forEachUnitKTile(
       [&](Value j) { kTile(tm, tn, j, env.add(tileStart, j), pairColumns); });
-  if (plan.tmaStore) {
-    stagedEpilogue(tm, tn);
-    return;
-  }
   auto store = [&] {
+    if (code.stagesStores()) {
+      stagedEpilogue(tm, tn);
+      return;
+    }
     env.loop(kConsumers, [&](Value consumer) {
       env.loop(kWarpgroup, [&](Value t) {
         Value regBase =
@@ -394,6 +394,10 @@ void Sm90Emulation::tile(Value tm, Value tn, Value tileStart) {
   };
   auto arrive = [&] {
     emulateSplitKArrival(code, [&] {
+      if (code.stagesStores()) {
+        stagedEpilogue(tm, tn);
+        return;
+      }
       env.loop(kConsumers, [&](Value consumer) {
         env.loop(kWarpgroup, [&](Value t) {
           code.epilogue(tm, tn, consumer, t, epilogueArgs,
@@ -465,7 +469,7 @@ void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
             });
       });
       // The box of the consumer's rows and the chunk's columns.
-      emulateTmaStoreBox(code, staging, epilogueArgs.back(),
+      emulateTmaStoreBox(code, staging, code.outputD(epilogueArgs),
                          code.storeBox(tm, tn, consumer, chunk));
     }
   });

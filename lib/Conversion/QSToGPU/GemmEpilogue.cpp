@@ -257,7 +257,7 @@ void GemmCode::tmemStagedChunk(
   Value rowOffset = env.mul(band(tmemLane, 31), i(128));
   for (int64_t ld = chunk * cols / 32; ld < (chunk + 1) * cols / 32; ++ld) {
     int64_t first = 32 * ld - chunk * cols;
-    tmemColumns(args, tm, tn, tmemLane, ld, load(ld),
+    tmemColumns(args, tm, tn, tmemLane, ld, reducing ? nullptr : load(ld),
                 [&](int64_t r, ArrayRef<Value> values) {
                   store(env.add(rowOffset, i((first + r) * bytes)), values);
                 });

@@ -122,9 +122,9 @@ Value gemm::sharedBase(OpBuilder &b, Location loc) {
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), asInt);
 }
 
-GemmBlock::GemmBlock(KernelEnv &env, Ptx &ptx)
+GemmBlock::GemmBlock(KernelEnv &env, Ptx &ptx, bool tmaStore)
     : tmA(ptx.pointerOf(env.args[0])), tmB(ptx.pointerOf(env.args[1])),
-      epilogueArgs(ValueRange(env.args).drop_front(2)),
+      epilogueArgs(ValueRange(env.args).drop_front(2).drop_back(tmaStore)),
       base(sharedBase(env.b, env.loc)) {}
 
 void BlockEmitter::arriveAndReduce(Value leader, Value flag,
@@ -216,8 +216,8 @@ private:
   /// whose producer wrote half of B into it.
   void freeStage(Value stage, Value cond);
   /// The epilogue of rows `half` * 64 .. of tile (tm, tn) from accumulator
-  /// registers `acc`: stored directly, or (GemmPlan::tmaStore) staged and
-  /// stored by TMA.
+  /// registers `acc` (in the reducing pass: from the planes): stored
+  /// directly, or (GemmCode::stagesStores) staged and stored by TMA.
   void storeTile(Value tm, Value tn, Value half,
                  const std::function<Value(int64_t)> &acc);
   /// `op` ("bar.sync" or "bar.arrive") on the named barrier `first` (consumer
@@ -412,7 +412,7 @@ void Sm90Block::consumerBarrier(StringRef op, int64_t first, int64_t threads) {
 
 void Sm90Block::storeTile(Value tm, Value tn, Value half,
                           const std::function<Value(int64_t)> &acc) {
-  if (!plan.tmaStore) {
+  if (!code.stagesStores()) {
     code.epilogue(tm, tn, half, t, block.epilogueArgs, acc);
     return;
   }
@@ -554,10 +554,7 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
         eq(env.add(env.mul(consumer, env.idx(kWarpgroup)), t), zero),
         env.idx(plan.lastUnitFlagOffset()),
         [&] { ptx({}, "bar.sync 1, 256;", ""); },
-        [&] {
-          code.epilogue(tm, tn, consumer, t, block.epilogueArgs,
-                        [](int64_t) { return Value(); });
-        });
+        [&] { storeTile(tm, tn, consumer, [](int64_t) { return Value(); }); });
   };
   if (plan.streamsK()) {
     // A segment sharing its tile stores its plane and arrives; one that
@@ -787,8 +784,8 @@ void Sm90Block::pingpongConsumer() {
               [&] { consumerBarrier("bar.sync", 4, kWarpgroup); },
               [&] {
                 for (int64_t half = 0; half < 2; ++half)
-                  code.epilogue(tm, tn, env.idx(half), t, block.epilogueArgs,
-                                [](int64_t) { return Value(); });
+                  storeTile(tm, tn, env.idx(half),
+                            [](int64_t) { return Value(); });
               });
       },
       consumer, 2);

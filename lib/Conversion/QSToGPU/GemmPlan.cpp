@@ -35,17 +35,21 @@ bool isPerTensor(QuantTensorType type) {
 /// diagnostic; null where it applies. Split-K "auto" considers stream-K
 /// exactly where this is null.
 const char *streamKRule(const GemmOperands &operands, unsigned cc, bool mx) {
-  if (cc != 90 || operands.pingpong || operands.clusterSize == 2 ||
-      operands.tmaStore)
+  if (cc != 90 || operands.pingpong || operands.clusterSize == 2)
     return "qs.gemm_split_k = \"stream\" (stream-K: persistent blocks share "
            "the last tiles' k-tiles) exists for the sm_90a kernels with the "
-           "cooperative schedule, no clusters and the direct epilogue "
-           "(segments sharing a tile store FP32 planes)";
+           "cooperative schedule and no clusters";
   if (mx && operands.tileN == 128)
     return "qs.gemm_split_k = \"stream\" with MXFP8 operands needs the "
            "default 128x64 tiles: with qs.gemm_tile_n = 128 the segments' "
            "bookkeeping next to two sets of partial accumulators exceeds the "
            "consumers' 232 registers (ptxas spills)";
+  if (operands.tmaStore && (operands.b.blockDim == 1 || mx))
+    return "qs.gemm_split_k = \"stream\" with qs.gemm_epilogue = \"tma\" "
+           "needs operands scaled per tensor, FP8 block 1x128 x 128x128 or "
+           "NVFP4: with 1x128-scaled B or MXFP8 the segments' bookkeeping, "
+           "the planes' sums and the staging exceed the consumers' 232 "
+           "registers (ptxas spills)";
   if (operands.kernelReduce)
     return "qs.gemm_split_k = \"stream\" sums the tiles its blocks share "
            "inside the GEMM kernel (each tile's last block), so "
@@ -148,11 +152,13 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                          << " k-tiles (ceil(K / " << kTileElems
                          << "), K = " << operands.k
                          << "): each split sums an equal range of them";
-    if (operands.tmaStore)
+    if (operands.tmaStore && !operands.fusedReduce)
       return emitError() << "qs.gemm_split_k stores FP32 partial results "
                             "into a workspace and a second kernel writes D, "
                             "so qs.gemm_epilogue = \"tma\" (D written by "
-                            "the GEMM kernel through TMA) does not apply";
+                            "the GEMM kernel through TMA) needs "
+                            "qs.gemm_split_k_reduce = \"fused\" (each tile's "
+                            "last unit writes D)";
   }
   if (operands.streamK)
     if (const char *rule = streamKRule(operands, cc, mx))
@@ -308,10 +314,9 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.tmaStore = operands.tmaStore;
   plan.splitK = operands.splitK;
   plan.fusedReduce = operands.fusedReduce;
-  // "auto": the model's choice; none with the TMA epilogue (which the
-  // split would rule out).
+  // "auto": the model's choice.
   std::optional<AutoChoice> autoChoice;
-  if (operands.splitKAuto && !plan.tmaStore) {
+  if (operands.splitKAuto) {
     bool streamKApplies =
         !streamKRule(operands, plan.tcgen05 ? 100 : 90, isMX(operands));
     KSplit split = chooseKSplit(plan, streamKApplies);
@@ -322,8 +327,6 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     autoChoice = AutoChoice{split.streamK ? modelStreamKMicros(plan)
                                           : modelGemmMicros(plan, plan.splitK),
                             unsplit};
-  } else if (operands.splitKAuto) {
-    autoChoice = AutoChoice{modelGemmMicros(plan, 1), modelGemmMicros(plan, 1)};
   }
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
@@ -566,7 +569,9 @@ double gemm::modelStreamKMicros(const GemmPlan &plan) {
 
 KSplit gemm::chooseKSplit(const GemmPlan &plan, bool streamKApplies) {
   KSplit best;
-  best.splitK = chooseSplitK(plan);
+  // The TMA-store epilogue writes D from the GEMM kernel: no split summed
+  // by the reduction kernel.
+  best.splitK = plan.tmaStore && !plan.fusedReduce ? 1 : chooseSplitK(plan);
   GemmPlan streamed = withStreamK(plan);
   if (streamKApplies && streamed.streamsK() &&
       modelStreamKMicros(streamed) < modelGemmMicros(plan, best.splitK)) {

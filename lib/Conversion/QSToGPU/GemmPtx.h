@@ -82,7 +82,9 @@ struct GemmBlock {
   Value tmA, tmB;
   ValueRange epilogueArgs;
   Value base;
-  GemmBlock(KernelEnv &env, Ptx &ptx);
+  /// `tmaStore`: D's tensor map, the last argument, is not the
+  /// epilogue's.
+  GemmBlock(KernelEnv &env, Ptx &ptx, bool tmaStore);
 };
 
 /// What the emitters of both kernel bodies (GemmKernels.cpp's Sm90Block,
@@ -91,7 +93,8 @@ struct GemmBlock {
 struct BlockEmitter {
   BlockEmitter(KernelEnv &env, const GemmPlan &plan)
       : env(env), plan(plan), b(env.b),
-        loc(env.loc), code{env, plan}, ptx{b, loc}, block(env, ptx) {}
+        loc(env.loc), code{env, plan}, ptx{b, loc},
+        block(env, ptx, plan.tmaStore) {}
 
   KernelEnv &env;
   const GemmPlan &plan;
@@ -99,7 +102,8 @@ struct BlockEmitter {
   Location loc;
   GemmCode code;
   Ptx ptx;
-  // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d[, tmD]
+  // args: tmA, tmB, sa, sb, [amaxA, amaxB], [bias], [c], d[, workspace][,
+  // tmD]
   GemmBlock block;
 
   /// GemmPlan::fusesReduction(), once the unit's plane is stored: every

@@ -301,7 +301,7 @@ void Tcgen05Block::epilogue() {
       return LLVM::ExtractValueOp::create(builder, at, values, r).getResult();
     });
   };
-  if (plan.tmaStore)
+  if (code.stagesStores())
     stagedEpilogue(tmemLane, load);
   else
     code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, load);
@@ -310,7 +310,12 @@ void Tcgen05Block::epilogue() {
     arriveAndReduce(
         eq(tid, 0), env.idx(plan.lastUnitFlagOffset()),
         [&] { gpu::BarrierOp::create(b, loc); },
-        [&] { code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, {}); });
+        [&] {
+          if (code.stagesStores())
+            stagedEpilogue(tmemLane, {});
+          else
+            code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, {});
+        });
   ptx({}, "tcgen05.fence::before_thread_sync;", "");
   gpu::BarrierOp::create(b, loc);
   env.ifThen(eq(warp, 1), [&] {

@@ -299,9 +299,20 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
       });
     };
   };
-  if (plan.tmaStore) {
-    // Each warp's store chunks: its 32 lanes' values staged, then the box
-    // of its rows stored.
+  // The epilogue (`load`: null in the reducing pass): staged (each warp's
+  // store chunks: its 32 lanes' values staged, then the box of its rows
+  // stored), or direct.
+  using Loader = std::function<std::function<Value(int64_t)>(int64_t)>;
+  auto epilogue = [&](bool load) {
+    auto loader = [&](Value tmemLane) {
+      return load ? Loader(columnsOf(tmemLane)) : Loader();
+    };
+    if (!code.stagesStores()) {
+      env.loop(kWarpgroup, [&](Value tmemLane) {
+        code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, loader(tmemLane));
+      });
+      return;
+    }
     Value staging = memref::AllocOp::create(
         b, loc, MemRefType::get({32 * 128 / plan.outBytes()}, plan.outType));
     env.loop(4, [&](Value warp) {
@@ -309,28 +320,18 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
         env.loop(32, [&](Value lane) {
           Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
           code.tmemStagedChunk(epilogueArgs, tm, tn, tmemLane, chunk,
-                               columnsOf(tmemLane),
+                               loader(tmemLane),
                                [&](Value offset, ArrayRef<Value> values) {
                                  emulateStaging(code, staging, offset, values);
                                });
         });
-        emulateTmaStoreBox(code, staging, epilogueArgs.back(),
+        emulateTmaStoreBox(code, staging, code.outputD(epilogueArgs),
                            code.storeBox(tm, tn, warp, chunk));
       }
     });
-  } else {
-    env.loop(4, [&](Value warp) {
-      env.loop(32, [&](Value lane) {
-        Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
-        code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, columnsOf(tmemLane));
-      });
-    });
-  }
+  };
+  epilogue(true);
   if (plan.fusesReduction())
-    emulateSplitKArrival(code, [&] {
-      env.loop(kWarpgroup, [&](Value tmemLane) {
-        code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, {});
-      });
-    });
+    emulateSplitKArrival(code, [&] { epilogue(false); });
   // Buffer deallocation frees `smem` and `tmem`.
 }

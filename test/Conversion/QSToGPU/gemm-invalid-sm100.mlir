@@ -136,7 +136,7 @@ func.func @split_k_nvfp4(%a: !x, %b: !x) -> tensor<128x128xbf16> {
 !x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_100a"} {
 func.func @stream_k(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule, no clusters and the direct epilogue (segments sharing a tile store FP32 planes)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule and no clusters}}
   %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream"} : !x, !x -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }

@@ -180,12 +180,14 @@ func.func @split_k_2(%a: !a, %b: !a) -> tensor<128x128xbf16> {
 
 // -----
 
-// With split-K the GEMM kernel stores FP32 partial planes; D is the
-// reduction kernel's, so the TMA-store epilogue has nothing to store.
+// With split-K and the reduction kernel the GEMM kernel stores FP32
+// partial planes only; D is the reduction kernel's, so the TMA-store
+// epilogue has nothing to store (with the fused reduction the last unit
+// stores D through it).
 !a = !qs.tensor<128x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.gemm_epilogue = "tma"} {
 func.func @split_k_tma_store(%a: !a, %b: !a) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k stores FP32 partial results into a workspace and a second kernel writes D, so qs.gemm_epilogue = "tma" (D written by the GEMM kernel through TMA) does not apply}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k stores FP32 partial results into a workspace and a second kernel writes D, so qs.gemm_epilogue = "tma" (D written by the GEMM kernel through TMA) needs qs.gemm_split_k_reduce = "fused" (each tile's last unit writes D)}}
   %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = 2 : i64} : !a, !a -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
@@ -193,12 +195,12 @@ func.func @split_k_tma_store(%a: !a, %b: !a) -> tensor<128x128xbf16> {
 
 // -----
 
-// Stream-K runs on the cooperative schedule without clusters and stores
-// planes or D directly: not with ping-pong consumers, ...
+// Stream-K runs on the cooperative schedule without clusters: not with
+// ping-pong consumers, ...
 !a = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.gemm_schedule = "pingpong", qs.gemm_split_k = "stream"} {
 func.func @stream_k_pingpong(%a: !a, %b: !a) -> tensor<512x512xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule, no clusters and the direct epilogue (segments sharing a tile store FP32 planes)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule and no clusters}}
   %y = qs.gemm %a, %b transpose_b fast_accumulate : !a, !a -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }
@@ -206,23 +208,11 @@ func.func @stream_k_pingpong(%a: !a, %b: !a) -> tensor<512x512xbf16> {
 
 // -----
 
-// ... nor multicast pairs, ...
+// ... nor multicast pairs.
 !a = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.gemm_cluster = 2 : i64, qs.gemm_split_k = "stream"} {
 func.func @stream_k_cluster(%a: !a, %b: !a) -> tensor<512x512xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule, no clusters and the direct epilogue (segments sharing a tile store FP32 planes)}}
-  %y = qs.gemm %a, %b transpose_b : !a, !a -> tensor<512x512xbf16>
-  return %y : tensor<512x512xbf16>
-}
-}
-
-// -----
-
-// ... nor the TMA-store epilogue.
-!a = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
-module attributes {qs.gemm_epilogue = "tma", qs.gemm_split_k = "stream"} {
-func.func @stream_k_tma(%a: !a, %b: !a) -> tensor<512x512xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule, no clusters and the direct epilogue (segments sharing a tile store FP32 planes)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule and no clusters}}
   %y = qs.gemm %a, %b transpose_b : !a, !a -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }
@@ -236,6 +226,30 @@ module attributes {qs.gemm_split_k = "stream", qs.gemm_split_k_reduce = "kernel"
 func.func @stream_k_reduce_kernel(%a: !a, %b: !a) -> tensor<512x512xbf16> {
   // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" sums the tiles its blocks share inside the GEMM kernel (each tile's last block), so qs.gemm_split_k_reduce = "kernel" does not apply}}
   %y = qs.gemm %a, %b transpose_b : !a, !a -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
+}
+}
+
+// -----
+
+// Stream-K with the TMA-store epilogue: not with MXFP8 (spills) ...
+!m = !qs.tensor<512x256xbf16, #qs.mxfp8<columnwise = false>>
+module attributes {qs.gemm_epilogue = "tma"} {
+func.func @stream_k_tma_mxfp8(%a: !m, %b: !m) -> tensor<512x512xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" with qs.gemm_epilogue = "tma" needs operands scaled per tensor, FP8 block 1x128 x 128x128 or NVFP4: with 1x128-scaled B or MXFP8 the segments' bookkeeping, the planes' sums and the staging exceed the consumers' 232 registers (ptxas spills)}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream"} : !m, !m -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
+}
+}
+
+// -----
+
+// ... nor with FP8 block 1x128 x 1x128 (wgrad's).
+!g = !qs.tensor<512x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+module attributes {qs.gemm_epilogue = "tma"} {
+func.func @stream_k_tma_block_1d(%a: !g, %b: !g) -> tensor<512x512xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" with qs.gemm_epilogue = "tma" needs operands scaled per tensor, FP8 block 1x128 x 128x128 or NVFP4: with 1x128-scaled B or MXFP8 the segments' bookkeeping, the planes' sums and the staging exceed the consumers' 232 registers (ptxas spills)}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream"} : !g, !g -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }
 }

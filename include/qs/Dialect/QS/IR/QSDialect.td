@@ -136,8 +136,10 @@ def QS_Dialect : Dialect {
     alpha applied, into an [S, M, N] workspace; a second kernel sums the S
     planes of each element in order (the same sums on every run), adds
     bias and C and converts to D's type. S must divide the number of
-    k-tiles, and `qs.gemm_epilogue = "tma"` does not apply (the GEMM
-    kernel no longer writes D). The sum of K is FP32 in either case but
+    k-tiles; with `qs.gemm_epilogue = "tma"` it needs
+    `qs.gemm_split_k_reduce = "fused"` (then each tile's last unit writes
+    D through the TMA staging; the reduction kernel would write D instead
+    of the GEMM kernel). The sum of K is FP32 in either case but
     in another order, so results may differ in the last bits within the
     GEMM's error bound (docs/Numerics.md); absent or 1: no split.
     `qs.gemm_split_k = "auto"` lets the kernels' cost model pick S: the
@@ -147,7 +149,7 @@ def QS_Dialect : Dialect {
     fixed cost, and for S > 1 the workspace's bytes through HBM and the
     second launch, or with the fused reduction each tile's last unit
     summing its S planes alone; docs/GPU.md), 1 where no split pays and
-    with `qs.gemm_epilogue = "tma"`. Where stream-K ("stream", below)
+    with `qs.gemm_epilogue = "tma"` without the fused reduction. Where stream-K ("stream", below)
     applies to the GEMM (its rules, which "auto" never breaks), the model
     also times it (each block's k-tiles and segments and the planes it
     stores and sums; the slowest block counts) and picks it if it is the
@@ -169,9 +171,11 @@ def QS_Dialect : Dialect {
     FP32 values) and counts itself done on the tile's counter; the last
     sums the planes in K order, adds bias and C and stores D. Results of
     shared tiles may differ in the last bits within the GEMM's error bound;
-    whole tiles are the unsplit kernel's. It rejects sm_100a, ping-pong,
-    clusters, `qs.gemm_epilogue = "tma"`, `qs.gemm_split_k_reduce =
-    "kernel"` and MXFP8 with `qs.gemm_tile_n = 128`; launches of one
+    whole tiles are the unsplit kernel's (with `qs.gemm_epilogue = "tma"`,
+    D goes through the TMA staging, the planes directly). It rejects
+    sm_100a, ping-pong, clusters, `qs.gemm_split_k_reduce = "kernel"`,
+    MXFP8 with `qs.gemm_tile_n = 128`, and MXFP8 or FP8 block 1x128 x
+    1x128 with `qs.gemm_epilogue = "tma"` (ptxas spills); launches of one
     compiled GEMM must not overlap.
 
     `qs.gemm_split_k_reduce = "kernel" | "fused"` on a GEMM or an
