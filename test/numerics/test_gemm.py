@@ -664,6 +664,28 @@ FUSED_SPLIT_K = [
 ]
 
 
+def device_kwargs(kwargs):
+    """On a GPU (QS_KERNELS=cuda) the tensor cores' precision, and integer
+    operands where fast_accumulate sums in it (check_gemm's reasons)."""
+    if h.KERNELS != "cuda":
+        return kwargs
+    return {**kwargs, "tensor_cores": True,
+            "integers": kwargs.get("fast_accumulate", False)}
+
+
+def check_variant_bytes(case, old, new):
+    """Runs `case` (within the bound of the reference) and its module with
+    `old` replaced by `new`: the same bytes. Returns the variant's text."""
+    (got,) = h.run(case.module, "gemm", case.inputs, 1)
+    bad, message = outside_bound(case, got)
+    assert not bad, message
+    variant = case.module.replace(old, new)
+    assert variant != case.module
+    (want,) = h.run(variant, "gemm", case.inputs, 1)
+    assert got.tobytes() == want.tobytes()
+    return variant
+
+
 @pytest.mark.parametrize("family,layout,out,kwargs", FUSED_SPLIT_K,
                          ids=[f"{f}-{l}-{kw.get('chip', 'sm_90a')}-sk{kw['split_k']}"
                               for f, l, _, kw in FUSED_SPLIT_K])
@@ -673,20 +695,13 @@ def test_gemm_split_k_fused(rng, family, layout, out, kwargs):
     # the same order: the same bytes as "kernel" on the same inputs, and
     # within the bound of the reference. The lowered IR has no reduction
     # kernel, and one counter per output tile.
-    if h.KERNELS == "cuda":
-        kwargs = {**kwargs, "tensor_cores": True,
-                  "integers": kwargs.get("fast_accumulate", False)}
-    case = gemm_case(rng, family, LAYOUTS[layout], out, split_k_reduce="fused", **kwargs)
+    case = gemm_case(rng, family, LAYOUTS[layout], out, split_k_reduce="fused",
+                     **device_kwargs(kwargs))
     ir = lowered(case.module)
     assert "qs_gemm_split_k_reduce" not in ir and "@qs_gemm_split_k_counters" in ir, ir[-3000:]
-    (fused,) = h.run(case.module, "gemm", case.inputs, 1)
-    bad, message = outside_bound(case, fused)
-    assert not bad, message
-    separate = case.module.replace('qs.gemm_split_k_reduce = "fused"',
+    separate = check_variant_bytes(case, 'qs.gemm_split_k_reduce = "fused"',
                                    'qs.gemm_split_k_reduce = "kernel"')
     assert "split_k_reduce_launch" in lowered(separate)
-    (want,) = h.run(separate, "gemm", case.inputs, 1)
-    assert fused.tobytes() == want.tobytes()
 
 
 STREAM_K = [
@@ -718,10 +733,8 @@ def test_gemm_stream_k(rng, family, layout, out, kwargs):
     # reference (dropping a plane from the sum fails every case); the IR
     # has the compact workspace (planes x stream-K tiles x 128 x tileN) and
     # the counters, no reduction kernel.
-    if h.KERNELS == "cuda":
-        kwargs = {**kwargs, "tensor_cores": True,
-                  "integers": kwargs.get("fast_accumulate", False)}
-    case = gemm_case(rng, family, LAYOUTS[layout], out, split_k="stream", **kwargs)
+    case = gemm_case(rng, family, LAYOUTS[layout], out, split_k="stream",
+                     **device_kwargs(kwargs))
     ir = lowered(case.module)
     assert "qs_gemm_split_k_reduce" not in ir and "@qs_gemm_split_k_counters" in ir, ir[-3000:]
     (got,) = h.run(case.module, "gemm", case.inputs, 1)
@@ -754,18 +767,10 @@ def test_gemm_tma_store_split(rng, family, layout, out, kwargs):
     # go to the workspace with the direct stores, D (whole tiles and each
     # shared tile's last unit's sums) through the TMA staging. The same
     # bytes as with the direct epilogue, within the bound of the reference.
-    if h.KERNELS == "cuda":
-        kwargs = {**kwargs, "tensor_cores": True,
-                  "integers": kwargs.get("fast_accumulate", False)}
-    case = gemm_case(rng, family, LAYOUTS[layout], out, epilogue="tma", **kwargs)
+    case = gemm_case(rng, family, LAYOUTS[layout], out, epilogue="tma",
+                     **device_kwargs(kwargs))
     assert "@qs_gemm_split_k_counters" in lowered(case.module)
-    (got,) = h.run(case.module, "gemm", case.inputs, 1)
-    bad, message = outside_bound(case, got)
-    assert not bad, message
-    direct = case.module.replace('qs.gemm_epilogue = "tma"', 'qs.gemm_epilogue = "direct"')
-    assert direct != case.module
-    (want,) = h.run(direct, "gemm", case.inputs, 1)
-    assert got.tobytes() == want.tobytes()
+    check_variant_bytes(case, 'qs.gemm_epilogue = "tma"', 'qs.gemm_epilogue = "direct"')
 
 
 def test_gemm_stream_k_divided_grid(rng):
