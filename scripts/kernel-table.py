@@ -158,7 +158,11 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     # ring and stored by TMA.
                     ("e4m3 x e4m3 tma", "bf16", 256), ("e5m2 x e4m3 tma", "f32", 128),
                     ("block 1D x 2D tma", "f16", 128), ("mxfp8 tma", "bf16", 128),
-                    ("nvfp4 tma", "f32", 128), ("mxfp8 tma splitk4 fused", "bf16", 128)]
+                    ("nvfp4 tma", "f32", 128), ("mxfp8 tma splitk4 fused", "bf16", 128),
+                    # Block-scaled 128x256 tiles (qs.gemm_tile_n = 256).
+                    ("mxfp8", "bf16", 256), ("mxfp8 wgrad", "f32", 256),
+                    ("nvfp4", "bf16", 256), ("block 1D x 2D", "f32", 256),
+                    ("nvfp4 tma", "bf16", 256)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
@@ -208,10 +212,12 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         qb = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
     r = f"tensor<{m}x{m}x{out}>"
     # Block-scaled tiles are fixed on sm_90a except MXFP8's 128 (64 by
-    # default) and FP8 block's 192.
-    fixed = (label.startswith("nvfp4")
-             or (label.startswith("block") and tile != 192)
-             or (label.startswith("mxfp8") and (tile != 128 or chip != "sm_90a")))
+    # default) and FP8 block's 192; on sm_100a 128 by default, 256 when asked.
+    scaled = label.startswith(("nvfp4", "block", "mxfp8"))
+    fixed = (scaled and tile == 128) if chip == "sm_100a" else (
+        label.startswith("nvfp4")
+        or (label.startswith("block") and tile != 192)
+        or (label.startswith("mxfp8") and tile != 128))
     tile_attr = "" if fixed else f", qs.gemm_tile_n = {tile} : i64"
     if persistent:
         tile_attr += ", qs.gemm_persistent = 132 : i64"

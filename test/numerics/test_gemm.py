@@ -72,7 +72,7 @@ def test_gemm_many_tiles(rng, layout):
                accumulate=True)
 
 
-def check_padded_edges(rng, family, m, n, k, chip=None):
+def check_padded_edges(rng, family, m, n, k, chip=None, tile_n=None):
     """fprop with NaN (0xFF) in every padding scale, which must not be read:
     x's scales compact, w's GEMM-swizzled."""
     block = 32 if family == "mxfp8" else 16
@@ -98,8 +98,10 @@ def check_padded_edges(rng, family, m, n, k, chip=None):
   %d = qs.gemm %a, %b transpose_b : {xt}, {wt} -> {rt}
   return %d : {rt}
 }}"""
-    if chip:
-        module = f'module attributes {{qs.chip = "{chip}"}} {{\n{module}\n}}'
+    attrs = ([f'qs.chip = "{chip}"'] if chip else []) + (
+        [f"qs.gemm_tile_n = {tile_n} : i64"] if tile_n else [])
+    if attrs:
+        module = f"module attributes {{{', '.join(attrs)}}} {{\n{module}\n}}"
     (got,) = h.run(module, "gemm", h.npy_inputs(x) + h.npy_inputs(w), 1)
     err = np.abs(h.from_npy(got, "bf16").astype(np.float64) - want)
     assert (err <= tol).all(), f"{int((~(err <= tol)).sum())} elements outside the bound"
@@ -526,6 +528,25 @@ def test_gemm_sm100_mn_major_edges(rng):
                chip="sm_100a")
     check_gemm(rng, "fp8_current", LAYOUTS[2], "bf16", m=144, n=272, k=208, tile_n=256,
                bias=True, chip="sm_100a")
+
+
+def test_gemm_sm100_block_scaled_tile256(rng):
+    # Block-scaled 128x256 tiles (qs.gemm_tile_n = 256): N = 256 MMAs whose
+    # B scale factors are two chunks per k-step (B rows 0-127, 128-255) in
+    # adjacent tensor-memory columns; 4 stages in a 224 KiB ring. MXFP8
+    # with NaN padding scales, a partial second tile in N whose second row
+    # group starts past N, 9 k-tiles through the ring; NVFP4 with a partial
+    # k-tile; MXFP8 wgrad (MN-major operands, B's two 128-byte atoms,
+    # compact column-wise scales); FP8 block dgrad as MXFP8; row-scaled
+    # NVFP4 with bias through the TMA-store epilogue.
+    check_padded_edges(rng, "mxfp8", 160, 352, 1056, chip="sm_100a", tile_n=256)
+    check_padded_edges(rng, "nvfp4", 144, 336, 288, chip="sm_100a", tile_n=256)
+    check_gemm(rng, "mxfp8", LAYOUTS[2], "bf16", m=160, n=288, k=160, tile_n=256,
+               chip="sm_100a")
+    check_gemm(rng, "fp8_block", LAYOUTS[1], "f32", m=130, n=304, k=464, tile_n=256,
+               chip="sm_100a")
+    check_gemm(rng, "nvfp4_row_scaled", LAYOUTS[0], "bf16", m=64, n=272, k=256, tile_n=256,
+               bias=True, chip="sm_100a", epilogue="tma")
 
 
 @pytest.mark.parametrize("family", ["mxfp8", "nvfp4"])

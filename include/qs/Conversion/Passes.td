@@ -125,7 +125,8 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     128-column chunks), or 192 (`qs.gemm_tile_n`; two 96-column chunks),
     FP8 block 128 (192 with `qs.gemm_tile_n` where B has 128x128 blocks),
     MXFP8 64 (sm_90a: 128 with `qs.gemm_tile_n`, two
-    64-column chunks promoted in turn), NVFP4 128. Operands whose storage is not
+    64-column chunks promoted in turn), NVFP4 128; on sm_100a every family
+    128, or 256 with `qs.gemm_tile_n`. Operands whose storage is not
     K-major (MXFP8 column-wise data;
     per-tensor FP8 on Blackwell layouts, without a transpose buffer) are
     loaded MN-major and copied transposed into a K-major swizzled tile in

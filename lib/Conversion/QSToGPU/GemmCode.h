@@ -30,8 +30,10 @@ constexpr int64_t kConsumers = 2, kKSteps = kTileK / 32;
 /// default of GemmPlan::multiprocessors.
 constexpr int64_t kSMs = 132;
 constexpr int64_t kSMsBlackwell = 148;
-/// Shared memory given to the stage ring (of 227 KiB per block on sm_90).
-constexpr int64_t kRingBytes = 192 * 1024;
+/// Shared memory given to the stage ring (of 227 KiB per block on sm_90
+/// and sm_100), and the most it may take where kRingBytes holds fewer than
+/// 4 stages (sm_100a block-scaled 128x256 tiles).
+constexpr int64_t kRingBytes = 192 * 1024, kRingBytesMax = 224 * 1024;
 constexpr llvm::StringLiteral kSharedSymbol = "qs_gemm_smem";
 
 /// How an operand's FP8 codes are scaled, and where its block scales are.
@@ -270,7 +272,19 @@ struct GemmPlan {
   /// tcgen05: elements of K per scale factor: 16 (NVFP4) or 32 (MXFP8, and
   /// FP8 block scaling run as MXFP8: each 128-block's scale four times).
   int64_t sfBlockK() const { return fp4() ? 16 : 32; }
-  int64_t sfBytes() const { return tcgen05 ? 2 * sfChunks() * 512 : 0; }
+  /// tcgen05: 128-row groups of operand `op`'s tile, each with its own
+  /// chunks: A 1, B tileN / 128 (128x256 tiles: 2).
+  int64_t sfGroups(int64_t op) const { return op ? tileN / kTileM : 1; }
+  /// tcgen05: the chunks of one stage (and of one tensor-memory slot).
+  int64_t sfStageChunks() const { return sfChunks() * (1 + sfGroups(1)); }
+  /// Place of chunk `c`, row group `g` of operand `op` among a stage's
+  /// chunks: A's chunks, then B's, the groups of one chunk adjacent (so
+  /// that in tensor memory B row n's word is at column n / 32 of the
+  /// chunk's first group: what an N = 256 MMA reads).
+  int64_t sfChunkIndex(int64_t op, int64_t c, int64_t g) const {
+    return op ? sfChunks() + c * sfGroups(1) + g : c;
+  }
+  int64_t sfBytes() const { return tcgen05 ? sfStageChunks() * 512 : 0; }
   int64_t stageBytes() const { return tileBytes() + sfBytes(); }
   int64_t kTiles() const { return ceilDiv(k, kTileElems()); }
   /// sm_90a NVFP4: two buffers (k-tile kt converts into buffer kt % 2
@@ -321,12 +335,15 @@ struct GemmPlan {
   }
   int64_t storeChunkCols() const { return 128 / outBytes(); }
   int64_t storeChunks() const { return ceilDiv(tileN, storeChunkCols()); }
-  static constexpr int64_t kStagingBufferBytes = 64 * 128;
+  /// One TMA-store staging buffer: a box of storeBoxRows() rows x 128
+  /// bytes (sm_90a: a consumer has two; sm_100a: a warp has two, at the
+  /// start of the stage ring).
+  int64_t stagingBufferBytes() const { return storeBoxRows() * 128; }
   int64_t stagingOffset() const {
     return roundUp(convertedOffset() + convertedBytes(), 1024);
   }
   int64_t stagingBytes() const {
-    return tmaStore && !tcgen05 ? kConsumers * 2 * kStagingBufferBytes : 0;
+    return tmaStore && !tcgen05 ? kConsumers * 2 * stagingBufferBytes() : 0;
   }
   int64_t barrierOffset() const { return stagingOffset() + stagingBytes(); }
   /// Full and empty barriers per stage; tcgen05 adds the "accumulator done"
@@ -352,7 +369,7 @@ struct GemmPlan {
   /// k-tile in stage s copies its chunks to slot s; the stage's previous
   /// MMAs are complete by then, as its refill waited for them).
   int64_t tmemColumns() const {
-    int64_t needed = tileN + stages * 8 * sfChunks(), columns = 32;
+    int64_t needed = tileN + stages * 4 * sfStageChunks(), columns = 32;
     while (columns < needed)
       columns *= 2;
     return columns;
@@ -465,7 +482,9 @@ GemmPlan withStreamK(const GemmPlan &plan);
 double modelStreamKMicros(const GemmPlan &plan);
 /// What "auto" picks: chooseSplitK's split, or stream-K where
 /// `streamKApplies` (the GEMM meets stream-K's rules), its grid does not
-/// divide the tiles and the model finds it faster than that split.
+/// divide the tiles and the model finds it faster than that split. With
+/// the TMA-store epilogue and the reduction kernel (which the TMA store
+/// does not support) the split is 1: only stream-K is considered.
 struct KSplit {
   int64_t splitK = 1;
   bool streamK = false;
@@ -766,9 +785,10 @@ struct GemmCode {
   // tcgen05 (sm_100a)
   //===--------------------------------------------------------------------===//
 
-  /// Byte offset of scale-factor chunk `c` of operand `op` (0: A, 1: B) in
-  /// stage `s` (after the stage's A and B tiles).
-  Value stageSf(Value s, int64_t op, int64_t c);
+  /// Byte offset of scale-factor chunk `c` of operand `op` (0: A, 1: B),
+  /// row group `g` (GemmPlan::sfGroups), in stage `s` (after the stage's A
+  /// and B tiles).
+  Value stageSf(Value s, int64_t op, int64_t c, int64_t g = 0);
   /// sm_100 shared-memory matrix descriptor of operand `op`'s tile with
   /// 128-byte swizzle at `address`: start >> 4 (bits 0-13), leading byte
   /// offset >> 4 (bits 16-29: K-major 1, unused when swizzled; MN-major the
@@ -786,10 +806,11 @@ struct GemmCode {
   /// .32x128b: 32 rows of 16 bytes, no swizzle, stride byte offset 128
   /// (8 rows), version 1.
   Value sfDescriptor(Value address);
-  /// Tensor-memory column of scale-factor chunk `c` of operand `op` in slot
-  /// `slot` (the stage): each chunk takes 4 columns (column g holds rows
-  /// 32g + lane).
-  Value sfColumn(Value slot, int64_t op, int64_t c);
+  /// Tensor-memory column of scale-factor chunk `c`, row group `g` of
+  /// operand `op` in slot `slot` (the stage): each chunk takes 4 columns
+  /// (column q holds rows 32q + lane of the group), a B chunk's groups
+  /// adjacent (GemmPlan::sfChunkIndex).
+  Value sfColumn(Value slot, int64_t op, int64_t c, int64_t g = 0);
   /// The instruction descriptor of k-step `j` (of 4) of a k-tile: MXFP8
   /// reads scale byte j of each 32-bit column (one 32-block per K = 32
   /// step); NVFP4 reads all four bytes (four 16-blocks per K = 64 step);

@@ -439,7 +439,7 @@ void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
   int64_t bytes = plan.outBytes();
   Value staging = memref::AllocOp::create(
       b, loc,
-      MemRefType::get({GemmPlan::kStagingBufferBytes / bytes}, plan.outType));
+      MemRefType::get({plan.stagingBufferBytes() / bytes}, plan.outType));
   env.loop(kConsumers, [&](Value consumer) {
     for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
       env.loop(kWarpgroup, [&](Value t) {

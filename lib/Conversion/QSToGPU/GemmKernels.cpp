@@ -423,10 +423,10 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
   // are made visible to the async proxy and thread 0 issues the store.
   Value staging =
       env.add(env.idx(plan.stagingOffset()),
-              env.mul(consumer, env.idx(2 * GemmPlan::kStagingBufferBytes)));
+              env.mul(consumer, env.idx(2 * plan.stagingBufferBytes())));
   for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
     Value buffer =
-        env.add(staging, env.idx((chunk % 2) * GemmPlan::kStagingBufferBytes));
+        env.add(staging, env.idx((chunk % 2) * plan.stagingBufferBytes()));
     env.ifThen(eq(t, zero), [&] {
       ptx({},
           chunk == 0 ? "cp.async.bulk.wait_group.read 0;"

@@ -173,16 +173,17 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                           "kernels; sm_100a tiles are 128 or 256 wide";
   // FP8 block: 192 only with 128x128-block B (1x128 B's column scales do
   // not fit the registers beside 128x192 or 128x256 accumulators).
-  if ((block && (operands.tileN == 256 ||
-                 (operands.tileN == 192 && operands.b.blockDim != 2))) ||
-      (fp4 && operands.tileN) ||
-      (mx && operands.tileN && !(cc == 90 && operands.tileN == 128)))
-    return emitError() << "block-scaled GEMM kernels use fixed tile widths "
-                          "(sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; "
-                          "sm_100a: 128); qs.gemm_tile_n applies to "
-                          "per-tensor FP8, as 128 to MXFP8 on sm_90a, and "
-                          "as 192 to sm_90a FP8 block GEMMs whose B has "
-                          "128x128 blocks";
+  if (cc == 90 &&
+      ((block && (operands.tileN == 256 ||
+                  (operands.tileN == 192 && operands.b.blockDim != 2))) ||
+       (fp4 && operands.tileN) ||
+       (mx && operands.tileN && operands.tileN != 128)))
+    return emitError() << "sm_90a block-scaled GEMM kernels use fixed tile "
+                          "widths (FP8 block 128, MXFP8 64, NVFP4 128); "
+                          "qs.gemm_tile_n applies to them as 128 to MXFP8 "
+                          "and as 192 to FP8 block GEMMs whose B has "
+                          "128x128 blocks (sm_100a: 128 or 256 for every "
+                          "family)";
   return success();
 }
 
@@ -329,6 +330,10 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                             unsplit};
   }
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
+  // sm_100a block-scaled 128x256 tiles (49.5 KiB a stage for MXFP8, 54 for
+  // NVFP4) would get 3 stages: they take up to 224 KiB for 4.
+  if (plan.tcgen05 && plan.stages < 4)
+    plan.stages = std::min<int64_t>(4, kRingBytesMax / plan.stageBytes());
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
   Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
   plan.typeA = ptxType(typeA);

@@ -191,9 +191,10 @@ void Tcgen05Block::mmaWarp() {
       Value slot = s;
       for (int64_t op = 0; op < 2 && scaled(); ++op)
         for (int64_t c = 0; c < plan.sfChunks(); ++c)
-          ptx({ptx.i32(env.add(tmem, code.sfColumn(slot, op, c))),
-               code.sfDescriptor(env.add(base, code.stageSf(s, op, c)))},
-              "tcgen05.cp.cta_group::1.32x128b.warpx4 [$0], $1;", "r,l");
+          for (int64_t g = 0; g < plan.sfGroups(op); ++g)
+            ptx({ptx.i32(env.add(tmem, code.sfColumn(slot, op, c, g))),
+                 code.sfDescriptor(env.add(base, code.stageSf(s, op, c, g)))},
+                "tcgen05.cp.cta_group::1.32x128b.warpx4 [$0], $1;", "r,l");
       Value descA = code.ummaDescriptor(env.add(base, code.stageA(s)), plan.a);
       Value descB = code.ummaDescriptor(env.add(base, code.stageB(s)), plan.b);
       for (int64_t j = 0; j < kKSteps; ++j) {
@@ -337,7 +338,7 @@ void Tcgen05Block::stagedEpilogue(
   // waits until the store of chunk c - 2 has read it; after the fills each
   // thread's writes are made visible to the async proxy and lane 0 issues
   // the store of the warp's 32 rows x 128 bytes.
-  constexpr int64_t kBuffer = 32 * 128;
+  const int64_t kBuffer = plan.stagingBufferBytes();
   Value lead = eq(lane, 0);
   Value buffers = env.mul(warp, env.idx(2 * kBuffer));
   Type i16 = b.getI16Type(), i32 = b.getI32Type();

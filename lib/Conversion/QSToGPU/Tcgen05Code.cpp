@@ -47,9 +47,9 @@ Tcgen05Instr Tcgen05Instr::decode(uint32_t bits, bool blockScaled) {
   return d;
 }
 
-Value GemmCode::stageSf(Value s, int64_t op, int64_t c) {
+Value GemmCode::stageSf(Value s, int64_t op, int64_t c, int64_t g) {
   return env.add(stageA(s),
-                 i(plan.tileBytes() + (op * plan.sfChunks() + c) * 512));
+                 i(plan.tileBytes() + plan.sfChunkIndex(op, c, g) * 512));
 }
 
 namespace {
@@ -88,10 +88,9 @@ Value GemmCode::sfDescriptor(Value address) {
   return sm100Descriptor(*this, address, 0, 128, 0);
 }
 
-Value GemmCode::sfColumn(Value slot, int64_t op, int64_t c) {
-  int64_t chunks = plan.sfChunks();
-  return env.add(env.mul(slot, i(8 * chunks)),
-                 i(plan.tileN + 4 * (op * chunks + c)));
+Value GemmCode::sfColumn(Value slot, int64_t op, int64_t c, int64_t g) {
+  return env.add(env.mul(slot, i(4 * plan.sfStageChunks())),
+                 i(plan.tileN + 4 * plan.sfChunkIndex(op, c, g)));
 }
 
 Tcgen05Instr GemmCode::instr(int64_t j) const {
@@ -132,8 +131,12 @@ void GemmCode::gatherScales(
   for (int64_t op = 0; op < 2; ++op) {
     const OperandPlan &p = op ? plan.b : plan.a;
     Value scales = op ? scalesB : scalesA;
-    Value rowBase = op ? env.mul(tn, i(plan.tileN)) : env.mul(tm, i(kTileM));
-    for (int64_t c = 0; c < chunks; ++c) {
+    // Chunk c of row group g (128 rows: B in 128x256 tiles has two).
+    for (int64_t q = 0; q < chunks * plan.sfGroups(op); ++q) {
+      int64_t c = q % chunks, g = q / chunks;
+      Value rowBase =
+          env.add(op ? env.mul(tn, i(plan.tileN)) : env.mul(tm, i(kTileM)),
+                  i(kTileM * g));
       Value first = env.mul(env.add(env.mul(kt, i(chunks)), i(c)), i(4));
       // Real blocks in this word: clamp(blocks - first, 0, 4); the word
       // read is the last real one when none is.
@@ -188,7 +191,7 @@ void GemmCode::gatherScales(
         words.push_back(arith::OrIOp::create(
             b, loc, arith::AndIOp::create(b, loc, word, keep), fill));
       }
-      store16(env.add(stageSf(s, op, c), env.mul(lane, i(16))), words);
+      store16(env.add(stageSf(s, op, c, g), env.mul(lane, i(16))), words);
     }
   }
 }

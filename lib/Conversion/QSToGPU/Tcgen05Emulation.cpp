@@ -141,7 +141,8 @@ struct Emulator {
   /// column `dColumn` (lane i = row i): D[i, j] (+)= sum_k (A[i, k] sA) (B[j,
   /// k] sB), K = 32 (MXFP8, one block, scale byte sfId; per-tensor FP8
   /// without scales, sfA and sfB null) or 64 (NVFP4, four 16-blocks, bytes
-  /// 0-3), scale factors of row i at lane i, column sfColumn + i / 32.
+  /// 0-3), scale factors of row i at lane i % 128, column sfColumn + i /
+  /// 32 (B's rows 128-255 of an N = 256 MMA: the chunk after rows 0-127's).
   /// Descriptors that are not version 1 with 128-byte swizzle, or an
   /// instruction descriptor that does not name the data's types, give NaN.
   void mma(Value dColumn, Value descA, Value descB, uint32_t idesc, Value sfA,
@@ -180,7 +181,8 @@ struct Emulator {
                 Value block = env().div(kk, env().idx(blockSize));
                 Value sa = scaleAt(i, env().add(columnA, code.shr(i, 5)),
                                    fp4 ? block : idA, instr.scaleE8M0);
-                Value sb = scaleAt(j, env().add(columnB, code.shr(j, 5)),
+                Value sb = scaleAt(code.band(j, 127),
+                                   env().add(columnB, code.shr(j, 5)),
                                    fp4 ? block : idB, instr.scaleE8M0);
                 a = arith::MulFOp::create(b(), loc(), a, sa);
                 bv = arith::MulFOp::create(b(), loc(), bv, sb);
@@ -265,8 +267,9 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
     Value slot = s;
     for (int64_t op = 0; op < 2; ++op)
       for (int64_t c = 0; c < plan.sfChunks(); ++c)
-        emu.copy(env.add(tmemBase, code.sfColumn(slot, op, c)),
-                 code.sfDescriptor(env.add(base, code.stageSf(s, op, c))));
+        for (int64_t g = 0; g < plan.sfGroups(op); ++g)
+          emu.copy(env.add(tmemBase, code.sfColumn(slot, op, c, g)),
+                   code.sfDescriptor(env.add(base, code.stageSf(s, op, c, g))));
     Value descA = code.ummaDescriptor(env.add(base, code.stageA(s)), plan.a);
     Value descB = code.ummaDescriptor(env.add(base, code.stageB(s)), plan.b);
     for (int64_t j = 0; j < kKSteps; ++j) {
@@ -314,7 +317,9 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
       return;
     }
     Value staging = memref::AllocOp::create(
-        b, loc, MemRefType::get({32 * 128 / plan.outBytes()}, plan.outType));
+        b, loc,
+        MemRefType::get({plan.stagingBufferBytes() / plan.outBytes()},
+                        plan.outType));
     env.loop(4, [&](Value warp) {
       for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
         env.loop(32, [&](Value lane) {

@@ -34,37 +34,12 @@ func.func @block(%a: !x, %b: !w) -> tensor<128x128xbf16> {
 
 // -----
 
-// Block-scaled tcgen05 kernels have one tile width (per-tensor FP8 takes
-// qs.gemm_tile_n = 128 or 256; 192 is sm_90a's).
-!n = !qs.tensor<128x256xbf16, #qs.nvfp4<columnwise = false>>
-module attributes {qs.chip = "sm_100a", qs.gemm_tile_n = 256 : i64} {
-func.func @tile_n(%a: !n, %b: !n) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8, as 128 to MXFP8 on sm_90a, and as 192 to sm_90a FP8 block GEMMs whose B has 128x128 blocks}}
-  %y = qs.gemm %a, %b transpose_b : !n, !n -> tensor<128x128xbf16>
-  return %y : tensor<128x128xbf16>
-}
-}
-
-// -----
-
 // 128x192 tiles are the sm_90a kernels'.
 !p = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_100a", qs.gemm_tile_n = 192 : i64} {
 func.func @tile_n_192(%a: !p, %b: !p) -> tensor<256x256xbf16> {
   // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_tile_n = 192 (128x192 tiles, promoted in two 96-column chunks) exists for the sm_90a kernels; sm_100a tiles are 128 or 256 wide}}
   %y = qs.gemm %a, %b transpose_b : !p, !p -> tensor<256x256xbf16>
-  return %y : tensor<256x256xbf16>
-}
-}
-
-// -----
-
-// MXFP8's qs.gemm_tile_n = 128 is the sm_90a kernel's (whose default is 64).
-!m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
-module attributes {qs.chip = "sm_100a", qs.gemm_tile_n = 128 : i64} {
-func.func @tile_n_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op block-scaled GEMM kernels use fixed tile widths (sm_90a: FP8 block 128, MXFP8 64, NVFP4 128; sm_100a: 128); qs.gemm_tile_n applies to per-tensor FP8, as 128 to MXFP8 on sm_90a, and as 192 to sm_90a FP8 block GEMMs whose B has 128x128 blocks}}
-  %y = qs.gemm %a, %b transpose_b : !m, !m -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
 }

@@ -72,7 +72,10 @@ def QS_Dialect : Dialect {
     taking the scale of its own B block (a 96-column chunk may straddle
     two). On sm_90a it also applies to MXFP8 GEMMs as 128 (128x128 tiles,
     two 64-column chunks promoted in turn; the default is 128x64); other
-    block-scaled GEMMs, and MXFP8 otherwise, reject it.
+    sm_90a block-scaled GEMMs, and MXFP8 otherwise, reject it. On sm_100a
+    every family takes 128 or 256: block-scaled GEMMs default to 128x128
+    tiles, and with 256 run N = 256 MMAs whose B scale factors are two
+    chunks of 128 rows per k-step.
 
     `qs.gemm_persistent = N : i64` (N >= 1) on a GEMM or an enclosing
     operation runs the sm_90a GEMM kernels persistently: min(N, tiles)
