@@ -162,7 +162,13 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     # Block-scaled 128x256 tiles (qs.gemm_tile_n = 256).
                     ("mxfp8", "bf16", 256), ("mxfp8 wgrad", "f32", 256),
                     ("nvfp4", "bf16", 256), ("block 1D x 2D", "f32", 256),
-                    ("nvfp4 tma", "bf16", 256)]
+                    ("nvfp4 tma", "bf16", 256),
+                    # Persistent (qs.gemm_persistent): two accumulator
+                    # buffers, epilogue warps 4-7.
+                    ("e4m3 x e4m3 persistent", "bf16", 128),
+                    ("e5m2 x e4m3 persistent", "f32", 256),
+                    ("mxfp8 persistent", "bf16", 128), ("nvfp4 persistent", "f32", 128),
+                    ("mxfp8 persistent splitk4", "bf16", 128)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):

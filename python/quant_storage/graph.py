@@ -160,8 +160,8 @@ class Function:
         per-tensor FP8, also without fast_accumulate; 192 on sm_90a for
         per-tensor FP8 and for FP8 block GEMMs whose B has 128x128 blocks;
         128 for MXFP8 on sm_90a; on sm_100a 128 or 256 for every family),
-        `persistent` (blocks of the persistent sm_90a
-        kernels, e.g. 132 for an H100/H200), `cluster` (2: pairs of blocks
+        `persistent` (blocks of the persistent kernels, e.g. 132 for an
+        H100/H200, 148 for a B200), `cluster` (2: pairs of blocks
         sharing B by TMA multicast, sm_90a), `schedule` ("cooperative" or
         "pingpong": each consumer warpgroup its own 128x128 tiles; sm_90a
         per-tensor FP8), `epilogue` ("direct" or "tma": D staged in shared

@@ -549,6 +549,26 @@ def test_gemm_sm100_block_scaled_tile256(rng):
                bias=True, chip="sm_100a", epilogue="tma")
 
 
+def test_gemm_sm100_persistent(rng):
+    # Persistent sm_100a kernels (qs.gemm_persistent): each block's units
+    # alternate between two tensor-memory accumulator buffers (unit u sums
+    # into buffer u % 2 while warps 4-7 store unit u - 1), so a buffer or
+    # phase mixed up shows as another tile's sums. 12 tiles over 3 blocks
+    # (4 units each: both buffers twice) with bias; 128x256 tiles (both
+    # buffers: all 512 columns) over 2 blocks; MXFP8 and NVFP4 (scale-factor
+    # slots after the two buffers); MXFP8 split-K units.
+    check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=320, n=400, k=384, persistent=3,
+               bias=True, chip="sm_100a")
+    check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=320, n=656, k=272, tile_n=256,
+               persistent=2, chip="sm_100a")
+    check_gemm(rng, "mxfp8", LAYOUTS[0], "f32", m=320, n=224, k=352, persistent=4,
+               chip="sm_100a")
+    check_gemm(rng, "nvfp4", LAYOUTS[0], "bf16", m=144, n=400, k=288, persistent=3,
+               accumulate=True, chip="sm_100a")
+    check_gemm(rng, "mxfp8", LAYOUTS[2], "bf16", m=160, n=224, k=256, persistent=3,
+               split_k=2, chip="sm_100a")
+
+
 @pytest.mark.parametrize("family", ["mxfp8", "nvfp4"])
 def test_gemm_sm100_epilogue(rng, family):
     # bf16/f16 output (NVFP4: bf16 only, as TE), bias and accumulate

@@ -137,7 +137,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     `qs.gemm_persistent = N : i64` on the op or an enclosing op makes the
     sm_90a kernels persistent: min(N, tiles) blocks loop over the output
     tiles (the producer streams the next tile during the previous one's
-    epilogue); on sm_100a it is a diagnostic. `qs.gemm_cluster = 2`
+    epilogue); on sm_100a the MMA thread sums alternate tiles into two
+    tensor-memory accumulator buffers while four more warps run the
+    previous tile's epilogue. `qs.gemm_cluster = 2`
     makes the sm_90a kernels with K-major operands run in 2-block clusters
     whose blocks share B by TMA multicast (with `qs.gemm_persistent`, on an
     even persistent grid). `qs.gemm_schedule = "pingpong"` gives each

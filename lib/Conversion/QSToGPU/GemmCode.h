@@ -75,8 +75,9 @@ struct GemmPlan {
   int64_t multiprocessors() const {
     return sms ? sms : tcgen05 ? kSMsBlackwell : kSMs;
   }
-  /// sm_90a persistent kernels (qs.gemm_persistent): the number of blocks
-  /// asked for; 0: one block per output tile.
+  /// Persistent kernels (qs.gemm_persistent; sm_90a, and sm_100a with
+  /// double-buffered accumulators): the number of blocks asked for; 0: one
+  /// block per output tile.
   int64_t persistentBlocks = 0;
   bool persistent() const { return persistentBlocks != 0; }
   /// qs.gemm_cluster = 2 (sm_90a per-tensor FP8): blocks 2c and 2c + 1 form
@@ -347,29 +348,54 @@ struct GemmPlan {
   }
   int64_t barrierOffset() const { return stagingOffset() + stagingBytes(); }
   /// Full and empty barriers per stage; tcgen05 adds the "accumulator done"
-  /// barrier and the word tcgen05.alloc writes the tensor-memory address to.
+  /// barrier (accumulator buffer 0's "full") and the word tcgen05.alloc
+  /// writes the tensor-memory address to, and persistent tcgen05 kernels
+  /// buffer 1's "full" and both buffers' "empty" barriers.
   int64_t doneBarrierOffset() const { return barrierOffset() + 16 * stages; }
   int64_t tmemSlotOffset() const { return doneBarrierOffset() + 8; }
+  /// tcgen05: accumulator buffer `buffer`'s full barrier (the MMA thread's
+  /// commit after the unit's last k-tile; buffer 0's is "done") and, with
+  /// two buffers, its empty barrier (one arrival per epilogue thread once
+  /// it has read the buffer).
+  int64_t accFullOffset(int64_t buffer) const {
+    return buffer ? doneBarrierOffset() + 16 : doneBarrierOffset();
+  }
+  int64_t accEmptyOffset(int64_t buffer) const {
+    return doneBarrierOffset() + 24 + 8 * buffer;
+  }
   /// fusesReduction() and stream-K: the word in which the unit's arrival
   /// tells the block whether it is its tile's last (16 bytes reserved).
   int64_t lastUnitFlagOffset() const {
-    return barrierOffset() + 16 * stages + (tcgen05 ? 16 : 0);
+    return barrierOffset() + 16 * stages +
+           (!tcgen05            ? 0
+            : accBuffers() == 2 ? 48
+                                : 16);
   }
   bool arrives() const { return fusesReduction() || streamsK(); }
   int64_t sharedBytes() const {
     return lastUnitFlagOffset() + (arrives() ? 16 : 0);
   }
   /// sm_90a: a producer and two consumer warpgroups; tcgen05: four warps
-  /// (TMA, MMA, scale factors, idle), all four in the epilogue.
+  /// (TMA, MMA, scale factors, idle), all four in the epilogue, and
+  /// persistent four more for the epilogue (warp 4 + q reads lane quarter
+  /// q), which overlaps the next unit's MMAs.
   int64_t threads() const {
-    return tcgen05 ? kWarpgroup : kWarpgroup * (1 + kConsumers);
+    if (tcgen05)
+      return persistent() ? 2 * kWarpgroup : kWarpgroup;
+    return kWarpgroup * (1 + kConsumers);
   }
+  /// tcgen05: accumulator buffers in tensor memory: persistent kernels
+  /// have two (unit i of the block sums into buffer i % 2 while the
+  /// epilogue warps read unit i - 1's), others one.
+  int64_t accBuffers() const { return tcgen05 && persistent() ? 2 : 1; }
+  /// tcgen05: the first scale-factor column (after the accumulators).
+  int64_t accColumns() const { return accBuffers() * tileN; }
   /// tcgen05: tensor-memory columns to allocate (a power of 2 >= 32):
-  /// accumulators in [0, tileN), then one scale-factor slot per stage (the
-  /// k-tile in stage s copies its chunks to slot s; the stage's previous
-  /// MMAs are complete by then, as its refill waited for them).
+  /// accumulators in [0, accColumns()), then one scale-factor slot per
+  /// stage (the k-tile in stage s copies its chunks to slot s; the stage's
+  /// previous MMAs are complete by then, as its refill waited for them).
   int64_t tmemColumns() const {
-    int64_t needed = tileN + stages * 4 * sfStageChunks(), columns = 32;
+    int64_t needed = accColumns() + stages * 4 * sfStageChunks(), columns = 32;
     while (columns < needed)
       columns *= 2;
     return columns;
@@ -806,6 +832,10 @@ struct GemmCode {
   /// .32x128b: 32 rows of 16 bytes, no swizzle, stride byte offset 128
   /// (8 rows), version 1.
   Value sfDescriptor(Value address);
+  /// The first tensor-memory column of the accumulator buffer of the unit
+  /// whose first k-tile is the block's `tileStart` (forEachTile): 0, or
+  /// with two buffers (persistent) tileN for the block's odd units.
+  Value accColumn(Value tileStart);
   /// Tensor-memory column of scale-factor chunk `c`, row group `g` of
   /// operand `op` in slot `slot` (the stage): each chunk takes 4 columns
   /// (column q holds rows 32q + lane of the group), a B chunk's groups

@@ -163,10 +163,21 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
   if (operands.streamK)
     if (const char *rule = streamKRule(operands, cc, mx))
       return emitError() << rule;
-  if (cc == 100 && operands.persistentBlocks)
-    return emitError() << "persistent GEMM kernels (qs.gemm_persistent) "
-                          "exist for sm_90a only; the sm_100a kernel runs "
-                          "one block per output tile";
+  if (cc == 100 && operands.persistentBlocks &&
+      (operands.tmaStore || operands.fusedReduce))
+    return emitError() << "persistent sm_100a GEMM kernels "
+                          "(qs.gemm_persistent) store D directly: their "
+                          "epilogue warps run beside the next tile's loads "
+                          "and MMAs, so qs.gemm_epilogue = \"tma\" (staged "
+                          "in the stage ring) and qs.gemm_split_k_reduce = "
+                          "\"fused\" (a block-wide barrier) do not apply";
+  if (cc == 100 && operands.persistentBlocks && operands.tileN == 256 &&
+      !perTensor)
+    return emitError() << "persistent sm_100a GEMM kernels double-buffer "
+                          "their accumulators in tensor memory: two "
+                          "128x256 FP32 tiles take all 512 columns, leaving "
+                          "none for block scale factors (block-scaled "
+                          "persistent kernels use 128x128 tiles)";
   if (cc == 100 && operands.tileN == 192)
     return emitError() << "qs.gemm_tile_n = 192 (128x192 tiles, promoted in "
                           "two 96-column chunks) exists for the sm_90a "

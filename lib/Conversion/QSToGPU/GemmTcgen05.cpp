@@ -12,8 +12,11 @@
 // allocates tensor memory and one of its threads copies the scale factors
 // to tensor memory (tcgen05.cp) and issues the MMAs, freeing each stage with
 // tcgen05.commit. Then all four warps read their 32 accumulator lanes
-// (tcgen05.ld) and run the shared epilogue (GemmCode). Tcgen05Block emits
-// one warp role a method; the index arithmetic is shared with the CPU
+// (tcgen05.ld) and run the shared epilogue (GemmCode). Persistent blocks
+// (256 threads) loop over their tiles in every role, with two accumulator
+// buffers in tensor memory and four more warps for the epilogue, so a
+// tile's epilogue overlaps the next tile's MMAs. Tcgen05Block emits one
+// warp role a method; the index arithmetic is shared with the CPU
 // emulation (Tcgen05Emulation.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -57,8 +60,21 @@ private:
   /// Warp 2: each k-tile's scale factors into the stage in cuBLAS's 128x4
   /// order (block-scaled kinds only).
   void scaleFactorWarp();
-  /// All four warps: tensor-memory lanes 32w..32w+31 (their rows) to D.
+  /// All four warps (persistent: warps 4-7, for each of the block's
+  /// tiles): tensor-memory lanes 32q..32q+31 of lane quarter q = warp % 4
+  /// (their rows) to D.
   void epilogue();
+  /// Runs `body(tileStart)` for each of the block's units (one, or a
+  /// persistent block's), with tm and tn set.
+  void forEachTile(const std::function<void(Value)> &body);
+  /// The unit's place among the block's (0 unless persistent), from its
+  /// first k-tile's count: accumulator buffer and phase.
+  Value unitIndex(Value tileStart) {
+    return env.div(tileStart, env.idx(plan.kTilesPerUnit()));
+  }
+  /// The accumulator buffer of unit index `u`: its full / empty barrier
+  /// offsets.
+  Value accFull(Value u), accEmpty(Value u);
   /// GemmPlan::tmaStore: each warp stages its rows' store chunks in its
   /// two buffers at the start of the (by now unused) stage ring, and its
   /// lane 0 stores each with a TMA bulk tensor store.
@@ -73,9 +89,37 @@ private:
   std::string columns;
 };
 
+void Tcgen05Block::forEachTile(const std::function<void(Value)> &body) {
+  // One unit: its tile, computed once at the start of the block (emit()),
+  // as every role's.
+  if (!plan.persistent()) {
+    body(env.idx(0));
+    return;
+  }
+  code.forEachTile(env.blockId, [&](Value tileM, Value tileN, Value start) {
+    tm = tileM;
+    tn = tileN;
+    body(start);
+  });
+}
+
+Value Tcgen05Block::accFull(Value u) {
+  if (plan.accBuffers() == 1)
+    return done;
+  return env.add(env.idx(plan.accFullOffset(0)),
+                 env.mul(code.band(u, 1), env.idx(16)));
+}
+
+Value Tcgen05Block::accEmpty(Value u) {
+  return env.add(env.idx(plan.accEmptyOffset(0)),
+                 env.mul(code.band(u, 1), env.idx(8)));
+}
+
 void Tcgen05Block::emit() {
-  code.beginUnit(env.blockId);
-  std::tie(tm, tn) = code.tileOf(env.blockId);
+  if (!plan.persistent()) {
+    code.beginUnit(env.blockId);
+    std::tie(tm, tn) = code.tileOf(env.blockId);
+  }
   tid = env.threadId;
   warp = env.div(tid, env.idx(32));
   lane = env.rem(tid, env.idx(32));
@@ -112,7 +156,23 @@ void Tcgen05Block::emit() {
               env.ifThen(eq(warp, 2), [&] { scaleFactorWarp(); });
             });
       });
-  epilogue();
+  if (plan.accBuffers() == 1) {
+    epilogue();
+  } else {
+    env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, warp,
+                                     env.idx(4)),
+               [&] { epilogue(); });
+  }
+  // Every warp is done with tensor memory: warp 1 frees it.
+  ptx({}, "tcgen05.fence::before_thread_sync;", "");
+  gpu::BarrierOp::create(b, loc);
+  env.ifThen(eq(warp, 1), [&] {
+    ptx({ptx.i32(tmem)},
+        "tcgen05.fence::after_thread_sync;\n"
+        "tcgen05.dealloc.cta_group::1.sync.aligned.b32 $0, " +
+            columns + ";",
+        "r");
+  });
 }
 
 void Tcgen05Block::initBarriers() {
@@ -127,6 +187,13 @@ void Tcgen05Block::initBarriers() {
     init(code.emptyBarrier(env.idx(s)), 1);
   }
   init(done, 1);
+  if (plan.accBuffers() == 2) {
+    // Buffer 1's full barrier; both buffers' empty barriers take one
+    // arrival per epilogue thread.
+    init(env.idx(plan.accFullOffset(1)), 1);
+    for (int64_t buffer = 0; buffer < 2; ++buffer)
+      init(env.idx(plan.accEmptyOffset(buffer)), kWarpgroup);
+  }
   fenceBarriersAndPrefetchMaps();
 }
 
@@ -144,35 +211,39 @@ void Tcgen05Block::waitEmpty(Value kt, Value s) {
 
 void Tcgen05Block::tmaWarp() {
   env.ifThen(eq(lane, 0), [&] {
-    // The unit's k-tile ukt (stage ukt % stages): k-tile kt of K.
-    env.loop(plan.kTilesPerUnit(), [&](Value ukt) {
-      Value kt = code.kTileOf(ukt);
-      Value s = env.rem(ukt, env.idx(plan.stages));
-      waitEmpty(ukt, s);
-      Value full = at(code.fullBarrier(s));
-      ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
-          "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r");
-      // Coordinates {innermost, row}: K-major {k byte, tile row},
-      // MN-major {tile row (byte), k row}, one box per 128-byte atom.
-      auto load = [&](Value dst, Value map, const OperandPlan &op, Value row,
-                      int64_t tileRows) {
-        Value k = env.mul(
-            kt, env.idx(op.mnMajor ? plan.kTileElems() : plan.rowBytes()));
-        int64_t box = plan.mnBoxBytes(op, tileRows);
-        for (int64_t t = 0; t < (op.mnMajor ? tileRows / box : 1); ++t) {
-          Value x = op.mnMajor ? env.add(row, env.idx(t * box)) : k;
-          Value y = op.mnMajor ? k : row;
-          ptx({at(env.add(dst, env.idx(t * plan.mnAtomBytes()))), map,
-               ptx.i32(x), ptx.i32(y), full},
-              "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-              "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-              "r,l,r,r,r");
-        }
-      };
-      load(code.stageA(s), block.tmA, plan.a, env.mul(tm, env.idx(kTileM)),
-           kTileM);
-      load(code.stageB(s), block.tmB, plan.b, env.mul(tn, env.idx(plan.tileN)),
-           plan.tileN);
+    // The unit's k-tile j (the block's k-tile it = tileStart + j, stage
+    // it % stages): k-tile kt of K.
+    forEachTile([&](Value tileStart) {
+      env.loop(plan.kTilesPerUnit(), [&](Value j) {
+        Value kt = code.kTileOf(j);
+        Value ukt = env.add(tileStart, j);
+        Value s = env.rem(ukt, env.idx(plan.stages));
+        waitEmpty(ukt, s);
+        Value full = at(code.fullBarrier(s));
+        ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r");
+        // Coordinates {innermost, row}: K-major {k byte, tile row},
+        // MN-major {tile row (byte), k row}, one box per 128-byte atom.
+        auto load = [&](Value dst, Value map, const OperandPlan &op, Value row,
+                        int64_t tileRows) {
+          Value k = env.mul(
+              kt, env.idx(op.mnMajor ? plan.kTileElems() : plan.rowBytes()));
+          int64_t box = plan.mnBoxBytes(op, tileRows);
+          for (int64_t t = 0; t < (op.mnMajor ? tileRows / box : 1); ++t) {
+            Value x = op.mnMajor ? env.add(row, env.idx(t * box)) : k;
+            Value y = op.mnMajor ? k : row;
+            ptx({at(env.add(dst, env.idx(t * plan.mnAtomBytes()))), map,
+                 ptx.i32(x), ptx.i32(y), full},
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                "r,l,r,r,r");
+          }
+        };
+        load(code.stageA(s), block.tmA, plan.a, env.mul(tm, env.idx(kTileM)),
+             kTileM);
+        load(code.stageB(s), block.tmB, plan.b,
+             env.mul(tn, env.idx(plan.tileN)), plan.tileN);
+      });
     });
   });
 }
@@ -183,105 +254,133 @@ void Tcgen05Block::mmaWarp() {
     std::string kind = !scaled()    ? "f8f6f4"
                        : plan.fp4() ? "mxf4nvf4.block_scale.scale_vec::4X"
                                     : "mxf8f6f4.block_scale.scale_vec::1X";
-    env.loop(plan.kTilesPerUnit(), [&](Value ukt) {
-      Value s = env.rem(ukt, env.idx(plan.stages));
-      Value parity = code.band(env.div(ukt, env.idx(plan.stages)), 1);
-      ptx.wait(env.add(base, code.fullBarrier(s)), parity);
-      ptx({}, "tcgen05.fence::after_thread_sync;", "");
-      Value slot = s;
-      for (int64_t op = 0; op < 2 && scaled(); ++op)
-        for (int64_t c = 0; c < plan.sfChunks(); ++c)
-          for (int64_t g = 0; g < plan.sfGroups(op); ++g)
-            ptx({ptx.i32(env.add(tmem, code.sfColumn(slot, op, c, g))),
-                 code.sfDescriptor(env.add(base, code.stageSf(s, op, c, g)))},
-                "tcgen05.cp.cta_group::1.32x128b.warpx4 [$0], $1;", "r,l");
-      Value descA = code.ummaDescriptor(env.add(base, code.stageA(s)), plan.a);
-      Value descB = code.ummaDescriptor(env.add(base, code.stageB(s)), plan.b);
-      for (int64_t j = 0; j < kKSteps; ++j) {
-        Tcgen05Instr instr = code.instr(j);
-        // Scale-factor addresses: the chunk's columns, and (as the
-        // instruction descriptor) the byte id in bits 30-31.
-        auto sf = [&](int64_t op, unsigned id) {
-          Value column = code.sfColumn(slot, op, plan.fp4() ? j : 0);
-          return ptx.i32(
-              env.add(env.add(tmem, column), env.idx(int64_t(id) << 30)));
-        };
-        Value accumulate = arith::ExtUIOp::create(
-            b, loc, b.getI32Type(),
-            j > 0 ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
-                  : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                          ukt, env.idx(0))
-                        .getResult());
-        SmallVector<Value> operands = {
-            ptx.i32(tmem), code.mmaStep(plan.a, descA, j),
-            code.mmaStep(plan.b, descB, j),
-            arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                         static_cast<int32_t>(instr.encode())),
-            accumulate};
-        if (scaled()) {
-          operands.push_back(sf(0, instr.sfIdA));
-          operands.push_back(sf(1, instr.sfIdB));
-        }
-        ptx(operands,
-            "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
-            "tcgen05.mma.cta_group::1.kind::" +
-                kind + " [$0], $1, $2, $3, " +
-                (scaled() ? "[$5], [$6], " : "") + "p;\n}",
-            scaled() ? "r,l,l,r,r,r,r" : "r,l,l,r,r");
+    forEachTile([&](Value tileStart) {
+      Value u = unitIndex(tileStart);
+      if (plan.accBuffers() == 2) {
+        // Unit u sums into buffer u % 2 once the epilogue warps have read
+        // unit u - 2's sums out of it.
+        env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, u,
+                                         env.idx(2)),
+                   [&] {
+                     ptx.wait(env.add(base, accEmpty(u)),
+                              code.band(arith::SubIOp::create(
+                                            b, loc, env.div(u, env.idx(2)),
+                                            env.idx(1)),
+                                        1));
+                   });
+        ptx({}, "tcgen05.fence::after_thread_sync;", "");
       }
-      // The stage is free once these MMAs (and copies) are done.
-      ptx({at(code.emptyBarrier(s))},
+      Value accumulator = env.add(tmem, code.accColumn(tileStart));
+      // The unit's k-tile kj, the block's k-tile ukt.
+      env.loop(plan.kTilesPerUnit(), [&](Value kj) {
+        Value ukt = env.add(tileStart, kj);
+        Value s = env.rem(ukt, env.idx(plan.stages));
+        Value parity = code.band(env.div(ukt, env.idx(plan.stages)), 1);
+        ptx.wait(env.add(base, code.fullBarrier(s)), parity);
+        ptx({}, "tcgen05.fence::after_thread_sync;", "");
+        Value slot = s;
+        for (int64_t op = 0; op < 2 && scaled(); ++op)
+          for (int64_t c = 0; c < plan.sfChunks(); ++c)
+            for (int64_t g = 0; g < plan.sfGroups(op); ++g)
+              ptx({ptx.i32(env.add(tmem, code.sfColumn(slot, op, c, g))),
+                   code.sfDescriptor(env.add(base, code.stageSf(s, op, c, g)))},
+                  "tcgen05.cp.cta_group::1.32x128b.warpx4 [$0], $1;", "r,l");
+        Value descA =
+            code.ummaDescriptor(env.add(base, code.stageA(s)), plan.a);
+        Value descB =
+            code.ummaDescriptor(env.add(base, code.stageB(s)), plan.b);
+        for (int64_t j = 0; j < kKSteps; ++j) {
+          Tcgen05Instr instr = code.instr(j);
+          // Scale-factor addresses: the chunk's columns, and (as the
+          // instruction descriptor) the byte id in bits 30-31.
+          auto sf = [&](int64_t op, unsigned id) {
+            Value column = code.sfColumn(slot, op, plan.fp4() ? j : 0);
+            return ptx.i32(
+                env.add(env.add(tmem, column), env.idx(int64_t(id) << 30)));
+          };
+          Value accumulate = arith::ExtUIOp::create(
+              b, loc, b.getI32Type(),
+              j > 0 ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
+                    : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                            kj, env.idx(0))
+                          .getResult());
+          SmallVector<Value> operands = {
+              ptx.i32(accumulator), code.mmaStep(plan.a, descA, j),
+              code.mmaStep(plan.b, descB, j),
+              arith::ConstantIntOp::create(
+                  b, loc, b.getI32Type(), static_cast<int32_t>(instr.encode())),
+              accumulate};
+          if (scaled()) {
+            operands.push_back(sf(0, instr.sfIdA));
+            operands.push_back(sf(1, instr.sfIdB));
+          }
+          ptx(operands,
+              "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
+              "tcgen05.mma.cta_group::1.kind::" +
+                  kind + " [$0], $1, $2, $3, " +
+                  (scaled() ? "[$5], [$6], " : "") + "p;\n}",
+              scaled() ? "r,l,l,r,r,r,r" : "r,l,l,r,r");
+        }
+        // The stage is free once these MMAs (and copies) are done.
+        ptx({at(code.emptyBarrier(s))},
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
+            "shared::cluster.b64 [$0];",
+            "r");
+      });
+      // The unit's sums are complete once its MMAs are.
+      ptx({at(accFull(u))},
           "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
           "shared::cluster.b64 [$0];",
           "r");
     });
-    ptx({at(done)},
-        "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
-        "shared::cluster.b64 [$0];",
-        "r");
   });
 }
 
 void Tcgen05Block::scaleFactorWarp() {
   ValueRange epilogueArgs = block.epilogueArgs;
-  env.loop(plan.kTilesPerUnit(), [&](Value ukt) {
-    Value kt = code.kTileOf(ukt);
-    Value s = env.rem(ukt, env.idx(plan.stages));
-    waitEmpty(ukt, s);
-    auto load = [&](StringRef op, Value scales, Value offset) {
-      Value address =
-          arith::AddIOp::create(b, loc, ptx.pointerOf(scales), ptx.i64(offset));
-      return ptx(b.getI32Type(), {address}, (op + " $0, [$1];").str(), "=r,l");
-    };
-    code.gatherScales(
-        tm, tn, lane, kt, s, epilogueArgs[0], epilogueArgs[1],
-        [&](Value scales, Value offset) {
-          return load("ld.global.nc.b32", scales, offset);
-        },
-        [&](Value scales, Value offset) {
-          return load("ld.global.nc.u8", scales, offset);
-        },
-        [&](Value offset, ArrayRef<Value> words) {
-          SmallVector<Value> operands = {at(offset)};
-          operands.append(words.begin(), words.end());
-          ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
-              "r,r,r,r,r");
-        });
-    // Generic-proxy writes, visible to tcgen05.cp (async proxy).
-    ptx({at(code.fullBarrier(s))},
-        "fence.proxy.async.shared::cta;\n"
-        "mbarrier.arrive.shared::cta.b64 _, [$0];",
-        "r");
+  forEachTile([&](Value tileStart) {
+    env.loop(plan.kTilesPerUnit(), [&](Value j) {
+      Value kt = code.kTileOf(j);
+      Value ukt = env.add(tileStart, j);
+      Value s = env.rem(ukt, env.idx(plan.stages));
+      waitEmpty(ukt, s);
+      auto load = [&](StringRef op, Value scales, Value offset) {
+        Value address = arith::AddIOp::create(b, loc, ptx.pointerOf(scales),
+                                              ptx.i64(offset));
+        return ptx(b.getI32Type(), {address}, (op + " $0, [$1];").str(),
+                   "=r,l");
+      };
+      code.gatherScales(
+          tm, tn, lane, kt, s, epilogueArgs[0], epilogueArgs[1],
+          [&](Value scales, Value offset) {
+            return load("ld.global.nc.b32", scales, offset);
+          },
+          [&](Value scales, Value offset) {
+            return load("ld.global.nc.u8", scales, offset);
+          },
+          [&](Value offset, ArrayRef<Value> words) {
+            SmallVector<Value> operands = {at(offset)};
+            operands.append(words.begin(), words.end());
+            ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
+                "r,r,r,r,r");
+          });
+      // Generic-proxy writes, visible to tcgen05.cp (async proxy).
+      ptx({at(code.fullBarrier(s))},
+          "fence.proxy.async.shared::cta;\n"
+          "mbarrier.arrive.shared::cta.b64 _, [$0];",
+          "r");
+    });
   });
 }
 
 void Tcgen05Block::epilogue() {
-  // Warp w reads tensor-memory lanes 32w..32w+31 (its rows), 32 columns at
-  // a time.
-  ptx.wait(env.add(block.base, done), env.idx(0));
-  ptx({}, "tcgen05.fence::after_thread_sync;", "");
-  Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
-  Value laneBase = env.add(tmem, code.shl(env.mul(warp, env.idx(32)), 16));
+  // Lane quarter q (warp w, or w - 4 in persistent blocks) reads
+  // tensor-memory lanes 32q..32q+31 (its rows), 32 columns at a time.
+  Value quarter = plan.accBuffers() == 2
+                      ? arith::SubIOp::create(b, loc, warp, env.idx(4))
+                      : warp;
+  Value tmemLane = env.add(env.mul(quarter, env.idx(32)), lane);
+  Value laneBase = env.add(tmem, code.shl(env.mul(quarter, env.idx(32)), 16));
   Type i32 = b.getI32Type();
   auto words = LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                 SmallVector<Type>(32, i32));
@@ -291,40 +390,48 @@ void Tcgen05Block::epilogue() {
     constraints += "=r,";
   }
   constraints += "r";
-  auto load = [&](int64_t chunk) {
-    Value values = ptx(words, {ptx.i32(env.add(laneBase, env.idx(32 * chunk)))},
-                       "tcgen05.ld.sync.aligned.32x32b.x32.b32 {" + list +
-                           "}, [$32];\ntcgen05.wait::ld.sync.aligned;",
-                       constraints);
-    OpBuilder &builder = b;
-    Location at = loc;
-    return std::function<Value(int64_t)>([&builder, at, values](int64_t r) {
-      return LLVM::ExtractValueOp::create(builder, at, values, r).getResult();
-    });
-  };
-  if (code.stagesStores())
-    stagedEpilogue(tmemLane, load);
-  else
-    code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, load);
-  // Fused split-K: all 128 threads stored the plane; thread 0 arrives.
-  if (plan.fusesReduction())
-    arriveAndReduce(
-        eq(tid, 0), env.idx(plan.lastUnitFlagOffset()),
-        [&] { gpu::BarrierOp::create(b, loc); },
-        [&] {
-          if (code.stagesStores())
-            stagedEpilogue(tmemLane, {});
-          else
-            code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, {});
-        });
-  ptx({}, "tcgen05.fence::before_thread_sync;", "");
-  gpu::BarrierOp::create(b, loc);
-  env.ifThen(eq(warp, 1), [&] {
-    ptx({ptx.i32(tmem)},
-        "tcgen05.fence::after_thread_sync;\n"
-        "tcgen05.dealloc.cta_group::1.sync.aligned.b32 $0, " +
-            columns + ";",
-        "r");
+  forEachTile([&](Value tileStart) {
+    // Unit u's sums are in buffer u % 2 once its MMAs are done (phase
+    // u / 2 of the buffer's full barrier).
+    Value u = unitIndex(tileStart);
+    ptx.wait(env.add(block.base, accFull(u)),
+             code.band(env.div(u, env.idx(plan.accBuffers())), 1));
+    ptx({}, "tcgen05.fence::after_thread_sync;", "");
+    Value bufferBase = env.add(laneBase, code.accColumn(tileStart));
+    auto load = [&](int64_t chunk) {
+      Value values =
+          ptx(words, {ptx.i32(env.add(bufferBase, env.idx(32 * chunk)))},
+              "tcgen05.ld.sync.aligned.32x32b.x32.b32 {" + list +
+                  "}, [$32];\ntcgen05.wait::ld.sync.aligned;",
+              constraints);
+      OpBuilder &builder = b;
+      Location at = loc;
+      return std::function<Value(int64_t)>([&builder, at, values](int64_t r) {
+        return LLVM::ExtractValueOp::create(builder, at, values, r).getResult();
+      });
+    };
+    if (code.stagesStores())
+      stagedEpilogue(tmemLane, load);
+    else
+      code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, load);
+    // Fused split-K: all 128 threads stored the plane; thread 0 arrives.
+    if (plan.fusesReduction())
+      arriveAndReduce(
+          eq(tid, 0), env.idx(plan.lastUnitFlagOffset()),
+          [&] { gpu::BarrierOp::create(b, loc); },
+          [&] {
+            if (code.stagesStores())
+              stagedEpilogue(tmemLane, {});
+            else
+              code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, {});
+          });
+    // Two buffers: this thread has read the buffer (each tcgen05.ld was
+    // waited for), which unit u + 2 may now overwrite.
+    if (plan.accBuffers() == 2)
+      ptx({at(accEmpty(u))},
+          "tcgen05.fence::before_thread_sync;\n"
+          "mbarrier.arrive.shared::cta.b64 _, [$0];",
+          "r");
   });
 }
 } // namespace

@@ -88,9 +88,16 @@ Value GemmCode::sfDescriptor(Value address) {
   return sm100Descriptor(*this, address, 0, 128, 0);
 }
 
+Value GemmCode::accColumn(Value tileStart) {
+  if (plan.accBuffers() == 1)
+    return i(0);
+  Value unit = env.div(tileStart, i(plan.kTilesPerUnit()));
+  return env.mul(band(unit, 1), i(plan.tileN));
+}
+
 Value GemmCode::sfColumn(Value slot, int64_t op, int64_t c, int64_t g) {
   return env.add(env.mul(slot, i(4 * plan.sfStageChunks())),
-                 i(plan.tileN + 4 * plan.sfChunkIndex(op, c, g)));
+                 i(plan.accColumns() + 4 * plan.sfChunkIndex(op, c, g)));
 }
 
 Tcgen05Instr GemmCode::instr(int64_t j) const {

@@ -226,9 +226,6 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
   Value tmem = memref::AllocOp::create(
       b, loc, MemRefType::get({kLanes * plan.tmemColumns()}, b.getI32Type()));
   Emulator emu{code, smem, tmem};
-  Value tm, tn;
-  code.beginUnit(env.blockId);
-  std::tie(tm, tn) = code.tileOf(env.blockId);
   // The allocation's address (lane 0, column 0), and the shared base.
   Value tmemBase = env.idx(0), base = env.idx(0);
   Type i32 = b.getI32Type();
@@ -238,105 +235,114 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
       v = arith::BitcastOp::create(b, loc, b.getI8Type(), v);
     return arith::ExtUIOp::create(b, loc, i32, v);
   };
-  // The unit's k-tile ukt (stage ukt % stages): k-tile kt of K.
-  env.loop(plan.kTilesPerUnit(), [&](Value ukt) {
-    Value kt = code.kTileOf(ukt);
-    Value s = env.rem(ukt, env.idx(plan.stages));
-    emulateStageTma(code, smem, a, bm, tm, tn, kt, s);
-    // The scale-factor warp, lane by lane (block-scaled only).
-    env.loop(plan.sfChunks() ? 32 : 0, [&](Value lane) {
-      code.gatherScales(
-          tm, tn, lane, kt, s, epilogueArgs[0], epilogueArgs[1],
-          [&](Value scales, Value offset) {
-            Value word;
-            for (int64_t k = 0; k < 4; ++k) {
-              Value byte = arith::ShLIOp::create(
-                  b, loc, loadByte(scales, env.add(offset, env.idx(k))),
-                  arith::ConstantIntOp::create(b, loc, i32, 8 * k));
-              word = word ? arith::OrIOp::create(b, loc, word, byte).getResult()
-                          : byte;
-            }
-            return word;
-          },
-          loadByte,
-          [&](Value offset, ArrayRef<Value> words) {
-            emulateStore16(env, smem, offset, words);
-          });
-    });
-    // The MMA thread.
-    Value slot = s;
-    for (int64_t op = 0; op < 2; ++op)
-      for (int64_t c = 0; c < plan.sfChunks(); ++c)
-        for (int64_t g = 0; g < plan.sfGroups(op); ++g)
-          emu.copy(env.add(tmemBase, code.sfColumn(slot, op, c, g)),
-                   code.sfDescriptor(env.add(base, code.stageSf(s, op, c, g))));
-    Value descA = code.ummaDescriptor(env.add(base, code.stageA(s)), plan.a);
-    Value descB = code.ummaDescriptor(env.add(base, code.stageB(s)), plan.b);
-    for (int64_t j = 0; j < kKSteps; ++j) {
-      Tcgen05Instr instr = code.instr(j);
-      auto sf = [&](int64_t op, unsigned id) {
-        return env.add(
-            env.add(tmemBase, code.sfColumn(slot, op, plan.fp4() ? j : 0)),
-            env.idx(int64_t(id) << 30));
-      };
-      Value accumulate =
-          j > 0 ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
-                : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, ukt,
-                                        env.idx(0))
-                      .getResult();
-      emu.mma(tmemBase, code.mmaStep(plan.a, descA, j),
-              code.mmaStep(plan.b, descB, j), instr.encode(),
-              plan.sfChunks() ? sf(0, instr.sfIdA) : Value(),
-              plan.sfChunks() ? sf(1, instr.sfIdB) : Value(), accumulate, typeA,
-              typeB);
-    }
-  });
-  // Epilogue: warp w, lane l reads tensor-memory lane 32w + l.
-  auto columnsOf = [&](Value tmemLane) {
-    return [&, tmemLane](int64_t chunk) {
-      return std::function<Value(int64_t)>([&, tmemLane, chunk](int64_t r) {
-        Value column = env.add(tmemBase, env.idx(32 * chunk + r));
-        return memref::LoadOp::create(b, loc, tmem,
-                                      emu.tmemAt(tmemLane, column))
-            .getResult();
+  // The block's units one after another (persistent: unit u sums into
+  // accumulator buffer u % 2).
+  code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
+    Value accumulator = env.add(tmemBase, code.accColumn(tileStart));
+    // The unit's k-tile kj (the block's ukt, stage ukt % stages): k-tile kt
+    // of K.
+    env.loop(plan.kTilesPerUnit(), [&](Value kj) {
+      Value kt = code.kTileOf(kj);
+      Value ukt = env.add(tileStart, kj);
+      Value s = env.rem(ukt, env.idx(plan.stages));
+      emulateStageTma(code, smem, a, bm, tm, tn, kt, s);
+      // The scale-factor warp, lane by lane (block-scaled only).
+      env.loop(plan.sfChunks() ? 32 : 0, [&](Value lane) {
+        code.gatherScales(
+            tm, tn, lane, kt, s, epilogueArgs[0], epilogueArgs[1],
+            [&](Value scales, Value offset) {
+              Value word;
+              for (int64_t k = 0; k < 4; ++k) {
+                Value byte = arith::ShLIOp::create(
+                    b, loc, loadByte(scales, env.add(offset, env.idx(k))),
+                    arith::ConstantIntOp::create(b, loc, i32, 8 * k));
+                word =
+                    word ? arith::OrIOp::create(b, loc, word, byte).getResult()
+                         : byte;
+              }
+              return word;
+            },
+            loadByte,
+            [&](Value offset, ArrayRef<Value> words) {
+              emulateStore16(env, smem, offset, words);
+            });
       });
-    };
-  };
-  // The epilogue (`load`: null in the reducing pass): staged (each warp's
-  // store chunks: its 32 lanes' values staged, then the box of its rows
-  // stored), or direct.
-  using Loader = std::function<std::function<Value(int64_t)>(int64_t)>;
-  auto epilogue = [&](bool load) {
-    auto loader = [&](Value tmemLane) {
-      return load ? Loader(columnsOf(tmemLane)) : Loader();
-    };
-    if (!code.stagesStores()) {
-      env.loop(kWarpgroup, [&](Value tmemLane) {
-        code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, loader(tmemLane));
-      });
-      return;
-    }
-    Value staging = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({plan.stagingBufferBytes() / plan.outBytes()},
-                        plan.outType));
-    env.loop(4, [&](Value warp) {
-      for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
-        env.loop(32, [&](Value lane) {
-          Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
-          code.tmemStagedChunk(epilogueArgs, tm, tn, tmemLane, chunk,
-                               loader(tmemLane),
-                               [&](Value offset, ArrayRef<Value> values) {
-                                 emulateStaging(code, staging, offset, values);
-                               });
-        });
-        emulateTmaStoreBox(code, staging, code.outputD(epilogueArgs),
-                           code.storeBox(tm, tn, warp, chunk));
+      // The MMA thread.
+      Value slot = s;
+      for (int64_t op = 0; op < 2; ++op)
+        for (int64_t c = 0; c < plan.sfChunks(); ++c)
+          for (int64_t g = 0; g < plan.sfGroups(op); ++g)
+            emu.copy(
+                env.add(tmemBase, code.sfColumn(slot, op, c, g)),
+                code.sfDescriptor(env.add(base, code.stageSf(s, op, c, g))));
+      Value descA = code.ummaDescriptor(env.add(base, code.stageA(s)), plan.a);
+      Value descB = code.ummaDescriptor(env.add(base, code.stageB(s)), plan.b);
+      for (int64_t j = 0; j < kKSteps; ++j) {
+        Tcgen05Instr instr = code.instr(j);
+        auto sf = [&](int64_t op, unsigned id) {
+          return env.add(
+              env.add(tmemBase, code.sfColumn(slot, op, plan.fp4() ? j : 0)),
+              env.idx(int64_t(id) << 30));
+        };
+        Value accumulate =
+            j > 0 ? arith::ConstantIntOp::create(b, loc, 1, 1).getResult()
+                  : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kj,
+                                          env.idx(0))
+                        .getResult();
+        emu.mma(accumulator, code.mmaStep(plan.a, descA, j),
+                code.mmaStep(plan.b, descB, j), instr.encode(),
+                plan.sfChunks() ? sf(0, instr.sfIdA) : Value(),
+                plan.sfChunks() ? sf(1, instr.sfIdB) : Value(), accumulate,
+                typeA, typeB);
       }
     });
-  };
-  epilogue(true);
-  if (plan.fusesReduction())
-    emulateSplitKArrival(code, [&] { epilogue(false); });
+    // Epilogue: warp w, lane l reads tensor-memory lane 32w + l.
+    auto columnsOf = [&](Value tmemLane) {
+      return [&, tmemLane](int64_t chunk) {
+        return std::function<Value(int64_t)>([&, tmemLane, chunk](int64_t r) {
+          Value column = env.add(accumulator, env.idx(32 * chunk + r));
+          return memref::LoadOp::create(b, loc, tmem,
+                                        emu.tmemAt(tmemLane, column))
+              .getResult();
+        });
+      };
+    };
+    // The epilogue (`load`: null in the reducing pass): staged (each warp's
+    // store chunks: its 32 lanes' values staged, then the box of its rows
+    // stored), or direct.
+    using Loader = std::function<std::function<Value(int64_t)>(int64_t)>;
+    auto epilogue = [&](bool load) {
+      auto loader = [&](Value tmemLane) {
+        return load ? Loader(columnsOf(tmemLane)) : Loader();
+      };
+      if (!code.stagesStores()) {
+        env.loop(kWarpgroup, [&](Value tmemLane) {
+          code.tmemEpilogue(epilogueArgs, tm, tn, tmemLane, loader(tmemLane));
+        });
+        return;
+      }
+      Value staging = memref::AllocOp::create(
+          b, loc,
+          MemRefType::get({plan.stagingBufferBytes() / plan.outBytes()},
+                          plan.outType));
+      env.loop(4, [&](Value warp) {
+        for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
+          env.loop(32, [&](Value lane) {
+            Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
+            code.tmemStagedChunk(
+                epilogueArgs, tm, tn, tmemLane, chunk, loader(tmemLane),
+                [&](Value offset, ArrayRef<Value> values) {
+                  emulateStaging(code, staging, offset, values);
+                });
+          });
+          emulateTmaStoreBox(code, staging, code.outputD(epilogueArgs),
+                             code.storeBox(tm, tn, warp, chunk));
+        }
+      });
+    };
+    epilogue(true);
+    if (plan.fusesReduction())
+      emulateSplitKArrival(code, [&] { epilogue(false); });
+  });
   // Buffer deallocation frees `smem` and `tmem`.
 }

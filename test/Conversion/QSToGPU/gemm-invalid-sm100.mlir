@@ -58,12 +58,39 @@ func.func @nvfp4_k(%a: !k, %b: !k) -> tensor<128x128xbf16> {
 
 // -----
 
-// Persistent GEMM kernels (qs.gemm_persistent) exist for sm_90a only.
+// Persistent sm_100a kernels store D directly: their epilogue warps run
+// beside the next tile's loads (no TMA-store staging in the ring) and
+// without block-wide barriers (no fused split-K reduction).
 !x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
-module attributes {qs.chip = "sm_100a", qs.gemm_persistent = 4 : i64} {
-func.func @persistent(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op persistent GEMM kernels (qs.gemm_persistent) exist for sm_90a only; the sm_100a kernel runs one block per output tile}}
+module attributes {qs.chip = "sm_100a", qs.gemm_persistent = 4 : i64, qs.gemm_epilogue = "tma"} {
+func.func @persistent_tma(%a: !x, %b: !x) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op persistent sm_100a GEMM kernels (qs.gemm_persistent) store D directly: their epilogue warps run beside the next tile's loads and MMAs, so qs.gemm_epilogue = "tma" (staged in the stage ring) and qs.gemm_split_k_reduce = "fused" (a block-wide barrier) do not apply}}
   %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+}
+
+// -----
+
+!x = !qs.tensor<256x1024xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.chip = "sm_100a", qs.gemm_persistent = 4 : i64, qs.gemm_split_k = 2 : i64, qs.gemm_split_k_reduce = "fused"} {
+func.func @persistent_fused(%a: !x, %b: !x) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op persistent sm_100a GEMM kernels (qs.gemm_persistent) store D directly: their epilogue warps run beside the next tile's loads and MMAs, so qs.gemm_epilogue = "tma" (staged in the stage ring) and qs.gemm_split_k_reduce = "fused" (a block-wide barrier) do not apply}}
+  %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+}
+
+// -----
+
+// Two 128x256 accumulator buffers take all 512 tensor-memory columns:
+// block-scaled persistent kernels (scale factors in tensor memory too)
+// use 128x128 tiles.
+!m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
+module attributes {qs.chip = "sm_100a", qs.gemm_persistent = 4 : i64, qs.gemm_tile_n = 256 : i64} {
+func.func @persistent_wide_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op persistent sm_100a GEMM kernels double-buffer their accumulators in tensor memory: two 128x256 FP32 tiles take all 512 columns, leaving none for block scale factors (block-scaled persistent kernels use 128x128 tiles)}}
+  %y = qs.gemm %a, %b transpose_b : !m, !m -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
 }

@@ -78,13 +78,17 @@ def QS_Dialect : Dialect {
     chunks of 128 rows per k-step.
 
     `qs.gemm_persistent = N : i64` (N >= 1) on a GEMM or an enclosing
-    operation runs the sm_90a GEMM kernels persistently: min(N, tiles)
+    operation runs the GEMM kernels persistently: min(N, tiles)
     blocks, block b computing output tiles b, b + N, b + 2N, ... (at most
     one block fits a multiprocessor: N = 132 fills an H100/H200; fewer
     leave multiprocessors to concurrent kernels, as TE's `sm_margin`).
     Each block's producer streams the next tile's k-tiles while its
-    consumers run the previous tile's epilogue. Absent: one block per
-    tile. It changes speed, never results; sm_100a rejects it. N is fixed
+    consumers run the previous tile's epilogue (sm_100a: the MMA thread
+    sums each tile into one of two tensor-memory accumulator buffers in
+    turn while four epilogue warps store the other; not with
+    `qs.gemm_epilogue = "tma"`, the fused split-K reduction, or
+    block-scaled 128x256 tiles). Absent: one block per tile. It changes
+    speed, never results. N is fixed
     when the kernel is compiled: past the multiprocessor count of the GPU it
     runs on (132 on an H100 SXM, H200 or GH200; 114 on an H100 PCIe, 78 on
     an H20), the blocks that do not fit run as a second wave after whole
