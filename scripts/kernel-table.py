@@ -168,7 +168,9 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("e4m3 x e4m3 persistent", "bf16", 128),
                     ("e5m2 x e4m3 persistent", "f32", 256),
                     ("mxfp8 persistent", "bf16", 128), ("nvfp4 persistent", "f32", 128),
-                    ("mxfp8 persistent splitk4", "bf16", 128)]
+                    ("mxfp8 persistent splitk4", "bf16", 128),
+                    ("e4m3 x e4m3 persistent tma", "bf16", 128),
+                    ("nvfp4 persistent tma", "f32", 128)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):

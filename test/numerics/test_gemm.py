@@ -556,7 +556,7 @@ def test_gemm_sm100_persistent(rng):
     # phase mixed up shows as another tile's sums. 12 tiles over 3 blocks
     # (4 units each: both buffers twice) with bias; 128x256 tiles (both
     # buffers: all 512 columns) over 2 blocks; MXFP8 and NVFP4 (scale-factor
-    # slots after the two buffers); MXFP8 split-K units.
+    # slots after the two buffers); MXFP8 split-K units; the TMA store.
     check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=320, n=400, k=384, persistent=3,
                bias=True, chip="sm_100a")
     check_gemm(rng, "fp8_delayed", LAYOUTS[1], "f32", m=320, n=656, k=272, tile_n=256,
@@ -567,6 +567,12 @@ def test_gemm_sm100_persistent(rng):
                accumulate=True, chip="sm_100a")
     check_gemm(rng, "mxfp8", LAYOUTS[2], "bf16", m=160, n=224, k=256, persistent=3,
                split_k=2, chip="sm_100a")
+    # The TMA-store epilogue in staging buffers after the ring (each
+    # epilogue warp's two, reused across its units).
+    check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=320, n=400, k=128, persistent=3,
+               bias=True, chip="sm_100a", epilogue="tma")
+    check_gemm(rng, "mxfp8", LAYOUTS[1], "f32", m=320, n=224, k=160, persistent=4,
+               chip="sm_100a", epilogue="tma")
 
 
 @pytest.mark.parametrize("family", ["mxfp8", "nvfp4"])

@@ -198,6 +198,23 @@ def test_gemm_tma_store():
         assert "st.global" not in ptx.split(".entry qs_gemm(")[1]
 
 
+def test_gemm_persistent_sm100():
+    """persistent=N on sm_100a: 256-thread blocks looping over their tiles
+    with two tensor-memory accumulator buffers (512 columns for MXFP8),
+    also with the TMA-store epilogue; with the fused split-K reduction a
+    diagnostic when compiling."""
+    q = qs.MXFP8Quantizer()
+    ptx = qs.compile(linear(q, k=512, persistent=148), chip="sm_100a").ptx
+    assert ".maxntid 256, 1, 1" in ptx
+    assert "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32" in ptx
+    assert "], 512;" in ptx
+    ptx = qs.compile(linear(q, k=512, persistent=148, epilogue="tma"), chip="sm_100a").ptx
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
+    with pytest.raises(qs.QSError, match=r"persistent sm_100a GEMM kernels"):
+        qs.compile(linear(q, k=512, persistent=148, split_k=2, split_k_reduce="fused"),
+                   chip="sm_100a")
+
+
 def test_gemm_split_k():
     """split_k=S: the GEMM kernel stores FP32 planes and a second kernel
     (qs_gemm_split_k_reduce) sums them into D, on both chips; an S that

@@ -343,8 +343,15 @@ struct GemmPlan {
   int64_t stagingOffset() const {
     return roundUp(convertedOffset() + convertedBytes(), 1024);
   }
+  /// TMA-store staging after the ring: sm_90a two buffers per consumer;
+  /// persistent tcgen05 kernels two per epilogue warp (their ring is busy
+  /// with the next unit's loads; one block per tile stages in the ring).
   int64_t stagingBytes() const {
-    return tmaStore && !tcgen05 ? kConsumers * 2 * stagingBufferBytes() : 0;
+    if (!tmaStore)
+      return 0;
+    if (tcgen05)
+      return persistent() ? 4 * 2 * stagingBufferBytes() : 0;
+    return kConsumers * 2 * stagingBufferBytes();
   }
   int64_t barrierOffset() const { return stagingOffset() + stagingBytes(); }
   /// Full and empty barriers per stage; tcgen05 adds the "accumulator done"

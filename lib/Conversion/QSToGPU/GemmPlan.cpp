@@ -163,14 +163,13 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
   if (operands.streamK)
     if (const char *rule = streamKRule(operands, cc, mx))
       return emitError() << rule;
-  if (cc == 100 && operands.persistentBlocks &&
-      (operands.tmaStore || operands.fusedReduce))
+  if (cc == 100 && operands.persistentBlocks && operands.fusedReduce)
     return emitError() << "persistent sm_100a GEMM kernels "
-                          "(qs.gemm_persistent) store D directly: their "
-                          "epilogue warps run beside the next tile's loads "
-                          "and MMAs, so qs.gemm_epilogue = \"tma\" (staged "
-                          "in the stage ring) and qs.gemm_split_k_reduce = "
-                          "\"fused\" (a block-wide barrier) do not apply";
+                          "(qs.gemm_persistent) run their epilogue warps "
+                          "beside the next tile's loads and MMAs, without "
+                          "block-wide barriers, so qs.gemm_split_k_reduce = "
+                          "\"fused\" (each tile's last unit waits for the "
+                          "block's plane stores at one) does not apply";
   if (cc == 100 && operands.persistentBlocks && operands.tileN == 256 &&
       !perTensor)
     return emitError() << "persistent sm_100a GEMM kernels double-buffer "
@@ -363,6 +362,13 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   // moves 128 x (168 - 40) registers to the consumers (232 each).
   if (!plan.tcgen05)
     desc.maxRegisters = 168;
+  // A tcgen05 block's shared memory (165 KiB or more) leaves room for one
+  // block per multiprocessor: so told (.minnctapersm 1), ptxas no longer
+  // holds registers down for an occupancy the kernel cannot have (it
+  // spilled 32 bytes at 64 registers in persistent kernels with the TMA
+  // store, 120 at 56 in one MXFP8 kernel variant).
+  else
+    desc.minBlocksPerSM = 1;
   SmallVector<Value> args;
   if (options.gpu) {
     // The TMA descriptors, encoded on the host into device buffers.

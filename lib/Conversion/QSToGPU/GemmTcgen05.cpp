@@ -52,6 +52,10 @@ private:
   /// Producers (TMA, scale factors) wait until the MMAs of round - 1 are
   /// done with stage `s` of the unit's k-tile `kt`.
   void waitEmpty(Value kt, Value s);
+  /// Producers: for each k-tile of the block's units (the unit's k-tile j
+  /// is the block's k-tile ukt = tileStart + j, in stage ukt % stages),
+  /// once its stage is free: `body(kt, s)`, kt the k-tile of K.
+  void forEachFreeStage(const std::function<void(Value, Value)> &body);
   /// Warp 0, one thread: TMA of each k-tile's A and B tiles.
   void tmaWarp();
   /// Warp 1, one thread: scale factors to tensor memory (tcgen05.cp) and
@@ -83,6 +87,9 @@ private:
       const std::function<std::function<Value(int64_t)>(int64_t)> &load);
 
   Value tm, tn, tid, warp, lane;
+  /// The epilogue thread's lane quarter (warp, or warp - 4 when
+  /// persistent).
+  Value quarter;
   /// Shared-memory offsets of the "accumulator done" barrier and of the
   /// word tcgen05.alloc writes; the allocated tensor-memory address.
   Value done, slotOffset, tmem;
@@ -209,41 +216,45 @@ void Tcgen05Block::waitEmpty(Value kt, Value s) {
       });
 }
 
+void Tcgen05Block::forEachFreeStage(
+    const std::function<void(Value, Value)> &body) {
+  forEachTile([&](Value tileStart) {
+    env.loop(plan.kTilesPerUnit(), [&](Value j) {
+      Value ukt = env.add(tileStart, j);
+      Value s = env.rem(ukt, env.idx(plan.stages));
+      waitEmpty(ukt, s);
+      body(code.kTileOf(j), s);
+    });
+  });
+}
+
 void Tcgen05Block::tmaWarp() {
   env.ifThen(eq(lane, 0), [&] {
-    // The unit's k-tile j (the block's k-tile it = tileStart + j, stage
-    // it % stages): k-tile kt of K.
-    forEachTile([&](Value tileStart) {
-      env.loop(plan.kTilesPerUnit(), [&](Value j) {
-        Value kt = code.kTileOf(j);
-        Value ukt = env.add(tileStart, j);
-        Value s = env.rem(ukt, env.idx(plan.stages));
-        waitEmpty(ukt, s);
-        Value full = at(code.fullBarrier(s));
-        ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
-            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r");
-        // Coordinates {innermost, row}: K-major {k byte, tile row},
-        // MN-major {tile row (byte), k row}, one box per 128-byte atom.
-        auto load = [&](Value dst, Value map, const OperandPlan &op, Value row,
-                        int64_t tileRows) {
-          Value k = env.mul(
-              kt, env.idx(op.mnMajor ? plan.kTileElems() : plan.rowBytes()));
-          int64_t box = plan.mnBoxBytes(op, tileRows);
-          for (int64_t t = 0; t < (op.mnMajor ? tileRows / box : 1); ++t) {
-            Value x = op.mnMajor ? env.add(row, env.idx(t * box)) : k;
-            Value y = op.mnMajor ? k : row;
-            ptx({at(env.add(dst, env.idx(t * plan.mnAtomBytes()))), map,
-                 ptx.i32(x), ptx.i32(y), full},
-                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
-                "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
-                "r,l,r,r,r");
-          }
-        };
-        load(code.stageA(s), block.tmA, plan.a, env.mul(tm, env.idx(kTileM)),
-             kTileM);
-        load(code.stageB(s), block.tmB, plan.b,
-             env.mul(tn, env.idx(plan.tileN)), plan.tileN);
-      });
+    forEachFreeStage([&](Value kt, Value s) {
+      Value full = at(code.fullBarrier(s));
+      ptx({full, ptx.i32(env.idx(plan.tileBytes()))},
+          "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r");
+      // Coordinates {innermost, row}: K-major {k byte, tile row},
+      // MN-major {tile row (byte), k row}, one box per 128-byte atom.
+      auto load = [&](Value dst, Value map, const OperandPlan &op, Value row,
+                      int64_t tileRows) {
+        Value k = env.mul(
+            kt, env.idx(op.mnMajor ? plan.kTileElems() : plan.rowBytes()));
+        int64_t box = plan.mnBoxBytes(op, tileRows);
+        for (int64_t t = 0; t < (op.mnMajor ? tileRows / box : 1); ++t) {
+          Value x = op.mnMajor ? env.add(row, env.idx(t * box)) : k;
+          Value y = op.mnMajor ? k : row;
+          ptx({at(env.add(dst, env.idx(t * plan.mnAtomBytes()))), map,
+               ptx.i32(x), ptx.i32(y), full},
+              "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+              "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+              "r,l,r,r,r");
+        }
+      };
+      load(code.stageA(s), block.tmA, plan.a, env.mul(tm, env.idx(kTileM)),
+           kTileM);
+      load(code.stageB(s), block.tmB, plan.b, env.mul(tn, env.idx(plan.tileN)),
+           plan.tileN);
     });
   });
 }
@@ -338,47 +349,40 @@ void Tcgen05Block::mmaWarp() {
 
 void Tcgen05Block::scaleFactorWarp() {
   ValueRange epilogueArgs = block.epilogueArgs;
-  forEachTile([&](Value tileStart) {
-    env.loop(plan.kTilesPerUnit(), [&](Value j) {
-      Value kt = code.kTileOf(j);
-      Value ukt = env.add(tileStart, j);
-      Value s = env.rem(ukt, env.idx(plan.stages));
-      waitEmpty(ukt, s);
-      auto load = [&](StringRef op, Value scales, Value offset) {
-        Value address = arith::AddIOp::create(b, loc, ptx.pointerOf(scales),
-                                              ptx.i64(offset));
-        return ptx(b.getI32Type(), {address}, (op + " $0, [$1];").str(),
-                   "=r,l");
-      };
-      code.gatherScales(
-          tm, tn, lane, kt, s, epilogueArgs[0], epilogueArgs[1],
-          [&](Value scales, Value offset) {
-            return load("ld.global.nc.b32", scales, offset);
-          },
-          [&](Value scales, Value offset) {
-            return load("ld.global.nc.u8", scales, offset);
-          },
-          [&](Value offset, ArrayRef<Value> words) {
-            SmallVector<Value> operands = {at(offset)};
-            operands.append(words.begin(), words.end());
-            ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
-                "r,r,r,r,r");
-          });
-      // Generic-proxy writes, visible to tcgen05.cp (async proxy).
-      ptx({at(code.fullBarrier(s))},
-          "fence.proxy.async.shared::cta;\n"
-          "mbarrier.arrive.shared::cta.b64 _, [$0];",
-          "r");
-    });
+  forEachFreeStage([&](Value kt, Value s) {
+    auto load = [&](StringRef op, Value scales, Value offset) {
+      Value address =
+          arith::AddIOp::create(b, loc, ptx.pointerOf(scales), ptx.i64(offset));
+      return ptx(b.getI32Type(), {address}, (op + " $0, [$1];").str(), "=r,l");
+    };
+    code.gatherScales(
+        tm, tn, lane, kt, s, epilogueArgs[0], epilogueArgs[1],
+        [&](Value scales, Value offset) {
+          return load("ld.global.nc.b32", scales, offset);
+        },
+        [&](Value scales, Value offset) {
+          return load("ld.global.nc.u8", scales, offset);
+        },
+        [&](Value offset, ArrayRef<Value> words) {
+          SmallVector<Value> operands = {at(offset)};
+          operands.append(words.begin(), words.end());
+          ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
+              "r,r,r,r,r");
+        });
+    // Generic-proxy writes, visible to tcgen05.cp (async proxy).
+    ptx({at(code.fullBarrier(s))},
+        "fence.proxy.async.shared::cta;\n"
+        "mbarrier.arrive.shared::cta.b64 _, [$0];",
+        "r");
   });
 }
 
 void Tcgen05Block::epilogue() {
   // Lane quarter q (warp w, or w - 4 in persistent blocks) reads
   // tensor-memory lanes 32q..32q+31 (its rows), 32 columns at a time.
-  Value quarter = plan.accBuffers() == 2
-                      ? arith::SubIOp::create(b, loc, warp, env.idx(4))
-                      : warp;
+  quarter = plan.accBuffers() == 2
+                ? arith::SubIOp::create(b, loc, warp, env.idx(4)).getResult()
+                : warp;
   Value tmemLane = env.add(env.mul(quarter, env.idx(32)), lane);
   Value laneBase = env.add(tmem, code.shl(env.mul(quarter, env.idx(32)), 16));
   Type i32 = b.getI32Type();
@@ -433,21 +437,29 @@ void Tcgen05Block::epilogue() {
           "mbarrier.arrive.shared::cta.b64 _, [$0];",
           "r");
   });
+  // Persistent TMA stores: every one is complete before the block exits.
+  if (code.stagesStores() && plan.persistent())
+    env.ifThen(eq(lane, 0),
+               [&] { ptx({}, "cp.async.bulk.wait_group 0;", ""); });
 }
 } // namespace
 
 void Tcgen05Block::stagedEpilogue(
     Value tmemLane,
     const std::function<std::function<Value(int64_t)>(int64_t)> &load) {
-  // Warp w's buffers: bytes [w 8 KiB, (w + 1) 8 KiB) of the ring, which no
-  // TMA load or MMA reads once `done` has completed (the ring holds at
-  // least two stages of 24 KiB). Before chunk c fills buffer c % 2, lane 0
-  // waits until the store of chunk c - 2 has read it; after the fills each
+  // Lane quarter q's buffers: bytes [q 8 KiB, (q + 1) 8 KiB) of the ring,
+  // which no TMA load or MMA reads once `done` has completed (the ring
+  // holds at least two stages of 24 KiB), or (persistent: the ring feeds
+  // the next units) of the staging area after it. Before chunk c fills
+  // buffer c % 2, lane 0 waits until the store of chunk c - 2 has read it
+  // (persistent: also the previous units' last two chunks, so from the
+  // first chunk on: the tile's chunk count is even); after the fills each
   // thread's writes are made visible to the async proxy and lane 0 issues
   // the store of the warp's 32 rows x 128 bytes.
   const int64_t kBuffer = plan.stagingBufferBytes();
   Value lead = eq(lane, 0);
-  Value buffers = env.mul(warp, env.idx(2 * kBuffer));
+  Value buffers = env.add(env.idx(plan.persistent() ? plan.stagingOffset() : 0),
+                          env.mul(quarter, env.idx(2 * kBuffer)));
   Type i16 = b.getI16Type(), i32 = b.getI32Type();
   auto bits = [&](Value v) -> Value {
     if (v.getType().isF32())
@@ -457,7 +469,7 @@ void Tcgen05Block::stagedEpilogue(
   };
   for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
     Value buffer = env.add(buffers, env.idx((chunk % 2) * kBuffer));
-    if (chunk >= 2) {
+    if (chunk >= 2 || plan.persistent()) {
       env.ifThen(lead,
                  [&] { ptx({}, "cp.async.bulk.wait_group.read 1;", ""); });
       ptx({}, "bar.warp.sync -1;", "");
@@ -487,10 +499,12 @@ void Tcgen05Block::stagedEpilogue(
         "fence.proxy.async.shared::cta;\n"
         "bar.warp.sync -1;",
         "");
-    env.ifThen(lead, [&] { storeBox(tm, tn, warp, chunk, at(buffer)); });
+    env.ifThen(lead, [&] { storeBox(tm, tn, quarter, chunk, at(buffer)); });
   }
-  // The warp's stores are complete before the block exits.
-  env.ifThen(lead, [&] { ptx({}, "cp.async.bulk.wait_group 0;", ""); });
+  // The warp's stores are complete before the block exits (persistent:
+  // after its last unit, epilogue()).
+  if (!plan.persistent())
+    env.ifThen(lead, [&] { ptx({}, "cp.async.bulk.wait_group 0;", ""); });
 }
 
 void gemm::emitTcgen05Body(KernelEnv &env, const GemmPlan &plan) {

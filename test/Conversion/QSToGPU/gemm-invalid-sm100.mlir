@@ -58,24 +58,12 @@ func.func @nvfp4_k(%a: !k, %b: !k) -> tensor<128x128xbf16> {
 
 // -----
 
-// Persistent sm_100a kernels store D directly: their epilogue warps run
-// beside the next tile's loads (no TMA-store staging in the ring) and
-// without block-wide barriers (no fused split-K reduction).
-!x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
-module attributes {qs.chip = "sm_100a", qs.gemm_persistent = 4 : i64, qs.gemm_epilogue = "tma"} {
-func.func @persistent_tma(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op persistent sm_100a GEMM kernels (qs.gemm_persistent) store D directly: their epilogue warps run beside the next tile's loads and MMAs, so qs.gemm_epilogue = "tma" (staged in the stage ring) and qs.gemm_split_k_reduce = "fused" (a block-wide barrier) do not apply}}
-  %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xbf16>
-  return %y : tensor<256x256xbf16>
-}
-}
-
-// -----
-
+// Persistent sm_100a kernels' epilogue warps run beside the next tile's
+// loads and MMAs: no block-wide barrier for the fused split-K reduction.
 !x = !qs.tensor<256x1024xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_100a", qs.gemm_persistent = 4 : i64, qs.gemm_split_k = 2 : i64, qs.gemm_split_k_reduce = "fused"} {
 func.func @persistent_fused(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op persistent sm_100a GEMM kernels (qs.gemm_persistent) store D directly: their epilogue warps run beside the next tile's loads and MMAs, so qs.gemm_epilogue = "tma" (staged in the stage ring) and qs.gemm_split_k_reduce = "fused" (a block-wide barrier) do not apply}}
+  // expected-error@+1 {{'qs.gemm_buffers' op persistent sm_100a GEMM kernels (qs.gemm_persistent) run their epilogue warps beside the next tile's loads and MMAs, without block-wide barriers, so qs.gemm_split_k_reduce = "fused" (each tile's last unit waits for the block's plane stores at one) does not apply}}
   %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
