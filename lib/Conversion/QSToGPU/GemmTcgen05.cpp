@@ -80,8 +80,9 @@ private:
   /// offsets.
   Value accFull(Value u), accEmpty(Value u);
   /// GemmPlan::tmaStore: each warp stages its rows' store chunks in its
-  /// two buffers at the start of the (by now unused) stage ring, and its
-  /// lane 0 stores each with a TMA bulk tensor store.
+  /// two buffers at the start of the (by now unused) stage ring, or
+  /// (persistent) after it, and its lane 0 stores each with a TMA bulk
+  /// tensor store.
   void stagedEpilogue(
       Value tmemLane,
       const std::function<std::function<Value(int64_t)>(int64_t)> &load);
