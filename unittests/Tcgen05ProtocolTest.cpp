@@ -11,18 +11,30 @@
 // tcgen05.commit, which arrives on the stage's empty barrier once every
 // tcgen05 operation the thread issued before it has run. The tensor core
 // runs that queue in order, each operation at a random later time. After
-// the last k-tile a commit arrives on the "done" barrier, which the
-// epilogue waits for.
+// a unit's last k-tile a commit arrives on its accumulator buffer's full
+// barrier ("done" for buffer 0), which the epilogue waits for.
+//
+// The block computes a list of units, each of some k-tiles, numbered
+// through the ring one after another: one unit (one block per tile), or
+// a persistent block's tiles, or a stream-K block's segments (of varying
+// k-tile counts). Persistent kernels have two accumulator buffers: unit u
+// sums into buffer u % 2, its MMA thread first waiting (u >= 2) for the
+// buffer's empty barrier (phase u / 2 - 1), on which the epilogue warps
+// arrive once they have read unit u - 2's sums out of it (a shared
+// stream-K segment as soon as its plane is stored: GemmTcgen05.cpp).
 //
 // Checked: each tcgen05.cp and tcgen05.mma, when it runs, finds the stage
-// (and the tensor-memory slot) holding its own k-tile; every agent
-// finishes.
+// (and the tensor-memory slot) holding its own k-tile; an MMA does not
+// write a buffer the epilogue is reading, and the epilogue reads each
+// unit's complete sums (all of its k-tiles, none of another unit's);
+// every agent finishes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gtest/gtest.h"
 #include <cstdint>
 #include <deque>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -50,15 +62,32 @@ struct Options {
   bool scaled = true;       // block-scaled kinds: the scale-factor warp
   bool commitFrees = true;  // false: arrive on empty when the MMA is queued
   bool sfWaitsEmpty = true; // the scale-factor warp waits for the refill
+  // Two accumulator buffers (persistent): the MMA thread waits for the
+  // buffer's empty barrier before a unit's first MMA; the epilogue
+  // arrives on it after reading (false: before).
+  bool mmaWaitsEmpty = true;
+  bool releaseAfterRead = true;
 };
 
 class Model {
 public:
-  Model(int64_t kTiles, int64_t stages, Options options)
-      : kTiles(kTiles), stages(stages), options(options),
+  /// `units`: each unit's k-tile count; `buffers`: accumulator buffers (1,
+  /// or 2 for persistent blocks).
+  Model(std::vector<int64_t> units, int64_t stages, int64_t buffers,
+        Options options)
+      : kTiles(std::accumulate(units.begin(), units.end(), int64_t(0))),
+        stages(stages), buffers(buffers), units(units), options(options),
         full(stages, Barrier(options.scaled ? 1 + 32 : 1)),
-        empty(stages, Barrier(1)), done(1), a(stages, -1), b(stages, -1),
-        sf(stages, -1), slot(stages, -1) {}
+        empty(stages, Barrier(1)), accFull(buffers, Barrier(1)),
+        accEmpty(buffers, Barrier(1)), a(stages, -1), b(stages, -1),
+        sf(stages, -1), slot(stages, -1), acc(buffers), reading(buffers) {
+    for (int64_t u = 0; u < int64_t(units.size()); ++u)
+      for (int64_t j = 0; j < units[u]; ++j) {
+        unitOf.push_back(u);
+        firstOfUnit.push_back(j == 0);
+        lastOfUnit.push_back(j == units[u] - 1);
+      }
+  }
 
   std::string run(unsigned seed) {
     std::mt19937 rng(seed);
@@ -87,10 +116,11 @@ public:
       if (!error.empty())
         return error;
     }
-    if (tma < kTiles || mma < kTiles + 1 || !epilogueDone ||
+    if (tma < kTiles || mma < kTiles || epilogue < int64_t(units.size()) ||
         (options.scaled && sfWarp < kTiles))
       return "deadlock: tma " + std::to_string(tma) + " sf " +
-             std::to_string(sfWarp) + " mma " + std::to_string(mma);
+             std::to_string(sfWarp) + " mma " + std::to_string(mma) +
+             " epilogue " + std::to_string(epilogue);
     return "";
   }
 
@@ -100,23 +130,33 @@ private:
     bool isA;
   };
   /// A queued tcgen05 operation: 0 cp, 1 mma, 2 commit (to empty[stage],
-  /// or to done when stage < 0).
+  /// or to accFull[-1 - stage] when stage < 0).
   struct Op {
     int kind;
     int64_t stage, tag;
   };
+  /// An accumulator buffer's sums: of which unit, over how many k-tiles.
+  struct Sums {
+    int64_t unit = -1, kTiles = 0;
+  };
 
-  int64_t kTiles, stages;
+  int64_t kTiles, stages, buffers;
+  std::vector<int64_t> units;
   Options options;
-  std::vector<Barrier> full, empty;
-  Barrier done;
+  std::vector<Barrier> full, empty, accFull, accEmpty;
   std::vector<int64_t> a, b, sf, slot; // per stage: the k-tile held
+  std::vector<Sums> acc;               // per accumulator buffer
+  std::vector<bool> reading;           // the epilogue reads the buffer
+  // Per k-tile of the block: its unit, and whether it begins / ends it.
+  std::vector<int64_t> unitOf;
+  std::vector<bool> firstOfUnit, lastOfUnit;
   std::vector<Copy> copies;
   std::deque<Op> tensorCore;
   // Progress: the k-tile each agent works on next (tma: also whether its
-  // expect_tx is done), and the MMA thread's final commit (mma == kTiles).
-  int64_t tma = 0, sfWarp = 0, mma = 0;
-  bool tmaExpected = false, epilogueDone = false;
+  // expect_tx is done; mma: whether it waited for the unit's buffer), the
+  // unit the epilogue stores next and whether it has read it.
+  int64_t tma = 0, sfWarp = 0, mma = 0, epilogue = 0;
+  bool tmaExpected = false, bufferWaited = false, epilogueRead = false;
 
   bool refillWait(int64_t kt) const {
     return kt < stages || empty[kt % stages].passes((kt / stages - 1) & 1);
@@ -129,11 +169,21 @@ private:
     case 1: // scale-factor warp
       return options.scaled && sfWarp < kTiles &&
              (!options.sfWaitsEmpty || refillWait(sfWarp));
-    case 2: // MMA thread
-      return mma < kTiles ? full[mma % stages].passes((mma / stages) & 1)
-                          : mma == kTiles;
+    case 2: { // MMA thread
+      if (mma == kTiles)
+        return false;
+      int64_t u = unitOf[mma];
+      // A unit's first MMA waits until the epilogue has emptied its buffer.
+      if (firstOfUnit[mma] && !bufferWaited && u >= buffers &&
+          options.mmaWaitsEmpty)
+        return accEmpty[u % buffers].passes(((u / buffers) - 1) & 1);
+      return full[mma % stages].passes((mma / stages) & 1);
+    }
     default: // epilogue
-      return !epilogueDone && mma > kTiles && done.passes(0);
+      if (epilogue == int64_t(units.size()))
+        return false;
+      return epilogueRead ||
+             accFull[epilogue % buffers].passes((epilogue / buffers) & 1);
     }
   }
 
@@ -164,9 +214,10 @@ private:
       return "";
     }
     case 2: {
-      if (mma == kTiles) { // the final commit, to "done"
-        tensorCore.push_back({2, -1, mma});
-        ++mma;
+      int64_t u = unitOf[mma];
+      if (firstOfUnit[mma] && !bufferWaited && u >= buffers &&
+          options.mmaWaitsEmpty) {
+        bufferWaited = true;
         return "";
       }
       int64_t s = mma % stages;
@@ -177,12 +228,42 @@ private:
         tensorCore.push_back({2, s, mma});
       else
         empty[s].arrive();
+      // After the unit's last k-tile a commit to its buffer's full barrier.
+      if (lastOfUnit[mma])
+        tensorCore.push_back({2, -1 - u % buffers, mma});
+      bufferWaited = false;
       ++mma;
       return "";
     }
-    default:
-      epilogueDone = true;
+    default: {
+      int64_t buffer = epilogue % buffers;
+      auto release = [&] {
+        if (buffers > 1)
+          accEmpty[buffer].arrive();
+      };
+      if (!epilogueRead) {
+        // tcgen05.ld of the unit's sums (the whole read, waited for).
+        if (!options.releaseAfterRead)
+          release();
+        const Sums &sums = acc[buffer];
+        if (sums.unit != epilogue || sums.kTiles != units[epilogue])
+          return "the epilogue of unit " + std::to_string(epilogue) +
+                 " reads buffer " + std::to_string(buffer) + " holding unit " +
+                 std::to_string(sums.unit) + "'s sums of " +
+                 std::to_string(sums.kTiles) + " k-tiles";
+        reading[buffer] = true;
+        epilogueRead = true;
+        return "";
+      }
+      // The plane or D stored (and, stream-K, the arrival): the buffer is
+      // released.
+      reading[buffer] = false;
+      if (options.releaseAfterRead)
+        release();
+      epilogueRead = false;
+      ++epilogue;
       return "";
+    }
     }
   }
 
@@ -215,10 +296,26 @@ private:
       if (options.scaled && slot[op.stage] != op.tag)
         return "tcgen05.mma of " + where + " reads the scale factors of " +
                "k-tile " + std::to_string(slot[op.stage]);
+      {
+        // It sums into the unit's buffer (the unit's first MMA overwrites).
+        int64_t u = unitOf[op.tag], buffer = u % buffers;
+        Sums &sums = acc[buffer];
+        if (reading[buffer])
+          return "tcgen05.mma of " + where + " (unit " + std::to_string(u) +
+                 ") writes buffer " + std::to_string(buffer) +
+                 " while the epilogue reads unit " + std::to_string(sums.unit) +
+                 "'s sums";
+        if (firstOfUnit[op.tag])
+          sums = Sums{u, 0};
+        if (sums.unit != u)
+          return "tcgen05.mma of " + where + " adds to unit " +
+                 std::to_string(sums.unit) + "'s sums";
+        ++sums.kTiles;
+      }
       return "";
     default:
       if (op.stage < 0)
-        done.arrive();
+        accFull[-1 - op.stage].arrive();
       else
         empty[op.stage].arrive();
       return "";
@@ -226,14 +323,20 @@ private:
   }
 };
 
-std::string check(int64_t kTiles, int64_t stages, Options options,
-                  int runs = 300) {
+std::string check(std::vector<int64_t> units, int64_t stages, int64_t buffers,
+                  Options options, int runs = 300) {
   for (int seed = 0; seed < runs; ++seed) {
-    std::string error = Model(kTiles, stages, options).run(seed);
+    std::string error = Model(units, stages, buffers, options).run(seed);
     if (!error.empty())
       return "seed " + std::to_string(seed) + ": " + error;
   }
   return "";
+}
+
+/// One block per tile: one unit of `kTiles`, one buffer.
+std::string check(int64_t kTiles, int64_t stages, Options options,
+                  int runs = 300) {
+  return check({kTiles}, stages, 1, options, runs);
 }
 
 TEST(Tcgen05Protocol, BlockScaled) {
@@ -263,6 +366,41 @@ TEST(Tcgen05Protocol, ScaleFactorsWaitForTheRefill) {
   // before tcgen05.cp has copied them (or arrives on a phase not yet due).
   std::string error = check(9, 3, eager);
   EXPECT_NE(error, "");
+}
+
+TEST(Tcgen05Protocol, PersistentTwoBuffers) {
+  // A persistent block's 5 tiles of 3 k-tiles (both buffers used two or
+  // three times), block-scaled and per-tensor.
+  EXPECT_EQ(check({3, 3, 3, 3, 3}, 4, 2, {}), "");
+  Options perTensor;
+  perTensor.scaled = false;
+  EXPECT_EQ(check({3, 3, 3, 3, 3}, 4, 2, perTensor), "");
+  // Units of one k-tile: the MMA thread runs furthest ahead.
+  EXPECT_EQ(check({1, 1, 1, 1, 1, 1}, 3, 2, {}), "");
+}
+
+TEST(Tcgen05Protocol, StreamKSegments) {
+  // A stream-K block's segments: the tail of a shared tile, whole tiles,
+  // the head of the next shared tile (k-tile counts 2, 5, 1, 4, 1, 3).
+  EXPECT_EQ(check({2, 5, 1, 4, 1, 3}, 4, 2, {}), "");
+  Options perTensor;
+  perTensor.scaled = false;
+  EXPECT_EQ(check({2, 5, 1, 4, 1, 3}, 5, 2, perTensor), "");
+}
+
+TEST(Tcgen05Protocol, BuffersWaitForTheEpilogue) {
+  // An MMA thread that does not wait for the buffer's empty barrier sums
+  // unit u + 2 into it while the epilogue still reads (or has not yet
+  // read) unit u.
+  Options eager;
+  eager.mmaWaitsEmpty = false;
+  std::string error = check({1, 1, 1, 1, 1, 1}, 3, 2, eager);
+  EXPECT_NE(error.find("buffer"), std::string::npos) << error;
+  // An epilogue that releases the buffer before reading it likewise.
+  Options early;
+  early.releaseAfterRead = false;
+  error = check({2, 1, 2, 1, 2, 1}, 3, 2, early);
+  EXPECT_NE(error.find("buffer"), std::string::npos) << error;
 }
 
 } // namespace

@@ -171,7 +171,7 @@ class Function:
         order by a second kernel; S must divide ceil(K / 128); for grids
         that would leave multiprocessors idle, e.g. small M; "auto": the
         kernels' cost model picks S, none where it would not pay; "stream":
-        stream-K on sm_90a, persistent blocks sharing the last tiles'
+        stream-K (both chips), persistent blocks sharing the last tiles'
         k-tiles evenly, the shared tiles summed by their last block),
         `split_k_reduce` ("kernel": the second kernel sums the planes;
         "fused": each output tile's last unit sums them in the GEMM kernel,

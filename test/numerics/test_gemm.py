@@ -768,11 +768,28 @@ STREAM_K = [
     ("nvfp4", 0, "f32", dict(m=96, n=160, k=1024, bias=True, persistent=3)),
     ("fp8_current", 0, "bf16", dict(m=70, n=45, k=1024, bias=True, accumulate=True,
                                     persistent=6)),
+    # sm_100a (persistent tcgen05 blocks: segments alternate between the two
+    # accumulator buffers, the epilogue warps store planes and the last
+    # contributor's sum): the same grids, 128x256 per-tensor tiles (both
+    # buffers fill tensor memory), FP8 block (as MXFP8), NVFP4 with 256-wide
+    # k-tiles (2 tiles of 4 over 3 blocks: every tile shared).
+    ("fp8_current", 0, "f32", dict(m=320, n=560, k=512, bias=True, accumulate=True,
+                                   persistent=4, chip="sm_100a")),
+    ("fp8_delayed", 1, "bf16", dict(m=320, n=560, k=1536, tile_n=256, bias=True,
+                                    persistent=4, chip="sm_100a")),
+    ("fp8_block", 0, "bf16", dict(m=288, n=320, k=640, bias=True, persistent=7,
+                                  chip="sm_100a")),
+    ("mxfp8", 1, "bf16", dict(m=256, n=224, k=512, bias=True, accumulate=True,
+                              persistent=5, chip="sm_100a")),
+    ("mxfp8", 2, "f32", dict(m=256, n=384, k=384, persistent=5, chip="sm_100a")),
+    ("nvfp4", 0, "f32", dict(m=96, n=160, k=1024, bias=True, persistent=3,
+                             chip="sm_100a")),
 ]
 
 
 @pytest.mark.parametrize("family,layout,out,kwargs", STREAM_K,
-                         ids=[f"{f}-{l}-p{kw['persistent']}" for f, l, _, kw in STREAM_K])
+                         ids=[f"{f}-{l}-p{kw['persistent']}-{kw.get('chip', 'sm_90a')}"
+                              for f, l, _, kw in STREAM_K])
 def test_gemm_stream_k(rng, family, layout, out, kwargs):
     # qs.gemm_split_k = "stream": the persistent blocks share the last
     # tiles' k-tiles; segments sharing a tile store FP32 planes and the
@@ -803,6 +820,10 @@ TMA_STORE_SPLIT = [
     ("fp8_current", 0, "f32", dict(m=320, n=560, k=512, bias=True, accumulate=True,
                                    split_k="stream", persistent=4)),
     ("nvfp4", 0, "bf16", dict(m=320, n=560, k=512, split_k="stream", persistent=7)),
+    ("fp8_current", 0, "bf16", dict(m=320, n=560, k=512, bias=True, accumulate=True,
+                                    split_k="stream", persistent=4, chip="sm_100a")),
+    ("mxfp8", 1, "f32", dict(m=256, n=224, k=512, split_k="stream", persistent=5,
+                             chip="sm_100a")),
 ]
 
 

@@ -252,8 +252,10 @@ def test_gemm_stream_k():
     """split_k="stream": stream-K on the persistent sm_90a kernel. One
     128x128 tile of 4 k-tiles goes to 4 blocks (at most one per k-tile),
     one k-tile each; the last to finish sums the four planes (counters and
-    the arrival as with the fused split-K, no second kernel). sm_100a and
-    the ping-pong schedule are diagnostics when compiling."""
+    the arrival as with the fused split-K, no second kernel). On sm_100a
+    the persistent tcgen05 kernel, whose epilogue warps arrive on their
+    own named barrier. The ping-pong schedule, and block-scaled 128x256
+    tiles on sm_100a, are diagnostics when compiling."""
     q = qs.Float8CurrentScalingQuantizer()
     g = linear(q, k=512, split_k="stream")
     assert 'qs.gemm_split_k = "stream"' in str(g)
@@ -264,8 +266,16 @@ def test_gemm_stream_k():
         "persistent; 4 blocks of 384 threads, 196720 bytes of shared memory; stream-K: "
         "the last 1 tiles' 4 k-tiles shared by the blocks (1 each, up to 4 per tile), "
         "then 0 whole tiles each; each shared tile's last block sums its planes")
-    with pytest.raises(qs.QSError, match=r"qs.gemm_split_k = \"stream\" \(stream-K"):
-        qs.compile(g, chip="sm_100a")
+    blackwell = qs.compile(g, chip="sm_100a")
+    assert "tcgen05.mma" in blackwell.ptx and "bar.sync 1, 128;" in blackwell.ptx
+    assert blackwell.gemm_plans[0].endswith(
+        "persistent; 4 blocks of 256 threads, 196768 bytes of shared memory; stream-K: "
+        "the last 1 tiles' 4 k-tiles shared by the blocks (1 each, up to 4 per tile), "
+        "then 0 whole tiles each; each shared tile's last block sums its planes")
+    with pytest.raises(qs.QSError, match=r"qs.gemm_split_k = \"stream\" runs persistent "
+                                         r"sm_100a kernels"):
+        qs.compile(linear(qs.MXFP8Quantizer(), k=512, split_k="stream", tile_n=256),
+                   chip="sm_100a")
     with pytest.raises(qs.QSError, match=r"exists for the sm_90a kernels with the "
                                          r"cooperative schedule"):
         qs.compile(linear(q, k=512, split_k="stream", schedule="pingpong",

@@ -160,14 +160,14 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     `qs.gemm_split_k = "auto"` picks S by a wave model of the kernels'
     time (the divisor of the k-tile count up to 16 that is fastest in it;
     1 where no split pays, and with the TMA epilogue and the reduction
-    kernel), or stream-K where
+    kernel), or (sm_90a) stream-K where
     its rules allow it and the model finds it faster still (a last wave
     that leaves most multiprocessors idle, e.g. 8192^3). With
     `qs.gemm_split_k_reduce = "fused"` there is no second kernel: each
     unit counts itself done on its tile's counter (a zero-initialized
     global of the kernel module, `atom.acq_rel.gpu`) and the tile's last
     unit sums the planes, in the same order, adds bias and C, stores D and
-    zeroes the counter. `qs.gemm_split_k = "stream"` (sm_90a) is stream-K
+    zeroes the counter. `qs.gemm_split_k = "stream"` (both chips) is stream-K
     on the persistent grid: the last one to two waves of tiles are shared
     out as equal ranges of k-tiles, one per block (the rest computed whole
     after them); the blocks sharing a tile store FP32 planes and the last

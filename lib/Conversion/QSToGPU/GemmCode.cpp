@@ -195,6 +195,7 @@ void GemmCode::forEachTile(
     StreamKSegment<Value> seg =
         math.segment(g, ops.from(loop.getInductionVar()));
     tile = ops.to(seg.tile);
+    unitIndex = loop.getInductionVar();
     kBase = ops.to(seg.kBase);
     kCount = ops.to(seg.kCount);
     contributors = split = Value();
@@ -208,6 +209,7 @@ void GemmCode::forEachTile(
     return;
   }
   beginUnit(block);
+  unitIndex = Value();
   Value tm, tn;
   std::tie(tm, tn) = tileOf(block);
   body(tm, tn, i(0));
@@ -225,6 +227,7 @@ void GemmCode::forEachTile(Value block,
   Value iteration = env.div(arith::SubIOp::create(env.b, env.loc, unit, block),
                             i(plan.blocks()));
   beginUnit(unit);
+  unitIndex = iteration;
   Value tm, tn;
   std::tie(tm, tn) = tileOf(unit);
   body(tm, tn, env.mul(iteration, i(plan.kTilesPerUnit())));

@@ -121,8 +121,8 @@ struct GemmPlan {
   bool fusesReductionWith(int64_t split) const {
     return split > 1 && fusedReduce;
   }
-  /// qs.gemm_split_k = "stream" (sm_90a cooperative, persistent): stream-K
-  /// over the last tiles, data-parallel tiles before them (CUTLASS's
+  /// qs.gemm_split_k = "stream" (persistent: sm_90a cooperative, sm_100a):
+  /// stream-K over the last tiles, data-parallel tiles before them (CUTLASS's
   /// "data-parallel + stream-K" hybrid). With G = blocks() persistent
   /// blocks and T = tiles(): if G divides T every block computes T / G
   /// whole tiles; else the last streamKTiles() tiles in tile order (all T
@@ -323,7 +323,9 @@ struct GemmPlan {
   /// alternating buffers; two per consumer, after the converted tiles.
   /// sm_100a: each warp likewise with its 32 rows, in two 32 x 128-byte
   /// buffers at the start of the stage ring, which the block no longer
-  /// reads once its MMAs are done (no shared memory added).
+  /// reads once its MMAs are done (no shared memory added), or with
+  /// persistent blocks (whose ring feeds the next units) after the ring
+  /// (stagingBytes()).
   bool tmaStore = false;
   /// The rows of one TMA store box: a consumer warpgroup's (sm_90a) or a
   /// warp's (sm_100a).
@@ -338,7 +340,7 @@ struct GemmPlan {
   int64_t storeChunks() const { return ceilDiv(tileN, storeChunkCols()); }
   /// One TMA-store staging buffer: a box of storeBoxRows() rows x 128
   /// bytes (sm_90a: a consumer has two; sm_100a: a warp has two, at the
-  /// start of the stage ring).
+  /// start of the stage ring or, persistent, after it).
   int64_t stagingBufferBytes() const { return storeBoxRows() * 128; }
   int64_t stagingOffset() const {
     return roundUp(convertedOffset() + convertedBytes(), 1024);
@@ -569,6 +571,10 @@ struct GemmCode {
   /// first k-tile and its output tile (unit % tiles()); null without
   /// split-K.
   Value split = {}, kBase = {}, tile = {};
+  /// Inside forEachTile's loops: the unit's place among the block's units
+  /// (a persistent block's iteration, a stream-K block's segment); null
+  /// for a block of one unit. tcgen05: it picks the accumulator buffer.
+  Value unitIndex = {};
   /// GemmPlan::fusesReduction(): while set, epilogue, tmemEpilogue and
   /// epilogueAt emit the last unit's pass instead of the plane stores:
   /// each value is the sum of the S planes at its position (in plane
@@ -839,10 +845,10 @@ struct GemmCode {
   /// .32x128b: 32 rows of 16 bytes, no swizzle, stride byte offset 128
   /// (8 rows), version 1.
   Value sfDescriptor(Value address);
-  /// The first tensor-memory column of the accumulator buffer of the unit
-  /// whose first k-tile is the block's `tileStart` (forEachTile): 0, or
-  /// with two buffers (persistent) tileN for the block's odd units.
-  Value accColumn(Value tileStart);
+  /// The first tensor-memory column of the current unit's accumulator
+  /// buffer: 0, or with two buffers (persistent) tileN for the block's odd
+  /// units (unitIndex).
+  Value accColumn();
   /// Tensor-memory column of scale-factor chunk `c`, row group `g` of
   /// operand `op` in slot `slot` (the stage): each chunk takes 4 columns
   /// (column q holds rows 32q + lane of the group), a B chunk's groups

@@ -35,10 +35,23 @@ bool isPerTensor(QuantTensorType type) {
 /// diagnostic; null where it applies. Split-K "auto" considers stream-K
 /// exactly where this is null.
 const char *streamKRule(const GemmOperands &operands, unsigned cc, bool mx) {
-  if (cc != 90 || operands.pingpong || operands.clusterSize == 2)
+  if (operands.pingpong || operands.clusterSize == 2)
     return "qs.gemm_split_k = \"stream\" (stream-K: persistent blocks share "
            "the last tiles' k-tiles) exists for the sm_90a kernels with the "
-           "cooperative schedule and no clusters";
+           "cooperative schedule and no clusters, and for the sm_100a "
+           "kernels";
+  if (operands.kernelReduce)
+    return "qs.gemm_split_k = \"stream\" sums the tiles its blocks share "
+           "inside the GEMM kernel (each tile's last block), so "
+           "qs.gemm_split_k_reduce = \"kernel\" does not apply";
+  if (cc == 100) {
+    if (operands.tileN == 256 && !isPerTensor(operands.a.type))
+      return "qs.gemm_split_k = \"stream\" runs persistent sm_100a "
+             "kernels, whose two 128x256 FP32 accumulator buffers take all "
+             "512 tensor-memory columns, leaving none for block scale "
+             "factors (block-scaled stream-K kernels use 128x128 tiles)";
+    return nullptr;
+  }
   if (mx && operands.tileN == 128)
     return "qs.gemm_split_k = \"stream\" with MXFP8 operands needs the "
            "default 128x64 tiles: with qs.gemm_tile_n = 128 the segments' "
@@ -50,10 +63,6 @@ const char *streamKRule(const GemmOperands &operands, unsigned cc, bool mx) {
            "NVFP4: with 1x128-scaled B or MXFP8 the segments' bookkeeping, "
            "the planes' sums and the staging exceed the consumers' 232 "
            "registers (ptxas spills)";
-  if (operands.kernelReduce)
-    return "qs.gemm_split_k = \"stream\" sums the tiles its blocks share "
-           "inside the GEMM kernel (each tile's last block), so "
-           "qs.gemm_split_k_reduce = \"kernel\" does not apply";
   return nullptr;
 }
 
@@ -328,8 +337,10 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   // "auto": the model's choice.
   std::optional<AutoChoice> autoChoice;
   if (operands.splitKAuto) {
+    // sm_100a stream-K is unmeasured (no B200 here): "auto" weighs it on
+    // sm_90a only.
     bool streamKApplies =
-        !streamKRule(operands, plan.tcgen05 ? 100 : 90, isMX(operands));
+        !plan.tcgen05 && !streamKRule(operands, 90, isMX(operands));
     KSplit split = chooseKSplit(plan, streamKApplies);
     double unsplit = modelGemmMicros(plan, 1);
     plan.splitK = split.splitK;

@@ -71,11 +71,9 @@ private:
   /// Runs `body(tileStart)` for each of the block's units (one, or a
   /// persistent block's), with tm and tn set.
   void forEachTile(const std::function<void(Value)> &body);
-  /// The unit's place among the block's (0 unless persistent), from its
-  /// first k-tile's count: accumulator buffer and phase.
-  Value unitIndex(Value tileStart) {
-    return env.div(tileStart, env.idx(plan.kTilesPerUnit()));
-  }
+  /// The unit's place among the block's (GemmCode::unitIndex; 0 unless
+  /// persistent): accumulator buffer and phase.
+  Value unitIndex() { return code.unitIndex ? code.unitIndex : env.idx(0); }
   /// The accumulator buffer of unit index `u`: its full / empty barrier
   /// offsets.
   Value accFull(Value u), accEmpty(Value u);
@@ -220,7 +218,7 @@ void Tcgen05Block::waitEmpty(Value kt, Value s) {
 void Tcgen05Block::forEachFreeStage(
     const std::function<void(Value, Value)> &body) {
   forEachTile([&](Value tileStart) {
-    env.loop(plan.kTilesPerUnit(), [&](Value j) {
+    code.forEachUnitKTile([&](Value j) {
       Value ukt = env.add(tileStart, j);
       Value s = env.rem(ukt, env.idx(plan.stages));
       waitEmpty(ukt, s);
@@ -267,7 +265,7 @@ void Tcgen05Block::mmaWarp() {
                        : plan.fp4() ? "mxf4nvf4.block_scale.scale_vec::4X"
                                     : "mxf8f6f4.block_scale.scale_vec::1X";
     forEachTile([&](Value tileStart) {
-      Value u = unitIndex(tileStart);
+      Value u = unitIndex();
       if (plan.accBuffers() == 2) {
         // Unit u sums into buffer u % 2 once the epilogue warps have read
         // unit u - 2's sums out of it.
@@ -282,9 +280,9 @@ void Tcgen05Block::mmaWarp() {
                    });
         ptx({}, "tcgen05.fence::after_thread_sync;", "");
       }
-      Value accumulator = env.add(tmem, code.accColumn(tileStart));
+      Value accumulator = env.add(tmem, code.accColumn());
       // The unit's k-tile kj, the block's k-tile ukt.
-      env.loop(plan.kTilesPerUnit(), [&](Value kj) {
+      code.forEachUnitKTile([&](Value kj) {
         Value ukt = env.add(tileStart, kj);
         Value s = env.rem(ukt, env.idx(plan.stages));
         Value parity = code.band(env.div(ukt, env.idx(plan.stages)), 1);
@@ -398,11 +396,11 @@ void Tcgen05Block::epilogue() {
   forEachTile([&](Value tileStart) {
     // Unit u's sums are in buffer u % 2 once its MMAs are done (phase
     // u / 2 of the buffer's full barrier).
-    Value u = unitIndex(tileStart);
+    Value u = unitIndex();
     ptx.wait(env.add(block.base, accFull(u)),
              code.band(env.div(u, env.idx(plan.accBuffers())), 1));
     ptx({}, "tcgen05.fence::after_thread_sync;", "");
-    Value bufferBase = env.add(laneBase, code.accColumn(tileStart));
+    Value bufferBase = env.add(laneBase, code.accColumn());
     auto load = [&](int64_t chunk) {
       Value values =
           ptx(words, {ptx.i32(env.add(bufferBase, env.idx(32 * chunk)))},
@@ -415,28 +413,60 @@ void Tcgen05Block::epilogue() {
         return LLVM::ExtractValueOp::create(builder, at, values, r).getResult();
       });
     };
-    if (code.stagesStores())
-      stagedEpilogue(tmemLane, load);
-    else
-      code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, load);
-    // Fused split-K: all 128 threads stored the plane; thread 0 arrives.
-    if (plan.fusesReduction())
-      arriveAndReduce(
-          eq(tid, 0), env.idx(plan.lastUnitFlagOffset()),
-          [&] { gpu::BarrierOp::create(b, loc); },
-          [&] {
-            if (code.stagesStores())
-              stagedEpilogue(tmemLane, {});
-            else
-              code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, {});
-          });
+    // The unit's values to D (staged or direct), or to its plane; the
+    // reducing pass (no `load`) sums the planes.
+    auto store = [&](bool fromTmem) {
+      std::function<std::function<Value(int64_t)>(int64_t)> loader;
+      if (fromTmem)
+        loader = load;
+      if (code.stagesStores())
+        stagedEpilogue(tmemLane, loader);
+      else
+        code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, loader);
+    };
     // Two buffers: this thread has read the buffer (each tcgen05.ld was
     // waited for), which unit u + 2 may now overwrite.
-    if (plan.accBuffers() == 2)
-      ptx({at(accEmpty(u))},
-          "tcgen05.fence::before_thread_sync;\n"
-          "mbarrier.arrive.shared::cta.b64 _, [$0];",
-          "r");
+    auto release = [&] {
+      if (plan.accBuffers() == 2)
+        ptx({at(accEmpty(u))},
+            "tcgen05.fence::before_thread_sync;\n"
+            "mbarrier.arrive.shared::cta.b64 _, [$0];",
+            "r");
+    };
+    // Fused split-K and shared stream-K tiles: the epilogue's 128 threads
+    // stored the plane; the first arrives (named barrier 1 where warps 0-3
+    // run other roles).
+    auto arrive = [&] {
+      arriveAndReduce(
+          eq(tmemLane, 0), env.idx(plan.lastUnitFlagOffset()),
+          [&] {
+            if (plan.accBuffers() == 2)
+              ptx({}, "bar.sync 1, 128;", "");
+            else
+              gpu::BarrierOp::create(b, loc);
+          },
+          [&] { store(false); });
+    };
+    if (plan.streamsK()) {
+      // A segment sharing its tile stores its plane, frees the buffer
+      // (the sums of the planes read none of it) and arrives; one that
+      // computed its tile whole stores D.
+      code.finishSegment(
+          env.blockId, [&] { store(true); },
+          [&] {
+            release();
+            arrive();
+          },
+          [&] {
+            store(true);
+            release();
+          });
+    } else {
+      store(true);
+      if (plan.fusesReduction())
+        arrive();
+      release();
+    }
   });
   // Persistent TMA stores: every one is complete before the block exits.
   if (code.stagesStores() && plan.persistent())

@@ -88,11 +88,10 @@ Value GemmCode::sfDescriptor(Value address) {
   return sm100Descriptor(*this, address, 0, 128, 0);
 }
 
-Value GemmCode::accColumn(Value tileStart) {
+Value GemmCode::accColumn() {
   if (plan.accBuffers() == 1)
     return i(0);
-  Value unit = env.div(tileStart, i(plan.kTilesPerUnit()));
-  return env.mul(band(unit, 1), i(plan.tileN));
+  return env.mul(band(unitIndex, 1), i(plan.tileN));
 }
 
 Value GemmCode::sfColumn(Value slot, int64_t op, int64_t c, int64_t g) {

@@ -238,10 +238,10 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
   // The block's units one after another (persistent: unit u sums into
   // accumulator buffer u % 2).
   code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
-    Value accumulator = env.add(tmemBase, code.accColumn(tileStart));
+    Value accumulator = env.add(tmemBase, code.accColumn());
     // The unit's k-tile kj (the block's ukt, stage ukt % stages): k-tile kt
     // of K.
-    env.loop(plan.kTilesPerUnit(), [&](Value kj) {
+    code.forEachUnitKTile([&](Value kj) {
       Value kt = code.kTileOf(kj);
       Value ukt = env.add(tileStart, kj);
       Value s = env.rem(ukt, env.idx(plan.stages));
@@ -340,9 +340,17 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
         }
       });
     };
-    epilogue(true);
-    if (plan.fusesReduction())
-      emulateSplitKArrival(code, [&] { epilogue(false); });
+    auto arrive = [&] { emulateSplitKArrival(code, [&] { epilogue(false); }); };
+    if (plan.streamsK()) {
+      // A stream-K segment sharing its tile stores its plane and arrives.
+      code.finishSegment(
+          env.blockId, [&] { epilogue(true); }, arrive,
+          [&] { epilogue(true); });
+    } else {
+      epilogue(true);
+      if (plan.fusesReduction())
+        arrive();
+    }
   });
   // Buffer deallocation frees `smem` and `tmem`.
 }

@@ -122,12 +122,13 @@ func.func @split_k_nvfp4(%a: !x, %b: !x) -> tensor<128x128xbf16> {
 
 // -----
 
-// Stream-K needs the persistent sm_90a kernel.
-!x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
+// Stream-K runs persistent blocks, whose two accumulator buffers of
+// 128x256 tiles leave no tensor-memory columns for block scale factors.
+!x = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
 module attributes {qs.chip = "sm_100a"} {
-func.func @stream_k(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule and no clusters}}
-  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream"} : !x, !x -> tensor<256x256xbf16>
+func.func @stream_k_block_scaled_256(%a: !x, %b: !x) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" runs persistent sm_100a kernels, whose two 128x256 FP32 accumulator buffers take all 512 tensor-memory columns, leaving none for block scale factors (block-scaled stream-K kernels use 128x128 tiles)}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream", qs.gemm_tile_n = 256 : i64} : !x, !x -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
 }

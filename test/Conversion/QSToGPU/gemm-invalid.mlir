@@ -200,7 +200,7 @@ func.func @split_k_tma_store(%a: !a, %b: !a) -> tensor<128x128xbf16> {
 !a = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.gemm_schedule = "pingpong", qs.gemm_split_k = "stream"} {
 func.func @stream_k_pingpong(%a: !a, %b: !a) -> tensor<512x512xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule and no clusters}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule and no clusters, and for the sm_100a kernels}}
   %y = qs.gemm %a, %b transpose_b fast_accumulate : !a, !a -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }
@@ -212,7 +212,7 @@ func.func @stream_k_pingpong(%a: !a, %b: !a) -> tensor<512x512xbf16> {
 !a = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.gemm_cluster = 2 : i64, qs.gemm_split_k = "stream"} {
 func.func @stream_k_cluster(%a: !a, %b: !a) -> tensor<512x512xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule and no clusters}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" (stream-K: persistent blocks share the last tiles' k-tiles) exists for the sm_90a kernels with the cooperative schedule and no clusters, and for the sm_100a kernels}}
   %y = qs.gemm %a, %b transpose_b : !a, !a -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }

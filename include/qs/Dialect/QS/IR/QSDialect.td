@@ -157,15 +157,16 @@ def QS_Dialect : Dialect {
     second launch, or with the fused reduction each tile's last unit
     summing its S planes alone; docs/GPU.md), 1 where no split pays and
     with `qs.gemm_epilogue = "tma"` without the fused reduction. Where stream-K ("stream", below)
-    applies to the GEMM (its rules, which "auto" never breaks), the model
+    applies to the GEMM (its rules, which "auto" never breaks; sm_90a
+    only: sm_100a stream-K is unmeasured), the model
     also times it (each block's k-tiles and segments and the planes it
     stores and sums; the slowest block counts) and picks it if it is the
     fastest: for GEMMs whose last wave leaves most multiprocessors idle
     and whose K is long enough to pay for the planes (8192^3 in 128x128
     tiles on 132 multiprocessors: 31.03 waves).
 
-    `qs.gemm_split_k = "stream"` (sm_90a, cooperative schedule) is
-    stream-K: the kernel is persistent (`qs.gemm_persistent` blocks, by
+    `qs.gemm_split_k = "stream"` (sm_90a cooperative schedule, and
+    sm_100a) is stream-K: the kernel is persistent (`qs.gemm_persistent` blocks, by
     default one per multiprocessor, at most one per k-tile) and, unless the
     blocks divide the output tiles, the last tiles (all if fewer than two
     waves, else one wave plus the remainder) are shared: their k-tiles are
@@ -180,9 +181,11 @@ def QS_Dialect : Dialect {
     shared tiles may differ in the last bits within the GEMM's error bound;
     whole tiles are the unsplit kernel's (with `qs.gemm_epilogue = "tma"`,
     D goes through the TMA staging, the planes directly). It rejects
-    sm_100a, ping-pong, clusters, `qs.gemm_split_k_reduce = "kernel"`,
+    ping-pong, clusters, `qs.gemm_split_k_reduce = "kernel"`; on sm_90a
     MXFP8 with `qs.gemm_tile_n = 128`, and MXFP8 or FP8 block 1x128 x
-    1x128 with `qs.gemm_epilogue = "tma"` (ptxas spills); launches of one
+    1x128 with `qs.gemm_epilogue = "tma"` (ptxas spills); on sm_100a
+    block-scaled 128x256 tiles (beside two accumulator buffers no tensor
+    memory is left for scale factors); launches of one
     compiled GEMM must not overlap.
 
     `qs.gemm_split_k_reduce = "kernel" | "fused"` on a GEMM or an
