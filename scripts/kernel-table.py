@@ -177,7 +177,13 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D stream", "bf16", 128), ("mxfp8 stream", "bf16", 128),
                     ("mxfp8 wgrad stream", "f32", 128), ("nvfp4 stream", "f32", 128),
                     ("e4m3 x e4m3 tma stream", "bf16", 256), ("mxfp8 tma stream", "bf16", 128),
-                    ("nvfp4 tma stream", "bf16", 128)]
+                    ("nvfp4 tma stream", "bf16", 128),
+                    # Persistent block-scaled 128x256 tiles (one accumulator
+                    # buffer) and persistent fused split-K.
+                    ("mxfp8 persistent", "bf16", 256), ("nvfp4 persistent tma", "bf16", 256),
+                    ("mxfp8 stream", "bf16", 256),
+                    ("e4m3 x e4m3 persistent splitk4 fused", "bf16", 128),
+                    ("mxfp8 persistent tma splitk4 fused", "bf16", 128)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):

@@ -17,11 +17,12 @@
 // The block computes a list of units, each of some k-tiles, numbered
 // through the ring one after another: one unit (one block per tile), or
 // a persistent block's tiles, or a stream-K block's segments (of varying
-// k-tile counts). Persistent kernels have two accumulator buffers: unit u
-// sums into buffer u % 2, its MMA thread first waiting (u >= 2) for the
-// buffer's empty barrier (phase u / 2 - 1), on which the epilogue warps
-// arrive once they have read unit u - 2's sums out of it (a shared
-// stream-K segment as soon as its plane is stored: GemmTcgen05.cpp).
+// k-tile counts). Persistent kernels have B accumulator buffers (two; one
+// for block-scaled 128x256 tiles): unit u sums into buffer u % B, its MMA
+// thread first waiting (u >= B) for the buffer's empty barrier (phase
+// u / B - 1), on which the epilogue warps arrive once they have read unit
+// u - B's sums out of it (a shared stream-K segment or a fused split-K
+// unit as soon as its plane is stored: GemmTcgen05.cpp).
 //
 // Checked: each tcgen05.cp and tcgen05.mma, when it runs, finds the stage
 // (and the tensor-memory slot) holding its own k-tile; an MMA does not
@@ -71,13 +72,14 @@ struct Options {
 
 class Model {
 public:
-  /// `units`: each unit's k-tile count; `buffers`: accumulator buffers (1,
-  /// or 2 for persistent blocks).
+  /// `units`: each unit's k-tile count; `buffers`: accumulator buffers;
+  /// `persistent`: the epilogue warps release each buffer (one block per
+  /// tile: one unit, one buffer, nothing to release).
   Model(std::vector<int64_t> units, int64_t stages, int64_t buffers,
-        Options options)
+        bool persistent, Options options)
       : kTiles(std::accumulate(units.begin(), units.end(), int64_t(0))),
-        stages(stages), buffers(buffers), units(units), options(options),
-        full(stages, Barrier(options.scaled ? 1 + 32 : 1)),
+        stages(stages), buffers(buffers), persistent(persistent), units(units),
+        options(options), full(stages, Barrier(options.scaled ? 1 + 32 : 1)),
         empty(stages, Barrier(1)), accFull(buffers, Barrier(1)),
         accEmpty(buffers, Barrier(1)), a(stages, -1), b(stages, -1),
         sf(stages, -1), slot(stages, -1), acc(buffers), reading(buffers) {
@@ -141,6 +143,7 @@ private:
   };
 
   int64_t kTiles, stages, buffers;
+  bool persistent;
   std::vector<int64_t> units;
   Options options;
   std::vector<Barrier> full, empty, accFull, accEmpty;
@@ -174,7 +177,7 @@ private:
         return false;
       int64_t u = unitOf[mma];
       // A unit's first MMA waits until the epilogue has emptied its buffer.
-      if (firstOfUnit[mma] && !bufferWaited && u >= buffers &&
+      if (firstOfUnit[mma] && !bufferWaited && persistent && u >= buffers &&
           options.mmaWaitsEmpty)
         return accEmpty[u % buffers].passes(((u / buffers) - 1) & 1);
       return full[mma % stages].passes((mma / stages) & 1);
@@ -215,7 +218,7 @@ private:
     }
     case 2: {
       int64_t u = unitOf[mma];
-      if (firstOfUnit[mma] && !bufferWaited && u >= buffers &&
+      if (firstOfUnit[mma] && !bufferWaited && persistent && u >= buffers &&
           options.mmaWaitsEmpty) {
         bufferWaited = true;
         return "";
@@ -238,7 +241,7 @@ private:
     default: {
       int64_t buffer = epilogue % buffers;
       auto release = [&] {
-        if (buffers > 1)
+        if (persistent)
           accEmpty[buffer].arrive();
       };
       if (!epilogueRead) {
@@ -323,10 +326,12 @@ private:
   }
 };
 
+/// A persistent block's units through `buffers` accumulator buffers.
 std::string check(std::vector<int64_t> units, int64_t stages, int64_t buffers,
-                  Options options, int runs = 300) {
+                  Options options, bool persistent = true, int runs = 300) {
   for (int seed = 0; seed < runs; ++seed) {
-    std::string error = Model(units, stages, buffers, options).run(seed);
+    std::string error =
+        Model(units, stages, buffers, persistent, options).run(seed);
     if (!error.empty())
       return "seed " + std::to_string(seed) + ": " + error;
   }
@@ -336,7 +341,7 @@ std::string check(std::vector<int64_t> units, int64_t stages, int64_t buffers,
 /// One block per tile: one unit of `kTiles`, one buffer.
 std::string check(int64_t kTiles, int64_t stages, Options options,
                   int runs = 300) {
-  return check({kTiles}, stages, 1, options, runs);
+  return check({kTiles}, stages, 1, options, /*persistent=*/false, runs);
 }
 
 TEST(Tcgen05Protocol, BlockScaled) {
@@ -379,6 +384,13 @@ TEST(Tcgen05Protocol, PersistentTwoBuffers) {
   EXPECT_EQ(check({1, 1, 1, 1, 1, 1}, 3, 2, {}), "");
 }
 
+TEST(Tcgen05Protocol, PersistentOneBuffer) {
+  // Block-scaled 128x256 tiles: one buffer, so unit u + 1's MMAs wait for
+  // unit u's epilogue (its loads still run ahead through the ring).
+  EXPECT_EQ(check({3, 3, 3, 3}, 4, 1, {}), "");
+  EXPECT_EQ(check({2, 5, 1, 4, 1, 3}, 3, 1, {}), "");
+}
+
 TEST(Tcgen05Protocol, StreamKSegments) {
   // A stream-K block's segments: the tail of a shared tile, whole tiles,
   // the head of the next shared tile (k-tile counts 2, 5, 1, 4, 1, 3).
@@ -400,6 +412,9 @@ TEST(Tcgen05Protocol, BuffersWaitForTheEpilogue) {
   Options early;
   early.releaseAfterRead = false;
   error = check({2, 1, 2, 1, 2, 1}, 3, 2, early);
+  EXPECT_NE(error.find("buffer"), std::string::npos) << error;
+  // With one buffer the next unit's MMAs overwrite it.
+  error = check({1, 1, 1, 1}, 3, 1, eager);
   EXPECT_NE(error.find("buffer"), std::string::npos) << error;
 }
 

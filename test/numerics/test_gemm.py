@@ -573,6 +573,21 @@ def test_gemm_sm100_persistent(rng):
                bias=True, chip="sm_100a", epilogue="tma")
     check_gemm(rng, "mxfp8", LAYOUTS[1], "f32", m=320, n=224, k=160, persistent=4,
                chip="sm_100a", epilogue="tma")
+    # Block-scaled 128x256 tiles: one accumulator buffer (two would leave
+    # no tensor memory for the scale factors), so every unit uses it; with
+    # the TMA store (a 3-stage ring beside the staging).
+    check_gemm(rng, "mxfp8", LAYOUTS[0], "bf16", m=320, n=672, k=352, tile_n=256,
+               persistent=2, bias=True, chip="sm_100a")
+    check_gemm(rng, "nvfp4", LAYOUTS[0], "f32", m=144, n=528, k=544, tile_n=256,
+               persistent=3, chip="sm_100a", epilogue="tma")
+    # The fused split-K reduction: the epilogue warps' named barrier around
+    # each unit's arrival (per-tensor 2 splits x 12 tiles over 5 blocks;
+    # MXFP8 wgrad with the TMA store).
+    check_gemm(rng, "fp8_current", LAYOUTS[0], "bf16", m=320, n=400, k=512, persistent=5,
+               bias=True, accumulate=True, split_k=2, split_k_reduce="fused",
+               chip="sm_100a")
+    check_gemm(rng, "mxfp8", LAYOUTS[2], "f16", m=160, n=224, k=512, persistent=3,
+               split_k=2, split_k_reduce="fused", chip="sm_100a", epilogue="tma")
 
 
 @pytest.mark.parametrize("family", ["mxfp8", "nvfp4"])
@@ -784,6 +799,8 @@ STREAM_K = [
     ("mxfp8", 2, "f32", dict(m=256, n=384, k=384, persistent=5, chip="sm_100a")),
     ("nvfp4", 0, "f32", dict(m=96, n=160, k=1024, bias=True, persistent=3,
                              chip="sm_100a")),
+    ("mxfp8", 0, "bf16", dict(m=320, n=672, k=512, tile_n=256, bias=True, persistent=4,
+                              chip="sm_100a")),
 ]
 
 

@@ -201,8 +201,9 @@ def test_gemm_tma_store():
 def test_gemm_persistent_sm100():
     """persistent=N on sm_100a: 256-thread blocks looping over their tiles
     with two tensor-memory accumulator buffers (512 columns for MXFP8),
-    also with the TMA-store epilogue; with the fused split-K reduction a
-    diagnostic when compiling."""
+    also with the TMA-store epilogue, with the fused split-K reduction
+    (the epilogue warps' named barrier) and in block-scaled 128x256 tiles
+    (one buffer)."""
     q = qs.MXFP8Quantizer()
     ptx = qs.compile(linear(q, k=512, persistent=148), chip="sm_100a").ptx
     assert ".maxntid 256, 1, 1" in ptx
@@ -210,9 +211,12 @@ def test_gemm_persistent_sm100():
     assert "], 512;" in ptx
     ptx = qs.compile(linear(q, k=512, persistent=148, epilogue="tma"), chip="sm_100a").ptx
     assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
-    with pytest.raises(qs.QSError, match=r"persistent sm_100a GEMM kernels"):
-        qs.compile(linear(q, k=512, persistent=148, split_k=2, split_k_reduce="fused"),
-                   chip="sm_100a")
+    ptx = qs.compile(linear(q, k=512, persistent=148, split_k=2, split_k_reduce="fused"),
+                     chip="sm_100a").ptx
+    assert "bar.sync 1, 128;" in ptx and "atom.acq_rel.gpu.add.u32" in ptx
+    wide = qs.compile(linear(q, k=512, persistent=148, tile_n=256), chip="sm_100a")
+    assert ".maxntid 256, 1, 1" in wide.ptx and "tcgen05.alloc" in wide.ptx
+    assert "128x256 tiles" in wide.gemm_plans[0] and "persistent" in wide.gemm_plans[0]
 
 
 def test_gemm_split_k():
@@ -254,8 +258,8 @@ def test_gemm_stream_k():
     one k-tile each; the last to finish sums the four planes (counters and
     the arrival as with the fused split-K, no second kernel). On sm_100a
     the persistent tcgen05 kernel, whose epilogue warps arrive on their
-    own named barrier. The ping-pong schedule, and block-scaled 128x256
-    tiles on sm_100a, are diagnostics when compiling."""
+    own named barrier. The ping-pong schedule is a diagnostic when
+    compiling."""
     q = qs.Float8CurrentScalingQuantizer()
     g = linear(q, k=512, split_k="stream")
     assert 'qs.gemm_split_k = "stream"' in str(g)
@@ -272,10 +276,6 @@ def test_gemm_stream_k():
         "persistent; 4 blocks of 256 threads, 196768 bytes of shared memory; stream-K: "
         "the last 1 tiles' 4 k-tiles shared by the blocks (1 each, up to 4 per tile), "
         "then 0 whole tiles each; each shared tile's last block sums its planes")
-    with pytest.raises(qs.QSError, match=r"qs.gemm_split_k = \"stream\" runs persistent "
-                                         r"sm_100a kernels"):
-        qs.compile(linear(qs.MXFP8Quantizer(), k=512, split_k="stream", tile_n=256),
-                   chip="sm_100a")
     with pytest.raises(qs.QSError, match=r"exists for the sm_90a kernels with the "
                                          r"cooperative schedule"):
         qs.compile(linear(q, k=512, split_k="stream", schedule="pingpong",

@@ -376,9 +376,9 @@ struct GemmPlan {
   /// tells the block whether it is its tile's last (16 bytes reserved).
   int64_t lastUnitFlagOffset() const {
     return barrierOffset() + 16 * stages +
-           (!tcgen05            ? 0
-            : accBuffers() == 2 ? 48
-                                : 16);
+           (!tcgen05          ? 0
+            : epilogueWarps() ? 48
+                              : 16);
   }
   bool arrives() const { return fusesReduction() || streamsK(); }
   int64_t sharedBytes() const {
@@ -390,13 +390,25 @@ struct GemmPlan {
   /// q), which overlaps the next unit's MMAs.
   int64_t threads() const {
     if (tcgen05)
-      return persistent() ? 2 * kWarpgroup : kWarpgroup;
+      return epilogueWarps() ? 2 * kWarpgroup : kWarpgroup;
     return kWarpgroup * (1 + kConsumers);
   }
+  /// tcgen05 persistent kernels: warps 4-7 run the epilogue of each unit
+  /// beside the other roles, synchronized by each accumulator buffer's
+  /// full and empty barriers (one block per tile: all four warps, after
+  /// the "done" barrier).
+  bool epilogueWarps() const { return tcgen05 && persistent(); }
   /// tcgen05: accumulator buffers in tensor memory: persistent kernels
   /// have two (unit i of the block sums into buffer i % 2 while the
-  /// epilogue warps read unit i - 1's), others one.
-  int64_t accBuffers() const { return tcgen05 && persistent() ? 2 : 1; }
+  /// epilogue warps read unit i - 1's) except with block-scaled 128x256
+  /// tiles, where two would take all 512 columns and leave none for the
+  /// scale factors (unit i + 1's MMAs then wait for unit i's epilogue to
+  /// read the one buffer; its loads still run ahead); others one.
+  int64_t accBuffers() const {
+    if (!epilogueWarps())
+      return 1;
+    return sfChunks() > 0 && tileN == 256 ? 1 : 2;
+  }
   /// tcgen05: the first scale-factor column (after the accumulators).
   int64_t accColumns() const { return accBuffers() * tileN; }
   /// tcgen05: tensor-memory columns to allocate (a power of 2 >= 32):

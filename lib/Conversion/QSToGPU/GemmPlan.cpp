@@ -44,14 +44,8 @@ const char *streamKRule(const GemmOperands &operands, unsigned cc, bool mx) {
     return "qs.gemm_split_k = \"stream\" sums the tiles its blocks share "
            "inside the GEMM kernel (each tile's last block), so "
            "qs.gemm_split_k_reduce = \"kernel\" does not apply";
-  if (cc == 100) {
-    if (operands.tileN == 256 && !isPerTensor(operands.a.type))
-      return "qs.gemm_split_k = \"stream\" runs persistent sm_100a "
-             "kernels, whose two 128x256 FP32 accumulator buffers take all "
-             "512 tensor-memory columns, leaving none for block scale "
-             "factors (block-scaled stream-K kernels use 128x128 tiles)";
+  if (cc == 100)
     return nullptr;
-  }
   if (mx && operands.tileN == 128)
     return "qs.gemm_split_k = \"stream\" with MXFP8 operands needs the "
            "default 128x64 tiles: with qs.gemm_tile_n = 128 the segments' "
@@ -172,20 +166,6 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
   if (operands.streamK)
     if (const char *rule = streamKRule(operands, cc, mx))
       return emitError() << rule;
-  if (cc == 100 && operands.persistentBlocks && operands.fusedReduce)
-    return emitError() << "persistent sm_100a GEMM kernels "
-                          "(qs.gemm_persistent) run their epilogue warps "
-                          "beside the next tile's loads and MMAs, without "
-                          "block-wide barriers, so qs.gemm_split_k_reduce = "
-                          "\"fused\" (each tile's last unit waits for the "
-                          "block's plane stores at one) does not apply";
-  if (cc == 100 && operands.persistentBlocks && operands.tileN == 256 &&
-      !perTensor)
-    return emitError() << "persistent sm_100a GEMM kernels double-buffer "
-                          "their accumulators in tensor memory: two "
-                          "128x256 FP32 tiles take all 512 columns, leaving "
-                          "none for block scale factors (block-scaled "
-                          "persistent kernels use 128x128 tiles)";
   if (cc == 100 && operands.tileN == 192)
     return emitError() << "qs.gemm_tile_n = 192 (128x192 tiles, promoted in "
                           "two 96-column chunks) exists for the sm_90a "
@@ -352,9 +332,11 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   }
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   // sm_100a block-scaled 128x256 tiles (49.5 KiB a stage for MXFP8, 54 for
-  // NVFP4) would get 3 stages: they take up to 224 KiB for 4.
+  // NVFP4) would get 3 stages: they take up to 224 KiB for 4 (persistent
+  // with the TMA store: less its 32 KiB of staging, so 3).
   if (plan.tcgen05 && plan.stages < 4)
-    plan.stages = std::min<int64_t>(4, kRingBytesMax / plan.stageBytes());
+    plan.stages = std::min<int64_t>(4, (kRingBytesMax - plan.stagingBytes()) /
+                                           plan.stageBytes());
   Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
   Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
   plan.typeA = ptxType(typeA);

@@ -14,8 +14,9 @@
 // tcgen05.commit. Then all four warps read their 32 accumulator lanes
 // (tcgen05.ld) and run the shared epilogue (GemmCode). Persistent blocks
 // (256 threads) loop over their tiles in every role, with two accumulator
-// buffers in tensor memory and four more warps for the epilogue, so a
-// tile's epilogue overlaps the next tile's MMAs. Tcgen05Block emits one
+// buffers in tensor memory (one for block-scaled 128x256 tiles) and four
+// more warps for the epilogue, so a tile's epilogue overlaps the next
+// tile's MMAs (one buffer: its loads). Tcgen05Block emits one
 // warp role a method; the index arithmetic is shared with the CPU
 // emulation (Tcgen05Emulation.cpp).
 //
@@ -113,12 +114,14 @@ Value Tcgen05Block::accFull(Value u) {
   if (plan.accBuffers() == 1)
     return done;
   return env.add(env.idx(plan.accFullOffset(0)),
-                 env.mul(code.band(u, 1), env.idx(16)));
+                 env.mul(env.rem(u, env.idx(plan.accBuffers())), env.idx(16)));
 }
 
 Value Tcgen05Block::accEmpty(Value u) {
+  if (plan.accBuffers() == 1)
+    return env.idx(plan.accEmptyOffset(0));
   return env.add(env.idx(plan.accEmptyOffset(0)),
-                 env.mul(code.band(u, 1), env.idx(8)));
+                 env.mul(env.rem(u, env.idx(plan.accBuffers())), env.idx(8)));
 }
 
 void Tcgen05Block::emit() {
@@ -162,7 +165,7 @@ void Tcgen05Block::emit() {
               env.ifThen(eq(warp, 2), [&] { scaleFactorWarp(); });
             });
       });
-  if (plan.accBuffers() == 1) {
+  if (!plan.epilogueWarps()) {
     epilogue();
   } else {
     env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, warp,
@@ -193,11 +196,12 @@ void Tcgen05Block::initBarriers() {
     init(code.emptyBarrier(env.idx(s)), 1);
   }
   init(done, 1);
-  if (plan.accBuffers() == 2) {
-    // Buffer 1's full barrier; both buffers' empty barriers take one
+  if (plan.epilogueWarps()) {
+    // Buffer 1's full barrier; the buffers' empty barriers take one
     // arrival per epilogue thread.
-    init(env.idx(plan.accFullOffset(1)), 1);
-    for (int64_t buffer = 0; buffer < 2; ++buffer)
+    if (plan.accBuffers() == 2)
+      init(env.idx(plan.accFullOffset(1)), 1);
+    for (int64_t buffer = 0; buffer < plan.accBuffers(); ++buffer)
       init(env.idx(plan.accEmptyOffset(buffer)), kWarpgroup);
   }
   fenceBarriersAndPrefetchMaps();
@@ -266,17 +270,19 @@ void Tcgen05Block::mmaWarp() {
                                     : "mxf8f6f4.block_scale.scale_vec::1X";
     forEachTile([&](Value tileStart) {
       Value u = unitIndex();
-      if (plan.accBuffers() == 2) {
-        // Unit u sums into buffer u % 2 once the epilogue warps have read
-        // unit u - 2's sums out of it.
+      if (plan.epilogueWarps()) {
+        // Unit u sums into buffer u % B (B buffers) once the epilogue warps
+        // have read unit u - B's sums out of it.
+        int64_t buffers = plan.accBuffers();
         env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, u,
-                                         env.idx(2)),
+                                         env.idx(buffers)),
                    [&] {
-                     ptx.wait(env.add(base, accEmpty(u)),
-                              code.band(arith::SubIOp::create(
-                                            b, loc, env.div(u, env.idx(2)),
-                                            env.idx(1)),
-                                        1));
+                     ptx.wait(
+                         env.add(base, accEmpty(u)),
+                         code.band(arith::SubIOp::create(
+                                       b, loc, env.div(u, env.idx(buffers)),
+                                       env.idx(1)),
+                                   1));
                    });
         ptx({}, "tcgen05.fence::after_thread_sync;", "");
       }
@@ -379,7 +385,7 @@ void Tcgen05Block::scaleFactorWarp() {
 void Tcgen05Block::epilogue() {
   // Lane quarter q (warp w, or w - 4 in persistent blocks) reads
   // tensor-memory lanes 32q..32q+31 (its rows), 32 columns at a time.
-  quarter = plan.accBuffers() == 2
+  quarter = plan.epilogueWarps()
                 ? arith::SubIOp::create(b, loc, warp, env.idx(4)).getResult()
                 : warp;
   Value tmemLane = env.add(env.mul(quarter, env.idx(32)), lane);
@@ -394,8 +400,8 @@ void Tcgen05Block::epilogue() {
   }
   constraints += "r";
   forEachTile([&](Value tileStart) {
-    // Unit u's sums are in buffer u % 2 once its MMAs are done (phase
-    // u / 2 of the buffer's full barrier).
+    // Unit u's sums are in buffer u % B (B accumulator buffers) once its
+    // MMAs are done (phase u / B of the buffer's full barrier).
     Value u = unitIndex();
     ptx.wait(env.add(block.base, accFull(u)),
              code.band(env.div(u, env.idx(plan.accBuffers())), 1));
@@ -424,10 +430,10 @@ void Tcgen05Block::epilogue() {
       else
         code.tmemEpilogue(block.epilogueArgs, tm, tn, tmemLane, loader);
     };
-    // Two buffers: this thread has read the buffer (each tcgen05.ld was
-    // waited for), which unit u + 2 may now overwrite.
+    // Persistent: this thread has read the buffer (each tcgen05.ld was
+    // waited for), which unit u + B may now overwrite.
     auto release = [&] {
-      if (plan.accBuffers() == 2)
+      if (plan.epilogueWarps())
         ptx({at(accEmpty(u))},
             "tcgen05.fence::before_thread_sync;\n"
             "mbarrier.arrive.shared::cta.b64 _, [$0];",
@@ -440,7 +446,7 @@ void Tcgen05Block::epilogue() {
       arriveAndReduce(
           eq(tmemLane, 0), env.idx(plan.lastUnitFlagOffset()),
           [&] {
-            if (plan.accBuffers() == 2)
+            if (plan.epilogueWarps())
               ptx({}, "bar.sync 1, 128;", "");
             else
               gpu::BarrierOp::create(b, loc);
@@ -461,10 +467,14 @@ void Tcgen05Block::epilogue() {
             store(true);
             release();
           });
+    } else if (plan.fusesReduction()) {
+      // Fused split-K: the plane stored, the buffer is free (as for a
+      // shared stream-K tile).
+      store(true);
+      release();
+      arrive();
     } else {
       store(true);
-      if (plan.fusesReduction())
-        arrive();
       release();
     }
   });

@@ -91,7 +91,7 @@ Value GemmCode::sfDescriptor(Value address) {
 Value GemmCode::accColumn() {
   if (plan.accBuffers() == 1)
     return i(0);
-  return env.mul(band(unitIndex, 1), i(plan.tileN));
+  return env.mul(env.rem(unitIndex, i(plan.accBuffers())), i(plan.tileN));
 }
 
 Value GemmCode::sfColumn(Value slot, int64_t op, int64_t c, int64_t g) {

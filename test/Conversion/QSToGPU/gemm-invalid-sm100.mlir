@@ -58,33 +58,6 @@ func.func @nvfp4_k(%a: !k, %b: !k) -> tensor<128x128xbf16> {
 
 // -----
 
-// Persistent sm_100a kernels' epilogue warps run beside the next tile's
-// loads and MMAs: no block-wide barrier for the fused split-K reduction.
-!x = !qs.tensor<256x1024xbf16, #qs.fp8_current<columnwise = false>>
-module attributes {qs.chip = "sm_100a", qs.gemm_persistent = 4 : i64, qs.gemm_split_k = 2 : i64, qs.gemm_split_k_reduce = "fused"} {
-func.func @persistent_fused(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op persistent sm_100a GEMM kernels (qs.gemm_persistent) run their epilogue warps beside the next tile's loads and MMAs, without block-wide barriers, so qs.gemm_split_k_reduce = "fused" (each tile's last unit waits for the block's plane stores at one) does not apply}}
-  %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xbf16>
-  return %y : tensor<256x256xbf16>
-}
-}
-
-// -----
-
-// Two 128x256 accumulator buffers take all 512 tensor-memory columns:
-// block-scaled persistent kernels (scale factors in tensor memory too)
-// use 128x128 tiles.
-!m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
-module attributes {qs.chip = "sm_100a", qs.gemm_persistent = 4 : i64, qs.gemm_tile_n = 256 : i64} {
-func.func @persistent_wide_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op persistent sm_100a GEMM kernels double-buffer their accumulators in tensor memory: two 128x256 FP32 tiles take all 512 columns, leaving none for block scale factors (block-scaled persistent kernels use 128x128 tiles)}}
-  %y = qs.gemm %a, %b transpose_b : !m, !m -> tensor<256x256xbf16>
-  return %y : tensor<256x256xbf16>
-}
-}
-
-// -----
-
 // TMA multicast pairs (qs.gemm_cluster = 2) exist for sm_90a only.
 !x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_100a", qs.gemm_cluster = 2 : i64} {
@@ -117,18 +90,5 @@ func.func @split_k_nvfp4(%a: !x, %b: !x) -> tensor<128x128xbf16> {
   // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = 2 must divide the GEMM's 3 k-tiles (ceil(K / 256), K = 768): each split sums an equal range of them}}
   %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
-}
-}
-
-// -----
-
-// Stream-K runs persistent blocks, whose two accumulator buffers of
-// 128x256 tiles leave no tensor-memory columns for block scale factors.
-!x = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
-module attributes {qs.chip = "sm_100a"} {
-func.func @stream_k_block_scaled_256(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" runs persistent sm_100a kernels, whose two 128x256 FP32 accumulator buffers take all 512 tensor-memory columns, leaving none for block scale factors (block-scaled stream-K kernels use 128x128 tiles)}}
-  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream", qs.gemm_tile_n = 256 : i64} : !x, !x -> tensor<256x256xbf16>
-  return %y : tensor<256x256xbf16>
 }
 }

@@ -85,9 +85,9 @@ def QS_Dialect : Dialect {
     Each block's producer streams the next tile's k-tiles while its
     consumers run the previous tile's epilogue (sm_100a: the MMA thread
     sums each tile into one of two tensor-memory accumulator buffers in
-    turn while four epilogue warps store the other; not with
-    `qs.gemm_epilogue = "tma"`, the fused split-K reduction, or
-    block-scaled 128x256 tiles). Absent: one block per tile. It changes
+    turn while four epilogue warps store the other; block-scaled 128x256
+    tiles have one buffer, which leaves tensor memory for their scale
+    factors). Absent: one block per tile. It changes
     speed, never results. N is fixed
     when the kernel is compiled: past the multiprocessor count of the GPU it
     runs on (132 on an H100 SXM, H200 or GH200; 114 on an H100 PCIe, 78 on
@@ -183,10 +183,8 @@ def QS_Dialect : Dialect {
     D goes through the TMA staging, the planes directly). It rejects
     ping-pong, clusters, `qs.gemm_split_k_reduce = "kernel"`; on sm_90a
     MXFP8 with `qs.gemm_tile_n = 128`, and MXFP8 or FP8 block 1x128 x
-    1x128 with `qs.gemm_epilogue = "tma"` (ptxas spills); on sm_100a
-    block-scaled 128x256 tiles (beside two accumulator buffers no tensor
-    memory is left for scale factors); launches of one
-    compiled GEMM must not overlap.
+    1x128 with `qs.gemm_epilogue = "tma"` (ptxas spills); launches of
+    one compiled GEMM must not overlap.
 
     `qs.gemm_split_k_reduce = "kernel" | "fused"` on a GEMM or an
     enclosing operation picks who sums a split GEMM's planes: "kernel"
