@@ -1,6 +1,7 @@
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin > %t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics -o /dev/null
+// RUN: sed 's/qs.gemm_persistent = 148 : i64}/qs.gemm_persistent = 148 : i64, qs.gemm_split_k = 4 : i64, qs.gemm_split_k_reduce = "fused", qs.gemm_epilogue = "tma"}/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" 2>/dev/null | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=FUSED
 
 // Persistent sm_100a GEMM (qs.gemm_persistent = 148): 256 threads; warps
 // 0-2 load, gather scale factors and issue MMAs for each of the block's
@@ -31,6 +32,24 @@
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64
 // CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // CHECK: tcgen05.dealloc.cta_group::1.sync.aligned.b32 {{%r[0-9]+}}, 512;
+
+// With the fused split-K reduction (4 splits of one k-tile) and the TMA
+// store: each unit's epilogue warps store its plane, release the buffer
+// (empty barrier at 169064 + 8 x buffer) and arrive between two named
+// barriers of their 128 threads (warps 0-3 run the next units' roles);
+// the tile's last unit stages D and stores it with TMA; every TMA store
+// is complete (wait_group 0) before tensor memory is freed.
+// FUSED-LABEL: .entry qs_gemm(
+// FUSED: .maxntid 256, 1, 1
+// FUSED: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// FUSED: st.global.v4.b32
+// FUSED: mbarrier.arrive.shared::cta.b64 _,
+// FUSED: bar.sync 1, 128;
+// FUSED: atom.acq_rel.gpu.add.u32
+// FUSED: bar.sync 1, 128;
+// FUSED: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// FUSED: cp.async.bulk.wait_group 0;
+// FUSED: tcgen05.dealloc.cta_group::1.sync.aligned.b32 {{%r[0-9]+}}, 512;
 !x = !qs.tensor<4096x512xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<4096x512xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>
 module attributes {qs.chip = "sm_100a", qs.gemm_persistent = 148 : i64} {

@@ -478,8 +478,9 @@ void Tcgen05Block::epilogue() {
       release();
     }
   });
-  // Persistent TMA stores: every one is complete before the block exits.
-  if (code.stagesStores() && plan.persistent())
+  // Persistent TMA stores (whole tiles, or the reducing passes of fused
+  // split-K and stream-K): every one is complete before the block exits.
+  if (plan.tmaStore && plan.persistent())
     env.ifThen(eq(lane, 0),
                [&] { ptx({}, "cp.async.bulk.wait_group 0;", ""); });
 }
