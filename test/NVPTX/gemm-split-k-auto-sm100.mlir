@@ -1,5 +1,5 @@
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics -o /dev/null
-// RUN: sed 's/"sm_100a"/"sm_90a"/' %s | qs-opt --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans 2>&1 >/dev/null | FileCheck %s --check-prefix=SM90
+// RUN: sed 's/"sm_100a"/"sm_90a"/' %s | qs-opt --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans 2>&1 >/dev/null | FileCheck %s
 
 // qs.gemm_split_k = "auto" on sm_100a weighs S-splits only: stream-K runs
 // there when asked for ("stream") but is unmeasured, so the model does not
@@ -7,8 +7,8 @@
 // epilogue and the reduction kernel (which excludes S-splits): no split on
 // sm_100a, where sm_90a's "auto" picks stream-K; without the TMA store, 4
 // splits on both chips.
-// SM90: remark: GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (1 x 32), 6-stage ring, 112 k-tiles of 128 (split-K "auto": stream-K,
-// SM90: remark: GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (1 x 32), 6-stage ring, 112 k-tiles of 128 in 4 splits of 28 (split-K "auto",
+// CHECK: remark: GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (1 x 32), 6-stage ring, 112 k-tiles of 128 (split-K "auto": stream-K,
+// CHECK: remark: GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (1 x 32), 6-stage ring, 112 k-tiles of 128 in 4 splits of 28 (split-K "auto",
 
 !a = !qs.tensor<128x14336xbf16, #qs.fp8_current<columnwise = false>>
 !b = !qs.tensor<4096x14336xbf16, #qs.fp8_current<columnwise = false>>
