@@ -33,7 +33,7 @@ bool isPerTensor(QuantTensorType type) {
 /// Why stream-K (qs.gemm_split_k = "stream") does not apply to `operands`
 /// on compute capability `cc` (`mx`: MXFP8 operands), as the rule's
 /// diagnostic; null where it applies. Split-K "auto" considers stream-K
-/// exactly where this is null.
+/// exactly where this is null on sm_90a (on sm_100a, unmeasured, never).
 const char *streamKRule(const GemmOperands &operands, unsigned cc, bool mx) {
   if (operands.pingpong || operands.clusterSize == 2)
     return "qs.gemm_split_k = \"stream\" (stream-K: persistent blocks share "

@@ -235,8 +235,8 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
       v = arith::BitcastOp::create(b, loc, b.getI8Type(), v);
     return arith::ExtUIOp::create(b, loc, i32, v);
   };
-  // The block's units one after another (persistent: unit u sums into
-  // accumulator buffer u % 2).
+  // The block's units (persistent tiles, stream-K segments) one after
+  // another; persistent: unit u sums into accumulator buffer u % B.
   code.forEachTile(env.blockId, [&](Value tm, Value tn, Value tileStart) {
     Value accumulator = env.add(tmemBase, code.accColumn());
     // The unit's k-tile kj (the block's ukt, stage ukt % stages): k-tile kt
