@@ -59,7 +59,12 @@ void mlir::qs::buildCPUPipeline(OpPassManager &pm,
     pm.addPass(createConvertQSToGPUPass(gpu));
   }
   pm.addPass(createConvertQSToLinalgPass());
-  pm.addPass(createCanonicalizerPass());
+  // Bottom-up: on the emulated GEMM kernels (tens of thousands of ops in
+  // nested loops) the default top-down walk takes about 5x longer (1.5 s
+  // against 0.3 s per GEMM in qs-run) for the same result.
+  GreedyRewriteConfig bottomUp;
+  bottomUp.setUseTopDownTraversal(false);
+  pm.addPass(createCanonicalizerPass(bottomUp));
 
   addBufferizationPasses(pm);
 
