@@ -646,15 +646,17 @@ NB_MODULE(_qs, m) {
           "gemm",
           [](Function &f, const Value &a, const Value &b, bool ta, bool tb,
              std::optional<Value> bias, std::optional<Value> acc, const Type &t,
-             bool fast,
+             std::optional<Value> scale, std::optional<Value> amax, bool fast,
              const std::vector<std::pair<
                  std::string, std::variant<int64_t, std::string>>> &options,
              const Site &site) {
             f.module->context->clear();
             MlirLocation loc = f.loc(site);
+            MlirValue updated{nullptr};
             Value y = f.checked(qsBuildGemm(f.func, a.value, b.value, ta, tb,
                                             valueOrNull(bias), valueOrNull(acc),
-                                            t.type, loc),
+                                            t.type, valueOrNull(scale),
+                                            valueOrNull(amax), &updated, loc),
                                 "qs.gemm");
             if (fast)
               qsGemmSetFastAccumulate(y.value, true, loc);
@@ -674,11 +676,14 @@ NB_MODULE(_qs, m) {
                                         name + " in @" + f.name);
               }
             }
-            return y;
+            std::optional<Value> u;
+            if (!mlirValueIsNull(updated))
+              u = Value{f.module, updated};
+            return std::make_tuple(y, u);
           },
           "a"_a, "b"_a, "transpose_a"_a, "transpose_b"_a, "bias"_a.none(),
-          "accumulate"_a.none(), "type"_a, "fast_accumulate"_a, "options"_a,
-          "site"_a = nb::none())
+          "accumulate"_a.none(), "type"_a, "scale"_a.none(), "amax"_a.none(),
+          "fast_accumulate"_a, "options"_a, "site"_a = nb::none())
       .def("assemble",
            [](Function &f, const std::vector<Value> &inputs, const Type &t,
               const Site &site) {

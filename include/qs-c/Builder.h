@@ -52,12 +52,18 @@ MLIR_CAPI_EXPORTED MlirValue qsBuildUpdateUsage(MlirOperation func,
                                                 MlirValue input,
                                                 MlirType resultType,
                                                 MlirLocation loc);
-/// qs.gemm a, b; `bias` and `accumulate` may be null.
+/// qs.gemm a, b; `bias` and `accumulate` may be null. `resultType` is a
+/// ranked tensor or a !qs.tensor (an output quantizer); `scale` and `amax`
+/// (tensor<1xf32>) only for a delayed-scaling result, which also returns the
+/// updated amax through `updatedAmax` (may be null otherwise).
 MLIR_CAPI_EXPORTED MlirValue qsBuildGemm(MlirOperation func, MlirValue a,
                                          MlirValue b, bool transposeA,
                                          bool transposeB, MlirValue bias,
                                          MlirValue accumulate,
-                                         MlirType resultType, MlirLocation loc);
+                                         MlirType resultType, MlirValue scale,
+                                         MlirValue amax,
+                                         MlirValue *updatedAmax,
+                                         MlirLocation loc);
 /// Sets or clears `fast_accumulate` on the qs.gemm that defines `gemm`: the
 /// tensor cores may sum in their own precision (TE's
 /// use_split_accumulator=False; see qs.gemm). False (and a diagnostic) if

@@ -225,12 +225,17 @@ MlirValue qsBuildUpdateUsage(MlirOperation func, MlirValue input,
 MlirValue qsBuildGemm(MlirOperation func, MlirValue a, MlirValue b,
                       bool transposeA, bool transposeB, MlirValue bias,
                       MlirValue accumulate, MlirType resultType,
+                      MlirValue scale, MlirValue amax, MlirValue *updatedAmax,
                       MlirLocation loc) {
   if (anyNull({a, b}))
     return nullOperand(loc, "qs.gemm");
-  RankedTensorType type = tensorResult(resultType, loc, "qs.gemm");
-  if (!type)
+  Type type = unwrap(resultType);
+  if (!isa<RankedTensorType, QuantTensorType>(type)) {
+    emitError(unwrap(loc)) << "'qs.gemm' produces a ranked tensor or a "
+                              "!qs.tensor (an output quantizer), got "
+                           << type;
     return nullValue();
+  }
   auto qa = dyn_cast<TypedValue<QuantTensorType>>(unwrap(a));
   auto qb = dyn_cast<TypedValue<QuantTensorType>>(unwrap(b));
   if (!qa || !qb) {
@@ -239,17 +244,24 @@ MlirValue qsBuildGemm(MlirOperation func, MlirValue a, MlirValue b,
   }
   Value biasValue = mlirValueIsNull(bias) ? Value() : unwrap(bias);
   Value accValue = mlirValueIsNull(accumulate) ? Value() : unwrap(accumulate);
-  if (!definedIn(funcOf(func), {qa, qb, biasValue, accValue}, loc, "qs.gemm"))
+  Value s = mlirValueIsNull(scale) ? Value() : unwrap(scale);
+  Value am = mlirValueIsNull(amax) ? Value() : unwrap(amax);
+  if (!definedIn(funcOf(func), {qa, qb, biasValue, accValue, s, am}, loc,
+                 "qs.gemm"))
     return nullValue();
   OpBuilder builder = builderAtEnd(funcOf(func));
-  auto op = checked(GemmOp::create(builder, unwrap(loc), type, qa, qb,
-                                   biasValue, accValue, transposeA,
+  Type amaxType = am ? am.getType() : Type();
+  auto op = checked(GemmOp::create(builder, unwrap(loc), type, amaxType, qa, qb,
+                                   biasValue, accValue, s, am, transposeA,
                                    transposeB));
-  return op ? wrap(op.getResult()) : nullValue();
+  if (!op)
+    return nullValue();
+  if (updatedAmax)
+    *updatedAmax =
+        op.getUpdatedAmax() ? wrap(op.getUpdatedAmax()) : nullValue();
+  return wrap(op.getResult());
 }
 
-/// The qs.gemm defining `gemm`, or null after the diagnostic "<what> to
-/// the result of a 'qs.gemm'".
 static GemmOp definingGemm(MlirValue gemm, MlirLocation loc, StringRef what) {
   auto op =
       mlirValueIsNull(gemm) ? GemmOp() : unwrap(gemm).getDefiningOp<GemmOp>();

@@ -141,8 +141,9 @@ class Function:
         return Value(self._impl.update_usage(q._impl, spec.mlir_type(), _site()))
 
     def gemm(self, a, b, layout=None, *, transpose_a=False, transpose_b=False, out_dtype=None,
-             bias=None, accumulate=None, fast_accumulate=False, tile_n=None, persistent=None,
-             cluster=None, schedule=None, epilogue=None, split_k=None, split_k_reduce=None):
+             bias=None, accumulate=None, fast_accumulate=False, quantizer=None, scale=None,
+             amax=None, tile_n=None, persistent=None, cluster=None, schedule=None, epilogue=None,
+             split_k=None, split_k_reduce=None):
         """qs.gemm. With `layout` ("TN", "NN", "NT") the arguments follow TE's
         general_gemm(A, B, layout), which computes op(B) op(A): it builds
         qs.gemm(B, A) with transpose_a = (layout[1] == "T") and transpose_b =
@@ -154,6 +155,14 @@ class Function:
         TE uses for fprop): on sm_90a the per-tensor FP8 kernel then sums all
         of K in the tensor core instead of promoting each 128-wide block of
         K into FP32.
+
+        `quantizer` (TE's general_gemm quantization_params) quantizes the
+        result: a quantized tensor of logical dtype `out_dtype` (qs.gemm's
+        output quantizer). A delayed-scaling quantizer (Float8Quantizer)
+        also takes `scale` and `amax` values and returns (result, updated
+        amax); with per-tensor FP8 operands it quantizes the FP32 product
+        directly (cuBLASLt's FP8 output), otherwise the product rounded to
+        `out_dtype` (TE's unfused GEMM + quantize).
 
         Kernel options (speed only, never results; docs/GPU.md), each set as
         the op's qs.gemm_<option> attribute when given: `tile_n` (128 or 256,
@@ -188,7 +197,13 @@ class Function:
         bm, bk = _flat2d(b.shape)
         n = bm if transpose_b else bk
         shape = (ak, n) if transpose_a else tuple(a.shape[:-1]) + (n,)
-        out = self._tensor(shape, out_dtype or a.dtype)
+        if quantizer is None:
+            out = self._tensor(shape, out_dtype or a.dtype)
+        elif isinstance(quantizer, Quantizer):
+            out = TensorSpec(shape, out_dtype or a.dtype, quantizer, chip=self.graph.chip,
+                             context=self._context).mlir_type()
+        else:
+            raise TypeError(f"gemm()'s quantizer must be a Quantizer, got {quantizer!r}")
         options = []
         for name, value in (("tile_n", tile_n), ("persistent", persistent), ("cluster", cluster),
                             ("split_k", split_k)):
@@ -210,10 +225,15 @@ class Function:
             if not isinstance(value, str):
                 raise TypeError(f"gemm option {name} must be a str, got {value!r}")
             options.append((name, value))
-        return Value(self._impl.gemm(a._impl, b._impl, transpose_a, transpose_b,
+        y, updated = self._impl.gemm(a._impl, b._impl, transpose_a, transpose_b,
                                      _impl(bias, "bias", optional=True),
                                      _impl(accumulate, "accumulate", optional=True), out,
-                                     bool(fast_accumulate), options, _site()))
+                                     _impl(scale, "scale", optional=True),
+                                     _impl(amax, "amax", optional=True),
+                                     bool(fast_accumulate), options, _site())
+        if updated is not None:
+            return Value(y), Value(updated)
+        return Value(y)
 
     def assemble(self, inner, spec):
         """qs.assemble: a quantized value from its inner tensors."""

@@ -129,13 +129,15 @@ int main(void) {
   MlirValue a = qsFuncGetArgument(fn2, 0);
   int64_t s3[] = {4, 4};
   MlirValue g = qsBuildGemm(fn2, a, a, false, false, (MlirValue){NULL}, (MlirValue){NULL},
-                            mlirRankedTensorTypeGet(2, s3, f32, mlirAttributeGetNull()), loc);
+                            mlirRankedTensorTypeGet(2, s3, f32, mlirAttributeGetNull()),
+                            (MlirValue){NULL}, (MlirValue){NULL}, NULL, loc);
   fprintf(stderr, "bad gemm is null: %d\n", mlirValueIsNull(g));
   // GEMM kernel options: set as qs.gemm_<option> = value : i64 on a valid
   // GEMM, checked by the dialect's rule at once.
   int64_t s4[] = {4, 4};
   MlirValue gemm = qsBuildGemm(fn2, a, a, false, true, (MlirValue){NULL}, (MlirValue){NULL},
-                               mlirRankedTensorTypeGet(2, s4, f32, mlirAttributeGetNull()), loc);
+                               mlirRankedTensorTypeGet(2, s4, f32, mlirAttributeGetNull()),
+                               (MlirValue){NULL}, (MlirValue){NULL}, NULL, loc);
   // CHECK: gemm options: 1 1 1 1
   MlirType i64 = mlirIntegerTypeGet(ctx, 64);
   fprintf(stderr, "gemm options: %d %d %d %d\n",
@@ -167,6 +169,19 @@ int main(void) {
           qsGemmSetKernelOption(a, str("cluster"), mlirIntegerAttrGet(i64, 2), loc),
           qsGemmSetKernelOption(gemm, str("cluster"), mlirAttributeGetNull(), loc));
   mlirOperationDestroy(mlirOpResultGetOwner(gemm));
+  // An output quantizer: a !qs.tensor result type.
+  // CHECK: quantized result: !qs.tensor<4x4xbf16, #qs.fp8_current> updated amax null: 1
+  MlirValue updated = {NULL};
+  MlirValue qgemm = qsBuildGemm(fn2, a, a, false, true, (MlirValue){NULL}, (MlirValue){NULL},
+                                qsTensorTypeGet(ctx, 2, s4, bf16, cur), (MlirValue){NULL},
+                                (MlirValue){NULL}, &updated, loc);
+  fprintf(stderr, "quantized result: ");
+  mlirTypePrint(mlirValueGetType(qgemm), printToStderr, NULL);
+  fprintf(stderr, " updated amax null: %d\n", mlirValueIsNull(updated));
+  mlirOperationDestroy(mlirOpResultGetOwner(qgemm));
+  // CHECK: diagnostic: 'qs.gemm' produces a ranked tensor or a !qs.tensor (an output quantizer), got 'f32'
+  qsBuildGemm(fn2, a, a, false, true, (MlirValue){NULL}, (MlirValue){NULL}, f32,
+              (MlirValue){NULL}, (MlirValue){NULL}, NULL, loc);
   // A value of another function is reported, not wired in.
   // CHECK: diagnostic: 'qs.dequantize' operand #0 is not a value of @bad; values cannot cross functions or modules
   // CHECK: foreign operand is null: 1

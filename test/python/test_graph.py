@@ -128,3 +128,35 @@ def test_delayed_scaling_needs_its_state():
     f = g.function("f", [qs.TensorSpec((4, 8), "bf16")])
     with pytest.raises(qs.QSError, match="with delayed scaling needs scale"):
         f.quantize(f.args[0], qs.Float8Quantizer())
+
+
+def test_gemm_output_quantizer():
+    # TE's general_gemm(..., quantization_params=quantizer): a quantized
+    # result; delayed scaling also takes (scale, amax) and returns the
+    # updated amax.
+    g = qs.Graph()
+    s1 = g.context.ranked_tensor_type([1], "f32")
+    fp8 = qs.Float8CurrentScalingQuantizer(E4M3)
+    f = g.function("fprop", [qs.TensorSpec((128, 256), "bf16", fp8),
+                             qs.TensorSpec((512, 256), "bf16", fp8), s1, s1])
+    x, w, scale, amax = f.args
+    h, amax2 = f.gemm(w, x, layout="TN", quantizer=qs.Float8Quantizer(columnwise=False),
+                      scale=scale, amax=amax)
+    assert h.is_quantized and h.shape == (128, 512) and h.dtype == "bf16"
+    assert h.quantizer == qs.Float8Quantizer(columnwise=False)
+    assert amax2.shape == (1,)
+    m = f.gemm(w, x, layout="TN", quantizer=qs.MXFP8Quantizer(), out_dtype="f16")
+    assert m.is_quantized and m.dtype == "f16"
+    f.returns(h, amax2, m)
+    g.module.verify()
+    text = str(g)
+    assert "scale(%arg2 : tensor<1xf32>) amax(%arg3 : tensor<1xf32>)" in text
+    assert "-> !qs.tensor<128x512xbf16, #qs.fp8_delayed<columnwise = false>>, tensor<1xf32>" in text
+    assert str(qs.Module.parse(text)) == text
+    with pytest.raises(qs.QSError, match="with a delayed-scaling result .* needs scale"):
+        f.gemm(w, x, layout="TN", quantizer=qs.Float8Quantizer())
+    with pytest.raises(qs.QSError, match="cannot accumulate into a quantized result"):
+        f.gemm(w, x, layout="TN", quantizer=qs.MXFP8Quantizer(),
+               accumulate=f.gemm(w, x, layout="TN"))
+    with pytest.raises(TypeError, match="quantizer must be a Quantizer"):
+        f.gemm(w, x, layout="TN", quantizer="fp8")

@@ -112,6 +112,47 @@ func.func @gemm_accumulate(%dy: !dy, %x: !x, %bias: tensor<256xf32>, %c: tensor<
 
 // -----
 
+// qs.gemm with a delayed-scaling result of per-tensor FP8 operands (fused,
+// cuBLASLt's FP8 output): the FP32 product is quantized, with the GEMM's
+// chip but not its kernel options; the amax state is the last outs.
+!x = !qs.tensor<128x256xbf16, #qs.fp8_current<columnwise = false>>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_current<columnwise = false>>
+!h = !qs.tensor<128x512xbf16, #qs.fp8_delayed<columnwise = false>>
+// CHECK-LABEL: func.func @gemm_fused_output_quantizer
+//  CHECK-SAME:     %[[S:[a-z0-9]+]]: tensor<1xf32>, %[[AM:[a-z0-9]+]]: tensor<1xf32>
+//       CHECK:   %[[E:.*]] = tensor.empty() : tensor<128x512xf32>
+//       CHECK:   %[[P:.*]] = qs.gemm_buffers {{.*}} outs(%[[E]] : tensor<128x512xf32>) transpose_b {qs.chip = "sm_90a", qs.gemm_tile_n = 256 : i64} -> tensor<128x512xf32>
+//       CHECK:   %[[D:.*]] = tensor.empty() : tensor<128x512xf8E4M3FN>
+//       CHECK:   %[[SI:.*]] = tensor.empty() : tensor<1xf32>
+//       CHECK:   %[[Q:.*]]:3 = qs.quantize_buffers %[[P]] scale(%[[S]] : tensor<1xf32>) outs(%[[D]], %[[SI]], %[[AM]] : tensor<128x512xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) as !qs.tensor<128x512xf32, #qs.fp8_delayed<columnwise = false>> {qs.chip = "sm_90a"} : tensor<128x512xf32>
+//       CHECK:   %[[R:.*]] = qs.assemble %[[Q]]#0, %[[Q]]#1 : {{.*}} -> !qs.tensor<128x512xbf16, #qs.fp8_delayed<columnwise = false>>
+//       CHECK:   return %[[R]], %[[Q]]#2
+func.func @gemm_fused_output_quantizer(%x: !x, %w: !w, %s: tensor<1xf32>, %am: tensor<1xf32>)
+    -> (!h, tensor<1xf32>) {
+  %h, %am2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%am : tensor<1xf32>)
+      {qs.chip = "sm_90a", qs.gemm_tile_n = 256 : i64} : !x, !w -> !h, tensor<1xf32>
+  return %h, %am2 : !h, tensor<1xf32>
+}
+
+// -----
+
+// qs.gemm with any other output quantizer (unfused, TE's GEMM + quantize):
+// the product rounded to the nominal type is quantized.
+!x = !qs.tensor<128x256xbf16, #qs.mxfp8<columnwise = false>>
+!w = !qs.tensor<512x256xbf16, #qs.mxfp8<columnwise = false>>
+!h = !qs.tensor<128x512xf16, #qs.fp8_current<columnwise = false>>
+// CHECK-LABEL: func.func @gemm_unfused_output_quantizer
+//       CHECK:   %[[E:.*]] = tensor.empty() : tensor<128x512xf16>
+//       CHECK:   %[[P:.*]] = qs.gemm_buffers {{.*}} outs(%[[E]] : tensor<128x512xf16>) transpose_b -> tensor<128x512xf16>
+//       CHECK:   %[[Q:.*]]:2 = qs.quantize_buffers %[[P]] outs({{.*}}) as !qs.tensor<128x512xf16, #qs.fp8_current<columnwise = false>> : tensor<128x512xf16>
+//       CHECK:   qs.assemble %[[Q]]#0, %[[Q]]#1
+func.func @gemm_unfused_output_quantizer(%x: !x, %w: !w) -> !h {
+  %h = qs.gemm %x, %w transpose_b : !x, !w -> !h
+  return %h : !h
+}
+
+// -----
+
 // qs.update_usage that creates: the kept inner tensors are forwarded, the created ones come from qs.update_usage_buffers.
 !row = !qs.tensor<64x128xbf16, #qs.fp8_current<columnwise = false>>
 !both = !qs.tensor<64x128xbf16, #qs.fp8_current>

@@ -213,3 +213,22 @@ module attributes {qs.chip = "sm_100a"} {
     return %y : tensor<128x512xbf16>
   }
 }
+
+// -----
+
+// A quantized GEMM result (output quantizer) is a producer like qs.quantize:
+// it gets the usages its consumers need (here the next fprop's row-wise).
+!x = !qs.tensor<128x256xbf16, #qs.mxfp8>
+!w = !qs.tensor<512x256xbf16, #qs.mxfp8>
+!h = !qs.tensor<128x512xbf16, #qs.mxfp8>
+!w2 = !qs.tensor<256x512xbf16, #qs.mxfp8>
+// CHECK-LABEL: func.func @gemm_result
+//       CHECK:   qs.gemm %{{.*}}, %{{.*}} transpose_b : {{.*}} -> !qs.tensor<128x512xbf16, #qs.mxfp8<columnwise = false>>
+func.func @gemm_result(%x: tensor<128x256xbf16>, %w: tensor<512x256xbf16>, %w2: tensor<256x512xbf16>) -> tensor<128x256xf32> {
+  %qx = qs.quantize %x : tensor<128x256xbf16> -> !x
+  %qw = qs.quantize %w : tensor<512x256xbf16> -> !w
+  %h = qs.gemm %qx, %qw transpose_b : !x, !w -> !h
+  %qw2 = qs.quantize %w2 : tensor<256x512xbf16> -> !w2
+  %y = qs.gemm %h, %qw2 transpose_b : !h, !w2 -> tensor<128x256xf32>
+  return %y : tensor<128x256xf32>
+}

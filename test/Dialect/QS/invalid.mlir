@@ -300,6 +300,65 @@ func.func @gemm_accumulate(%x: !x, %w: !w, %c: tensor<128x512xf32>) -> tensor<12
 
 // -----
 
+// qs.gemm: accumulate needs a high-precision result.
+!x = !qs.tensor<128x256xbf16, #qs.fp8_current>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_current>
+!y = !qs.tensor<128x512xbf16, #qs.fp8_current>
+func.func @gemm_accumulate_into_quantized(%x: !x, %w: !w, %c: tensor<128x512xbf16>) -> !y {
+  // expected-error @+1 {{'qs.gemm' op cannot accumulate into a quantized result (an output quantizer): accumulate needs a high-precision result type}}
+  %y = qs.gemm %x, %w transpose_b accumulate(%c : tensor<128x512xbf16>) : !x, !w -> !y
+  return %y : !y
+}
+
+// -----
+
+// qs.gemm: a delayed-scaling result takes the recipe's scale and amax state.
+!x = !qs.tensor<128x256xbf16, #qs.fp8_delayed>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_delayed>
+!y = !qs.tensor<128x512xbf16, #qs.fp8_delayed>
+func.func @gemm_delayed_result_state(%x: !x, %w: !w) -> !y {
+  // expected-error @+1 {{'qs.gemm' op with a delayed-scaling result (#qs.fp8_delayed) needs scale(...) and amax(...) operands and returns the updated amax as a second result}}
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> !y
+  return %y : !y
+}
+
+// -----
+
+// qs.gemm: only a delayed-scaling result takes scale and amax.
+!x = !qs.tensor<128x256xbf16, #qs.fp8_delayed>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_delayed>
+func.func @gemm_state_without_quantizer(%x: !x, %w: !w, %s: tensor<1xf32>) -> (tensor<128x512xbf16>, tensor<1xf32>) {
+  // expected-error @+1 {{'qs.gemm' op takes scale/amax operands and returns an updated amax only for a delayed-scaling result (#qs.fp8_delayed)}}
+  %y, %a = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%s : tensor<1xf32>) : !x, !w -> tensor<128x512xbf16>, tensor<1xf32>
+  return %y, %a : tensor<128x512xbf16>, tensor<1xf32>
+}
+
+// -----
+
+// qs.gemm: a quantized result has the product's logical shape.
+!x = !qs.tensor<128x256xbf16, #qs.mxfp8>
+!w = !qs.tensor<512x256xbf16, #qs.mxfp8>
+!y = !qs.tensor<128x256xbf16, #qs.mxfp8>
+func.func @gemm_quantized_result_shape(%x: !x, %w: !w) -> !y {
+  // expected-error @+1 {{'qs.gemm' op result shape must be 128x512 (op(a) * op(b), keeping a's leading dimensions), got 'tensor<128x256xbf16>'}}
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> !y
+  return %y : !y
+}
+
+// -----
+
+// qs.gemm: the unfused product of a quantized result has the nominal type, which the operands' format must support.
+!x = !qs.tensor<128x256xbf16, #qs.nvfp4>
+!w = !qs.tensor<512x256xbf16, #qs.nvfp4>
+!y = !qs.tensor<128x512xf16, #qs.fp8_current>
+func.func @gemm_quantized_result_nominal(%x: !x, %w: !w) -> !y {
+  // expected-error @+1 {{'qs.gemm' op a GEMM on NVFP4Quantizer operands cannot produce 'f16'}}
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> !y
+  return %y : !y
+}
+
+// -----
+
 // qs.quantize_buffers: the outs are exactly the inner tensors of the quantized type.
 !q = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
 func.func @quantize_buffers_outs(%x: tensor<64x128xbf16>, %d: tensor<64x128xf8E4M3FN>) {

@@ -175,3 +175,22 @@ func.func @buffer_ops(%x: tensor<64x128xbf16>, %x8: tensor<4x8xbf16>, %s: tensor
       -> tensor<8x4xf8E4M3FN>
   return %deq, %g, %t, %qa : tensor<64x128xf32>, tensor<64x64xf32>, tensor<8x4xf8E4M3FN>, tensor<1xf32>
 }
+
+// -----
+
+// Output quantizers: a delayed-scaling result with its recipe state, and an MXFP8 result.
+!x = !qs.tensor<128x256xbf16, #qs.fp8_delayed<columnwise = false>>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_delayed<columnwise = false>>
+!h = !qs.tensor<128x512xbf16, #qs.fp8_delayed<columnwise = false>>
+!mx = !qs.tensor<128x256xbf16, #qs.mxfp8<columnwise = false>>
+!mxh = !qs.tensor<128x128xf16, #qs.mxfp8>
+// CHECK-LABEL: func.func @gemm_output_quantizer
+//       CHECK:   %{{.*}}, %{{.*}} = qs.gemm %{{.*}}, %{{.*}} transpose_b bias(%{{.*}} : tensor<512xbf16>) scale(%{{.*}} : tensor<1xf32>) amax(%{{.*}} : tensor<1xf32>) : {{.*}} -> !qs.tensor<128x512xbf16, #qs.fp8_delayed<columnwise = false>>, tensor<1xf32>
+//       CHECK:   qs.gemm %{{.*}}, %{{.*}} transpose_b : {{.*}} -> !qs.tensor<128x128xf16, #qs.mxfp8>
+func.func @gemm_output_quantizer(%x: !x, %w: !w, %bias: tensor<512xbf16>, %s: tensor<1xf32>,
+                                 %a: tensor<1xf32>, %m: !mx) -> (!h, tensor<1xf32>, !mxh) {
+  %h, %a2 = qs.gemm %x, %w transpose_b bias(%bias : tensor<512xbf16>)
+      scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : !x, !w -> !h, tensor<1xf32>
+  %g = qs.gemm %m, %m transpose_b : !mx, !mx -> !mxh
+  return %h, %a2, %g : !h, tensor<1xf32>, !mxh
+}

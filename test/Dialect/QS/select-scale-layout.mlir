@@ -76,3 +76,17 @@ func.func @through_update_usage_and_if(%c: i1, %x: tensor<128x128xbf16>) -> tens
   %y = qs.gemm %s, %s transpose_b : !row, !row -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }
+
+// -----
+
+// A quantized GEMM result feeding a GEMM writes GEMM-swizzled scales (its
+// output quantizer writes them, as qs.quantize would).
+!x = !qs.tensor<128x256xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>
+!h = !qs.tensor<128x128xbf16, #qs.mxfp8<columnwise = false>>
+// CHECK-LABEL: func.func @gemm_result
+//       CHECK:   qs.gemm %{{.*}}, %{{.*}} transpose_b : {{.*}} -> !qs.tensor<128x128xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>
+func.func @gemm_result(%x: !x, %w: !x) -> tensor<128x128xf32> {
+  %h = qs.gemm %x, %w transpose_b : !x, !x -> !h
+  %y = qs.gemm %h, %h transpose_b : !h, !h -> tensor<128x128xf32>
+  return %y : tensor<128x128xf32>
+}

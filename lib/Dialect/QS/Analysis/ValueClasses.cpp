@@ -19,8 +19,9 @@ void QuantizedValueClass::setType(QuantTensorType type) const {
 
 bool mlir::qs::isRewritableProducer(Value value) {
   Operation *def = value.getDefiningOp();
-  return def && isa<QuantizeOp, EmptyOp, UpdateUsageOp>(def) &&
-         cast<OpResult>(value).getResultNumber() == 0;
+  return def && isa<QuantizeOp, EmptyOp, UpdateUsageOp, GemmOp>(def) &&
+         cast<OpResult>(value).getResultNumber() == 0 &&
+         isa<QuantTensorType>(value.getType());
 }
 
 bool mlir::qs::isRewritableConsumer(OpOperand &use) {

@@ -272,15 +272,55 @@ OpFoldResult UpdateUsageOp::fold(FoldAdaptor) {
 // GemmOp
 //===----------------------------------------------------------------------===//
 
+bool GemmOp::isResultQuantizationFused() {
+  QuantTensorType result = getQuantizedResultType();
+  return result && result.getQuantizer().takesRecipeScale() &&
+         getA().getType().getQuantizer().getScalingMode() ==
+             ScalingMode::DelayedTensor &&
+         getB().getType().getQuantizer().getScalingMode() ==
+             ScalingMode::DelayedTensor;
+}
+
+RankedTensorType GemmOp::getProductType() {
+  QuantTensorType result = getQuantizedResultType();
+  if (!result)
+    return cast<RankedTensorType>(getResult().getType());
+  if (isResultQuantizationFused())
+    return RankedTensorType::get(result.getShape(),
+                                 Float32Type::get(getContext()));
+  return result.getExpressedType();
+}
+
 LogicalResult GemmOp::verify() {
-  RankedTensorType resultType = getResult().getType();
+  Type resultType = getResult().getType();
+  QuantTensorType quantized = getQuantizedResultType();
+  // The high-precision shape and type the operands must produce: for a
+  // quantized result, its logical shape and nominal type.
+  RankedTensorType expressed = quantized ? quantized.getExpressedType()
+                                         : cast<RankedTensorType>(resultType);
   if (failed(detail::verifyGemm(*this, getA().getType(), getB().getType(),
-                                getTransposeA(), getTransposeB(), resultType,
+                                getTransposeA(), getTransposeB(), expressed,
                                 getBias() ? getBias().getType() : Type())))
     return failure();
-  if (Value acc = getAccumulate())
+  if (Value acc = getAccumulate()) {
+    if (quantized)
+      return emitOpError("cannot accumulate into a quantized result (an "
+                         "output quantizer): accumulate needs a "
+                         "high-precision result type");
     if (acc.getType() != resultType)
       return emitOpError("accumulate operand must have the result type ")
              << resultType << ", got " << acc.getType();
+  }
+  bool recipe = quantized && quantized.getQuantizer().takesRecipeScale();
+  bool hasState = getScale() && getAmax() && getUpdatedAmax();
+  bool hasAny = getScale() || getAmax() || getUpdatedAmax();
+  if (recipe && !hasState)
+    return emitOpError("with a delayed-scaling result (#qs.fp8_delayed) needs "
+                       "scale(...) and amax(...) operands and returns the "
+                       "updated amax as a second result");
+  if (!recipe && hasAny)
+    return emitOpError("takes scale/amax operands and returns an updated "
+                       "amax only for a delayed-scaling result "
+                       "(#qs.fp8_delayed)");
   return success();
 }

@@ -112,27 +112,57 @@ struct ExpandDequantize final : OpRewritePattern<DequantizeOp> {
   }
 };
 
-/// qs.gemm -> qs.disassemble of both operands + init + qs.gemm_buffers.
+/// qs.gemm -> qs.disassemble of both operands + init + qs.gemm_buffers; with
+/// an output quantizer, the product (GemmOp::getProductType) then goes
+/// through qs.quantize_buffers into the result's inner tensors + qs.assemble.
 struct ExpandGemm final : OpRewritePattern<GemmOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     TargetInfo target = TargetInfo::lookup(op);
-    RankedTensorType resultType = op.getResult().getType();
+    RankedTensorType productType = op.getProductType();
     SmallVector<Value> a = disassemble(rewriter, loc, op.getA(), target);
     SmallVector<Value> b = disassemble(rewriter, loc, op.getB(), target);
     Value init = op.getAccumulate();
     if (!init)
-      init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                     resultType.getElementType());
+      init = tensor::EmptyOp::create(rewriter, loc, productType.getShape(),
+                                     productType.getElementType());
     auto buffers = GemmBuffersOp::create(
-        rewriter, loc, resultType, a, b, op.getBias(), init,
+        rewriter, loc, productType, a, b, op.getBias(), init,
         op.getA().getType(), op.getB().getType(), op.getTransposeA(),
         op.getTransposeB(), static_cast<bool>(op.getAccumulate()),
         op.getFastAccumulate());
     keepDiscardableAttrs(op, buffers);
-    rewriter.replaceOp(op, buffers);
+    QuantTensorType quantized = op.getQuantizedResultType();
+    if (!quantized) {
+      rewriter.replaceOp(op, buffers);
+      return success();
+    }
+    // The quantize reads the product as it is: its expressed type is the
+    // product type (FP32 when fused), the inner tensors those of the result
+    // (per-tensor FP8 storage does not depend on the nominal type).
+    auto quantizeType =
+        QuantTensorType::get(quantized.getShape(), productType.getElementType(),
+                             quantized.getQuantizer());
+    SmallVector<InnerTensor> inner = quantized.getInnerTensors(target);
+    SmallVector<Value> outs = createEmpties(rewriter, loc, inner);
+    if (Value amax = op.getAmax())
+      outs.push_back(amax);
+    auto quantize = QuantizeBuffersOp::create(
+        rewriter, loc, ValueRange(outs).getTypes(), buffers.getResult(),
+        op.getScale(), outs, TypeAttr::get(quantizeType));
+    // The GEMM's kernel options do not apply to the quantize; its chip does.
+    StringRef chipAttr = QSDialect::getChipAttrName();
+    if (Attribute chip = op->getDiscardableAttr(chipAttr))
+      quantize->setDiscardableAttr(chipAttr, chip);
+    Value assembled =
+        AssembleOp::create(rewriter, loc, quantized,
+                           quantize.getResults().take_front(inner.size()));
+    SmallVector<Value> replacements = {assembled};
+    if (op.getUpdatedAmax())
+      replacements.push_back(quantize.getResults().back());
+    rewriter.replaceOp(op, replacements);
     return success();
   }
 };

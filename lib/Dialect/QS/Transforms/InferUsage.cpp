@@ -163,7 +163,7 @@ struct InferLocalUsage final : RewritePattern {
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<QuantizeOp, EmptyOp, UpdateUsageOp>(op))
+    if (op->getNumResults() == 0 || !isRewritableProducer(op->getResult(0)))
       return failure();
     Value value = op->getResult(0);
     QuantizedValueClass c = QuantizedValueClasses::getLocalClass(value);

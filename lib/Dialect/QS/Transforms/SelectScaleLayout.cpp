@@ -70,14 +70,15 @@ void mlir::qs::selectScaleLayout(Operation *root) {
 }
 
 namespace {
-/// Local form: a qs.quantize / qs.empty result used only by qs.gemm and
-/// qs.dequantize, at least once as a GEMM operand.
+/// Local form: a qs.quantize / qs.empty result or a quantized qs.gemm result
+/// used only by qs.gemm and qs.dequantize, at least once as a GEMM operand.
 struct SwizzleLocalGemmScales final : RewritePattern {
   SwizzleLocalGemmScales(MLIRContext *ctx)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<QuantizeOp, EmptyOp>(op))
+    if (isa<UpdateUsageOp>(op) || op->getNumResults() == 0 ||
+        !isRewritableProducer(op->getResult(0)))
       return failure();
     QuantizedValueClass c =
         QuantizedValueClasses::getLocalClass(op->getResult(0));

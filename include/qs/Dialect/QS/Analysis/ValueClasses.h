@@ -43,7 +43,8 @@ struct QuantizedValueClass {
 };
 
 /// Whether a pass may rewrite the type of `value` as its producer: a result
-/// of `qs.quantize`, `qs.empty` or `qs.update_usage`.
+/// of `qs.quantize`, `qs.empty` or `qs.update_usage`, or the quantized result
+/// of `qs.gemm` (its output quantizer writes any usage and scale layout).
 bool isRewritableProducer(Value value);
 
 /// Whether the type of the operand of `use` may change without changing the

@@ -203,7 +203,8 @@ def QS_GemmOp : QS_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
     a non-transposed `a` keeps its leading dimensions: `a.shape[:-1] + [n]`.
     The optional `bias` is a 1-D tensor of size `n` added to every row; the
     optional `accumulate` operand has the result type and is added
-    (TE's `accumulate=True`). The result element type is bf16, f16 or f32.
+    (TE's `accumulate=True`). The result element type is bf16, f16 or f32,
+    or the result is quantized (below).
 
     `fast_accumulate` allows the tensor cores to sum the products in their
     own precision (TE's `use_split_accumulator=False`, cuBLASLt's
@@ -239,25 +240,77 @@ def QS_GemmOp : QS_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
     | dgrad `general_gemm(W, dY, "NN")`, `dX = dY W` | `qs.gemm %dy, %w` |
     | wgrad `general_gemm(X, dY, "NT")`, `dW = dYᵀ X` | `qs.gemm %dy, %x transpose_a` |
 
-    Example:
+    **Output quantizer.** The result may be a quantized tensor,
+    `!qs.tensor<shape x T, #quantizer>` (TE's
+    `general_gemm(..., quantization_params=quantizer)`): the product is
+    quantized by the result's quantizer as `qs.quantize` would (every
+    usage and scale layout the quantizer asks for), `T` being the GEMM's
+    high-precision output type (TE's `out_dtype`). Which values are
+    quantized follows TE (`gemm.cpp`):
+
+    - **Fused** (a `#qs.fp8_delayed` result and per-tensor FP8 operands;
+      cuBLASLt's FP8 output, `D_SCALE_POINTER` / `AMAX_D_POINTER`): the
+      FP32 values `D = scale_inv_a * scale_inv_b * acc (+ bias)` are
+      quantized directly, `q = fp8_rn_sat(D * scale)`, the amax taken over
+      the unscaled `D`: no rounding to `T` in between.
+    - **Unfused** (every other quantizer, or operands of another format):
+      the product is rounded to `T` first, then quantized (TE's GEMM into
+      a `T` buffer followed by `quantizer.quantize`); `T` must then be an
+      output type the operands' format supports.
+
+    A delayed-scaling result (`#qs.fp8_delayed`) takes the recipe's
+    `scale(...)` and amax state `amax(...)` operands and returns the updated
+    amax `max(amax, max|D|)` as a second result, as `qs.quantize` does; no
+    other result takes them. A quantized result cannot be accumulated into
+    (`accumulate` needs a high-precision result).
+
+    Examples:
     ```mlir
     %y = qs.gemm %x, %w transpose_b fast_accumulate
         : !qs.tensor<128x256xbf16, #qs.fp8_current<>>,
           !qs.tensor<512x256xbf16, #qs.fp8_current<>> -> tensor<128x512xbf16>
+    %h, %amax2 = qs.gemm %x, %w transpose_b
+        scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>)
+        : !qs.tensor<128x256xbf16, #qs.fp8_delayed<>>,
+          !qs.tensor<512x256xbf16, #qs.fp8_delayed<>>
+        -> !qs.tensor<128x512xbf16, #qs.fp8_delayed<columnwise = false>>,
+           tensor<1xf32>
     ```
   }];
   let arguments = (ins QS_QuantTensor:$a, QS_QuantTensor:$b,
                        Optional<AnyRankedTensor>:$bias,
                        Optional<AnyRankedTensor>:$accumulate,
+                       Optional<QS_F32ScalarTensor>:$scale,
+                       Optional<QS_F32ScalarTensor>:$amax,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
                        UnitAttr:$fast_accumulate);
-  let results = (outs AnyRankedTensor:$result);
+  let results = (outs AnyTypeOf<[AnyRankedTensor, QS_QuantTensor]>:$result,
+                      Optional<QS_F32ScalarTensor>:$updated_amax);
   let assemblyFormat = [{
     $a `,` $b (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
     (`fast_accumulate` $fast_accumulate^)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
-    (`accumulate` `(` $accumulate^ `:` type($accumulate) `)`)? attr-dict
-    `:` qualified(type($a)) `,` qualified(type($b)) `->` type($result)
+    (`accumulate` `(` $accumulate^ `:` type($accumulate) `)`)?
+    (`scale` `(` $scale^ `:` type($scale) `)`)?
+    (`amax` `(` $amax^ `:` type($amax) `)`)? attr-dict
+    `:` qualified(type($a)) `,` qualified(type($b)) `->` qualified(type($result))
+    (`,` type($updated_amax)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// The quantized result type (the output quantizer), or null for a
+    /// high-precision result.
+    ::mlir::qs::QuantTensorType getQuantizedResultType() {
+      return ::llvm::dyn_cast<::mlir::qs::QuantTensorType>(getResult().getType());
+    }
+    /// The high-precision tensor the product is computed into before the
+    /// output quantizer applies: the result type itself, or for a quantized
+    /// result FP32 when the result quantization is fused (delayed-scaling
+    /// result, per-tensor FP8 operands) and the nominal type otherwise.
+    ::mlir::RankedTensorType getProductType();
+    /// Whether the output quantizer applies to the FP32 product (cuBLASLt's
+    /// FP8 output with D_SCALE/AMAX_D) rather than to the product rounded to
+    /// the nominal type (TE's unfused GEMM + quantize).
+    bool isResultQuantizationFused();
   }];
   let hasVerifier = 1;
 }
