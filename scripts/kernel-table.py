@@ -145,7 +145,13 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               # which spill; a diagnostic).
               ("e4m3 x e4m3 fast tma stream", "bf16", 256), ("e4m3 x e4m3 tma stream", "f32", 192),
               ("block 1D x 2D tma stream", "bf16", 128), ("nvfp4 tma stream", "bf16", 128),
-              ("mxfp8 tma splitk4 fused", "bf16", 64)]
+              ("mxfp8 tma splitk4 fused", "bf16", 64),
+              # "fp8": a #qs.fp8_delayed result quantized in the epilogue
+              # (qs.gemm's fused output quantizer).
+              ("e4m3 x e4m3", "fp8", 128), ("e4m3 x e4m3 fast", "fp8", 256),
+              ("e5m2 x e4m3 persistent", "fp8", 128),
+              ("e4m3 x e4m3 fast cluster2 pingpong", "fp8", 128),
+              ("e4m3 x e4m3 cluster2 persistent", "fp8", 256)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -183,7 +189,10 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("mxfp8 persistent", "bf16", 256), ("nvfp4 persistent tma", "bf16", 256),
                     ("mxfp8 stream", "bf16", 256),
                     ("e4m3 x e4m3 persistent splitk4 fused", "bf16", 128),
-                    ("mxfp8 persistent tma splitk4 fused", "bf16", 128)]
+                    ("mxfp8 persistent tma splitk4 fused", "bf16", 128),
+                    # A fused output quantizer (#qs.fp8_delayed result).
+                    ("e4m3 x e4m3", "fp8", 128), ("e5m2 x e4m3", "fp8", 256),
+                    ("e4m3 x e4m3 persistent", "fp8", 256)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
@@ -232,6 +241,12 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<fp8_dtype = {dtype}, columnwise = false>>"
         qb = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
     r = f"tensor<{m}x{m}x{out}>"
+    state = ""
+    if out == "fp8":
+        # A fused output quantizer: D quantized in the epilogue
+        # (#qs.fp8_delayed result, row-wise only), its scale and amax state.
+        r = f"!qs.tensor<{m}x{m}xbf16, #qs.fp8_delayed<columnwise = false>>"
+        state = " scale(%s : tensor<1xf32>) amax(%am : tensor<1xf32>)"
     # Block-scaled tiles are fixed on sm_90a except MXFP8's 128 (64 by
     # default) and FP8 block's 192; on sm_100a 128 by default, 256 when asked.
     scaled = label.startswith(("nvfp4", "block", "mxfp8"))
@@ -254,10 +269,13 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         tile_attr += ', qs.gemm_split_k = "stream"'
     if fused:
         tile_attr += ', qs.gemm_split_k_reduce = "fused"'
+    args, results, names = "", r, "%y"
+    if state:
+        args, results, names = ", %s: tensor<1xf32>, %am: tensor<1xf32>", f"{r}, tensor<1xf32>", "%y, %am2"
     return (f'module attributes {{qs.chip = "{chip}"{tile_attr}}} {{\n'
-            f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>) -> {r} {{\n"
-            f"  %y = qs.gemm %a, %b{flags}{' fast_accumulate' if fast else ''} bias(%bias : tensor<{m}xbf16>) : {qa}, {qb} -> {r}\n"
-            f"  return %y : {r}\n}}\n}}\n")
+            f"func.func @f(%a: {qa}, %b: {qb}, %bias: tensor<{m}xbf16>{args}) -> ({results}) {{\n"
+            f"  {names} = qs.gemm %a, %b{flags}{' fast_accumulate' if fast else ''} bias(%bias : tensor<{m}xbf16>){state} : {qa}, {qb} -> {results}\n"
+            f"  return {names} : {results}\n}}\n}}\n")
 
 
 def compile_ptx(args, tmp, text, chip, plans=None):

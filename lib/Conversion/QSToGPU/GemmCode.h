@@ -22,6 +22,7 @@
 namespace mlir {
 namespace qs {
 namespace gpuk {
+struct GemmOutputQuantizer; // Kernels.h
 namespace gemm {
 
 constexpr int64_t kTileM = 128, kTileK = 128, kWarpgroup = 128;
@@ -331,6 +332,12 @@ struct GemmPlan {
   /// warp's (sm_100a).
   int64_t storeBoxRows() const { return tcgen05 ? 32 : 64; }
   int64_t outBytes() const { return outType.getIntOrFloatBitWidth() / 8; }
+  /// A fused output quantizer (GemmOutputQuantizer): D's type is FP8, the
+  /// epilogue scales, converts and takes the amax of the FP32 values; the
+  /// kernel's arguments after d are the scale and the amax state.
+  bool quantizesOutput() const {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(outType);
+  }
   /// What the GEMM kernel's epilogue stores: D's type, or with split-K the
   /// FP32 partial results.
   Type storeType() const {
@@ -959,6 +966,11 @@ struct GemmCode {
              const std::function<std::pair<Value, Value>(int64_t)> &position,
              const std::function<Value(int64_t)> &acc,
              const std::function<void(int64_t, ArrayRef<Value>)> &sink = {});
+  /// A fused output quantizer's FP8 codes (i8) of FP32 values:
+  /// fp8_rn_sat(v * scale), in pairs (cvt.rn.satfinite on the GPU).
+  SmallVector<Value> quantizeOutput(ArrayRef<Value> values, Value scale);
+  /// Stores consecutive codes (i8) into D (FP8 elements) at element `at`.
+  void storeCodes(ArrayRef<Value> codes, Value d, Value at);
   /// tmemEpilogue's 32 columns [32 ld, 32 ld + 32) of tensor-memory lane
   /// `tmemLane` (accumulator bits from `bits`; null in the reducing pass),
   /// stored to D or handed to `sink` as epilogueAt does.
@@ -972,6 +984,13 @@ struct GemmCode {
 /// epilogue's and the split-K reduction's last steps.
 Value finishOutput(KernelEnv &env, Value value, Value bias, Value c,
                    Type outType);
+
+/// The one-thread kernel launched before a GEMM with a fused output
+/// quantizer: scale_inv = 1 / scale and the updated amax's initial value
+/// max(state, +0), which the epilogues' atomics then raise.
+void emitOutputQuantizerPrepare(OpBuilder &b, Location loc, ModuleOp module,
+                                const GemmOutputQuantizer &quantizer,
+                                const EmitOptions &options);
 
 /// `vec` consecutive elements of a 1-D memref from element `at` (one
 /// vector load, aligned to its size on the GPU; element-aligned in the

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmCode.h"
+#include "Kernels.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -135,8 +136,22 @@ void GemmCode::epilogueAt(
     bias = c = Value();
     d = workspace;
   }
-  Type storeType = reducing       ? plan.outType
-                   : storingPlane ? Float32Type::get(env.b.getContext())
+  // A fused output quantizer (never with split-K planes or the TMA store:
+  // canFuseOutputQuantizer): the FP32 values, their running |max| over the
+  // elements this thread stores, then scale and FP8 codes.
+  bool quantizes = plan.quantizesOutput() && !partial && !reducing && !sink;
+  Value outScale, amaxOut, running;
+  if (quantizes) {
+    outScale = memref::LoadOp::create(env.b, env.loc, args[next + 1], i(0));
+    amaxOut = args[next + 2];
+    running = env.f32(0.0f);
+  }
+  // What values() produces: FP32 for a quantizing epilogue (scaled and
+  // converted by quantizeOutput), D's type, or an FP32 plane.
+  Type f32 = Float32Type::get(env.b.getContext());
+  Type storeType = quantizes      ? f32
+                   : reducing     ? plan.outType
+                   : storingPlane ? f32
                                   : plan.storeType();
   // Split-K: this unit's plane of the [S, M, N] workspace.
   Value plane =
@@ -212,6 +227,24 @@ void GemmCode::epilogueAt(
         sink(g * vec, values());
         continue;
       }
+      if (quantizes) {
+        // Values of clamped positions outside D are computed but neither
+        // stored nor counted in the amax.
+        SmallVector<Value> outs = values();
+        Value groupMax = running;
+        for (Value v : outs)
+          groupMax = env.absMax(groupMax, v);
+        Value inside = env.land(env.lt(group.row, i(plan.m)),
+                                env.lt(group.first, i(plan.n)));
+        running =
+            arith::SelectOp::create(env.b, env.loc, inside, groupMax, running);
+        SmallVector<Value> codes = quantizeOutput(outs, outScale);
+        env.ifThen(inside, [&] {
+          storeCodes(codes, d,
+                     env.add(env.mul(group.row, i(plan.n)), group.first));
+        });
+        continue;
+      }
       // N % vec == 0 and first % vec == 0: the group is inside or outside.
       Value inside = env.land(env.lt(group.row, i(plan.m)),
                               env.lt(group.first, i(plan.n)));
@@ -239,6 +272,80 @@ void GemmCode::epilogueAt(
       });
     }
   }
+  // One atomic max per warp (GPU) of what this call stored; the state was
+  // set to max(amax, +0) before the launch (emitOutputQuantizerPrepare).
+  if (quantizes)
+    env.atomicMaxToGlobal(running, amaxOut);
+}
+
+SmallVector<Value> GemmCode::quantizeOutput(ArrayRef<Value> values,
+                                            Value scale) {
+  // q = fp8_rn_sat(D * scale), as the quantize kernels (and qs.quantize's
+  // reference) compute it; cvt.rn.satfinite pairs on the GPU.
+  SmallFloatFormat format = isa<Float8E4M3FNType>(plan.outType)
+                                ? SmallFloatFormat::e4m3()
+                                : SmallFloatFormat::e5m2();
+  SmallVector<Value> scaled = llvm::map_to_vector(values, [&](Value v) {
+    return arith::MulFOp::create(env.b, env.loc, v, scale).getResult();
+  });
+  SmallVector<Value> codes;
+  for (size_t e = 0; e < scaled.size(); e += 2) {
+    Value hi = e + 1 < scaled.size() ? scaled[e + 1] : scaled[e];
+    auto [lo, hiCode] = env.encodeFp8Pair(scaled[e], hi, format, plan.outType);
+    codes.push_back(lo);
+    if (e + 1 < scaled.size())
+      codes.push_back(hiCode);
+  }
+  return codes;
+}
+
+void GemmCode::storeCodes(ArrayRef<Value> codes, Value d, Value at) {
+  int64_t n = codes.size();
+  Value v = vector::FromElementsOp::create(
+      env.b, env.loc, VectorType::get({n}, env.b.getI8Type()), codes);
+  v = arith::BitcastOp::create(env.b, env.loc,
+                               VectorType::get({n}, plan.outType), v);
+  // Aligned on the GPU (rows of D are multiples of n bytes); byte-aligned
+  // in the emulation, whose buffers may come from numpy.
+  vector::StoreOp::create(env.b, env.loc, v, d, ValueRange{at},
+                          /*nontemporal=*/false,
+                          llvm::MaybeAlign(env.gpu ? n : 1));
+}
+
+void gemm::emitOutputQuantizerPrepare(OpBuilder &b, Location loc,
+                                      ModuleOp module,
+                                      const GemmOutputQuantizer &quantizer,
+                                      const EmitOptions &options) {
+  KernelDesc desc;
+  desc.name = "qs_gemm_output_prepare";
+  desc.threads = 32;
+  desc.phases.push_back([](KernelEnv &env) {
+    Value zero = env.idx(0);
+    Value first = arith::CmpIOp::create(
+        env.b, env.loc, arith::CmpIPredicate::eq, env.threadId, zero);
+    env.ifThen(first, [&] {
+      // scale_inv = 1 / scale (IEEE division, TE's __frcp_rn), as the
+      // quantize kernels write it.
+      Value scale = memref::LoadOp::create(env.b, env.loc, env.args[0], zero);
+      memref::StoreOp::create(
+          env.b, env.loc,
+          arith::DivFOp::create(env.b, env.loc, env.f32(1.0f), scale),
+          env.args[2], zero);
+      // max(state, amax) with amax >= +0 equals max(state', amax) for
+      // state' = state if state > 0 else +0 (NaN too: maxnum ignores it),
+      // which the epilogue's unsigned-integer atomic max can combine.
+      Value old = memref::LoadOp::create(env.b, env.loc, env.args[1], zero);
+      Value positive = arith::CmpFOp::create(
+          env.b, env.loc, arith::CmpFPredicate::OGT, old, env.f32(0.0f));
+      old =
+          arith::SelectOp::create(env.b, env.loc, positive, old, env.f32(0.0f));
+      memref::StoreOp::create(env.b, env.loc, old, env.args[3], zero);
+    });
+  });
+  emitKernel(b, loc, module, desc,
+             ValueRange{quantizer.scale, quantizer.amaxIn, quantizer.scaleInv,
+                        quantizer.amaxOut},
+             options);
 }
 
 void GemmCode::tmemEpilogue(

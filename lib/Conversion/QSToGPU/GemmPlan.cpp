@@ -231,6 +231,8 @@ static std::string describe(const GemmPlan &plan,
     os << ", ping-pong consumers";
   if (plan.tmaStore)
     os << ", TMA-store epilogue";
+  if (plan.quantizesOutput())
+    os << ", FP8 output quantized in the epilogue (scale, amax atomics)";
   os << "; " << plan.blocks() << (plan.blocks() == 1 ? " block" : " blocks")
      << " of " << plan.threads() << " threads, " << plan.sharedBytes()
      << " bytes of shared memory";
@@ -255,10 +257,17 @@ static std::string describe(const GemmPlan &plan,
   return text;
 }
 
+bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands,
+                                  bool accumulate) {
+  return !accumulate && operands.splitK == 1 && !operands.splitKAuto &&
+         !operands.streamK && !operands.tmaStore;
+}
+
 std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                            const GemmOperands &operands, Type outType,
                            Value bias, Value c, Value d,
-                           const EmitOptions &options) {
+                           const EmitOptions &options,
+                           const GemmOutputQuantizer *quantizer) {
   GemmPlan plan;
   plan.m = operands.m;
   plan.n = operands.n;
@@ -416,6 +425,10 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     args.push_back(c);
   if (finishes)
     args.push_back(d);
+  if (quantizer) {
+    args.push_back(quantizer->scale);
+    args.push_back(quantizer->amaxOut);
+  }
   if (workspace)
     args.push_back(workspace);
   if (options.gpu && plan.tmaStore) {
@@ -440,6 +453,8 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     desc.blockBody = [plan, typeA, typeB](KernelEnv &env) {
       emitEmulatedBody(env, plan, typeA, typeB);
     };
+  if (quantizer)
+    emitOutputQuantizerPrepare(b, loc, module, *quantizer, options);
   emitKernel(b, loc, module, desc, args, options);
   if (workspace && !plan.fusesReduction() && !plan.streamK)
     emitSplitKReduction(b, loc, module, plan, workspace, bias, c, d, options);

@@ -134,12 +134,33 @@ LogicalResult checkGemmSupport(const GemmOperands &operands,
                                const TargetInfo &chip,
                                function_ref<InFlightDiagnostic()> emitError);
 
+/// A delayed-scaling per-tensor FP8 quantizer fused into the GEMM's
+/// epilogue (qs.gemm's fused output quantizer, cuBLASLt's FP8 output): D is
+/// stored as fp8_rn_sat(D_f32 * scale) codes, `amaxOut` gets
+/// max(amaxIn, max |D_f32|) and `scaleInv` 1 / scale, exactly as the
+/// quantize kernels would write them from the FP32 product (all
+/// memref<1xf32>).
+struct GemmOutputQuantizer {
+  Type fp8Type; // f8E4M3FN or f8E5M2
+  Value scale, amaxIn, scaleInv, amaxOut;
+};
+
+/// Whether the GEMM kernel of `operands` can quantize its output in the
+/// epilogue: one block writes each output tile whole (no split-K or
+/// stream-K planes) with direct stores (not the TMA-store epilogue), and
+/// without an accumulate operand.
+bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate);
+
 /// Emits the GEMM kernel and its launch: d[m*n] (1-D, `outType`) =
-/// alpha op(a) op(b) (+ bias[n]) (+ c[m*n]). Returns the plan it chose in
-/// words (convert-qs-to-gpu's report-gemm-plans remark).
+/// alpha op(a) op(b) (+ bias[n]) (+ c[m*n]); with `quantizer` (and outType
+/// its FP8 type) d gets the quantized codes, after a one-thread kernel that
+/// writes scale_inv and the amax state the epilogue's atomics combine into.
+/// Returns the plan it chose in words (convert-qs-to-gpu's
+/// report-gemm-plans remark).
 std::string emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                      const GemmOperands &operands, Type outType, Value bias,
-                     Value c, Value d, const EmitOptions &options);
+                     Value c, Value d, const EmitOptions &options,
+                     const GemmOutputQuantizer *quantizer = nullptr);
 
 /// The host function that encodes a 2-D TMA descriptor (libQSCUDARuntime).
 constexpr llvm::StringLiteral kEncodeTensorMapFn = "qsCudaEncodeTensorMap2D";

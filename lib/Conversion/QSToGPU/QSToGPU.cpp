@@ -104,7 +104,10 @@ struct ConvertQSToGPUPass
         return WalkResult::advance();
       });
     }
+    DenseSet<Operation *> fused;
     for (Operation *op : ops) {
+      if (fused.contains(op))
+        continue;
       // The storage layouts follow the op's qs.chip (as everywhere); the
       // chip option only selects the instructions the kernels may use.
       TargetInfo target = TargetInfo::lookup(op);
@@ -118,7 +121,11 @@ struct ConvertQSToGPUPass
         if (failed(lowerQuantize(q, target, options)))
           failedAny = true;
       } else if (auto g = dyn_cast<GemmBuffersOp>(op)) {
-        if (failed(lowerGemm(g, target, forced ? *forced : target, options)))
+        QuantizeBuffersOp quantize = fusableOutputQuantizer(g, target);
+        if (quantize)
+          fused.insert(quantize);
+        if (failed(lowerGemm(g, target, forced ? *forced : target, options,
+                             quantize)))
           failedAny = true;
       } else if (failed(lowerDequantize(cast<DequantizeBuffersOp>(op), target,
                                         options))) {
@@ -237,11 +244,41 @@ struct ConvertQSToGPUPass
     return operand;
   }
 
+  /// The quantize of a GEMM's product that the GEMM kernel's epilogue can
+  /// do instead (qs.gemm's fused output quantizer: a delayed-scaling
+  /// per-tensor FP8 quantize of the FP32 product, its only use, writing
+  /// data and scale_inv but no transpose), or null.
+  static QuantizeBuffersOp fusableOutputQuantizer(GemmBuffersOp gemm,
+                                                  const TargetInfo &target) {
+    Value product = gemm.getResult();
+    if (!product.hasOneUse())
+      return {};
+    auto quantize = dyn_cast<QuantizeBuffersOp>(*product.user_begin());
+    if (!quantize || quantize.getInput() != product)
+      return {};
+    QuantTensorType type = quantize.getQuantizedTensorType();
+    auto delayed = dyn_cast<Fp8DelayedAttr>(type.getQuantizer());
+    if (!delayed || !type.getElementType().isF32() ||
+        gemm.getATensorType().getQuantizer().getScalingMode() !=
+            ScalingMode::DelayedTensor ||
+        gemm.getBTensorType().getQuantizer().getScalingMode() !=
+            ScalingMode::DelayedTensor)
+      return {};
+    SmallVector<InnerTensor> inner = type.getInnerTensors(target);
+    if (inner.size() != 2 || inner[0].name != "data")
+      return {};
+    return quantize;
+  }
+
   /// A GEMM the kernels cannot run is an error, in the emulation as under
-  /// qs-nvptx-pipeline.
+  /// qs-nvptx-pipeline. With `quantize` (fusableOutputQuantizer) the GEMM
+  /// kernel writes that quantize's results too, where its plan allows
+  /// (gpuk::canFuseOutputQuantizer); otherwise the quantize is lowered on
+  /// its own after the GEMM.
   LogicalResult lowerGemm(GemmBuffersOp op, const TargetInfo &target,
                           const TargetInfo &chip,
-                          const gpuk::EmitOptions &options) {
+                          const gpuk::EmitOptions &options,
+                          QuantizeBuffersOp quantize) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto [a0, a1] = flatten2D(op.getATensorType().getShape());
@@ -300,10 +337,47 @@ struct ConvertQSToGPUPass
     gpuk::EmitOptions gemmOptions = options;
     gemmOptions.tcgen05 = chip.getComputeCapability() >= 100;
     gemmOptions.multiprocessors = multiprocessors;
+    if (quantize && !gpuk::canFuseOutputQuantizer(
+                        operands, static_cast<bool>(op.getAccumulate()))) {
+      if (failed(lowerQuantize(quantize, target, options)))
+        return failure();
+      quantize = {};
+    }
+    if (quantize) {
+      // Emitted where the quantize was: its scale and amax state dominate
+      // it, and the GEMM's operands dominate the GEMM before it.
+      b.setInsertionPoint(quantize);
+    }
     Type resultType = op.getResult().getType();
     Value bias = op.getBias() ? bufferOf(b, loc, op.getBias()) : Value();
     Value c = op.getAccumulate() ? flat(b, loc, bufferOf(b, loc, op.getInit()))
                                  : Value();
+    if (quantize) {
+      // The quantize's results: data, scale_inv and the updated amax.
+      SmallVector<Value> allocs;
+      for (Type t : quantize.getResultTypes())
+        allocs.push_back(newBuffer(b, loc, t));
+      gpuk::GemmOutputQuantizer out;
+      out.fp8Type = cast<RankedTensorType>(quantize.getResult(0).getType())
+                        .getElementType();
+      out.scale = bufferOf(b, loc, quantize.getScale());
+      out.amaxIn = bufferOf(b, loc, quantize.getOuts().back());
+      out.scaleInv = allocs[1];
+      out.amaxOut = allocs[2];
+      operands.outBytes = 1;
+      std::string plan =
+          gpuk::emitGemm(b, loc, getOperation(), operands, out.fp8Type, bias, c,
+                         flat(b, loc, allocs[0]), gemmOptions, &out);
+      if (reportGemmPlans)
+        emitRemark(loc) << "GEMM kernel plan: " << plan;
+      SmallVector<Value> results;
+      for (auto [t, alloc] : llvm::zip(quantize.getResultTypes(), allocs))
+        results.push_back(readBack(b, loc, t, alloc));
+      quantize->replaceAllUsesWith(results);
+      quantize->erase();
+      op->erase();
+      return success();
+    }
     Value alloc = newBuffer(b, loc, resultType);
     std::string plan =
         gpuk::emitGemm(b, loc, getOperation(), operands,
