@@ -280,6 +280,48 @@ class Plan:
         return False
 
 
+def fp8_codes(values, fp8):
+    """FP8 codes (uint8) of float32 `values`: round to nearest even on the
+    format's grid (subnormals included), finite values and infinities
+    saturated to the largest finite magnitude (cvt.rn.satfinite), sign
+    kept, NaN 0x7F; fp8 "f8E4M3FN" or "f8E5M2". Written here with numpy
+    alone (the device machine has no ml_dtypes), independently of
+    qs_reference.py."""
+    mant, bias, largest = (3, 7, 448.0) if fp8 == "f8E4M3FN" else (2, 15, 57344.0)
+    v = np.asarray(values, np.float32).astype(np.float64)
+    sign = np.signbit(v).astype(np.uint8) << 7
+    a = np.minimum(np.abs(np.nan_to_num(v, nan=0.0)), 2 * largest)
+    with np.errstate(divide="ignore"):
+        e = np.maximum(np.floor(np.log2(np.where(a > 0, a, 1.0))), 1 - bias)
+    step = np.exp2(e - mant)
+    q = np.minimum(np.rint(a / step) * step, largest)  # rint: half to even
+    with np.errstate(divide="ignore"):
+        qe = np.floor(np.log2(np.where(q > 0, q, 1.0)))
+    normal = q >= 2.0 ** (1 - bias)
+    field = np.where(normal, qe + bias, 0).astype(np.int64)
+    fraction = np.where(normal, q / np.exp2(qe) - 1, q / 2.0 ** (1 - bias)) * 2 ** mant
+    codes = ((field << mant) | np.rint(fraction).astype(np.int64)).astype(np.uint8) | sign
+    return np.where(np.isnan(v), np.uint8(0x7F) | sign, codes).astype(np.uint8)
+
+
+def quantized_results(case, product, inputs):
+    """{result name: expected bytes} of a GEMM's delayed-scaling output
+    quantizer (case["quantized"]), from the same plan's high-precision
+    product (float32 values, [rows, cols]): the FP8 data (and transpose),
+    scale_inv = 1 / scale and the updated amax max(state, max |product|)
+    (a state that is not > 0 counts as +0)."""
+    spec = case["quantized"]
+    scale = np.float32(inputs[spec["scale_input"]].reshape(-1)[0])
+    state = np.float32(inputs[spec["state_input"]].reshape(-1)[0])
+    codes = fp8_codes(product * scale, spec["fp8"])
+    amax = np.float32(0.0) if not state > 0 else state
+    amax = np.fmax(amax, np.fmax.reduce(np.abs(product).reshape(-1), initial=0.0)).astype(
+        np.float32)
+    return {"data": codes, "transpose": np.ascontiguousarray(codes.T),
+            "scale_inv": np.array([np.float32(1.0) / scale], np.float32),
+            "updated_amax": np.array([amax], np.float32)}
+
+
 def check(cuda, directory):
     with open(os.path.join(directory, "case.json")) as f:
         case = json.load(f)
@@ -290,10 +332,36 @@ def check(cuda, directory):
         plan.run()
         cuda.sync()
         problems = []
+        derived = {}
         for j, name in enumerate(case["results"]):
-            want = np.load(os.path.join(directory, f"want{j}.npy"))
             buf, p = plan.argument(case["inputs"] + j)
             got = cuda.to_host(p, buf["bytes"])
+            if name in derived:  # from this run's product (quantized_results)
+                want = derived[name]
+            elif case.get("quantized") and j == 0:
+                # The product an output quantizer reads: its expected bytes
+                # follow from it; checked here against the float64
+                # reference's max and mean |value| (the bundle's size is
+                # limited; the same kernels' values are bounded in the GEMM
+                # checks).
+                values = got.view({"bf16": np.uint16, "f16": np.float16,
+                                   "f32": np.float32}[case["out"]])
+                if case["out"] == "bf16":
+                    values = (values.astype(np.uint32) << 16).view(np.float32)
+                values = values.astype(np.float32).reshape(case["product"]["shape"])
+                inputs = [np.load(os.path.join(directory, f"in{i}.npy"))
+                          for i in range(case["inputs"])]
+                derived = quantized_results(case, values, inputs)
+                magnitude = np.abs(values.astype(np.float64))
+                for what, got_stat, want_stat in (
+                        ("max", magnitude.max(), case["product"]["max_abs"]),
+                        ("mean", magnitude.mean(), case["product"]["mean_abs"])):
+                    if not abs(got_stat - want_stat) <= 1e-2 * want_stat:
+                        problems.append(f"{name}: {what} |product| {got_stat:.6g}, expected "
+                                        f"{want_stat:.6g} (within 1%)")
+                continue
+            else:
+                want = np.load(os.path.join(directory, f"want{j}.npy"))
             if case.get("bound"):  # GEMM: within the bound of gemm_cases.py
                 # The bound as bfloat16 bits, rounded up (device_bundle.py).
                 tol = (np.load(os.path.join(directory, f"tol{j}.npy")).astype(np.uint32)
@@ -437,7 +505,10 @@ def gemm_bench(cuda, directory, iters, warmup):
         for i in range(case["inputs"]):
             buf, p = plan.argument(i)
             role = i % per_operand
-            if role == 2:  # NVFP4 amax: global factor 2688 / 2688 = 1
+            if i >= 2 * per_operand:  # an output quantizer's scale (1/64), amax state (0)
+                value = 1.0 / 64 if i == 2 * per_operand else 0.0
+                cuda.to_device(p, np.array([value], np.float32))
+            elif role == 2:  # NVFP4 amax: global factor 2688 / 2688 = 1
                 cuda.to_device(p, np.array([2688.0], np.float32))
             elif role == 1 and family in ("mxfp8", "nvfp4"):  # 1.0: E8M0 127, E4M3 0x38
                 cuda.to_device(p, np.full(buf["bytes"], 127 if family == "mxfp8" else 0x38,
@@ -651,6 +722,8 @@ class Report:
             scaling += " fast"
         if case.get("layout", "TN") != "TN":
             scaling += " " + case["layout"]
+        if case.get("output_quantizer"):  # E4M3 out: in the epilogue unless tma
+            scaling += " fp8-out"
         schedule = " ".join(([f"p{case['persistent']}"] if case.get("persistent") else [])
                             + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
                             + (["pp"] if case.get("schedule") == "pingpong" else [])

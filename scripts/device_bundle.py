@@ -33,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "test", "numerics"))
 import harness as h  # noqa: E402
 import qs_reference as ref  # noqa: E402
-from gemm_cases import LAYOUTS, gemm_case  # noqa: E402
+from gemm_cases import LAYOUTS, gemm_case, output_quantizer_case  # noqa: E402
 
 QS_RUN = os.path.join(ROOT, "build", "bin", "qs-run")
 
@@ -229,6 +229,21 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 144, 384, True, True, None, 3, N
                 ("fp8_current", 0, "bf16", 32, 64, 1024, True, False, None, 8, None, None,
                  None, None, "stream")]
 
+# GEMMs with a #qs.fp8_delayed output quantizer (gemm_cases.py
+# output_quantizer_case): each module returns the FP32 product (its max and
+# mean |value| checked) and the quantized result, whose data, scale_inv and
+# updated amax device-run.py derives from that same run's product. (operand family,
+# layout, output quantizer params, m, n, k, bias, module attributes): the
+# epilogue quantizing (one block per tile, E4M3; persistent multicast
+# pairs, E5M2) and, with a transpose to write, the GEMM into FP32 and the
+# quantize kernels. Small (partial tiles in M and N): the bundle's size is
+# limited.
+OUTPUT_QUANTIZER_CHECKS = [
+    ("fp8_current", 0, dict(columnwise=False), 144, 160, 128, True, ()),
+    ("fp8_delayed", 0, dict(fp8_dtype="f8E5M2", columnwise=False), 160, 144, 128, True,
+     ("qs.gemm_persistent = 3 : i64", "qs.gemm_cluster = 2 : i64")),
+    ("fp8_current", 1, dict(), 96, 144, 128, False, ())]
+
 
 def split_k(split):
     """(S, qs.gemm_split_k_reduce) of a split field: S, "<S>f" (fused), or
@@ -242,8 +257,9 @@ def split_k(split):
 
 # The bundle travels packed (OUT.tar.gz) with the working tree (64 MiB in
 # all): main() fails on an archive larger than this (--limit-mib).
-# 61.75: the tree is 1.73 MiB (2026-12-01, with stream-K), so 0.5 MiB stay
-# free (shrink checks before raising it again).
+# 61.75: the tree is 1.91 MiB (2026-12-02, with the output quantizer), so
+# 0.3 MiB stay free; the full bundle is 61.7 MiB (shrink checks before
+# adding any or raising the limit).
 BUNDLE_LIMIT_MIB = 61.75
 
 # Small-M GEMMs whose 128x128 tiles fill fewer than half of an H200's 132
@@ -403,6 +419,37 @@ def main():
                            "out": out, "inputs": len(case.inputs), "results": ["d"],
                            "bound": True}, f)
             count += 1
+    if args.chip == "sm_90a":
+        for i, (family, layout, params, m, n, k, bias, attrs) in enumerate(
+                OUTPUT_QUANTIZER_CHECKS[:args.limit_checks]):
+            q = h.quantizer("fp8_delayed", **params)
+            d = os.path.join(args.out, "check",
+                             f"gemmq{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-"
+                             + ("e5m2" if q["fp8_dtype"] == "f8E5M2" else "e4m3")
+                             + ("" if not q["columnwise"] else "-both")
+                             + ("-pmc2" if attrs else ""))
+            if not wanted(d):
+                continue
+            case = output_quantizer_case(rng, family, LAYOUTS[layout], q, "bf16", bias, m, n, k,
+                                         args.chip, attrs, tensor_cores=True,
+                                         needed_usage_only=True)
+            export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
+            for j, x in enumerate(case.inputs):
+                np.save(os.path.join(d, f"in{j}.npy"), x)
+            # The product: its max and mean |value| only (device-run.py
+            # derives the quantized bytes from the run's own product).
+            magnitude = np.abs(case.want)
+            with open(os.path.join(d, "case.json"), "w") as f:
+                json.dump({"family": family, "layout": LAYOUTS[layout][0], "shape": [m, n, k],
+                           "out": case.product, "inputs": len(case.inputs),
+                           "results": ["d", *case.names, "updated_amax"],
+                           "product": {"shape": list(case.want.shape),
+                                       "max_abs": float(magnitude.max()),
+                                       "mean_abs": float(magnitude.mean())},
+                           "quantized": {"scale_input": len(case.inputs) - 2,
+                                         "state_input": len(case.inputs) - 1,
+                                         "fp8": q["fp8_dtype"]}}, f)
+            count += 1
     # Bench plans (no data: the device makes random inputs).
     bench = 0
     shapes = [tuple(map(int, s.split("x"))) for s in args.gemm_bench.split(",") if s]
@@ -482,8 +529,14 @@ def main():
              for i, shape in enumerate(shapes[:3])
              for family, fast in ((P, True), (P, False))
              if fast or i < 2]
-    for family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split in (
-            runs if args.chip == "sm_90a" else []):
+    # A #qs.fp8_delayed output quantizer (last field) on the first shape,
+    # per-tensor: quantized in the epilogue (default schedule) against the
+    # TMA-store epilogue, which writes FP32 and runs the quantize kernels.
+    runs = [run + (False,) for run in runs]
+    runs += [(P, shape, None, "TN", None, None, None, False, epilogue, None, True)
+             for shape in shapes[:1] for epilogue in (None, "tma")]
+    for (family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split,
+         fp8_out) in (runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
             qb = f"!qs.tensor<{k}x{n}xbf16, #qs.mxfp8<rowwise = false, optimize_for_gemm = true>>"
@@ -501,6 +554,12 @@ def main():
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
             qb = f"!qs.tensor<{n}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
         rt = f"tensor<{m}x{n}xbf16>"
+        args_text, names, state = "", "%d", ""
+        if fp8_out:
+            rt = f"!qs.tensor<{m}x{n}xbf16, #qs.fp8_delayed<columnwise = false>>, tensor<1xf32>"
+            args_text = ", %s: tensor<1xf32>, %am: tensor<1xf32>"
+            names = "%d, %am2"
+            state = " scale(%s : tensor<1xf32>) amax(%am : tensor<1xf32>)"
         attrs = (f'qs.chip = "{args.chip}"' + (f", qs.gemm_tile_n = {tile} : i64" if tile else "")
                  + (f", qs.gemm_persistent = {persistent} : i64" if persistent else "")
                  + (f", qs.gemm_cluster = {cluster} : i64" if cluster else "")
@@ -510,10 +569,10 @@ def main():
                      f", qs.gemm_split_k = {split_k(split)[0]} : i64") if split else "")
                  + (', qs.gemm_split_k_reduce = "fused"' if split_k(split)[1] else ""))
         text = (f"module attributes {{{attrs}}} {{\n"
-                f"func.func @f(%a: {qa}, %b: {qb}) -> {rt} {{\n"
-                f"  %d = qs.gemm %a, %b{' transpose_b' if layout == 'TN' else ''}"
-                f"{' fast_accumulate' if fast else ''} : {qa}, {qb} -> {rt}\n"
-                f"  return %d : {rt}\n}}\n}}\n")
+                f"func.func @f(%a: {qa}, %b: {qb}{args_text}) -> ({rt}) {{\n"
+                f"  {names} = qs.gemm %a, %b{' transpose_b' if layout == 'TN' else ''}"
+                f"{' fast_accumulate' if fast else ''}{state} : {qa}, {qb} -> {rt}\n"
+                f"  return {names} : {rt}\n}}\n}}\n")
         label = (f"gemm-{m}x{n}x{k}" + ("-fast" if fast else "") + (f"-tile{tile}" if tile else "")
                  + {"fp8_block": "-block", "mxfp8": "-mxfp8", "nvfp4": "-nvfp4"}.get(family, "")
                  + ("" if layout == "TN" else f"-{layout.lower()}")
@@ -521,7 +580,8 @@ def main():
                  + (f"-mc{cluster}" if cluster else "")
                  + ("-pp" if schedule == "pingpong" else "")
                  + ("-tma" if epilogue else "")
-                 + (f"-sk{split}" if split else ""))
+                 + (f"-sk{split}" if split else "")
+                 + ("-fp8out" if fp8_out else ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
         with open(os.path.join(d, "case.json"), "w") as f:
@@ -529,7 +589,8 @@ def main():
                        "persistent": persistent, "cluster": cluster, "schedule": schedule,
                        "fast_accumulate": fast, "epilogue": epilogue,
                        "split_k": split_k(split)[0], "split_k_reduce": split_k(split)[1],
-                       "inputs": 6 if family == "nvfp4" else 4}, f)
+                       "output_quantizer": bool(fp8_out),
+                       "inputs": (6 if family == "nvfp4" else 4) + (2 if fp8_out else 0)}, f)
         bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:
         for label, attr in [("fp8_delayed", None), ("fp8_current", "#qs.fp8_current<{}>"),

@@ -35,6 +35,11 @@
 // (cuBLASLt's default; torch_baseline.py times both), 256-wide tiles in two
 // 128-column chunks. On sm_90a the per-tensor and FP8 block GEMMs also run in
 // 128x192 tiles (two promoted 96-column chunks).
+// --fp8-out quantizes D with a #qs.fp8_delayed output quantizer (TE's FP8
+// GEMM output; the time covers every kernel of the plan): per-tensor GEMMs
+// do it in the epilogue except in the split-K, stream-K and TMA-store runs,
+// which write FP32 and run the quantize kernels after (sched "+q": "tma+q"
+// against "tile" is unfused against fused).
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
@@ -116,6 +121,12 @@ static cl::opt<bool> fastOpt(
              "the sm_90a kernel sums all of K in the tensor core, and the "
              "runs that need it (ping-pong) are added; without it each "
              "k-tile is promoted into FP32"));
+static cl::opt<bool> fp8OutOpt(
+    "fp8-out",
+    cl::desc("Quantize D with a #qs.fp8_delayed output quantizer (E4M3, "
+             "row-wise; TE's FP8 GEMM output): per-tensor GEMMs quantize it "
+             "in the epilogue where the plan allows (not split-K, stream-K "
+             "or the TMA store, whose runs add the quantize kernels)"));
 static cl::opt<bool> dryRun("dry-run",
                             cl::desc("Compile and print the launch plans only"));
 
@@ -126,8 +137,8 @@ namespace {
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
                        bool tma, int64_t splitK, bool splitKAuto,
-                       bool streamK, bool fusedReduce, bool fast, StringRef family,
-                       StringRef chip, StringRef layout) {
+                       bool streamK, bool fusedReduce, bool fast, bool fp8Out,
+                       StringRef family, StringRef chip, StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
     int64_t rows = a ? m : n;
@@ -172,20 +183,35 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                                        : "";
   if (fast)
     flags += " fast_accumulate";
+  std::string args, names = "%d";
+  if (fp8Out) {
+    // The output quantizer's scale and amax state follow the operands.
+    r = "!qs.tensor<" + std::to_string(m) + "x" + std::to_string(n) +
+        "xbf16, #qs.fp8_delayed<columnwise = false>>, tensor<1xf32>";
+    args = ", %s: tensor<1xf32>, %am: tensor<1xf32>";
+    flags += " scale(%s : tensor<1xf32>) amax(%am : tensor<1xf32>)";
+    names = "%d, %am2";
+  }
   return "module attributes {" + attrs + "} {\nfunc.func @f(%a: " + q(true) +
-         ", %b: " + q(false) + ") -> " + r + " {\n  %d = qs.gemm %a, %b" +
-         flags + " : " + q(true) + ", " + q(false) + " -> " + r +
-         "\n  return %d : " + r + "\n}\n}\n";
+         ", %b: " + q(false) + args + ") -> (" + r + ") {\n  " + names +
+         " = qs.gemm %a, %b" + flags + " : " + q(true) + ", " + q(false) +
+         " -> " + r + "\n  return " + names + " : " + r + "\n}\n}\n";
 }
 
 /// Random finite codes in the data inputs (E4M3 |v| < 2; any E2M1 pair),
 /// 1.0 in every scale (E8M0 127, E4M3 0x38), NVFP4 amax 2688 (factor 1).
-/// Flattened operands: data, scales (and NVFP4's amax).
+/// Flattened operands: data, scales (and NVFP4's amax); then, with an
+/// output quantizer, its scale (1/64) and amax state (0).
 void fillInputs(const qs::LaunchPlan &plan, qs::DevicePlan &device,
                 StringRef family) {
   std::mt19937 rng(1);
   int perOperand = family == "nvfp4" ? 3 : 2;
   for (auto [i, b] : llvm::enumerate(plan.buffers)) {
+    if (b.argument == 2 * perOperand || b.argument == 2 * perOperand + 1) {
+      float value = b.argument == 2 * perOperand ? 1.0f / 64 : 0.0f;
+      qsCudaCopy(device.buffer(i), &value, 4);
+      continue;
+    }
     if (b.argument < 0 || b.argument >= 2 * perOperand)
       continue;
     int role = b.argument % perOperand;
@@ -258,7 +284,9 @@ int main(int argc, char **argv) {
                    : family == "mxfp8"   ? ", MXFP8 E4M3"
                    : family == "nvfp4"   ? ", NVFP4"
                                          : ", per-tensor FP8 E4M3")
-               << pass << ", bf16 out"
+               << pass
+               << (fp8OutOpt ? ", E4M3 out (#qs.fp8_delayed output quantizer)"
+                             : ", bf16 out")
                << (fastOpt && !block ? ", fast_accumulate" : "") << ", "
                << iterations << " timed runs\n";
   llvm::outs() << llvm::format("%-22s %6s %5s %6s %6s %8s %10s %9s\n",
@@ -334,8 +362,8 @@ int main(int argc, char **argv) {
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
                      run.tma, run.splitK, run.splitKAuto, run.streamK,
-                     fused && (run.splitK || run.splitKAuto), fast, family,
-                     chip, layout),
+                     fused && (run.splitK || run.splitKAuto), fast, fp8OutOpt,
+                     family, chip, layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
@@ -366,9 +394,12 @@ int main(int argc, char **argv) {
         continue;
       }
       const qs::LaunchPlan::Step *gemm = nullptr;
-      for (const qs::LaunchPlan::Step &s : plan->steps)
+      bool quantizeKernels = false;
+      for (const qs::LaunchPlan::Step &s : plan->steps) {
         if (!s.isCopy && !s.isTensorMap && s.kernel == "qs_gemm")
           gemm = &s;
+        quantizeKernels |= StringRef(s.kernel).starts_with("qs_quantize");
+      }
       std::string tile = tileN ? std::to_string(tileN) : "auto";
       std::string splitName = run.splitKAuto
                                   ? "ask" + std::to_string(autoSplit)
@@ -377,7 +408,7 @@ int main(int argc, char **argv) {
         splitName += "f";
       if (run.splitKAuto && autoStream)
         splitName = "astrm";
-      const char *sched = run.streamK                     ? "strm"
+      std::string sched = run.streamK                     ? "strm"
                           : run.splitK || run.splitKAuto  ? splitName.c_str()
                           : run.pingpong && run.cluster   ? "ppmc2"
                           : run.pingpong                  ? "pp"
@@ -387,10 +418,13 @@ int main(int argc, char **argv) {
                           : run.persistent                ? "pers"
                           : run.cluster                   ? "mc2"
                                                           : "tile";
+      // --fp8-out: "+q" where the quantize kernels run after the GEMM.
+      if (quantizeKernels)
+        sched += "+q";
       if (!device) {
         llvm::outs() << llvm::format("%-22s %6s %5s %6ld %6ld %8ld %10s %9s\n",
-                                     shape.str().c_str(), tile.c_str(), sched,
-                                     gemm->grid, gemm->block, gemm->sharedBytes,
+                                     shape.str().c_str(), tile.c_str(),
+                                     sched.c_str(), gemm->grid, gemm->block, gemm->sharedBytes,
                                      "-", "-");
         continue;
       }
@@ -409,7 +443,7 @@ int main(int argc, char **argv) {
       }
       llvm::outs() << llvm::format(
           "%-22s %6s %5s %6ld %6ld %8ld %10.1f %9.1f\n", shape.str().c_str(),
-          tile.c_str(), sched, gemm->grid, gemm->block, gemm->sharedBytes,
+          tile.c_str(), sched.c_str(), gemm->grid, gemm->block, gemm->sharedBytes,
           ms * 1000, 2.0 * m * n * k / (ms * 1e9));
     }
   }

@@ -189,3 +189,85 @@ def outside_bound(case, got):
     worst = np.nanmax(err / (np.abs(case.want) + 1e-30))
     return int(bad.sum()), (f"{case.label}: {bad.sum()} of {bad.size} outside the bound; "
                             f"worst rel err {worst:.3g}")
+
+
+def output_quantization_fused(family, q):
+    """Whether qs.gemm quantizes the FP32 product (a #qs.fp8_delayed result of
+    per-tensor FP8 operands) rather than the product rounded to the nominal
+    type."""
+    return q["family"] == "fp8_delayed" and family in ("fp8_current", "fp8_delayed")
+
+
+def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, k=128,
+                          chip=None, attrs=(), tensor_cores=False, needed_usage_only=False):
+    """qs.gemm with output quantizer `qout` (a quantizer description) and
+    nominal type `nominal`, in a function @gemm returning the same GEMM
+    twice: into its product type (.product: f32 when the quantization is
+    fused, else `nominal`; .want / .tol as GemmCase, tensor_cores adds the
+    Hopper slack), then quantized (.names: its inner tensors), and for
+    delayed scaling the updated amax (.scale / .state: the inputs given,
+    else None). chip: the module's qs.chip (sm_100a: no transpose
+    buffers); attrs: more module attributes (GEMM kernel options);
+    needed_usage_only as gemm_case."""
+    name, lhs, rhs, ta, tb = layout
+    tn_only = chip != "sm_100a"
+    shapes = {"x": (m, k), "w": (n, k), "dy": (m, n)}
+    params = dict(zip(("x", "w", "dy"), FAMILIES[family]))
+    if needed_usage_only:
+        for tensor, rowwise in ((lhs, not ta), (rhs, tb)):
+            params[tensor] = {**params[tensor], "rowwise": rowwise, "columnwise": not rowwise}
+    qa, a = quantized(rng, family, params[lhs], shapes[lhs], tn_only)
+    qb, b = quantized(rng, family, params[rhs], shapes[rhs], tn_only)
+    op_a = ref.gemm_operand(a, shapes[lhs], qa, contracts_last=not ta)
+    op_b = ref.gemm_operand(b, shapes[rhs], qb, contracts_last=tb)
+    rows, cols = op_a.shape[0], op_b.shape[0]
+    want = op_a @ op_b.T
+    inputs = h.npy_inputs(a) + h.npy_inputs(b)
+    at, bt = h.qtype(shapes[lhs], "bf16", qa), h.qtype(shapes[rhs], "bf16", qb)
+    args = [f"%a: {at}", f"%b: {bt}"]
+    extra = (" transpose_a" if ta else "") + (" transpose_b" if tb else "")
+    if bias:
+        bias_v = h.random_input(rng, (cols,), "bf16", specials=False, exponents=(-3, 2))
+        inputs.append(h.to_npy(bias_v, "bf16"))
+        bt_ = h.ttype((cols,), "bf16")
+        args.append(f"%bias: {bt_}")
+        extra += f" bias(%bias : {bt_})"
+        want = want + bias_v.astype(np.float64)[None, :]
+    product = "f32" if output_quantization_fused(family, qout) else nominal
+    pt = h.ttype((rows, cols), product)
+    qt = h.qtype((rows, cols), nominal, qout)
+    s1 = "tensor<1xf32>"
+    delayed = qout["family"] == "fp8_delayed"
+    state = scale = None
+    if delayed:
+        with np.errstate(divide="ignore"):
+            # Some products saturate: scale up to 2x past 448 / amax.
+            scale = np.float32(448.0 / np.abs(want).max() * rng.uniform(0.5, 2.0))
+        state = np.float32(rng.uniform(0.0, 2.0) * np.abs(want).max())
+        inputs += [np.array([scale], np.float32), np.array([state], np.float32)]
+        args += [f"%s: {s1}", f"%am: {s1}"]
+    qresults = f"{qt}, {s1}" if delayed else qt
+    qnames = "%q, %am2" if delayed else "%q"
+    recipe = f" scale(%s : {s1}) amax(%am : {s1})" if delayed else ""
+    module = f"""func.func @gemm({', '.join(args)}) -> ({pt}, {qresults}) {{
+  %d = qs.gemm %a, %b{extra} : {at}, {bt} -> {pt}
+  {qnames} = qs.gemm %a, %b{extra}{recipe} : {at}, {bt} -> {qresults}
+  return %d, {qnames} : {pt}, {qresults}
+}}"""
+    attrs = ([f'qs.chip = "{chip}"'] if chip else []) + list(attrs)
+    if attrs:
+        module = f"module attributes {{{', '.join(attrs)}}} {{\n{module}\n}}"
+    with np.errstate(all="ignore"):
+        # The buffers' names and count: quantize anything of the shape.
+        names = list(ref.quantize(np.zeros((rows, cols), np.float32), qout, product,
+                                  chip_tn_only=tn_only, scale=np.float32(1),
+                                  amax_state=np.float32(0))[0])
+    tol = (2.0 ** -22 * k * (np.abs(op_a) @ np.abs(op_b).T) + ULP[product] * np.abs(want)
+           + TINY[product])
+    if tensor_cores and tn_only:  # Hopper's tensor cores
+        tol = tol + tensor_core_slack(op_a, op_b, family, False)
+    case = GemmCase()
+    case.module, case.inputs, case.want, case.tol = module, inputs, want, tol
+    case.product, case.names, case.scale, case.state = product, names, scale, state
+    case.label = f"{family} {name} -> {qt}"
+    return case
