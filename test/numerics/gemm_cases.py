@@ -199,7 +199,8 @@ def output_quantization_fused(family, q):
 
 
 def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, k=128,
-                          chip=None, attrs=(), tensor_cores=False, needed_usage_only=False):
+                          chip=None, attrs=(), tensor_cores=False, needed_usage_only=False,
+                          fast_accumulate=False):
     """qs.gemm with output quantizer `qout` (a quantizer description) and
     nominal type `nominal`, in a function @gemm returning the same GEMM
     twice: into its product type (.product: f32 when the quantization is
@@ -208,7 +209,8 @@ def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, 
     delayed scaling the updated amax (.scale / .state: the inputs given,
     else None). chip: the module's qs.chip (sm_100a: no transpose
     buffers); attrs: more module attributes (GEMM kernel options);
-    needed_usage_only as gemm_case."""
+    needed_usage_only and fast_accumulate as gemm_case (no integer
+    operands: not for a Hopper device check)."""
     name, lhs, rhs, ta, tb = layout
     tn_only = chip != "sm_100a"
     shapes = {"x": (m, k), "w": (n, k), "dy": (m, n)}
@@ -225,7 +227,8 @@ def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, 
     inputs = h.npy_inputs(a) + h.npy_inputs(b)
     at, bt = h.qtype(shapes[lhs], "bf16", qa), h.qtype(shapes[rhs], "bf16", qb)
     args = [f"%a: {at}", f"%b: {bt}"]
-    extra = (" transpose_a" if ta else "") + (" transpose_b" if tb else "")
+    extra = ((" transpose_a" if ta else "") + (" transpose_b" if tb else "")
+             + (" fast_accumulate" if fast_accumulate else ""))
     if bias:
         bias_v = h.random_input(rng, (cols,), "bf16", specials=False, exponents=(-3, 2))
         inputs.append(h.to_npy(bias_v, "bf16"))

@@ -33,14 +33,18 @@ CASES = [
 
 
 def check_output_quantizer(rng, family, layout, qout, nominal, bias, m=64, n=96, k=128,
-                           chip=None, attrs=()):
+                           chip=None, attrs=(), fast_accumulate=False):
     """chip: the module's qs.chip (sm_100a: no transpose buffers, so every
     delayed-scaling result of per-tensor operands is fused); attrs: more
     module attributes (GEMM kernel options)."""
     if chip and h.KERNELS == "cuda":
         pytest.skip("QS_KERNELS=cuda compiles for the device's own chip")
+    if fast_accumulate and h.KERNELS == "cuda":
+        pytest.skip("QS_KERNELS=cuda: fast_accumulate's random-operand sums are not FP32 "
+                    "on Hopper (test_gemm.py checks it with integer operands)")
     c = gm.output_quantizer_case(rng, family, layout, qout, nominal, bias, m, n, k, chip, attrs,
-                                 tensor_cores=h.KERNELS == "cuda")
+                                 tensor_cores=h.KERNELS == "cuda",
+                                 fast_accumulate=fast_accumulate)
     outs = h.run(c.module, "gemm", c.inputs, 1 + len(c.names) + (1 if c.scale is not None else 0))
     d = h.from_npy(outs[0], c.product).astype(np.float64)
     bad = ~(np.abs(d - c.want) <= c.tol)
@@ -68,7 +72,7 @@ def test_gemm_output_quantizer_kernels(rng):
     # per-tensor delayed result is fused there, both usages in one data
     # buffer) with bias and partial tiles; sm_90a persistent blocks in
     # multicast pairs, and 128x256 tiles, over several tiles with partial
-    # edges.
+    # edges; sm_100a persistent.
     q = h.quantizer("fp8_delayed")
     check_output_quantizer(rng, "fp8_current", LAYOUTS[2], q, "bf16", True, m=208, n=144, k=160,
                            chip="sm_100a")
@@ -78,3 +82,18 @@ def test_gemm_output_quantizer_kernels(rng):
                                          "qs.gemm_cluster = 2 : i64"])
     check_output_quantizer(rng, "fp8_current", LAYOUTS[1], h.quantizer("fp8_delayed", columnwise=False),
                            "f32", False, m=144, n=528, k=384, attrs=["qs.gemm_tile_n = 256 : i64"])
+    # sm_100a persistent blocks (epilogue warps 4-7, two accumulator
+    # buffers).
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], h.quantizer("fp8_delayed"), "bf16",
+                           True, m=272, n=256, k=256, chip="sm_100a",
+                           attrs=["qs.gemm_persistent = 3 : i64"])
+
+
+def test_gemm_output_quantizer_pingpong(rng):
+    # sm_90a ping-pong consumers (fast_accumulate, persistent): each
+    # consumer warpgroup's own 128x128 tiles and epilogue.
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0],
+                           h.quantizer("fp8_delayed", columnwise=False), "bf16", True, m=400,
+                           n=272, k=256, attrs=["qs.gemm_persistent = 3 : i64",
+                                                'qs.gemm_schedule = "pingpong"'],
+                           fast_accumulate=True)
