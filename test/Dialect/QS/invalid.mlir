@@ -13,7 +13,7 @@ func.func @quantize_wrong_input(%x: tensor<64x128xf32>) -> !q {
 // qs.quantize: delayed scaling needs its recipe state.
 !q = !qs.tensor<64x128xbf16, #qs.fp8_delayed>
 func.func @delayed_without_scale(%x: tensor<64x128xbf16>) -> !q {
-  // expected-error @+1 {{'qs.quantize' op with delayed scaling needs scale(...) and amax(...) operands and returns the updated amax as a second result}}
+  // expected-error @+1 {{'qs.quantize' op with delayed scaling (#qs.fp8_delayed) needs scale(...) and amax(...) operands and returns the updated amax as a second result}}
   %q = qs.quantize %x : tensor<64x128xbf16> -> !q
   return %q : !q
 }

@@ -186,22 +186,35 @@ LogicalResult qs::detail::verifyGemm(Operation *op, QuantTensorType aType,
 // QuantizeOp
 //===----------------------------------------------------------------------===//
 
+/// Delayed scaling's recipe state on an op that quantizes: the scale and
+/// amax operands and the updated-amax result, all present exactly when
+/// `recipe` (`state`: scale, amax, updated amax; `subject`: what takes
+/// them).
+static LogicalResult verifyRecipeState(Operation *op, bool recipe,
+                                       ArrayRef<Value> state,
+                                       StringRef subject) {
+  bool all = llvm::all_of(state, [](Value v) { return v; });
+  bool any = llvm::any_of(state, [](Value v) { return v; });
+  if (recipe && !all)
+    return op->emitOpError("with ")
+           << subject
+           << " (#qs.fp8_delayed) needs scale(...) and amax(...) operands and "
+              "returns the updated amax as a second result";
+  if (!recipe && any)
+    return op->emitOpError("takes scale/amax operands and returns an updated "
+                           "amax only for ")
+           << subject << " (#qs.fp8_delayed)";
+  return success();
+}
+
 LogicalResult QuantizeOp::verify() {
   QuantTensorType resultType = getResult().getType();
   if (failed(detail::verifyQuantizeTypes(*this, getInput().getType(),
                                          resultType)))
     return failure();
-  bool recipe = resultType.getQuantizer().takesRecipeScale();
-  bool hasState = getScale() && getAmax() && getUpdatedAmax();
-  bool hasAny = getScale() || getAmax() || getUpdatedAmax();
-  if (recipe && !hasState)
-    return emitOpError("with delayed scaling needs scale(...) and amax(...) "
-                       "operands and returns the updated amax as a second "
-                       "result");
-  if (!recipe && hasAny)
-    return emitOpError("takes scale/amax operands and returns an updated "
-                       "amax only for delayed scaling (#qs.fp8_delayed)");
-  return success();
+  return verifyRecipeState(*this, resultType.getQuantizer().takesRecipeScale(),
+                           {getScale(), getAmax(), getUpdatedAmax()},
+                           "delayed scaling");
 }
 
 //===----------------------------------------------------------------------===//
@@ -311,16 +324,7 @@ LogicalResult GemmOp::verify() {
       return emitOpError("accumulate operand must have the result type ")
              << resultType << ", got " << acc.getType();
   }
-  bool recipe = quantized && quantized.getQuantizer().takesRecipeScale();
-  bool hasState = getScale() && getAmax() && getUpdatedAmax();
-  bool hasAny = getScale() || getAmax() || getUpdatedAmax();
-  if (recipe && !hasState)
-    return emitOpError("with a delayed-scaling result (#qs.fp8_delayed) needs "
-                       "scale(...) and amax(...) operands and returns the "
-                       "updated amax as a second result");
-  if (!recipe && hasAny)
-    return emitOpError("takes scale/amax operands and returns an updated "
-                       "amax only for a delayed-scaling result "
-                       "(#qs.fp8_delayed)");
-  return success();
+  return verifyRecipeState(
+      *this, quantized && quantized.getQuantizer().takesRecipeScale(),
+      {getScale(), getAmax(), getUpdatedAmax()}, "a delayed-scaling result");
 }

@@ -50,6 +50,31 @@ static void keepDiscardableAttrs(Operation *from, Operation *to) {
     to->setDiscardableAttr(attr.getName(), attr.getValue());
 }
 
+/// tensor.empty per inner tensor of `type` + qs.quantize_buffers of `input`
+/// (read as `readAs`, a quantized type with the same inner tensors and
+/// `input`'s type as its expressed type; the amax state of delayed scaling,
+/// if any, as the last init) + qs.assemble. Returns the quantized value and,
+/// with an amax state, the updated amax.
+static SmallVector<Value>
+quantizeInto(PatternRewriter &rewriter, Location loc, const TargetInfo &target,
+             Value input, Value scale, Value amax, QuantTensorType type,
+             QuantTensorType readAs, QuantizeBuffersOp *created = nullptr) {
+  SmallVector<InnerTensor> inner = type.getInnerTensors(target);
+  SmallVector<Value> outs = createEmpties(rewriter, loc, inner);
+  if (amax)
+    outs.push_back(amax);
+  auto buffers =
+      QuantizeBuffersOp::create(rewriter, loc, ValueRange(outs).getTypes(),
+                                input, scale, outs, TypeAttr::get(readAs));
+  if (created)
+    *created = buffers;
+  SmallVector<Value> results = {AssembleOp::create(
+      rewriter, loc, type, buffers.getResults().take_front(inner.size()))};
+  if (amax)
+    results.push_back(buffers.getResults().back());
+  return results;
+}
+
 namespace {
 
 /// qs.empty -> tensor.empty per inner tensor + qs.assemble.
@@ -71,22 +96,12 @@ struct ExpandQuantize final : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     QuantTensorType type = op.getResult().getType();
-    SmallVector<InnerTensor> inner =
-        type.getInnerTensors(TargetInfo::lookup(op));
-    SmallVector<Value> outs = createEmpties(rewriter, loc, inner);
-    if (Value amax = op.getAmax())
-      outs.push_back(amax);
-    auto buffers = QuantizeBuffersOp::create(
-        rewriter, loc, ValueRange(outs).getTypes(), op.getInput(),
-        op.getScale(), outs, TypeAttr::get(type));
+    QuantizeBuffersOp buffers;
+    SmallVector<Value> replacements = quantizeInto(
+        rewriter, op.getLoc(), TargetInfo::lookup(op), op.getInput(),
+        op.getScale(), op.getAmax(), type, type, &buffers);
     keepDiscardableAttrs(op, buffers);
-    Value assembled = AssembleOp::create(
-        rewriter, loc, type, buffers.getResults().take_front(inner.size()));
-    SmallVector<Value> replacements = {assembled};
-    if (op.getUpdatedAmax())
-      replacements.push_back(buffers.getResults().back());
     rewriter.replaceOp(op, replacements);
     return success();
   }
@@ -142,26 +157,17 @@ struct ExpandGemm final : OpRewritePattern<GemmOp> {
     // The quantize reads the product as it is: its expressed type is the
     // product type (FP32 when fused), the inner tensors those of the result
     // (per-tensor FP8 storage does not depend on the nominal type).
-    auto quantizeType =
+    auto readAs =
         QuantTensorType::get(quantized.getShape(), productType.getElementType(),
                              quantized.getQuantizer());
-    SmallVector<InnerTensor> inner = quantized.getInnerTensors(target);
-    SmallVector<Value> outs = createEmpties(rewriter, loc, inner);
-    if (Value amax = op.getAmax())
-      outs.push_back(amax);
-    auto quantize = QuantizeBuffersOp::create(
-        rewriter, loc, ValueRange(outs).getTypes(), buffers.getResult(),
-        op.getScale(), outs, TypeAttr::get(quantizeType));
+    QuantizeBuffersOp quantize;
+    SmallVector<Value> replacements =
+        quantizeInto(rewriter, loc, target, buffers.getResult(), op.getScale(),
+                     op.getAmax(), quantized, readAs, &quantize);
     // The GEMM's kernel options do not apply to the quantize; its chip does.
     StringRef chipAttr = QSDialect::getChipAttrName();
     if (Attribute chip = op->getDiscardableAttr(chipAttr))
       quantize->setDiscardableAttr(chipAttr, chip);
-    Value assembled =
-        AssembleOp::create(rewriter, loc, quantized,
-                           quantize.getResults().take_front(inner.size()));
-    SmallVector<Value> replacements = {assembled};
-    if (op.getUpdatedAmax())
-      replacements.push_back(quantize.getResults().back());
     rewriter.replaceOp(op, replacements);
     return success();
   }
