@@ -257,8 +257,11 @@ struct ConvertQSToGPUPass
     if (!quantize || quantize.getInput() != product)
       return {};
     QuantTensorType type = quantize.getQuantizedTensorType();
-    auto delayed = dyn_cast<Fp8DelayedAttr>(type.getQuantizer());
-    if (!delayed || !type.getElementType().isF32() ||
+    // GemmOp::isResultQuantizationFused's rule, on the buffer-level ops: a
+    // recipe-scaled (delayed) quantizer reading the FP32 product of
+    // per-tensor operands.
+    if (!type.getQuantizer().takesRecipeScale() ||
+        !type.getElementType().isF32() ||
         gemm.getATensorType().getQuantizer().getScalingMode() !=
             ScalingMode::DelayedTensor ||
         gemm.getBTensorType().getQuantizer().getScalingMode() !=
