@@ -151,7 +151,11 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3", "fp8", 128), ("e4m3 x e4m3 fast", "fp8", 256),
               ("e5m2 x e4m3 persistent", "fp8", 128),
               ("e4m3 x e4m3 fast cluster2 pingpong", "fp8", 128),
-              ("e4m3 x e4m3 cluster2 persistent", "fp8", 256)]
+              ("e4m3 x e4m3 cluster2 persistent", "fp8", 256),
+              # ... by the split-K reduction kernel, the fused reduction
+              # and stream-K's last blocks.
+              ("e4m3 x e4m3 splitk4", "fp8", 128), ("e4m3 x e4m3 splitk4 fused", "fp8", 128),
+              ("e4m3 x e4m3 fast stream", "fp8", 256)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -192,7 +196,8 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("mxfp8 persistent tma splitk4 fused", "bf16", 128),
                     # A fused output quantizer (#qs.fp8_delayed result).
                     ("e4m3 x e4m3", "fp8", 128), ("e5m2 x e4m3", "fp8", 256),
-                    ("e4m3 x e4m3 persistent", "fp8", 256)]
+                    ("e4m3 x e4m3 persistent", "fp8", 256),
+                    ("e4m3 x e4m3 splitk4 fused", "fp8", 128), ("e4m3 x e4m3 stream", "fp8", 128)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):

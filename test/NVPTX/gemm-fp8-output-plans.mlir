@@ -1,10 +1,12 @@
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics | FileCheck %s
 
-// Where the GEMM kernel quantizes a #qs.fp8_delayed result itself (qs.gemm's
-// fused output quantizer) and where the quantize kernels do it after a GEMM
-// into FP32: fused only when one block writes each tile whole with direct
-// stores (no split-K, stream-K or TMA-store epilogue) and the result is
-// row-wise only (a TN-only chip's transpose comes from the quantize kernel).
+// Where the GEMM kernels quantize a #qs.fp8_delayed result themselves
+// (qs.gemm's fused output quantizer) and where the quantize kernels do it
+// after a GEMM into FP32: fused when the pass that writes D (the epilogue,
+// the split-K reduction kernel, a fused reduction's last unit, stream-K's
+// last block) stores it directly (not the TMA-store epilogue) and the
+// result is row-wise only (a TN-only chip's transpose comes from the
+// quantize kernel).
 !x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
 !h = !qs.tensor<256x1024xbf16, #qs.fp8_delayed<columnwise = false>>
@@ -20,13 +22,46 @@ module attributes {qs.chip = "sm_90a"} {
     %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : !x, !w -> !h, tensor<1xf32>
     return %h, %a2 : !h, tensor<1xf32>
   }
+  // The split-K reduction kernel quantizes; the GEMM kernel writes planes.
   // CHECK-LABEL: func.func @split_k
-  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch
-  //       CHECK:   call @qs_gemm_split_k_reduce{{.*}}launch({{.*}}memref<262144xf32>)
-  //       CHECK:   call @qs_quantize
+  //       CHECK:   call @qs_gemm_output_prepare_{{[0-9]+}}_launch
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<1xf32>, memref<1xf32>, memref<524288xf32>) -> ()
+  //       CHECK:   call @qs_gemm_split_k_reduce{{.*}}launch({{.*}}) : (memref<524288xf32>, memref<262144xf8E4M3FN>, memref<1xf32>, memref<1xf32>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
   func.func @split_k(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!h, tensor<1xf32>) {
-    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128 in 2 splits of 2}}
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128 in 2 splits of 2, FP32 promotion per 128 of K, FP8 output quantized in the split-K reduction (scale, amax atomics); 32 blocks of 384 threads, 196704 bytes of shared memory; then qs_gemm_split_k_reduce}}
     %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = 2 : i64} : !x, !w -> !h, tensor<1xf32>
+    return %h, %a2 : !h, tensor<1xf32>
+  }
+  // Each tile's last unit sums the planes and quantizes.
+  // CHECK-LABEL: func.func @split_k_fused
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<1xf32>, memref<1xf32>, memref<524288xf32>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @split_k_fused(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!h, tensor<1xf32>) {
+    // expected-remark @+1 {{4 k-tiles of 128 in 2 splits of 2, FP32 promotion per 128 of K, FP8 output quantized in the epilogue (scale, amax atomics); 32 blocks of 384 threads, 196720 bytes of shared memory; each tile's last unit sums its planes}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = 2 : i64, qs.gemm_split_k_reduce = "fused"} : !x, !w -> !h, tensor<1xf32>
+    return %h, %a2 : !h, tensor<1xf32>
+  }
+  // Stream-K: whole tiles' epilogues and shared tiles' last blocks.
+  // CHECK-LABEL: func.func @stream_k
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<1xf32>, memref<1xf32>, memref<{{[0-9]+}}xf32>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @stream_k(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!h, tensor<1xf32>) {
+    // expected-remark @+1 {{persistent, FP8 output quantized in the epilogue (scale, amax atomics); 12 blocks of 384 threads, 196720 bytes of shared memory; stream-K: the last 16 tiles' 64 k-tiles shared by the blocks (5-6 each, up to 2 per tile)}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = "stream", qs.gemm_persistent = 12 : i64} : !x, !w -> !h, tensor<1xf32>
+    return %h, %a2 : !h, tensor<1xf32>
+  }
+  // The TMA-store epilogue writes FP32; the quantize kernels follow.
+  // CHECK-LABEL: func.func @tma_store
+  //   CHECK-NOT:   qs_gemm_output_prepare
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf32>, memref<16xi64>) -> ()
+  //       CHECK:   call @qs_quantize
+  func.func @tma_store(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!h, tensor<1xf32>) {
+    // expected-remark @+1 {{FP32 promotion per 128 of K, TMA-store epilogue; 16 blocks of 384 threads}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_epilogue = "tma"} : !x, !w -> !h, tensor<1xf32>
     return %h, %a2 : !h, tensor<1xf32>
   }
   // CHECK-LABEL: func.func @with_transpose

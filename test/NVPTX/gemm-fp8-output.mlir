@@ -1,4 +1,5 @@
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM90
+// RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_split_k = 4 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=SPLIT
 // RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM100
 
 // qs.gemm's fused output quantizer (a #qs.fp8_delayed result of per-tensor
@@ -21,6 +22,16 @@
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // CHECK: atom.global.max.u32
 // CHECK-NOT: .entry qs_quantize
+
+// With split-K the reduction kernel quantizes: the planes' sums (16-byte
+// loads), the scale, 4 codes per 4-byte store, one atomic per warp.
+// SPLIT-LABEL: .entry qs_gemm_split_k_reduce(
+// SPLIT: ld.global.v4.b32
+// SPLIT: cvt.rn.satfinite.e4m3x2.f32
+// SPLIT: st.global.b32
+// SPLIT: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
+// SPLIT: atom.global.max.u32
+// SPLIT-NOT: .entry qs_quantize
 !x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<384x512xbf16, #qs.fp8_current<columnwise = false>>
 !h = !qs.tensor<256x384xbf16, #qs.fp8_delayed<columnwise = false>>

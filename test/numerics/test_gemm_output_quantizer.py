@@ -97,3 +97,28 @@ def test_gemm_output_quantizer_pingpong(rng):
                            n=272, k=256, attrs=["qs.gemm_persistent = 3 : i64",
                                                 'qs.gemm_schedule = "pingpong"'],
                            fast_accumulate=True)
+
+
+def test_gemm_output_quantizer_split_k(rng):
+    # The pass that writes D quantizes it where K is split: the split-K
+    # reduction kernel (bias; N = 136, groups of 4), each tile's last unit
+    # (qs.gemm_split_k_reduce = "fused"), and with stream-K the shared
+    # tiles' last blocks and the whole tiles' epilogues, on both chips. The
+    # product GEMM runs the same plan, so its FP32 sums are the ones the
+    # quantized GEMM quantized.
+    q = h.quantizer("fp8_delayed", columnwise=False)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=144, n=136, k=384,
+                           attrs=["qs.gemm_split_k = 3 : i64"])
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[1],
+                           h.quantizer("fp8_delayed", fp8_dtype="f8E5M2", columnwise=False),
+                           "f16", False, m=208, n=144, k=384,
+                           attrs=["qs.gemm_split_k = 2 : i64",
+                                  'qs.gemm_split_k_reduce = "fused"'])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=272, n=256, k=640,
+                           attrs=['qs.gemm_split_k = "stream"', "qs.gemm_persistent = 4 : i64"])
+    q = h.quantizer("fp8_delayed")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[2], q, "bf16", True, m=144, n=176, k=512,
+                           chip="sm_100a", attrs=["qs.gemm_split_k = 2 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "f32", False, m=272, n=256, k=640,
+                           chip="sm_100a",
+                           attrs=['qs.gemm_split_k = "stream"', "qs.gemm_persistent = 4 : i64"])

@@ -1002,9 +1002,13 @@ SmallVector<Value> loadElements(KernelEnv &env, Value buffer, Value at,
 /// kernel's FP32 planes, `workspace` [S, M, N]: D[e] = ((plane 0 + plane 1)
 /// + ...) (+ bias) (+ C), element by element, in plane order (the same
 /// sums on every run). Its launch follows the GEMM's on the same stream.
+/// With `quantizer` (a fused output quantizer: D is FP8) it quantizes the
+/// FP32 sums as the GEMM epilogue would (GemmCode::quantizeOutput) and
+/// max-combines their |values| into quantizer->amaxOut.
 void emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
                          const GemmPlan &plan, Value workspace, Value bias,
-                         Value c, Value d, const EmitOptions &options);
+                         Value c, Value d, const EmitOptions &options,
+                         const GemmOutputQuantizer *quantizer = nullptr);
 
 /// The 128-byte swizzle of a shared-memory byte address: the 16-byte chunk
 /// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).

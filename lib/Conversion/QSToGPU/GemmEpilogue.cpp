@@ -136,10 +136,11 @@ void GemmCode::epilogueAt(
     bias = c = Value();
     d = workspace;
   }
-  // A fused output quantizer (never with split-K planes or the TMA store:
-  // canFuseOutputQuantizer): the FP32 values, their running |max| over the
-  // elements this thread stores, then scale and FP8 codes.
-  bool quantizes = plan.quantizesOutput() && !partial && !reducing && !sink;
+  // A fused output quantizer (never with the TMA store:
+  // canFuseOutputQuantizer): in the pass that writes D (not one storing a
+  // plane), the FP32 values, their running |max| over the elements this
+  // thread stores, then scale and FP8 codes.
+  bool quantizes = plan.quantizesOutput() && !partial && !sink;
   Value outScale, amaxOut, running;
   if (quantizes) {
     outScale = memref::LoadOp::create(env.b, env.loc, args[next + 1], i(0));
@@ -412,16 +413,24 @@ SmallVector<Value> gemm::loadElements(KernelEnv &env, Value buffer, Value at,
 void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
                                const GemmPlan &plan, Value workspace,
                                Value bias, Value c, Value d,
-                               const EmitOptions &options) {
+                               const EmitOptions &options,
+                               const GemmOutputQuantizer *quantizer) {
   SmallVector<Value> args = {workspace};
   if (bias)
     args.push_back(bias);
   if (c)
     args.push_back(c);
   args.push_back(d);
+  if (quantizer) {
+    args.push_back(quantizer->scale);
+    args.push_back(quantizer->amaxOut);
+  }
   int64_t elements = plan.m * plan.n;
   int64_t n = plan.n;
-  Type outType = plan.outType;
+  bool quantizes = quantizer != nullptr;
+  // A quantizing reduction finishes FP32 values, then scales and converts
+  // them.
+  Type outType = quantizes ? Float32Type::get(b.getContext()) : plan.outType;
   bool hasBias = static_cast<bool>(bias), hasC = static_cast<bool>(c);
   KernelDesc desc;
   desc.name = "qs_gemm_split_k_reduce";
@@ -442,7 +451,14 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
     Value ws = env.args[0];
     Value biasArg = hasBias ? env.args[1] : Value();
     Value cArg = hasC ? env.args[hasBias ? 2 : 1] : Value();
-    Value out = env.args.back();
+    unsigned dIndex = 1 + hasBias + hasC;
+    Value out = env.args[dIndex];
+    Value outScale =
+        quantizes ? memref::LoadOp::create(env.b, env.loc, env.args[dIndex + 1],
+                                           env.idx(0))
+                        .getResult()
+                  : Value();
+    Value running = env.f32(0.0f);
     auto load = [&](Value buffer, Value at) {
       return loadElements(env, buffer, at, vec);
     };
@@ -466,6 +482,16 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
         outs.push_back(finishOutput(env, sums[i],
                                     biasArg ? biasValues[i] : Value(),
                                     cArg ? cValues[i] : Value(), outType));
+      if (quantizes) {
+        // The |max| of groups inside D, then the codes in place of the
+        // values.
+        Value groupMax = running;
+        for (Value v : outs)
+          groupMax = env.absMax(groupMax, v);
+        running = arith::SelectOp::create(
+            env.b, env.loc, env.lt(g, env.idx(groups)), groupMax, running);
+        outs = GemmCode{env, plan}.quantizeOutput(outs, outScale);
+      }
       positions.push_back(g);
       results.push_back(std::move(outs));
     }
@@ -473,6 +499,10 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
     for (int64_t r = 0; r < kPerThread; ++r)
       env.ifThen(env.lt(positions[r], env.idx(groups)), [&] {
         Value at = env.mul(positions[r], env.idx(vec));
+        if (quantizes) {
+          GemmCode{env, plan}.storeCodes(results[r], out, at);
+          return;
+        }
         if (vec == 1) {
           memref::StoreOp::create(env.b, env.loc, results[r][0], out, at);
           return;
@@ -483,6 +513,9 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
             env.b, env.loc, packed, out, ValueRange{at}, /*nontemporal=*/false,
             llvm::MaybeAlign(env.gpu ? vec * outBytes : outBytes));
       });
+    // One atomic max per warp of the |values| this thread stored.
+    if (quantizes)
+      env.atomicMaxToGlobal(running, env.args.back());
   });
   emitKernel(b, loc, module, desc, args, options);
 }

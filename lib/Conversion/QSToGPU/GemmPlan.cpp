@@ -231,8 +231,13 @@ static std::string describe(const GemmPlan &plan,
     os << ", ping-pong consumers";
   if (plan.tmaStore)
     os << ", TMA-store epilogue";
+  // The pass that writes D quantizes: the epilogue, or the reduction
+  // kernel that sums split-K planes.
   if (plan.quantizesOutput())
-    os << ", FP8 output quantized in the epilogue (scale, amax atomics)";
+    os << ", FP8 output quantized in the "
+       << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
+                                                    : "epilogue")
+       << " (scale, amax atomics)";
   os << "; " << plan.blocks() << (plan.blocks() == 1 ? " block" : " blocks")
      << " of " << plan.threads() << " threads, " << plan.sharedBytes()
      << " bytes of shared memory";
@@ -259,8 +264,7 @@ static std::string describe(const GemmPlan &plan,
 
 bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands,
                                   bool accumulate) {
-  return !accumulate && operands.splitK == 1 && !operands.splitKAuto &&
-         !operands.streamK && !operands.tmaStore;
+  return !accumulate && !operands.tmaStore;
 }
 
 std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
@@ -425,7 +429,9 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     args.push_back(c);
   if (finishes)
     args.push_back(d);
-  if (quantizer) {
+  // The pass that writes D quantizes it (with a separate split-K
+  // reduction: that kernel).
+  if (quantizer && finishes) {
     args.push_back(quantizer->scale);
     args.push_back(quantizer->amaxOut);
   }
@@ -457,7 +463,8 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     emitOutputQuantizerPrepare(b, loc, module, *quantizer, options);
   emitKernel(b, loc, module, desc, args, options);
   if (workspace && !plan.fusesReduction() && !plan.streamK)
-    emitSplitKReduction(b, loc, module, plan, workspace, bias, c, d, options);
+    emitSplitKReduction(b, loc, module, plan, workspace, bias, c, d, options,
+                        quantizer);
   return describe(plan, autoChoice);
 }
 

@@ -145,10 +145,11 @@ struct GemmOutputQuantizer {
   Value scale, amaxIn, scaleInv, amaxOut;
 };
 
-/// Whether the GEMM kernel of `operands` can quantize its output in the
-/// epilogue: one block writes each output tile whole (no split-K or
-/// stream-K planes) with direct stores (not the TMA-store epilogue), and
-/// without an accumulate operand.
+/// Whether the GEMM kernels of `operands` can quantize their output: the
+/// epilogue that writes D (a tile's only block, or with split-K or
+/// stream-K the pass or kernel that sums the FP32 planes) stores it with
+/// direct stores (not the TMA-store epilogue), without an accumulate
+/// operand.
 bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate);
 
 /// Emits the GEMM kernel and its launch: d[m*n] (1-D, `outType`) =
