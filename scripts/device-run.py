@@ -722,12 +722,13 @@ class Report:
             scaling += " fast"
         if case.get("layout", "TN") != "TN":
             scaling += " " + case["layout"]
-        if case.get("output_quantizer"):  # E4M3 out: in the epilogue unless tma
+        if case.get("output_quantizer"):  # E4M3 out: in the GEMM unless sep
             scaling += " fp8-out"
         schedule = " ".join(([f"p{case['persistent']}"] if case.get("persistent") else [])
                             + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
                             + (["pp"] if case.get("schedule") == "pingpong" else [])
                             + (["tma"] if case.get("epilogue") == "tma" else [])
+                            + (["sep"] if case.get("separate_quantize") else [])
                             + (["stream"] if case.get("split_k") == "stream" else
                                [f"sk{case['split_k']}"
                                 + ("f" if case.get("split_k_reduce") == "fused" else "")]

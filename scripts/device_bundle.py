@@ -530,11 +530,12 @@ def main():
              for family, fast in ((P, True), (P, False))
              if fast or i < 2]
     # A #qs.fp8_delayed output quantizer (last field) on the first shape,
-    # per-tensor: quantized in the epilogue (default schedule) against the
-    # TMA-store epilogue, which writes FP32 and runs the quantize kernels.
+    # per-tensor: quantized in the epilogue (default schedule, True) against
+    # the unfused baseline ("sep": a GEMM into FP32, returned too, then
+    # qs.quantize: the quantize kernels).
     runs = [run + (False,) for run in runs]
-    runs += [(P, shape, None, "TN", None, None, None, False, epilogue, None, True)
-             for shape in shapes[:1] for epilogue in (None, "tma")]
+    runs += [(P, shape, None, "TN", None, None, None, False, None, None, fp8_out)
+             for shape in shapes[:1] for fp8_out in (True, "sep")]
     for (family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split,
          fp8_out) in (runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
@@ -555,7 +556,12 @@ def main():
             qb = f"!qs.tensor<{n}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
         rt = f"tensor<{m}x{n}xbf16>"
         args_text, names, state = "", "%d", ""
-        if fp8_out:
+        if fp8_out == "sep":
+            # qs.quantize keeps the FP32 product's nominal type.
+            pt = f"tensor<{m}x{n}xf32>"
+            rt = f"!qs.tensor<{m}x{n}xf32, #qs.fp8_delayed<columnwise = false>>, tensor<1xf32>, {pt}"
+            args_text = ", %s: tensor<1xf32>, %am: tensor<1xf32>"
+        elif fp8_out:
             rt = f"!qs.tensor<{m}x{n}xbf16, #qs.fp8_delayed<columnwise = false>>, tensor<1xf32>"
             args_text = ", %s: tensor<1xf32>, %am: tensor<1xf32>"
             names = "%d, %am2"
@@ -568,11 +574,21 @@ def main():
                  + ((', qs.gemm_split_k = "stream"' if split == "stream" else
                      f", qs.gemm_split_k = {split_k(split)[0]} : i64") if split else "")
                  + (', qs.gemm_split_k_reduce = "fused"' if split_k(split)[1] else ""))
+        flags = f"{' transpose_b' if layout == 'TN' else ''}{' fast_accumulate' if fast else ''}"
+        if fp8_out == "sep":
+            # The product is returned too: as the quantize's only input the
+            # GEMM would quantize it itself.
+            qt = rt.rsplit(", ", 1)[0]
+            body = (f"  %p = qs.gemm %a, %b{flags} : {qa}, {qb} -> {pt}\n"
+                    f"  %d, %am2 = qs.quantize %p scale(%s : tensor<1xf32>) "
+                    f"amax(%am : tensor<1xf32>) : {pt} -> {qt}\n"
+                    f"  return %d, %am2, %p : {rt}\n")
+        else:
+            body = (f"  {names} = qs.gemm %a, %b{flags}{state} : {qa}, {qb} -> {rt}\n"
+                    f"  return {names} : {rt}\n")
         text = (f"module attributes {{{attrs}}} {{\n"
                 f"func.func @f(%a: {qa}, %b: {qb}{args_text}) -> ({rt}) {{\n"
-                f"  {names} = qs.gemm %a, %b{' transpose_b' if layout == 'TN' else ''}"
-                f"{' fast_accumulate' if fast else ''}{state} : {qa}, {qb} -> {rt}\n"
-                f"  return {names} : {rt}\n}}\n}}\n")
+                f"{body}}}\n}}\n")
         label = (f"gemm-{m}x{n}x{k}" + ("-fast" if fast else "") + (f"-tile{tile}" if tile else "")
                  + {"fp8_block": "-block", "mxfp8": "-mxfp8", "nvfp4": "-nvfp4"}.get(family, "")
                  + ("" if layout == "TN" else f"-{layout.lower()}")
@@ -581,6 +597,7 @@ def main():
                  + ("-pp" if schedule == "pingpong" else "")
                  + ("-tma" if epilogue else "")
                  + (f"-sk{split}" if split else "")
+                 + ("-sep" if fp8_out == "sep" else "")
                  + ("-fp8out" if fp8_out else ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
@@ -590,6 +607,7 @@ def main():
                        "fast_accumulate": fast, "epilogue": epilogue,
                        "split_k": split_k(split)[0], "split_k_reduce": split_k(split)[1],
                        "output_quantizer": bool(fp8_out),
+                       "separate_quantize": fp8_out == "sep",
                        "inputs": (6 if family == "nvfp4" else 4) + (2 if fp8_out else 0)}, f)
         bench += 1
     for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:

@@ -153,9 +153,16 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 fast cluster2 pingpong", "fp8", 128),
               ("e4m3 x e4m3 cluster2 persistent", "fp8", 256),
               # ... by the split-K reduction kernel, the fused reduction
-              # and stream-K's last blocks.
+              # and stream-K's last blocks; staged for the TMA store (FP8
+              # codes, 2 bytes per st.shared); a promoting persistent
+              # 128x256 kernel with the TMA store does not fuse (it would
+              # spill): FP32, then the quantize kernels.
               ("e4m3 x e4m3 splitk4", "fp8", 128), ("e4m3 x e4m3 splitk4 fused", "fp8", 128),
-              ("e4m3 x e4m3 fast stream", "fp8", 256)]
+              ("e4m3 x e4m3 fast stream", "fp8", 256), ("e4m3 x e4m3 tma", "fp8", 128),
+              ("e4m3 x e4m3 fast cluster2 persistent tma", "fp8", 256),
+              ("e4m3 x e4m3 fast tma stream", "fp8", 256),
+              ("e4m3 x e4m3 tma splitk4 fused", "fp8", 256),
+              ("e4m3 x e4m3 cluster2 persistent tma", "fp8", 256)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -197,7 +204,9 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     # A fused output quantizer (#qs.fp8_delayed result).
                     ("e4m3 x e4m3", "fp8", 128), ("e5m2 x e4m3", "fp8", 256),
                     ("e4m3 x e4m3 persistent", "fp8", 256),
-                    ("e4m3 x e4m3 splitk4 fused", "fp8", 128), ("e4m3 x e4m3 stream", "fp8", 128)]
+                    ("e4m3 x e4m3 splitk4 fused", "fp8", 128), ("e4m3 x e4m3 stream", "fp8", 128),
+                    ("e4m3 x e4m3 tma", "fp8", 256), ("e4m3 x e4m3 tma stream", "fp8", 128),
+                    ("e4m3 x e4m3 persistent tma splitk4 fused", "fp8", 256)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):

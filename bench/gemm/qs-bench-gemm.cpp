@@ -37,9 +37,10 @@
 // 128x192 tiles (two promoted 96-column chunks).
 // --fp8-out quantizes D with a #qs.fp8_delayed output quantizer (TE's FP8
 // GEMM output; the time covers every kernel of the plan): per-tensor GEMMs
-// do it in the epilogue except in the split-K, stream-K and TMA-store runs,
-// which write FP32 and run the quantize kernels after (sched "+q": "tma+q"
-// against "tile" is unfused against fused).
+// do it in the pass that writes D (epilogue, split-K reduction) where the
+// plan allows; one more run, sched "sep+q", is the unfused baseline: a
+// qs.gemm into FP32, then a qs.quantize (the quantize kernels). "+q" marks
+// every run whose plan has quantize kernels.
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
@@ -136,8 +137,8 @@ namespace {
 /// and B [K, N] column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
-                       bool tma, int64_t splitK, bool splitKAuto,
-                       bool streamK, bool fusedReduce, bool fast, bool fp8Out,
+                       bool tma, int64_t splitK, bool splitKAuto, bool streamK,
+                       bool fusedReduce, bool fast, bool fp8Out, bool separate,
                        StringRef family, StringRef chip, StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
@@ -191,6 +192,28 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     args = ", %s: tensor<1xf32>, %am: tensor<1xf32>";
     flags += " scale(%s : tensor<1xf32>) amax(%am : tensor<1xf32>)";
     names = "%d, %am2";
+  }
+  if (fp8Out && separate) {
+    // The unfused baseline: the GEMM into FP32, then qs.quantize, which
+    // keeps the nominal type (FP32; the codes are the fused GEMM's). The
+    // product is returned too: as the quantize's only input it would be
+    // fused into the GEMM (convert-qs-to-gpu fuses an explicit GEMM +
+    // quantize as it does the output quantizer).
+    std::string p =
+        "tensor<" + std::to_string(m) + "x" + std::to_string(n) + "xf32>";
+    flags = flags.substr(0, flags.find(" scale("));
+    std::string qt =
+        "!qs.tensor<" + std::to_string(m) + "x" + std::to_string(n) +
+        "xf32, #qs.fp8_delayed<columnwise = false>>, tensor<1xf32>";
+    std::string results = qt + ", " + p;
+    return "module attributes {" + attrs + "} {\nfunc.func @f(%a: " + q(true) +
+           ", %b: " + q(false) + args + ") -> (" + results +
+           ") {\n  %p = qs.gemm %a, %b" + flags + " : " + q(true) + ", " +
+           q(false) + " -> " + p + "\n  " + names +
+           " = qs.quantize %p scale(%s : tensor<1xf32>) amax(%am : "
+           "tensor<1xf32>) : " +
+           p + " -> " + qt + "\n  return " + names + ", %p : " + results +
+           "\n}\n}\n";
   }
   return "module attributes {" + attrs + "} {\nfunc.func @f(%a: " + q(true) +
          ", %b: " + q(false) + args + ") -> (" + r + ") {\n  " + names +
@@ -312,6 +335,8 @@ int main(int argc, char **argv) {
       bool pingpong = false, tma = false;
       int64_t splitK = 0;
       bool splitKAuto = false, streamK = false;
+      /// --fp8-out: the GEMM into FP32, then qs.quantize (unfused).
+      bool separate = false;
     };
     SmallVector<Run> runs = {Run()};
     // sm_90a ping-pong needs fast_accumulate.
@@ -357,13 +382,18 @@ int main(int argc, char **argv) {
       runs.push_back(Run{0, 0, 0, false, false, 0, true});
     if (streamKOpt && chip == "sm_90a")
       runs.push_back(Run{0, persistentOpt, 0, false, false, 0, false, true});
+    // --fp8-out: the unfused baseline.
+    if (index == 0 && fp8OutOpt) {
+      runs.push_back(Run());
+      runs.back().separate = true;
+    }
     for (const Run &run : runs) {
       int64_t tileN = run.tileN;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
                      run.tma, run.splitK, run.splitKAuto, run.streamK,
                      fused && (run.splitK || run.splitKAuto), fast, fp8OutOpt,
-                     family, chip, layout),
+                     run.separate, family, chip, layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
@@ -408,7 +438,8 @@ int main(int argc, char **argv) {
         splitName += "f";
       if (run.splitKAuto && autoStream)
         splitName = "astrm";
-      std::string sched = run.streamK                     ? "strm"
+      std::string sched = run.separate                    ? "sep"
+                          : run.streamK                   ? "strm"
                           : run.splitK || run.splitKAuto  ? splitName.c_str()
                           : run.pingpong && run.cluster   ? "ppmc2"
                           : run.pingpong                  ? "pp"

@@ -4,13 +4,15 @@
 // (qs.gemm's fused output quantizer) and where the quantize kernels do it
 // after a GEMM into FP32: fused when the pass that writes D (the epilogue,
 // the split-K reduction kernel, a fused reduction's last unit, stream-K's
-// last block) stores it directly (not the TMA-store epilogue) and the
+// last block) quantizes it, with direct stores or staged for the TMA store
+// (except where canFuseOutputQuantizer says the staging cannot), and the
 // result is row-wise only (a TN-only chip's transpose comes from the
 // quantize kernel).
 !x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
 !h = !qs.tensor<256x1024xbf16, #qs.fp8_delayed<columnwise = false>>
 !hb = !qs.tensor<256x1024xbf16, #qs.fp8_delayed>
+!hf = !qs.tensor<256x1024xf32, #qs.fp8_delayed<columnwise = false>>
 module attributes {qs.chip = "sm_90a"} {
   // CHECK-LABEL: func.func @fused
   //       CHECK:   call @qs_gemm_output_prepare_launch
@@ -54,15 +56,67 @@ module attributes {qs.chip = "sm_90a"} {
     %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = "stream", qs.gemm_persistent = 12 : i64} : !x, !w -> !h, tensor<1xf32>
     return %h, %a2 : !h, tensor<1xf32>
   }
-  // The TMA-store epilogue writes FP32; the quantize kernels follow.
+  // The TMA-store epilogue stages the FP8 codes.
   // CHECK-LABEL: func.func @tma_store
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<1xf32>, memref<1xf32>, memref<16xi64>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @tma_store(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!h, tensor<1xf32>) {
+    // expected-remark @+1 {{FP32 promotion per 128 of K, TMA-store epilogue, FP8 output quantized in the epilogue (scale, amax atomics); 16 blocks of 384 threads}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_epilogue = "tma"} : !x, !w -> !h, tensor<1xf32>
+    return %h, %a2 : !h, tensor<1xf32>
+  }
+  // Not fused with the TMA store: 128x192 tiles (a 128-byte staging chunk
+  // would overwrite the next tile's columns) and a promoting persistent
+  // kernel in 128x256 tiles (ptxas spills); the GEMM writes FP32.
+  // CHECK-LABEL: func.func @tma_store_192
   //   CHECK-NOT:   qs_gemm_output_prepare
   //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf32>, memref<16xi64>) -> ()
   //       CHECK:   call @qs_quantize
-  func.func @tma_store(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!h, tensor<1xf32>) {
-    // expected-remark @+1 {{FP32 promotion per 128 of K, TMA-store epilogue; 16 blocks of 384 threads}}
-    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_epilogue = "tma"} : !x, !w -> !h, tensor<1xf32>
+  func.func @tma_store_192(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!h, tensor<1xf32>) {
+    // expected-remark @+1 {{128x192 tiles}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_epilogue = "tma", qs.gemm_tile_n = 192 : i64} : !x, !w -> !h, tensor<1xf32>
     return %h, %a2 : !h, tensor<1xf32>
+  }
+  // CHECK-LABEL: func.func @tma_store_persistent_256
+  //   CHECK-NOT:   qs_gemm_output_prepare
+  //       CHECK:   call @qs_quantize
+  func.func @tma_store_persistent_256(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!h, tensor<1xf32>) {
+    // expected-remark @+1 {{128x256 tiles (2 x 4), 4-stage ring, 4 k-tiles of 128, FP32 promotion per 128 of K, persistent, TMA-store epilogue; 4 blocks}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_epilogue = "tma", qs.gemm_tile_n = 256 : i64, qs.gemm_persistent = 4 : i64} : !x, !w -> !h, tensor<1xf32>
+    return %h, %a2 : !h, tensor<1xf32>
+  }
+  // With fast_accumulate (no promotion) it fuses.
+  // CHECK-LABEL: func.func @tma_store_persistent_256_fast
+  //       CHECK:   call @qs_gemm_output_prepare
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @tma_store_persistent_256_fast(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!h, tensor<1xf32>) {
+    // expected-remark @+1 {{persistent, TMA-store epilogue, FP8 output quantized in the epilogue}}
+    %h, %a2 = qs.gemm %x, %w transpose_b fast_accumulate scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_epilogue = "tma", qs.gemm_tile_n = 256 : i64, qs.gemm_persistent = 4 : i64} : !x, !w -> !h, tensor<1xf32>
+    return %h, %a2 : !h, tensor<1xf32>
+  }
+  // An explicit qs.quantize of a GEMM's FP32 result (its only use) is the
+  // same buffer-level pattern, fused alike; returning the product too keeps
+  // it separate.
+  // CHECK-LABEL: func.func @explicit_quantize
+  //       CHECK:   call @qs_gemm_output_prepare
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @explicit_quantize(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hf, tensor<1xf32>) {
+    // expected-remark @+1 {{FP8 output quantized in the epilogue}}
+    %p = qs.gemm %x, %w transpose_b : !x, !w -> tensor<256x1024xf32>
+    %h, %a2 = qs.quantize %p scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : tensor<256x1024xf32> -> !hf, tensor<1xf32>
+    return %h, %a2 : !hf, tensor<1xf32>
+  }
+  // CHECK-LABEL: func.func @explicit_quantize_product_used
+  //   CHECK-NOT:   qs_gemm_output_prepare
+  //       CHECK:   call @qs_quantize
+  func.func @explicit_quantize_product_used(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hf, tensor<1xf32>, tensor<256x1024xf32>) {
+    // expected-remark @+1 {{FP32 promotion per 128 of K; 16 blocks}}
+    %p = qs.gemm %x, %w transpose_b : !x, !w -> tensor<256x1024xf32>
+    %h, %a2 = qs.quantize %p scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : tensor<256x1024xf32> -> !hf, tensor<1xf32>
+    return %h, %a2, %p : !hf, tensor<1xf32>, tensor<256x1024xf32>
   }
   // CHECK-LABEL: func.func @with_transpose
   //   CHECK-NOT:   qs_gemm_output_prepare

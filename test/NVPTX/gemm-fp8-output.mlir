@@ -1,5 +1,7 @@
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM90
 // RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_split_k = 4 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=SPLIT
+// RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_epilogue = "tma"/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=TMA,TMA90
+// RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_100a", qs.gemm_epilogue = "tma"/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=TMA,TMA100
 // RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM100
 
 // qs.gemm's fused output quantizer (a #qs.fp8_delayed result of per-tensor
@@ -32,6 +34,17 @@
 // SPLIT: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
 // SPLIT: atom.global.max.u32
 // SPLIT-NOT: .entry qs_quantize
+
+// With the TMA-store epilogue the codes are staged in shared memory (sm_90a:
+// each thread's pair, 2 bytes; sm_100a: 16 codes of a row per 16-byte
+// store) and leave by TMA bulk tensor stores.
+// TMA-LABEL: .entry qs_gemm(
+// TMA: cvt.rn.satfinite.e4m3x2.f32
+// TMA90: st.shared.b16
+// TMA100: st.shared.v4.b32
+// TMA-DAG: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// TMA-DAG: atom.global.max.u32
+// TMA-NOT: .entry qs_quantize
 !x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<384x512xbf16, #qs.fp8_current<columnwise = false>>
 !h = !qs.tensor<256x384xbf16, #qs.fp8_delayed<columnwise = false>>

@@ -122,3 +122,30 @@ def test_gemm_output_quantizer_split_k(rng):
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "f32", False, m=272, n=256, k=640,
                            chip="sm_100a",
                            attrs=['qs.gemm_split_k = "stream"', "qs.gemm_persistent = 4 : i64"])
+
+
+def test_gemm_output_quantizer_tma_store(rng):
+    # The TMA-store epilogue stages the FP8 codes (sm_90a: 2 bytes per
+    # thread pair; sm_100a: 16 per row) and the TMA store clips the partial
+    # tiles: one block per tile, 128x256 tiles with the fused split-K
+    # reduction, persistent multicast pairs, stream-K; sm_100a one block
+    # per tile and persistent stream-K.
+    q = h.quantizer("fp8_delayed", columnwise=False)
+    tma = 'qs.gemm_epilogue = "tma"'
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=208, n=144, k=256,
+                           attrs=[tma])
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[1],
+                           h.quantizer("fp8_delayed", fp8_dtype="f8E5M2", columnwise=False),
+                           "f16", False, m=144, n=272, k=384,
+                           attrs=[tma, "qs.gemm_tile_n = 256 : i64", "qs.gemm_split_k = 3 : i64",
+                                  'qs.gemm_split_k_reduce = "fused"'])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=272, n=272, k=256,
+                           attrs=[tma, "qs.gemm_persistent = 3 : i64", "qs.gemm_cluster = 2 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=272, n=256, k=640,
+                           attrs=[tma, 'qs.gemm_split_k = "stream"', "qs.gemm_persistent = 4 : i64"])
+    q = h.quantizer("fp8_delayed")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[2], q, "bf16", True, m=144, n=176, k=512,
+                           chip="sm_100a", attrs=[tma])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "f32", False, m=272, n=256, k=640,
+                           chip="sm_100a",
+                           attrs=[tma, 'qs.gemm_split_k = "stream"', "qs.gemm_persistent = 4 : i64"])

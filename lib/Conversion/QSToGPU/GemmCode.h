@@ -620,10 +620,12 @@ struct GemmCode {
   bool stagesStores() const {
     return plan.tmaStore && !storingPlane && (reducing || !plan.splitsK());
   }
-  /// D among the epilogue's arguments (the last but the workspace).
+  /// D among the epilogue's arguments of the emulation (the last but the
+  /// output quantizer's scale and amax and the workspace).
   Value outputD(ValueRange args) const {
-    return plan.splitsK() || plan.streamsK() ? args[args.size() - 2]
-                                             : args.back();
+    size_t after = (plan.splitsK() || plan.streamsK() ? 1 : 0) +
+                   (plan.quantizesOutput() ? 2 : 0);
+    return args[args.size() - 1 - after];
   }
   /// Stream-K, after a segment's k-loop (the GPU kernel's and the
   /// emulation's): where block `block` shares the tile, `storePlane()`

@@ -136,11 +136,12 @@ void GemmCode::epilogueAt(
     bias = c = Value();
     d = workspace;
   }
-  // A fused output quantizer (never with the TMA store:
-  // canFuseOutputQuantizer): in the pass that writes D (not one storing a
-  // plane), the FP32 values, their running |max| over the elements this
-  // thread stores, then scale and FP8 codes.
-  bool quantizes = plan.quantizesOutput() && !partial && !sink;
+  // A fused output quantizer (canFuseOutputQuantizer): in the pass that
+  // writes D (not one storing a plane), the FP32 values, their running
+  // |max| over the elements this thread stores, then scale and FP8 codes
+  // (stored, or given to the TMA-store staging `sink` as values of D's
+  // FP8 type).
+  bool quantizes = plan.quantizesOutput() && !partial;
   Value outScale, amaxOut, running;
   if (quantizes) {
     outScale = memref::LoadOp::create(env.b, env.loc, args[next + 1], i(0));
@@ -224,13 +225,13 @@ void GemmCode::epilogueAt(
         }
         return outs;
       };
-      if (sink) {
+      if (sink && !quantizes) {
         sink(g * vec, values());
         continue;
       }
       if (quantizes) {
         // Values of clamped positions outside D are computed but neither
-        // stored nor counted in the amax.
+        // stored (the TMA store clips them) nor counted in the amax.
         SmallVector<Value> outs = values();
         Value groupMax = running;
         for (Value v : outs)
@@ -240,6 +241,14 @@ void GemmCode::epilogueAt(
         running =
             arith::SelectOp::create(env.b, env.loc, inside, groupMax, running);
         SmallVector<Value> codes = quantizeOutput(outs, outScale);
+        if (sink) {
+          sink(g * vec, llvm::map_to_vector(codes, [&](Value code) {
+                 return arith::BitcastOp::create(env.b, env.loc, plan.outType,
+                                                 code)
+                     .getResult();
+               }));
+          continue;
+        }
         env.ifThen(inside, [&] {
           storeCodes(codes, d,
                      env.add(env.mul(group.row, i(plan.n)), group.first));

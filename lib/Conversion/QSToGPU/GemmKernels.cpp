@@ -448,8 +448,23 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
                 "st.shared.v2.f32 [$0], {$1, $2};", "r,f,f");
             return;
           }
+          Type i8 = b.getI8Type(), i16 = b.getI16Type(), i32 = b.getI32Type();
+          if (values[0].getType().getIntOrFloatBitWidth() == 8) {
+            // A fused output quantizer's FP8 codes: the pair's two bytes,
+            // the first at the lower address.
+            auto byte = [&](Value v) {
+              return arith::ExtUIOp::create(
+                  b, loc, i16, arith::BitcastOp::create(b, loc, i8, v));
+            };
+            Value pair = arith::OrIOp::create(
+                b, loc, byte(values[0]),
+                arith::ShLIOp::create(
+                    b, loc, byte(values[1]),
+                    arith::ConstantIntOp::create(b, loc, i16, 8)));
+            ptx({staged(offset), pair}, "st.shared.b16 [$0], $1;", "r,h");
+            return;
+          }
           // Two 16-bit values, the first in the low half.
-          Type i16 = b.getI16Type(), i32 = b.getI32Type();
           auto bits = [&](Value v) {
             return arith::ExtUIOp::create(
                 b, loc, i32, arith::BitcastOp::create(b, loc, i16, v));

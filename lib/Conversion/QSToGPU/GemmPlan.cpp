@@ -262,9 +262,24 @@ static std::string describe(const GemmPlan &plan,
   return text;
 }
 
-bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands,
-                                  bool accumulate) {
-  return !accumulate && !operands.tmaStore;
+bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
+                                  int64_t cc) {
+  if (accumulate)
+    return false;
+  if (!operands.tmaStore)
+    return true;
+  // The TMA store of FP8 codes: D's rows of N bytes must be multiples of
+  // 16 bytes (checkGemmSupport checked them as FP32), and the staging
+  // chunks of 128 one-byte columns must tile the tile (not 128x192: its
+  // second chunk's box would overwrite the next tile's columns).
+  if (operands.n % 16 != 0 || operands.tileN == 192)
+    return false;
+  // sm_90a per-tensor kernels that promote (no fast_accumulate) in 128x256
+  // tiles, persistent (or stream-K) and staging FP8 codes spill (ptxas:
+  // 108-180 bytes of spill stores).
+  bool persistent = operands.persistentBlocks || operands.streamK;
+  return !(cc < 100 && !operands.fastAccumulate && operands.tileN == 256 &&
+           persistent);
 }
 
 std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,

@@ -502,12 +502,13 @@ void Tcgen05Block::stagedEpilogue(
   Value lead = eq(lane, 0);
   Value buffers = env.add(env.idx(plan.persistent() ? plan.stagingOffset() : 0),
                           env.mul(quarter, env.idx(2 * kBuffer)));
-  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  Type i32 = b.getI32Type();
   auto bits = [&](Value v) -> Value {
     if (v.getType().isF32())
       return arith::BitcastOp::create(b, loc, i32, v);
-    return arith::ExtUIOp::create(b, loc, i32,
-                                  arith::BitcastOp::create(b, loc, i16, v));
+    Type bitsType = b.getIntegerType(v.getType().getIntOrFloatBitWidth());
+    return arith::ExtUIOp::create(
+        b, loc, i32, arith::BitcastOp::create(b, loc, bitsType, v));
   };
   for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
     Value buffer = env.add(buffers, env.idx((chunk % 2) * kBuffer));
@@ -519,19 +520,21 @@ void Tcgen05Block::stagedEpilogue(
     code.tmemStagedChunk(
         block.epilogueArgs, tm, tn, tmemLane, chunk, load,
         [&](Value offset, ArrayRef<Value> values) {
-          // 16 bytes: four f32, or eight 16-bit values (pairs, the first
-          // in the low half).
+          // 16 bytes: four f32, eight 16-bit values or sixteen FP8 codes
+          // of a fused output quantizer (each word's first value in its
+          // low bits).
           SmallVector<Value> operands = {
               at(env.add(buffer, swizzle(code, offset)))};
           int64_t per = values.size() / 4;
+          int64_t width = 32 / per;
           for (int64_t w = 0; w < 4; ++w) {
             Value word = bits(values[w * per]);
-            if (per == 2)
+            for (int64_t e = 1; e < per; ++e)
               word = arith::OrIOp::create(
                   b, loc, word,
                   arith::ShLIOp::create(
-                      b, loc, bits(values[w * per + 1]),
-                      arith::ConstantIntOp::create(b, loc, i32, 16)));
+                      b, loc, bits(values[w * per + e]),
+                      arith::ConstantIntOp::create(b, loc, i32, e * width)));
             operands.push_back(word);
           }
           ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",

@@ -146,11 +146,15 @@ struct GemmOutputQuantizer {
 };
 
 /// Whether the GEMM kernels of `operands` can quantize their output: the
-/// epilogue that writes D (a tile's only block, or with split-K or
-/// stream-K the pass or kernel that sums the FP32 planes) stores it with
-/// direct stores (not the TMA-store epilogue), without an accumulate
-/// operand.
-bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate);
+/// pass that writes D (a tile's only block, or with split-K or stream-K
+/// the pass or kernel that sums the FP32 planes) quantizes it, without an
+/// accumulate operand; with the TMA-store epilogue (FP8 codes staged) D's
+/// rows must stay multiples of 16 bytes (N % 16 == 0), the tiles 128 or
+/// 256 columns wide, and on sm_90a (compute capability `cc` 90) no
+/// promoting persistent kernel in 128x256 tiles (ptxas spills). Elsewhere
+/// the GEMM writes FP32 and the quantize kernels follow.
+bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
+                            int64_t cc);
 
 /// Emits the GEMM kernel and its launch: d[m*n] (1-D, `outType`) =
 /// alpha op(a) op(b) (+ bias[n]) (+ c[m*n]); with `quantizer` (and outType

@@ -341,7 +341,8 @@ struct ConvertQSToGPUPass
     gemmOptions.tcgen05 = chip.getComputeCapability() >= 100;
     gemmOptions.multiprocessors = multiprocessors;
     if (quantize && !gpuk::canFuseOutputQuantizer(
-                        operands, static_cast<bool>(op.getAccumulate()))) {
+                        operands, static_cast<bool>(op.getAccumulate()),
+                        chip.getComputeCapability())) {
       if (failed(lowerQuantize(quantize, target, options)))
         return failure();
       quantize = {};
