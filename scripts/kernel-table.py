@@ -8,8 +8,10 @@ static shared memory, spills, and the count of packed FP8 conversions
   scripts/kernel-table.py [--chips sm_90a,sm_100a] [--shape 4096x4096]
                           [--check]   # exit 1 on any spill or ptxas error
   scripts/kernel-table.py --module FILE.mlir   # the kernels of one module
-                          (compiled with qs.chip set to each chip), and
-                          each GEMM's kernel plan (report-gemm-plans)
+                          (functions, or a module whose attributes set
+                          kernel options; compiled with qs.chip set to
+                          each chip), and each GEMM's plan
+                          (report-gemm-plans)
 
 Used by the demo (README) and by test/NVPTX/ptxas-all-kernels.test."""
 
@@ -162,7 +164,11 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 fast cluster2 persistent tma", "fp8", 256),
               ("e4m3 x e4m3 fast tma stream", "fp8", 256),
               ("e4m3 x e4m3 tma splitk4 fused", "fp8", 256),
-              ("e4m3 x e4m3 cluster2 persistent tma", "fp8", 256)]
+              ("e4m3 x e4m3 cluster2 persistent tma", "fp8", 256),
+              # "cur": a #qs.fp8_current result, whose amax the epilogue
+              # (or the split-K reduction) takes for the quantize kernels.
+              ("e4m3 x e4m3", "cur", 128), ("e4m3 x e4m3 splitk4", "cur", 128),
+              ("e4m3 x e4m3 cluster2 persistent tma", "cur", 256)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -206,7 +212,8 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("e4m3 x e4m3 persistent", "fp8", 256),
                     ("e4m3 x e4m3 splitk4 fused", "fp8", 128), ("e4m3 x e4m3 stream", "fp8", 128),
                     ("e4m3 x e4m3 tma", "fp8", 256), ("e4m3 x e4m3 tma stream", "fp8", 128),
-                    ("e4m3 x e4m3 persistent tma splitk4 fused", "fp8", 256)]
+                    ("e4m3 x e4m3 persistent tma splitk4 fused", "fp8", 256),
+                    ("e4m3 x e4m3 tma stream", "cur", 256)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
@@ -261,6 +268,10 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         # (#qs.fp8_delayed result, row-wise only), its scale and amax state.
         r = f"!qs.tensor<{m}x{m}xbf16, #qs.fp8_delayed<columnwise = false>>"
         state = " scale(%s : tensor<1xf32>) amax(%am : tensor<1xf32>)"
+    elif out == "cur":
+        # A current-scaling result: bf16 D, whose amax the epilogue takes
+        # for the quantize kernels.
+        r = f"!qs.tensor<{m}x{m}xbf16, #qs.fp8_current<columnwise = false>>"
     # Block-scaled tiles are fixed on sm_90a except MXFP8's 128 (64 by
     # default) and FP8 block's 192; on sm_100a 128 by default, 256 when asked.
     scaled = label.startswith(("nvfp4", "block", "mxfp8"))
@@ -396,6 +407,26 @@ def print_plans(text, chip, plans):
         print(f"  GEMM plan {chip} {where}: {plan}")
 
 
+def with_chip(aliases, body, chip):
+    """The module text of `body` (functions, or one top-level module whose
+    attributes may name options such as qs.gemm_epilogue) for `chip`:
+    functions are wrapped in a module with qs.chip; a module gets qs.chip
+    added to its attributes, or replaced there."""
+    code = re.sub(r"//[^\n]*", "", body).strip()
+    if not code.startswith("module"):
+        return f'{aliases}module attributes {{qs.chip = "{chip}"}} {{\n{body}\n}}\n'
+    head = re.compile(r"\bmodule\s*(attributes\s*\{)?")
+    m = head.search(body)
+    if not m.group(1):
+        return aliases + body[:m.end()] + f'attributes {{qs.chip = "{chip}"}} ' + body[m.end():]
+    rest = body[m.end():]
+    if re.match(r'\s*qs\.chip\s*=\s*"[^"]*"', rest) or re.search(r'[,\s]qs\.chip\s*=', rest.split("}")[0]):
+        rest = re.sub(r'qs\.chip\s*=\s*"[^"]*"', f'qs.chip = "{chip}"', rest, count=1)
+    else:
+        rest = f'qs.chip = "{chip}", ' + rest
+    return aliases + body[:m.end()] + rest
+
+
 def module_table(args, ptxas):
     failures = 0
     text = open(args.module).read()
@@ -408,7 +439,7 @@ def module_table(args, ptxas):
             # Type and attribute aliases stay outside the wrapping module.
             aliases = "".join(l for l in text.splitlines(True) if re.match(r"[!#]\w+\s*=", l))
             body = "".join(l for l in text.splitlines(True) if not re.match(r"[!#]\w+\s*=", l))
-            wrapped = f'{aliases}module attributes {{qs.chip = "{chip}"}} {{\n{body}\n}}\n'
+            wrapped = with_chip(aliases, body, chip)
             plans = []
             lowered, ptx_path = compile_ptx(args, tmp, wrapped, chip, plans)
             if lowered is None:

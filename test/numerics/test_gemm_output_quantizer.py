@@ -149,3 +149,28 @@ def test_gemm_output_quantizer_tma_store(rng):
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "f32", False, m=272, n=256, k=640,
                            chip="sm_100a",
                            attrs=[tma, 'qs.gemm_split_k = "stream"', "qs.gemm_persistent = 4 : i64"])
+
+
+def test_gemm_output_quantizer_amax(rng):
+    # Quantizers whose kernels read D once for its global amax alone
+    # (current scaling; NVFP4 without the Hadamard transform): the pass
+    # that writes D takes that amax instead, from the values as stored (the
+    # nominal type), and the quantize kernels skip their amax pass. One
+    # block per tile (both usages: the cast kernel writes the transpose
+    # too), the split-K reduction kernel, the TMA-store staging, stream-K,
+    # sm_100a, and NVFP4.
+    q = h.quantizer("fp8_current")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=208, n=144, k=256)
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[1],
+                           h.quantizer("fp8_current", fp8_dtype="f8E5M2", columnwise=False),
+                           "f16", False, m=144, n=256, k=376,
+                           attrs=["qs.gemm_split_k = 2 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], h.quantizer("fp8_current", columnwise=False),
+                           "bf16", True, m=272, n=256, k=640,
+                           attrs=['qs.gemm_epilogue = "tma"', 'qs.gemm_split_k = "stream"',
+                                  "qs.gemm_persistent = 4 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[2], q, "bf16", False, m=144, n=176, k=512,
+                           chip="sm_100a")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], h.quantizer("nvfp4", columnwise=False),
+                           "bf16", True, m=272, n=256, k=256, chip="sm_100a",
+                           attrs=["qs.gemm_persistent = 3 : i64"])

@@ -338,6 +338,13 @@ struct GemmPlan {
   bool quantizesOutput() const {
     return isa<Float8E4M3FNType, Float8E5M2Type>(outType);
   }
+  /// The global amax buffers of a quantize of D (emitGemm's outputAmaxes:
+  /// current scaling, NVFP4) that the pass writing D max-combines max |D|
+  /// into; the kernel's arguments after d. 0: none.
+  int64_t outputAmaxes = 0;
+  /// The arguments after d that the pass writing D takes: the output
+  /// quantizer's scale and amax, or the output amaxes.
+  int64_t outputExtras() const { return quantizesOutput() ? 2 : outputAmaxes; }
   /// What the GEMM kernel's epilogue stores: D's type, or with split-K the
   /// FP32 partial results.
   Type storeType() const {
@@ -621,10 +628,11 @@ struct GemmCode {
     return plan.tmaStore && !storingPlane && (reducing || !plan.splitsK());
   }
   /// D among the epilogue's arguments of the emulation (the last but the
-  /// output quantizer's scale and amax and the workspace).
+  /// output quantizer's scale and amax, or the output amaxes, and the
+  /// workspace).
   Value outputD(ValueRange args) const {
-    size_t after = (plan.splitsK() || plan.streamsK() ? 1 : 0) +
-                   (plan.quantizesOutput() ? 2 : 0);
+    size_t after =
+        (plan.splitsK() || plan.streamsK() ? 1 : 0) + plan.outputExtras();
     return args[args.size() - 1 - after];
   }
   /// Stream-K, after a segment's k-loop (the GPU kernel's and the
@@ -986,6 +994,8 @@ struct GemmCode {
 /// epilogue's and the split-K reduction's last steps.
 Value finishOutput(KernelEnv &env, Value value, Value bias, Value c,
                    Type outType);
+/// FP32 `value` converted to `outType` (RNE; cvt.rn on the GPU).
+Value roundOutput(KernelEnv &env, Value value, Type outType);
 
 /// The one-thread kernel launched before a GEMM with a fused output
 /// quantizer: scale_inv = 1 / scale and the updated amax's initial value
@@ -1006,11 +1016,13 @@ SmallVector<Value> loadElements(KernelEnv &env, Value buffer, Value at,
 /// sums on every run). Its launch follows the GEMM's on the same stream.
 /// With `quantizer` (a fused output quantizer: D is FP8) it quantizes the
 /// FP32 sums as the GEMM epilogue would (GemmCode::quantizeOutput) and
-/// max-combines their |values| into quantizer->amaxOut.
+/// max-combines their |values| into quantizer->amaxOut; with
+/// `outputAmaxes` it max-combines |D| into each.
 void emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
                          const GemmPlan &plan, Value workspace, Value bias,
                          Value c, Value d, const EmitOptions &options,
-                         const GemmOutputQuantizer *quantizer = nullptr);
+                         const GemmOutputQuantizer *quantizer = nullptr,
+                         ValueRange outputAmaxes = {});
 
 /// The 128-byte swizzle of a shared-memory byte address: the 16-byte chunk
 /// index (bits 4-6) XOR the row within 8 rows of 128 bytes (bits 7-9).

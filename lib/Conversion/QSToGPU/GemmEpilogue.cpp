@@ -23,6 +23,10 @@ Value gemm::finishOutput(KernelEnv &env, Value value, Value bias, Value c,
     value = arith::AddFOp::create(env.b, env.loc, value, env.toF32(bias));
   if (c)
     value = arith::AddFOp::create(env.b, env.loc, value, env.toF32(c));
+  return roundOutput(env, value, outType);
+}
+
+Value gemm::roundOutput(KernelEnv &env, Value value, Type outType) {
   // The GPU converts with cvt.rn (same RNE result as the emulation).
   if (env.gpu && outType != value.getType())
     return arith::TruncFOp::create(env.b, env.loc, outType, value);
@@ -142,13 +146,31 @@ void GemmCode::epilogueAt(
   // (stored, or given to the TMA-store staging `sink` as values of D's
   // FP8 type).
   bool quantizes = plan.quantizesOutput() && !partial;
+  // Output amaxes (a current-scaling or NVFP4 quantize of D): the running
+  // |max| of the values this thread stores, as stored (D's type).
+  bool tracksAmax = plan.outputAmaxes > 0 && !partial;
   Value outScale, amaxOut, running;
   if (quantizes) {
     outScale = memref::LoadOp::create(env.b, env.loc, args[next + 1], i(0));
     amaxOut = args[next + 2];
-    running = env.f32(0.0f);
   }
-  // What values() produces: FP32 for a quantizing epilogue (scaled and
+  if (quantizes || tracksAmax)
+    running = env.f32(0.0f);
+  // Values outside D (clamped positions) are neither stored nor counted.
+  // Output amaxes track the FP32 values before their rounding to D's type,
+  // which is rounded once at the end: RNE is monotonic and symmetric, so
+  // round(max |v|) = max |round(v)| (and the stores keep their packed
+  // conversions).
+  // Returns whether the group is inside D (`inside` builds that test).
+  auto track = [&](ArrayRef<Value> outs, const std::function<Value()> &inside) {
+    Value groupMax = running;
+    for (Value v : outs)
+      groupMax = env.absMax(groupMax, v);
+    Value in = inside();
+    running = arith::SelectOp::create(env.b, env.loc, in, groupMax, running);
+    return in;
+  };
+  // What the stores take: FP32 for a quantizing epilogue (scaled and
   // converted by quantizeOutput), D's type, or an FP32 plane.
   Type f32 = Float32Type::get(env.b.getContext());
   Type storeType = quantizes      ? f32
@@ -210,7 +232,8 @@ void GemmCode::epilogueAt(
     }
     for (Group &group : groups) {
       int64_t g = g0 + (&group - groups.begin());
-      auto values = [&] {
+      // The stored values (type `type`: storeType, or FP32 before rounding).
+      auto values = [&](Type type) {
         SmallVector<Value> outs;
         for (int64_t e = 0; e < vec; ++e) {
           Value v = reducing ? group.sums[e] : acc(g * vec + e);
@@ -221,25 +244,31 @@ void GemmCode::epilogueAt(
           if (rowScaled)
             out = arith::MulFOp::create(env.b, env.loc, out, group.rows[e]);
           outs.push_back(finishOutput(env, out, bias ? group.bias[e] : Value(),
-                                      c ? group.c[e] : Value(), storeType));
+                                      c ? group.c[e] : Value(), type));
         }
         return outs;
       };
+      // Output amaxes: FP32 values tracked, then rounded.
+      auto trackedValues = [&](const std::function<Value()> &inside) {
+        SmallVector<Value> f32s = values(f32);
+        track(f32s, inside);
+        return llvm::map_to_vector(
+            f32s, [&](Value v) { return roundOutput(env, v, storeType); });
+      };
+      // N % vec == 0 and first % vec == 0: the group is inside or outside.
+      auto insideD = [&] {
+        return env.land(env.lt(group.row, i(plan.m)),
+                        env.lt(group.first, i(plan.n)));
+      };
       if (sink && !quantizes) {
-        sink(g * vec, values());
+        sink(g * vec, tracksAmax ? trackedValues(insideD) : values(storeType));
         continue;
       }
       if (quantizes) {
         // Values of clamped positions outside D are computed but neither
         // stored (the TMA store clips them) nor counted in the amax.
-        SmallVector<Value> outs = values();
-        Value groupMax = running;
-        for (Value v : outs)
-          groupMax = env.absMax(groupMax, v);
-        Value inside = env.land(env.lt(group.row, i(plan.m)),
-                                env.lt(group.first, i(plan.n)));
-        running =
-            arith::SelectOp::create(env.b, env.loc, inside, groupMax, running);
+        SmallVector<Value> outs = values(storeType);
+        Value inside = track(outs, insideD);
         SmallVector<Value> codes = quantizeOutput(outs, outScale);
         if (sink) {
           sink(g * vec, llvm::map_to_vector(codes, [&](Value code) {
@@ -255,11 +284,16 @@ void GemmCode::epilogueAt(
         });
         continue;
       }
-      // N % vec == 0 and first % vec == 0: the group is inside or outside.
-      Value inside = env.land(env.lt(group.row, i(plan.m)),
-                              env.lt(group.first, i(plan.n)));
+      // With output amaxes the values (at clamped positions too) come
+      // first, for the running |max|.
+      Value inside;
+      SmallVector<Value> tracked;
+      if (tracksAmax)
+        tracked = trackedValues([&] { return inside = insideD(); });
+      else
+        inside = insideD();
       env.ifThen(inside, [&] {
-        SmallVector<Value> outs = values();
+        SmallVector<Value> outs = tracksAmax ? tracked : values(storeType);
         Value at = storingPlane
                        ? streamKElement(split, group.row, group.first)
                        : env.add(env.mul(group.row, i(plan.n)), group.first);
@@ -283,9 +317,14 @@ void GemmCode::epilogueAt(
     }
   }
   // One atomic max per warp (GPU) of what this call stored; the state was
-  // set to max(amax, +0) before the launch (emitOutputQuantizerPrepare).
+  // set to max(amax, +0) before the launch (emitOutputQuantizerPrepare),
+  // output amaxes to +0 by the quantize's init kernel.
   if (quantizes)
     env.atomicMaxToGlobal(running, amaxOut);
+  if (tracksAmax)
+    running = env.toF32(roundOutput(env, running, storeType));
+  for (int64_t a = 0; tracksAmax && a < plan.outputAmaxes; ++a)
+    env.atomicMaxToGlobal(running, args[next + 1 + a]);
 }
 
 SmallVector<Value> GemmCode::quantizeOutput(ArrayRef<Value> values,
@@ -423,7 +462,8 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
                                const GemmPlan &plan, Value workspace,
                                Value bias, Value c, Value d,
                                const EmitOptions &options,
-                               const GemmOutputQuantizer *quantizer) {
+                               const GemmOutputQuantizer *quantizer,
+                               ValueRange outputAmaxes) {
   SmallVector<Value> args = {workspace};
   if (bias)
     args.push_back(bias);
@@ -434,12 +474,16 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
     args.push_back(quantizer->scale);
     args.push_back(quantizer->amaxOut);
   }
+  llvm::append_range(args, outputAmaxes);
   int64_t elements = plan.m * plan.n;
   int64_t n = plan.n;
   bool quantizes = quantizer != nullptr;
+  int64_t amaxes = outputAmaxes.size();
   // A quantizing reduction finishes FP32 values, then scales and converts
-  // them.
-  Type outType = quantizes ? Float32Type::get(b.getContext()) : plan.outType;
+  // them; with output amaxes the FP32 values are tracked, then rounded
+  // (as in the epilogue).
+  Type f32 = Float32Type::get(b.getContext());
+  Type outType = quantizes ? f32 : plan.outType;
   bool hasBias = static_cast<bool>(bias), hasC = static_cast<bool>(c);
   KernelDesc desc;
   desc.name = "qs_gemm_split_k_reduce";
@@ -488,19 +532,23 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
         cValues = load(cArg, at);
       SmallVector<Value> outs;
       for (int64_t i = 0; i < vec; ++i)
-        outs.push_back(finishOutput(env, sums[i],
-                                    biasArg ? biasValues[i] : Value(),
-                                    cArg ? cValues[i] : Value(), outType));
-      if (quantizes) {
-        // The |max| of groups inside D, then the codes in place of the
-        // values.
+        outs.push_back(
+            finishOutput(env, sums[i], biasArg ? biasValues[i] : Value(),
+                         cArg ? cValues[i] : Value(), amaxes ? f32 : outType));
+      if (quantizes || amaxes) {
+        // The |max| of groups inside D, then for a quantizer the codes in
+        // place of the values.
         Value groupMax = running;
         for (Value v : outs)
           groupMax = env.absMax(groupMax, v);
         running = arith::SelectOp::create(
             env.b, env.loc, env.lt(g, env.idx(groups)), groupMax, running);
-        outs = GemmCode{env, plan}.quantizeOutput(outs, outScale);
       }
+      if (quantizes)
+        outs = GemmCode{env, plan}.quantizeOutput(outs, outScale);
+      else if (amaxes)
+        outs = llvm::map_to_vector(
+            outs, [&](Value v) { return roundOutput(env, v, outType); });
       positions.push_back(g);
       results.push_back(std::move(outs));
     }
@@ -525,6 +573,10 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
     // One atomic max per warp of the |values| this thread stored.
     if (quantizes)
       env.atomicMaxToGlobal(running, env.args.back());
+    if (amaxes)
+      running = env.toF32(roundOutput(env, running, outType));
+    for (int64_t a = 0; a < amaxes; ++a)
+      env.atomicMaxToGlobal(running, env.args[dIndex + 1 + a]);
   });
   emitKernel(b, loc, module, desc, args, options);
 }

@@ -238,6 +238,11 @@ static std::string describe(const GemmPlan &plan,
        << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
                                                     : "epilogue")
        << " (scale, amax atomics)";
+  if (plan.outputAmaxes)
+    os << ", D's amax taken in the "
+       << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
+                                                    : "epilogue")
+       << " for its quantize";
   os << "; " << plan.blocks() << (plan.blocks() == 1 ? " block" : " blocks")
      << " of " << plan.threads() << " threads, " << plan.sharedBytes()
      << " bytes of shared memory";
@@ -286,7 +291,8 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                            const GemmOperands &operands, Type outType,
                            Value bias, Value c, Value d,
                            const EmitOptions &options,
-                           const GemmOutputQuantizer *quantizer) {
+                           const GemmOutputQuantizer *quantizer,
+                           ValueRange outputAmaxes) {
   GemmPlan plan;
   plan.m = operands.m;
   plan.n = operands.n;
@@ -370,6 +376,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.typeA = ptxType(typeA);
   plan.typeB = ptxType(typeB);
   plan.outType = outType;
+  plan.outputAmaxes = outputAmaxes.size();
   plan.bias = static_cast<bool>(bias);
   plan.accumulate = static_cast<bool>(c);
 
@@ -450,6 +457,8 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     args.push_back(quantizer->scale);
     args.push_back(quantizer->amaxOut);
   }
+  if (finishes)
+    llvm::append_range(args, outputAmaxes);
   if (workspace)
     args.push_back(workspace);
   if (options.gpu && plan.tmaStore) {
@@ -479,7 +488,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   emitKernel(b, loc, module, desc, args, options);
   if (workspace && !plan.fusesReduction() && !plan.streamK)
     emitSplitKReduction(b, loc, module, plan, workspace, bias, c, d, options,
-                        quantizer);
+                        quantizer, outputAmaxes);
   return describe(plan, autoChoice);
 }
 

@@ -13,6 +13,7 @@
 #include "qs/Dialect/QS/IR/QSTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include <functional>
 
 namespace mlir {
 namespace qs {
@@ -46,11 +47,22 @@ SmallVector<MemRefType> quantizeScratch(QuantTensorType type, MLIRContext *ctx);
 /// Emits the kernels and launches for one quantize: `x` the input, `scale`
 /// the delayed-scaling scale (memref<1xf32>, else null), `amaxIn` the
 /// delayed amax state (else null), `outs` the inner tensors in interface
-/// order followed, for delayed scaling, by the updated amax state.
-void emitQuantize(OpBuilder &b, Location loc, ModuleOp module,
-                  QuantTensorType type, const TargetInfo &target, Value x,
-                  Value scale, Value amaxIn, ValueRange outs,
-                  ValueRange scratch, const EmitOptions &options);
+/// order followed, for delayed scaling, by the updated amax state. With
+/// `fillAmax` (only where takesProducerAmax) the amax kernel is not
+/// emitted: after the kernel that zeroes the global amax buffers,
+/// fillAmax(b, buffers) emits (with `b`) whatever writes x and
+/// max-combines max |x| into each of them (a GEMM's epilogue).
+void emitQuantize(
+    OpBuilder &b, Location loc, ModuleOp module, QuantTensorType type,
+    const TargetInfo &target, Value x, Value scale, Value amaxIn,
+    ValueRange outs, ValueRange scratch, const EmitOptions &options,
+    const std::function<void(OpBuilder &, ValueRange)> &fillAmax = nullptr);
+
+/// Whether the quantize kernels of `type` (current scaling, NVFP4 without
+/// the Hadamard transform or row scales) read x once for its global amax
+/// alone, which the kernel producing x can compute instead (emitQuantize's
+/// fillAmax).
+bool takesProducerAmax(QuantTensorType type, const TargetInfo &target);
 
 /// Emits the kernel and launch for one dequantize of `inner` (interface
 /// order) into `out` (1-D, the logical elements).
@@ -162,10 +174,13 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// writes scale_inv and the amax state the epilogue's atomics combine into.
 /// Returns the plan it chose in words (convert-qs-to-gpu's
 /// report-gemm-plans remark).
+/// With `outputAmaxes` (memref<1xf32> each, instead of a quantizer) the
+/// pass that writes D max-combines max |D| (D's type, as stored) into each.
 std::string emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                      const GemmOperands &operands, Type outType, Value bias,
                      Value c, Value d, const EmitOptions &options,
-                     const GemmOutputQuantizer *quantizer = nullptr);
+                     const GemmOutputQuantizer *quantizer = nullptr,
+                     ValueRange outputAmaxes = {});
 
 /// The host function that encodes a 2-D TMA descriptor (libQSCUDARuntime).
 constexpr llvm::StringLiteral kEncodeTensorMapFn = "qsCudaEncodeTensorMap2D";

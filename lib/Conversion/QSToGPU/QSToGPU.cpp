@@ -122,10 +122,14 @@ struct ConvertQSToGPUPass
           failedAny = true;
       } else if (auto g = dyn_cast<GemmBuffersOp>(op)) {
         QuantizeBuffersOp quantize = fusableOutputQuantizer(g, target);
+        QuantizeBuffersOp amaxQuantize =
+            quantize ? QuantizeBuffersOp() : amaxTakingQuantize(g, target);
         if (quantize)
           fused.insert(quantize);
+        if (amaxQuantize)
+          fused.insert(amaxQuantize);
         if (failed(lowerGemm(g, target, forced ? *forced : target, options,
-                             quantize)))
+                             quantize, amaxQuantize)))
           failedAny = true;
       } else if (failed(lowerDequantize(cast<DequantizeBuffersOp>(op), target,
                                         options))) {
@@ -158,14 +162,19 @@ struct ConvertQSToGPUPass
     return failure(bad);
   }
 
-  LogicalResult lowerQuantize(QuantizeBuffersOp op, const TargetInfo &target,
-                              const gpuk::EmitOptions &options) {
+  /// `x`: the input's buffer (1-D), else the input's; `fillAmax` as
+  /// gpuk::emitQuantize's.
+  LogicalResult lowerQuantize(
+      QuantizeBuffersOp op, const TargetInfo &target,
+      const gpuk::EmitOptions &options, Value x = {},
+      const std::function<void(OpBuilder &, ValueRange)> &fillAmax = nullptr) {
     QuantTensorType type = op.getQuantizedTensorType();
     if (failed(gpuk::checkKernelSupport(type, [&] { return op.emitOpError(); })))
       return failure();
     OpBuilder b(op);
     Location loc = op.getLoc();
-    Value x = flat(b, loc, bufferOf(b, loc, op.getInput()));
+    if (!x)
+      x = flat(b, loc, bufferOf(b, loc, op.getInput()));
     Value scale, amaxIn;
     if (op.getScale()) {
       scale = bufferOf(b, loc, op.getScale());
@@ -180,7 +189,7 @@ struct ConvertQSToGPUPass
     for (MemRefType t : gpuk::quantizeScratch(type, b.getContext()))
       scratch.push_back(memref::AllocOp::create(b, loc, t));
     gpuk::emitQuantize(b, loc, getOperation(), type, target, x, scale, amaxIn,
-                       outs, scratch, options);
+                       outs, scratch, options, fillAmax);
     for (auto [t, alloc] : llvm::zip(op.getResultTypes(), allocs))
       results.push_back(readBack(b, loc, t, alloc));
     op->replaceAllUsesWith(results);
@@ -273,15 +282,39 @@ struct ConvertQSToGPUPass
     return quantize;
   }
 
+  /// The quantize of a GEMM's product (its only use) whose one pass over
+  /// the product is for its global amax (gpuk::takesProducerAmax: current
+  /// scaling, NVFP4 without the Hadamard transform or row scales), which
+  /// the GEMM's epilogue can take instead, or null.
+  static QuantizeBuffersOp amaxTakingQuantize(GemmBuffersOp gemm,
+                                              const TargetInfo &target) {
+    Value product = gemm.getResult();
+    if (!product.hasOneUse())
+      return {};
+    auto quantize = dyn_cast<QuantizeBuffersOp>(*product.user_begin());
+    if (!quantize || quantize.getInput() != product)
+      return {};
+    QuantTensorType type = quantize.getQuantizedTensorType();
+    if (failed(gpuk::checkKernelSupport(
+            type, [&] { return InFlightDiagnostic(); })) ||
+        !gpuk::takesProducerAmax(type, target))
+      return {};
+    return quantize;
+  }
+
   /// A GEMM the kernels cannot run is an error, in the emulation as under
   /// qs-nvptx-pipeline. With `quantize` (fusableOutputQuantizer) the GEMM
   /// kernel writes that quantize's results too, where its plan allows
   /// (gpuk::canFuseOutputQuantizer); otherwise the quantize is lowered on
   /// its own after the GEMM.
+  /// With `amaxQuantize` (amaxTakingQuantize) the GEMM is emitted within
+  /// that quantize's kernels, in place of its amax kernel, and its epilogue
+  /// takes the amax.
   LogicalResult lowerGemm(GemmBuffersOp op, const TargetInfo &target,
                           const TargetInfo &chip,
                           const gpuk::EmitOptions &options,
-                          QuantizeBuffersOp quantize) {
+                          QuantizeBuffersOp quantize,
+                          QuantizeBuffersOp amaxQuantize) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto [a0, a1] = flatten2D(op.getATensorType().getShape());
@@ -347,10 +380,10 @@ struct ConvertQSToGPUPass
         return failure();
       quantize = {};
     }
-    if (quantize) {
+    if (quantize || amaxQuantize) {
       // Emitted where the quantize was: its scale and amax state dominate
       // it, and the GEMM's operands dominate the GEMM before it.
-      b.setInsertionPoint(quantize);
+      b.setInsertionPoint(quantize ? quantize : amaxQuantize);
     }
     Type resultType = op.getResult().getType();
     Value bias = op.getBias() ? bufferOf(b, loc, op.getBias()) : Value();
@@ -383,10 +416,26 @@ struct ConvertQSToGPUPass
       return success();
     }
     Value alloc = newBuffer(b, loc, resultType);
-    std::string plan =
-        gpuk::emitGemm(b, loc, getOperation(), operands,
-                       cast<RankedTensorType>(resultType).getElementType(),
-                       bias, c, flat(b, loc, alloc), gemmOptions);
+    Type outType = cast<RankedTensorType>(resultType).getElementType();
+    std::string plan;
+    if (amaxQuantize) {
+      // The quantize's kernels with the GEMM in place of the amax kernel;
+      // the product stays an internal buffer.
+      Value d = flat(b, loc, alloc);
+      if (failed(lowerQuantize(amaxQuantize, target, options, d,
+                               [&](OpBuilder &qb, ValueRange amaxes) {
+                                 plan = gpuk::emitGemm(
+                                     qb, loc, getOperation(), operands, outType,
+                                     bias, c, d, gemmOptions, nullptr, amaxes);
+                               })))
+        return failure();
+      if (reportGemmPlans)
+        emitRemark(loc) << "GEMM kernel plan: " << plan;
+      op->erase();
+      return success();
+    }
+    plan = gpuk::emitGemm(b, loc, getOperation(), operands, outType, bias, c,
+                          flat(b, loc, alloc), gemmOptions);
     if (reportGemmPlans) // At the GEMM's location, without the op's text.
       emitRemark(loc) << "GEMM kernel plan: " << plan;
     op->replaceAllUsesWith(ValueRange{readBack(b, loc, resultType, alloc)});

@@ -293,10 +293,18 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
   return d;
 }
 
-void gpuk::emitQuantize(OpBuilder &b, Location loc, ModuleOp module,
-                        QuantTensorType type, const TargetInfo &target, Value x,
-                        Value scale, Value amaxIn, ValueRange outs,
-                        ValueRange scratch, const EmitOptions &options) {
+bool gpuk::takesProducerAmax(QuantTensorType type, const TargetInfo &target) {
+  bool delayed = type.getQuantizer().takesRecipeScale();
+  Plan p = makePlan(type, target, delayed, delayed,
+                    quantizeScratch(type, type.getContext()).size());
+  return !p.globalAmaxArgs.empty() && !p.rowScaled && p.rhtAmaxArg < 0;
+}
+
+void gpuk::emitQuantize(
+    OpBuilder &b, Location loc, ModuleOp module, QuantTensorType type,
+    const TargetInfo &target, Value x, Value scale, Value amaxIn,
+    ValueRange outs, ValueRange scratch, const EmitOptions &options,
+    const std::function<void(OpBuilder &, ValueRange)> &fillAmax) {
   Plan p = makePlan(type, target, static_cast<bool>(scale),
                     static_cast<bool>(amaxIn), scratch.size());
   SmallVector<Value> args = {x};
@@ -312,8 +320,15 @@ void gpuk::emitQuantize(OpBuilder &b, Location loc, ModuleOp module,
   };
   if (!p.zeroArgs.empty() || p.amaxStateOutArg >= 0)
     launch(initKernel(p, args));
-  if (!p.globalAmaxArgs.empty() && p.rhtAmaxArg < 0)
+  if (fillAmax) {
+    // The producer of x takes the global amax (takesProducerAmax).
+    SmallVector<Value> amaxes;
+    for (int a : p.globalAmaxArgs)
+      amaxes.push_back(args[a]);
+    fillAmax(b, amaxes);
+  } else if (!p.globalAmaxArgs.empty() && p.rhtAmaxArg < 0) {
     launch(amaxKernel(p)); // with RHT, rhtAmaxKernel takes both amaxes
+  }
   if (p.rowScaled)
     launch(rowAmaxKernel(p));
   if (p.rhtAmaxArg >= 0)
