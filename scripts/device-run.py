@@ -304,13 +304,34 @@ def fp8_codes(values, fp8):
     return np.where(np.isnan(v), np.uint8(0x7F) | sign, codes).astype(np.uint8)
 
 
+def current_scale(amax, fp8):
+    """Current scaling's scale from the tensor's amax (te-formats.md,
+    defaults: no power-of-2 rounding, epsilon 0): largest / amax in float32,
+    1 where amax is 0 or not finite, the float32 maximum where the division
+    overflows."""
+    largest = np.float32(448.0 if fp8 == "f8E4M3FN" else 57344.0)
+    amax = np.float32(amax)
+    if amax == 0 or not np.isfinite(amax):
+        return np.float32(1.0)
+    with np.errstate(over="ignore"):
+        scale = np.float32(largest / amax)
+    return np.float32(np.finfo(np.float32).max) if np.isinf(scale) else scale
+
+
 def quantized_results(case, product, inputs):
-    """{result name: expected bytes} of a GEMM's delayed-scaling output
+    """{result name: expected bytes} of a GEMM's per-tensor output
     quantizer (case["quantized"]), from the same plan's high-precision
     product (float32 values, [rows, cols]): the FP8 data (and transpose),
-    scale_inv = 1 / scale and the updated amax max(state, max |product|)
-    (a state that is not > 0 counts as +0)."""
+    scale_inv = 1 / scale and, for delayed scaling, the updated amax
+    max(state, max |product|) (a state that is not > 0 counts as +0);
+    current scaling's scale comes from max |product| (current_scale)."""
     spec = case["quantized"]
+    if spec.get("current"):
+        amax = np.fmax.reduce(np.abs(product).reshape(-1), initial=np.float32(0.0))
+        scale = current_scale(amax, spec["fp8"])
+        codes = fp8_codes(product * scale, spec["fp8"])
+        return {"data": codes, "transpose": np.ascontiguousarray(codes.T),
+                "scale_inv": np.array([np.float32(1.0) / scale], np.float32)}
     scale = np.float32(inputs[spec["scale_input"]].reshape(-1)[0])
     state = np.float32(inputs[spec["state_input"]].reshape(-1)[0])
     codes = fp8_codes(product * scale, spec["fp8"])

@@ -229,20 +229,23 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 144, 384, True, True, None, 3, N
                 ("fp8_current", 0, "bf16", 32, 64, 1024, True, False, None, 8, None, None,
                  None, None, "stream")]
 
-# GEMMs with a #qs.fp8_delayed output quantizer (gemm_cases.py
-# output_quantizer_case): each module returns the FP32 product (its max and
-# mean |value| checked) and the quantized result, whose data, scale_inv and
-# updated amax device-run.py derives from that same run's product. (operand family,
-# layout, output quantizer params, m, n, k, bias, module attributes): the
+# GEMMs with an output quantizer (gemm_cases.py output_quantizer_case):
+# each module returns the product (FP32 for #qs.fp8_delayed, else bf16; its
+# max and mean |value| checked) and the quantized result, whose data,
+# scale_inv (and updated amax) device-run.py derives from that same run's
+# product. (operand family, layout, output quantizer params, "family"
+# defaulting to fp8_delayed, m, n, k, bias, module attributes): the
 # epilogue quantizing (one block per tile, E4M3; persistent multicast
-# pairs, E5M2) and, with a transpose to write, the GEMM into FP32 and the
-# quantize kernels. Small (partial tiles in M and N): the bundle's size is
-# limited.
+# pairs, E5M2) and a #qs.fp8_current result with both usages (the GEMM
+# takes the amax for the quantize kernels, which write the transpose too;
+# until 2026-12-02 a delayed dgrad with a transpose, GEMM into FP32 + the
+# quantize kernels, which the f32 quantize checks cover). Small (partial
+# tiles in M and N): the bundle's size is limited.
 OUTPUT_QUANTIZER_CHECKS = [
     ("fp8_current", 0, dict(columnwise=False), 144, 160, 128, True, ()),
     ("fp8_delayed", 0, dict(fp8_dtype="f8E5M2", columnwise=False), 160, 144, 128, True,
      ("qs.gemm_persistent = 3 : i64", "qs.gemm_cluster = 2 : i64")),
-    ("fp8_current", 1, dict(), 96, 144, 128, False, ())]
+    ("fp8_current", 1, dict(family="fp8_current"), 96, 144, 128, False, ())]
 
 
 def split_k(split):
@@ -422,11 +425,15 @@ def main():
     if args.chip == "sm_90a":
         for i, (family, layout, params, m, n, k, bias, attrs) in enumerate(
                 OUTPUT_QUANTIZER_CHECKS[:args.limit_checks]):
-            q = h.quantizer("fp8_delayed", **params)
+            params = dict(params)
+            qfamily = params.pop("family", "fp8_delayed")
+            delayed = qfamily == "fp8_delayed"
+            q = h.quantizer(qfamily, **params)
             d = os.path.join(args.out, "check",
                              f"gemmq{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-"
                              + ("e5m2" if q["fp8_dtype"] == "f8E5M2" else "e4m3")
                              + ("" if not q["columnwise"] else "-both")
+                             + ("" if delayed else "-current")
                              + ("-pmc2" if attrs else ""))
             if not wanted(d):
                 continue
@@ -442,13 +449,14 @@ def main():
             with open(os.path.join(d, "case.json"), "w") as f:
                 json.dump({"family": family, "layout": LAYOUTS[layout][0], "shape": [m, n, k],
                            "out": case.product, "inputs": len(case.inputs),
-                           "results": ["d", *case.names, "updated_amax"],
+                           "results": ["d", *case.names] + (["updated_amax"] if delayed else []),
                            "product": {"shape": list(case.want.shape),
                                        "max_abs": float(magnitude.max()),
                                        "mean_abs": float(magnitude.mean())},
-                           "quantized": {"scale_input": len(case.inputs) - 2,
-                                         "state_input": len(case.inputs) - 1,
-                                         "fp8": q["fp8_dtype"]}}, f)
+                           "quantized": ({"scale_input": len(case.inputs) - 2,
+                                          "state_input": len(case.inputs) - 1,
+                                          "fp8": q["fp8_dtype"]} if delayed else
+                                         {"current": True, "fp8": q["fp8_dtype"]})}, f)
             count += 1
     # Bench plans (no data: the device makes random inputs).
     bench = 0

@@ -37,3 +37,14 @@ for name in ("data", "transpose", "scale_inv"):
     print(f"{name}: {'equal' if same.all() else 'differs'}")
 same = got["updated_amax"].view(np.uint32) == updated.view(np.uint32)
 print(f"updated_amax: {'equal' if same.all() else 'differs'}")
+
+# Current scaling (a #qs.fp8_current result: the scale from the product's
+# own amax), E4M3 and E5M2, of bf16-rounded values as the GEMM stores them.
+bf16 = ((product.view(np.uint32) + 0x8000) & 0xFFFF0000).view(np.float32)
+for fp8 in ("f8E4M3FN", "f8E5M2"):
+    case = {"quantized": {"current": True, "fp8": fp8}}
+    got = device_run.quantized_results(case, bf16, [])
+    want, _ = ref.quantize(bf16, h.quantizer("fp8_current", fp8_dtype=fp8), "f32")
+    for name in ("data", "transpose", "scale_inv"):
+        same = np.asarray(got[name]).view(np.uint8) == np.asarray(want[name]).view(np.uint8)
+        print(f"current {fp8} {name}: {'equal' if same.all() else 'differs'}")
