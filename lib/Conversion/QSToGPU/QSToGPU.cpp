@@ -253,17 +253,26 @@ struct ConvertQSToGPUPass
     return operand;
   }
 
+  /// The quantize whose input is the GEMM's product, where that is the
+  /// product's only use, or null.
+  static QuantizeBuffersOp productQuantize(GemmBuffersOp gemm) {
+    Value product = gemm.getResult();
+    if (!product.hasOneUse())
+      return {};
+    auto quantize = dyn_cast<QuantizeBuffersOp>(*product.user_begin());
+    if (!quantize || quantize.getInput() != product)
+      return {};
+    return quantize;
+  }
+
   /// The quantize of a GEMM's product that the GEMM kernel's epilogue can
   /// do instead (qs.gemm's fused output quantizer: a delayed-scaling
   /// per-tensor FP8 quantize of the FP32 product, its only use, writing
   /// data and scale_inv but no transpose), or null.
   static QuantizeBuffersOp fusableOutputQuantizer(GemmBuffersOp gemm,
                                                   const TargetInfo &target) {
-    Value product = gemm.getResult();
-    if (!product.hasOneUse())
-      return {};
-    auto quantize = dyn_cast<QuantizeBuffersOp>(*product.user_begin());
-    if (!quantize || quantize.getInput() != product)
+    QuantizeBuffersOp quantize = productQuantize(gemm);
+    if (!quantize)
       return {};
     QuantTensorType type = quantize.getQuantizedTensorType();
     // GemmOp::isResultQuantizationFused's rule, on the buffer-level ops: a
@@ -288,11 +297,8 @@ struct ConvertQSToGPUPass
   /// the GEMM's epilogue can take instead, or null.
   static QuantizeBuffersOp amaxTakingQuantize(GemmBuffersOp gemm,
                                               const TargetInfo &target) {
-    Value product = gemm.getResult();
-    if (!product.hasOneUse())
-      return {};
-    auto quantize = dyn_cast<QuantizeBuffersOp>(*product.user_begin());
-    if (!quantize || quantize.getInput() != product)
+    QuantizeBuffersOp quantize = productQuantize(gemm);
+    if (!quantize)
       return {};
     QuantTensorType type = quantize.getQuantizedTensorType();
     if (failed(gpuk::checkKernelSupport(
