@@ -245,7 +245,7 @@ OUTPUT_QUANTIZER_CHECKS = [
     ("fp8_current", 0, dict(columnwise=False), 144, 160, 128, True, ()),
     ("fp8_delayed", 0, dict(fp8_dtype="f8E5M2", columnwise=False), 160, 144, 128, True,
      ("qs.gemm_persistent = 3 : i64", "qs.gemm_cluster = 2 : i64")),
-    ("fp8_current", 1, dict(family="fp8_current"), 96, 144, 128, False, ())]
+    ("fp8_current", 1, dict(family="fp8_current"), 64, 144, 128, False, ())]
 
 
 def split_k(split):
