@@ -147,7 +147,8 @@ void GemmCode::epilogueAt(
   // FP8 type).
   bool quantizes = plan.quantizesOutput() && !partial;
   // Output amaxes (a current-scaling or NVFP4 quantize of D): the running
-  // |max| of the values this thread stores, as stored (D's type).
+  // |max| of the values this thread stores, as stored in D's type (taken
+  // before the rounding, see `track`).
   bool tracksAmax = plan.outputAmaxes > 0 && !partial;
   Value outScale, amaxOut, running;
   if (quantizes) {
