@@ -174,3 +174,31 @@ def test_gemm_output_quantizer_amax(rng):
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], h.quantizer("nvfp4", columnwise=False),
                            "bf16", True, m=272, n=256, k=256, chip="sm_100a",
                            attrs=["qs.gemm_persistent = 3 : i64"])
+
+
+def test_gemm_output_quantizer_mxfp8(rng):
+    # Row-wise MXFP8 results on sm_100a: the tcgen05 epilogue, whose thread
+    # holds 32 consecutive columns of a row per tensor-memory load, rounds
+    # them to the nominal type and writes their codes and E8M0 scale (the
+    # quantize's cast kernel is not launched). Compact and GEMM-swizzled
+    # scales (M and N not multiples of 128: the zeroed padding), E5M2,
+    # bias, partial tiles, MXFP8 and NVFP4 operands, persistent blocks,
+    # 128x256 tiles; then the plans that keep the quantize kernels (split-K,
+    # TMA store, both usages), whose bytes must be the same.
+    mx = h.quantizer("mxfp8", columnwise=False)
+    swizzled = h.quantizer("mxfp8", columnwise=False, optimize_for_gemm=True)
+    e5m2 = h.quantizer("mxfp8", columnwise=False, fp8_dtype="f8E5M2", optimize_for_gemm=True)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], mx, "bf16", True, m=224, n=160, k=256,
+                           chip="sm_100a")
+    check_output_quantizer(rng, "mxfp8", LAYOUTS[0], swizzled, "bf16", False, m=224, n=160, k=256,
+                           chip="sm_100a")
+    check_output_quantizer(rng, "nvfp4", LAYOUTS[0], e5m2, "bf16", True, m=160, n=288, k=256,
+                           chip="sm_100a", attrs=["qs.gemm_persistent = 3 : i64"])
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[2], swizzled, "bf16", True, m=288, n=320,
+                           k=256, chip="sm_100a", attrs=["qs.gemm_tile_n = 256 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], swizzled, "bf16", True, m=224, n=160,
+                           k=512, chip="sm_100a", attrs=["qs.gemm_split_k = 2 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], mx, "bf16", False, m=224, n=160,
+                           k=256, chip="sm_100a", attrs=['qs.gemm_epilogue = "tma"'])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], h.quantizer("mxfp8"), "bf16", True,
+                           m=224, n=160, k=256, chip="sm_100a")

@@ -18,11 +18,13 @@
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include <functional>
 #include <map>
+#include <memory>
 
 namespace mlir {
 namespace qs {
 namespace gpuk {
-struct GemmOutputQuantizer; // Kernels.h
+struct GemmOutputQuantizer;    // Kernels.h
+struct ProducerBlockQuantizer; // Kernels.h
 namespace gemm {
 
 constexpr int64_t kTileM = 128, kTileK = 128, kWarpgroup = 128;
@@ -336,15 +338,25 @@ struct GemmPlan {
   /// epilogue scales, converts and takes the amax of the FP32 values; the
   /// kernel's arguments after d are the scale and the amax state.
   bool quantizesOutput() const {
-    return isa<Float8E4M3FNType, Float8E5M2Type>(outType);
+    return isa<Float8E4M3FNType, Float8E5M2Type>(outType) && !outputBlocks;
   }
+  /// A block-scaled quantize of D (emitGemm's blockQuantizer, row-wise
+  /// MXFP8; canFuseBlockQuantizer): D's type is its FP8 code type, and the
+  /// tcgen05 epilogue, whose thread holds 32 consecutive columns of a row
+  /// per tensor-memory load, rounds them to the quantize's nominal type,
+  /// then encodes them as one block; the kernel's argument after d is the
+  /// scale buffer. Null: none.
+  std::shared_ptr<const ProducerBlockQuantizer> outputBlocks;
   /// The global amax buffers of a quantize of D (emitGemm's outputAmaxes:
   /// current scaling, NVFP4) that the pass writing D max-combines max |D|
   /// into; the kernel's arguments after d. 0: none.
   int64_t outputAmaxes = 0;
   /// The arguments after d that the pass writing D takes: the output
-  /// quantizer's scale and amax, or the output amaxes.
-  int64_t outputExtras() const { return quantizesOutput() ? 2 : outputAmaxes; }
+  /// quantizer's scale and amax, the block quantizer's scales, or the
+  /// output amaxes.
+  int64_t outputExtras() const {
+    return quantizesOutput() ? 2 : outputBlocks ? 1 : outputAmaxes;
+  }
   /// What the GEMM kernel's epilogue stores: D's type, or with split-K the
   /// FP32 partial results.
   Type storeType() const {

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include <cassert>
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -150,6 +151,14 @@ void GemmCode::epilogueAt(
   // |max| of the values this thread stores, as stored in D's type (taken
   // before the rounding, see `track`).
   bool tracksAmax = plan.outputAmaxes > 0 && !partial;
+  // A block quantizer (plan.outputBlocks; only tmemColumns gets here with
+  // one, so the `count` values are one block of a row): the block's values
+  // rounded to the quantize's nominal type, encoded together, and their
+  // codes stored with one vector store.
+  bool quantizesBlocks = plan.outputBlocks && !partial;
+  assert((!quantizesBlocks || count == plan.outputBlocks->block) &&
+         "a block quantizer takes one row block per call");
+  SmallVector<Value> blockValues;
   Value outScale, amaxOut, running;
   if (quantizes) {
     outScale = memref::LoadOp::create(env.b, env.loc, args[next + 1], i(0));
@@ -174,10 +183,10 @@ void GemmCode::epilogueAt(
   // What the stores take: FP32 for a quantizing epilogue (scaled and
   // converted by quantizeOutput), D's type, or an FP32 plane.
   Type f32 = Float32Type::get(env.b.getContext());
-  Type storeType = quantizes      ? f32
-                   : reducing     ? plan.outType
-                   : storingPlane ? f32
-                                  : plan.storeType();
+  Type storeType = quantizes || quantizesBlocks ? f32
+                   : reducing                   ? plan.outType
+                   : storingPlane               ? f32
+                                                : plan.storeType();
   // Split-K: this unit's plane of the [S, M, N] workspace.
   Value plane =
       partial && !plan.streamK ? env.mul(split, i(plan.m * plan.n)) : Value();
@@ -192,7 +201,8 @@ void GemmCode::epilogueAt(
   // loads read clamped (in-range) positions unconditionally; only the
   // stores are guarded.
   constexpr int64_t kEpilogueBatch = 16;
-  int64_t batch = std::max<int64_t>(kEpilogueBatch / vec, 1);
+  int64_t batch = quantizesBlocks ? count / vec
+                                  : std::max<int64_t>(kEpilogueBatch / vec, 1);
   for (int64_t g0 = 0; g0 < count / vec; g0 += batch) {
     struct Group {
       Value row, first;
@@ -261,6 +271,11 @@ void GemmCode::epilogueAt(
         return env.land(env.lt(group.row, i(plan.m)),
                         env.lt(group.first, i(plan.n)));
       };
+      if (quantizesBlocks) {
+        for (Value v : values(plan.outputBlocks->nominal))
+          blockValues.push_back(env.toF32(v));
+        continue;
+      }
       if (sink && !quantizes) {
         sink(g * vec, tracksAmax ? trackedValues(insideD) : values(storeType));
         continue;
@@ -314,6 +329,22 @@ void GemmCode::epilogueAt(
             env.b, env.loc, packed, d, ValueRange{at},
             /*nontemporal=*/false,
             llvm::MaybeAlign(env.gpu ? vec * bytes : bytes));
+      });
+    }
+    if (quantizesBlocks) {
+      // N % block == 0 (canFuseBlockQuantizer) and the block starts at a
+      // multiple of it: the block is inside D or outside. Outside, neither
+      // codes nor scale are stored (its rows or columns may lie past the
+      // scale buffer's padding).
+      const Group &first = groups.front();
+      Value inside = env.land(env.lt(first.row, i(plan.m)),
+                              env.lt(first.first, i(plan.n)));
+      env.ifThen(inside, [&] {
+        Value blockIndex = env.div(first.first, i(count));
+        SmallVector<Value> codes = plan.outputBlocks->encode(
+            env, blockValues, first.row, blockIndex, args[next + 1]);
+        storeCodes(codes, d,
+                   env.add(env.mul(first.row, i(plan.n)), first.first));
       });
     }
   }

@@ -238,6 +238,9 @@ static std::string describe(const GemmPlan &plan,
        << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
                                                     : "epilogue")
        << " (scale, amax atomics)";
+  if (plan.outputBlocks)
+    os << ", block-scaled output quantized in the epilogue (1x"
+       << plan.outputBlocks->block << " row blocks, E8M0 scales)";
   if (plan.outputAmaxes)
     os << ", D's amax taken in the "
        << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
@@ -287,12 +290,21 @@ bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
            persistent);
 }
 
+bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
+                                 int64_t cc) {
+  // One tensor-memory load gives a thread 32 columns of a row.
+  return cc >= 100 && !accumulate && !operands.tmaStore &&
+         operands.splitK == 1 && !operands.splitKAuto && !operands.streamK &&
+         operands.n % 32 == 0;
+}
+
 std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                            const GemmOperands &operands, Type outType,
                            Value bias, Value c, Value d,
                            const EmitOptions &options,
                            const GemmOutputQuantizer *quantizer,
-                           ValueRange outputAmaxes) {
+                           ValueRange outputAmaxes,
+                           const ProducerBlockQuantizer *blockQuantizer) {
   GemmPlan plan;
   plan.m = operands.m;
   plan.n = operands.n;
@@ -377,6 +389,9 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.typeB = ptxType(typeB);
   plan.outType = outType;
   plan.outputAmaxes = outputAmaxes.size();
+  if (blockQuantizer)
+    plan.outputBlocks =
+        std::make_shared<const ProducerBlockQuantizer>(*blockQuantizer);
   plan.bias = static_cast<bool>(bias);
   plan.accumulate = static_cast<bool>(c);
 
@@ -459,6 +474,8 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   }
   if (finishes)
     llvm::append_range(args, outputAmaxes);
+  if (blockQuantizer)
+    args.push_back(blockQuantizer->scales);
   if (workspace)
     args.push_back(workspace);
   if (options.gpu && plan.tmaStore) {

@@ -44,6 +44,28 @@ LogicalResult checkKernelSupport(QuantTensorType type,
 /// allocated by the caller and passed to emitQuantize.
 SmallVector<MemRefType> quantizeScratch(QuantTensorType type, MLIRContext *ctx);
 
+struct KernelEnv; // KernelBuilder.h
+
+/// A quantize of x that the kernel producing x applies itself, one scaling
+/// block of a row at a time, in place of the cast kernels
+/// (takesProducerBlocks; emitQuantize's `produce`): a GEMM epilogue whose
+/// thread holds `block` consecutive elements of a row rounds them to
+/// `nominal` (x's type, as the quantize would read them) and encodes them.
+struct ProducerBlockQuantizer {
+  int64_t block = 32;
+  /// x's type, and the type of the codes (FP8).
+  Type nominal, codeType;
+  /// The codes' and the scales' buffers (1-D; emitQuantize's outs).
+  Value data, scales;
+  /// In the producer's kernel: the codes (i8) of one block of `values` (f32
+  /// of nominal-typed values, all inside x) at x row `row`, block
+  /// `blockIndex` of the row; stores the block's scale into `scales` (that
+  /// buffer as the producer's kernel sees it).
+  std::function<SmallVector<Value>(KernelEnv &, ArrayRef<Value> values,
+                                   Value row, Value blockIndex, Value scales)>
+      encode;
+};
+
 /// Emits the kernels and launches for one quantize: `x` the input, `scale`
 /// the delayed-scaling scale (memref<1xf32>, else null), `amaxIn` the
 /// delayed amax state (else null), `outs` the inner tensors in interface
@@ -51,12 +73,24 @@ SmallVector<MemRefType> quantizeScratch(QuantTensorType type, MLIRContext *ctx);
 /// `fillAmax` (only where takesProducerAmax) the amax kernel is not
 /// emitted: after the kernel that zeroes the global amax buffers,
 /// fillAmax(b, buffers) emits (with `b`) whatever writes x and
-/// max-combines max |x| into each of them (a GEMM's epilogue).
+/// max-combines max |x| into each of them (a GEMM's epilogue). With
+/// `produce` (only where takesProducerBlocks; `x` unused) no amax or cast
+/// kernel is emitted: after the kernel that zeroes padded scale buffers,
+/// produce(b, quantizer) emits whatever computes x and quantizes it with
+/// `quantizer` (a GEMM whose epilogue writes the codes and scales).
 void emitQuantize(
     OpBuilder &b, Location loc, ModuleOp module, QuantTensorType type,
     const TargetInfo &target, Value x, Value scale, Value amaxIn,
     ValueRange outs, ValueRange scratch, const EmitOptions &options,
-    const std::function<void(OpBuilder &, ValueRange)> &fillAmax = nullptr);
+    const std::function<void(OpBuilder &, ValueRange)> &fillAmax = nullptr,
+    const std::function<void(OpBuilder &, const ProducerBlockQuantizer &)>
+        &produce = nullptr);
+
+/// Whether a quantize of `type` is one its producer can apply block by
+/// block (emitQuantize's `produce`): row-wise-only MXFP8 (1 x 32 blocks,
+/// E8M0 scales, compact or GEMM-swizzled), whose blocks need nothing but
+/// their own 32 values.
+bool takesProducerBlocks(QuantTensorType type, const TargetInfo &target);
 
 /// Whether the quantize kernels of `type` (current scaling, NVFP4 without
 /// the Hadamard transform or row scales) read x once for its global amax
@@ -168,6 +202,17 @@ struct GemmOutputQuantizer {
 bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
                             int64_t cc);
 
+/// Whether the GEMM kernels of `operands` can apply a block quantizer of
+/// D (ProducerBlockQuantizer: row-wise MXFP8) in their epilogue: the
+/// sm_100a (`cc` 100) kernels, whose epilogue thread holds 32 consecutive
+/// columns of a row, storing D directly (not qs.gemm_epilogue = "tma")
+/// from one pass (no split-K or stream-K, including split-K "auto": the
+/// reducing passes sum 4-element groups), without an accumulate operand,
+/// N a multiple of 32 (whole blocks). Elsewhere the GEMM writes D and the
+/// quantize kernels follow.
+bool canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
+                           int64_t cc);
+
 /// Emits the GEMM kernel and its launch: d[m*n] (1-D, `outType`) =
 /// alpha op(a) op(b) (+ bias[n]) (+ c[m*n]); with `quantizer` (and outType
 /// its FP8 type) d gets the quantized codes, after a one-thread kernel that
@@ -176,11 +221,14 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// report-gemm-plans remark).
 /// With `outputAmaxes` (memref<1xf32> each, instead of a quantizer) the
 /// pass that writes D max-combines max |D| (D's type, as stored) into each.
+/// With `blockQuantizer` (where canFuseBlockQuantizer; outType its code
+/// type, d its data) the epilogue writes that quantize's codes and scales.
 std::string emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                      const GemmOperands &operands, Type outType, Value bias,
                      Value c, Value d, const EmitOptions &options,
                      const GemmOutputQuantizer *quantizer = nullptr,
-                     ValueRange outputAmaxes = {});
+                     ValueRange outputAmaxes = {},
+                     const ProducerBlockQuantizer *blockQuantizer = nullptr);
 
 /// The host function that encodes a 2-D TMA descriptor (libQSCUDARuntime).
 constexpr llvm::StringLiteral kEncodeTensorMapFn = "qsCudaEncodeTensorMap2D";

@@ -124,12 +124,14 @@ struct ConvertQSToGPUPass
         QuantizeBuffersOp quantize = fusableOutputQuantizer(g, target);
         QuantizeBuffersOp amaxQuantize =
             quantize ? QuantizeBuffersOp() : amaxTakingQuantize(g, target);
-        if (quantize)
-          fused.insert(quantize);
-        if (amaxQuantize)
-          fused.insert(amaxQuantize);
+        QuantizeBuffersOp blockQuantize = quantize || amaxQuantize
+                                              ? QuantizeBuffersOp()
+                                              : blockTakingQuantize(g, target);
+        for (QuantizeBuffersOp q : {quantize, amaxQuantize, blockQuantize})
+          if (q)
+            fused.insert(q);
         if (failed(lowerGemm(g, target, forced ? *forced : target, options,
-                             quantize, amaxQuantize)))
+                             quantize, amaxQuantize, blockQuantize)))
           failedAny = true;
       } else if (failed(lowerDequantize(cast<DequantizeBuffersOp>(op), target,
                                         options))) {
@@ -162,18 +164,21 @@ struct ConvertQSToGPUPass
     return failure(bad);
   }
 
-  /// `x`: the input's buffer (1-D), else the input's; `fillAmax` as
-  /// gpuk::emitQuantize's.
+  /// `x`: the input's buffer (1-D), else the input's (neither with
+  /// `produce`); `fillAmax` and `produce` as gpuk::emitQuantize's.
   LogicalResult lowerQuantize(
       QuantizeBuffersOp op, const TargetInfo &target,
       const gpuk::EmitOptions &options, Value x = {},
-      const std::function<void(OpBuilder &, ValueRange)> &fillAmax = nullptr) {
+      const std::function<void(OpBuilder &, ValueRange)> &fillAmax = nullptr,
+      const std::function<void(OpBuilder &,
+                               const gpuk::ProducerBlockQuantizer &)> &produce =
+          nullptr) {
     QuantTensorType type = op.getQuantizedTensorType();
     if (failed(gpuk::checkKernelSupport(type, [&] { return op.emitOpError(); })))
       return failure();
     OpBuilder b(op);
     Location loc = op.getLoc();
-    if (!x)
+    if (!x && !produce)
       x = flat(b, loc, bufferOf(b, loc, op.getInput()));
     Value scale, amaxIn;
     if (op.getScale()) {
@@ -189,7 +194,7 @@ struct ConvertQSToGPUPass
     for (MemRefType t : gpuk::quantizeScratch(type, b.getContext()))
       scratch.push_back(memref::AllocOp::create(b, loc, t));
     gpuk::emitQuantize(b, loc, getOperation(), type, target, x, scale, amaxIn,
-                       outs, scratch, options, fillAmax);
+                       outs, scratch, options, fillAmax, produce);
     for (auto [t, alloc] : llvm::zip(op.getResultTypes(), allocs))
       results.push_back(readBack(b, loc, t, alloc));
     op->replaceAllUsesWith(results);
@@ -308,6 +313,22 @@ struct ConvertQSToGPUPass
     return quantize;
   }
 
+  /// The quantize of a GEMM's product (its only use) that the GEMM's
+  /// epilogue can apply block by block (gpuk::takesProducerBlocks:
+  /// row-wise MXFP8), or null.
+  static QuantizeBuffersOp blockTakingQuantize(GemmBuffersOp gemm,
+                                               const TargetInfo &target) {
+    QuantizeBuffersOp quantize = productQuantize(gemm);
+    if (!quantize)
+      return {};
+    QuantTensorType type = quantize.getQuantizedTensorType();
+    if (failed(gpuk::checkKernelSupport(
+            type, [&] { return InFlightDiagnostic(); })) ||
+        !gpuk::takesProducerBlocks(type, target))
+      return {};
+    return quantize;
+  }
+
   /// A GEMM the kernels cannot run is an error, in the emulation as under
   /// qs-nvptx-pipeline. With `quantize` (fusableOutputQuantizer) the GEMM
   /// kernel writes that quantize's results too, where its plan allows
@@ -315,12 +336,13 @@ struct ConvertQSToGPUPass
   /// its own after the GEMM.
   /// With `amaxQuantize` (amaxTakingQuantize) the GEMM is emitted within
   /// that quantize's kernels, in place of its amax kernel, and its epilogue
-  /// takes the amax.
-  LogicalResult lowerGemm(GemmBuffersOp op, const TargetInfo &target,
-                          const TargetInfo &chip,
-                          const gpuk::EmitOptions &options,
-                          QuantizeBuffersOp quantize,
-                          QuantizeBuffersOp amaxQuantize) {
+  /// takes the amax. With `blockQuantize` (blockTakingQuantize) the GEMM
+  /// kernel writes that quantize's codes and scales, where its plan allows
+  /// (gpuk::canFuseBlockQuantizer), in place of the quantize's cast kernel.
+  LogicalResult
+  lowerGemm(GemmBuffersOp op, const TargetInfo &target, const TargetInfo &chip,
+            const gpuk::EmitOptions &options, QuantizeBuffersOp quantize,
+            QuantizeBuffersOp amaxQuantize, QuantizeBuffersOp blockQuantize) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto [a0, a1] = flatten2D(op.getATensorType().getShape());
@@ -386,10 +408,19 @@ struct ConvertQSToGPUPass
         return failure();
       quantize = {};
     }
-    if (quantize || amaxQuantize) {
+    if (blockQuantize && !gpuk::canFuseBlockQuantizer(
+                             operands, static_cast<bool>(op.getAccumulate()),
+                             chip.getComputeCapability())) {
+      if (failed(lowerQuantize(blockQuantize, target, options)))
+        return failure();
+      blockQuantize = {};
+    }
+    if (quantize || amaxQuantize || blockQuantize) {
       // Emitted where the quantize was: its scale and amax state dominate
       // it, and the GEMM's operands dominate the GEMM before it.
-      b.setInsertionPoint(quantize ? quantize : amaxQuantize);
+      b.setInsertionPoint(quantize       ? quantize
+                          : amaxQuantize ? amaxQuantize
+                                         : blockQuantize);
     }
     Type resultType = op.getResult().getType();
     Value bias = op.getBias() ? bufferOf(b, loc, op.getBias()) : Value();
@@ -421,9 +452,26 @@ struct ConvertQSToGPUPass
       op->erase();
       return success();
     }
+    std::string plan;
+    if (blockQuantize) {
+      // The quantize's init kernel (padded scales zeroed), then the GEMM
+      // writing its codes and scales; no product buffer.
+      operands.outBytes = 1;
+      if (failed(lowerQuantize(
+              blockQuantize, target, options, Value(), nullptr,
+              [&](OpBuilder &qb, const gpuk::ProducerBlockQuantizer &q) {
+                plan = gpuk::emitGemm(qb, loc, getOperation(), operands,
+                                      q.codeType, bias, c, q.data, gemmOptions,
+                                      nullptr, {}, &q);
+              })))
+        return failure();
+      if (reportGemmPlans)
+        emitRemark(loc) << "GEMM kernel plan: " << plan;
+      op->erase();
+      return success();
+    }
     Value alloc = newBuffer(b, loc, resultType);
     Type outType = cast<RankedTensorType>(resultType).getElementType();
-    std::string plan;
     if (amaxQuantize) {
       // The quantize's kernels with the GEMM in place of the amax kernel;
       // the product stays an internal buffer.

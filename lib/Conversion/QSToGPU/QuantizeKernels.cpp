@@ -300,13 +300,48 @@ bool gpuk::takesProducerAmax(QuantTensorType type, const TargetInfo &target) {
   return !p.globalAmaxArgs.empty() && !p.rowScaled && p.rhtAmaxArg < 0;
 }
 
+bool gpuk::takesProducerBlocks(QuantTensorType type, const TargetInfo &target) {
+  if (type.getQuantizer().takesRecipeScale())
+    return false;
+  Plan p = makePlan(type, target, false, false,
+                    quantizeScratch(type, type.getContext()).size());
+  return p.reps.size() == 1 && !p.reps[0].columnwise &&
+         p.reps[0].kind == ScaleKind::E8M0 && p.reps[0].block == 32 &&
+         !p.twoD && p.globalAmaxArgs.empty() && p.amaxStateOutArg < 0;
+}
+
 void gpuk::emitQuantize(
     OpBuilder &b, Location loc, ModuleOp module, QuantTensorType type,
     const TargetInfo &target, Value x, Value scale, Value amaxIn,
     ValueRange outs, ValueRange scratch, const EmitOptions &options,
-    const std::function<void(OpBuilder &, ValueRange)> &fillAmax) {
+    const std::function<void(OpBuilder &, ValueRange)> &fillAmax,
+    const std::function<void(OpBuilder &, const ProducerBlockQuantizer &)>
+        &produce) {
   Plan p = makePlan(type, target, static_cast<bool>(scale),
                     static_cast<bool>(amaxIn), scratch.size());
+  if (produce) {
+    // takesProducerBlocks: one row-wise representation, whose buffers are
+    // outs (argument i + 1 of the plan is outs[i]); the init kernel zeroes
+    // padded (swizzled) scale buffers, then the producer quantizes.
+    Plan init = p;
+    for (int &a : init.zeroArgs)
+      --a;
+    if (!init.zeroArgs.empty())
+      emitKernel(b, loc, module, initKernel(init, outs), outs, options);
+    const Rep &r = p.reps.front();
+    ProducerBlockQuantizer q;
+    q.block = r.block;
+    q.nominal = p.nominal;
+    q.codeType = r.fp8Type;
+    q.data = outs[r.dataArg - 1];
+    q.scales = outs[r.scaleArg - 1];
+    q.encode = [p, r](KernelEnv &env, ArrayRef<Value> values, Value row,
+                      Value blockIndex, Value scales) {
+      return encodeRowBlock(env, p, r, values, row, blockIndex, scales);
+    };
+    produce(b, q);
+    return;
+  }
   SmallVector<Value> args = {x};
   llvm::append_range(args, outs);
   if (scale)

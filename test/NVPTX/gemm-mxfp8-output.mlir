@@ -1,0 +1,89 @@
+// RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics | FileCheck %s
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=PTX
+// RUN: sed 's/sm_100a/sm_90a/' %s | qs-opt --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans | FileCheck %s --check-prefix=SM90
+
+// A row-wise MXFP8 result of qs.gemm on sm_100a: the tcgen05 epilogue,
+// whose thread reads 32 consecutive columns of a row per tensor-memory
+// load, rounds them to the result's nominal type (as the quantize would
+// read D), and writes their E8M0 scale and FP8 codes; the quantize's cast
+// kernel is not launched (with GEMM-swizzled scales and M or N not a
+// multiple of 128 its init kernel zeroes the padded scales first). Not
+// fused (GEMM into the nominal type, then the quantize kernels): split-K
+// and stream-K (the reducing passes sum 4-element groups), the TMA-store
+// epilogue, both usages (the column-wise blocks span 32 rows), sm_90a
+// (whose fragments spread a block over four threads).
+!x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
+!w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
+!xp = !qs.tensor<224x512xbf16, #qs.fp8_current<columnwise = false>>
+!wp = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
+!y = !qs.tensor<256x1024xbf16, #qs.mxfp8<columnwise = false>>
+!ys = !qs.tensor<224x1024xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true, fp8_dtype = f8E5M2>>
+!yb = !qs.tensor<256x1024xbf16, #qs.mxfp8>
+module attributes {qs.chip = "sm_100a"} {
+  // CHECK-LABEL: func.func @fused
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   call @qs_gemm_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<8192xf8E8M0FNU>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  // SM90-LABEL: func.func @fused
+  //       SM90:   call @qs_gemm_launch({{.*}}memref<262144xbf16>) -> ()
+  //       SM90:   call @qs_quantize_launch
+  func.func @fused(%x: !x, %w: !w, %bias: tensor<1024xbf16>) -> !y {
+    // expected-remark @+1 {{GEMM kernel plan: sm_100a tcgen05 kernel, 128x128 tiles (2 x 8), 5-stage ring, 4 k-tiles of 128, block-scaled MMA (scale factors in tensor memory), block-scaled output quantized in the epilogue (1x32 row blocks, E8M0 scales); 16 blocks of 128 threads, 169056 bytes of shared memory}}
+    %y = qs.gemm %x, %w transpose_b bias(%bias : tensor<1024xbf16>) : !x, !w -> !y
+    return %y : !y
+  }
+  // Swizzled scales of 224 rows: zeroed, then written by the epilogue;
+  // per-tensor operands, persistent blocks.
+  // CHECK-LABEL: func.func @swizzled
+  //       CHECK:   call @qs_quantize_init_launch({{.*}}) : (memref<229376xf8E5M2>, memref<8192xf8E8M0FNU>) -> ()
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<229376xf8E5M2>, memref<8192xf8E8M0FNU>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @swizzled(%x: !xp, %w: !wp) -> !ys {
+    // expected-remark @+1 {{persistent, block-scaled output quantized in the epilogue (1x32 row blocks, E8M0 scales); 4 blocks of 256 threads}}
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_persistent = 4 : i64} : !xp, !wp -> !ys
+    return %y : !ys
+  }
+  // CHECK-LABEL: func.func @split_k
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<524288xf32>) -> ()
+  //       CHECK:   call @qs_gemm_split_k_reduce{{.*}}launch({{.*}}) : (memref<524288xf32>, memref<262144xbf16>) -> ()
+  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  func.func @split_k(%x: !x, %w: !w) -> !y {
+    // expected-remark @+1 {{in 2 splits of 2, block-scaled MMA (scale factors in tensor memory); 32 blocks of 128 threads, 169056 bytes of shared memory; then qs_gemm_split_k_reduce}}
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = 2 : i64} : !x, !w -> !y
+    return %y : !y
+  }
+  // CHECK-LABEL: func.func @tma_store
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xbf16>, memref<16xi64>) -> ()
+  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  func.func @tma_store(%x: !x, %w: !w) -> !y {
+    // expected-remark @+1 {{block-scaled MMA (scale factors in tensor memory), TMA-store epilogue; 16 blocks}}
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_epilogue = "tma"} : !x, !w -> !y
+    return %y : !y
+  }
+  // CHECK-LABEL: func.func @both_usages
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xbf16>) -> ()
+  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  func.func @both_usages(%x: !x, %w: !w) -> !yb {
+    // expected-remark @+1 {{block-scaled MMA (scale factors in tensor memory); 16 blocks}}
+    %y = qs.gemm %x, %w transpose_b : !x, !w -> !yb
+    return %y : !yb
+  }
+}
+
+// The fused kernel: 32 columns of a row per tcgen05.ld, each rounded to
+// bf16 (cvt.rn.bf16.f32), the block's E8M0 scale (cvt.rp.satfinite.ue8m0x2,
+// one byte stored), the codes (cvt.rn.satfinite.e4m3x2) in one 32-byte
+// store; no quantize kernel.
+// PTX-LABEL: .entry qs_gemm(
+// PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PTX: cvt.rn.bf16.f32
+// PTX: cvt.rp.satfinite.ue8m0x2.f32
+// PTX: st.global.b8
+// PTX: cvt.rn.satfinite.e4m3x2.f32
+// PTX: st.global.v8.b32
+// PTX-LABEL: .entry qs_gemm_0(
+// PTX: cvt.rp.satfinite.ue8m0x2.f32
+// PTX: cvt.rn.satfinite.e5m2x2.f32
+// PTX-NOT: .entry qs_quantize_rowwise
