@@ -214,10 +214,11 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("e4m3 x e4m3 tma", "fp8", 256), ("e4m3 x e4m3 tma stream", "fp8", 128),
                     ("e4m3 x e4m3 persistent tma splitk4 fused", "fp8", 256),
                     ("e4m3 x e4m3 tma stream", "cur", 256),
-                    # "mx": a row-wise MXFP8 result quantized in the
-                    # epilogue (1x32 blocks, E8M0 scales).
+                    # "mx" / "blk": a row-wise MXFP8 / FP8 1x128 result
+                    # quantized in the epilogue.
                     ("mxfp8", "mx", 128), ("e4m3 x e4m3", "mx", 256),
-                    ("nvfp4 persistent", "mx", 128), ("mxfp8 persistent", "mx", 256)]
+                    ("nvfp4 persistent", "mx", 128), ("mxfp8 persistent", "mx", 256),
+                    ("mxfp8", "blk", 128), ("e4m3 x e4m3 persistent", "blk", 256)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
@@ -276,6 +277,10 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         # A row-wise MXFP8 result (GEMM-swizzled scales) that the sm_100a
         # epilogue quantizes in 1x32 blocks.
         r = f"!qs.tensor<{m}x{m}xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>"
+    elif out == "blk":
+        # A row-wise FP8 1x128 result that the sm_100a epilogue quantizes
+        # (two passes over each block's tensor-memory columns).
+        r = f"!qs.tensor<{m}x{m}xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>"
     elif out == "cur":
         # A current-scaling result: bf16 D, whose amax the epilogue takes
         # for the quantize kernels.

@@ -202,3 +202,23 @@ def test_gemm_output_quantizer_mxfp8(rng):
                            k=256, chip="sm_100a", attrs=['qs.gemm_epilogue = "tma"'])
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], h.quantizer("mxfp8"), "bf16", True,
                            m=224, n=160, k=256, chip="sm_100a")
+
+
+def test_gemm_output_quantizer_fp8_block(rng):
+    # Row-wise FP8 1x128 results on sm_100a: the epilogue reads each
+    # block's four 32-column chunks of tensor memory twice, for the block's
+    # amax, then for its codes (FP32 scale_inv written with the first).
+    # Power-of-two and exact scales, bias, partial tiles (M), 128x256
+    # tiles, persistent, MXFP8 operands; then N = 160 (not whole blocks:
+    # the quantize kernels).
+    q = h.quantizer("fp8_block", block_scaling_dim=1, columnwise=False)
+    exact = h.quantizer("fp8_block", block_scaling_dim=1, columnwise=False,
+                        force_pow_2_scales=False, fp8_dtype="f8E5M2")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=208, n=256, k=256,
+                           chip="sm_100a")
+    check_output_quantizer(rng, "mxfp8", LAYOUTS[2], exact, "bf16", False, m=160, n=384, k=256,
+                           chip="sm_100a", attrs=["qs.gemm_tile_n = 256 : i64"])
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[0], exact, "f32", True, m=272, n=256,
+                           k=256, chip="sm_100a", attrs=["qs.gemm_persistent = 3 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=208, n=160, k=256,
+                           chip="sm_100a")

@@ -341,11 +341,12 @@ struct GemmPlan {
     return isa<Float8E4M3FNType, Float8E5M2Type>(outType) && !outputBlocks;
   }
   /// A block-scaled quantize of D (emitGemm's blockQuantizer, row-wise
-  /// MXFP8; canFuseBlockQuantizer): D's type is its FP8 code type, and the
-  /// tcgen05 epilogue, whose thread holds 32 consecutive columns of a row
-  /// per tensor-memory load, rounds them to the quantize's nominal type,
-  /// then encodes them as one block; the kernel's argument after d is the
-  /// scale buffer. Null: none.
+  /// MXFP8 or FP8 1x128; canFuseBlockQuantizer): D's type is its FP8 code
+  /// type, and the tcgen05 epilogue, whose thread holds 32 consecutive
+  /// columns of a row per tensor-memory load, rounds them to the
+  /// quantize's nominal type, takes the block's amax and scale, then
+  /// encodes them (GemmCode::tmemEpilogue); the kernel's argument after d
+  /// is the scale buffer. Null: none.
   std::shared_ptr<const ProducerBlockQuantizer> outputBlocks;
   /// The global amax buffers of a quantize of D (emitGemm's outputAmaxes:
   /// current scaling, NVFP4) that the pass writing D max-combines max |D|
@@ -632,6 +633,16 @@ struct GemmCode {
   /// Stream-K: while set, the epilogue stores the segment's plane (alpha
   /// applied, no bias or C) instead of D.
   bool storingPlane = false;
+  /// A block quantizer of D (GemmPlan::outputBlocks), set by tmemEpilogue
+  /// around each tmemColumns call of a block's 32-column chunks:
+  /// `blockAmax` the running max |v| of the block's values so far (f32,
+  /// from +0); with `blockAmaxOnly` the call only raises it (a 1x128
+  /// block's first pass over its four chunks); else it raises it, then
+  /// encodes the chunk with the block's scale (stored with the first
+  /// chunk, `blockChunk` 0) and stores its codes.
+  Value blockAmax;
+  bool blockAmaxOnly = false;
+  int64_t blockChunk = 0;
   /// Whether the epilogue about to run writes D through the TMA-store
   /// staging (GemmPlan::tmaStore): D itself (a whole tile, or the last
   /// unit's reducing pass), not a split-K or stream-K FP32 plane, which
@@ -924,6 +935,8 @@ struct GemmCode {
   /// (output row tm * 128 + tmemLane), 32 columns at a time: `load(chunk)`
   /// reads columns [32 chunk, 32 chunk + 32) of the lane and returns
   /// accessor r -> the FP32 accumulator's bits (i32) of column 32 chunk + r.
+  /// With a block quantizer of 1x128 blocks each block's four chunks are
+  /// read twice: for the block's amax, then for its codes.
   void tmemEpilogue(
       ValueRange args, Value tm, Value tn, Value tmemLane,
       const std::function<std::function<Value(int64_t)>(int64_t)> &load);

@@ -152,12 +152,13 @@ void GemmCode::epilogueAt(
   // before the rounding, see `track`).
   bool tracksAmax = plan.outputAmaxes > 0 && !partial;
   // A block quantizer (plan.outputBlocks; only tmemColumns gets here with
-  // one, so the `count` values are one block of a row): the block's values
-  // rounded to the quantize's nominal type, encoded together, and their
-  // codes stored with one vector store.
+  // one, so the `count` values are 32 consecutive columns of a row, of one
+  // block): the values rounded to the quantize's nominal type, their amax
+  // (blockAmax), then the block's scale and their codes, stored with one
+  // vector store.
   bool quantizesBlocks = plan.outputBlocks && !partial;
-  assert((!quantizesBlocks || count == plan.outputBlocks->block) &&
-         "a block quantizer takes one row block per call");
+  assert((!quantizesBlocks || count == 32) &&
+         "a block quantizer takes 32 columns of a row per call");
   SmallVector<Value> blockValues;
   Value outScale, amaxOut, running;
   if (quantizes) {
@@ -332,18 +333,25 @@ void GemmCode::epilogueAt(
       });
     }
     if (quantizesBlocks) {
-      // N % block == 0 (canFuseBlockQuantizer) and the block starts at a
-      // multiple of it: the block is inside D or outside. Outside, neither
+      // A block of more than these 32 values had its amax pass.
+      if (blockAmaxOnly || count == plan.outputBlocks->block)
+        for (Value v : blockValues)
+          blockAmax = env.absMax(blockAmax, v);
+      if (blockAmaxOnly)
+        continue;
+      // N % block == 0 (canFuseBlockQuantizer) and the blocks start at
+      // multiples of it: a block is inside D or outside. Outside, neither
       // codes nor scale are stored (its rows or columns may lie past the
       // scale buffer's padding).
       const Group &first = groups.front();
       Value inside = env.land(env.lt(first.row, i(plan.m)),
                               env.lt(first.first, i(plan.n)));
       env.ifThen(inside, [&] {
-        Value blockIndex = env.div(first.first, i(count));
-        SmallVector<Value> codes = plan.outputBlocks->encode(
-            env, blockValues, first.row, blockIndex, args[next + 1]);
-        storeCodes(codes, d,
+        const ProducerBlockQuantizer &q = *plan.outputBlocks;
+        Value mult =
+            q.scale(env, blockAmax, first.row, env.div(first.first, i(q.block)),
+                    blockChunk == 0 ? args[next + 1] : Value());
+        storeCodes(q.encode(env, blockValues, mult), d,
                    env.add(env.mul(first.row, i(plan.n)), first.first));
       });
     }
@@ -432,9 +440,26 @@ void gemm::emitOutputQuantizerPrepare(OpBuilder &b, Location loc,
 void GemmCode::tmemEpilogue(
     ValueRange args, Value tm, Value tn, Value tmemLane,
     const std::function<std::function<Value(int64_t)>(int64_t)> &load) {
-  for (int64_t chunk = 0; chunk < plan.tileN / 32; ++chunk)
-    tmemColumns(args, tm, tn, tmemLane, chunk, reducing ? nullptr : load(chunk),
-                nullptr);
+  if (!plan.outputBlocks || reducing || storingPlane) {
+    for (int64_t chunk = 0; chunk < plan.tileN / 32; ++chunk)
+      tmemColumns(args, tm, tn, tmemLane, chunk,
+                  reducing ? nullptr : load(chunk), nullptr);
+    return;
+  }
+  // A block quantizer: per block, a first pass over its chunks for the
+  // amax where it has more than one (1x128), then the pass that encodes.
+  int64_t chunks = plan.outputBlocks->block / 32;
+  for (int64_t first = 0; first < plan.tileN / 32; first += chunks) {
+    blockAmax = env.f32(0.0f);
+    blockAmaxOnly = chunks > 1;
+    for (int64_t c = 0; blockAmaxOnly && c < chunks; ++c)
+      tmemColumns(args, tm, tn, tmemLane, first + c, load(first + c), nullptr);
+    blockAmaxOnly = false;
+    for (int64_t c = 0; c < chunks; ++c) {
+      blockChunk = c;
+      tmemColumns(args, tm, tn, tmemLane, first + c, load(first + c), nullptr);
+    }
+  }
 }
 
 void GemmCode::tmemStagedChunk(

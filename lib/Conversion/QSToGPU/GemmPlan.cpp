@@ -240,7 +240,8 @@ static std::string describe(const GemmPlan &plan,
        << " (scale, amax atomics)";
   if (plan.outputBlocks)
     os << ", block-scaled output quantized in the epilogue (1x"
-       << plan.outputBlocks->block << " row blocks, E8M0 scales)";
+       << plan.outputBlocks->block << " row blocks, "
+       << plan.outputBlocks->scaleFormat << " scales)";
   if (plan.outputAmaxes)
     os << ", D's amax taken in the "
        << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
@@ -291,11 +292,12 @@ bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 }
 
 bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
-                                 int64_t cc) {
-  // One tensor-memory load gives a thread 32 columns of a row.
+                                 int64_t cc, int64_t block) {
+  // One tensor-memory load gives a thread 32 columns of a row; the tiles
+  // (128 or 256 wide) hold whole blocks of 32 or 128.
   return cc >= 100 && !accumulate && !operands.tmaStore &&
          operands.splitK == 1 && !operands.splitKAuto && !operands.streamK &&
-         operands.n % 32 == 0;
+         operands.n % block == 0;
 }
 
 std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,

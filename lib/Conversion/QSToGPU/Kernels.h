@@ -48,21 +48,29 @@ struct KernelEnv; // KernelBuilder.h
 
 /// A quantize of x that the kernel producing x applies itself, one scaling
 /// block of a row at a time, in place of the cast kernels
-/// (takesProducerBlocks; emitQuantize's `produce`): a GEMM epilogue whose
-/// thread holds `block` consecutive elements of a row rounds them to
-/// `nominal` (x's type, as the quantize would read them) and encodes them.
+/// (producerBlockSize; emitQuantize's `produce`): a GEMM epilogue whose
+/// thread holds `block` consecutive elements of a row (or 32 of them at a
+/// time) rounds them to `nominal` (x's type, as the quantize would read
+/// them), takes their amax, then the block's scale and its codes.
 struct ProducerBlockQuantizer {
   int64_t block = 32;
   /// x's type, and the type of the codes (FP8).
   Type nominal, codeType;
+  /// The scales' format in words ("E8M0", "FP32"; plan remarks).
+  StringRef scaleFormat;
   /// The codes' and the scales' buffers (1-D; emitQuantize's outs).
   Value data, scales;
-  /// In the producer's kernel: the codes (i8) of one block of `values` (f32
-  /// of nominal-typed values, all inside x) at x row `row`, block
-  /// `blockIndex` of the row; stores the block's scale into `scales` (that
-  /// buffer as the producer's kernel sees it).
+  /// In the producer's kernel: the scale of the block at x row `row`,
+  /// block `blockIndex` of the row, from `amax` (max |v| of its values as
+  /// f32 of nominal-typed values, all inside x), stored into `scales` (that
+  /// buffer as the producer's kernel sees it; null: not stored); returns
+  /// the multiplier `encode` takes.
+  std::function<Value(KernelEnv &, Value amax, Value row, Value blockIndex,
+                      Value scales)>
+      scale;
+  /// The codes (i8) of some of a block's values, times its multiplier.
   std::function<SmallVector<Value>(KernelEnv &, ArrayRef<Value> values,
-                                   Value row, Value blockIndex, Value scales)>
+                                   Value mult)>
       encode;
 };
 
@@ -74,7 +82,7 @@ struct ProducerBlockQuantizer {
 /// emitted: after the kernel that zeroes the global amax buffers,
 /// fillAmax(b, buffers) emits (with `b`) whatever writes x and
 /// max-combines max |x| into each of them (a GEMM's epilogue). With
-/// `produce` (only where takesProducerBlocks; `x` unused) no amax or cast
+/// `produce` (only where producerBlockSize; `x` unused) no amax or cast
 /// kernel is emitted: after the kernel that zeroes padded scale buffers,
 /// produce(b, quantizer) emits whatever computes x and quantizes it with
 /// `quantizer` (a GEMM whose epilogue writes the codes and scales).
@@ -86,11 +94,12 @@ void emitQuantize(
     const std::function<void(OpBuilder &, const ProducerBlockQuantizer &)>
         &produce = nullptr);
 
-/// Whether a quantize of `type` is one its producer can apply block by
-/// block (emitQuantize's `produce`): row-wise-only MXFP8 (1 x 32 blocks,
-/// E8M0 scales, compact or GEMM-swizzled), whose blocks need nothing but
-/// their own 32 values.
-bool takesProducerBlocks(QuantTensorType type, const TargetInfo &target);
+/// The block size of a quantize of `type` that its producer can apply
+/// block by block (emitQuantize's `produce`), else 0: 32 for row-wise-only
+/// MXFP8 (E8M0 scales, compact or GEMM-swizzled), 128 for row-wise-only
+/// FP8 1x128 blocks (FP32 scales); blocks whose scales need nothing but
+/// their own values.
+int64_t producerBlockSize(QuantTensorType type, const TargetInfo &target);
 
 /// Whether the quantize kernels of `type` (current scaling, NVFP4 without
 /// the Hadamard transform or row scales) read x once for its global amax
@@ -203,15 +212,16 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
                             int64_t cc);
 
 /// Whether the GEMM kernels of `operands` can apply a block quantizer of
-/// D (ProducerBlockQuantizer: row-wise MXFP8) in their epilogue: the
-/// sm_100a (`cc` 100) kernels, whose epilogue thread holds 32 consecutive
-/// columns of a row, storing D directly (not qs.gemm_epilogue = "tma")
-/// from one pass (no split-K or stream-K, including split-K "auto": the
-/// reducing passes sum 4-element groups), without an accumulate operand,
-/// N a multiple of 32 (whole blocks). Elsewhere the GEMM writes D and the
-/// quantize kernels follow.
+/// D (ProducerBlockQuantizer of row blocks of `block` elements: MXFP8 32,
+/// FP8 1x128) in their epilogue: the sm_100a (`cc` 100) kernels, whose
+/// epilogue thread reads a row 32 consecutive columns at a time, storing
+/// D directly (not qs.gemm_epilogue = "tma") from one pass (no split-K or
+/// stream-K, including split-K "auto": the reducing passes sum 4-element
+/// groups), without an accumulate operand, N a multiple of the block
+/// (whole blocks). Elsewhere the GEMM writes D and the quantize kernels
+/// follow.
 bool canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
-                           int64_t cc);
+                           int64_t cc, int64_t block);
 
 /// Emits the GEMM kernel and its launch: d[m*n] (1-D, `outType`) =
 /// alpha op(a) op(b) (+ bias[n]) (+ c[m*n]); with `quantizer` (and outType

@@ -314,8 +314,8 @@ struct ConvertQSToGPUPass
   }
 
   /// The quantize of a GEMM's product (its only use) that the GEMM's
-  /// epilogue can apply block by block (gpuk::takesProducerBlocks:
-  /// row-wise MXFP8), or null.
+  /// epilogue can apply block by block (gpuk::producerBlockSize: row-wise
+  /// MXFP8 or FP8 1x128), or null.
   static QuantizeBuffersOp blockTakingQuantize(GemmBuffersOp gemm,
                                                const TargetInfo &target) {
     QuantizeBuffersOp quantize = productQuantize(gemm);
@@ -324,7 +324,7 @@ struct ConvertQSToGPUPass
     QuantTensorType type = quantize.getQuantizedTensorType();
     if (failed(gpuk::checkKernelSupport(
             type, [&] { return InFlightDiagnostic(); })) ||
-        !gpuk::takesProducerBlocks(type, target))
+        !gpuk::producerBlockSize(type, target))
       return {};
     return quantize;
   }
@@ -408,9 +408,12 @@ struct ConvertQSToGPUPass
         return failure();
       quantize = {};
     }
-    if (blockQuantize && !gpuk::canFuseBlockQuantizer(
-                             operands, static_cast<bool>(op.getAccumulate()),
-                             chip.getComputeCapability())) {
+    if (blockQuantize &&
+        !gpuk::canFuseBlockQuantizer(
+            operands, static_cast<bool>(op.getAccumulate()),
+            chip.getComputeCapability(),
+            gpuk::producerBlockSize(blockQuantize.getQuantizedTensorType(),
+                                    target))) {
       if (failed(lowerQuantize(blockQuantize, target, options)))
         return failure();
       blockQuantize = {};

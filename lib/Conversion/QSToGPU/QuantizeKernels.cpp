@@ -300,14 +300,18 @@ bool gpuk::takesProducerAmax(QuantTensorType type, const TargetInfo &target) {
   return !p.globalAmaxArgs.empty() && !p.rowScaled && p.rhtAmaxArg < 0;
 }
 
-bool gpuk::takesProducerBlocks(QuantTensorType type, const TargetInfo &target) {
+int64_t gpuk::producerBlockSize(QuantTensorType type,
+                                const TargetInfo &target) {
   if (type.getQuantizer().takesRecipeScale())
-    return false;
+    return 0;
   Plan p = makePlan(type, target, false, false,
                     quantizeScratch(type, type.getContext()).size());
-  return p.reps.size() == 1 && !p.reps[0].columnwise &&
-         p.reps[0].kind == ScaleKind::E8M0 && p.reps[0].block == 32 &&
-         !p.twoD && p.globalAmaxArgs.empty() && p.amaxStateOutArg < 0;
+  if (p.reps.size() != 1 || p.twoD || !p.globalAmaxArgs.empty())
+    return 0;
+  const Rep &r = p.reps.front();
+  bool mx = r.kind == ScaleKind::E8M0 && r.block == 32;
+  bool fp8Block = r.kind == ScaleKind::F32Block && r.block == 128;
+  return !r.columnwise && (mx || fp8Block) ? r.block : 0;
 }
 
 void gpuk::emitQuantize(
@@ -320,7 +324,7 @@ void gpuk::emitQuantize(
   Plan p = makePlan(type, target, static_cast<bool>(scale),
                     static_cast<bool>(amaxIn), scratch.size());
   if (produce) {
-    // takesProducerBlocks: one row-wise representation, whose buffers are
+    // producerBlockSize: one row-wise representation, whose buffers are
     // outs (argument i + 1 of the plan is outs[i]); the init kernel zeroes
     // padded (swizzled) scale buffers, then the producer quantizes.
     Plan init = p;
@@ -333,11 +337,15 @@ void gpuk::emitQuantize(
     q.block = r.block;
     q.nominal = p.nominal;
     q.codeType = r.fp8Type;
+    q.scaleFormat = r.kind == ScaleKind::E8M0 ? "E8M0" : "FP32";
     q.data = outs[r.dataArg - 1];
     q.scales = outs[r.scaleArg - 1];
-    q.encode = [p, r](KernelEnv &env, ArrayRef<Value> values, Value row,
-                      Value blockIndex, Value scales) {
-      return encodeRowBlock(env, p, r, values, row, blockIndex, scales);
+    q.scale = [p, r](KernelEnv &env, Value amax, Value row, Value blockIndex,
+                     Value scales) {
+      return producerBlockScale(env, p, r, amax, row, blockIndex, scales);
+    };
+    q.encode = [r](KernelEnv &env, ArrayRef<Value> values, Value mult) {
+      return encodeScaled(env, r, values, mult);
     };
     produce(b, q);
     return;

@@ -116,7 +116,8 @@ Value quant::repScale(KernelEnv &env, const Plan &p, const Rep &r,
 }
 
 /// Computes the scale of one block from its amax, stores it into `scales`
-/// (the representation's scale buffer), and returns the multiplier applied
+/// (the representation's scale buffer; null: not stored), and returns the
+/// multiplier applied
 /// to the block's values before conversion (`repScale`: as quant::repScale
 /// gives it).
 static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
@@ -145,14 +146,16 @@ static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
     } else {
       e = emitE8M0Ceil(b, loc, pScaled);
     }
-    store1(env, e, scales, r.scaleIndex(env, zRow, zBlock));
+    if (scales)
+      store1(env, e, scales, r.scaleIndex(env, zRow, zBlock));
     return emitE8M0ReciprocalToF32(b, loc, e);
   }
   case ScaleKind::F32Block: {
     Value s = ref::computeScaleFromAmax(b, loc, amax, r.fp8Max, r.pow2,
                                         r.epsilon, r.valueForInf);
     Value inv = arith::DivFOp::create(b, loc, env.f32(1.0f), s);
-    store1(env, inv, scales, r.scaleIndex(env, zRow, zBlock));
+    if (scales)
+      store1(env, inv, scales, r.scaleIndex(env, zRow, zBlock));
     return s;
   }
   case ScaleKind::NVFP4: {
@@ -165,7 +168,8 @@ static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
     v = arith::MinNumFOp::create(b, loc, v, env.f32(FLT_MAX));
     SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
     Value sf = emitEncodeF32(b, loc, v, e4m3);
-    store1(env, sf, scales, r.scaleIndex(env, zRow, zBlock));
+    if (scales)
+      store1(env, sf, scales, r.scaleIndex(env, zRow, zBlock));
     Value sDec = arith::DivFOp::create(b, loc, env.f32(1.0f), sEnc);
     Value prod =
         arith::MulFOp::create(b, loc, emitDecodeToF32(b, loc, sf, e4m3), sDec);
@@ -176,17 +180,14 @@ static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
   llvm_unreachable("scale kind");
 }
 
-SmallVector<Value> quant::encodeRowBlock(KernelEnv &env, const Plan &p,
-                                         const Rep &r, ArrayRef<Value> values,
-                                         Value zRow, Value zBlock,
-                                         Value scales) {
-  // As rowwisePhase: the block's amax (fmaxf, NaN ignored), its scale,
-  // then the scaled values converted two at a time.
-  Value amax = env.f32(0.0f);
-  for (Value v : values)
-    amax = env.absMax(amax, v);
-  Value mult =
-      blockScale(env, p, r, amax, zRow, zBlock, /*repScale=*/{}, scales);
+Value quant::producerBlockScale(KernelEnv &env, const Plan &p, const Rep &r,
+                                Value amax, Value zRow, Value zBlock,
+                                Value scales) {
+  return blockScale(env, p, r, amax, zRow, zBlock, /*repScale=*/{}, scales);
+}
+
+SmallVector<Value> quant::encodeScaled(KernelEnv &env, const Rep &r,
+                                       ArrayRef<Value> values, Value mult) {
   SmallVector<Value> scaled = llvm::map_to_vector(values, [&](Value v) {
     return arith::MulFOp::create(env.b, env.loc, v, mult).getResult();
   });

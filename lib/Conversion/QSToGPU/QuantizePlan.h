@@ -136,16 +136,18 @@ Value repScale(KernelEnv &env, const Plan &p, const Rep &r, Value perTensor);
 /// Row-wise blocks (1 x B) of the tile (`repScale`: quant::repScale).
 void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t, const Rep &r,
                   Value repScale);
-/// One row-wise block of representation `r` (a kind whose scale follows
+/// A row-wise block of representation `r` (a kind whose scale follows
 /// from the block alone: E8M0 or F32Block) quantized outside the cast
-/// kernels, by the kernel that produced its values (a GEMM epilogue):
-/// `values` are the block's B elements as f32 (of values of the nominal
-/// type), z row `zRow`, block `zBlock` of the row. Stores the block's scale
-/// into `scales` at r.scaleIndex and returns the codes (i8), exactly as
-/// rowwisePhase computes them.
-SmallVector<Value> encodeRowBlock(KernelEnv &env, const Plan &p, const Rep &r,
-                                  ArrayRef<Value> values, Value zRow,
-                                  Value zBlock, Value scales);
+/// kernels, by the kernel that produced its values (a GEMM epilogue), in
+/// two steps that compute exactly what rowwisePhase does: the block's scale
+/// from its `amax` (max |v| of its values as f32 of the nominal type), z
+/// row `zRow`, block `zBlock` of the row, stored into `scales` at
+/// r.scaleIndex (null: not stored), returning the multiplier; then the
+/// codes (i8) of some of its values times that multiplier.
+Value producerBlockScale(KernelEnv &env, const Plan &p, const Rep &r,
+                         Value amax, Value zRow, Value zBlock, Value scales);
+SmallVector<Value> encodeScaled(KernelEnv &env, const Rep &r,
+                                ArrayRef<Value> values, Value mult);
 /// Column-wise blocks (B x 1) of the tile.
 void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t, const Rep &r,
                      Value repScale);

@@ -2,15 +2,17 @@
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=PTX
 // RUN: sed 's/sm_100a/sm_90a/' %s | qs-opt --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans | FileCheck %s --check-prefix=SM90
 
-// A row-wise MXFP8 result of qs.gemm on sm_100a: the tcgen05 epilogue,
-// whose thread reads 32 consecutive columns of a row per tensor-memory
-// load, rounds them to the result's nominal type (as the quantize would
-// read D), and writes their E8M0 scale and FP8 codes; the quantize's cast
-// kernel is not launched (with GEMM-swizzled scales and M or N not a
-// multiple of 128 its init kernel zeroes the padded scales first). Not
-// fused (GEMM into the nominal type, then the quantize kernels): split-K
-// and stream-K (the reducing passes sum 4-element groups), the TMA-store
-// epilogue, both usages (the column-wise blocks span 32 rows), sm_90a
+// A row-wise MXFP8 or FP8 1x128 result of qs.gemm on sm_100a: the
+// tcgen05 epilogue, whose thread reads 32 consecutive columns of a row per
+// tensor-memory load, rounds them to the result's nominal type (as the
+// quantize would read D), and writes their block's scale (E8M0 / FP32
+// scale_inv) and FP8 codes; a 1x128 block's four chunks are read twice
+// (amax, then codes). The quantize's cast kernel is not launched (with
+// GEMM-swizzled scales and M or N not a multiple of 128 its init kernel
+// zeroes the padded scales first). Not fused (GEMM into the nominal type,
+// then the quantize kernels): split-K and stream-K (the reducing passes
+// sum 4-element groups), the TMA-store epilogue, both usages (the
+// column-wise blocks span 32 rows), N not a multiple of the block, sm_90a
 // (whose fragments spread a block over four threads).
 !x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
@@ -19,6 +21,9 @@
 !y = !qs.tensor<256x1024xbf16, #qs.mxfp8<columnwise = false>>
 !ys = !qs.tensor<224x1024xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true, fp8_dtype = f8E5M2>>
 !yb = !qs.tensor<256x1024xbf16, #qs.mxfp8>
+!yk = !qs.tensor<256x1024xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+!w2 = !qs.tensor<160x512xbf16, #qs.mxfp8<columnwise = false>>
+!yn = !qs.tensor<256x160xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.chip = "sm_100a"} {
   // CHECK-LABEL: func.func @fused
   //   CHECK-NOT:   call @qs_quantize
@@ -70,6 +75,25 @@ module attributes {qs.chip = "sm_100a"} {
     %y = qs.gemm %x, %w transpose_b : !x, !w -> !yb
     return %y : !yb
   }
+  // FP8 1x128: FP32 scale_inv [8, 256] (GEMM-ready: block-major).
+  // CHECK-LABEL: func.func @fp8_block
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<2048xf32>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @fp8_block(%x: !x, %w: !w) -> !yk {
+    // expected-remark @+1 {{block-scaled MMA (scale factors in tensor memory), block-scaled output quantized in the epilogue (1x128 row blocks, FP32 scales); 16 blocks}}
+    %y = qs.gemm %x, %w transpose_b : !x, !w -> !yk
+    return %y : !yk
+  }
+  // N = 160: not whole 1x128 blocks.
+  // CHECK-LABEL: func.func @fp8_block_partial
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<40960xbf16>) -> ()
+  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  func.func @fp8_block_partial(%x: !x, %w: !w2) -> !yn {
+    // expected-remark @+1 {{block-scaled MMA (scale factors in tensor memory); 4 blocks}}
+    %y = qs.gemm %x, %w transpose_b : !x, !w2 -> !yn
+    return %y : !yn
+  }
 }
 
 // The fused kernel: 32 columns of a row per tcgen05.ld, each rounded to
@@ -86,4 +110,20 @@ module attributes {qs.chip = "sm_100a"} {
 // PTX-LABEL: .entry qs_gemm_0(
 // PTX: cvt.rp.satfinite.ue8m0x2.f32
 // PTX: cvt.rn.satfinite.e5m2x2.f32
+// The 1x128 kernel: each block's four chunks for the amax, then chunk 0
+// again, the block's FP32 scale (div.rn: 1 / s stored), its codes, and
+// the other three chunks.
+// PTX-LABEL: .entry qs_gemm_4(
+// PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PTX: div.rn.f32
+// PTX: st.global.b32
+// PTX: cvt.rn.satfinite.e4m3x2.f32
+// PTX: st.global.v8.b32
+// PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // PTX-NOT: .entry qs_quantize_rowwise
