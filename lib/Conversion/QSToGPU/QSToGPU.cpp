@@ -296,21 +296,31 @@ struct ConvertQSToGPUPass
     return quantize;
   }
 
-  /// The quantize of a GEMM's product (its only use) whose one pass over
-  /// the product is for its global amax (gpuk::takesProducerAmax: current
-  /// scaling, NVFP4 without the Hadamard transform or row scales), which
-  /// the GEMM's epilogue can take instead, or null.
-  static QuantizeBuffersOp amaxTakingQuantize(GemmBuffersOp gemm,
-                                              const TargetInfo &target) {
+  /// The quantize of a GEMM's product (its only use) that the kernels
+  /// support and `accepts`, or null.
+  static QuantizeBuffersOp
+  supportedProductQuantize(GemmBuffersOp gemm,
+                           function_ref<bool(QuantTensorType)> accepts) {
     QuantizeBuffersOp quantize = productQuantize(gemm);
     if (!quantize)
       return {};
     QuantTensorType type = quantize.getQuantizedTensorType();
     if (failed(gpuk::checkKernelSupport(
             type, [&] { return InFlightDiagnostic(); })) ||
-        !gpuk::takesProducerAmax(type, target))
+        !accepts(type))
       return {};
     return quantize;
+  }
+
+  /// The quantize of a GEMM's product (its only use) whose one pass over
+  /// the product is for its global amax (gpuk::takesProducerAmax: current
+  /// scaling, NVFP4 without the Hadamard transform or row scales), which
+  /// the GEMM's epilogue can take instead, or null.
+  static QuantizeBuffersOp amaxTakingQuantize(GemmBuffersOp gemm,
+                                              const TargetInfo &target) {
+    return supportedProductQuantize(gemm, [&](QuantTensorType type) {
+      return gpuk::takesProducerAmax(type, target);
+    });
   }
 
   /// The quantize of a GEMM's product (its only use) that the GEMM's
@@ -318,15 +328,9 @@ struct ConvertQSToGPUPass
   /// MXFP8 or FP8 1x128), or null.
   static QuantizeBuffersOp blockTakingQuantize(GemmBuffersOp gemm,
                                                const TargetInfo &target) {
-    QuantizeBuffersOp quantize = productQuantize(gemm);
-    if (!quantize)
-      return {};
-    QuantTensorType type = quantize.getQuantizedTensorType();
-    if (failed(gpuk::checkKernelSupport(
-            type, [&] { return InFlightDiagnostic(); })) ||
-        !gpuk::producerBlockSize(type, target))
-      return {};
-    return quantize;
+    return supportedProductQuantize(gemm, [&](QuantTensorType type) {
+      return gpuk::producerBlockSize(type, target) != 0;
+    });
   }
 
   /// A GEMM the kernels cannot run is an error, in the emulation as under

@@ -115,6 +115,12 @@ Value quant::repScale(KernelEnv &env, const Plan &p, const Rep &r,
   return Value();
 }
 
+/// The scale buffer of representation `r`; null for per-tensor FP8 (its
+/// scale_inv is written once, by scaleInvPhase).
+static Value scaleBuffer(KernelEnv &env, const Rep &r) {
+  return r.scaleArg >= 0 ? env.args[r.scaleArg] : Value();
+}
+
 /// Computes the scale of one block from its amax, stores it into `scales`
 /// (the representation's scale buffer; null: not stored), and returns the
 /// multiplier applied
@@ -399,7 +405,7 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
             });
       }
       Value mult = blockScale(env, p, r, amax, gr, gBlock, repScale,
-                              env.args[r.scaleArg]);
+                              scaleBuffer(env, r));
       for (int64_t c = 0; c < r.block; c += 16) {
         SmallVector<Value> values =
             readRow(env, t, smem, env.add(base, env.idx(c)), 16, p.nominal);
@@ -477,7 +483,7 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
             });
       }
       Value mult = blockScale(env, p, r, amax, gc, gBlock, repScale,
-                              env.args[r.scaleArg]);
+                              scaleBuffer(env, r));
       if (r.xLayout) {
         // Codes in x's layout are written row by row by xLayoutEncodePhase.
         store1(env, mult, env.shared[t.mults],
