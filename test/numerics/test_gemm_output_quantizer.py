@@ -209,8 +209,8 @@ def test_gemm_output_quantizer_fp8_block(rng):
     # block's four 32-column chunks of tensor memory twice, for the block's
     # amax, then for its codes (FP32 scale_inv written with the first).
     # Power-of-two and exact scales, bias, partial tiles (M), 128x256
-    # tiles, persistent, MXFP8 operands; then N = 160 (not whole blocks:
-    # the quantize kernels).
+    # tiles, persistent, per-tensor and MXFP8 operands; then N = 160 (not
+    # whole blocks: the quantize kernels).
     q = h.quantizer("fp8_block", block_scaling_dim=1, columnwise=False)
     exact = h.quantizer("fp8_block", block_scaling_dim=1, columnwise=False,
                         force_pow_2_scales=False, fp8_dtype="f8E5M2")

@@ -191,6 +191,17 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     per-tensor FP8 without a transpose buffer) are read MN-major, so every
     layout runs.
 
+    A GEMM whose product's only use is a quantize can do part of that
+    quantize (docs/GPU.md): a delayed-scaling per-tensor FP8 result of
+    per-tensor operands is quantized in the pass that writes D (scale,
+    `cvt.rn.satfinite`, amax atomics); a current-scaling or NVFP4 (without
+    RHT or row scales) result's global amax is taken by that pass, and the
+    quantize runs without its amax kernel; on sm_100a a row-wise MXFP8 or
+    FP8 1x128 result is quantized block by block in the epilogue, from the
+    product rounded to its nominal type, without the cast kernel. Where the
+    GEMM's plan does not allow it, the GEMM writes the product and the
+    quantize kernels follow, with the same bytes.
+
     `qs.update_usage_buffers` is left in place (another lowering may take
     it); with `require-nvptx-chip` (qs-nvptx-pipeline) it is an error.
 
