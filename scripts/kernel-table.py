@@ -168,7 +168,13 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               # "cur": a #qs.fp8_current result, whose amax the epilogue
               # (or the split-K reduction) takes for the quantize kernels.
               ("e4m3 x e4m3", "cur", 128), ("e4m3 x e4m3 splitk4", "cur", 128),
-              ("e4m3 x e4m3 cluster2 persistent tma", "cur", 256)]
+              ("e4m3 x e4m3 cluster2 persistent tma", "cur", 256),
+              # "mx": a row-wise MXFP8 result quantized in the epilogue
+              # (staged in shared memory, one block per thread).
+              ("mxfp8", "mx", 64), ("mxfp8", "mx", 128), ("e4m3 x e4m3", "mx", 128),
+              ("e4m3 x e4m3 fast", "mx", 256), ("block 1D x 2D", "mx", 128),
+              ("nvfp4 cluster2 persistent", "mx", 128), ("mxfp8 persistent", "mx", 64),
+              ("e4m3 x e4m3 fast cluster2 pingpong", "mx", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -274,8 +280,8 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         r = f"!qs.tensor<{m}x{m}xbf16, #qs.fp8_delayed<columnwise = false>>"
         state = " scale(%s : tensor<1xf32>) amax(%am : tensor<1xf32>)"
     elif out == "mx":
-        # A row-wise MXFP8 result (GEMM-swizzled scales) that the sm_100a
-        # epilogue quantizes in 1x32 blocks.
+        # A row-wise MXFP8 result (GEMM-swizzled scales) that the epilogue
+        # quantizes in 1x32 blocks (sm_90a: staged in shared memory).
         r = f"!qs.tensor<{m}x{m}xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>"
     elif out == "blk":
         # A row-wise FP8 1x128 result that the sm_100a epilogue quantizes

@@ -222,3 +222,33 @@ def test_gemm_output_quantizer_fp8_block(rng):
                            k=256, chip="sm_100a", attrs=["qs.gemm_persistent = 3 : i64"])
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=208, n=160, k=256,
                            chip="sm_100a")
+
+
+def test_gemm_output_quantizer_mxfp8_sm90(rng):
+    # Row-wise MXFP8 results on sm_90a: a block's 32 columns of a row are
+    # spread over a quad of threads, so each consumer warpgroup stages its
+    # rows in the nominal type (128 bytes of columns at a time, as the
+    # TMA-store epilogue does), then each thread reads one block back and
+    # writes its codes and E8M0 scale. Per-tensor operands (128x128
+    # tiles, bias, partial tiles in M and N), MXFP8 operands (128x64),
+    # 128x256 tiles with an NN layout and swizzled scales, FP32 (one block
+    # per staged row) and f16 results, NVFP4 operands in persistent
+    # multicast pairs, ping-pong consumers and 128x192 tiles (an odd
+    # number of staged chunks).
+    mx = h.quantizer("mxfp8", columnwise=False)
+    swizzled = h.quantizer("mxfp8", columnwise=False, optimize_for_gemm=True)
+    e5m2 = h.quantizer("mxfp8", columnwise=False, fp8_dtype="f8E5M2", optimize_for_gemm=True)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], mx, "bf16", True, m=224, n=160, k=256)
+    check_output_quantizer(rng, "mxfp8", LAYOUTS[0], swizzled, "bf16", False, m=224, n=160, k=256)
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[2], swizzled, "bf16", True, m=288, n=320,
+                           k=256, attrs=["qs.gemm_tile_n = 256 : i64"])
+    check_output_quantizer(rng, "fp8_block", LAYOUTS[1], mx, "f32", False, m=160, n=192, k=384)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[1], e5m2, "f16", True, m=224, n=96, k=256)
+    check_output_quantizer(rng, "nvfp4", LAYOUTS[0], e5m2, "bf16", True, m=288, n=288, k=256,
+                           attrs=["qs.gemm_persistent = 3 : i64", "qs.gemm_cluster = 2 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], swizzled, "bf16", True, m=416, n=288,
+                           k=256, attrs=["qs.gemm_persistent = 3 : i64",
+                                         'qs.gemm_schedule = "pingpong"'],
+                           fast_accumulate=True)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], mx, "bf16", False, m=160, n=416, k=256,
+                           attrs=["qs.gemm_tile_n = 192 : i64"])

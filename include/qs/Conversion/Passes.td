@@ -197,8 +197,10 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     `cvt.rn.satfinite`, amax atomics); a current-scaling or NVFP4 (without
     RHT or row scales) result's global amax is taken by that pass, and the
     quantize runs without its amax kernel; on sm_100a a row-wise MXFP8 or
-    FP8 1x128 result is quantized block by block in the epilogue, from the
-    product rounded to its nominal type, without the cast kernel. Where the
+    FP8 1x128 result, and on sm_90a a row-wise MXFP8 result (each
+    consumer's rows staged in shared memory, then one block per thread),
+    is quantized block by block in the epilogue, from the product rounded
+    to its nominal type, without the cast kernel. Where the
     GEMM's plan does not allow it, the GEMM writes the product and the
     quantize kernels follow, with the same bytes.
 

@@ -345,8 +345,9 @@ struct GemmPlan {
   /// type, and the tcgen05 epilogue, whose thread holds 32 consecutive
   /// columns of a row per tensor-memory load, rounds them to the
   /// quantize's nominal type, takes the block's amax and scale, then
-  /// encodes them (GemmCode::tmemEpilogue); the kernel's argument after d
-  /// is the scale buffer. Null: none.
+  /// encodes them (GemmCode::tmemEpilogue); the sm_90a epilogue (row-wise
+  /// MXFP8 only) stages the rounded values first (stagesBlocks()). The
+  /// kernel's argument after d is the scale buffer. Null: none.
   std::shared_ptr<const ProducerBlockQuantizer> outputBlocks;
   /// The global amax buffers of a quantize of D (emitGemm's outputAmaxes:
   /// current scaling, NVFP4) that the pass writing D max-combines max |D|
@@ -358,12 +359,26 @@ struct GemmPlan {
   int64_t outputExtras() const {
     return quantizesOutput() ? 2 : outputBlocks ? 1 : outputAmaxes;
   }
-  /// What the GEMM kernel's epilogue stores: D's type, or with split-K the
-  /// FP32 partial results.
+  /// What the GEMM kernel's epilogue stores: D's type (stagedType()), or
+  /// with split-K the FP32 partial results.
   Type storeType() const {
-    return splitsK() ? Float32Type::get(outType.getContext()) : outType;
+    return splitsK() ? Float32Type::get(outType.getContext()) : stagedType();
   }
-  int64_t storeChunkCols() const { return 128 / outBytes(); }
+  /// sm_90a with a block quantizer (outputBlocks, row-wise MXFP8): a
+  /// block's 32 columns of a row are spread over the four threads of a
+  /// quad (8 values each), so each consumer stages its rows in its
+  /// nominal type as the TMA-store epilogue does (same buffers, chunks and
+  /// stmatrix layout; no tensor map), then each thread reads back one
+  /// block of a row (GemmCode::stagedBlocks) and stores its scale and
+  /// codes directly.
+  bool stagesBlocks() const { return outputBlocks && !tcgen05; }
+  /// The type of the staged values: D's, or a staged block quantizer's
+  /// nominal type.
+  Type stagedType() const;
+  int64_t stagedBytes() const {
+    return stagedType().getIntOrFloatBitWidth() / 8;
+  }
+  int64_t storeChunkCols() const { return 128 / stagedBytes(); }
   int64_t storeChunks() const { return ceilDiv(tileN, storeChunkCols()); }
   /// One TMA-store staging buffer: a box of storeBoxRows() rows x 128
   /// bytes (sm_90a: a consumer has two; sm_100a: a warp has two, at the
@@ -376,7 +391,7 @@ struct GemmPlan {
   /// persistent tcgen05 kernels two per epilogue warp (their ring is busy
   /// with the next unit's loads; one block per tile stages in the ring).
   int64_t stagingBytes() const {
-    if (!tmaStore)
+    if (!tmaStore && !stagesBlocks())
       return 0;
     if (tcgen05)
       return persistent() ? 4 * 2 * stagingBufferBytes() : 0;
@@ -640,15 +655,17 @@ struct GemmCode {
   /// block's first pass over its four chunks); else it raises it, then
   /// encodes the chunk with the block's scale (stored with the first
   /// chunk, `blockChunk` 0) and stores its codes.
-  Value blockAmax;
+  Value blockAmax = {};
   bool blockAmaxOnly = false;
   int64_t blockChunk = 0;
   /// Whether the epilogue about to run writes D through the TMA-store
-  /// staging (GemmPlan::tmaStore): D itself (a whole tile, or the last
-  /// unit's reducing pass), not a split-K or stream-K FP32 plane, which
-  /// goes to the workspace directly.
+  /// staging (GemmPlan::tmaStore; or staged blocks, GemmPlan::
+  /// stagesBlocks): D itself (a whole tile, or the last unit's reducing
+  /// pass), not a split-K or stream-K FP32 plane, which goes to the
+  /// workspace directly.
   bool stagesStores() const {
-    return plan.tmaStore && !storingPlane && (reducing || !plan.splitsK());
+    return (plan.tmaStore || plan.stagesBlocks()) && !storingPlane &&
+           (reducing || !plan.splitsK());
   }
   /// D among the epilogue's arguments of the emulation (the last but the
   /// output quantizer's scale and amax, or the output amaxes, and the
@@ -982,6 +999,18 @@ struct GemmCode {
   /// of one 128-byte row, which the swizzle keeps whole), for consumer
   /// thread `t` (0-127).
   Value stmatrixRow(Value t, int64_t q);
+  /// GemmPlan::stagesBlocks, once store chunk `chunk` of rows `half` * 64
+  /// ... of tile (tm, tn) is staged (stagedEpilogueChunk: the values in
+  /// the quantize's nominal type, 64 rows x 128 bytes): consumer thread
+  /// `t`'s block (row t / b, block t % b of the chunk's b = 128 bytes /
+  /// 32 values per row; f32 values: threads 64-127 have none) read back
+  /// 16 bytes at a time by `load(offset)` (the values at byte `offset` of
+  /// the buffer before swizzling), its amax, scale (stored) and codes
+  /// (one 32-byte store). Blocks outside D (N % 32 == 0: whole blocks) are
+  /// skipped.
+  void stagedBlocks(Value tm, Value tn, Value half, Value t, ValueRange args,
+                    int64_t chunk,
+                    const std::function<SmallVector<Value>(Value)> &load);
   /// GemmPlan::tmaStore: D's first row and column of the TMA store box of
   /// store chunk `chunk` of tile (tm, tn) for box row group `group` (a
   /// consumer's 64 rows on sm_90a, a warp's 32 on sm_100a); the kernels

@@ -134,7 +134,7 @@ Value gemm::emulatePrmt(KernelEnv &env, Value a, Value b, Value selector) {
 void gemm::emulateStaging(GemmCode &code, Value staging, Value offset,
                           ArrayRef<Value> values) {
   KernelEnv &env = code.env;
-  int64_t bytes = code.plan.outBytes();
+  int64_t bytes = code.plan.stagedBytes();
   for (auto [e, v] : llvm::enumerate(values)) {
     Value at = swizzle(code, env.add(offset, env.idx(int64_t(e) * bytes)));
     memref::StoreOp::create(env.b, env.loc, v, staging,
@@ -436,10 +436,10 @@ SmallVector<Value> Sm90Emulation::load16(Value offset) {
 }
 
 void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
-  int64_t bytes = plan.outBytes();
+  int64_t bytes = plan.stagedBytes();
   Value staging = memref::AllocOp::create(
       b, loc,
-      MemRefType::get({plan.stagingBufferBytes() / bytes}, plan.outType));
+      MemRefType::get({plan.stagingBufferBytes() / bytes}, plan.stagedType()));
   env.loop(kConsumers, [&](Value consumer) {
     for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
       env.loop(kWarpgroup, [&](Value t) {
@@ -468,6 +468,23 @@ void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
               emulateStaging(code, staging, offset, values);
             });
       });
+      if (plan.stagesBlocks()) {
+        // Each thread's block, read back from the staged values.
+        env.loop(kWarpgroup, [&](Value t) {
+          code.stagedBlocks(
+              tm, tn, consumer, t, epilogueArgs, chunk, [&](Value offset) {
+                SmallVector<Value> values;
+                for (int64_t e = 0; e < 16 / bytes; ++e)
+                  values.push_back(memref::LoadOp::create(
+                      b, loc, staging,
+                      env.div(
+                          swizzle(code, env.add(offset, env.idx(e * bytes))),
+                          env.idx(bytes))));
+                return values;
+              });
+        });
+        continue;
+      }
       // The box of the consumer's rows and the chunk's columns.
       emulateTmaStoreBox(code, staging, code.outputD(epilogueArgs),
                          code.storeBox(tm, tn, consumer, chunk));

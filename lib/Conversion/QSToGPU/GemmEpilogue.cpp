@@ -73,9 +73,40 @@ void GemmCode::stagedEpilogueChunk(
         Value column = arith::SubIOp::create(env.b, env.loc, fc,
                                              i(chunk * plan.storeChunkCols()));
         store(r / 2,
-              env.add(env.mul(fr, i(128)), env.mul(column, i(plan.outBytes()))),
+              env.add(env.mul(fr, i(128)),
+                      env.mul(column, i(plan.stagedBytes()))),
               values);
       });
+}
+
+void GemmCode::stagedBlocks(
+    Value tm, Value tn, Value half, Value t, ValueRange args, int64_t chunk,
+    const std::function<SmallVector<Value>(Value)> &load) {
+  const ProducerBlockQuantizer &q = *plan.outputBlocks;
+  int64_t bytes = plan.stagedBytes(), perRow = plan.storeChunkCols() / q.block;
+  Value r = env.div(t, i(perRow)), blk = env.rem(t, i(perRow));
+  Value row = env.add(env.add(env.mul(tm, i(kTileM)), env.mul(half, i(64))), r);
+  Value col = env.add(
+      env.add(env.mul(tn, i(plan.tileN)), i(chunk * plan.storeChunkCols())),
+      env.mul(blk, i(q.block)));
+  Value inside =
+      env.land(env.lt(t, i(plan.storeBoxRows() * perRow)),
+               env.land(env.lt(row, i(plan.m)), env.lt(col, i(plan.n))));
+  env.ifThen(inside, [&] {
+    // The values in column order (the amax's order on sm_100a too).
+    Value first = env.add(env.mul(r, i(128)), env.mul(blk, i(q.block * bytes)));
+    SmallVector<Value> values;
+    Value amax = env.f32(0.0f);
+    for (int64_t k = 0; k < q.block * bytes / 16; ++k)
+      for (Value v : load(env.add(first, i(16 * k)))) {
+        values.push_back(env.toF32(v));
+        amax = env.absMax(amax, values.back());
+      }
+    // args: ..., d, scales.
+    Value mult = q.scale(env, amax, row, env.div(col, i(q.block)), args.back());
+    storeCodes(q.encode(env, values, mult), outputD(args),
+               env.add(env.mul(row, i(plan.n)), col));
+  });
 }
 
 std::pair<Value, Value> GemmCode::storeBox(Value tm, Value tn, Value group,
@@ -151,12 +182,13 @@ void GemmCode::epilogueAt(
   // |max| of the values this thread stores, as stored in D's type (taken
   // before the rounding, see `track`).
   bool tracksAmax = plan.outputAmaxes > 0 && !partial;
-  // A block quantizer (plan.outputBlocks; only tmemColumns gets here with
-  // one, so the `count` values are 32 consecutive columns of a row, of one
-  // block): the values rounded to the quantize's nominal type, their amax
+  // A block quantizer (plan.outputBlocks) on sm_100a (tmemColumns: the
+  // `count` values are 32 consecutive columns of a row, of one block): the
+  // values rounded to the quantize's nominal type, their amax
   // (blockAmax), then the block's scale and their codes, stored with one
-  // vector store.
-  bool quantizesBlocks = plan.outputBlocks && !partial;
+  // vector store. On sm_90a (stagesBlocks) the values go to the staging
+  // `sink` in the nominal type (storeType()); stagedBlocks encodes them.
+  bool quantizesBlocks = plan.outputBlocks && !partial && !plan.stagesBlocks();
   assert((!quantizesBlocks || count == 32) &&
          "a block quantizer takes 32 columns of a row per call");
   SmallVector<Value> blockValues;

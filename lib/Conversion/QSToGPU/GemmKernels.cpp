@@ -424,16 +424,47 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
   Value staging =
       env.add(env.idx(plan.stagingOffset()),
               env.mul(consumer, env.idx(2 * plan.stagingBufferBytes())));
+  // Staged blocks (GemmPlan::stagesBlocks) instead: the consumer's threads
+  // read chunk c back (GemmCode::stagedBlocks) after a barrier; every read
+  // of buffer c % 2 from chunk c - 2 is done once all threads passed chunk
+  // c - 1's barrier, and of the previous tile's chunks once all passed the
+  // barrier before chunk 0.
+  bool blocks = plan.stagesBlocks();
+  // Four words of staged values: 16-bit pairs (the first in the low half)
+  // or f32 values.
+  auto wordValues = [&](ArrayRef<Value> words) {
+    Type type = plan.stagedType();
+    SmallVector<Value> values;
+    for (Value word : words) {
+      if (type.isF32()) {
+        values.push_back(arith::BitcastOp::create(b, loc, type, word));
+        continue;
+      }
+      for (int64_t h = 0; h < 2; ++h) {
+        Value bits = h ? arith::ShRUIOp::create(b, loc, word,
+                                                arith::ConstantIntOp::create(
+                                                    b, loc, b.getI32Type(), 16))
+                             .getResult()
+                       : word;
+        values.push_back(arith::BitcastOp::create(
+            b, loc, type,
+            arith::TruncIOp::create(b, loc, b.getI16Type(), bits)));
+      }
+    }
+    return values;
+  };
   for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
     Value buffer =
         env.add(staging, env.idx((chunk % 2) * plan.stagingBufferBytes()));
-    env.ifThen(eq(t, zero), [&] {
-      ptx({},
-          chunk == 0 ? "cp.async.bulk.wait_group.read 0;"
-                     : "cp.async.bulk.wait_group.read 1;",
-          "");
-    });
-    consumerBarrier("bar.sync", 4, kWarpgroup);
+    if (!blocks)
+      env.ifThen(eq(t, zero), [&] {
+        ptx({},
+            chunk == 0 ? "cp.async.bulk.wait_group.read 0;"
+                       : "cp.async.bulk.wait_group.read 1;",
+            "");
+      });
+    if (!blocks || chunk == 0)
+      consumerBarrier("bar.sync", 4, kWarpgroup);
     auto staged = [&](Value offset) {
       return ptx.i32(
           env.add(block.base, env.add(buffer, swizzle(code, offset))));
@@ -483,6 +514,14 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
               "r,r,r,r,r");
           words.clear();
         });
+    if (blocks) {
+      consumerBarrier("bar.sync", 4, kWarpgroup);
+      code.stagedBlocks(
+          tm, tn, half, t, block.epilogueArgs, chunk, [&](Value offset) {
+            return wordValues(load16(env.add(buffer, swizzle(code, offset))));
+          });
+      continue;
+    }
     ptx({}, "fence.proxy.async.shared::cta;", "");
     consumerBarrier("bar.sync", 4, kWarpgroup);
     env.ifThen(eq(t, zero), [&] {

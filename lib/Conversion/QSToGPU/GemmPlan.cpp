@@ -241,7 +241,8 @@ static std::string describe(const GemmPlan &plan,
   if (plan.outputBlocks)
     os << ", block-scaled output quantized in the epilogue (1x"
        << plan.outputBlocks->block << " row blocks, "
-       << plan.outputBlocks->scaleFormat << " scales)";
+       << plan.outputBlocks->scaleFormat << " scales"
+       << (plan.stagesBlocks() ? ", staged in shared memory" : "") << ")";
   if (plan.outputAmaxes)
     os << ", D's amax taken in the "
        << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
@@ -291,11 +292,17 @@ bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
            persistent);
 }
 
+Type GemmPlan::stagedType() const {
+  return stagesBlocks() ? outputBlocks->nominal : outType;
+}
+
 bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
                                  int64_t cc, int64_t block) {
   // One tensor-memory load gives a thread 32 columns of a row; the tiles
-  // (128 or 256 wide) hold whole blocks of 32 or 128.
-  return cc >= 100 && !accumulate && !operands.tmaStore &&
+  // (128 or 256 wide) hold whole blocks of 32 or 128. sm_90a stages 128
+  // bytes of each row at a time (64 or 32 columns), which hold whole
+  // MXFP8 blocks.
+  return (cc >= 100 || block == 32) && !accumulate && !operands.tmaStore &&
          operands.splitK == 1 && !operands.splitKAuto && !operands.streamK &&
          operands.n % block == 0;
 }

@@ -1,0 +1,101 @@
+// RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics | FileCheck %s
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=PTX
+
+// A row-wise MXFP8 result of qs.gemm on sm_90a: wgmma's fragments spread a
+// block's 32 columns of a row over the four threads of a quad, so each
+// consumer warpgroup stages its 64 rows in the result's nominal type, 128
+// bytes of columns at a time (stmatrix, the TMA-store epilogue's buffers
+// and layout), then after a barrier each thread reads one block back (four
+// 16-byte shared loads), takes its amax, writes its E8M0 scale (the
+// software path: sm_90a has no cvt to ue8m0) and its 32 FP8 codes (two
+// 16-byte stores). The quantize's cast kernel is not launched. Not fused:
+// FP8 1x128 results, qs.gemm_epilogue = "tma", split-K, both usages.
+!x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
+!w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
+!xp = !qs.tensor<224x512xbf16, #qs.fp8_current<columnwise = false>>
+!wp = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
+!y = !qs.tensor<256x1024xbf16, #qs.mxfp8<columnwise = false>>
+!ys = !qs.tensor<224x1024xf32, #qs.mxfp8<columnwise = false, optimize_for_gemm = true, fp8_dtype = f8E5M2>>
+!yb = !qs.tensor<256x1024xbf16, #qs.mxfp8>
+!yk = !qs.tensor<256x1024xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+module attributes {qs.chip = "sm_90a"} {
+  // 32 KiB of staging (two 64 x 128-byte buffers per consumer) after the
+  // ring.
+  // CHECK-LABEL: func.func @fused
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   call @qs_gemm_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<8192xf8E8M0FNU>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @fused(%x: !x, %w: !w, %bias: tensor<1024xbf16>) -> !y {
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x64 tiles (2 x 16), 8-stage ring, 4 k-tiles of 128, FP32 promotion per 32 of K, block-scaled output quantized in the epilogue (1x32 row blocks, E8M0 scales, staged in shared memory); 32 blocks of 384 threads, 229504 bytes of shared memory}}
+    %y = qs.gemm %x, %w transpose_b bias(%bias : tensor<1024xbf16>) : !x, !w -> !y
+    return %y : !y
+  }
+  // An FP32 result (32 columns staged per chunk: threads 0-63 read a row
+  // each), GEMM-swizzled scales of 224 rows (zeroed by the quantize's init
+  // kernel first), per-tensor operands in persistent blocks.
+  // CHECK-LABEL: func.func @swizzled
+  //       CHECK:   call @qs_quantize_init_launch({{.*}}) : (memref<229376xf8E5M2>, memref<8192xf8E8M0FNU>) -> ()
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<229376xf8E5M2>, memref<8192xf8E8M0FNU>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @swizzled(%x: !xp, %w: !wp) -> !ys {
+    // expected-remark @+1 {{persistent, block-scaled output quantized in the epilogue (1x32 row blocks, E8M0 scales, staged in shared memory); 4 blocks of 384 threads}}
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_persistent = 4 : i64} : !xp, !wp -> !ys
+    return %y : !ys
+  }
+  // CHECK-LABEL: func.func @tma_store
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xbf16>, memref<16xi64>) -> ()
+  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  func.func @tma_store(%x: !x, %w: !w) -> !y {
+    // expected-remark @+1 {{FP32 promotion per 32 of K, TMA-store epilogue; 32 blocks}}
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_epilogue = "tma"} : !x, !w -> !y
+    return %y : !y
+  }
+  // CHECK-LABEL: func.func @split_k
+  //       CHECK:   call @qs_gemm_split_k_reduce{{.*}}launch({{.*}}) : (memref<524288xf32>, memref<262144xbf16>) -> ()
+  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  func.func @split_k(%x: !x, %w: !w) -> !y {
+    // expected-remark @+1 {{in 2 splits of 2, FP32 promotion per 32 of K; 64 blocks}}
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = 2 : i64} : !x, !w -> !y
+    return %y : !y
+  }
+  // CHECK-LABEL: func.func @both_usages
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xbf16>) -> ()
+  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  func.func @both_usages(%x: !x, %w: !w) -> !yb {
+    // expected-remark @+1 {{FP32 promotion per 32 of K; 32 blocks}}
+    %y = qs.gemm %x, %w transpose_b : !x, !w -> !yb
+    return %y : !yb
+  }
+  // CHECK-LABEL: func.func @fp8_block
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xbf16>) -> ()
+  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  func.func @fp8_block(%x: !x, %w: !w) -> !yk {
+    // expected-remark @+1 {{FP32 promotion per 32 of K; 32 blocks}}
+    %y = qs.gemm %x, %w transpose_b : !x, !w -> !yk
+    return %y : !yk
+  }
+}
+
+// The fused kernel: after the k-loop the values rounded to bf16 and staged
+// (4 stmatrix: 64 columns), a barrier, four 16-byte reads of the block, the
+// E8M0 scale in software (amax / 448 rounded up to a power of two; one
+// byte stored), the codes (16 cvt pairs) in two 16-byte stores.
+// PTX-LABEL: .entry qs_gemm(
+// PTX: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// PTX: cvt.rn.bf16.f32
+// PTX-COUNT-4: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: bar.sync
+// PTX-COUNT-4: ld.shared.v4.b32
+// PTX-NOT: cvt.rp.satfinite.ue8m0x2
+// PTX: mul.rn.f32 {{.*}}0f3B124925
+// PTX: st.global.b8
+// PTX-COUNT-16: cvt.rn.satfinite.e4m3x2.f32
+// PTX-COUNT-2: st.global.v4.b32
+// PTX-NOT: cp.async.bulk.tensor.2d.global.shared
+// PTX-LABEL: .entry qs_gemm_0(
+// PTX: st.shared.v2.f32
+// PTX: ld.shared.v4.b32
+// PTX: cvt.rn.satfinite.e5m2x2.f32
+// PTX-NOT: .entry qs_quantize_rowwise
