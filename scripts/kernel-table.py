@@ -174,7 +174,13 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("mxfp8", "mx", 64), ("mxfp8", "mx", 128), ("e4m3 x e4m3", "mx", 128),
               ("e4m3 x e4m3 fast", "mx", 256), ("block 1D x 2D", "mx", 128),
               ("nvfp4 cluster2 persistent", "mx", 128), ("mxfp8 persistent", "mx", 64),
-              ("e4m3 x e4m3 fast cluster2 pingpong", "mx", 128)]
+              ("e4m3 x e4m3 fast cluster2 pingpong", "mx", 128),
+              # "blk": a row-wise FP8 1x128 result likewise (both staging
+              # buffers per block, read back twice by threads 0-63).
+              ("e4m3 x e4m3", "blk", 128), ("e4m3 x e4m3 fast", "blk", 256),
+              ("block 1D x 2D", "blk", 128), ("block 1D x 1D persistent", "blk", 128),
+              ("mxfp8", "blk", 128), ("nvfp4 cluster2 persistent", "blk", 128),
+              ("e4m3 x e4m3 fast cluster2 pingpong", "blk", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -284,8 +290,9 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         # quantizes in 1x32 blocks (sm_90a: staged in shared memory).
         r = f"!qs.tensor<{m}x{m}xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>"
     elif out == "blk":
-        # A row-wise FP8 1x128 result that the sm_100a epilogue quantizes
-        # (two passes over each block's tensor-memory columns).
+        # A row-wise FP8 1x128 result that the epilogue quantizes (two
+        # passes over each block's tensor-memory columns on sm_100a, over
+        # its staged values on sm_90a).
         r = f"!qs.tensor<{m}x{m}xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>"
     elif out == "cur":
         # A current-scaling result: bf16 D, whose amax the epilogue takes

@@ -1,15 +1,19 @@
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics | FileCheck %s
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=PTX
 
-// A row-wise MXFP8 result of qs.gemm on sm_90a: wgmma's fragments spread a
-// block's 32 columns of a row over the four threads of a quad, so each
-// consumer warpgroup stages its 64 rows in the result's nominal type, 128
-// bytes of columns at a time (stmatrix, the TMA-store epilogue's buffers
-// and layout), then after a barrier each thread reads one block back (four
-// 16-byte shared loads), takes its amax, writes its E8M0 scale (the
-// software path: sm_90a has no cvt to ue8m0) and its 32 FP8 codes (two
-// 16-byte stores). The quantize's cast kernel is not launched. Not fused:
-// FP8 1x128 results, qs.gemm_epilogue = "tma", split-K, both usages.
+// A row-wise MXFP8 or FP8 1x128 result of qs.gemm on sm_90a: wgmma's
+// fragments spread a block's columns of a row over the four threads of a
+// quad, so each consumer warpgroup stages its 64 rows in the result's
+// nominal type, 128 bytes of columns at a time (stmatrix, the TMA-store
+// epilogue's buffers and layout), then after a barrier each thread reads
+// one block back: MXFP8 four 16-byte shared loads, its amax, its E8M0
+// scale (the software path: sm_90a has no cvt to ue8m0) and its 32 FP8
+// codes (two 16-byte stores); FP8 1x128 (both buffers: 128 bf16 columns,
+// threads 0-63) sixteen loads for the amax, the FP32 scale_inv, then four
+// times four loads, 32 codes and two stores. The quantize's cast kernel
+// is not launched. Not fused: qs.gemm_epilogue = "tma", split-K, both
+// usages, FP8 1x128 in MXFP8's default 128x64 tiles or of an FP32 result
+// (four staged chunks per block).
 !x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
 !xp = !qs.tensor<224x512xbf16, #qs.fp8_current<columnwise = false>>
@@ -18,6 +22,7 @@
 !ys = !qs.tensor<224x1024xf32, #qs.mxfp8<columnwise = false, optimize_for_gemm = true, fp8_dtype = f8E5M2>>
 !yb = !qs.tensor<256x1024xbf16, #qs.mxfp8>
 !yk = !qs.tensor<256x1024xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+!ykf = !qs.tensor<224x1024xf32, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.chip = "sm_90a"} {
   // 32 KiB of staging (two 64 x 128-byte buffers per consumer) after the
   // ring.
@@ -68,13 +73,32 @@ module attributes {qs.chip = "sm_90a"} {
     %y = qs.gemm %x, %w transpose_b : !x, !w -> !yb
     return %y : !yb
   }
-  // CHECK-LABEL: func.func @fp8_block
+  // CHECK-LABEL: func.func @fp8_block_narrow
   //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xbf16>) -> ()
   //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
-  func.func @fp8_block(%x: !x, %w: !w) -> !yk {
+  func.func @fp8_block_narrow(%x: !x, %w: !w) -> !yk {
     // expected-remark @+1 {{FP32 promotion per 32 of K; 32 blocks}}
     %y = qs.gemm %x, %w transpose_b : !x, !w -> !yk
     return %y : !yk
+  }
+  // FP8 1x128: FP32 scale_inv [8, 256] (GEMM-ready: block-major).
+  // CHECK-LABEL: func.func @fp8_block
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<2048xf32>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @fp8_block(%x: !x, %w: !w) -> !yk {
+    // expected-remark @+1 {{128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128, FP32 promotion per 32 of K, block-scaled output quantized in the epilogue (1x128 row blocks, FP32 scales, staged in shared memory); 16 blocks of 384 threads, 229472 bytes of shared memory}}
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_tile_n = 128 : i64} : !x, !w -> !yk
+    return %y : !yk
+  }
+  // CHECK-LABEL: func.func @fp8_block_f32
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<229376xf32>) -> ()
+  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  func.func @fp8_block_f32(%x: !xp, %w: !wp) -> !ykf {
+    // expected-remark @+1 {{FP32 promotion per 128 of K; 16 blocks}}
+    %y = qs.gemm %x, %w transpose_b : !xp, !wp -> !ykf
+    return %y : !ykf
   }
 }
 
@@ -98,4 +122,25 @@ module attributes {qs.chip = "sm_90a"} {
 // PTX: st.shared.v2.f32
 // PTX: ld.shared.v4.b32
 // PTX: cvt.rn.satfinite.e5m2x2.f32
+// The 1x128 kernel: 8 stmatrix (both buffers), a barrier, 16 loads for the
+// amax, the scale (div.rn: 1 / s stored), then four groups of 4 loads, 16
+// cvt pairs and two stores.
+// PTX-LABEL: .entry qs_gemm_5(
+// PTX-COUNT-8: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: bar.sync
+// PTX-COUNT-16: ld.shared.v4.b32
+// PTX: div.rn.f32
+// PTX: st.global.b32
+// PTX-COUNT-4: ld.shared.v4.b32
+// PTX-COUNT-16: cvt.rn.satfinite.e4m3x2.f32
+// PTX-COUNT-2: st.global.v4.b32
+// PTX-COUNT-4: ld.shared.v4.b32
+// PTX-COUNT-16: cvt.rn.satfinite.e4m3x2.f32
+// PTX-COUNT-2: st.global.v4.b32
+// PTX-COUNT-4: ld.shared.v4.b32
+// PTX-COUNT-16: cvt.rn.satfinite.e4m3x2.f32
+// PTX-COUNT-2: st.global.v4.b32
+// PTX-COUNT-4: ld.shared.v4.b32
+// PTX-COUNT-16: cvt.rn.satfinite.e4m3x2.f32
+// PTX-COUNT-2: st.global.v4.b32
 // PTX-NOT: .entry qs_quantize_rowwise

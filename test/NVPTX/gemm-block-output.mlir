@@ -13,8 +13,8 @@
 // then the quantize kernels): split-K and stream-K (the reducing passes
 // sum 4-element groups), the TMA-store epilogue, both usages (the
 // column-wise blocks span 32 rows), N not a multiple of the block, FP8
-// 1x128 on sm_90a (its row-wise MXFP8 results stage in shared memory:
-// gemm-block-output-sm90.mlir).
+// 1x128 in sm_90a's 128x64 MXFP8 tiles (sm_90a stages its block outputs
+// in shared memory: gemm-block-output-sm90.mlir).
 !x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
 !xp = !qs.tensor<224x512xbf16, #qs.fp8_current<columnwise = false>>

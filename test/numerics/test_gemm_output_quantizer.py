@@ -252,3 +252,36 @@ def test_gemm_output_quantizer_mxfp8_sm90(rng):
                            fast_accumulate=True)
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], mx, "bf16", False, m=160, n=416, k=256,
                            attrs=["qs.gemm_tile_n = 192 : i64"])
+
+
+def test_gemm_output_quantizer_fp8_block_sm90(rng):
+    # Row-wise FP8 1x128 results on sm_90a: each consumer stages 128
+    # columns of its rows (both staging buffers of 64 bf16 / f16 columns),
+    # then threads 0-63 read a row's block back twice (amax, then the codes
+    # 32 at a time). Per-tensor (128x128 with bias; fast 128x256 in
+    # persistent multicast pairs; ping-pong), FP8 block and NVFP4 operands,
+    # MXFP8 operands in 128x128 tiles; power-of-two and exact E5M2 scales;
+    # then the plans that keep the quantize kernels (FP32 result: a block
+    # is four staged chunks; MXFP8's default 128x64 tiles; 128x192).
+    q = h.quantizer("fp8_block", block_scaling_dim=1, columnwise=False)
+    exact = h.quantizer("fp8_block", block_scaling_dim=1, columnwise=False,
+                        force_pow_2_scales=False, fp8_dtype="f8E5M2")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=208, n=384, k=256)
+    check_output_quantizer(rng, "fp8_block", LAYOUTS[1], exact, "f16", False, m=160, n=256,
+                           k=384)
+    check_output_quantizer(rng, "mxfp8", LAYOUTS[2], q, "bf16", True, m=160, n=256, k=256,
+                           attrs=["qs.gemm_tile_n = 128 : i64"])
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[0], exact, "bf16", False, m=272, n=512,
+                           k=256, attrs=["qs.gemm_tile_n = 256 : i64",
+                                         "qs.gemm_persistent = 3 : i64",
+                                         "qs.gemm_cluster = 2 : i64"],
+                           fast_accumulate=True)
+    check_output_quantizer(rng, "nvfp4", LAYOUTS[0], q, "bf16", True, m=144, n=384, k=256)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], exact, "bf16", True, m=400, n=384,
+                           k=256, attrs=["qs.gemm_persistent = 3 : i64",
+                                         'qs.gemm_schedule = "pingpong"'],
+                           fast_accumulate=True)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "f32", False, m=144, n=256, k=256)
+    check_output_quantizer(rng, "mxfp8", LAYOUTS[0], q, "bf16", False, m=160, n=256, k=256)
+    check_output_quantizer(rng, "fp8_block", LAYOUTS[0], q, "bf16", False, m=144, n=384, k=256,
+                           attrs=["qs.gemm_tile_n = 192 : i64"])

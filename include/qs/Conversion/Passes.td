@@ -196,11 +196,11 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     per-tensor operands is quantized in the pass that writes D (scale,
     `cvt.rn.satfinite`, amax atomics); a current-scaling or NVFP4 (without
     RHT or row scales) result's global amax is taken by that pass, and the
-    quantize runs without its amax kernel; on sm_100a a row-wise MXFP8 or
-    FP8 1x128 result, and on sm_90a a row-wise MXFP8 result (each
-    consumer's rows staged in shared memory, then one block per thread),
-    is quantized block by block in the epilogue, from the product rounded
-    to its nominal type, without the cast kernel. Where the
+    quantize runs without its amax kernel; on sm_100a and sm_90a (there
+    each consumer's rows staged in shared memory, then one block per
+    thread) a row-wise MXFP8 or FP8 1x128 result is quantized block by
+    block in the epilogue, from the product rounded to its nominal type,
+    without the cast kernel. Where the
     GEMM's plan does not allow it, the GEMM writes the product and the
     quantize kernels follow, with the same bytes.
 

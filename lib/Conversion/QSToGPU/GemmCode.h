@@ -345,8 +345,8 @@ struct GemmPlan {
   /// type, and the tcgen05 epilogue, whose thread holds 32 consecutive
   /// columns of a row per tensor-memory load, rounds them to the
   /// quantize's nominal type, takes the block's amax and scale, then
-  /// encodes them (GemmCode::tmemEpilogue); the sm_90a epilogue (row-wise
-  /// MXFP8 only) stages the rounded values first (stagesBlocks()). The
+  /// encodes them (GemmCode::tmemEpilogue); the sm_90a epilogue stages
+  /// the rounded values first (stagesBlocks()). The
   /// kernel's argument after d is the scale buffer. Null: none.
   std::shared_ptr<const ProducerBlockQuantizer> outputBlocks;
   /// The global amax buffers of a quantize of D (emitGemm's outputAmaxes:
@@ -364,14 +364,17 @@ struct GemmPlan {
   Type storeType() const {
     return splitsK() ? Float32Type::get(outType.getContext()) : stagedType();
   }
-  /// sm_90a with a block quantizer (outputBlocks, row-wise MXFP8): a
-  /// block's 32 columns of a row are spread over the four threads of a
-  /// quad (8 values each), so each consumer stages its rows in its
-  /// nominal type as the TMA-store epilogue does (same buffers, chunks and
-  /// stmatrix layout; no tensor map), then each thread reads back one
-  /// block of a row (GemmCode::stagedBlocks) and stores its scale and
-  /// codes directly.
+  /// sm_90a with a block quantizer (outputBlocks: row-wise MXFP8, or FP8
+  /// 1x128 of a 16-bit nominal type): a block's columns of a row are
+  /// spread over the four threads of a quad (8 of every 32 each), so each
+  /// consumer stages its rows in its nominal type as the TMA-store
+  /// epilogue does (same buffers, chunks and stmatrix layout; no tensor
+  /// map), then each thread reads back one block of a row
+  /// (GemmCode::stagedBlocks) and stores its scale and codes directly.
   bool stagesBlocks() const { return outputBlocks && !tcgen05; }
+  /// The store chunks staged before each read-back pass: 1, or the 2 (both
+  /// of the consumer's buffers) that hold a 1x128 block of 16-bit values.
+  int64_t stagedChunkGroup() const;
   /// The type of the staged values: D's, or a staged block quantizer's
   /// nominal type.
   Type stagedType() const;
@@ -999,17 +1002,21 @@ struct GemmCode {
   /// of one 128-byte row, which the swizzle keeps whole), for consumer
   /// thread `t` (0-127).
   Value stmatrixRow(Value t, int64_t q);
-  /// GemmPlan::stagesBlocks, once store chunk `chunk` of rows `half` * 64
-  /// ... of tile (tm, tn) is staged (stagedEpilogueChunk: the values in
-  /// the quantize's nominal type, 64 rows x 128 bytes): consumer thread
-  /// `t`'s block (row t / b, block t % b of the chunk's b = 128 bytes /
-  /// 32 values per row; f32 values: threads 64-127 have none) read back
-  /// 16 bytes at a time by `load(offset)` (the values at byte `offset` of
-  /// the buffer before swizzling), its amax, scale (stored) and codes
-  /// (one 32-byte store). Blocks outside D (N % 32 == 0: whole blocks) are
-  /// skipped.
+  /// GemmPlan::stagesBlocks, once the store chunks of read-back pass
+  /// `pass` (chunks pass * g ... of g = stagedChunkGroup(), chunk j of
+  /// them in buffer j) of rows `half` * 64 ... of tile (tm, tn) are staged
+  /// (stagedEpilogueChunk: the values in the quantize's nominal type, 64
+  /// rows x 128 bytes per chunk): consumer thread `t`'s block (row t / b,
+  /// block t % b of the b blocks per row of the pass: MXFP8 2 (bf16, f16)
+  /// or 1 (f32; threads 64-127 have none), FP8 1x128 1) read back 16
+  /// bytes at a time by `load(offset)` (the values at byte `offset` of
+  /// the pass's buffers before swizzling: buffer j's bytes at j *
+  /// stagingBufferBytes()); its amax, scale (stored) and codes, 32 at a
+  /// time (32-byte stores; a 1x128 block is read twice, for the amax and
+  /// for the codes, so no thread holds its 128 values). Blocks outside D
+  /// (N a multiple of the block: whole blocks) are skipped.
   void stagedBlocks(Value tm, Value tn, Value half, Value t, ValueRange args,
-                    int64_t chunk,
+                    int64_t pass,
                     const std::function<SmallVector<Value>(Value)> &load);
   /// GemmPlan::tmaStore: D's first row and column of the TMA store box of
   /// store chunk `chunk` of tile (tm, tn) for box row group `group` (a

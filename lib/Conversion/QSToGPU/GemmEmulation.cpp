@@ -436,10 +436,12 @@ SmallVector<Value> Sm90Emulation::load16(Value offset) {
 }
 
 void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
-  int64_t bytes = plan.stagedBytes();
+  // Staged blocks: the chunks of a read-back pass in buffers 0, 1, ...
+  int64_t bytes = plan.stagedBytes(), group = plan.stagedChunkGroup();
   Value staging = memref::AllocOp::create(
       b, loc,
-      MemRefType::get({plan.stagingBufferBytes() / bytes}, plan.stagedType()));
+      MemRefType::get({group * plan.stagingBufferBytes() / bytes},
+                      plan.stagedType()));
   env.loop(kConsumers, [&](Value consumer) {
     for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
       env.loop(kWarpgroup, [&](Value t) {
@@ -465,14 +467,21 @@ void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
                 offset = env.add(code.stmatrixRow(source, g / 4),
                                  code.shl(code.band(lane, 3), 2));
               }
-              emulateStaging(code, staging, offset, values);
+              emulateStaging(
+                  code, staging,
+                  env.add(offset,
+                          env.idx((chunk % group) * plan.stagingBufferBytes())),
+                  values);
             });
       });
       if (plan.stagesBlocks()) {
+        if ((chunk + 1) % group != 0)
+          continue;
         // Each thread's block, read back from the staged values.
         env.loop(kWarpgroup, [&](Value t) {
           code.stagedBlocks(
-              tm, tn, consumer, t, epilogueArgs, chunk, [&](Value offset) {
+              tm, tn, consumer, t, epilogueArgs, chunk / group,
+              [&](Value offset) {
                 SmallVector<Value> values;
                 for (int64_t e = 0; e < 16 / bytes; ++e)
                   values.push_back(memref::LoadOp::create(

@@ -80,32 +80,55 @@ void GemmCode::stagedEpilogueChunk(
 }
 
 void GemmCode::stagedBlocks(
-    Value tm, Value tn, Value half, Value t, ValueRange args, int64_t chunk,
+    Value tm, Value tn, Value half, Value t, ValueRange args, int64_t pass,
     const std::function<SmallVector<Value>(Value)> &load) {
   const ProducerBlockQuantizer &q = *plan.outputBlocks;
-  int64_t bytes = plan.stagedBytes(), perRow = plan.storeChunkCols() / q.block;
+  int64_t bytes = plan.stagedBytes(), chunkCols = plan.storeChunkCols();
+  int64_t passCols = plan.stagedChunkGroup() * chunkCols;
+  int64_t perRow = passCols / q.block, perPiece = 16 / bytes;
   Value r = env.div(t, i(perRow)), blk = env.rem(t, i(perRow));
   Value row = env.add(env.add(env.mul(tm, i(kTileM)), env.mul(half, i(64))), r);
-  Value col = env.add(
-      env.add(env.mul(tn, i(plan.tileN)), i(chunk * plan.storeChunkCols())),
-      env.mul(blk, i(q.block)));
+  Value col = env.add(env.add(env.mul(tn, i(plan.tileN)), i(pass * passCols)),
+                      env.mul(blk, i(q.block)));
   Value inside =
       env.land(env.lt(t, i(plan.storeBoxRows() * perRow)),
                env.land(env.lt(row, i(plan.m)), env.lt(col, i(plan.n))));
+  // Piece k (perPiece values) of the block: column blk * block + k *
+  // perPiece of the pass, in chunk (buffer) column / chunkCols.
+  auto piece = [&](int64_t k) {
+    Value column = env.add(env.mul(blk, i(q.block)), i(k * perPiece));
+    Value buffer = env.div(column, i(chunkCols));
+    Value within = env.rem(column, i(chunkCols));
+    return llvm::map_to_vector(
+        load(env.add(env.add(env.mul(buffer, i(plan.stagingBufferBytes())),
+                             env.mul(r, i(128))),
+                     env.mul(within, i(bytes)))),
+        [&](Value v) { return env.toF32(v); });
+  };
+  int64_t pieces = q.block / perPiece, groupPieces = 32 / perPiece;
   env.ifThen(inside, [&] {
-    // The values in column order (the amax's order on sm_100a too).
-    Value first = env.add(env.mul(r, i(128)), env.mul(blk, i(q.block * bytes)));
+    // The values in column order (the amax's order on sm_100a too); an
+    // MXFP8 block's are kept for the codes.
     SmallVector<Value> values;
     Value amax = env.f32(0.0f);
-    for (int64_t k = 0; k < q.block * bytes / 16; ++k)
-      for (Value v : load(env.add(first, i(16 * k)))) {
-        values.push_back(env.toF32(v));
-        amax = env.absMax(amax, values.back());
+    for (int64_t k = 0; k < pieces; ++k)
+      for (Value v : piece(k)) {
+        if (q.block == 32)
+          values.push_back(v);
+        amax = env.absMax(amax, v);
       }
     // args: ..., d, scales.
     Value mult = q.scale(env, amax, row, env.div(col, i(q.block)), args.back());
-    storeCodes(q.encode(env, values, mult), outputD(args),
-               env.add(env.mul(row, i(plan.n)), col));
+    Value at = env.add(env.mul(row, i(plan.n)), col);
+    for (int64_t g = 0; g < pieces / groupPieces; ++g) {
+      if (q.block != 32) {
+        values.clear();
+        for (int64_t k = 0; k < groupPieces; ++k)
+          llvm::append_range(values, piece(g * groupPieces + k));
+      }
+      storeCodes(q.encode(env, values, mult), outputD(args),
+                 env.add(at, i(32 * g)));
+    }
   });
 }
 

@@ -425,11 +425,13 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
       env.add(env.idx(plan.stagingOffset()),
               env.mul(consumer, env.idx(2 * plan.stagingBufferBytes())));
   // Staged blocks (GemmPlan::stagesBlocks) instead: the consumer's threads
-  // read chunk c back (GemmCode::stagedBlocks) after a barrier; every read
-  // of buffer c % 2 from chunk c - 2 is done once all threads passed chunk
-  // c - 1's barrier, and of the previous tile's chunks once all passed the
-  // barrier before chunk 0.
+  // read each pass's chunks back (GemmCode::stagedBlocks) after a barrier.
+  // One chunk per pass: every read of buffer c % 2 from chunk c - 2 is
+  // done once all threads passed chunk c - 1's barrier, and of the
+  // previous tile's chunks once all passed the barrier before chunk 0.
+  // Two (1x128 blocks, both buffers): a barrier before each pass's fills.
   bool blocks = plan.stagesBlocks();
+  int64_t group = plan.stagedChunkGroup();
   // Four words of staged values: 16-bit pairs (the first in the low half)
   // or f32 values.
   auto wordValues = [&](ArrayRef<Value> words) {
@@ -463,7 +465,7 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
                        : "cp.async.bulk.wait_group.read 1;",
             "");
       });
-    if (!blocks || chunk == 0)
+    if (!blocks || chunk == 0 || (group > 1 && chunk % group == 0))
       consumerBarrier("bar.sync", 4, kWarpgroup);
     auto staged = [&](Value offset) {
       return ptx.i32(
@@ -515,11 +517,17 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
           words.clear();
         });
     if (blocks) {
+      if ((chunk + 1) % group != 0)
+        continue;
+      // The pass's first chunk's buffer, and the others after it.
+      Value first = env.add(staging, env.idx(((chunk + 1 - group) % 2) *
+                                             plan.stagingBufferBytes()));
       consumerBarrier("bar.sync", 4, kWarpgroup);
-      code.stagedBlocks(
-          tm, tn, half, t, block.epilogueArgs, chunk, [&](Value offset) {
-            return wordValues(load16(env.add(buffer, swizzle(code, offset))));
-          });
+      code.stagedBlocks(tm, tn, half, t, block.epilogueArgs, chunk / group,
+                        [&](Value offset) {
+                          return wordValues(
+                              load16(env.add(first, swizzle(code, offset))));
+                        });
       continue;
     }
     ptx({}, "fence.proxy.async.shared::cta;", "");

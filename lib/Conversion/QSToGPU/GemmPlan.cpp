@@ -296,13 +296,25 @@ Type GemmPlan::stagedType() const {
   return stagesBlocks() ? outputBlocks->nominal : outType;
 }
 
+int64_t GemmPlan::stagedChunkGroup() const {
+  return stagesBlocks()
+             ? std::max<int64_t>(1, outputBlocks->block * stagedBytes() / 128)
+             : 1;
+}
+
 bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
                                  int64_t cc, int64_t block) {
   // One tensor-memory load gives a thread 32 columns of a row; the tiles
   // (128 or 256 wide) hold whole blocks of 32 or 128. sm_90a stages 128
-  // bytes of each row at a time (64 or 32 columns), which hold whole
-  // MXFP8 blocks.
-  return (cc >= 100 || block == 32) && !accumulate && !operands.tmaStore &&
+  // bytes of each row per buffer (64 or 32 columns), whole MXFP8 blocks;
+  // a 1x128 block takes both buffers of 16-bit values, in tiles 128 or
+  // 256 wide (MXFP8 operands' default 128x64 and FP8 block's 128x192 are
+  // not).
+  int64_t tileN = operands.pingpong ? 128 : operands.tileN;
+  bool sm90Blocks =
+      block == 32 || (block == 128 && operands.outBytes == 2 &&
+                      (tileN ? tileN % 128 == 0 : operands.a.blockDim != 3));
+  return (cc >= 100 || sm90Blocks) && !accumulate && !operands.tmaStore &&
          operands.splitK == 1 && !operands.splitKAuto && !operands.streamK &&
          operands.n % block == 0;
 }

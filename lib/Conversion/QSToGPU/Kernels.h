@@ -214,9 +214,10 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// Whether the GEMM kernels of `operands` can apply a block quantizer of
 /// D (ProducerBlockQuantizer of row blocks of `block` elements: MXFP8 32,
 /// FP8 1x128) in their epilogue: the sm_100a (`cc` 100) kernels, whose
-/// epilogue thread reads a row 32 consecutive columns at a time, and for
-/// MXFP8 the sm_90a kernels, which stage each consumer's rows in shared
-/// memory and read one block per thread back (GemmPlan::stagesBlocks);
+/// epilogue thread reads a row 32 consecutive columns at a time, and the
+/// sm_90a kernels, which stage each consumer's rows in shared memory and
+/// read one block per thread back (GemmPlan::stagesBlocks; FP8 1x128 of
+/// a 16-bit result in tiles 128 or 256 wide);
 /// storing D directly (not qs.gemm_epilogue = "tma") from one pass (no
 /// split-K or stream-K, including split-K "auto": the reducing passes sum
 /// 4-element groups), without an accumulate operand, N a multiple of the
