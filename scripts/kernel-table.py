@@ -180,7 +180,14 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3", "blk", 128), ("e4m3 x e4m3 fast", "blk", 256),
               ("block 1D x 2D", "blk", 128), ("block 1D x 1D persistent", "blk", 128),
               ("mxfp8", "blk", 128), ("nvfp4 cluster2 persistent", "blk", 128),
-              ("e4m3 x e4m3 fast cluster2 pingpong", "blk", 128)]
+              ("e4m3 x e4m3 fast cluster2 pingpong", "blk", 128),
+              # "mx2": an MXFP8 result with both usages (each thread also
+              # reads a staged column's 32 x 1 block back); ping-pong
+              # consumers keep the quantize kernels (ptxas would spill).
+              ("mxfp8", "mx2", 64), ("e4m3 x e4m3", "mx2", 128),
+              ("e4m3 x e4m3 fast", "mx2", 256), ("block 1D x 2D", "mx2", 128),
+              ("nvfp4 cluster2 persistent", "mx2", 128),
+              ("e4m3 x e4m3 fast cluster2 pingpong", "mx2", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -289,6 +296,10 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         # A row-wise MXFP8 result (GEMM-swizzled scales) that the epilogue
         # quantizes in 1x32 blocks (sm_90a: staged in shared memory).
         r = f"!qs.tensor<{m}x{m}xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>"
+    elif out == "mx2":
+        # An MXFP8 result with both usages (TE's default), compact scales:
+        # sm_90a also reads each staged column back (32 x 1 blocks).
+        r = f"!qs.tensor<{m}x{m}xbf16, #qs.mxfp8<>>"
     elif out == "blk":
         # A row-wise FP8 1x128 result that the epilogue quantizes (two
         # passes over each block's tensor-memory columns on sm_100a, over

@@ -10,9 +10,11 @@
 // scale (the software path: sm_90a has no cvt to ue8m0) and its 32 FP8
 // codes (two 16-byte stores); FP8 1x128 (both buffers: 128 bf16 columns,
 // threads 0-63) sixteen loads for the amax, the FP32 scale_inv, then four
-// times four loads, 32 codes and two stores. The quantize's cast kernel
-// is not launched. Not fused: qs.gemm_epilogue = "tma", split-K, both
-// usages, FP8 1x128 in MXFP8's default 128x64 tiles or of an FP32 result
+// times four loads, 32 codes and two stores. MXFP8 with column-wise usage:
+// each thread also reads one column's 32 staged rows (32 x 1 block), and
+// stores its E8M0 scale and 32 codes (one byte per row). The quantize's
+// cast kernel is not launched. Not fused: qs.gemm_epilogue = "tma",
+// split-K, FP8 1x128 in MXFP8's default 128x64 tiles or of an FP32 result
 // (four staged chunks per block).
 !x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
@@ -21,6 +23,8 @@
 !y = !qs.tensor<256x1024xbf16, #qs.mxfp8<columnwise = false>>
 !ys = !qs.tensor<224x1024xf32, #qs.mxfp8<columnwise = false, optimize_for_gemm = true, fp8_dtype = f8E5M2>>
 !yb = !qs.tensor<256x1024xbf16, #qs.mxfp8>
+!ybp = !qs.tensor<224x1024xbf16, #qs.mxfp8>
+!yc = !qs.tensor<224x1024xf32, #qs.mxfp8<rowwise = false, optimize_for_gemm = true, fp8_dtype = f8E5M2>>
 !yk = !qs.tensor<256x1024xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 !ykf = !qs.tensor<224x1024xf32, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.chip = "sm_90a"} {
@@ -65,13 +69,41 @@ module attributes {qs.chip = "sm_90a"} {
     %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = 2 : i64} : !x, !w -> !y
     return %y : !y
   }
+  // Both usages (TE's default): the row-wise codes are D, then the
+  // row-wise scales [256, 32], the column-wise codes (the result's own
+  // layout) and scales [8, 1024].
   // CHECK-LABEL: func.func @both_usages
-  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xbf16>) -> ()
-  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<8192xf8E8M0FNU>, memref<262144xf8E4M3FN>, memref<8192xf8E8M0FNU>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
   func.func @both_usages(%x: !x, %w: !w) -> !yb {
-    // expected-remark @+1 {{FP32 promotion per 32 of K; 32 blocks}}
+    // expected-remark @+1 {{FP32 promotion per 32 of K, block-scaled output quantized in the epilogue (1x32 row blocks, 32x1 column blocks, E8M0 scales, staged in shared memory); 32 blocks}}
     %y = qs.gemm %x, %w transpose_b : !x, !w -> !yb
     return %y : !yb
+  }
+  // Column-wise only, of an FP32 result (32 columns staged per chunk:
+  // threads 0-63 take a column's block each), swizzled E5M2 scales (the
+  // quantize's init kernel zeroes their padding: 224 / 32 = 7 rows of 8).
+  // CHECK-LABEL: func.func @columnwise
+  //       CHECK:   call @qs_quantize_init{{(_[0-9]+)?}}_launch({{.*}}) : (memref<229376xf8E5M2>, memref<8192xf8E8M0FNU>) -> ()
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<229376xf8E5M2>, memref<8192xf8E8M0FNU>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @columnwise(%x: !xp, %w: !wp) -> !yc {
+    // expected-remark @+1 {{FP32 promotion per 128 of K, block-scaled output quantized in the epilogue (32x1 column blocks, E8M0 scales, staged in shared memory); 16 blocks}}
+    %y = qs.gemm %x, %w transpose_b : !xp, !wp -> !yc
+    return %y : !yc
+  }
+  // Ping-pong consumers keep the quantize kernels for column-wise blocks
+  // (128 accumulator registers each: ptxas would spill).
+  // CHECK-LABEL: func.func @pingpong_both_usages
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<229376xbf16>) -> ()
+  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  func.func @pingpong_both_usages(%x: !xp, %w: !wp) -> !ybp {
+    // expected-remark @+1 {{persistent, ping-pong consumers; 16 blocks}}
+    %y = qs.gemm %x, %w transpose_b fast_accumulate {qs.gemm_schedule = "pingpong"} : !xp, !wp -> !ybp
+    return %y : !ybp
   }
   // CHECK-LABEL: func.func @fp8_block_narrow
   //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xbf16>) -> ()
@@ -122,10 +154,35 @@ module attributes {qs.chip = "sm_90a"} {
 // PTX: st.shared.v2.f32
 // PTX: ld.shared.v4.b32
 // PTX: cvt.rn.satfinite.e5m2x2.f32
+// Both usages: after the staging and its barrier, the column's 32 values
+// (one 16-bit load each), the E8M0 scale (one byte), 16 cvt pairs and 32
+// one-byte stores; then the row-wise block as above.
+// PTX-LABEL: .entry qs_gemm_3(
+// PTX-COUNT-4: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: bar.sync
+// PTX-COUNT-32: ld.shared.b16
+// PTX: mul.rn.f32 {{.*}}0f3B124925
+// PTX: st.global.b8
+// PTX-COUNT-16: cvt.rn.satfinite.e4m3x2.f32
+// PTX-COUNT-32: st.global.b8
+// PTX-COUNT-4: ld.shared.v4.b32
+// PTX: mul.rn.f32 {{.*}}0f3B124925
+// PTX: st.global.b8
+// PTX-COUNT-16: cvt.rn.satfinite.e4m3x2.f32
+// PTX-COUNT-2: st.global.v4.b32
+// PTX-NOT: cp.async.bulk.tensor.2d.global.shared
+// Column-wise only, FP32: 32-bit staged values, one load per row.
+// PTX-LABEL: .entry qs_gemm_4(
+// PTX: st.shared.v2.f32
+// PTX: bar.sync
+// PTX-COUNT-32: ld.shared.b32
+// PTX: st.global.b8
+// PTX-COUNT-16: cvt.rn.satfinite.e5m2x2.f32
+// PTX-COUNT-32: st.global.b8
 // The 1x128 kernel: 8 stmatrix (both buffers), a barrier, 16 loads for the
 // amax, the scale (div.rn: 1 / s stored), then four groups of 4 loads, 16
 // cvt pairs and two stores.
-// PTX-LABEL: .entry qs_gemm_5(
+// PTX-LABEL: .entry qs_gemm_6(
 // PTX-COUNT-8: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX: bar.sync
 // PTX-COUNT-16: ld.shared.v4.b32

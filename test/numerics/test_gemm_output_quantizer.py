@@ -254,6 +254,39 @@ def test_gemm_output_quantizer_mxfp8_sm90(rng):
                            attrs=["qs.gemm_tile_n = 192 : i64"])
 
 
+def test_gemm_output_quantizer_mxfp8_columnwise_sm90(rng):
+    # MXFP8 results with column-wise usage (TE's default: both usages) on
+    # sm_90a: after the staged chunk's row-wise blocks, each thread reads
+    # one column's 32 staged rows back (32 x 1 block) and writes its E8M0
+    # scale and its 32 codes in the result's own layout. Both usages with
+    # compact scales (bias, partial tiles in M and N); column-wise only
+    # with swizzled scales (MXFP8 operands, 128x64 tiles, padding zeroed);
+    # FP32 results (32-column chunks); E5M2 f16 results with swizzled
+    # scales (NN); 128x256 tiles in persistent multicast pairs; then the plans that keep the quantize kernels for
+    # column-wise blocks (E5M2 f16 results from ping-pong consumers, whose
+    # registers would spill; sm_100a, whose column blocks span a warp's
+    # lanes), with the same bytes.
+    both = h.quantizer("mxfp8")
+    columns = h.quantizer("mxfp8", rowwise=False, optimize_for_gemm=True)
+    e5m2 = h.quantizer("mxfp8", fp8_dtype="f8E5M2", optimize_for_gemm=True)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=224, n=160,
+                           k=256)
+    check_output_quantizer(rng, "mxfp8", LAYOUTS[0], columns, "bf16", False, m=224, n=160, k=256)
+    check_output_quantizer(rng, "fp8_block", LAYOUTS[1], both, "f32", True, m=160, n=192, k=384)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[1], e5m2, "f16", False, m=224, n=96,
+                           k=256)
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[2], columns, "bf16", True, m=288, n=512,
+                           k=256, attrs=["qs.gemm_tile_n = 256 : i64",
+                                         "qs.gemm_persistent = 3 : i64",
+                                         "qs.gemm_cluster = 2 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], e5m2, "f16", True, m=416, n=288,
+                           k=256, attrs=["qs.gemm_persistent = 3 : i64",
+                                         'qs.gemm_schedule = "pingpong"'],
+                           fast_accumulate=True)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], columns, "bf16", True, m=224, n=160,
+                           k=256, chip="sm_100a")
+
+
 def test_gemm_output_quantizer_fp8_block_sm90(rng):
     # Row-wise FP8 1x128 results on sm_90a: each consumer stages 128
     # columns of its rows (both staging buffers of 64 bf16 / f16 columns),

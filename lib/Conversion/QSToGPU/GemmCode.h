@@ -354,11 +354,9 @@ struct GemmPlan {
   /// into; the kernel's arguments after d. 0: none.
   int64_t outputAmaxes = 0;
   /// The arguments after d that the pass writing D takes: the output
-  /// quantizer's scale and amax, the block quantizer's scales, or the
-  /// output amaxes.
-  int64_t outputExtras() const {
-    return quantizesOutput() ? 2 : outputBlocks ? 1 : outputAmaxes;
-  }
+  /// quantizer's scale and amax, the block quantizer's extraBuffers(), or
+  /// the output amaxes.
+  int64_t outputExtras() const;
   /// What the GEMM kernel's epilogue stores: D's type (stagedType()), or
   /// with split-K the FP32 partial results.
   Type storeType() const {
@@ -673,10 +671,12 @@ struct GemmCode {
   /// D among the epilogue's arguments of the emulation (the last but the
   /// output quantizer's scale and amax, or the output amaxes, and the
   /// workspace).
-  Value outputD(ValueRange args) const {
+  Value outputD(ValueRange args) const { return outputExtra(args, -1); }
+  /// Argument `k` after D (GemmPlan::outputExtras; -1: D itself).
+  Value outputExtra(ValueRange args, int64_t k) const {
     size_t after =
         (plan.splitsK() || plan.streamsK() ? 1 : 0) + plan.outputExtras();
-    return args[args.size() - 1 - after];
+    return args[args.size() - after + k];
   }
   /// Stream-K, after a segment's k-loop (the GPU kernel's and the
   /// emulation's): where block `block` shares the tile, `storePlane()`
@@ -1015,9 +1015,25 @@ struct GemmCode {
   /// time (32-byte stores; a 1x128 block is read twice, for the amax and
   /// for the codes, so no thread holds its 128 values). Blocks outside D
   /// (N a multiple of the block: whole blocks) are skipped.
+  /// With column-wise MXFP8 blocks too (or only), stagedColumnBlocks
+  /// follows, reading single values with `loadValue(offset)`.
   void stagedBlocks(Value tm, Value tn, Value half, Value t, ValueRange args,
                     int64_t pass,
-                    const std::function<SmallVector<Value>(Value)> &load);
+                    const std::function<SmallVector<Value>(Value)> &load,
+                    const std::function<Value(Value)> &loadValue);
+  /// The column-wise MXFP8 blocks (32 x 1) of a staged chunk (pass `pass`,
+  /// one chunk: 64 rows x W columns, W = storeChunkCols()): consumer
+  /// thread `t` takes column t % W, rows 32 (t / W) ... + 31 of the
+  /// consumer's 64 (W = 32 for FP32: threads 64-127 have none), reads its
+  /// 32 values with `loadValue(offset)` (one nominal-typed value at byte
+  /// `offset` of the chunk's buffer before swizzling; a warp reads 32
+  /// consecutive columns of a row, conflict-free), stores its E8M0 scale
+  /// and its 32 codes in x's layout, one byte per row (a warp's stores
+  /// fill 32 consecutive bytes of a row). Blocks outside D are skipped
+  /// (M is a multiple of 32: whole blocks).
+  void stagedColumnBlocks(Value tm, Value tn, Value half, Value t,
+                          ValueRange args, int64_t pass,
+                          const std::function<Value(Value)> &loadValue);
   /// GemmPlan::tmaStore: D's first row and column of the TMA store box of
   /// store chunk `chunk` of tile (tm, tn) for box row group `group` (a
   /// consumer's 64 rows on sm_90a, a warp's 32 on sm_100a); the kernels

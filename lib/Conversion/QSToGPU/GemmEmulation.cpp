@@ -490,6 +490,11 @@ void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
                           swizzle(code, env.add(offset, env.idx(e * bytes))),
                           env.idx(bytes))));
                 return values;
+              },
+              [&](Value offset) -> Value {
+                return memref::LoadOp::create(
+                    b, loc, staging,
+                    env.div(swizzle(code, offset), env.idx(bytes)));
               });
         });
         continue;

@@ -81,8 +81,13 @@ void GemmCode::stagedEpilogueChunk(
 
 void GemmCode::stagedBlocks(
     Value tm, Value tn, Value half, Value t, ValueRange args, int64_t pass,
-    const std::function<SmallVector<Value>(Value)> &load) {
+    const std::function<SmallVector<Value>(Value)> &load,
+    const std::function<Value(Value)> &loadValue) {
   const ProducerBlockQuantizer &q = *plan.outputBlocks;
+  if (q.columnwise())
+    stagedColumnBlocks(tm, tn, half, t, args, pass, loadValue);
+  if (!q.rowwise())
+    return;
   int64_t bytes = plan.stagedBytes(), chunkCols = plan.storeChunkCols();
   int64_t passCols = plan.stagedChunkGroup() * chunkCols;
   int64_t perRow = passCols / q.block, perPiece = 16 / bytes;
@@ -117,8 +122,8 @@ void GemmCode::stagedBlocks(
           values.push_back(v);
         amax = env.absMax(amax, v);
       }
-    // args: ..., d, scales.
-    Value mult = q.scale(env, amax, row, env.div(col, i(q.block)), args.back());
+    Value mult =
+        q.scale(env, amax, row, env.div(col, i(q.block)), outputExtra(args, 0));
     Value at = env.add(env.mul(row, i(plan.n)), col);
     for (int64_t g = 0; g < pieces / groupPieces; ++g) {
       if (q.block != 32) {
@@ -129,6 +134,43 @@ void GemmCode::stagedBlocks(
       storeCodes(q.encode(env, values, mult), outputD(args),
                  env.add(at, i(32 * g)));
     }
+  });
+}
+
+void GemmCode::stagedColumnBlocks(
+    Value tm, Value tn, Value half, Value t, ValueRange args, int64_t pass,
+    const std::function<Value(Value)> &loadValue) {
+  const ProducerBlockQuantizer &q = *plan.outputBlocks;
+  int64_t bytes = plan.stagedBytes(), chunkCols = plan.storeChunkCols();
+  int64_t halves = plan.storeBoxRows() / q.block;
+  Value column = env.rem(t, i(chunkCols)), h = env.div(t, i(chunkCols));
+  Value firstRow = env.add(
+      env.add(env.mul(tm, i(kTileM)), env.mul(half, i(plan.storeBoxRows()))),
+      env.mul(h, i(q.block)));
+  Value col =
+      env.add(env.add(env.mul(tn, i(plan.tileN)), i(pass * chunkCols)), column);
+  Value inside =
+      env.land(env.lt(t, i(chunkCols * halves)),
+               env.land(env.lt(firstRow, i(plan.m)), env.lt(col, i(plan.n))));
+  // args: ..., d, [row-wise scales, column-wise codes], column-wise scales.
+  Value data = q.rowwise() ? outputExtra(args, 1) : outputD(args);
+  Value scales = outputExtra(args, q.rowwise() ? 2 : 0);
+  env.ifThen(inside, [&] {
+    SmallVector<Value> values;
+    Value amax = env.f32(0.0f);
+    for (int64_t j = 0; j < q.block; ++j) {
+      Value row = env.add(env.mul(h, i(q.block)), i(j));
+      values.push_back(env.toF32(
+          loadValue(env.add(env.mul(row, i(128)), env.mul(column, i(bytes))))));
+      amax = env.absMax(amax, values.back());
+    }
+    Value mult =
+        q.columnScale(env, amax, col, env.div(firstRow, i(q.block)), scales);
+    for (auto [j, code] : llvm::enumerate(q.encode(env, values, mult)))
+      memref::StoreOp::create(
+          env.b, env.loc,
+          arith::BitcastOp::create(env.b, env.loc, plan.outType, code), data,
+          env.add(env.mul(env.add(firstRow, i(j)), i(plan.n)), col));
   });
 }
 

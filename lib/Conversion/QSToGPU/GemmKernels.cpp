@@ -523,11 +523,23 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
       Value first = env.add(staging, env.idx(((chunk + 1 - group) % 2) *
                                              plan.stagingBufferBytes()));
       consumerBarrier("bar.sync", 4, kWarpgroup);
-      code.stagedBlocks(tm, tn, half, t, block.epilogueArgs, chunk / group,
-                        [&](Value offset) {
-                          return wordValues(
-                              load16(env.add(first, swizzle(code, offset))));
-                        });
+      code.stagedBlocks(
+          tm, tn, half, t, block.epilogueArgs, chunk / group,
+          [&](Value offset) {
+            return wordValues(load16(env.add(first, swizzle(code, offset))));
+          },
+          [&](Value offset) -> Value {
+            // One value (column-wise blocks): a 16-bit or 32-bit load.
+            Type type = plan.stagedType();
+            bool wide = type.isF32();
+            Value bits = ptx(
+                wide ? b.getI32Type() : b.getI16Type(),
+                {ptx.i32(env.add(block.base,
+                                 env.add(first, swizzle(code, offset))))},
+                wide ? "ld.shared.b32 $0, [$1];" : "ld.shared.b16 $0, [$1];",
+                wide ? "=r,r" : "=h,r");
+            return arith::BitcastOp::create(b, loc, type, bits);
+          });
       continue;
     }
     ptx({}, "fence.proxy.async.shared::cta;", "");

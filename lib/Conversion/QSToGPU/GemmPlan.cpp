@@ -238,11 +238,15 @@ static std::string describe(const GemmPlan &plan,
        << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
                                                     : "epilogue")
        << " (scale, amax atomics)";
-  if (plan.outputBlocks)
-    os << ", block-scaled output quantized in the epilogue (1x"
-       << plan.outputBlocks->block << " row blocks, "
-       << plan.outputBlocks->scaleFormat << " scales"
+  if (const ProducerBlockQuantizer *q = plan.outputBlocks.get()) {
+    os << ", block-scaled output quantized in the epilogue (";
+    if (q->rowwise())
+      os << "1x" << q->block << " row blocks, ";
+    if (q->columnwise())
+      os << q->block << "x1 column blocks, ";
+    os << q->scaleFormat << " scales"
        << (plan.stagesBlocks() ? ", staged in shared memory" : "") << ")";
+  }
   if (plan.outputAmaxes)
     os << ", D's amax taken in the "
        << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
@@ -302,14 +306,24 @@ int64_t GemmPlan::stagedChunkGroup() const {
              : 1;
 }
 
+int64_t GemmPlan::outputExtras() const {
+  return quantizesOutput() ? 2
+         : outputBlocks    ? outputBlocks->extraBuffers().size()
+                           : outputAmaxes;
+}
+
 bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
-                                 int64_t cc, int64_t block) {
+                                 int64_t cc, int64_t block, bool columnwise) {
   // One tensor-memory load gives a thread 32 columns of a row; the tiles
   // (128 or 256 wide) hold whole blocks of 32 or 128. sm_90a stages 128
   // bytes of each row per buffer (64 or 32 columns), whole MXFP8 blocks;
   // a 1x128 block takes both buffers of 16-bit values, in tiles 128 or
   // 256 wide (MXFP8 operands' default 128x64 and FP8 block's 128x192 are
-  // not).
+  // not). Column-wise blocks: a thread reads 32 staged rows of a column
+  // (sm_90a only; not ping-pong consumers, whose 128 accumulator registers
+  // leave too few for a column's values: ptxas spills).
+  if (columnwise && (cc >= 100 || block != 32 || operands.pingpong))
+    return false;
   int64_t tileN = operands.pingpong ? 128 : operands.tileN;
   bool sm90Blocks =
       block == 32 || (block == 128 && operands.outBytes == 2 &&
@@ -496,7 +510,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   if (finishes)
     llvm::append_range(args, outputAmaxes);
   if (blockQuantizer)
-    args.push_back(blockQuantizer->scales);
+    llvm::append_range(args, blockQuantizer->extraBuffers());
   if (workspace)
     args.push_back(workspace);
   if (options.gpu && plan.tmaStore) {

@@ -58,7 +58,8 @@ struct ProducerBlockQuantizer {
   Type nominal, codeType;
   /// The scales' format in words ("E8M0", "FP32"; plan remarks).
   StringRef scaleFormat;
-  /// The codes' and the scales' buffers (1-D; emitQuantize's outs).
+  /// The row-wise codes' and scales' buffers (1-D; emitQuantize's outs);
+  /// null where the quantize has no row-wise representation.
   Value data, scales;
   /// In the producer's kernel: the scale of the block at x row `row`,
   /// block `blockIndex` of the row, from `amax` (max |v| of its values as
@@ -72,6 +73,32 @@ struct ProducerBlockQuantizer {
   std::function<SmallVector<Value>(KernelEnv &, ArrayRef<Value> values,
                                    Value mult)>
       encode;
+  /// MXFP8 with column-wise usage (block 32; `scale` and `data` absent
+  /// without row-wise usage): the column-wise codes (x's own layout, one
+  /// byte per element like `data`) and E8M0 scales; `columnScale` as
+  /// `scale` for the block of rows [32 rowBlock, 32 rowBlock + 32) of x
+  /// column `column` (null: no column-wise representation).
+  Value columnData, columnScales;
+  std::function<Value(KernelEnv &, Value amax, Value column, Value rowBlock,
+                      Value scales)>
+      columnScale;
+
+  bool rowwise() const { return static_cast<bool>(data); }
+  bool columnwise() const { return static_cast<bool>(columnScale); }
+  /// The producer's D: the row-wise codes, else the column-wise ones.
+  Value d() const { return rowwise() ? data : columnData; }
+  /// The buffers the producer's kernel takes after d: the row-wise scales,
+  /// then the column-wise codes (unless they are d) and scales.
+  SmallVector<Value> extraBuffers() const {
+    SmallVector<Value> extras;
+    if (rowwise())
+      extras.push_back(scales);
+    if (rowwise() && columnwise())
+      extras.push_back(columnData);
+    if (columnwise())
+      extras.push_back(columnScales);
+    return extras;
+  }
 };
 
 /// Emits the kernels and launches for one quantize: `x` the input, `scale`
@@ -95,10 +122,11 @@ void emitQuantize(
         &produce = nullptr);
 
 /// The block size of a quantize of `type` that its producer can apply
-/// block by block (emitQuantize's `produce`), else 0: 32 for row-wise-only
-/// MXFP8 (E8M0 scales, compact or GEMM-swizzled), 128 for row-wise-only
-/// FP8 1x128 blocks (FP32 scales); blocks whose scales need nothing but
-/// their own values.
+/// block by block (emitQuantize's `produce`), else 0: 32 for 1-D MXFP8
+/// (E8M0 scales, compact or GEMM-swizzled; row-wise 1 x 32 and column-wise
+/// 32 x 1 blocks, the latter only where the producer's thread can read
+/// columns: canFuseBlockQuantizer), 128 for row-wise-only FP8 1x128 blocks
+/// (FP32 scales); blocks whose scales need nothing but their own values.
 int64_t producerBlockSize(QuantTensorType type, const TargetInfo &target);
 
 /// Whether the quantize kernels of `type` (current scaling, NVFP4 without
@@ -221,10 +249,13 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// storing D directly (not qs.gemm_epilogue = "tma") from one pass (no
 /// split-K or stream-K, including split-K "auto": the reducing passes sum
 /// 4-element groups), without an accumulate operand, N a multiple of the
-/// block (whole blocks). Elsewhere the GEMM writes D and the quantize
-/// kernels follow.
+/// block (whole blocks). A quantizer with column-wise MXFP8 blocks
+/// (`columnwise`) only on sm_90a, whose staged rows a thread can read down
+/// a column (32 x 1 blocks; on sm_100a a column's 32 rows are the 32 lanes
+/// of a warp), and not with ping-pong consumers (ptxas spills). Elsewhere
+/// the GEMM writes D and the quantize kernels follow.
 bool canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
-                           int64_t cc, int64_t block);
+                           int64_t cc, int64_t block, bool columnwise);
 
 /// Emits the GEMM kernel and its launch: d[m*n] (1-D, `outType`) =
 /// alpha op(a) op(b) (+ bias[n]) (+ c[m*n]); with `quantizer` (and outType

@@ -417,7 +417,10 @@ struct ConvertQSToGPUPass
             operands, static_cast<bool>(op.getAccumulate()),
             chip.getComputeCapability(),
             gpuk::producerBlockSize(blockQuantize.getQuantizedTensorType(),
-                                    target))) {
+                                    target),
+            blockQuantize.getQuantizedTensorType()
+                .getQuantizer()
+                .getColumnwise())) {
       if (failed(lowerQuantize(blockQuantize, target, options)))
         return failure();
       blockQuantize = {};
@@ -468,7 +471,7 @@ struct ConvertQSToGPUPass
               blockQuantize, target, options, Value(), nullptr,
               [&](OpBuilder &qb, const gpuk::ProducerBlockQuantizer &q) {
                 plan = gpuk::emitGemm(qb, loc, getOperation(), operands,
-                                      q.codeType, bias, c, q.data, gemmOptions,
+                                      q.codeType, bias, c, q.d(), gemmOptions,
                                       nullptr, {}, &q);
               })))
         return failure();

@@ -306,12 +306,17 @@ int64_t gpuk::producerBlockSize(QuantTensorType type,
     return 0;
   Plan p = makePlan(type, target, false, false,
                     quantizeScratch(type, type.getContext()).size());
-  if (p.reps.size() != 1 || p.twoD || !p.globalAmaxArgs.empty())
+  if (p.twoD || !p.globalAmaxArgs.empty())
     return 0;
+  // MXFP8: row-wise and/or column-wise (codes in x's layout) 1-D blocks.
+  if (llvm::all_of(p.reps, [](const Rep &r) {
+        return r.kind == ScaleKind::E8M0 && r.block == 32 &&
+               (!r.columnwise || r.xLayout);
+      }))
+    return 32;
   const Rep &r = p.reps.front();
-  bool mx = r.kind == ScaleKind::E8M0 && r.block == 32;
   bool fp8Block = r.kind == ScaleKind::F32Block && r.block == 128;
-  return !r.columnwise && (mx || fp8Block) ? r.block : 0;
+  return p.reps.size() == 1 && !r.columnwise && fp8Block ? r.block : 0;
 }
 
 void gpuk::emitQuantize(
@@ -324,29 +329,40 @@ void gpuk::emitQuantize(
   Plan p = makePlan(type, target, static_cast<bool>(scale),
                     static_cast<bool>(amaxIn), scratch.size());
   if (produce) {
-    // producerBlockSize: one row-wise representation, whose buffers are
-    // outs (argument i + 1 of the plan is outs[i]); the init kernel zeroes
-    // padded (swizzled) scale buffers, then the producer quantizes.
+    // producerBlockSize: a row-wise and/or a column-wise representation
+    // (one format), whose buffers are outs (argument i + 1 of the plan is
+    // outs[i]); the init kernel zeroes padded (swizzled) scale buffers,
+    // then the producer quantizes.
     Plan init = p;
     for (int &a : init.zeroArgs)
       --a;
     if (!init.zeroArgs.empty())
       emitKernel(b, loc, module, initKernel(init, outs), outs, options);
-    const Rep &r = p.reps.front();
+    const Rep &first = p.reps.front();
     ProducerBlockQuantizer q;
-    q.block = r.block;
+    q.block = first.block;
     q.nominal = p.nominal;
-    q.codeType = r.fp8Type;
-    q.scaleFormat = r.kind == ScaleKind::E8M0 ? "E8M0" : "FP32";
-    q.data = outs[r.dataArg - 1];
-    q.scales = outs[r.scaleArg - 1];
-    q.scale = [p, r](KernelEnv &env, Value amax, Value row, Value blockIndex,
-                     Value scales) {
-      return producerBlockScale(env, p, r, amax, row, blockIndex, scales);
+    q.codeType = first.fp8Type;
+    q.scaleFormat = first.kind == ScaleKind::E8M0 ? "E8M0" : "FP32";
+    q.encode = [first](KernelEnv &env, ArrayRef<Value> values, Value mult) {
+      return encodeScaled(env, first, values, mult);
     };
-    q.encode = [r](KernelEnv &env, ArrayRef<Value> values, Value mult) {
-      return encodeScaled(env, r, values, mult);
-    };
+    for (const Rep &r : p.reps) {
+      // z = x^T for a column-wise representation: its z row is x's column.
+      auto scale = [p, r](KernelEnv &env, Value amax, Value zRow, Value zBlock,
+                          Value scales) {
+        return producerBlockScale(env, p, r, amax, zRow, zBlock, scales);
+      };
+      if (r.columnwise) {
+        q.columnData = outs[r.dataArg - 1];
+        q.columnScales = outs[r.scaleArg - 1];
+        q.columnScale = scale;
+      } else {
+        q.data = outs[r.dataArg - 1];
+        q.scales = outs[r.scaleArg - 1];
+        q.scale = scale;
+      }
+    }
     produce(b, q);
     return;
   }
