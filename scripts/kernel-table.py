@@ -237,7 +237,13 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     # quantized in the epilogue.
                     ("mxfp8", "mx", 128), ("e4m3 x e4m3", "mx", 256),
                     ("nvfp4 persistent", "mx", 128), ("mxfp8 persistent", "mx", 256),
-                    ("mxfp8", "blk", 128), ("e4m3 x e4m3 persistent", "blk", 256)]
+                    ("mxfp8", "blk", 128), ("e4m3 x e4m3 persistent", "blk", 256),
+                    # "mx2": an MXFP8 result with both usages (each warp
+                    # stages its rows, then its lanes read row and column
+                    # blocks back).
+                    ("mxfp8", "mx2", 128), ("e4m3 x e4m3", "mx2", 256),
+                    ("nvfp4 persistent", "mx2", 128), ("mxfp8 persistent", "mx2", 256),
+                    ("e5m2 x e4m3 persistent", "mx2", 128)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
@@ -298,7 +304,7 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         r = f"!qs.tensor<{m}x{m}xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>"
     elif out == "mx2":
         # An MXFP8 result with both usages (TE's default), compact scales:
-        # sm_90a also reads each staged column back (32 x 1 blocks).
+        # the epilogue also reads each staged column back (32 x 1 blocks).
         r = f"!qs.tensor<{m}x{m}xbf16, #qs.mxfp8<>>"
     elif out == "blk":
         # A row-wise FP8 1x128 result that the epilogue quantizes (two

@@ -11,10 +11,14 @@
 // GEMM-swizzled scales and M or N not a multiple of 128 its init kernel
 // zeroes the padded scales first). Not fused (GEMM into the nominal type,
 // then the quantize kernels): split-K and stream-K (the reducing passes
-// sum 4-element groups), the TMA-store epilogue, both usages (the
-// column-wise blocks span 32 rows), N not a multiple of the block, FP8
+// sum 4-element groups), the TMA-store epilogue, N not a multiple of the
+// block, FP8
 // 1x128 in sm_90a's 128x64 MXFP8 tiles (sm_90a stages its block outputs
-// in shared memory: gemm-block-output-sm90.mlir).
+// in shared memory: gemm-block-output-sm90.mlir). MXFP8 with column-wise
+// usage: a column's 32 rows are a warp's 32 lanes, so each warp stages
+// its rows in bf16 (the TMA-store epilogue's 32 x 128-byte buffers, in
+// the ring), then after bar.warp.sync each lane reads two columns' 32
+// values (ld.shared.b16) and two rows' blocks (ld.shared.v4.b32) back.
 !x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
 !xp = !qs.tensor<224x512xbf16, #qs.fp8_current<columnwise = false>>
@@ -65,11 +69,15 @@ module attributes {qs.chip = "sm_100a"} {
     %y = qs.gemm %x, %w transpose_b {qs.gemm_epilogue = "tma"} : !x, !w -> !y
     return %y : !y
   }
+  // Both usages: D is the row-wise codes, then the row-wise scales, the
+  // column-wise codes (the result's layout) and scales.
   // CHECK-LABEL: func.func @both_usages
-  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xbf16>) -> ()
-  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<8192xf8E8M0FNU>, memref<262144xf8E4M3FN>, memref<8192xf8E8M0FNU>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
   func.func @both_usages(%x: !x, %w: !w) -> !yb {
-    // expected-remark @+1 {{block-scaled MMA (scale factors in tensor memory); 16 blocks}}
+    // expected-remark @+1 {{block-scaled MMA (scale factors in tensor memory), block-scaled output quantized in the epilogue (1x32 row blocks, 32x1 column blocks, E8M0 scales, staged in shared memory); 16 blocks}}
     %y = qs.gemm %x, %w transpose_b : !x, !w -> !yb
     return %y : !yb
   }
@@ -114,6 +122,25 @@ module attributes {qs.chip = "sm_100a"} {
 // The 1x128 kernel: each block's four chunks for the amax, then chunk 0
 // again, the block's FP32 scale (div.rn: 1 / s stored), its codes, and
 // the other three chunks.
+// Both usages: two tensor-memory loads staged (64 bf16 columns), the
+// warp synchronized, then two column blocks per lane (32 16-bit loads, the
+// E8M0 scale, 16 cvt pairs, 32 one-byte stores each) and two row blocks.
+// PTX-LABEL: .entry qs_gemm_3(
+// PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PTX: st.shared.v4.b32
+// PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PTX-COUNT-4: st.shared.v4.b32
+// PTX: bar.warp.sync
+// PTX-COUNT-32: ld.shared.b16
+// PTX: cvt.rp.satfinite.ue8m0x2.f32
+// PTX: st.global.b8
+// PTX-COUNT-16: cvt.rn.satfinite.e4m3x2.f32
+// PTX-COUNT-32: st.global.b8
+// PTX-COUNT-32: ld.shared.b16
+// PTX-COUNT-4: ld.shared.v4.b32
+// PTX: cvt.rp.satfinite.ue8m0x2.f32
+// PTX: st.global.v8.b32
+// PTX-NOT: cp.async.bulk.tensor.2d.global
 // PTX-LABEL: .entry qs_gemm_4(
 // PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32

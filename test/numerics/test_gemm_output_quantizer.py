@@ -262,10 +262,9 @@ def test_gemm_output_quantizer_mxfp8_columnwise_sm90(rng):
     # compact scales (bias, partial tiles in M and N); column-wise only
     # with swizzled scales (MXFP8 operands, 128x64 tiles, padding zeroed);
     # FP32 results (32-column chunks); E5M2 f16 results with swizzled
-    # scales (NN); 128x256 tiles in persistent multicast pairs; then the plans that keep the quantize kernels for
-    # column-wise blocks (E5M2 f16 results from ping-pong consumers, whose
-    # registers would spill; sm_100a, whose column blocks span a warp's
-    # lanes), with the same bytes.
+    # scales (NN); 128x256 tiles in persistent multicast pairs; then
+    # ping-pong consumers, which keep the quantize kernels for column-wise
+    # blocks (their registers would spill), with the same bytes.
     both = h.quantizer("mxfp8")
     columns = h.quantizer("mxfp8", rowwise=False, optimize_for_gemm=True)
     e5m2 = h.quantizer("mxfp8", fp8_dtype="f8E5M2", optimize_for_gemm=True)
@@ -283,8 +282,34 @@ def test_gemm_output_quantizer_mxfp8_columnwise_sm90(rng):
                            k=256, attrs=["qs.gemm_persistent = 3 : i64",
                                          'qs.gemm_schedule = "pingpong"'],
                            fast_accumulate=True)
-    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], columns, "bf16", True, m=224, n=160,
+
+
+def test_gemm_output_quantizer_mxfp8_columnwise_sm100(rng):
+    # MXFP8 results with column-wise usage on sm_100a: a column's 32 rows
+    # are the 32 lanes of an epilogue warp, so each warp stages its rows in
+    # the nominal type (the TMA-store epilogue's buffers: in the ring, or
+    # after it when persistent), then its lanes read the row-wise and the
+    # column-wise blocks back. Both usages with compact scales (bias,
+    # partial tiles); column-wise only with swizzled scales, persistent;
+    # FP32 results; E5M2 with 128x256 tiles (NT); NVFP4 operands; then
+    # split-K and the TMA store, which keep the quantize kernels.
+    both = h.quantizer("mxfp8")
+    columns = h.quantizer("mxfp8", rowwise=False, optimize_for_gemm=True)
+    e5m2 = h.quantizer("mxfp8", fp8_dtype="f8E5M2", optimize_for_gemm=True)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=224, n=160,
                            k=256, chip="sm_100a")
+    check_output_quantizer(rng, "mxfp8", LAYOUTS[0], columns, "bf16", False, m=288, n=160,
+                           k=256, chip="sm_100a", attrs=["qs.gemm_persistent = 3 : i64"])
+    check_output_quantizer(rng, "fp8_block", LAYOUTS[1], both, "f32", True, m=160, n=192, k=384,
+                           chip="sm_100a")
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[2], e5m2, "f16", True, m=288, n=320,
+                           k=256, chip="sm_100a", attrs=["qs.gemm_tile_n = 256 : i64"])
+    check_output_quantizer(rng, "nvfp4", LAYOUTS[0], both, "bf16", False, m=160, n=288, k=256,
+                           chip="sm_100a")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=224, n=160,
+                           k=512, chip="sm_100a", attrs=["qs.gemm_split_k = 2 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], columns, "bf16", False, m=224, n=160,
+                           k=256, chip="sm_100a", attrs=['qs.gemm_epilogue = "tma"'])
 
 
 def test_gemm_output_quantizer_fp8_block_sm90(rng):

@@ -200,8 +200,8 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     each consumer's rows staged in shared memory, then one block per
     thread) a row-wise MXFP8 or FP8 1x128 result is quantized block by
     block in the epilogue, from the product rounded to its nominal type,
-    without the cast kernel; on sm_90a an MXFP8 result's column-wise
-    32x1 blocks too (each thread reads a staged column). Where the
+    without the cast kernel; an MXFP8 result's column-wise 32x1 blocks
+    too (the rows staged in shared memory, each thread reads a column). Where the
     GEMM's plan does not allow it, the GEMM writes the product and the
     quantize kernels follow, with the same bytes.
 

@@ -362,14 +362,20 @@ struct GemmPlan {
   Type storeType() const {
     return splitsK() ? Float32Type::get(outType.getContext()) : stagedType();
   }
-  /// sm_90a with a block quantizer (outputBlocks: row-wise MXFP8, or FP8
-  /// 1x128 of a 16-bit nominal type): a block's columns of a row are
-  /// spread over the four threads of a quad (8 of every 32 each), so each
-  /// consumer stages its rows in its nominal type as the TMA-store
-  /// epilogue does (same buffers, chunks and stmatrix layout; no tensor
-  /// map), then each thread reads back one block of a row
+  /// sm_90a with a block quantizer (outputBlocks: MXFP8, or FP8 1x128 of
+  /// a 16-bit nominal type): a block's columns of a row are spread over
+  /// the four threads of a quad (8 of every 32 each), so each consumer
+  /// stages its rows in its nominal type as the TMA-store epilogue does
+  /// (same buffers, chunks and stmatrix layout; no tensor map), then each
+  /// thread reads back one block of a row, or of a column
   /// (GemmCode::stagedBlocks) and stores its scale and codes directly.
-  bool stagesBlocks() const { return outputBlocks && !tcgen05; }
+  /// sm_100a with column-wise MXFP8 blocks (a column's 32 rows are the
+  /// lanes of a warp) likewise: each warp stages its 32 rows as its
+  /// TMA-store epilogue does, then its lanes read the blocks back.
+  bool stagesBlocks() const;
+  /// The threads that read back one staging group's blocks
+  /// (GemmCode::stagedBlocks): a consumer warpgroup, or a tcgen05 warp.
+  int64_t stagedReaders() const { return tcgen05 ? 32 : kWarpgroup; }
   /// The store chunks staged before each read-back pass: 1, or the 2 (both
   /// of the consumer's buffers) that hold a 1x128 block of 16-bit values.
   int64_t stagedChunkGroup() const;
@@ -1004,11 +1010,14 @@ struct GemmCode {
   Value stmatrixRow(Value t, int64_t q);
   /// GemmPlan::stagesBlocks, once the store chunks of read-back pass
   /// `pass` (chunks pass * g ... of g = stagedChunkGroup(), chunk j of
-  /// them in buffer j) of rows `half` * 64 ... of tile (tm, tn) are staged
-  /// (stagedEpilogueChunk: the values in the quantize's nominal type, 64
-  /// rows x 128 bytes per chunk): consumer thread `t`'s block (row t / b,
-  /// block t % b of the b blocks per row of the pass: MXFP8 2 (bf16, f16)
-  /// or 1 (f32; threads 64-127 have none), FP8 1x128 1) read back 16
+  /// them in buffer j) of rows `group` * R ... of tile (tm, tn) are staged
+  /// (stagedEpilogueChunk, tmemStagedChunk: the values in the quantize's
+  /// nominal type, R = storeBoxRows() rows x 128 bytes per chunk): block
+  /// u of the R b blocks of the pass (row u / b, block u % b of the b
+  /// blocks per row: MXFP8 2 (bf16, f16) or 1 (f32), FP8 1x128 1) is read
+  /// by reader `t` = u % stagedReaders() (sm_90a: one block per consumer
+  /// thread, threads 64-127 have none for f32; sm_100a: a lane reads R b /
+  /// 32) back 16
   /// bytes at a time by `load(offset)` (the values at byte `offset` of
   /// the pass's buffers before swizzling: buffer j's bytes at j *
   /// stagingBufferBytes()); its amax, scale (stored) and codes, 32 at a
@@ -1017,21 +1026,22 @@ struct GemmCode {
   /// (N a multiple of the block: whole blocks) are skipped.
   /// With column-wise MXFP8 blocks too (or only), stagedColumnBlocks
   /// follows, reading single values with `loadValue(offset)`.
-  void stagedBlocks(Value tm, Value tn, Value half, Value t, ValueRange args,
+  void stagedBlocks(Value tm, Value tn, Value group, Value t, ValueRange args,
                     int64_t pass,
                     const std::function<SmallVector<Value>(Value)> &load,
                     const std::function<Value(Value)> &loadValue);
   /// The column-wise MXFP8 blocks (32 x 1) of a staged chunk (pass `pass`,
-  /// one chunk: 64 rows x W columns, W = storeChunkCols()): consumer
-  /// thread `t` takes column t % W, rows 32 (t / W) ... + 31 of the
-  /// consumer's 64 (W = 32 for FP32: threads 64-127 have none), reads its
+  /// one chunk: R rows x W columns, W = storeChunkCols()): block u takes
+  /// column u % W, rows 32 (u / W) ... + 31 of the group's R (read by `t`
+  /// = u % stagedReaders(): sm_90a's consumer thread, R = 64, W = 32 for
+  /// FP32 leaves threads 64-127 none; sm_100a's lane, R = 32), reads its
   /// 32 values with `loadValue(offset)` (one nominal-typed value at byte
   /// `offset` of the chunk's buffer before swizzling; a warp reads 32
   /// consecutive columns of a row, conflict-free), stores its E8M0 scale
   /// and its 32 codes in x's layout, one byte per row (a warp's stores
   /// fill 32 consecutive bytes of a row). Blocks outside D are skipped
   /// (M is a multiple of 32: whole blocks).
-  void stagedColumnBlocks(Value tm, Value tn, Value half, Value t,
+  void stagedColumnBlocks(Value tm, Value tn, Value group, Value t,
                           ValueRange args, int64_t pass,
                           const std::function<Value(Value)> &loadValue);
   /// GemmPlan::tmaStore: D's first row and column of the TMA store box of
@@ -1141,6 +1151,12 @@ void emulateTmaStoreBox(GemmCode &code, Value staging, Value d,
 /// swizzling) and on, as the kernels' shared-memory stores write them.
 void emulateStaging(GemmCode &code, Value staging, Value offset,
                     ArrayRef<Value> values);
+/// GemmPlan::stagesBlocks in the emulation: every reader's
+/// GemmCode::stagedBlocks of read-back pass `pass` for staging group
+/// `group`, from `staging` (emulateStaging's buffers of the pass, one after
+/// another).
+void emulateStagedBlocks(GemmCode &code, Value staging, Value tm, Value tn,
+                         Value group, ValueRange args, int64_t pass);
 
 /// Emulated 16-byte shared-memory store (GemmEmulation.cpp): four i32
 /// words, little-endian, at byte `at` of the i8 memref `smem`.

@@ -142,6 +142,31 @@ void gemm::emulateStaging(GemmCode &code, Value staging, Value offset,
   }
 }
 
+void gemm::emulateStagedBlocks(GemmCode &code, Value staging, Value tm,
+                               Value tn, Value group, ValueRange args,
+                               int64_t pass) {
+  KernelEnv &env = code.env;
+  int64_t bytes = code.plan.stagedBytes();
+  auto at = [&](Value offset) {
+    return env.div(swizzle(code, offset), env.idx(bytes));
+  };
+  env.loop(code.plan.stagedReaders(), [&](Value t) {
+    code.stagedBlocks(
+        tm, tn, group, t, args, pass,
+        [&](Value offset) {
+          SmallVector<Value> values;
+          for (int64_t e = 0; e < 16 / bytes; ++e)
+            values.push_back(memref::LoadOp::create(
+                env.b, env.loc, staging,
+                at(env.add(offset, env.idx(e * bytes)))));
+          return values;
+        },
+        [&](Value offset) -> Value {
+          return memref::LoadOp::create(env.b, env.loc, staging, at(offset));
+        });
+  });
+}
+
 void gemm::emulateTmaStoreBox(GemmCode &code, Value staging, Value d,
                               std::pair<Value, Value> origin) {
   KernelEnv &env = code.env;
@@ -477,26 +502,9 @@ void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
       if (plan.stagesBlocks()) {
         if ((chunk + 1) % group != 0)
           continue;
-        // Each thread's block, read back from the staged values.
-        env.loop(kWarpgroup, [&](Value t) {
-          code.stagedBlocks(
-              tm, tn, consumer, t, epilogueArgs, chunk / group,
-              [&](Value offset) {
-                SmallVector<Value> values;
-                for (int64_t e = 0; e < 16 / bytes; ++e)
-                  values.push_back(memref::LoadOp::create(
-                      b, loc, staging,
-                      env.div(
-                          swizzle(code, env.add(offset, env.idx(e * bytes))),
-                          env.idx(bytes))));
-                return values;
-              },
-              [&](Value offset) -> Value {
-                return memref::LoadOp::create(
-                    b, loc, staging,
-                    env.div(swizzle(code, offset), env.idx(bytes)));
-              });
-        });
+        // Each thread's blocks, read back from the staged values.
+        emulateStagedBlocks(code, staging, tm, tn, consumer, epilogueArgs,
+                            chunk / group);
         continue;
       }
       // The box of the consumer's rows and the chunk's columns.

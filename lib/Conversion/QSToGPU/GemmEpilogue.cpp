@@ -80,98 +80,109 @@ void GemmCode::stagedEpilogueChunk(
 }
 
 void GemmCode::stagedBlocks(
-    Value tm, Value tn, Value half, Value t, ValueRange args, int64_t pass,
+    Value tm, Value tn, Value group, Value t, ValueRange args, int64_t pass,
     const std::function<SmallVector<Value>(Value)> &load,
     const std::function<Value(Value)> &loadValue) {
   const ProducerBlockQuantizer &q = *plan.outputBlocks;
   if (q.columnwise())
-    stagedColumnBlocks(tm, tn, half, t, args, pass, loadValue);
+    stagedColumnBlocks(tm, tn, group, t, args, pass, loadValue);
   if (!q.rowwise())
     return;
   int64_t bytes = plan.stagedBytes(), chunkCols = plan.storeChunkCols();
   int64_t passCols = plan.stagedChunkGroup() * chunkCols;
   int64_t perRow = passCols / q.block, perPiece = 16 / bytes;
-  Value r = env.div(t, i(perRow)), blk = env.rem(t, i(perRow));
-  Value row = env.add(env.add(env.mul(tm, i(kTileM)), env.mul(half, i(64))), r);
-  Value col = env.add(env.add(env.mul(tn, i(plan.tileN)), i(pass * passCols)),
-                      env.mul(blk, i(q.block)));
-  Value inside =
-      env.land(env.lt(t, i(plan.storeBoxRows() * perRow)),
-               env.land(env.lt(row, i(plan.m)), env.lt(col, i(plan.n))));
-  // Piece k (perPiece values) of the block: column blk * block + k *
-  // perPiece of the pass, in chunk (buffer) column / chunkCols.
-  auto piece = [&](int64_t k) {
-    Value column = env.add(env.mul(blk, i(q.block)), i(k * perPiece));
-    Value buffer = env.div(column, i(chunkCols));
-    Value within = env.rem(column, i(chunkCols));
-    return llvm::map_to_vector(
-        load(env.add(env.add(env.mul(buffer, i(plan.stagingBufferBytes())),
-                             env.mul(r, i(128))),
-                     env.mul(within, i(bytes)))),
-        [&](Value v) { return env.toF32(v); });
-  };
+  int64_t rows = plan.storeBoxRows(), readers = plan.stagedReaders();
   int64_t pieces = q.block / perPiece, groupPieces = 32 / perPiece;
-  env.ifThen(inside, [&] {
-    // The values in column order (the amax's order on sm_100a too); an
-    // MXFP8 block's are kept for the codes.
-    SmallVector<Value> values;
-    Value amax = env.f32(0.0f);
-    for (int64_t k = 0; k < pieces; ++k)
-      for (Value v : piece(k)) {
-        if (q.block == 32)
-          values.push_back(v);
-        amax = env.absMax(amax, v);
+  // Block u of the pass (reader t takes u = t, t + readers, ...).
+  for (int64_t k = 0; k * readers < rows * perRow; ++k) {
+    Value u = k ? env.add(t, i(k * readers)) : t;
+    Value r = env.div(u, i(perRow)), blk = env.rem(u, i(perRow));
+    Value row =
+        env.add(env.add(env.mul(tm, i(kTileM)), env.mul(group, i(rows))), r);
+    Value col = env.add(env.add(env.mul(tn, i(plan.tileN)), i(pass * passCols)),
+                        env.mul(blk, i(q.block)));
+    Value inside =
+        env.land(env.lt(u, i(rows * perRow)),
+                 env.land(env.lt(row, i(plan.m)), env.lt(col, i(plan.n))));
+    // Piece p (perPiece values) of the block: column blk * block + p *
+    // perPiece of the pass, in chunk (buffer) column / chunkCols.
+    auto piece = [&](int64_t p) {
+      Value column = env.add(env.mul(blk, i(q.block)), i(p * perPiece));
+      Value buffer = env.div(column, i(chunkCols));
+      Value within = env.rem(column, i(chunkCols));
+      return llvm::map_to_vector(
+          load(env.add(env.add(env.mul(buffer, i(plan.stagingBufferBytes())),
+                               env.mul(r, i(128))),
+                       env.mul(within, i(bytes)))),
+          [&](Value v) { return env.toF32(v); });
+    };
+    env.ifThen(inside, [&] {
+      // The values in column order (the amax's order on sm_100a too); an
+      // MXFP8 block's are kept for the codes.
+      SmallVector<Value> values;
+      Value amax = env.f32(0.0f);
+      for (int64_t p = 0; p < pieces; ++p)
+        for (Value v : piece(p)) {
+          if (q.block == 32)
+            values.push_back(v);
+          amax = env.absMax(amax, v);
+        }
+      Value mult = q.scale(env, amax, row, env.div(col, i(q.block)),
+                           outputExtra(args, 0));
+      Value at = env.add(env.mul(row, i(plan.n)), col);
+      for (int64_t g = 0; g < pieces / groupPieces; ++g) {
+        if (q.block != 32) {
+          values.clear();
+          for (int64_t p = 0; p < groupPieces; ++p)
+            llvm::append_range(values, piece(g * groupPieces + p));
+        }
+        storeCodes(q.encode(env, values, mult), outputD(args),
+                   env.add(at, i(32 * g)));
       }
-    Value mult =
-        q.scale(env, amax, row, env.div(col, i(q.block)), outputExtra(args, 0));
-    Value at = env.add(env.mul(row, i(plan.n)), col);
-    for (int64_t g = 0; g < pieces / groupPieces; ++g) {
-      if (q.block != 32) {
-        values.clear();
-        for (int64_t k = 0; k < groupPieces; ++k)
-          llvm::append_range(values, piece(g * groupPieces + k));
-      }
-      storeCodes(q.encode(env, values, mult), outputD(args),
-                 env.add(at, i(32 * g)));
-    }
-  });
+    });
+  }
 }
 
 void GemmCode::stagedColumnBlocks(
-    Value tm, Value tn, Value half, Value t, ValueRange args, int64_t pass,
+    Value tm, Value tn, Value group, Value t, ValueRange args, int64_t pass,
     const std::function<Value(Value)> &loadValue) {
   const ProducerBlockQuantizer &q = *plan.outputBlocks;
   int64_t bytes = plan.stagedBytes(), chunkCols = plan.storeChunkCols();
-  int64_t halves = plan.storeBoxRows() / q.block;
-  Value column = env.rem(t, i(chunkCols)), h = env.div(t, i(chunkCols));
-  Value firstRow = env.add(
-      env.add(env.mul(tm, i(kTileM)), env.mul(half, i(plan.storeBoxRows()))),
-      env.mul(h, i(q.block)));
-  Value col =
-      env.add(env.add(env.mul(tn, i(plan.tileN)), i(pass * chunkCols)), column);
-  Value inside =
-      env.land(env.lt(t, i(chunkCols * halves)),
-               env.land(env.lt(firstRow, i(plan.m)), env.lt(col, i(plan.n))));
+  int64_t rows = plan.storeBoxRows(), readers = plan.stagedReaders();
+  int64_t units = chunkCols * (rows / q.block);
   // args: ..., d, [row-wise scales, column-wise codes], column-wise scales.
   Value data = q.rowwise() ? outputExtra(args, 1) : outputD(args);
   Value scales = outputExtra(args, q.rowwise() ? 2 : 0);
-  env.ifThen(inside, [&] {
-    SmallVector<Value> values;
-    Value amax = env.f32(0.0f);
-    for (int64_t j = 0; j < q.block; ++j) {
-      Value row = env.add(env.mul(h, i(q.block)), i(j));
-      values.push_back(env.toF32(
-          loadValue(env.add(env.mul(row, i(128)), env.mul(column, i(bytes))))));
-      amax = env.absMax(amax, values.back());
-    }
-    Value mult =
-        q.columnScale(env, amax, col, env.div(firstRow, i(q.block)), scales);
-    for (auto [j, code] : llvm::enumerate(q.encode(env, values, mult)))
-      memref::StoreOp::create(
-          env.b, env.loc,
-          arith::BitcastOp::create(env.b, env.loc, plan.outType, code), data,
-          env.add(env.mul(env.add(firstRow, i(j)), i(plan.n)), col));
-  });
+  // Block u of the chunk (reader t takes u = t, t + readers, ...).
+  for (int64_t k = 0; k * readers < units; ++k) {
+    Value u = k ? env.add(t, i(k * readers)) : t;
+    Value column = env.rem(u, i(chunkCols)), h = env.div(u, i(chunkCols));
+    Value firstRow =
+        env.add(env.add(env.mul(tm, i(kTileM)), env.mul(group, i(rows))),
+                env.mul(h, i(q.block)));
+    Value col = env.add(
+        env.add(env.mul(tn, i(plan.tileN)), i(pass * chunkCols)), column);
+    Value inside =
+        env.land(env.lt(u, i(units)),
+                 env.land(env.lt(firstRow, i(plan.m)), env.lt(col, i(plan.n))));
+    env.ifThen(inside, [&] {
+      SmallVector<Value> values;
+      Value amax = env.f32(0.0f);
+      for (int64_t j = 0; j < q.block; ++j) {
+        Value row = env.add(env.mul(h, i(q.block)), i(j));
+        values.push_back(env.toF32(loadValue(
+            env.add(env.mul(row, i(128)), env.mul(column, i(bytes))))));
+        amax = env.absMax(amax, values.back());
+      }
+      Value mult =
+          q.columnScale(env, amax, col, env.div(firstRow, i(q.block)), scales);
+      for (auto [j, code] : llvm::enumerate(q.encode(env, values, mult)))
+        memref::StoreOp::create(
+            env.b, env.loc,
+            arith::BitcastOp::create(env.b, env.loc, plan.outType, code), data,
+            env.add(env.mul(env.add(firstRow, i(j)), i(plan.n)), col));
+    });
+  }
 }
 
 std::pair<Value, Value> GemmCode::storeBox(Value tm, Value tn, Value group,
@@ -563,7 +574,7 @@ void GemmCode::tmemStagedChunk(
     ValueRange args, Value tm, Value tn, Value tmemLane, int64_t chunk,
     const std::function<std::function<Value(int64_t)>(int64_t)> &load,
     const std::function<void(Value, ArrayRef<Value>)> &store) {
-  int64_t cols = plan.storeChunkCols(), bytes = plan.outBytes();
+  int64_t cols = plan.storeChunkCols(), bytes = plan.stagedBytes();
   Value rowOffset = env.mul(band(tmemLane, 31), i(128));
   for (int64_t ld = chunk * cols / 32; ld < (chunk + 1) * cols / 32; ++ld) {
     int64_t first = 32 * ld - chunk * cols;

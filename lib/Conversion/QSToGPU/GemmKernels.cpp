@@ -127,6 +127,51 @@ GemmBlock::GemmBlock(KernelEnv &env, Ptx &ptx, bool tmaStore)
       epilogueArgs(ValueRange(env.args).drop_front(2).drop_back(tmaStore)),
       base(sharedBase(env.b, env.loc)) {}
 
+void BlockEmitter::readStagedBlocks(Value tm, Value tn, Value group, Value t,
+                                    int64_t pass, Value first) {
+  Type type = plan.stagedType(), i32 = b.getI32Type(), i16 = b.getI16Type();
+  auto address = [&](Value offset) {
+    return ptx.i32(env.add(block.base, env.add(first, swizzle(code, offset))));
+  };
+  code.stagedBlocks(
+      tm, tn, group, t, block.epilogueArgs, pass,
+      [&](Value offset) {
+        // Four words: f32 values, or 16-bit pairs (the first in the low
+        // half).
+        Value v =
+            ptx(LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                 {i32, i32, i32, i32}),
+                {address(offset)}, "ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];",
+                "=r,=r,=r,=r,r");
+        SmallVector<Value> values;
+        for (int64_t w = 0; w < 4; ++w) {
+          Value word = LLVM::ExtractValueOp::create(b, loc, v, w);
+          if (type.isF32()) {
+            values.push_back(arith::BitcastOp::create(b, loc, type, word));
+            continue;
+          }
+          for (int64_t h = 0; h < 2; ++h) {
+            Value bits = h ? arith::ShRUIOp::create(
+                                 b, loc, word,
+                                 arith::ConstantIntOp::create(b, loc, i32, 16))
+                                 .getResult()
+                           : word;
+            values.push_back(arith::BitcastOp::create(
+                b, loc, type, arith::TruncIOp::create(b, loc, i16, bits)));
+          }
+        }
+        return values;
+      },
+      [&](Value offset) -> Value {
+        bool wide = type.isF32();
+        Value bits =
+            ptx(wide ? i32 : i16, {address(offset)},
+                wide ? "ld.shared.b32 $0, [$1];" : "ld.shared.b16 $0, [$1];",
+                wide ? "=r,r" : "=h,r");
+        return arith::BitcastOp::create(b, loc, type, bits);
+      });
+}
+
 void BlockEmitter::arriveAndReduce(Value leader, Value flag,
                                    const std::function<void()> &sync,
                                    const std::function<void()> &reduce) {
@@ -432,29 +477,6 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
   // Two (1x128 blocks, both buffers): a barrier before each pass's fills.
   bool blocks = plan.stagesBlocks();
   int64_t group = plan.stagedChunkGroup();
-  // Four words of staged values: 16-bit pairs (the first in the low half)
-  // or f32 values.
-  auto wordValues = [&](ArrayRef<Value> words) {
-    Type type = plan.stagedType();
-    SmallVector<Value> values;
-    for (Value word : words) {
-      if (type.isF32()) {
-        values.push_back(arith::BitcastOp::create(b, loc, type, word));
-        continue;
-      }
-      for (int64_t h = 0; h < 2; ++h) {
-        Value bits = h ? arith::ShRUIOp::create(b, loc, word,
-                                                arith::ConstantIntOp::create(
-                                                    b, loc, b.getI32Type(), 16))
-                             .getResult()
-                       : word;
-        values.push_back(arith::BitcastOp::create(
-            b, loc, type,
-            arith::TruncIOp::create(b, loc, b.getI16Type(), bits)));
-      }
-    }
-    return values;
-  };
   for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
     Value buffer =
         env.add(staging, env.idx((chunk % 2) * plan.stagingBufferBytes()));
@@ -523,23 +545,7 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
       Value first = env.add(staging, env.idx(((chunk + 1 - group) % 2) *
                                              plan.stagingBufferBytes()));
       consumerBarrier("bar.sync", 4, kWarpgroup);
-      code.stagedBlocks(
-          tm, tn, half, t, block.epilogueArgs, chunk / group,
-          [&](Value offset) {
-            return wordValues(load16(env.add(first, swizzle(code, offset))));
-          },
-          [&](Value offset) -> Value {
-            // One value (column-wise blocks): a 16-bit or 32-bit load.
-            Type type = plan.stagedType();
-            bool wide = type.isF32();
-            Value bits = ptx(
-                wide ? b.getI32Type() : b.getI16Type(),
-                {ptx.i32(env.add(block.base,
-                                 env.add(first, swizzle(code, offset))))},
-                wide ? "ld.shared.b32 $0, [$1];" : "ld.shared.b16 $0, [$1];",
-                wide ? "=r,r" : "=h,r");
-            return arith::BitcastOp::create(b, loc, type, bits);
-          });
+      readStagedBlocks(tm, tn, half, t, chunk / group, first);
       continue;
     }
     ptx({}, "fence.proxy.async.shared::cta;", "");

@@ -296,6 +296,10 @@ bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
            persistent);
 }
 
+bool GemmPlan::stagesBlocks() const {
+  return outputBlocks && (!tcgen05 || outputBlocks->columnwise());
+}
+
 Type GemmPlan::stagedType() const {
   return stagesBlocks() ? outputBlocks->nominal : outType;
 }
@@ -319,10 +323,10 @@ bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
   // bytes of each row per buffer (64 or 32 columns), whole MXFP8 blocks;
   // a 1x128 block takes both buffers of 16-bit values, in tiles 128 or
   // 256 wide (MXFP8 operands' default 128x64 and FP8 block's 128x192 are
-  // not). Column-wise blocks: a thread reads 32 staged rows of a column
-  // (sm_90a only; not ping-pong consumers, whose 128 accumulator registers
-  // leave too few for a column's values: ptxas spills).
-  if (columnwise && (cc >= 100 || block != 32 || operands.pingpong))
+  // not). Column-wise blocks (MXFP8): a thread reads 32 staged rows of a
+  // column (not ping-pong consumers, whose 128 accumulator registers leave
+  // too few for a column's values: ptxas spills).
+  if (columnwise && (block != 32 || operands.pingpong))
     return false;
   int64_t tileN = operands.pingpong ? 128 : operands.tileN;
   bool sm90Blocks =

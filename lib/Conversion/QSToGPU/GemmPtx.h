@@ -118,6 +118,14 @@ struct BlockEmitter {
                        const std::function<void()> &sync,
                        const std::function<void()> &reduce);
 
+  /// GemmPlan::stagesBlocks, once read-back pass `pass` of staging group
+  /// `group` (a consumer, or a tcgen05 warp) is staged from shared offset
+  /// `first` on (its buffers one after another): reader `t`'s
+  /// GemmCode::stagedBlocks, 16 bytes at a time with ld.shared.v4.b32 and
+  /// single values (column-wise blocks) with ld.shared.b16 / .b32.
+  void readStagedBlocks(Value tm, Value tn, Value group, Value t, int64_t pass,
+                        Value first);
+
   /// GemmPlan::tmaStore, one thread: the TMA store of box row group
   /// `group`'s store chunk `chunk` of tile (tm, tn) (GemmCode::storeBox)
   /// from the staging buffer at shared address `staged` (D's tensor map is

@@ -498,7 +498,13 @@ void Tcgen05Block::stagedEpilogue(
   // first chunk on: the tile's chunk count is even); after the fills each
   // thread's writes are made visible to the async proxy and lane 0 issues
   // the store of the warp's 32 rows x 128 bytes.
+  // Staged blocks (GemmPlan::stagesBlocks: column-wise MXFP8) instead:
+  // after each chunk's fills the warp's lanes read its blocks back
+  // (readStagedBlocks); every read of buffer c % 2 from chunk c - 2 is
+  // done once all lanes passed chunk c - 1's bar.warp.sync (a tile's
+  // chunk count is even: the next unit's chunk 0 likewise).
   const int64_t kBuffer = plan.stagingBufferBytes();
+  bool blocks = plan.stagesBlocks();
   Value lead = eq(lane, 0);
   Value buffers = env.add(env.idx(plan.persistent() ? plan.stagingOffset() : 0),
                           env.mul(quarter, env.idx(2 * kBuffer)));
@@ -512,7 +518,7 @@ void Tcgen05Block::stagedEpilogue(
   };
   for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
     Value buffer = env.add(buffers, env.idx((chunk % 2) * kBuffer));
-    if (chunk >= 2 || plan.persistent()) {
+    if (!blocks && (chunk >= 2 || plan.persistent())) {
       env.ifThen(lead,
                  [&] { ptx({}, "cp.async.bulk.wait_group.read 1;", ""); });
       ptx({}, "bar.warp.sync -1;", "");
@@ -540,6 +546,11 @@ void Tcgen05Block::stagedEpilogue(
           ptx(operands, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
               "r,r,r,r,r");
         });
+    if (blocks) {
+      ptx({}, "bar.warp.sync -1;", "");
+      readStagedBlocks(tm, tn, quarter, lane, chunk, buffer);
+      continue;
+    }
     ptx({},
         "fence.proxy.async.shared::cta;\n"
         "bar.warp.sync -1;",
@@ -548,7 +559,7 @@ void Tcgen05Block::stagedEpilogue(
   }
   // The warp's stores are complete before the block exits (persistent:
   // after its last unit, epilogue()).
-  if (!plan.persistent())
+  if (!plan.persistent() && !blocks)
     env.ifThen(lead, [&] { ptx({}, "cp.async.bulk.wait_group 0;", ""); });
 }
 

@@ -124,8 +124,7 @@ void emitQuantize(
 /// The block size of a quantize of `type` that its producer can apply
 /// block by block (emitQuantize's `produce`), else 0: 32 for 1-D MXFP8
 /// (E8M0 scales, compact or GEMM-swizzled; row-wise 1 x 32 and column-wise
-/// 32 x 1 blocks, the latter only where the producer's thread can read
-/// columns: canFuseBlockQuantizer), 128 for row-wise-only FP8 1x128 blocks
+/// 32 x 1 blocks), 128 for row-wise-only FP8 1x128 blocks
 /// (FP32 scales); blocks whose scales need nothing but their own values.
 int64_t producerBlockSize(QuantTensorType type, const TargetInfo &target);
 
@@ -250,10 +249,10 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// split-K or stream-K, including split-K "auto": the reducing passes sum
 /// 4-element groups), without an accumulate operand, N a multiple of the
 /// block (whole blocks). A quantizer with column-wise MXFP8 blocks
-/// (`columnwise`) only on sm_90a, whose staged rows a thread can read down
-/// a column (32 x 1 blocks; on sm_100a a column's 32 rows are the 32 lanes
-/// of a warp), and not with ping-pong consumers (ptxas spills). Elsewhere
-/// the GEMM writes D and the quantize kernels follow.
+/// (`columnwise`; both chips stage the rows in shared memory, where a
+/// thread reads a 32 x 1 block down a column: GemmPlan::stagesBlocks) not
+/// with ping-pong consumers (ptxas spills). Elsewhere the GEMM writes D
+/// and the quantize kernels follow.
 bool canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
                            int64_t cc, int64_t block, bool columnwise);
 

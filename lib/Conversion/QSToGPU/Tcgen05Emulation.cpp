@@ -323,8 +323,8 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
       }
       Value staging = memref::AllocOp::create(
           b, loc,
-          MemRefType::get({plan.stagingBufferBytes() / plan.outBytes()},
-                          plan.outType));
+          MemRefType::get({plan.stagingBufferBytes() / plan.stagedBytes()},
+                          plan.stagedType()));
       env.loop(4, [&](Value warp) {
         for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
           env.loop(32, [&](Value lane) {
@@ -335,8 +335,14 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
                   emulateStaging(code, staging, offset, values);
                 });
           });
-          emulateTmaStoreBox(code, staging, code.outputD(epilogueArgs),
-                             code.storeBox(tm, tn, warp, chunk));
+          // Staged blocks (column-wise MXFP8): the warp's lanes read the
+          // chunk's blocks back; else the TMA store of the warp's box.
+          if (plan.stagesBlocks())
+            emulateStagedBlocks(code, staging, tm, tn, warp, epilogueArgs,
+                                chunk);
+          else
+            emulateTmaStoreBox(code, staging, code.outputD(epilogueArgs),
+                               code.storeBox(tm, tn, warp, chunk));
         }
       });
     };
