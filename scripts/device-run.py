@@ -318,6 +318,50 @@ def current_scale(amax, fp8):
     return np.float32(np.finfo(np.float32).max) if np.isinf(scale) else scale
 
 
+def block_results(spec, product):
+    """{result name: expected bytes} of a block-scaled output quantizer
+    (case["quantized"]["blocks"]) from the product the quantize reads
+    (float32 values of the nominal type, [M, N]; the bundle's shapes leave
+    no scale padding: M and N multiples of 128). "mxfp8": 1x32 row and
+    32x1 column blocks (compact E8M0 scales, te-formats.md section 3.c:
+    e = the smallest power of two >= f32(amax * f32(1 / fp8_max)),
+    codes of x * 2^(127 - e)); "fp8_block": 1x128 row blocks (power-of-two
+    FP32 scales: f32(fp8_max / amax) with its mantissa cleared, 1 for a
+    zero block; scale_inv [N / 128, M])."""
+    fp8 = spec["fp8"]
+    largest = np.float32(448.0 if fp8 == "f8E4M3FN" else 57344.0)
+    m, n = product.shape
+    a = np.abs(product)
+    out = {}
+    if spec["blocks"] == "mxfp8":
+        def e8m0(block_amax):
+            p = (block_amax * (np.float32(1.0) / largest)).astype(np.float32)
+            frac, exp = np.frexp(p.astype(np.float64))
+            e = np.where(frac == 0.5, exp - 1, exp) + 127
+            return np.where(p == 0, 0, np.clip(e, 0, 254)).astype(np.uint8)
+
+        def mult(e):
+            return np.ldexp(np.float32(1.0), 127 - e.astype(np.int32)).astype(np.float32)
+        if spec["rowwise"]:
+            e = e8m0(a.reshape(m, n // 32, 32).max(axis=2))
+            out["rowwise_data"] = fp8_codes(product * np.repeat(mult(e), 32, 1), fp8)
+            out["rowwise_scale_inv"] = e
+        if spec["columnwise"]:
+            e = e8m0(a.reshape(m // 32, 32, n).max(axis=1))
+            out["columnwise_data"] = fp8_codes(product * np.repeat(mult(e), 32, 0), fp8)
+            out["columnwise_scale_inv"] = e
+        return out
+    block_amax = a.reshape(m, n // 128, 128).max(axis=2)
+    with np.errstate(divide="ignore", over="ignore"):
+        scale = (largest / block_amax).astype(np.float32)
+    scale = np.where(np.isinf(scale), np.float32(3.3895313892515355e38), scale)
+    scale = (scale.view(np.uint32) & np.uint32(0xFF800000)).view(np.float32)
+    scale = np.where(block_amax == 0, np.float32(1.0), scale).astype(np.float32)
+    out["rowwise_data"] = fp8_codes(product * np.repeat(scale, 128, 1), fp8)
+    out["rowwise_scale_inv"] = np.ascontiguousarray((np.float32(1.0) / scale).T)
+    return out
+
+
 def quantized_results(case, product, inputs):
     """{result name: expected bytes} of a GEMM's per-tensor output
     quantizer (case["quantized"]), from the same plan's high-precision
@@ -326,6 +370,8 @@ def quantized_results(case, product, inputs):
     max(state, max |product|) (a state that is not > 0 counts as +0);
     current scaling's scale comes from max |product| (current_scale)."""
     spec = case["quantized"]
+    if spec.get("blocks"):
+        return block_results(spec, product)
     if spec.get("current"):
         amax = np.fmax.reduce(np.abs(product).reshape(-1), initial=np.float32(0.0))
         scale = current_scale(amax, spec["fp8"])

@@ -123,8 +123,9 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 384, 384, 400, True, False, None, 5),
                 ("mxfp8", 1, "bf16", 256, 512, 416, True, False, None, 3),
                 ("nvfp4", 0, "bf16", 512, 384, 544, False, False, None, 3)]
 # Pairs of blocks multicasting B (qs.gemm_cluster, last field): 3 tile rows
-# (the last pair's second block past M), 9 k-tiles; 256-wide tiles.
-GEMM_CHECKS += [("fp8_current", 0, "bf16", 384, 384, 1040, True, False, None, None, 2),
+# (the last pair's second block past M), 9 k-tiles (N 256 since
+# 2026-12-03, 384 before: room for the block-output checks); 256-wide tiles.
+GEMM_CHECKS += [("fp8_current", 0, "bf16", 384, 256, 1040, True, False, None, None, 2),
                 ("fp8_current", 0, "f32", 256, 512, 256, False, False, 256, None, 2, None, True)]
 # ... also persistent: 5 -> 4 blocks (2 pairs) over 12 tiles (5 tile rows,
 # the last pair row's second half past M; 2 tile columns), 3 tiles of 4
@@ -240,12 +241,18 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 144, 384, True, True, None, 3, N
 # takes the amax for the quantize kernels, which write the transpose too;
 # until 2026-12-02 a delayed dgrad with a transpose, GEMM into FP32 + the
 # quantize kernels, which the f32 quantize checks cover). Small (partial
-# tiles in M and N): the bundle's size is limited.
+# tiles in M and N): the bundle's size is limited. Then block-scaled
+# results the sm_90a epilogue quantizes from its staged rows (2026-12-03):
+# MXFP8 with both usages (row and column blocks) and FP8 1x128 rows, in
+# shapes without scale padding (M, N multiples of 128), two 128x128 tiles.
 OUTPUT_QUANTIZER_CHECKS = [
     ("fp8_current", 0, dict(columnwise=False), 144, 160, 128, True, ()),
     ("fp8_delayed", 0, dict(fp8_dtype="f8E5M2", columnwise=False), 160, 144, 128, True,
      ("qs.gemm_persistent = 3 : i64", "qs.gemm_cluster = 2 : i64")),
-    ("fp8_current", 1, dict(family="fp8_current"), 64, 144, 128, False, ())]
+    ("fp8_current", 1, dict(family="fp8_current"), 64, 144, 128, False, ()),
+    ("fp8_current", 0, dict(family="mxfp8"), 128, 256, 128, True, ()),
+    ("fp8_current", 0, dict(family="fp8_block", block_scaling_dim=1, columnwise=False),
+     128, 256, 128, True, ("qs.gemm_tile_n = 128 : i64",))]
 
 
 def split_k(split):
@@ -433,8 +440,8 @@ def main():
                              f"gemmq{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-"
                              + ("e5m2" if q["fp8_dtype"] == "f8E5M2" else "e4m3")
                              + ("" if not q["columnwise"] else "-both")
-                             + ("" if delayed else "-current")
-                             + ("-pmc2" if attrs else ""))
+                             + ("" if delayed else "-" + qfamily.removeprefix("fp8_"))
+                             + ("-pmc2" if len(attrs) > 1 else ""))
             if not wanted(d):
                 continue
             case = output_quantizer_case(rng, family, LAYOUTS[layout], q, "bf16", bias, m, n, k,
@@ -456,7 +463,11 @@ def main():
                            "quantized": ({"scale_input": len(case.inputs) - 2,
                                           "state_input": len(case.inputs) - 1,
                                           "fp8": q["fp8_dtype"]} if delayed else
-                                         {"current": True, "fp8": q["fp8_dtype"]})}, f)
+                                         {"current": True, "fp8": q["fp8_dtype"]}
+                                         if qfamily == "fp8_current" else
+                                         {"blocks": qfamily, "fp8": q["fp8_dtype"],
+                                          "rowwise": q["rowwise"],
+                                          "columnwise": q["columnwise"]})}, f)
             count += 1
     # Bench plans (no data: the device makes random inputs).
     bench = 0

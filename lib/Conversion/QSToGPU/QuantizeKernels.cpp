@@ -306,7 +306,7 @@ int64_t gpuk::producerBlockSize(QuantTensorType type,
     return 0;
   Plan p = makePlan(type, target, false, false,
                     quantizeScratch(type, type.getContext()).size());
-  if (p.twoD || !p.globalAmaxArgs.empty())
+  if (p.reps.empty() || p.twoD || !p.globalAmaxArgs.empty())
     return 0;
   // MXFP8: row-wise and/or column-wise (codes in x's layout) 1-D blocks.
   if (llvm::all_of(p.reps, [](const Rep &r) {

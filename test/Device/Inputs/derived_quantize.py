@@ -48,3 +48,23 @@ for fp8 in ("f8E4M3FN", "f8E5M2"):
     for name in ("data", "transpose", "scale_inv"):
         same = np.asarray(got[name]).view(np.uint8) == np.asarray(want[name]).view(np.uint8)
         print(f"current {fp8} {name}: {'equal' if same.all() else 'differs'}")
+
+# Block-scaled results (block_results): MXFP8 with both usages, E4M3 and
+# E5M2 (compact scales), and FP8 1x128 rows (power-of-two scales), of
+# bf16 values [128, 256] (no scale padding) whose blocks span 40 binades,
+# with a zero block.
+blocks = (rng.standard_normal((128, 256)) *
+          np.exp2(rng.integers(-20, 20, (128, 1)))).astype(np.float32)
+blocks[:32, :32] = 0.0
+blocks = ((blocks.view(np.uint32) + 0x8000) & 0xFFFF0000).view(np.float32)
+for family, fp8, params in (("mxfp8", "f8E4M3FN", {}), ("mxfp8", "f8E5M2", {}),
+                            ("fp8_block", "f8E4M3FN",
+                             dict(block_scaling_dim=1, columnwise=False))):
+    q = h.quantizer(family, fp8_dtype=fp8, **params)
+    spec = {"blocks": family, "fp8": fp8, "rowwise": q["rowwise"],
+            "columnwise": q["columnwise"]}
+    got = device_run.quantized_results({"quantized": spec}, blocks, [])
+    want, _ = ref.quantize(blocks, q, "bf16")
+    for name in want:
+        same = np.asarray(got[name]).view(np.uint8) == np.asarray(want[name]).view(np.uint8)
+        print(f"{family} {fp8} {name}: {'equal' if same.all() else 'differs'}")
