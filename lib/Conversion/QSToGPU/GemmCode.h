@@ -340,14 +340,15 @@ struct GemmPlan {
   bool quantizesOutput() const {
     return isa<Float8E4M3FNType, Float8E5M2Type>(outType) && !outputBlocks;
   }
-  /// A block-scaled quantize of D (emitGemm's blockQuantizer, row-wise
-  /// MXFP8 or FP8 1x128; canFuseBlockQuantizer): D's type is its FP8 code
-  /// type, and the tcgen05 epilogue, whose thread holds 32 consecutive
-  /// columns of a row per tensor-memory load, rounds them to the
-  /// quantize's nominal type, takes the block's amax and scale, then
-  /// encodes them (GemmCode::tmemEpilogue); the sm_90a epilogue stages
-  /// the rounded values first (stagesBlocks()). The
-  /// kernel's argument after d is the scale buffer. Null: none.
+  /// A block-scaled quantize of D (emitGemm's blockQuantizer: MXFP8 of
+  /// any usage, or row-wise FP8 1x128; canFuseBlockQuantizer): D's type is
+  /// its FP8 code type, and the tcgen05 epilogue, whose thread holds 32
+  /// consecutive columns of a row per tensor-memory load, rounds them to
+  /// the quantize's nominal type, takes the block's amax and scale, then
+  /// encodes them (GemmCode::tmemEpilogue); the sm_90a epilogue, and the
+  /// tcgen05 one with column-wise blocks, stage the rounded values first
+  /// (stagesBlocks()). The kernel's arguments after d are
+  /// ProducerBlockQuantizer::extraBuffers(). Null: none.
   std::shared_ptr<const ProducerBlockQuantizer> outputBlocks;
   /// The global amax buffers of a quantize of D (emitGemm's outputAmaxes:
   /// current scaling, NVFP4) that the pass writing D max-combines max |D|
