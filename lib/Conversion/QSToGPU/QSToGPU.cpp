@@ -61,6 +61,13 @@ static Value readBack(OpBuilder &b, Location loc, Type tensorType,
                                            /*writable=*/true);
 }
 
+/// Where the kernels (gpu.module, or the emulation's functions) of `op`
+/// go: its nearest module, the symbol table its calls and launches
+/// resolve in (a module nested in the pass's gets its own).
+static ModuleOp kernelModule(Operation *op) {
+  return op->getParentOfType<ModuleOp>();
+}
+
 namespace {
 struct ConvertQSToGPUPass
     : public qs::impl::ConvertQSToGPUPassBase<ConvertQSToGPUPass> {
@@ -193,7 +200,7 @@ struct ConvertQSToGPUPass
     SmallVector<Value> scratch;
     for (MemRefType t : gpuk::quantizeScratch(type, b.getContext()))
       scratch.push_back(memref::AllocOp::create(b, loc, t));
-    gpuk::emitQuantize(b, loc, getOperation(), type, target, x, scale, amaxIn,
+    gpuk::emitQuantize(b, loc, kernelModule(op), type, target, x, scale, amaxIn,
                        outs, scratch, options, fillAmax, produce);
     for (auto [t, alloc] : llvm::zip(op.getResultTypes(), allocs))
       results.push_back(readBack(b, loc, t, alloc));
@@ -450,8 +457,8 @@ struct ConvertQSToGPUPass
       out.amaxOut = allocs[2];
       operands.outBytes = 1;
       std::string plan =
-          gpuk::emitGemm(b, loc, getOperation(), operands, out.fp8Type, bias, c,
-                         flat(b, loc, allocs[0]), gemmOptions, &out);
+          gpuk::emitGemm(b, loc, kernelModule(op), operands, out.fp8Type, bias,
+                         c, flat(b, loc, allocs[0]), gemmOptions, &out);
       if (reportGemmPlans)
         emitRemark(loc) << "GEMM kernel plan: " << plan;
       SmallVector<Value> results;
@@ -470,7 +477,7 @@ struct ConvertQSToGPUPass
       if (failed(lowerQuantize(
               blockQuantize, target, options, Value(), nullptr,
               [&](OpBuilder &qb, const gpuk::ProducerBlockQuantizer &q) {
-                plan = gpuk::emitGemm(qb, loc, getOperation(), operands,
+                plan = gpuk::emitGemm(qb, loc, kernelModule(op), operands,
                                       q.codeType, bias, c, q.d(), gemmOptions,
                                       nullptr, {}, &q);
               })))
@@ -489,8 +496,9 @@ struct ConvertQSToGPUPass
       if (failed(lowerQuantize(amaxQuantize, target, options, d,
                                [&](OpBuilder &qb, ValueRange amaxes) {
                                  plan = gpuk::emitGemm(
-                                     qb, loc, getOperation(), operands, outType,
-                                     bias, c, d, gemmOptions, nullptr, amaxes);
+                                     qb, loc, kernelModule(op), operands,
+                                     outType, bias, c, d, gemmOptions, nullptr,
+                                     amaxes);
                                })))
         return failure();
       if (reportGemmPlans)
@@ -498,7 +506,7 @@ struct ConvertQSToGPUPass
       op->erase();
       return success();
     }
-    plan = gpuk::emitGemm(b, loc, getOperation(), operands, outType, bias, c,
+    plan = gpuk::emitGemm(b, loc, kernelModule(op), operands, outType, bias, c,
                           flat(b, loc, alloc), gemmOptions);
     if (reportGemmPlans) // At the GEMM's location, without the op's text.
       emitRemark(loc) << "GEMM kernel plan: " << plan;
@@ -520,7 +528,7 @@ struct ConvertQSToGPUPass
       inner.push_back(flat(b, loc, bufferOf(b, loc, v)));
     Type resultType = op.getResult().getType();
     Value alloc = newBuffer(b, loc, resultType);
-    gpuk::emitDequantize(b, loc, getOperation(), type, target, inner,
+    gpuk::emitDequantize(b, loc, kernelModule(op), type, target, inner,
                          flat(b, loc, alloc), options);
     Value tensor = readBack(b, loc, resultType, alloc);
     op->replaceAllUsesWith(ValueRange{tensor});
