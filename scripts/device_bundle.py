@@ -236,8 +236,9 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 144, 384, True, True, None, 3, N
 # scale_inv (and updated amax) device-run.py derives from that same run's
 # product. (operand family, layout, output quantizer params, "family"
 # defaulting to fp8_delayed, m, n, k, bias, module attributes): the
-# epilogue quantizing (one block per tile, E4M3; persistent multicast
-# pairs, E5M2) and a #qs.fp8_current result with both usages (the GEMM
+# epilogue quantizing (one block per tile, E4M3 with both usages: the
+# transpose staged and read back, since 2026-12-03; persistent multicast
+# pairs, E5M2, row-wise) and a #qs.fp8_current result with both usages (the GEMM
 # takes the amax for the quantize kernels, which write the transpose too;
 # until 2026-12-02 a delayed dgrad with a transpose, GEMM into FP32 + the
 # quantize kernels, which the f32 quantize checks cover). Small (partial
@@ -246,7 +247,7 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 144, 384, True, True, None, 3, N
 # MXFP8 with both usages (row and column blocks) and FP8 1x128 rows, in
 # shapes without scale padding (M, N multiples of 128), two 128x128 tiles.
 OUTPUT_QUANTIZER_CHECKS = [
-    ("fp8_current", 0, dict(columnwise=False), 144, 160, 128, True, ()),
+    ("fp8_current", 0, dict(), 144, 160, 128, True, ()),
     ("fp8_delayed", 0, dict(fp8_dtype="f8E5M2", columnwise=False), 160, 144, 128, True,
      ("qs.gemm_persistent = 3 : i64", "qs.gemm_cluster = 2 : i64")),
     ("fp8_current", 1, dict(family="fp8_current"), 64, 144, 128, False, ()),

@@ -165,6 +165,17 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 fast tma stream", "fp8", 256),
               ("e4m3 x e4m3 tma splitk4 fused", "fp8", 256),
               ("e4m3 x e4m3 cluster2 persistent tma", "fp8", 256),
+              # "fp8t": the same with both usages: each consumer stages
+              # its codes and reads rows and the transpose back (with the
+              # TMA store: the transpose only).
+              ("e4m3 x e4m3", "fp8t", 128), ("e4m3 x e4m3 fast", "fp8t", 256),
+              ("e5m2 x e4m3 persistent", "fp8t", 128),
+              ("e4m3 x e4m3 fast cluster2 pingpong", "fp8t", 128),
+              ("e4m3 x e4m3 cluster2 persistent", "fp8t", 128),
+              ("e4m3 x e4m3 tma", "fp8t", 128), ("e4m3 x e4m3 tma", "fp8t", 256),
+              # (persistent 128x256 tiles would spill: FP32, then the
+              # quantize kernels.)
+              ("e4m3 x e4m3 fast cluster2 persistent tma", "fp8t", 256),
               # "cur": a #qs.fp8_current result, whose amax the epilogue
               # (or the split-K reduction) takes for the quantize kernels.
               ("e4m3 x e4m3", "cur", 128), ("e4m3 x e4m3 splitk4", "cur", 128),
@@ -293,10 +304,12 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         qb = f"!qs.tensor<{m}x{k}xbf16, #qs.fp8_current<columnwise = false>>"
     r = f"tensor<{m}x{m}x{out}>"
     state = ""
-    if out == "fp8":
+    if out in ("fp8", "fp8t"):
         # A fused output quantizer: D quantized in the epilogue
-        # (#qs.fp8_delayed result, row-wise only), its scale and amax state.
-        r = f"!qs.tensor<{m}x{m}xbf16, #qs.fp8_delayed<columnwise = false>>"
+        # (#qs.fp8_delayed result: row-wise only, or "fp8t" both usages,
+        # the transpose staged on sm_90a), its scale and amax state.
+        usage = "columnwise = false" if out == "fp8" else ""
+        r = f"!qs.tensor<{m}x{m}xbf16, #qs.fp8_delayed<{usage}>>"
         state = " scale(%s : tensor<1xf32>) amax(%am : tensor<1xf32>)"
     elif out == "mx":
         # A row-wise MXFP8 result (GEMM-swizzled scales) that the epilogue

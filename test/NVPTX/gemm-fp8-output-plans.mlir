@@ -5,9 +5,10 @@
 // after a GEMM into FP32: fused when the pass that writes D (the epilogue,
 // the split-K reduction kernel, a fused reduction's last unit, stream-K's
 // last block) quantizes it, with direct stores or staged for the TMA store
-// (except where canFuseOutputQuantizer says the staging cannot), and the
-// result is row-wise only (a TN-only chip's transpose comes from the
-// quantize kernel).
+// (except where canFuseOutputQuantizer says the staging cannot); a result
+// with both usages (sm_90a's transpose buffer) where its codes are staged
+// and read back transposed: one pass writes D, M and N multiples of 16,
+// not persistent 128x256 tiles.
 !x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
 !h = !qs.tensor<256x1024xbf16, #qs.fp8_delayed<columnwise = false>>
@@ -118,12 +119,58 @@ module attributes {qs.chip = "sm_90a"} {
     %h, %a2 = qs.quantize %p scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : tensor<256x1024xf32> -> !hf, tensor<1xf32>
     return %h, %a2, %p : !hf, tensor<1xf32>, tensor<256x1024xf32>
   }
+  // The transpose too: four output buffers (data, transpose, scale_inv,
+  // amax), 32 KiB of staging.
   // CHECK-LABEL: func.func @with_transpose
-  //   CHECK-NOT:   qs_gemm_output_prepare
-  //       CHECK:   call @qs_quantize
+  //       CHECK:   call @qs_gemm_output_prepare
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<1xf32>, memref<1xf32>, memref<262144xf8E4M3FN>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
   func.func @with_transpose(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
-    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128, FP32 promotion per 128 of K; 16 blocks of 384 threads, 196704 bytes of shared memory}}
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128, FP32 promotion per 128 of K, FP8 output quantized in the epilogue (scale, amax atomics, transpose staged in shared memory); 16 blocks of 384 threads, 229472 bytes of shared memory}}
     %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : !x, !w -> !hb, tensor<1xf32>
     return %h, %a2 : !hb, tensor<1xf32>
+  }
+  // With the TMA store: its bulk stores write the rows, the transpose is
+  // read back.
+  // CHECK-LABEL: func.func @with_transpose_tma
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @with_transpose_tma(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
+    // expected-remark @+1 {{TMA-store epilogue, FP8 output quantized in the epilogue (scale, amax atomics, transpose staged in shared memory)}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_epilogue = "tma"} : !x, !w -> !hb, tensor<1xf32>
+    return %h, %a2 : !hb, tensor<1xf32>
+  }
+  // Not fused with the transpose: split-K (its reduction kernel writes D),
+  // stream-K, persistent 128x256 tiles (ptxas spills), M not a multiple of
+  // 16; the GEMM writes FP32, the quantize kernels follow.
+  // CHECK-LABEL: func.func @with_transpose_split_k
+  //   CHECK-NOT:   qs_gemm_output_prepare
+  //       CHECK:   call @qs_quantize
+  func.func @with_transpose_split_k(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
+    // expected-remark @+1 {{4 k-tiles of 128 in 2 splits of 2, FP32 promotion per 128 of K; 32 blocks of 384 threads, 196704 bytes of shared memory; then qs_gemm_split_k_reduce}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = 2 : i64} : !x, !w -> !hb, tensor<1xf32>
+    return %h, %a2 : !hb, tensor<1xf32>
+  }
+  // CHECK-LABEL: func.func @with_transpose_stream_k
+  //       CHECK:   call @qs_quantize
+  func.func @with_transpose_stream_k(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
+    // expected-remark-re @+1 {{FP32 promotion per 128 of K, persistent; {{.*}}; stream-K}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = "stream", qs.gemm_persistent = 12 : i64} : !x, !w -> !hb, tensor<1xf32>
+    return %h, %a2 : !hb, tensor<1xf32>
+  }
+  // CHECK-LABEL: func.func @with_transpose_persistent_wide
+  //       CHECK:   call @qs_quantize
+  func.func @with_transpose_persistent_wide(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x256 tiles (2 x 4), 4-stage ring, 4 k-tiles of 128, persistent; 4 blocks of 384 threads, 196672 bytes of shared memory}}
+    %h, %a2 = qs.gemm %x, %w transpose_b fast_accumulate scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_tile_n = 256 : i64, qs.gemm_persistent = 4 : i64} : !x, !w -> !hb, tensor<1xf32>
+    return %h, %a2 : !hb, tensor<1xf32>
+  }
+  // CHECK-LABEL: func.func @with_transpose_m_not_16
+  //       CHECK:   call @qs_quantize
+  func.func @with_transpose_m_not_16(%x: !qs.tensor<200x512xbf16, #qs.fp8_current<columnwise = false>>, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!qs.tensor<200x1024xbf16, #qs.fp8_delayed>, tensor<1xf32>) {
+    // expected-remark @+1 {{FP32 promotion per 128 of K; 16 blocks}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : !qs.tensor<200x512xbf16, #qs.fp8_current<columnwise = false>>, !w -> !qs.tensor<200x1024xbf16, #qs.fp8_delayed>, tensor<1xf32>
+    return %h, %a2 : !qs.tensor<200x1024xbf16, #qs.fp8_delayed>, tensor<1xf32>
   }
 }

@@ -17,9 +17,9 @@ import qs_reference as ref
 from gemm_cases import LAYOUTS
 
 # (operand family, layout index, output quantizer, nominal output type, bias).
-# Under QS_KERNELS=gpu-emulated / cuda the GEMM kernel quantizes a fused,
-# row-wise-only result in its epilogue (the second and third cases; the
-# first needs a transpose, which the quantize kernel writes).
+# Under QS_KERNELS=gpu-emulated / cuda the GEMM kernel quantizes a fused
+# result in its epilogue (the first three cases; the first with its
+# transpose, staged in shared memory).
 CASES = [
     ("fp8_delayed", 0, h.quantizer("fp8_delayed"), "bf16", True),
     ("fp8_delayed", 0, h.quantizer("fp8_delayed", columnwise=False), "bf16", True),
@@ -87,6 +87,34 @@ def test_gemm_output_quantizer_kernels(rng):
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], h.quantizer("fp8_delayed"), "bf16",
                            True, m=272, n=256, k=256, chip="sm_100a",
                            attrs=["qs.gemm_persistent = 3 : i64"])
+
+
+def test_gemm_output_quantizer_transpose(rng):
+    # sm_90a results with column-wise usage (TE's default, a transpose
+    # buffer on Hopper): each consumer stages its codes in shared memory
+    # and reads them back as rows and transposed 16 x 4 blocks. Partial
+    # tiles in M and N (multiples of 16), bias, E5M2 with f16, 128x256
+    # tiles, persistent multicast pairs, the TMA store (rows by TMA, the
+    # transpose read back), ping-pong consumers; then the fallbacks (M not
+    # a multiple of 16, split-K, stream-K), whose quantize kernels write
+    # the same bytes.
+    q = h.quantizer("fp8_delayed")
+    e5m2 = h.quantizer("fp8_delayed", fp8_dtype="f8E5M2")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=208, n=144, k=256)
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[1], e5m2, "f16", False, m=144, n=528,
+                           k=384, attrs=["qs.gemm_tile_n = 256 : i64"])
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[2], q, "bf16", True, m=272, n=320, k=256,
+                           attrs=["qs.gemm_persistent = 3 : i64", "qs.gemm_cluster = 2 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], e5m2, "bf16", True, m=208, n=272,
+                           k=256, attrs=['qs.gemm_epilogue = "tma"'])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=400, n=272, k=256,
+                           attrs=["qs.gemm_persistent = 3 : i64", 'qs.gemm_schedule = "pingpong"'],
+                           fast_accumulate=True)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=200, n=144, k=256)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=144, n=144, k=384,
+                           attrs=["qs.gemm_split_k = 3 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=272, n=256, k=640,
+                           attrs=['qs.gemm_split_k = "stream"', "qs.gemm_persistent = 4 : i64"])
 
 
 def test_gemm_output_quantizer_pingpong(rng):

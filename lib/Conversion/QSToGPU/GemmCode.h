@@ -340,6 +340,14 @@ struct GemmPlan {
   bool quantizesOutput() const {
     return isa<Float8E4M3FNType, Float8E5M2Type>(outType) && !outputBlocks;
   }
+  /// A fused output quantizer with a transpose buffer (GemmOutputQuantizer::
+  /// transpose; sm_90a, one pass writing D, canFuseOutputQuantizer): each
+  /// consumer stages its codes chunk by chunk as the TMA-store epilogue
+  /// does (64 rows x 128 one-byte columns per buffer), then its threads
+  /// read them back (GemmCode::stagedCodes): rows 16 bytes at a time
+  /// (unless the TMA store writes them) and 4 x 16 blocks transposed into
+  /// the [N, M] buffer, the kernel's argument after the amax.
+  bool outputTranspose = false;
   /// A block-scaled quantize of D (emitGemm's blockQuantizer: MXFP8 of
   /// any usage, or row-wise FP8 1x128; canFuseBlockQuantizer): D's type is
   /// its FP8 code type, and the tcgen05 epilogue, whose thread holds 32
@@ -399,7 +407,7 @@ struct GemmPlan {
   /// persistent tcgen05 kernels two per epilogue warp (their ring is busy
   /// with the next unit's loads; one block per tile stages in the ring).
   int64_t stagingBytes() const {
-    if (!tmaStore && !stagesBlocks())
+    if (!tmaStore && !stagesBlocks() && !outputTranspose)
       return 0;
     if (tcgen05)
       return persistent() ? 4 * 2 * stagingBufferBytes() : 0;
@@ -668,11 +676,13 @@ struct GemmCode {
   int64_t blockChunk = 0;
   /// Whether the epilogue about to run writes D through the TMA-store
   /// staging (GemmPlan::tmaStore; or staged blocks, GemmPlan::
-  /// stagesBlocks): D itself (a whole tile, or the last unit's reducing
+  /// stagesBlocks; or a transposed FP8 output, GemmPlan::outputTranspose):
+  /// D itself (a whole tile, or the last unit's reducing
   /// pass), not a split-K or stream-K FP32 plane, which goes to the
   /// workspace directly.
   bool stagesStores() const {
-    return (plan.tmaStore || plan.stagesBlocks()) && !storingPlane &&
+    return (plan.tmaStore || plan.stagesBlocks() || plan.outputTranspose) &&
+           !storingPlane &&
            (reducing || !plan.splitsK());
   }
   /// D among the epilogue's arguments of the emulation (the last but the
@@ -1045,6 +1055,25 @@ struct GemmCode {
   void stagedColumnBlocks(Value tm, Value tn, Value group, Value t,
                           ValueRange args, int64_t pass,
                           const std::function<Value(Value)> &loadValue);
+  /// GemmPlan::outputTranspose, once store chunk `chunk` of consumer
+  /// `group`'s rows of tile (tm, tn) is staged (64 rows x 128 FP8 codes):
+  /// consumer thread `t` reads 4-byte words back with `loadWord(offset)`
+  /// (the codes at byte `offset` of the chunk's buffer before swizzling,
+  /// the first in the low byte), or four at a time with `load16(offset)`,
+  /// and stores
+  /// - unless the TMA store writes the rows (GemmPlan::tmaStore): row t /
+  ///   2, bytes 64 (t % 2) ... + 63 of the chunk, four 16-byte loads and
+  ///   stores into D (a quarter warp's 16-byte loads hit eight distinct
+  ///   bank groups under the swizzle);
+  /// - the transpose: columns 4 (t % 32) ... + 3 of rows 16 (t / 32) ...
+  ///   + 15 (16 words; a warp reads one whole 128-byte row per load), one
+  ///   16-byte store per column into row `column` of the [N, M]
+  ///   transpose.
+  /// Rows past M (16 at a time: M % 16 == 0) and columns past N (N % 16
+  /// == 0) are skipped.
+  void stagedCodes(Value tm, Value tn, Value group, Value t, ValueRange args,
+                   int64_t chunk, const std::function<Value(Value)> &loadWord,
+                   const std::function<SmallVector<Value>(Value)> &load16);
   /// GemmPlan::tmaStore: D's first row and column of the TMA store box of
   /// store chunk `chunk` of tile (tm, tn) for box row group `group` (a
   /// consumer's 64 rows on sm_90a, a warp's 32 on sm_100a); the kernels
@@ -1140,6 +1169,11 @@ void emulateSplitKArrival(GemmCode &code, const std::function<void()> &reduce);
 /// PTX prmt.b32 (default mode, selector bits 3, 7, 11, 15 clear) on i32
 /// values, in arith (the emulation's).
 Value emulatePrmt(KernelEnv &env, Value a, Value b, Value selector);
+
+/// The emulation's staged FP8 codes (GemmPlan::outputTranspose): the
+/// word of the four codes at byte `offset` of `staging` before swizzling
+/// (the first in the low byte, as ld.shared.b32 reads them).
+Value emulateStagedWord(GemmCode &code, Value staging, Value offset);
 
 /// GemmPlan::tmaStore in the emulation: the TMA store of a box of
 /// storeBoxRows() x 128 bytes staged (128-byte swizzled, as the kernels

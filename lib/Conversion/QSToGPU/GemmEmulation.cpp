@@ -142,6 +142,26 @@ void gemm::emulateStaging(GemmCode &code, Value staging, Value offset,
   }
 }
 
+Value gemm::emulateStagedWord(GemmCode &code, Value staging, Value offset) {
+  KernelEnv &env = code.env;
+  Type i32 = env.b.getI32Type();
+  Value word;
+  for (int64_t k = 0; k < 4; ++k) {
+    Value at = swizzle(code, env.add(offset, env.idx(k)));
+    Value code8 = arith::BitcastOp::create(
+        env.b, env.loc, env.b.getI8Type(),
+        memref::LoadOp::create(env.b, env.loc, staging, at));
+    Value byte = arith::ExtUIOp::create(env.b, env.loc, i32, code8);
+    if (k)
+      byte = arith::ShLIOp::create(
+          env.b, env.loc, byte,
+          arith::ConstantIntOp::create(env.b, env.loc, i32, 8 * k));
+    word = word ? arith::OrIOp::create(env.b, env.loc, word, byte).getResult()
+                : byte;
+  }
+  return word;
+}
+
 void gemm::emulateStagedBlocks(GemmCode &code, Value staging, Value tm,
                                Value tn, Value group, ValueRange args,
                                int64_t pass) {
@@ -507,6 +527,24 @@ void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
                             chunk / group);
         continue;
       }
+      // A transposed FP8 output: each thread's rows (without the TMA
+      // store) and transposed columns, read back from the staged codes.
+      if (plan.outputTranspose)
+        env.loop(kWarpgroup, [&](Value t) {
+          auto word = [&](Value offset) {
+            return emulateStagedWord(code, staging, offset);
+          };
+          code.stagedCodes(tm, tn, consumer, t, epilogueArgs, chunk, word,
+                           [&](Value offset) {
+                             SmallVector<Value> words;
+                             for (int64_t w = 0; w < 4; ++w)
+                               words.push_back(word(
+                                   env.add(offset, env.idx(4 * w))));
+                             return words;
+                           });
+        });
+      if (!plan.tmaStore)
+        continue;
       // The box of the consumer's rows and the chunk's columns.
       emulateTmaStoreBox(code, staging, code.outputD(epilogueArgs),
                          code.storeBox(tm, tn, consumer, chunk));

@@ -185,6 +185,67 @@ void GemmCode::stagedColumnBlocks(
   }
 }
 
+void GemmCode::stagedCodes(
+    Value tm, Value tn, Value group, Value t, ValueRange args, int64_t chunk,
+    const std::function<Value(Value)> &loadWord,
+    const std::function<SmallVector<Value>(Value)> &load16) {
+  Value rowBase =
+      env.add(env.mul(tm, i(kTileM)), env.mul(group, i(plan.storeBoxRows())));
+  Value colBase = env.add(env.mul(tn, i(plan.tileN)),
+                          i(chunk * plan.storeChunkCols()));
+  // The i8 code of byte `k` of `word`.
+  auto byteOf = [&](Value word, int64_t k) -> Value {
+    Value shifted =
+        k ? arith::ShRUIOp::create(
+                env.b, env.loc, word,
+                arith::ConstantIntOp::create(env.b, env.loc, word.getType(),
+                                             8 * k))
+                .getResult()
+          : word;
+    return arith::TruncIOp::create(env.b, env.loc, env.b.getI8Type(), shifted);
+  };
+  if (!plan.tmaStore) {
+    // Row t / 2, half t % 2: four 16-byte pieces of 16 codes.
+    Value r = shr(t, 1), half = band(t, 1);
+    Value row = env.add(rowBase, r);
+    for (int64_t p = 0; p < 4; ++p) {
+      Value column = env.add(env.mul(half, i(64)), i(16 * p));
+      Value col = env.add(colBase, column);
+      env.ifThen(env.land(env.lt(row, i(plan.m)), env.lt(col, i(plan.n))),
+                 [&] {
+                   SmallVector<Value> codes;
+                   for (Value word :
+                        load16(env.add(env.mul(r, i(128)), column)))
+                     for (int64_t k = 0; k < 4; ++k)
+                       codes.push_back(byteOf(word, k));
+                   storeCodes(codes, outputD(args),
+                              env.add(env.mul(row, i(plan.n)), col));
+                 });
+    }
+  }
+  // Columns 4q ... 4q + 3 (q = t % 32) of rows 16 (t / 32) ... + 15: word
+  // j is row j's four codes; column k's 16 codes are their bytes k.
+  Value q = band(t, 31), rows = shl(shr(t, 5), 4);
+  Value firstRow = env.add(rowBase, rows);
+  Value firstCol = env.add(colBase, shl(q, 2));
+  env.ifThen(env.lt(firstRow, i(plan.m)), [&] {
+    SmallVector<Value> words;
+    for (int64_t j = 0; j < 16; ++j)
+      words.push_back(loadWord(
+          env.add(env.mul(env.add(rows, i(j)), i(128)), shl(q, 2))));
+    for (int64_t k = 0; k < 4; ++k) {
+      Value col = env.add(firstCol, i(k));
+      env.ifThen(env.lt(col, i(plan.n)), [&] {
+        SmallVector<Value> codes;
+        for (Value word : words)
+          codes.push_back(byteOf(word, k));
+        storeCodes(codes, outputExtra(args, 2),
+                   env.add(env.mul(col, i(plan.m)), firstRow));
+      });
+    }
+  });
+}
+
 std::pair<Value, Value> GemmCode::storeBox(Value tm, Value tn, Value group,
                                            int64_t chunk) {
   return {env.add(env.mul(tm, i(kTileM)),

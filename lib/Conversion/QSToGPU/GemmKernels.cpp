@@ -262,9 +262,15 @@ private:
   void freeStage(Value stage, Value cond);
   /// The epilogue of rows `half` * 64 .. of tile (tm, tn) from accumulator
   /// registers `acc` (in the reducing pass: from the planes): stored
-  /// directly, or (GemmCode::stagesStores) staged and stored by TMA.
+  /// directly, or (GemmCode::stagesStores) staged, then stored by TMA
+  /// and / or read back (staged blocks, a transposed FP8 output).
   void storeTile(Value tm, Value tn, Value half,
                  const std::function<Value(int64_t)> &acc);
+  /// GemmPlan::outputTranspose: this thread's GemmCode::stagedCodes of
+  /// store chunk `chunk`, staged at shared offset `buffer`
+  /// (ld.shared.b32, ld.shared.v4.b32).
+  void readStagedCodes(Value tm, Value tn, Value half, int64_t chunk,
+                       Value buffer);
   /// `op` ("bar.sync" or "bar.arrive") on the named barrier `first` (consumer
   /// 0) or `first` + 1 (consumer 1) for `threads` threads (immediate ids:
   /// ptxas then reserves only those).
@@ -475,7 +481,11 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
   // done once all threads passed chunk c - 1's barrier, and of the
   // previous tile's chunks once all passed the barrier before chunk 0.
   // Two (1x128 blocks, both buffers): a barrier before each pass's fills.
-  bool blocks = plan.stagesBlocks();
+  // A transposed FP8 output (GemmPlan::outputTranspose) likewise, one
+  // chunk per pass, unless the TMA store writes the rows: then its
+  // transpose is read after each chunk's TMA barrier.
+  bool blocks =
+      plan.stagesBlocks() || (plan.outputTranspose && !plan.tmaStore);
   int64_t group = plan.stagedChunkGroup();
   for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
     Value buffer =
@@ -545,7 +555,10 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
       Value first = env.add(staging, env.idx(((chunk + 1 - group) % 2) *
                                              plan.stagingBufferBytes()));
       consumerBarrier("bar.sync", 4, kWarpgroup);
-      readStagedBlocks(tm, tn, half, t, chunk / group, first);
+      if (plan.outputTranspose)
+        readStagedCodes(tm, tn, half, chunk, buffer);
+      else
+        readStagedBlocks(tm, tn, half, t, chunk / group, first);
       continue;
     }
     ptx({}, "fence.proxy.async.shared::cta;", "");
@@ -553,7 +566,36 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
     env.ifThen(eq(t, zero), [&] {
       storeBox(tm, tn, half, chunk, ptx.i32(env.add(block.base, buffer)));
     });
+    // The TMA store and these reads both only read the buffer; the next
+    // fill of it waits for both (the barrier at chunk + 2's start).
+    if (plan.outputTranspose)
+      readStagedCodes(tm, tn, half, chunk, buffer);
   }
+}
+
+void Sm90Block::readStagedCodes(Value tm, Value tn, Value half,
+                                int64_t chunk, Value buffer) {
+  Type i32 = b.getI32Type();
+  auto address = [&](Value offset) {
+    return ptx.i32(
+        env.add(block.base, env.add(buffer, swizzle(code, offset))));
+  };
+  code.stagedCodes(
+      tm, tn, half, t, block.epilogueArgs, chunk,
+      [&](Value offset) -> Value {
+        return ptx(i32, {address(offset)}, "ld.shared.b32 $0, [$1];", "=r,r");
+      },
+      [&](Value offset) {
+        Value v = ptx(
+            LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                             {i32, i32, i32, i32}),
+            {address(offset)}, "ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];",
+            "=r,=r,=r,=r,r");
+        SmallVector<Value> words;
+        for (int64_t w = 0; w < 4; ++w)
+          words.push_back(LLVM::ExtractValueOp::create(b, loc, v, w));
+        return words;
+      });
 }
 
 void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {

@@ -237,7 +237,9 @@ static std::string describe(const GemmPlan &plan,
     os << ", FP8 output quantized in the "
        << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
                                                     : "epilogue")
-       << " (scale, amax atomics)";
+       << " (scale, amax atomics"
+       << (plan.outputTranspose ? ", transpose staged in shared memory" : "")
+       << ")";
   if (const ProducerBlockQuantizer *q = plan.outputBlocks.get()) {
     os << ", block-scaled output quantized in the epilogue (";
     if (q->rowwise())
@@ -277,8 +279,23 @@ static std::string describe(const GemmPlan &plan,
 }
 
 bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
-                                  int64_t cc) {
+                                  int64_t cc, bool transposes) {
   if (accumulate)
+    return false;
+  // The transpose (GemmPlan::outputTranspose): staged whole chunks of 128
+  // codes in the tile (not 128x192), read back by the pass that writes D
+  // (the split-K and stream-K reductions would have to transpose too),
+  // 16-byte stores of D's and the transpose's rows. Persistent kernels in
+  // 128x256 tiles (asked for, or the default of fast_accumulate) spill
+  // with the read-back (ptxas: 12-280 bytes).
+  bool persistent = operands.persistentBlocks || operands.streamK;
+  bool wide = operands.tileN == 256 ||
+              (operands.tileN == 0 && operands.fastAccumulate &&
+               !operands.pingpong);
+  if (transposes &&
+      (cc >= 100 || operands.splitK > 1 || operands.splitKAuto ||
+       operands.streamK || operands.tileN % 128 != 0 || operands.m % 16 != 0 ||
+       operands.n % 16 != 0 || (persistent && wide)))
     return false;
   if (!operands.tmaStore)
     return true;
@@ -291,7 +308,6 @@ bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
   // sm_90a per-tensor kernels that promote (no fast_accumulate) in 128x256
   // tiles, persistent (or stream-K) and staging FP8 codes spill (ptxas:
   // 108-180 bytes of spill stores).
-  bool persistent = operands.persistentBlocks || operands.streamK;
   return !(cc < 100 && !operands.fastAccumulate && operands.tileN == 256 &&
            persistent);
 }
@@ -311,7 +327,7 @@ int64_t GemmPlan::stagedChunkGroup() const {
 }
 
 int64_t GemmPlan::outputExtras() const {
-  return quantizesOutput() ? 2
+  return quantizesOutput() ? 2 + outputTranspose
          : outputBlocks    ? outputBlocks->extraBuffers().size()
                            : outputAmaxes;
 }
@@ -428,6 +444,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.typeB = ptxType(typeB);
   plan.outType = outType;
   plan.outputAmaxes = outputAmaxes.size();
+  plan.outputTranspose = quantizer && quantizer->transpose;
   if (blockQuantizer)
     plan.outputBlocks =
         std::make_shared<const ProducerBlockQuantizer>(*blockQuantizer);
@@ -510,6 +527,8 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   if (quantizer && finishes) {
     args.push_back(quantizer->scale);
     args.push_back(quantizer->amaxOut);
+    if (quantizer->transpose)
+      args.push_back(quantizer->transpose);
   }
   if (finishes)
     llvm::append_range(args, outputAmaxes);

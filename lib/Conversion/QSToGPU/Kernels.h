@@ -221,10 +221,13 @@ LogicalResult checkGemmSupport(const GemmOperands &operands,
 /// stored as fp8_rn_sat(D_f32 * scale) codes, `amaxOut` gets
 /// max(amaxIn, max |D_f32|) and `scaleInv` 1 / scale, exactly as the
 /// quantize kernels would write them from the FP32 product (all
-/// memref<1xf32>).
+/// memref<1xf32>). `transpose` (1-D, the [N, M] codes of a result with
+/// column-wise usage on a chip with transpose buffers; else null) gets
+/// the same codes transposed.
 struct GemmOutputQuantizer {
   Type fp8Type; // f8E4M3FN or f8E5M2
   Value scale, amaxIn, scaleInv, amaxOut;
+  Value transpose;
 };
 
 /// Whether the GEMM kernels of `operands` can quantize their output: the
@@ -233,10 +236,16 @@ struct GemmOutputQuantizer {
 /// accumulate operand; with the TMA-store epilogue (FP8 codes staged) D's
 /// rows must stay multiples of 16 bytes (N % 16 == 0), the tiles 128 or
 /// 256 columns wide, and on sm_90a (compute capability `cc` 90) no
-/// promoting persistent kernel in 128x256 tiles (ptxas spills). Elsewhere
-/// the GEMM writes FP32 and the quantize kernels follow.
+/// promoting persistent kernel in 128x256 tiles (ptxas spills). With a
+/// transpose buffer (`transposes`: sm_90a, column-wise usage) each
+/// consumer stages its codes in shared memory and reads them back
+/// transposed (GemmPlan::outputTranspose): one pass writes D (no split-K,
+/// split-K "auto" or stream-K), tiles 128 or 256 wide but not persistent
+/// 128x256 ones (ptxas spills), M and N multiples of 16 (16-byte stores of
+/// both layouts' rows). Elsewhere the GEMM writes FP32 and the quantize
+/// kernels follow.
 bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
-                            int64_t cc);
+                            int64_t cc, bool transposes = false);
 
 /// Whether the GEMM kernels of `operands` can apply a block quantizer of
 /// D (ProducerBlockQuantizer of row blocks of `block` elements: MXFP8 32,

@@ -280,7 +280,7 @@ struct ConvertQSToGPUPass
   /// The quantize of a GEMM's product that the GEMM kernel's epilogue can
   /// do instead (qs.gemm's fused output quantizer: a delayed-scaling
   /// per-tensor FP8 quantize of the FP32 product, its only use, writing
-  /// data and scale_inv but no transpose), or null.
+  /// data, a transpose where the target has one, and scale_inv), or null.
   static QuantizeBuffersOp fusableOutputQuantizer(GemmBuffersOp gemm,
                                                   const TargetInfo &target) {
     QuantizeBuffersOp quantize = productQuantize(gemm);
@@ -298,7 +298,8 @@ struct ConvertQSToGPUPass
             ScalingMode::DelayedTensor)
       return {};
     SmallVector<InnerTensor> inner = type.getInnerTensors(target);
-    if (inner.size() != 2 || inner[0].name != "data")
+    if (inner.size() < 2 || inner.size() > 3 || inner[0].name != "data" ||
+        (inner.size() == 3 && inner[1].name != "transpose"))
       return {};
     return quantize;
   }
@@ -412,9 +413,11 @@ struct ConvertQSToGPUPass
     gpuk::EmitOptions gemmOptions = options;
     gemmOptions.tcgen05 = chip.getComputeCapability() >= 100;
     gemmOptions.multiprocessors = multiprocessors;
+    // data, [transpose], scale_inv (fusableOutputQuantizer), amax.
+    bool transposes = quantize && quantize.getNumResults() == 4;
     if (quantize && !gpuk::canFuseOutputQuantizer(
                         operands, static_cast<bool>(op.getAccumulate()),
-                        chip.getComputeCapability())) {
+                        chip.getComputeCapability(), transposes)) {
       if (failed(lowerQuantize(quantize, target, options)))
         return failure();
       quantize = {};
@@ -444,7 +447,8 @@ struct ConvertQSToGPUPass
     Value c = op.getAccumulate() ? flat(b, loc, bufferOf(b, loc, op.getInit()))
                                  : Value();
     if (quantize) {
-      // The quantize's results: data, scale_inv and the updated amax.
+      // The quantize's results: data, [transpose], scale_inv and the
+      // updated amax.
       SmallVector<Value> allocs;
       for (Type t : quantize.getResultTypes())
         allocs.push_back(newBuffer(b, loc, t));
@@ -453,8 +457,10 @@ struct ConvertQSToGPUPass
                         .getElementType();
       out.scale = bufferOf(b, loc, quantize.getScale());
       out.amaxIn = bufferOf(b, loc, quantize.getOuts().back());
-      out.scaleInv = allocs[1];
-      out.amaxOut = allocs[2];
+      out.scaleInv = allocs[allocs.size() - 2];
+      out.amaxOut = allocs.back();
+      if (transposes)
+        out.transpose = flat(b, loc, allocs[1]);
       operands.outBytes = 1;
       std::string plan =
           gpuk::emitGemm(b, loc, kernelModule(op), operands, out.fp8Type, bias,
