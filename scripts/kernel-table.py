@@ -192,6 +192,13 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("block 1D x 2D", "blk", 128), ("block 1D x 1D persistent", "blk", 128),
               ("mxfp8", "blk", 128), ("nvfp4 cluster2 persistent", "blk", 128),
               ("e4m3 x e4m3 fast cluster2 pingpong", "blk", 128),
+              # "blk2": an FP8 1x128 result with both usages (the two
+              # consumers meet at a 256-thread barrier; threads 64-127
+              # read a column's 128 x 1 block across both consumers'
+              # staging); ping-pong consumers keep the quantize kernels.
+              ("e4m3 x e4m3", "blk2", 128), ("e4m3 x e4m3 fast", "blk2", 256),
+              ("block 1D x 2D", "blk2", 128), ("block 1D x 1D persistent", "blk2", 128),
+              ("mxfp8", "blk2", 128), ("nvfp4 cluster2 persistent", "blk2", 128),
               # "mx2": an MXFP8 result with both usages (each thread also
               # reads a staged column's 32 x 1 block back); ping-pong
               # consumers keep the quantize kernels (ptxas would spill).
@@ -324,6 +331,10 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         # passes over each block's tensor-memory columns on sm_100a, over
         # its staged values on sm_90a).
         r = f"!qs.tensor<{m}x{m}xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>"
+    elif out == "blk2":
+        # An FP8 1x128 result with both usages (TE's default): row blocks
+        # and 128 x 1 column blocks, the latter's codes transposed.
+        r = f"!qs.tensor<{m}x{m}xbf16, #qs.fp8_block<block_scaling_dim = 1>>"
     elif out == "cur":
         # A current-scaling result: bf16 D, whose amax the epilogue takes
         # for the quantize kernels.

@@ -371,3 +371,40 @@ def test_gemm_output_quantizer_fp8_block_sm90(rng):
     check_output_quantizer(rng, "mxfp8", LAYOUTS[0], q, "bf16", False, m=160, n=256, k=256)
     check_output_quantizer(rng, "fp8_block", LAYOUTS[0], q, "bf16", False, m=144, n=384, k=256,
                            attrs=["qs.gemm_tile_n = 192 : i64"])
+
+
+def test_gemm_output_quantizer_fp8_block_columnwise_sm90(rng):
+    # FP8 1x128 results with column-wise usage on sm_90a (TE's default for
+    # 1-D block scaling: both usages; the column-wise data is transposed,
+    # [N, M], in 1 x 128 blocks along M): a column's block is the 128 rows
+    # of both consumers, so the consumers stage each pass of 128 columns
+    # and meet at a 256-thread barrier; threads 64-127 of each read one
+    # column's 128 values back (amax, FP32 scale_inv, then 16 codes per
+    # 16-byte store into the transpose) while threads 0-63 read the row
+    # blocks. Both usages (power-of-two scales, bias, partial tiles in M
+    # and N); column-wise only with exact E5M2 scales (f16, FP8 block
+    # operands, NN); fast 128x256 tiles in persistent multicast pairs
+    # (whose padding tile past M has no blocks); NVFP4 operands; then the
+    # plans that keep the quantize kernels
+    # (M not a multiple of 16, ping-pong consumers, sm_100a), same bytes.
+    both = h.quantizer("fp8_block", block_scaling_dim=1)
+    columns = h.quantizer("fp8_block", block_scaling_dim=1, rowwise=False,
+                          force_pow_2_scales=False, fp8_dtype="f8E5M2")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=208, n=384,
+                           k=256)
+    check_output_quantizer(rng, "fp8_block", LAYOUTS[1], columns, "f16", False, m=160, n=256,
+                           k=384)
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[0], both, "bf16", False, m=272, n=512,
+                           k=256, attrs=["qs.gemm_tile_n = 256 : i64",
+                                         "qs.gemm_persistent = 3 : i64",
+                                         "qs.gemm_cluster = 2 : i64"],
+                           fast_accumulate=True)
+    check_output_quantizer(rng, "nvfp4", LAYOUTS[0], both, "bf16", True, m=144, n=384, k=256)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=200, n=256,
+                           k=256)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], columns, "bf16", True, m=400, n=384,
+                           k=256, attrs=["qs.gemm_persistent = 3 : i64",
+                                         'qs.gemm_schedule = "pingpong"'],
+                           fast_accumulate=True)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=208, n=256,
+                           k=256, chip="sm_100a")

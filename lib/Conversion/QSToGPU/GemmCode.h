@@ -382,6 +382,12 @@ struct GemmPlan {
   /// lanes of a warp) likewise: each warp stages its 32 rows as its
   /// TMA-store epilogue does, then its lanes read the blocks back.
   bool stagesBlocks() const;
+  /// sm_90a FP8 1x128 column-wise blocks (128 x 1: rows of both
+  /// consumers; canFuseBlockQuantizer): the consumers stage each pass
+  /// into their own buffers and meet at a 256-thread barrier (named
+  /// barrier 1) instead of their own, then read each other's rows
+  /// (GemmCode::stagedTransposedBlocks).
+  bool stagesAcrossConsumers() const;
   /// The threads that read back one staging group's blocks
   /// (GemmCode::stagedBlocks): a consumer warpgroup, or a tcgen05 warp.
   int64_t stagedReaders() const { return tcgen05 ? 32 : kWarpgroup; }
@@ -1036,11 +1042,28 @@ struct GemmCode {
   /// for the codes, so no thread holds its 128 values). Blocks outside D
   /// (N a multiple of the block: whole blocks) are skipped.
   /// With column-wise MXFP8 blocks too (or only), stagedColumnBlocks
-  /// follows, reading single values with `loadValue(offset)`.
+  /// follows, reading single values with `loadValue(offset)`; with FP8
+  /// 1x128 column-wise blocks, stagedTransposedBlocks, reading with
+  /// `loadShared(offset)` (a value at byte `offset` of both consumers'
+  /// staging before swizzling: consumer c's buffers from c * 2 *
+  /// stagingBufferBytes() on).
   void stagedBlocks(Value tm, Value tn, Value group, Value t, ValueRange args,
                     int64_t pass,
                     const std::function<SmallVector<Value>(Value)> &load,
-                    const std::function<Value(Value)> &loadValue);
+                    const std::function<Value(Value)> &loadValue,
+                    const std::function<Value(Value)> &loadShared = nullptr);
+  /// The FP8 1x128 column-wise blocks (128 x 1) of a pass
+  /// (stagesAcrossConsumers: its two chunks of both consumers staged, 128
+  /// rows x 128 16-bit columns): consumer `group`'s threads `t` 64-127
+  /// (0-63 read the row blocks) take column 64 group + t - 64 of the
+  /// pass, read its 128 values with `loadShared` for the amax (rows past
+  /// M not counted), store the FP32 scale_inv (the column-wise scales,
+  /// `columnScale`), then read them again 32 at a time, encode them and
+  /// store the codes in the transposed [N, M] layout, 16 bytes at a time
+  /// (rows past M skipped: M % 16 == 0). Columns past N are skipped.
+  void stagedTransposedBlocks(Value tm, Value tn, Value group, Value t,
+                              ValueRange args, int64_t pass,
+                              const std::function<Value(Value)> &loadShared);
   /// The column-wise MXFP8 blocks (32 x 1) of a staged chunk (pass `pass`,
   /// one chunk: R rows x W columns, W = storeChunkCols()): block u takes
   /// column u % W, rows 32 (u / W) ... + 31 of the group's R (read by `t`
@@ -1189,9 +1212,11 @@ void emulateStaging(GemmCode &code, Value staging, Value offset,
 /// GemmPlan::stagesBlocks in the emulation: every reader's
 /// GemmCode::stagedBlocks of read-back pass `pass` for staging group
 /// `group`, from `staging` (emulateStaging's buffers of the pass, one after
-/// another).
+/// another, from byte `base` on; GemmPlan::stagesAcrossConsumers: both
+/// consumers' buffers, `base` the group's).
 void emulateStagedBlocks(GemmCode &code, Value staging, Value tm, Value tn,
-                         Value group, ValueRange args, int64_t pass);
+                         Value group, ValueRange args, int64_t pass,
+                         Value base);
 
 /// Emulated 16-byte shared-memory store (GemmEmulation.cpp): four i32
 /// words, little-endian, at byte `at` of the i8 memref `smem`.

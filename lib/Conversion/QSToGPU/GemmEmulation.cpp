@@ -164,11 +164,13 @@ Value gemm::emulateStagedWord(GemmCode &code, Value staging, Value offset) {
 
 void gemm::emulateStagedBlocks(GemmCode &code, Value staging, Value tm,
                                Value tn, Value group, ValueRange args,
-                               int64_t pass) {
+                               int64_t pass, Value base) {
   KernelEnv &env = code.env;
   int64_t bytes = code.plan.stagedBytes();
+  // The group's buffers start at byte `base` (a multiple of 1024: the
+  // swizzle keeps it).
   auto at = [&](Value offset) {
-    return env.div(swizzle(code, offset), env.idx(bytes));
+    return env.div(swizzle(code, env.add(base, offset)), env.idx(bytes));
   };
   env.loop(code.plan.stagedReaders(), [&](Value t) {
     code.stagedBlocks(
@@ -183,6 +185,11 @@ void gemm::emulateStagedBlocks(GemmCode &code, Value staging, Value tm,
         },
         [&](Value offset) -> Value {
           return memref::LoadOp::create(env.b, env.loc, staging, at(offset));
+        },
+        [&](Value offset) -> Value {
+          return memref::LoadOp::create(
+              env.b, env.loc, staging,
+              env.div(swizzle(code, offset), env.idx(bytes)));
         });
   });
 }
@@ -481,50 +488,75 @@ SmallVector<Value> Sm90Emulation::load16(Value offset) {
 }
 
 void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
-  // Staged blocks: the chunks of a read-back pass in buffers 0, 1, ...
+  // Staged blocks: the chunks of a read-back pass in buffers 0, 1, ...;
+  // with GemmPlan::stagesAcrossConsumers each consumer's pair of buffers
+  // (consumer c's from byte c * 2 * stagingBufferBytes() on), every
+  // consumer's pass staged before any reads back (the GPU's 256-thread
+  // barrier).
   int64_t bytes = plan.stagedBytes(), group = plan.stagedChunkGroup();
+  bool across = plan.stagesAcrossConsumers();
   Value staging = memref::AllocOp::create(
       b, loc,
-      MemRefType::get({group * plan.stagingBufferBytes() / bytes},
+      MemRefType::get({(across ? kConsumers * 2 : group) *
+                       plan.stagingBufferBytes() / bytes},
                       plan.stagedType()));
+  auto base = [&](Value consumer) {
+    return across ? env.mul(consumer, env.idx(2 * plan.stagingBufferBytes()))
+                  : env.idx(0);
+  };
+  auto stage = [&](Value consumer, int64_t chunk) {
+    env.loop(kWarpgroup, [&](Value t) {
+      Value regBase =
+          env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
+                  env.idx(plan.accRegs()));
+      code.stagedEpilogueChunk(
+          tm, tn, consumer, t, epilogueArgs, chunk,
+          [&](int64_t r) {
+            return memref::LoadOp::create(b, loc, regs,
+                                          env.add(regBase, env.idx(r)))
+                .getResult();
+          },
+          [&](int64_t g, Value offset, ArrayRef<Value> values) {
+            // 16-bit: stmatrix q = g / 4 puts this thread's word of
+            // matrix g % 4 at the row whose address lane 8 (g % 4) +
+            // lane / 4 of its warp supplies, at byte 4 (lane % 4).
+            if (bytes == 2) {
+              Value lane = code.band(t, 31);
+              Value source =
+                  env.add(code.band(t, ~int64_t(31)),
+                          env.add(env.idx(8 * (g % 4)), code.shr(lane, 2)));
+              offset = env.add(code.stmatrixRow(source, g / 4),
+                               code.shl(code.band(lane, 3), 2));
+            }
+            emulateStaging(
+                code, staging,
+                env.add(env.add(offset, base(consumer)),
+                        env.idx((chunk % group) * plan.stagingBufferBytes())),
+                values);
+          });
+    });
+  };
+  if (across) {
+    for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
+      env.loop(kConsumers, [&](Value consumer) { stage(consumer, chunk); });
+      if ((chunk + 1) % group != 0)
+        continue;
+      env.loop(kConsumers, [&](Value consumer) {
+        emulateStagedBlocks(code, staging, tm, tn, consumer, epilogueArgs,
+                            chunk / group, base(consumer));
+      });
+    }
+    return;
+  }
   env.loop(kConsumers, [&](Value consumer) {
     for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
-      env.loop(kWarpgroup, [&](Value t) {
-        Value regBase =
-            env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
-                    env.idx(plan.accRegs()));
-        code.stagedEpilogueChunk(
-            tm, tn, consumer, t, epilogueArgs, chunk,
-            [&](int64_t r) {
-              return memref::LoadOp::create(b, loc, regs,
-                                            env.add(regBase, env.idx(r)))
-                  .getResult();
-            },
-            [&](int64_t g, Value offset, ArrayRef<Value> values) {
-              // 16-bit: stmatrix q = g / 4 puts this thread's word of
-              // matrix g % 4 at the row whose address lane 8 (g % 4) +
-              // lane / 4 of its warp supplies, at byte 4 (lane % 4).
-              if (bytes == 2) {
-                Value lane = code.band(t, 31);
-                Value source =
-                    env.add(code.band(t, ~int64_t(31)),
-                            env.add(env.idx(8 * (g % 4)), code.shr(lane, 2)));
-                offset = env.add(code.stmatrixRow(source, g / 4),
-                                 code.shl(code.band(lane, 3), 2));
-              }
-              emulateStaging(
-                  code, staging,
-                  env.add(offset,
-                          env.idx((chunk % group) * plan.stagingBufferBytes())),
-                  values);
-            });
-      });
+      stage(consumer, chunk);
       if (plan.stagesBlocks()) {
         if ((chunk + 1) % group != 0)
           continue;
         // Each thread's blocks, read back from the staged values.
         emulateStagedBlocks(code, staging, tm, tn, consumer, epilogueArgs,
-                            chunk / group);
+                            chunk / group, env.idx(0));
         continue;
       }
       // A transposed FP8 output: each thread's rows (without the TMA

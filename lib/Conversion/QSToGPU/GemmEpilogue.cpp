@@ -82,9 +82,12 @@ void GemmCode::stagedEpilogueChunk(
 void GemmCode::stagedBlocks(
     Value tm, Value tn, Value group, Value t, ValueRange args, int64_t pass,
     const std::function<SmallVector<Value>(Value)> &load,
-    const std::function<Value(Value)> &loadValue) {
+    const std::function<Value(Value)> &loadValue,
+    const std::function<Value(Value)> &loadShared) {
   const ProducerBlockQuantizer &q = *plan.outputBlocks;
-  if (q.columnwise())
+  if (q.columnwise() && q.columnTransposed)
+    stagedTransposedBlocks(tm, tn, group, t, args, pass, loadShared);
+  else if (q.columnwise())
     stagedColumnBlocks(tm, tn, group, t, args, pass, loadValue);
   if (!q.rowwise())
     return;
@@ -141,6 +144,60 @@ void GemmCode::stagedBlocks(
       }
     });
   }
+}
+
+void GemmCode::stagedTransposedBlocks(
+    Value tm, Value tn, Value group, Value t, ValueRange args, int64_t pass,
+    const std::function<Value(Value)> &loadShared) {
+  const ProducerBlockQuantizer &q = *plan.outputBlocks;
+  int64_t bytes = plan.stagedBytes(), chunkCols = plan.storeChunkCols();
+  int64_t rows = plan.storeBoxRows(), buffer = plan.stagingBufferBytes();
+  // args: ..., d, [row-wise scales, column-wise codes], column-wise scales.
+  Value data = q.rowwise() ? outputExtra(args, 1) : outputD(args);
+  Value scales = outputExtra(args, q.rowwise() ? 2 : 0);
+  // Column u of the pass's 2 chunks (chunk u / W in buffer u / W).
+  Value u = env.add(env.mul(group, i(chunkCols)),
+                    arith::SubIOp::create(env.b, env.loc, t, i(chunkCols)));
+  Value chunkBase = env.add(env.mul(env.div(u, i(chunkCols)), i(buffer)),
+                            env.mul(env.rem(u, i(chunkCols)), i(bytes)));
+  Value firstRow = env.mul(tm, i(kTileM));
+  Value col = env.add(
+      env.add(env.mul(tn, i(plan.tileN)), i(pass * 2 * chunkCols)), u);
+  // Row r of the tile: consumer r / R's buffers, its row r % R.
+  auto value = [&](int64_t r) {
+    return env.toF32(loadShared(
+        env.add(chunkBase, i((r / rows) * 2 * buffer + (r % rows) * 128))));
+  };
+  // Tiles past M (a multicast pair's padding) have no blocks; a tile's
+  // first 16 rows are inside M (M % 16 == 0).
+  Value inside = env.land(
+      env.land(env.lt(u, i(2 * chunkCols)),
+               arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::uge,
+                                     t, i(chunkCols))),
+      env.land(env.lt(firstRow, i(plan.m)), env.lt(col, i(plan.n))));
+  env.ifThen(inside, [&] {
+    Value amax = env.f32(0.0f);
+    for (int64_t r = 0; r < kTileM; ++r) {
+      Value raised = env.absMax(amax, value(r));
+      amax = r < 16 ? raised
+                    : arith::SelectOp::create(
+                          env.b, env.loc,
+                          env.lt(env.add(firstRow, i(r)), i(plan.m)), raised,
+                          amax)
+                          .getResult();
+    }
+    Value mult = q.columnScale(env, amax, col, tm, scales);
+    for (int64_t g = 0; g < kTileM / 16; ++g) {
+      Value row = env.add(firstRow, i(16 * g));
+      env.ifThen(env.lt(row, i(plan.m)), [&] {
+        SmallVector<Value> values;
+        for (int64_t r = 16 * g; r < 16 * g + 16; ++r)
+          values.push_back(value(r));
+        storeCodes(q.encode(env, values, mult), data,
+                   env.add(env.mul(col, i(plan.m)), row));
+      });
+    }
+  });
 }
 
 void GemmCode::stagedColumnBlocks(

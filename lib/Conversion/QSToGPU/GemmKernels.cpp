@@ -133,6 +133,14 @@ void BlockEmitter::readStagedBlocks(Value tm, Value tn, Value group, Value t,
   auto address = [&](Value offset) {
     return ptx.i32(env.add(block.base, env.add(first, swizzle(code, offset))));
   };
+  // One nominal-typed value at shared address `at`.
+  auto loadValue = [&](Value at) -> Value {
+    bool wide = type.isF32();
+    Value bits = ptx(wide ? i32 : i16, {at},
+                     wide ? "ld.shared.b32 $0, [$1];" : "ld.shared.b16 $0, [$1];",
+                     wide ? "=r,r" : "=h,r");
+    return arith::BitcastOp::create(b, loc, type, bits);
+  };
   code.stagedBlocks(
       tm, tn, group, t, block.epilogueArgs, pass,
       [&](Value offset) {
@@ -162,13 +170,12 @@ void BlockEmitter::readStagedBlocks(Value tm, Value tn, Value group, Value t,
         }
         return values;
       },
+      [&](Value offset) -> Value { return loadValue(address(offset)); },
       [&](Value offset) -> Value {
-        bool wide = type.isF32();
-        Value bits =
-            ptx(wide ? i32 : i16, {address(offset)},
-                wide ? "ld.shared.b32 $0, [$1];" : "ld.shared.b16 $0, [$1];",
-                wide ? "=r,r" : "=h,r");
-        return arith::BitcastOp::create(b, loc, type, bits);
+        // Both consumers' staging (stagesAcrossConsumers; sm_90a).
+        return loadValue(ptx.i32(env.add(
+            block.base, env.add(env.idx(plan.stagingOffset()),
+                                swizzle(code, offset)))));
       });
 }
 
@@ -271,6 +278,12 @@ private:
   /// (ld.shared.b32, ld.shared.v4.b32).
   void readStagedCodes(Value tm, Value tn, Value half, int64_t chunk,
                        Value buffer);
+  /// The barrier of the staging buffers (storeTile): the consumer's own
+  /// (named barrier 4 + consumer, 128 threads), or with
+  /// GemmPlan::stagesAcrossConsumers both consumers' (named barrier 1, 256
+  /// threads: they read each other's rows; both run the same tiles and
+  /// chunks, so their sequences of barrier 1 match).
+  void stagingBarrier();
   /// `op` ("bar.sync" or "bar.arrive") on the named barrier `first` (consumer
   /// 0) or `first` + 1 (consumer 1) for `threads` threads (immediate ids:
   /// ptxas then reserves only those).
@@ -461,6 +474,13 @@ void Sm90Block::consumerBarrier(StringRef op, int64_t first, int64_t threads) {
       });
 }
 
+void Sm90Block::stagingBarrier() {
+  if (plan.stagesAcrossConsumers())
+    ptx({}, "bar.sync 1, 256;", "");
+  else
+    consumerBarrier("bar.sync", 4, kWarpgroup);
+}
+
 void Sm90Block::storeTile(Value tm, Value tn, Value half,
                           const std::function<Value(int64_t)> &acc) {
   if (!code.stagesStores()) {
@@ -498,7 +518,7 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
             "");
       });
     if (!blocks || chunk == 0 || (group > 1 && chunk % group == 0))
-      consumerBarrier("bar.sync", 4, kWarpgroup);
+      stagingBarrier();
     auto staged = [&](Value offset) {
       return ptx.i32(
           env.add(block.base, env.add(buffer, swizzle(code, offset))));
@@ -554,7 +574,7 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
       // The pass's first chunk's buffer, and the others after it.
       Value first = env.add(staging, env.idx(((chunk + 1 - group) % 2) *
                                              plan.stagingBufferBytes()));
-      consumerBarrier("bar.sync", 4, kWarpgroup);
+      stagingBarrier();
       if (plan.outputTranspose)
         readStagedCodes(tm, tn, half, chunk, buffer);
       else

@@ -316,6 +316,11 @@ bool GemmPlan::stagesBlocks() const {
   return outputBlocks && (!tcgen05 || outputBlocks->columnwise());
 }
 
+bool GemmPlan::stagesAcrossConsumers() const {
+  return !tcgen05 && outputBlocks && outputBlocks->columnwise() &&
+         outputBlocks->block == 128;
+}
+
 Type GemmPlan::stagedType() const {
   return stagesBlocks() ? outputBlocks->nominal : outType;
 }
@@ -341,8 +346,13 @@ bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
   // 256 wide (MXFP8 operands' default 128x64 and FP8 block's 128x192 are
   // not). Column-wise blocks (MXFP8): a thread reads 32 staged rows of a
   // column (not ping-pong consumers, whose 128 accumulator registers leave
-  // too few for a column's values: ptxas spills).
-  if (columnwise && (block != 32 || operands.pingpong))
+  // too few for a column's values: ptxas spills). FP8 1x128 column-wise
+  // blocks (128 x 1, both consumers' rows: sm_90a's two consumers meet at
+  // a 256-thread barrier; not ping-pong, whose consumers run different
+  // tiles, nor sm_100a, whose four epilogue warps would have to) store
+  // 16-byte pieces of the transpose's rows: M a multiple of 16.
+  if (columnwise && (operands.pingpong || (block == 128 && cc >= 100) ||
+                     (block == 128 && operands.m % 16 != 0)))
     return false;
   int64_t tileN = operands.pingpong ? 128 : operands.tileN;
   bool sm90Blocks =

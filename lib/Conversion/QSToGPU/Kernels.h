@@ -73,12 +73,14 @@ struct ProducerBlockQuantizer {
   std::function<SmallVector<Value>(KernelEnv &, ArrayRef<Value> values,
                                    Value mult)>
       encode;
-  /// MXFP8 with column-wise usage (block 32; `scale` and `data` absent
-  /// without row-wise usage): the column-wise codes (x's own layout, one
-  /// byte per element like `data`) and E8M0 scales; `columnScale` as
-  /// `scale` for the block of rows [32 rowBlock, 32 rowBlock + 32) of x
-  /// column `column` (null: no column-wise representation).
+  /// Column-wise usage (`scale` and `data` absent without row-wise
+  /// usage): the column-wise codes (MXFP8: x's own layout, one byte per
+  /// element like `data`; FP8 1x128: transposed, x^T's [N, M] layout,
+  /// `columnTransposed`) and scales; `columnScale` as `scale` for the
+  /// block of rows [B rowBlock, B rowBlock + B) of x column `column`
+  /// (null: no column-wise representation).
   Value columnData, columnScales;
+  bool columnTransposed = false;
   std::function<Value(KernelEnv &, Value amax, Value column, Value rowBlock,
                       Value scales)>
       columnScale;
@@ -124,8 +126,9 @@ void emitQuantize(
 /// The block size of a quantize of `type` that its producer can apply
 /// block by block (emitQuantize's `produce`), else 0: 32 for 1-D MXFP8
 /// (E8M0 scales, compact or GEMM-swizzled; row-wise 1 x 32 and column-wise
-/// 32 x 1 blocks), 128 for row-wise-only FP8 1x128 blocks
-/// (FP32 scales); blocks whose scales need nothing but their own values.
+/// 32 x 1 blocks), 128 for FP8 1x128 blocks (FP32 scales; row-wise 1 x 128
+/// and column-wise 128 x 1, its codes transposed); blocks whose scales
+/// need nothing but their own values.
 int64_t producerBlockSize(QuantTensorType type, const TargetInfo &target);
 
 /// Whether the quantize kernels of `type` (current scaling, NVFP4 without

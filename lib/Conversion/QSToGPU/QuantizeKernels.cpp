@@ -314,9 +314,13 @@ int64_t gpuk::producerBlockSize(QuantTensorType type,
                (!r.columnwise || r.xLayout);
       }))
     return 32;
-  const Rep &r = p.reps.front();
-  bool fp8Block = r.kind == ScaleKind::F32Block && r.block == 128;
-  return p.reps.size() == 1 && !r.columnwise && fp8Block ? r.block : 0;
+  // FP8 1x128: row-wise and/or column-wise (codes transposed, [N, M]).
+  if (llvm::all_of(p.reps, [](const Rep &r) {
+        return r.kind == ScaleKind::F32Block && r.block == 128 &&
+               !r.xLayout;
+      }))
+    return 128;
+  return 0;
 }
 
 void gpuk::emitQuantize(
@@ -354,6 +358,7 @@ void gpuk::emitQuantize(
         return producerBlockScale(env, p, r, amax, zRow, zBlock, scales);
       };
       if (r.columnwise) {
+        q.columnTransposed = !r.xLayout;
         q.columnData = outs[r.dataArg - 1];
         q.columnScales = outs[r.scaleArg - 1];
         q.columnScale = scale;

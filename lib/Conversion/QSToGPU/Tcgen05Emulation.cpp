@@ -339,7 +339,7 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
           // chunk's blocks back; else the TMA store of the warp's box.
           if (plan.stagesBlocks())
             emulateStagedBlocks(code, staging, tm, tn, warp, epilogueArgs,
-                                chunk);
+                                chunk, env.idx(0));
           else
             emulateTmaStoreBox(code, staging, code.outputD(epilogueArgs),
                                code.storeBox(tm, tn, warp, chunk));
