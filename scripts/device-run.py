@@ -327,7 +327,8 @@ def block_results(spec, product):
     e = the smallest power of two >= f32(amax * f32(1 / fp8_max)),
     codes of x * 2^(127 - e)); "fp8_block": 1x128 row blocks (power-of-two
     FP32 scales: f32(fp8_max / amax) with its mantissa cleared, 1 for a
-    zero block; scale_inv [N / 128, M])."""
+    zero block; scale_inv [N / 128, M]) and 128x1 column blocks (codes
+    transposed, [N, M]; scale_inv [M / 128, N])."""
     fp8 = spec["fp8"]
     largest = np.float32(448.0 if fp8 == "f8E4M3FN" else 57344.0)
     m, n = product.shape
@@ -351,14 +352,21 @@ def block_results(spec, product):
             out["columnwise_data"] = fp8_codes(product * np.repeat(mult(e), 32, 0), fp8)
             out["columnwise_scale_inv"] = e
         return out
-    block_amax = a.reshape(m, n // 128, 128).max(axis=2)
-    with np.errstate(divide="ignore", over="ignore"):
-        scale = (largest / block_amax).astype(np.float32)
-    scale = np.where(np.isinf(scale), np.float32(3.3895313892515355e38), scale)
-    scale = (scale.view(np.uint32) & np.uint32(0xFF800000)).view(np.float32)
-    scale = np.where(block_amax == 0, np.float32(1.0), scale).astype(np.float32)
-    out["rowwise_data"] = fp8_codes(product * np.repeat(scale, 128, 1), fp8)
-    out["rowwise_scale_inv"] = np.ascontiguousarray((np.float32(1.0) / scale).T)
+    def block_scale(block_amax):
+        with np.errstate(divide="ignore", over="ignore"):
+            scale = (largest / block_amax).astype(np.float32)
+        scale = np.where(np.isinf(scale), np.float32(3.3895313892515355e38), scale)
+        scale = (scale.view(np.uint32) & np.uint32(0xFF800000)).view(np.float32)
+        return np.where(block_amax == 0, np.float32(1.0), scale).astype(np.float32)
+    if spec.get("rowwise", True):
+        scale = block_scale(a.reshape(m, n // 128, 128).max(axis=2))
+        out["rowwise_data"] = fp8_codes(product * np.repeat(scale, 128, 1), fp8)
+        out["rowwise_scale_inv"] = np.ascontiguousarray((np.float32(1.0) / scale).T)
+    if spec.get("columnwise", False):
+        scale = block_scale(a.reshape(m // 128, 128, n).max(axis=1))
+        out["columnwise_data"] = np.ascontiguousarray(
+            fp8_codes(product * np.repeat(scale, 128, 0), fp8).T)
+        out["columnwise_scale_inv"] = (np.float32(1.0) / scale).astype(np.float32)
     return out
 
 

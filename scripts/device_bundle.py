@@ -244,7 +244,8 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 144, 384, True, True, None, 3, N
 # quantize kernels, which the f32 quantize checks cover). Small (partial
 # tiles in M and N): the bundle's size is limited. Then block-scaled
 # results the sm_90a epilogue quantizes from its staged rows (2026-12-03):
-# MXFP8 with both usages (row and column blocks) and FP8 1x128 rows, in
+# MXFP8 with both usages (row and column blocks) and FP8 1x128 rows (since
+# 2026-12-03 with both usages: 128 x 1 column blocks, transposed), in
 # shapes without scale padding (M, N multiples of 128), two 128x128 tiles.
 OUTPUT_QUANTIZER_CHECKS = [
     ("fp8_current", 0, dict(), 144, 160, 128, True, ()),
@@ -252,7 +253,7 @@ OUTPUT_QUANTIZER_CHECKS = [
      ("qs.gemm_persistent = 3 : i64", "qs.gemm_cluster = 2 : i64")),
     ("fp8_current", 1, dict(family="fp8_current"), 64, 144, 128, False, ()),
     ("fp8_current", 0, dict(family="mxfp8"), 128, 256, 128, True, ()),
-    ("fp8_current", 0, dict(family="fp8_block", block_scaling_dim=1, columnwise=False),
+    ("fp8_current", 0, dict(family="fp8_block", block_scaling_dim=1),
      128, 256, 128, True, ("qs.gemm_tile_n = 128 : i64",))]
 
 

@@ -1052,6 +1052,10 @@ struct GemmCode {
                     const std::function<SmallVector<Value>(Value)> &load,
                     const std::function<Value(Value)> &loadValue,
                     const std::function<Value(Value)> &loadShared = nullptr);
+  /// A block quantizer's column-wise codes and scales among the
+  /// epilogue's arguments (ProducerBlockQuantizer::extraBuffers; the codes
+  /// are D without row-wise usage).
+  std::pair<Value, Value> columnBuffers(ValueRange args) const;
   /// The FP8 1x128 column-wise blocks (128 x 1) of a pass
   /// (stagesAcrossConsumers: its two chunks of both consumers staged, 128
   /// rows x 128 16-bit columns): consumer `group`'s threads `t` 64-127

@@ -146,15 +146,21 @@ void GemmCode::stagedBlocks(
   }
 }
 
+std::pair<Value, Value> GemmCode::columnBuffers(ValueRange args) const {
+  // args: ..., d, [row-wise scales, column-wise codes], column-wise scales.
+  bool rowwise = plan.outputBlocks->rowwise();
+  return {rowwise ? outputExtra(args, 1) : outputD(args),
+          outputExtra(args, rowwise ? 2 : 0)};
+}
+
 void GemmCode::stagedTransposedBlocks(
     Value tm, Value tn, Value group, Value t, ValueRange args, int64_t pass,
     const std::function<Value(Value)> &loadShared) {
   const ProducerBlockQuantizer &q = *plan.outputBlocks;
   int64_t bytes = plan.stagedBytes(), chunkCols = plan.storeChunkCols();
   int64_t rows = plan.storeBoxRows(), buffer = plan.stagingBufferBytes();
-  // args: ..., d, [row-wise scales, column-wise codes], column-wise scales.
-  Value data = q.rowwise() ? outputExtra(args, 1) : outputD(args);
-  Value scales = outputExtra(args, q.rowwise() ? 2 : 0);
+  Value data, scales;
+  std::tie(data, scales) = columnBuffers(args);
   // Column u of the pass's 2 chunks (chunk u / W in buffer u / W).
   Value u = env.add(env.mul(group, i(chunkCols)),
                     arith::SubIOp::create(env.b, env.loc, t, i(chunkCols)));
@@ -207,9 +213,8 @@ void GemmCode::stagedColumnBlocks(
   int64_t bytes = plan.stagedBytes(), chunkCols = plan.storeChunkCols();
   int64_t rows = plan.storeBoxRows(), readers = plan.stagedReaders();
   int64_t units = chunkCols * (rows / q.block);
-  // args: ..., d, [row-wise scales, column-wise codes], column-wise scales.
-  Value data = q.rowwise() ? outputExtra(args, 1) : outputD(args);
-  Value scales = outputExtra(args, q.rowwise() ? 2 : 0);
+  Value data, scales;
+  std::tie(data, scales) = columnBuffers(args);
   // Block u of the chunk (reader t takes u = t, t + readers, ...).
   for (int64_t k = 0; k * readers < units; ++k) {
     Value u = k ? env.add(t, i(k * readers)) : t;
