@@ -14,6 +14,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <unistd.h>
 
@@ -191,11 +193,28 @@ static LogicalResult checkMemory(ModuleOp module, func::FuncOp func,
                           << limit << " bytes";
 }
 
+/// --runtime-checks: a failed check's message (the op, "out-of-bounds
+/// access", its location), to stderr.
+static int runtimeCheckMessage(const char *message) {
+  std::fputs(message, stderr);
+  std::fputc('\n', stderr);
+  return std::fflush(stderr);
+}
+
+/// --runtime-checks: after a failed check's message, the process ends
+/// (exit code 3).
+[[noreturn]] static void runtimeCheckFailed() {
+  std::fputs("qs-run: stopped at a failed runtime check (--runtime-checks)\n",
+             stderr);
+  std::fflush(stderr);
+  std::_Exit(3);
+}
+
 llvm::Expected<std::vector<HostTensor>>
 mlir::qs::runOnCPU(ModuleOp module, StringRef function,
                    const std::vector<HostTensor> &inputs, uint64_t memoryLimit,
                    bool emulateGPUKernels, StringRef emulatedChip,
-                   unsigned emulatedMultiprocessors) {
+                   unsigned emulatedMultiprocessors, bool runtimeChecks) {
   auto makeError = [](const Twine &message) {
     return llvm::make_error<llvm::StringError>(message,
                                                llvm::inconvertibleErrorCode());
@@ -217,6 +236,7 @@ mlir::qs::runOnCPU(ModuleOp module, StringRef function,
   pipelineOptions.emulateGPUKernels = emulateGPUKernels;
   pipelineOptions.gpuChip = emulatedChip.str();
   pipelineOptions.gpuMultiprocessors = emulatedMultiprocessors;
+  pipelineOptions.runtimeChecks = runtimeChecks;
   buildCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return makeError("qs-cpu-pipeline failed on @" + function);
@@ -238,6 +258,21 @@ mlir::qs::runOnCPU(ModuleOp module, StringRef function,
   auto engine = ExecutionEngine::create(module, options);
   if (!engine)
     return engine.takeError();
+  if (runtimeChecks) {
+    // The failed checks' cf.assert calls puts, then abort: the message to
+    // stderr at once (stdout, when piped, is lost at abort), and a plain
+    // exit instead of LLVM's crash report.
+    (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+      llvm::orc::SymbolMap symbols;
+      symbols[interner("puts")] = {
+          llvm::orc::ExecutorAddr::fromPtr(&runtimeCheckMessage),
+          llvm::JITSymbolFlags::Exported};
+      symbols[interner("abort")] = {
+          llvm::orc::ExecutorAddr::fromPtr(&runtimeCheckFailed),
+          llvm::JITSymbolFlags::Exported};
+      return symbols;
+    });
+  }
 
   std::vector<HostTensor> results;
   for (const FlatValue &r : signature->results)

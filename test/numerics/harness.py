@@ -15,6 +15,10 @@ QS_RUN = os.environ.get("QS_RUN", os.path.join(ROOT, "build", "bin", "qs-run"))
 # "gpu-emulated" (the GPU kernels of convert-qs-to-gpu run on the CPU) or
 # "cuda" (the GPU kernels on a CUDA device). The same expected bytes apply.
 KERNELS = os.environ.get("QS_KERNELS", "reference")
+# QS_RUNTIME_CHECKS=1 (CPU runs only): qs-run --runtime-checks, every memref
+# access of the compiled code bounds-checked (an access outside its buffer
+# aborts the run with the op and its location instead of corrupting memory).
+RUNTIME_CHECKS = os.environ.get("QS_RUNTIME_CHECKS", "") not in ("", "0") and KERNELS != "cuda"
 _KERNEL_ARGS = {"reference": [], "gpu-emulated": ["--kernels=gpu-emulated"],
                 "cuda": ["--device=cuda"]}
 
@@ -121,6 +125,8 @@ def run(module, function, inputs, num_outputs, extra_args=()):
         with open(path, "w") as f:
             f.write(module)
         args = [QS_RUN, path, f"--function={function}", *_KERNEL_ARGS[KERNELS], *extra_args]
+        if RUNTIME_CHECKS:
+            args.append("--runtime-checks")
         for i, x in enumerate(inputs):
             p = os.path.join(tmp, f"in{i}.npy")
             np.save(p, x)

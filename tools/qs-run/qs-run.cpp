@@ -87,6 +87,12 @@ static cl::opt<uint64_t> maxBytes(
     cl::desc("Refuse modules whose tensors add up to more bytes than this "
              "(default 0: half the physical memory)"),
     cl::init(0));
+static cl::opt<bool> runtimeChecks(
+    "runtime-checks",
+    cl::desc("With --device=cpu: bounds-check every memref access of the "
+             "compiled code (qs-cpu-pipeline's runtime-checks); one outside "
+             "its buffer prints the op and its location and ends the run "
+             "(exit code 3); for kernel development, slower"));
 static cl::opt<bool> printSignature(
     "print-signature",
     cl::desc("Print the flattened inputs and outputs the function takes "
@@ -206,6 +212,8 @@ int main(int argc, char **argv) {
     return error("--device=" + device + " is not one of: cpu, cuda");
   if (device == "cuda" && kernels != "reference")
     return error("--kernels applies to --device=cpu only");
+  if (device == "cuda" && runtimeChecks)
+    return error("--runtime-checks applies to --device=cpu only");
   if (!kernelChip.empty() && exportPlan.empty() && kernels != "gpu-emulated")
     return error("--chip applies to --export-cuda-plan and "
                  "--kernels=gpu-emulated only");
@@ -298,7 +306,8 @@ int main(int argc, char **argv) {
       device == "cuda"
           ? runOnCUDA(*module, function, hostInputs)
           : runOnCPU(*module, function, hostInputs, maxBytes,
-                     kernels == "gpu-emulated", kernelChip, multiprocessors);
+                     kernels == "gpu-emulated", kernelChip, multiprocessors,
+                     runtimeChecks);
   if (!results)
     return error(llvm::toString(results.takeError()));
   for (auto [i, result] : llvm::enumerate(*results)) {

@@ -70,6 +70,16 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "tile widths, persistent grids and split-K \"auto\" "
                      "follow it); 0: the chip's data-sheet count"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("Insert MLIR's runtime op verification "
+                     "(generate-runtime-verification) once the code is "
+                     "loops over buffers: a memref access outside its "
+                     "buffer (and the other checked ops' conditions) "
+                     "prints the op and its location and aborts the run; "
+                     "for kernel development and the test suite "
+                     "(QS_RUNTIME_CHECKS), slower"),
+      llvm::cl::init(false)};
 };
 
 /// Builds, on a pass manager anchored on `builtin.module`, the pipeline from

@@ -68,12 +68,15 @@ unsigned getElementByteWidth(Type elementType);
 /// With `emulateGPUKernels`, the GPU kernels of convert-qs-to-gpu run
 /// emulated: those of `emulatedChip` (sm_90a or sm_100a; empty: the
 /// module's qs.chip, else sm_90a) planned for a GPU of
-/// `emulatedMultiprocessors` (0: the chip's data-sheet count).
+/// `emulatedMultiprocessors` (0: the chip's data-sheet count). With
+/// `runtimeChecks` (qs-cpu-pipeline's runtime-checks) every memref access
+/// is bounds-checked: one outside its buffer prints the op and its
+/// location to stderr and ends the process (exit code 3).
 llvm::Expected<std::vector<HostTensor>>
 runOnCPU(ModuleOp module, StringRef function,
          const std::vector<HostTensor> &inputs, uint64_t memoryLimit = 0,
          bool emulateGPUKernels = false, StringRef emulatedChip = "",
-         unsigned emulatedMultiprocessors = 0);
+         unsigned emulatedMultiprocessors = 0, bool runtimeChecks = false);
 
 /// Compiles `module` in place with qs-nvptx-pipeline for the CUDA device
 /// (device 0; sm_90a for compute capability 9.x, sm_100a for 10.x; the
