@@ -260,11 +260,13 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// storing D directly (not qs.gemm_epilogue = "tma") from one pass (no
 /// split-K or stream-K, including split-K "auto": the reducing passes sum
 /// 4-element groups), without an accumulate operand, N a multiple of the
-/// block (whole blocks). A quantizer with column-wise MXFP8 blocks
-/// (`columnwise`; both chips stage the rows in shared memory, where a
-/// thread reads a 32 x 1 block down a column: GemmPlan::stagesBlocks) not
-/// with ping-pong consumers (ptxas spills). Elsewhere the GEMM writes D
-/// and the quantize kernels follow.
+/// block (whole blocks). A quantizer with column-wise blocks
+/// (`columnwise`) not with ping-pong consumers: MXFP8 (both chips stage
+/// the rows in shared memory, where a thread reads a 32 x 1 block down a
+/// column: GemmPlan::stagesBlocks; ping-pong spills), FP8 1x128 on sm_90a
+/// only, M a multiple of 16 (128 x 1 blocks over both consumers' rows,
+/// GemmPlan::stagesAcrossConsumers; codes transposed, 16 bytes per store).
+/// Elsewhere the GEMM writes D and the quantize kernels follow.
 bool canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
                            int64_t cc, int64_t block, bool columnwise);
 
