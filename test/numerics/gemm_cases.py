@@ -44,10 +44,13 @@ def gemm_input(rng, shape):
     return h.to_npy(x, "bf16").view(h.NUMPY_IN["bf16"][0]).astype(np.float32)
 
 
-def quantized(rng, family, params, shape, chip_tn_only=True, integers=False):
+def quantized(rng, family, params, shape, chip_tn_only=True, integers=False, positive=False):
+    """positive: |x| (every product term non-negative)."""
     fam = "nvfp4" if family.startswith("nvfp4") else family
     q = h.quantizer(fam, **params)
     x = gemm_input(rng, shape)
+    if positive:
+        x = np.abs(x)
     if integers:  # values -2..2 (amax 2: pow-2 current scale 128, delayed 1)
         x = rng.integers(-2, 3, size=shape).astype(np.float32)
         x.flat[0] = 2.0
@@ -134,6 +137,8 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
     extra = ""
     if bias:
         bias_v = h.random_input(rng, (cols,), "bf16", specials=False, exponents=(-3, 2))
+        if dominant_bias:
+            bias_v = h.from_npy(h.to_npy(-want.max(axis=0), "bf16"), "bf16")
         inputs.append(h.to_npy(bias_v, "bf16"))
         args.append(f"%bias: {h.ttype((cols,), 'bf16')}")
         extra += f" bias(%bias : {h.ttype((cols,), 'bf16')})"
@@ -200,7 +205,7 @@ def output_quantization_fused(family, q):
 
 def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, k=128,
                           chip=None, attrs=(), tensor_cores=False, needed_usage_only=False,
-                          fast_accumulate=False):
+                          fast_accumulate=False, dominant_bias=False):
     """qs.gemm with output quantizer `qout` (a quantizer description) and
     nominal type `nominal`, in a function @gemm returning the same GEMM
     twice: into its product type (.product: f32 when the quantization is
@@ -210,7 +215,12 @@ def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, 
     else None). chip: the module's qs.chip (sm_100a: no transpose
     buffers); attrs: more module attributes (GEMM kernel options);
     needed_usage_only and fast_accumulate as gemm_case (no integer
-    operands: not for a Hopper device check)."""
+    operands: not for a Hopper device check). dominant_bias (with bias):
+    non-negative operands and bias[n] = -max_m (A B)[m, n] rounded to
+    bf16, so every D[m, n] = (A B)[m, n] + bias[n] is smaller in magnitude
+    than bias[n] (where the product is positive): the bias-only values a
+    kernel computes for rows past M would raise any amax that counted
+    them (delayed scaling: with an amax history of 0)."""
     name, lhs, rhs, ta, tb = layout
     tn_only = chip != "sm_100a"
     shapes = {"x": (m, k), "w": (n, k), "dy": (m, n)}
@@ -218,8 +228,8 @@ def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, 
     if needed_usage_only:
         for tensor, rowwise in ((lhs, not ta), (rhs, tb)):
             params[tensor] = {**params[tensor], "rowwise": rowwise, "columnwise": not rowwise}
-    qa, a = quantized(rng, family, params[lhs], shapes[lhs], tn_only)
-    qb, b = quantized(rng, family, params[rhs], shapes[rhs], tn_only)
+    qa, a = quantized(rng, family, params[lhs], shapes[lhs], tn_only, positive=dominant_bias)
+    qb, b = quantized(rng, family, params[rhs], shapes[rhs], tn_only, positive=dominant_bias)
     op_a = ref.gemm_operand(a, shapes[lhs], qa, contracts_last=not ta)
     op_b = ref.gemm_operand(b, shapes[rhs], qb, contracts_last=tb)
     rows, cols = op_a.shape[0], op_b.shape[0]
@@ -231,6 +241,8 @@ def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, 
              + (" fast_accumulate" if fast_accumulate else ""))
     if bias:
         bias_v = h.random_input(rng, (cols,), "bf16", specials=False, exponents=(-3, 2))
+        if dominant_bias:
+            bias_v = h.from_npy(h.to_npy(-want.max(axis=0), "bf16"), "bf16")
         inputs.append(h.to_npy(bias_v, "bf16"))
         bt_ = h.ttype((cols,), "bf16")
         args.append(f"%bias: {bt_}")
@@ -246,7 +258,9 @@ def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, 
         with np.errstate(divide="ignore"):
             # Some products saturate: scale up to 2x past 448 / amax.
             scale = np.float32(448.0 / np.abs(want).max() * rng.uniform(0.5, 2.0))
-        state = np.float32(rng.uniform(0.0, 2.0) * np.abs(want).max())
+        # dominant_bias: no history, so the updated amax is D's own.
+        state = np.float32(0.0 if dominant_bias else
+                           rng.uniform(0.0, 2.0) * np.abs(want).max())
         inputs += [np.array([scale], np.float32), np.array([state], np.float32)]
         args += [f"%s: {s1}", f"%am: {s1}"]
     qresults = f"{qt}, {s1}" if delayed else qt

@@ -33,10 +33,11 @@ CASES = [
 
 
 def check_output_quantizer(rng, family, layout, qout, nominal, bias, m=64, n=96, k=128,
-                           chip=None, attrs=(), fast_accumulate=False):
+                           chip=None, attrs=(), fast_accumulate=False, dominant_bias=False):
     """chip: the module's qs.chip (sm_100a: no transpose buffers, so every
     delayed-scaling result of per-tensor operands is fused); attrs: more
-    module attributes (GEMM kernel options)."""
+    module attributes (GEMM kernel options); dominant_bias: see
+    gemm_cases.output_quantizer_case (rows past M would raise the amax)."""
     if chip and h.KERNELS == "cuda":
         pytest.skip("QS_KERNELS=cuda compiles for the device's own chip")
     if fast_accumulate and h.KERNELS == "cuda":
@@ -44,7 +45,8 @@ def check_output_quantizer(rng, family, layout, qout, nominal, bias, m=64, n=96,
                     "on Hopper (test_gemm.py checks it with integer operands)")
     c = gm.output_quantizer_case(rng, family, layout, qout, nominal, bias, m, n, k, chip, attrs,
                                  tensor_cores=h.KERNELS == "cuda",
-                                 fast_accumulate=fast_accumulate)
+                                 fast_accumulate=fast_accumulate,
+                                 dominant_bias=dominant_bias)
     outs = h.run(c.module, "gemm", c.inputs, 1 + len(c.names) + (1 if c.scale is not None else 0))
     d = h.from_npy(outs[0], c.product).astype(np.float64)
     bad = ~(np.abs(d - c.want) <= c.tol)
@@ -408,3 +410,31 @@ def test_gemm_output_quantizer_fp8_block_columnwise_sm90(rng):
                            fast_accumulate=True)
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=208, n=256,
                            k=256, chip="sm_100a")
+
+
+def test_gemm_output_quantizer_rows_past_m(rng):
+    # The last tile row's rows past M (M = 144: 16 of 128 inside) compute
+    # bias-only values that no amax may count: the epilogue's running
+    # max|D| (delayed scaling's amax update, current scaling's and NVFP4's
+    # global amax) and the 128x1 column blocks' amax (sm_90a FP8 1x128,
+    # column-wise). dominant_bias makes every such value larger than
+    # anything inside D, so counting them changes the amax, the scales and
+    # the codes. Delayed scaling with its transpose (sm_90a), with the TMA
+    # store; current scaling; FP8 1x128 with both usages; then sm_100a
+    # (last: QS_KERNELS=cuda skips the rest of the test there): delayed
+    # scaling, NVFP4 persistent. Without the masks each case fails.
+    tma = 'qs.gemm_epilogue = "tma"'
+    delayed = h.quantizer("fp8_delayed")
+    shape = dict(m=144, n=256, k=256, dominant_bias=True)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], delayed, "bf16", True, **shape)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], delayed, "bf16", True, attrs=[tma],
+                           **shape)
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[0], h.quantizer("fp8_current"), "bf16",
+                           True, **shape)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0],
+                           h.quantizer("fp8_block", block_scaling_dim=1), "bf16", True, **shape)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], delayed, "bf16", True,
+                           chip="sm_100a", **shape)
+    check_output_quantizer(rng, "nvfp4", LAYOUTS[0], h.quantizer("nvfp4", columnwise=False),
+                           "bf16", True, chip="sm_100a", attrs=["qs.gemm_persistent = 2 : i64"],
+                           **shape)
