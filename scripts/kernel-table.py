@@ -261,7 +261,13 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     # blocks back).
                     ("mxfp8", "mx2", 128), ("e4m3 x e4m3", "mx2", 256),
                     ("nvfp4 persistent", "mx2", 128), ("mxfp8 persistent", "mx2", 256),
-                    ("e5m2 x e4m3 persistent", "mx2", 128)]
+                    ("e5m2 x e4m3 persistent", "mx2", 128),
+                    # "blk2": an FP8 1x128 result with both usages (the
+                    # four warps stage a pass of 128 columns, then each
+                    # lane reads a row block and a 128 x 1 column block).
+                    ("mxfp8", "blk2", 128), ("e4m3 x e4m3", "blk2", 256),
+                    ("nvfp4 persistent", "blk2", 128), ("mxfp8 persistent", "blk2", 256),
+                    ("block 1D x 1D", "blk2", 128)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):

@@ -12,9 +12,9 @@
 // (div.rn), read them again and store 128 codes, 16 per st.global.v4.b32,
 // into the transpose's row; threads 0-63 read the row blocks as for a
 // row-wise result. The quantize's cast kernel is not launched. Not fused:
-// ping-pong consumers (different tiles), M not a multiple of 16, sm_100a
-// (its four epilogue warps), and the row-wise rules (FP32 results, 128x64
-// and 128x192 tiles, the TMA store, split-K).
+// ping-pong consumers (different tiles), M not a multiple of 16, and the
+// row-wise rules (FP32 results, 128x64 and 128x192 tiles, the TMA store,
+// split-K). sm_100a: gemm-block-output-columnwise-sm100.mlir.
 !x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
 !x2 = !qs.tensor<200x512xbf16, #qs.fp8_current<columnwise = false>>

@@ -388,7 +388,8 @@ def test_gemm_output_quantizer_fp8_block_columnwise_sm90(rng):
     # operands, NN); fast 128x256 tiles in persistent multicast pairs
     # (whose padding tile past M has no blocks); NVFP4 operands; then the
     # plans that keep the quantize kernels
-    # (M not a multiple of 16, ping-pong consumers, sm_100a), same bytes.
+    # (M not a multiple of 16, ping-pong consumers), same bytes; sm_100a
+    # (fused too: test_gemm_output_quantizer_fp8_block_columnwise_sm100).
     both = h.quantizer("fp8_block", block_scaling_dim=1)
     columns = h.quantizer("fp8_block", block_scaling_dim=1, rowwise=False,
                           force_pow_2_scales=False, fp8_dtype="f8E5M2")
@@ -412,6 +413,39 @@ def test_gemm_output_quantizer_fp8_block_columnwise_sm90(rng):
                            k=256, chip="sm_100a")
 
 
+def test_gemm_output_quantizer_fp8_block_columnwise_sm100(rng):
+    # FP8 1x128 results with column-wise usage on sm_100a: a column's 128
+    # rows are the four epilogue warps' 32 each, so every warp stages a
+    # pass (both of its buffers: 128 columns of the nominal type) and the
+    # four meet at a 128-thread barrier before and after their fills; then
+    # lane l of warp w reads its row's 1x128 block and column 32 w + l's
+    # 128 x 1 block (amax, FP32 scale_inv, codes transposed, 16 per
+    # 16-byte store). Both usages (power-of-two scales, bias, partial
+    # tiles in M); column-wise only with exact E5M2 scales (f16, MXFP8
+    # operands, NN); persistent blocks (a pass's barriers across units);
+    # 128x256 tiles with FP8 block operands (NT); NVFP4 operands; then the
+    # plans that keep the quantize kernels (an FP32 result, whose pass
+    # would need four buffers; M not a multiple of 16), same bytes.
+    both = h.quantizer("fp8_block", block_scaling_dim=1)
+    columns = h.quantizer("fp8_block", block_scaling_dim=1, rowwise=False,
+                          force_pow_2_scales=False, fp8_dtype="f8E5M2")
+    sm100 = dict(chip="sm_100a")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=208, n=384,
+                           k=256, **sm100)
+    check_output_quantizer(rng, "mxfp8", LAYOUTS[1], columns, "f16", False, m=160, n=256,
+                           k=384, **sm100)
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[0], both, "bf16", True, m=400, n=256,
+                           k=256, attrs=["qs.gemm_persistent = 3 : i64"], **sm100)
+    check_output_quantizer(rng, "fp8_block", LAYOUTS[2], both, "bf16", False, m=272, n=512,
+                           k=256, attrs=["qs.gemm_tile_n = 256 : i64"], **sm100)
+    check_output_quantizer(rng, "nvfp4", LAYOUTS[0], both, "bf16", True, m=144, n=384, k=256,
+                           **sm100)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "f32", True, m=208, n=256,
+                           k=256, **sm100)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=200, n=256,
+                           k=256, **sm100)
+
+
 def test_gemm_output_quantizer_rows_past_m(rng):
     # The last tile row's rows past M (M = 144: 16 of 128 inside) compute
     # bias-only values that no amax may count: the epilogue's running
@@ -422,7 +456,8 @@ def test_gemm_output_quantizer_rows_past_m(rng):
     # the codes. Delayed scaling with its transpose (sm_90a), with the TMA
     # store; current scaling; FP8 1x128 with both usages; then sm_100a
     # (last: QS_KERNELS=cuda skips the rest of the test there): delayed
-    # scaling, NVFP4 persistent. Without the masks each case fails.
+    # scaling, NVFP4 persistent, FP8 1x128 with both usages. Without the
+    # masks each case fails.
     tma = 'qs.gemm_epilogue = "tma"'
     delayed = h.quantizer("fp8_delayed")
     shape = dict(m=144, n=256, k=256, dominant_bias=True)
@@ -438,3 +473,6 @@ def test_gemm_output_quantizer_rows_past_m(rng):
     check_output_quantizer(rng, "nvfp4", LAYOUTS[0], h.quantizer("nvfp4", columnwise=False),
                            "bf16", True, chip="sm_100a", attrs=["qs.gemm_persistent = 2 : i64"],
                            **shape)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0],
+                           h.quantizer("fp8_block", block_scaling_dim=1), "bf16", True,
+                           chip="sm_100a", **shape)

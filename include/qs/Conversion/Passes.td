@@ -204,8 +204,8 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     block in the epilogue, from the product rounded to its nominal type,
     without the cast kernel; an MXFP8 result's column-wise 32x1 blocks
     too (the rows staged in shared memory, each thread reads a column),
-    and on sm_90a an FP8 1x128 result's 128x1 column blocks (both
-    consumers' staged rows, codes transposed). Where the
+    and an FP8 1x128 result's 128x1 column blocks (every consumer's or
+    epilogue warp's staged rows, codes transposed). Where the
     GEMM's plan does not allow it, the GEMM writes the product and the
     quantize kernels follow, with the same bytes.
 

@@ -382,15 +382,25 @@ struct GemmPlan {
   /// lanes of a warp) likewise: each warp stages its 32 rows as its
   /// TMA-store epilogue does, then its lanes read the blocks back.
   bool stagesBlocks() const;
-  /// sm_90a FP8 1x128 column-wise blocks (128 x 1: rows of both
-  /// consumers; canFuseBlockQuantizer): the consumers stage each pass
-  /// into their own buffers and meet at a 256-thread barrier (named
-  /// barrier 1) instead of their own, then read each other's rows
-  /// (GemmCode::stagedTransposedBlocks).
-  bool stagesAcrossConsumers() const;
+  /// FP8 1x128 column-wise blocks (128 x 1: the rows of every staging
+  /// group, sm_90a's two consumers or sm_100a's four epilogue warps;
+  /// canFuseBlockQuantizer): the groups stage each pass into their own
+  /// buffers and meet at a barrier of all their threads (named barrier 1:
+  /// 256 or 128 threads) instead of their own, then read each other's
+  /// rows (GemmCode::stagedTransposedBlocks).
+  bool stagesAcrossGroups() const;
+  /// The staging groups (each with its own rows and two buffers): sm_90a's
+  /// consumer warpgroups, tcgen05's epilogue warps.
+  int64_t stagingGroups() const { return tcgen05 ? 4 : kConsumers; }
   /// The threads that read back one staging group's blocks
   /// (GemmCode::stagedBlocks): a consumer warpgroup, or a tcgen05 warp.
   int64_t stagedReaders() const { return tcgen05 ? 32 : kWarpgroup; }
+  /// Where group 0's staging buffers start (group g's at g * 2 *
+  /// stagingBufferBytes() after it): sm_90a's and persistent tcgen05
+  /// kernels' after the ring, else (tcgen05) the ring's start.
+  int64_t stagingStart() const {
+    return tcgen05 && !persistent() ? 0 : stagingOffset();
+  }
   /// The store chunks staged before each read-back pass: 1, or the 2 (both
   /// of the consumer's buffers) that hold a 1x128 block of 16-bit values.
   int64_t stagedChunkGroup() const;
@@ -1044,8 +1054,8 @@ struct GemmCode {
   /// With column-wise MXFP8 blocks too (or only), stagedColumnBlocks
   /// follows, reading single values with `loadValue(offset)`; with FP8
   /// 1x128 column-wise blocks, stagedTransposedBlocks, reading with
-  /// `loadShared(offset)` (a value at byte `offset` of both consumers'
-  /// staging before swizzling: consumer c's buffers from c * 2 *
+  /// `loadShared(offset)` (a value at byte `offset` of every group's
+  /// staging before swizzling: group g's buffers from g * 2 *
   /// stagingBufferBytes() on).
   void stagedBlocks(Value tm, Value tn, Value group, Value t, ValueRange args,
                     int64_t pass,
@@ -1057,12 +1067,14 @@ struct GemmCode {
   /// are D without row-wise usage).
   std::pair<Value, Value> columnBuffers(ValueRange args) const;
   /// The FP8 1x128 column-wise blocks (128 x 1) of a pass
-  /// (stagesAcrossConsumers: its two chunks of both consumers staged, 128
-  /// rows x 128 16-bit columns): consumer `group`'s threads `t` 64-127
-  /// (0-63 read the row blocks) take column 64 group + t - 64 of the
-  /// pass, read its 128 values with `loadShared` for the amax (rows past
-  /// M not counted), store the FP32 scale_inv (the column-wise scales,
-  /// `columnScale`), then read them again 32 at a time, encode them and
+  /// (stagesAcrossGroups: its two chunks of every group staged, 128 rows
+  /// x 128 16-bit columns): C = 128 / stagingGroups() readers of each
+  /// group take a column each, column C group + t - (R - C) of the pass
+  /// (R = stagedReaders(): sm_90a consumer threads 64-127, whose threads
+  /// 0-63 read the row blocks; each lane of a tcgen05 warp, which reads
+  /// its row block too), read its 128 values with `loadShared` for the amax
+  /// (rows past M not counted), store the FP32 scale_inv (the column-wise
+  /// scales, `columnScale`), then read them again 32 at a time, encode them and
   /// store the codes in the transposed [N, M] layout, 16 bytes at a time
   /// (rows past M skipped: M % 16 == 0). Columns past N are skipped.
   void stagedTransposedBlocks(Value tm, Value tn, Value group, Value t,
@@ -1216,8 +1228,8 @@ void emulateStaging(GemmCode &code, Value staging, Value offset,
 /// GemmPlan::stagesBlocks in the emulation: every reader's
 /// GemmCode::stagedBlocks of read-back pass `pass` for staging group
 /// `group`, from `staging` (emulateStaging's buffers of the pass, one after
-/// another, from byte `base` on; GemmPlan::stagesAcrossConsumers: both
-/// consumers' buffers, `base` the group's).
+/// another, from byte `base` on; GemmPlan::stagesAcrossGroups: every
+/// group's buffers, `base` the group's).
 void emulateStagedBlocks(GemmCode &code, Value staging, Value tm, Value tn,
                          Value group, ValueRange args, int64_t pass,
                          Value base);

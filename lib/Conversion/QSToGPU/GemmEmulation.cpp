@@ -489,12 +489,12 @@ SmallVector<Value> Sm90Emulation::load16(Value offset) {
 
 void Sm90Emulation::stagedEpilogue(Value tm, Value tn) {
   // Staged blocks: the chunks of a read-back pass in buffers 0, 1, ...;
-  // with GemmPlan::stagesAcrossConsumers each consumer's pair of buffers
+  // with GemmPlan::stagesAcrossGroups each consumer's pair of buffers
   // (consumer c's from byte c * 2 * stagingBufferBytes() on), every
   // consumer's pass staged before any reads back (the GPU's 256-thread
   // barrier).
   int64_t bytes = plan.stagedBytes(), group = plan.stagedChunkGroup();
-  bool across = plan.stagesAcrossConsumers();
+  bool across = plan.stagesAcrossGroups();
   Value staging = memref::AllocOp::create(
       b, loc,
       MemRefType::get({(across ? kConsumers * 2 : group) *

@@ -161,26 +161,29 @@ void GemmCode::stagedTransposedBlocks(
   int64_t rows = plan.storeBoxRows(), buffer = plan.stagingBufferBytes();
   Value data, scales;
   std::tie(data, scales) = columnBuffers(args);
-  // Column u of the pass's 2 chunks (chunk u / W in buffer u / W).
-  Value u = env.add(env.mul(group, i(chunkCols)),
-                    arith::SubIOp::create(env.b, env.loc, t, i(chunkCols)));
+  // Column u of the pass's 2 chunks (chunk u / W in buffer u / W): C
+  // columns per group, read by its last C readers.
+  int64_t perGroup = 2 * chunkCols / plan.stagingGroups();
+  int64_t firstReader = plan.stagedReaders() - perGroup;
+  Value u = env.add(env.mul(group, i(perGroup)),
+                    arith::SubIOp::create(env.b, env.loc, t, i(firstReader)));
   Value chunkBase = env.add(env.mul(env.div(u, i(chunkCols)), i(buffer)),
                             env.mul(env.rem(u, i(chunkCols)), i(bytes)));
   Value firstRow = env.mul(tm, i(kTileM));
   Value col = env.add(
       env.add(env.mul(tn, i(plan.tileN)), i(pass * 2 * chunkCols)), u);
-  // Row r of the tile: consumer r / R's buffers, its row r % R.
+  // Row r of the tile: group r / R's buffers, its row r % R.
   auto value = [&](int64_t r) {
     return env.toF32(loadShared(
         env.add(chunkBase, i((r / rows) * 2 * buffer + (r % rows) * 128))));
   };
   // Tiles past M (a multicast pair's padding) have no blocks; a tile's
   // first 16 rows are inside M (M % 16 == 0).
-  Value inside = env.land(
-      env.land(env.lt(u, i(2 * chunkCols)),
-               arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::uge,
-                                     t, i(chunkCols))),
-      env.land(env.lt(firstRow, i(plan.m)), env.lt(col, i(plan.n))));
+  Value inside = env.land(env.lt(firstRow, i(plan.m)), env.lt(col, i(plan.n)));
+  if (firstReader)
+    inside = env.land(inside, arith::CmpIOp::create(env.b, env.loc,
+                                                    arith::CmpIPredicate::uge,
+                                                    t, i(firstReader)));
   env.ifThen(inside, [&] {
     Value amax = env.f32(0.0f);
     for (int64_t r = 0; r < kTileM; ++r) {

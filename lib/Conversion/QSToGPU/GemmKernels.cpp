@@ -172,10 +172,10 @@ void BlockEmitter::readStagedBlocks(Value tm, Value tn, Value group, Value t,
       },
       [&](Value offset) -> Value { return loadValue(address(offset)); },
       [&](Value offset) -> Value {
-        // Both consumers' staging (stagesAcrossConsumers; sm_90a).
-        return loadValue(ptx.i32(env.add(
-            block.base, env.add(env.idx(plan.stagingOffset()),
-                                swizzle(code, offset)))));
+        // Every group's staging (stagesAcrossGroups).
+        return loadValue(
+            ptx.i32(env.add(block.base, env.add(env.idx(plan.stagingStart()),
+                                                swizzle(code, offset)))));
       });
 }
 
@@ -280,7 +280,7 @@ private:
                        Value buffer);
   /// The barrier of the staging buffers (storeTile): the consumer's own
   /// (named barrier 4 + consumer, 128 threads), or with
-  /// GemmPlan::stagesAcrossConsumers both consumers' (named barrier 1, 256
+  /// GemmPlan::stagesAcrossGroups both consumers' (named barrier 1, 256
   /// threads: they read each other's rows; both run the same tiles and
   /// chunks, so their sequences of barrier 1 match).
   void stagingBarrier();
@@ -475,7 +475,7 @@ void Sm90Block::consumerBarrier(StringRef op, int64_t first, int64_t threads) {
 }
 
 void Sm90Block::stagingBarrier() {
-  if (plan.stagesAcrossConsumers())
+  if (plan.stagesAcrossGroups())
     ptx({}, "bar.sync 1, 256;", "");
   else
     consumerBarrier("bar.sync", 4, kWarpgroup);

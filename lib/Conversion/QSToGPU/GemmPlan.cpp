@@ -316,8 +316,8 @@ bool GemmPlan::stagesBlocks() const {
   return outputBlocks && (!tcgen05 || outputBlocks->columnwise());
 }
 
-bool GemmPlan::stagesAcrossConsumers() const {
-  return !tcgen05 && outputBlocks && outputBlocks->columnwise() &&
+bool GemmPlan::stagesAcrossGroups() const {
+  return outputBlocks && outputBlocks->columnwise() &&
          outputBlocks->block == 128;
 }
 
@@ -347,20 +347,24 @@ bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
   // not). Column-wise blocks (MXFP8): a thread reads 32 staged rows of a
   // column (not ping-pong consumers, whose 128 accumulator registers leave
   // too few for a column's values: ptxas spills). FP8 1x128 column-wise
-  // blocks (128 x 1, both consumers' rows: sm_90a's two consumers meet at
-  // a 256-thread barrier; not ping-pong, whose consumers run different
-  // tiles, nor sm_100a, whose four epilogue warps would have to) store
-  // 16-byte pieces of the transpose's rows: M a multiple of 16.
-  if (columnwise && (operands.pingpong || (block == 128 && cc >= 100) ||
-                     (block == 128 && operands.m % 16 != 0)))
+  // blocks (128 x 1, the rows of every staging group: sm_90a's two
+  // consumers meet at a 256-thread barrier, sm_100a's four epilogue warps
+  // at a 128-thread one; not ping-pong, whose consumers run different
+  // tiles) store 16-byte pieces of the transpose's rows: M a multiple of
+  // 16; on sm_100a too, a pass (both of a warp's buffers) holds 128
+  // 16-bit columns: a 16-bit result in tiles 128 or 256 wide.
+  if (columnwise &&
+      (operands.pingpong || (block == 128 && operands.m % 16 != 0)))
     return false;
   int64_t tileN = operands.pingpong ? 128 : operands.tileN;
   bool sm90Blocks =
       block == 32 || (block == 128 && operands.outBytes == 2 &&
                       (tileN ? tileN % 128 == 0 : operands.a.blockDim != 3));
-  return (cc >= 100 || sm90Blocks) && !accumulate && !operands.tmaStore &&
-         operands.splitK == 1 && !operands.splitKAuto && !operands.streamK &&
-         operands.n % block == 0;
+  bool sm100Blocks = block == 32 || !columnwise ||
+                     (operands.outBytes == 2 && tileN % 128 == 0);
+  return (cc >= 100 ? sm100Blocks : sm90Blocks) && !accumulate &&
+         !operands.tmaStore && operands.splitK == 1 && !operands.splitKAuto &&
+         !operands.streamK && operands.n % block == 0;
 }
 
 std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,

@@ -502,9 +502,15 @@ void Tcgen05Block::stagedEpilogue(
   // after each chunk's fills the warp's lanes read its blocks back
   // (readStagedBlocks); every read of buffer c % 2 from chunk c - 2 is
   // done once all lanes passed chunk c - 1's bar.warp.sync (a tile's
-  // chunk count is even: the next unit's chunk 0 likewise).
+  // chunk count is even: the next unit's chunk 0 likewise). Column-wise
+  // FP8 1x128 blocks (GemmPlan::stagesAcrossGroups: a column's 128 rows
+  // are all four warps'): a pass is both buffers (128 16-bit columns),
+  // and the four warps meet at named barrier 1 (128 threads) before each
+  // pass's fills (every read of the previous pass, this unit's or the
+  // previous one's, is done) and after them (every warp's rows staged).
   const int64_t kBuffer = plan.stagingBufferBytes();
-  bool blocks = plan.stagesBlocks();
+  bool blocks = plan.stagesBlocks(), across = plan.stagesAcrossGroups();
+  int64_t group = plan.stagedChunkGroup();
   Value lead = eq(lane, 0);
   Value buffers = env.add(env.idx(plan.persistent() ? plan.stagingOffset() : 0),
                           env.mul(quarter, env.idx(2 * kBuffer)));
@@ -523,6 +529,8 @@ void Tcgen05Block::stagedEpilogue(
                  [&] { ptx({}, "cp.async.bulk.wait_group.read 1;", ""); });
       ptx({}, "bar.warp.sync -1;", "");
     }
+    if (across && chunk % group == 0)
+      ptx({}, "bar.sync 1, 128;", "");
     code.tmemStagedChunk(
         block.epilogueArgs, tm, tn, tmemLane, chunk, load,
         [&](Value offset, ArrayRef<Value> values) {
@@ -547,8 +555,13 @@ void Tcgen05Block::stagedEpilogue(
               "r,r,r,r,r");
         });
     if (blocks) {
-      ptx({}, "bar.warp.sync -1;", "");
-      readStagedBlocks(tm, tn, quarter, lane, chunk, buffer);
+      if ((chunk + 1) % group != 0)
+        continue;
+      ptx({}, across ? "bar.sync 1, 128;" : "bar.warp.sync -1;", "");
+      // The pass's first chunk's buffer (the others after it).
+      Value first =
+          env.add(buffers, env.idx(((chunk + 1 - group) % 2) * kBuffer));
+      readStagedBlocks(tm, tn, quarter, lane, chunk / group, first);
       continue;
     }
     ptx({},

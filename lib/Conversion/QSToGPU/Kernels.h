@@ -263,9 +263,10 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// block (whole blocks). A quantizer with column-wise blocks
 /// (`columnwise`) not with ping-pong consumers: MXFP8 (both chips stage
 /// the rows in shared memory, where a thread reads a 32 x 1 block down a
-/// column: GemmPlan::stagesBlocks; ping-pong spills), FP8 1x128 on sm_90a
-/// only, M a multiple of 16 (128 x 1 blocks over both consumers' rows,
-/// GemmPlan::stagesAcrossConsumers; codes transposed, 16 bytes per store).
+/// column: GemmPlan::stagesBlocks; ping-pong spills), FP8 1x128, M a
+/// multiple of 16 (128 x 1 blocks over every staging group's rows,
+/// GemmPlan::stagesAcrossGroups; codes transposed, 16 bytes per store;
+/// sm_100a: a 16-bit result in tiles 128 or 256 wide).
 /// Elsewhere the GEMM writes D and the quantize kernels follow.
 bool canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
                            int64_t cc, int64_t block, bool columnwise);

@@ -321,20 +321,48 @@ void gemm::emitTcgen05EmulatedBody(KernelEnv &env, const GemmPlan &plan,
         });
         return;
       }
+      // One buffer, or (GemmPlan::stagesAcrossGroups) every warp's pair
+      // of buffers (warp w's from byte w * 2 * stagingBufferBytes() on),
+      // every warp's pass staged before any reads back (the GPU's
+      // 128-thread barrier).
+      int64_t buffer = plan.stagingBufferBytes();
+      int64_t group = plan.stagedChunkGroup();
+      bool across = plan.stagesAcrossGroups();
       Value staging = memref::AllocOp::create(
           b, loc,
-          MemRefType::get({plan.stagingBufferBytes() / plan.stagedBytes()},
+          MemRefType::get({(across ? 4 * 2 : 1) * buffer / plan.stagedBytes()},
                           plan.stagedType()));
+      auto base = [&](Value warp) {
+        return across ? env.mul(warp, env.idx(2 * buffer)) : env.idx(0);
+      };
+      auto stage = [&](Value warp, int64_t chunk) {
+        env.loop(32, [&](Value lane) {
+          Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
+          code.tmemStagedChunk(
+              epilogueArgs, tm, tn, tmemLane, chunk, loader(tmemLane),
+              [&](Value offset, ArrayRef<Value> values) {
+                if (across)
+                  offset = env.add(env.add(offset, base(warp)),
+                                   env.idx((chunk % group) * buffer));
+                emulateStaging(code, staging, offset, values);
+              });
+        });
+      };
+      if (across) {
+        for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
+          env.loop(4, [&](Value warp) { stage(warp, chunk); });
+          if ((chunk + 1) % group != 0)
+            continue;
+          env.loop(4, [&](Value warp) {
+            emulateStagedBlocks(code, staging, tm, tn, warp, epilogueArgs,
+                                chunk / group, base(warp));
+          });
+        }
+        return;
+      }
       env.loop(4, [&](Value warp) {
         for (int64_t chunk = 0; chunk < plan.storeChunks(); ++chunk) {
-          env.loop(32, [&](Value lane) {
-            Value tmemLane = env.add(env.mul(warp, env.idx(32)), lane);
-            code.tmemStagedChunk(
-                epilogueArgs, tm, tn, tmemLane, chunk, loader(tmemLane),
-                [&](Value offset, ArrayRef<Value> values) {
-                  emulateStaging(code, staging, offset, values);
-                });
-          });
+          stage(warp, chunk);
           // Staged blocks (column-wise MXFP8): the warp's lanes read the
           // chunk's blocks back; else the TMA store of the warp's box.
           if (plan.stagesBlocks())
