@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmCode.h"
+#include "GemmPlan.h"
 #include "gtest/gtest.h"
 #include <vector>
 

@@ -8,7 +8,7 @@
 #ifndef QS_UNITTESTS_GEMMTESTPLANS_H
 #define QS_UNITTESTS_GEMMTESTPLANS_H
 
-#include "GemmCode.h"
+#include "GemmPlan.h"
 
 namespace mlir::qs::gpuk::gemm {
 

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmCode.h"
+#include "GemmPlan.h"
 #include "GemmTestPlans.h"
 #include "gtest/gtest.h"
 #include <algorithm>

@@ -1,7 +1,7 @@
 //===- GemmPlan.cpp - GEMM kernels: support, plan and launch --------------===//
 //
 // Which GEMMs have kernels (checkGemmSupport: every rule a diagnostic), the
-// plan of one (tile shape, stage ring, per-operand scaling; GemmCode.h),
+// plan of one (tile shape, stage ring, per-operand scaling; GemmPlan.h),
 // its TMA descriptors and arguments, and the kernel (sm_90a wgmma, sm_100a
 // tcgen05, or the emulation of either) it launches.
 //
