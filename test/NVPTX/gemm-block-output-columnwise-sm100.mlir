@@ -79,10 +79,13 @@ module attributes {qs.chip = "sm_100a"} {
 // buffers, a barrier; the column's amax from 128 staged values, its scale,
 // then 16 values per 16-byte store into the transpose's row, 16 bytes
 // apart; then the row block (sixteen 16-byte loads for the amax).
+// The staged values are rounded to bf16 in pairs (cvt.rn.bf16x2.f32).
 // PTX-LABEL: .entry qs_gemm(
 // PTX: bar.sync 1, 128;
 // PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
-// PTX-COUNT-4: st.shared.v4.b32
+// PTX-COUNT-4: cvt.rn.bf16x2.f32
+// PTX: st.shared.v4.b32
+// PTX-COUNT-3: st.shared.v4.b32
 // PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // PTX-COUNT-4: st.shared.v4.b32
 // PTX: bar.sync 1, 128;

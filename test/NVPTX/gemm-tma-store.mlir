@@ -1,6 +1,7 @@
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin > %t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=NOGLOBAL
+// RUN: FileCheck %s --input-file=%t.ptx --check-prefix=PACK
 // RUN: sed 's/xbf16>/xf32>/g' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=F32
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu | FileCheck %s --check-prefix=HOST
 
@@ -42,6 +43,11 @@
 // CHECK-NOT: cp.async.bulk.tensor.2d.global
 // CHECK: cp.async.bulk.wait_group 0;
 // NOGLOBAL-NOT: st.global
+// Each bf16 pair is converted and packed by one cvt.rn.bf16x2.f32 (16 per
+// chunk and thread), never by two scalar conversions and a shift.
+// PACK-NOT: cvt.rn.bf16.f32
+// PACK-COUNT-32: cvt.rn.bf16x2.f32
+// PACK-NOT: cvt.rn.bf16{{(x2)?}}.f32
 // f32 D: 32 columns (128 bytes) per chunk, four chunks, eight pairs each.
 // F32-COUNT-8: st.shared.v2.f32
 // F32: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group

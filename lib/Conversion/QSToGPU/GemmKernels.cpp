@@ -533,7 +533,7 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
                 "st.shared.v2.f32 [$0], {$1, $2};", "r,f,f");
             return;
           }
-          Type i8 = b.getI8Type(), i16 = b.getI16Type(), i32 = b.getI32Type();
+          Type i8 = b.getI8Type(), i16 = b.getI16Type();
           if (values[0].getType().getIntOrFloatBitWidth() == 8) {
             // A fused output quantizer's FP8 codes: the pair's two bytes,
             // the first at the lower address.
@@ -550,15 +550,7 @@ void Sm90Block::storeTile(Value tm, Value tn, Value half,
             return;
           }
           // Two 16-bit values, the first in the low half.
-          auto bits = [&](Value v) {
-            return arith::ExtUIOp::create(
-                b, loc, i32, arith::BitcastOp::create(b, loc, i16, v));
-          };
-          words.push_back(arith::OrIOp::create(
-              b, loc, bits(values[0]),
-              arith::ShLIOp::create(
-                  b, loc, bits(values[1]),
-                  arith::ConstantIntOp::create(b, loc, i32, 16))));
+          words.push_back(ptx.packHalves(values[0], values[1]));
           if (words.size() < 4)
             return;
           ptx({staged(code.stmatrixRow(t, g / 4)), words[0], words[1], words[2],

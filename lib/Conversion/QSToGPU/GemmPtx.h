@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir {
@@ -44,6 +45,37 @@ struct Ptx {
   }
   Value i64(Value index) {
     return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+  }
+  /// Two 16-bit values (bf16 or f16) as one i32, `lo` in the low half (the
+  /// order of a 32-bit store of the pair). Where both are arith.truncf
+  /// results of f32 values (roundOutput on the GPU: one cvt.rn each), the
+  /// pair is truncated as a vector<2xf32> instead, which NVPTX lowers to
+  /// one packed cvt.rn.bf16x2.f32 / cvt.rn.f16x2.f32 (the same RNE
+  /// rounding) in place of two conversions and the shift and or.
+  Value packHalves(Value lo, Value hi) {
+    Type half = lo.getType(), i32 = b.getI32Type();
+    auto truncLo = lo.getDefiningOp<arith::TruncFOp>();
+    auto truncHi = hi.getDefiningOp<arith::TruncFOp>();
+    if (truncLo && truncHi && truncLo.getIn().getType().isF32() &&
+        truncHi.getIn().getType().isF32() && !truncLo.getRoundingmodeAttr() &&
+        !truncHi.getRoundingmodeAttr()) {
+      Value pair = vector::FromElementsOp::create(
+          b, loc, VectorType::get({2}, b.getF32Type()),
+          ValueRange{truncLo.getIn(), truncHi.getIn()});
+      Value halves = arith::TruncFOp::create(
+          b, loc, VectorType::get({2}, half), pair);
+      Value word = vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, i32), halves);
+      return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+    }
+    auto bits = [&](Value v) {
+      return arith::ExtUIOp::create(
+          b, loc, i32, arith::BitcastOp::create(b, loc, b.getI16Type(), v));
+    };
+    return arith::OrIOp::create(
+        b, loc, bits(lo),
+        arith::ShLIOp::create(b, loc, bits(hi),
+                              arith::ConstantIntOp::create(b, loc, i32, 16)));
   }
   Value pointerOf(Value memref) {
     return i64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));

@@ -542,6 +542,11 @@ void Tcgen05Block::stagedEpilogue(
           int64_t per = values.size() / 4;
           int64_t width = 32 / per;
           for (int64_t w = 0; w < 4; ++w) {
+            if (per == 2) {
+              operands.push_back(
+                  ptx.packHalves(values[2 * w], values[2 * w + 1]));
+              continue;
+            }
             Value word = bits(values[w * per]);
             for (int64_t e = 1; e < per; ++e)
               word = arith::OrIOp::create(
