@@ -134,13 +134,13 @@ module attributes {qs.chip = "sm_90a"} {
   }
 }
 
-// The fused kernel: after the k-loop the values rounded to bf16 and staged
+// The fused kernel: after the k-loop the values rounded to bf16 in pairs
 // (4 stmatrix: 64 columns), a barrier, four 16-byte reads of the block, the
 // E8M0 scale in software (amax / 448 rounded up to a power of two; one
 // byte stored), the codes (16 cvt pairs) in two 16-byte stores.
 // PTX-LABEL: .entry qs_gemm(
 // PTX: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
-// PTX: cvt.rn.bf16.f32
+// PTX: cvt.rn.bf16x2.f32
 // PTX-COUNT-4: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX: bar.sync
 // PTX-COUNT-4: ld.shared.v4.b32
