@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Replays a bundle made by scripts/device_bundle.py on a CUDA device, with
-nothing but the CUDA driver (ctypes on libcuda.so.1) and numpy:
+nothing but the CUDA driver (ctypes on libcuda.so.1), numpy and, for the
+GEMM checks, ml_dtypes:
 
   check/  every case: inputs copied in, the plan's launches and copies run,
           results compared byte for byte with the numpy reference's bytes
-          (NaN equal to NaN for dequantized values);
+          (NaN equal to NaN for dequantized values); GEMM results within
+          the bound of test/numerics/gemm_cases.py, whose expected values
+          and bound are recomputed here from the inputs;
   bench/  every plan: random normal bf16 input, the kernels timed with CUDA
           events (the median of --iters calls after --warmup, queued
           behind a spin kernel so that host launch gaps do not count;
@@ -52,6 +55,8 @@ import time
 
 import numpy as np
 
+# The repository (test/numerics: the GEMM checks' reference).
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # CUDA errors after which the context is unusable (every later call fails):
 # illegal address, launch timeout, assert, stack error, illegal
@@ -397,6 +402,31 @@ def quantized_results(case, product, inputs):
             "updated_amax": np.array([amax], np.float32)}
 
 
+def gemm_reference(case, directory):
+    """(want, tol, problem) of a GEMM check: the float64 expected values
+    and bound of test/numerics/gemm_cases.py (gemm_reference, which needs
+    ml_dtypes besides numpy), recomputed from the case's inputs; problem
+    (want and tol None) when that fails or its sums differ from the ones
+    the bundle recorded (another numpy reference: its environment
+    differs, and the check would say nothing about the kernels)."""
+    try:
+        sys.path.insert(0, os.path.join(ROOT, "test", "numerics"))
+        try:
+            import gemm_cases
+        finally:
+            sys.path.pop(0)
+        inputs = [np.load(os.path.join(directory, f"in{i}.npy")) for i in range(case["inputs"])]
+        want, tol = gemm_cases.gemm_reference(case["reference"], inputs)
+    except Exception as e:  # noqa: BLE001 (reported as the check's problem)
+        return None, None, f"reference not computed here ({type(e).__name__}: {e})"
+    for what, got, recorded in (("sum |want|", float(np.abs(want).sum()), case["want_abs_sum"]),
+                                ("sum of the bound", float(tol.sum()), case["tol_sum"])):
+        if not abs(got - recorded) <= 1e-9 * abs(recorded):
+            return None, None, (f"reference recomputed here differs from the bundle's: {what} "
+                                f"{got!r}, bundle {recorded!r}")
+    return want, tol, None
+
+
 def check(cuda, directory):
     with open(os.path.join(directory, "case.json")) as f:
         case = json.load(f)
@@ -435,12 +465,14 @@ def check(cuda, directory):
                         problems.append(f"{name}: {what} |product| {got_stat:.6g}, expected "
                                         f"{want_stat:.6g} (within 1%)")
                 continue
+            elif case.get("reference"):
+                want, tol, problem = gemm_reference(case, directory)
+                if problem:
+                    problems.append(f"{name}: {problem}")
+                    continue
             else:
                 want = np.load(os.path.join(directory, f"want{j}.npy"))
             if case.get("bound"):  # GEMM: within the bound of gemm_cases.py
-                # The bound as bfloat16 bits, rounded up (device_bundle.py).
-                tol = (np.load(os.path.join(directory, f"tol{j}.npy")).astype(np.uint32)
-                       << 16).view(np.float32)
                 values = got.view({"bf16": np.uint16, "f16": np.float16,
                                    "f32": np.float32}[case["out"]])
                 if case["out"] == "bf16":

@@ -123,13 +123,7 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
             params = {t: {**p, "force_pow_2_scales": True} for t, p in params.items()}
     qa, a = quantized(rng, family, params[lhs], shapes[lhs], tn_only, integers)
     qb, b = quantized(rng, family, params[rhs], shapes[rhs], tn_only, integers)
-    op_a = ref.gemm_operand(a, shapes[lhs], qa, contracts_last=not ta)
-    op_b = ref.gemm_operand(b, shapes[rhs], qb, contracts_last=tb)
-    rows, cols = op_a.shape[0], op_b.shape[0]
-    want = op_a @ op_b.T
-    bound = 2.0 ** -22 * op_a.shape[1] * (np.abs(op_a) @ np.abs(op_b).T)
-    if tensor_cores and chip != "sm_100a":
-        bound = bound + tensor_core_slack(op_a, op_b, family, fast_accumulate)
+    rows, cols = shapes[lhs][1 if ta else 0], shapes[rhs][0 if tb else 1]
     inputs = h.npy_inputs(a) + h.npy_inputs(b)
     at, bt = h.qtype(shapes[lhs], "bf16", qa), h.qtype(shapes[rhs], "bf16", qb)
     rt = h.ttype((rows, cols), out)
@@ -140,13 +134,11 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         inputs.append(h.to_npy(bias_v, "bf16"))
         args.append(f"%bias: {h.ttype((cols,), 'bf16')}")
         extra += f" bias(%bias : {h.ttype((cols,), 'bf16')})"
-        want = want + bias_v.astype(np.float64)[None, :]
     if accumulate:
         acc = h.random_input(rng, (rows, cols), out, specials=False, exponents=(-3, 2))
         inputs.append(h.to_npy(acc, out))
         args.append(f"%acc: {rt}")
         extra += f" accumulate(%acc : {rt})"
-        want = want + acc.astype(np.float64)
     flags = ((" transpose_a" if ta else "") + (" transpose_b" if tb else "")
              + (" fast_accumulate" if fast_accumulate else ""))
     module = f"""func.func @gemm({', '.join(args)}) -> {rt} {{
@@ -176,10 +168,52 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         module = f"module attributes {{{', '.join(attrs)}}} {{\n{module}\n}}"
     case = GemmCase()
     case.module, case.inputs, case.out = module, inputs, out
-    case.want = want
-    case.tol = bound + ULP[out] * np.abs(want) + TINY[out]
+    case.reference = reference_spec(family, layout, out, (qa, a, shapes[lhs]),
+                                    (qb, b, shapes[rhs]), bias, accumulate,
+                                    tensor_cores and chip != "sm_100a", fast_accumulate)
+    case.want, case.tol = gemm_reference(case.reference, inputs)
     case.label = f"{family} {name} -> {out}"
     return case
+
+
+def reference_spec(family, layout, out, lhs, rhs, bias, accumulate, slack, fast_accumulate):
+    """gemm_reference's spec (JSON-serializable): lhs / rhs are (quantizer,
+    reference buffers, logical shape); slack: tensor_core_slack's."""
+    return {"family": family, "transpose_a": layout[3], "transpose_b": layout[4], "out": out,
+            **{side: {"quantizer": q, "buffers": list(bufs), "shape": list(shape)}
+               for side, (q, bufs, shape) in (("lhs", lhs), ("rhs", rhs))},
+            "bias": bool(bias), "accumulate": bool(accumulate),
+            "tensor_core_slack": bool(slack), "fast_accumulate": bool(fast_accumulate)}
+
+
+def gemm_reference(spec, inputs):
+    """(want, tol) of a GEMM case (float64 [rows, cols]) from its qs-run
+    inputs and `spec` (GemmCase.reference, JSON-serializable): the
+    operands' buffers (in the order of spec["lhs"/"rhs"]["buffers"]), then
+    bias and C as stored. scripts/device-run.py calls it on the GPU
+    machine with the bundle's inputs (the bundle carries spec, not the
+    float64 results: they would take half of its size)."""
+    operands = []
+    rest = list(inputs)
+    for side, contracts_last in (("lhs", not spec["transpose_a"]),
+                                 ("rhs", spec["transpose_b"])):
+        s = spec[side]
+        bufs = dict(zip(s["buffers"], rest[:len(s["buffers"])]))
+        rest = rest[len(s["buffers"]):]
+        operands.append(ref.gemm_operand(bufs, tuple(s["shape"]), s["quantizer"],
+                                         contracts_last=contracts_last))
+    op_a, op_b = operands
+    want = op_a @ op_b.T
+    bound = 2.0 ** -22 * op_a.shape[1] * (np.abs(op_a) @ np.abs(op_b).T)
+    if spec["tensor_core_slack"]:
+        bound = bound + tensor_core_slack(op_a, op_b, spec["family"], spec["fast_accumulate"])
+    out = spec["out"]
+    if spec["bias"]:
+        want = want + h.from_npy(rest.pop(0), "bf16").astype(np.float64)[None, :]
+    if spec["accumulate"]:
+        want = want + h.from_npy(rest.pop(0), out).astype(np.float64).reshape(want.shape)
+    assert not rest, f"gemm_reference: {len(rest)} inputs left over"
+    return want, bound + ULP[out] * np.abs(want) + TINY[out]
 
 
 def outside_bound(case, got):
@@ -228,10 +262,10 @@ def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, 
             params[tensor] = {**params[tensor], "rowwise": rowwise, "columnwise": not rowwise}
     qa, a = quantized(rng, family, params[lhs], shapes[lhs], tn_only, positive=dominant_bias)
     qb, b = quantized(rng, family, params[rhs], shapes[rhs], tn_only, positive=dominant_bias)
-    op_a = ref.gemm_operand(a, shapes[lhs], qa, contracts_last=not ta)
-    op_b = ref.gemm_operand(b, shapes[rhs], qb, contracts_last=tb)
-    rows, cols = op_a.shape[0], op_b.shape[0]
-    want = op_a @ op_b.T
+    rows, cols = shapes[lhs][1 if ta else 0], shapes[rhs][0 if tb else 1]
+    product = "f32" if output_quantization_fused(family, qout) else nominal
+    spec = reference_spec(family, layout, product, (qa, a, shapes[lhs]), (qb, b, shapes[rhs]),
+                          bias, False, tensor_cores and tn_only, False)
     inputs = h.npy_inputs(a) + h.npy_inputs(b)
     at, bt = h.qtype(shapes[lhs], "bf16", qa), h.qtype(shapes[rhs], "bf16", qb)
     args = [f"%a: {at}", f"%b: {bt}"]
@@ -240,13 +274,13 @@ def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, 
     if bias:
         bias_v = h.random_input(rng, (cols,), "bf16", specials=False, exponents=(-3, 2))
         if dominant_bias:
-            bias_v = h.from_npy(h.to_npy(-want.max(axis=0), "bf16"), "bf16")
+            ab = gemm_reference({**spec, "bias": False}, inputs)[0]
+            bias_v = h.from_npy(h.to_npy(-ab.max(axis=0), "bf16"), "bf16")
         inputs.append(h.to_npy(bias_v, "bf16"))
         bt_ = h.ttype((cols,), "bf16")
         args.append(f"%bias: {bt_}")
         extra += f" bias(%bias : {bt_})"
-        want = want + bias_v.astype(np.float64)[None, :]
-    product = "f32" if output_quantization_fused(family, qout) else nominal
+    want, tol = gemm_reference(spec, inputs)
     pt = h.ttype((rows, cols), product)
     qt = h.qtype((rows, cols), nominal, qout)
     s1 = "tensor<1xf32>"
@@ -277,10 +311,6 @@ def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, 
         names = list(ref.quantize(np.zeros((rows, cols), np.float32), qout, product,
                                   chip_tn_only=tn_only, scale=np.float32(1),
                                   amax_state=np.float32(0))[0])
-    tol = (2.0 ** -22 * k * (np.abs(op_a) @ np.abs(op_b).T) + ULP[product] * np.abs(want)
-           + TINY[product])
-    if tensor_cores and tn_only:  # Hopper's tensor cores
-        tol = tol + tensor_core_slack(op_a, op_b, family, False)
     case = GemmCase()
     case.module, case.inputs, case.want, case.tol = module, inputs, want, tol
     case.product, case.names, case.scale, case.state = product, names, scale, state
