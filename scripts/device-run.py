@@ -436,76 +436,86 @@ def check(cuda, directory):
             cuda.to_device(p, np.load(os.path.join(directory, f"in{i}.npy")))
         plan.run()
         cuda.sync()
-        problems = []
-        derived = {}
-        for j, name in enumerate(case["results"]):
+        results = []
+        for j in range(len(case["results"])):
             buf, p = plan.argument(case["inputs"] + j)
-            got = cuda.to_host(p, buf["bytes"])
-            if name in derived:  # from this run's product (quantized_results)
-                want = derived[name]
-            elif case.get("quantized") and j == 0:
-                # The product an output quantizer reads: its expected bytes
-                # follow from it; checked here against the float64
-                # reference's max and mean |value| (the bundle's size is
-                # limited; the same kernels' values are bounded in the GEMM
-                # checks).
-                values = got.view({"bf16": np.uint16, "f16": np.float16,
-                                   "f32": np.float32}[case["out"]])
-                if case["out"] == "bf16":
-                    values = (values.astype(np.uint32) << 16).view(np.float32)
-                values = values.astype(np.float32).reshape(case["product"]["shape"])
-                inputs = [np.load(os.path.join(directory, f"in{i}.npy"))
-                          for i in range(case["inputs"])]
-                derived = quantized_results(case, values, inputs)
-                magnitude = np.abs(values.astype(np.float64))
-                for what, got_stat, want_stat in (
-                        ("max", magnitude.max(), case["product"]["max_abs"]),
-                        ("mean", magnitude.mean(), case["product"]["mean_abs"])):
-                    if not abs(got_stat - want_stat) <= 1e-2 * want_stat:
-                        problems.append(f"{name}: {what} |product| {got_stat:.6g}, expected "
-                                        f"{want_stat:.6g} (within 1%)")
+            results.append(cuda.to_host(p, buf["bytes"]))
+    return evaluate(case, directory, results)
+
+
+def evaluate(case, directory, results):
+    """The problems (empty: the check passes) of a check case's results
+    (their bytes, uint8, in the order of case["results"]): from the device
+    (check), or from the emulated kernels (scripts/bundle-emulate.py)."""
+    problems = []
+    derived = {}
+    for j, name in enumerate(case["results"]):
+        got = results[j]
+        if name in derived:  # from this run's product (quantized_results)
+            want = derived[name]
+        elif case.get("quantized") and j == 0:
+            # The product an output quantizer reads: its expected bytes
+            # follow from it; checked here against the float64
+            # reference's max and mean |value| (the bundle's size is
+            # limited; the same kernels' values are bounded in the GEMM
+            # checks).
+            values = got.view({"bf16": np.uint16, "f16": np.float16,
+                               "f32": np.float32}[case["out"]])
+            if case["out"] == "bf16":
+                values = (values.astype(np.uint32) << 16).view(np.float32)
+            values = values.astype(np.float32).reshape(case["product"]["shape"])
+            inputs = [np.load(os.path.join(directory, f"in{i}.npy"))
+                      for i in range(case["inputs"])]
+            derived = quantized_results(case, values, inputs)
+            magnitude = np.abs(values.astype(np.float64))
+            for what, got_stat, want_stat in (
+                    ("max", magnitude.max(), case["product"]["max_abs"]),
+                    ("mean", magnitude.mean(), case["product"]["mean_abs"])):
+                if not abs(got_stat - want_stat) <= 1e-2 * want_stat:
+                    problems.append(f"{name}: {what} |product| {got_stat:.6g}, expected "
+                                    f"{want_stat:.6g} (within 1%)")
+            continue
+        elif case.get("reference"):
+            want, tol, problem = gemm_reference(case, directory)
+            if problem:
+                problems.append(f"{name}: {problem}")
                 continue
-            elif case.get("reference"):
-                want, tol, problem = gemm_reference(case, directory)
-                if problem:
-                    problems.append(f"{name}: {problem}")
-                    continue
-            else:
-                want = np.load(os.path.join(directory, f"want{j}.npy"))
-            if case.get("bound"):  # GEMM: within the bound of gemm_cases.py
-                values = got.view({"bf16": np.uint16, "f16": np.float16,
-                                   "f32": np.float32}[case["out"]])
-                if case["out"] == "bf16":
-                    values = (values.astype(np.uint32) << 16).view(np.float32)
-                err = np.abs(values.astype(np.float64).reshape(want.shape) - want)
-                bad = ~(err <= tol)
-                if bad.any():
-                    k = int(np.argmax(bad))
-                    problems.append(f"{name}: {int(bad.sum())} of {bad.size} outside the bound, "
-                                    f"first at {k}: got {values.reshape(-1)[k]!r}, "
-                                    f"expected {want.reshape(-1)[k]!r}"
-                                    + "".join(f"\n  {name}: {line}" for line in gemm_failure_detail(
-                                        bad.reshape(want.shape),
-                                        values.reshape(want.shape))))
-                continue
-            want_bytes = np.ascontiguousarray(want).view(np.uint8).reshape(-1)
-            if case.get("nan_equal"):
-                g = got.view(np.float32)
-                w = want_bytes.view(np.float32)
-                same = (g.view(np.uint32) == w.view(np.uint32)) | (np.isnan(g) & np.isnan(w))
-            else:
-                same = got == want_bytes
-            if got.size != want_bytes.size:
-                problems.append(f"{name}: {got.size} bytes, expected {want_bytes.size}")
-            elif not same.all():
-                k = int(np.argmin(same))
-                problems.append(f"{name}: {int((~same).sum())} of {same.size} differ, first at "
-                                f"{k}: got {got[k] if not case.get('nan_equal') else g[k]!r}, "
-                                f"expected {want_bytes[k] if not case.get('nan_equal') else w[k]!r}"
-                                + "".join(f"\n  {name}: {line}" for line in runs_detail(
-                                    ~same, g if case.get("nan_equal") else got,
-                                    "values" if case.get("nan_equal") else "bytes")))
-        return problems
+        else:
+            want = np.load(os.path.join(directory, f"want{j}.npy"))
+        if case.get("bound"):  # GEMM: within the bound of gemm_cases.py
+            values = got.view({"bf16": np.uint16, "f16": np.float16,
+                               "f32": np.float32}[case["out"]])
+            if case["out"] == "bf16":
+                values = (values.astype(np.uint32) << 16).view(np.float32)
+            err = np.abs(values.astype(np.float64).reshape(want.shape) - want)
+            bad = ~(err <= tol)
+            if bad.any():
+                k = int(np.argmax(bad))
+                problems.append(f"{name}: {int(bad.sum())} of {bad.size} outside the bound, "
+                                f"first at {k}: got {values.reshape(-1)[k]!r}, "
+                                f"expected {want.reshape(-1)[k]!r}"
+                                + "".join(f"\n  {name}: {line}" for line in gemm_failure_detail(
+                                    bad.reshape(want.shape),
+                                    values.reshape(want.shape))))
+            continue
+        want_bytes = np.ascontiguousarray(want).view(np.uint8).reshape(-1)
+        if case.get("nan_equal"):
+            g = got.view(np.float32)
+            w = want_bytes.view(np.float32)
+            same = (g.view(np.uint32) == w.view(np.uint32)) | (np.isnan(g) & np.isnan(w))
+        else:
+            same = got == want_bytes
+        if got.size != want_bytes.size:
+            problems.append(f"{name}: {got.size} bytes, expected {want_bytes.size}")
+        elif not same.all():
+            k = int(np.argmin(same))
+            problems.append(f"{name}: {int((~same).sum())} of {same.size} differ, first at "
+                            f"{k}: got {got[k] if not case.get('nan_equal') else g[k]!r}, "
+                            f"expected {want_bytes[k] if not case.get('nan_equal') else w[k]!r}"
+                            + "".join(f"\n  {name}: {line}" for line in runs_detail(
+                                ~same, g if case.get("nan_equal") else got,
+                                "values" if case.get("nan_equal") else "bytes")))
+    return problems
 
 
 def ranges(indices, most=8):

@@ -14,7 +14,7 @@ only); any other non-empty directory is an error. OUT_DIR.tar.gz, the
 bundle packed, is what travels to the device (scripts/device-check.sh
 unpacks it there); it must stay under --limit-mib (61).
 
-Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,in*.npy,[want*.npy],case.json}
+Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,module.mlir,in*.npy,[want*.npy],case.json}
         (GEMM checks carry no want*.npy: device-run.py recomputes the
         expected values and their bound from the inputs)
         OUT_DIR/bench/<family>-<usage>-<n>/{plan.json,kernels.bin,case.json}
@@ -257,6 +257,72 @@ OUTPUT_QUANTIZER_CHECKS = [
     ("fp8_current", 0, dict(family="mxfp8"), 128, 256, 128, True, ()),
     ("fp8_current", 0, dict(family="fp8_block", block_scaling_dim=1),
      128, 256, 128, True, ("qs.gemm_tile_n = 128 : i64",))]
+# Since 2026-12-03 (the bundle had room again): the other kernels that
+# quantize D, as test_gemm_output_quantizer.py runs them (an optional last
+# field: output_quantizer_case's fast_accumulate / dominant_bias). The
+# transpose under the TMA store (E5M2), ping-pong consumers (fast), in
+# persistent multicast pairs (wgrad) and 128x256 tiles (dgrad); the
+# quantizing split-K reduction kernel (N = 136: groups of 4), the fused
+# reduction (each tile's last unit), stream-K under the TMA store; rows
+# past M with a bias that dominates (M = 144: an amax or a code from rows
+# past M would show); current scaling's amax taken in the split-K
+# reduction and in the stream-K TMA-store epilogue; block-scaled results
+# in 128x256 persistent tiles (MXFP8 rows; FP8 1x128 both usages in
+# multicast pairs) and from block-scaled operands (FP8 block -> FP8 1x128,
+# MXFP8 -> MXFP8, NVFP4 -> MXFP8).
+_TMA, _PP = 'qs.gemm_epilogue = "tma"', 'qs.gemm_schedule = "pingpong"'
+_T256, _MC2 = "qs.gemm_tile_n = 256 : i64", "qs.gemm_cluster = 2 : i64"
+_STREAM, _FUSED = 'qs.gemm_split_k = "stream"', 'qs.gemm_split_k_reduce = "fused"'
+
+
+def _pers(n):
+    return f"qs.gemm_persistent = {n} : i64"
+
+
+def _split(n):
+    return f"qs.gemm_split_k = {n} : i64"
+
+
+OUTPUT_QUANTIZER_CHECKS += [
+    ("fp8_current", 0, dict(fp8_dtype="f8E5M2"), 208, 272, 256, True, (_TMA,)),
+    ("fp8_current", 0, dict(), 400, 272, 256, True, (_pers(3), _PP),
+     dict(fast_accumulate=True)),
+    ("fp8_delayed", 2, dict(), 272, 320, 256, True, (_pers(3), _MC2)),
+    ("fp8_delayed", 1, dict(), 144, 528, 384, False, (_T256,)),
+    ("fp8_current", 0, dict(columnwise=False), 144, 136, 384, True, (_split(3),)),
+    ("fp8_delayed", 1, dict(fp8_dtype="f8E5M2", columnwise=False), 208, 144, 384, False,
+     (_split(2), _FUSED)),
+    ("fp8_current", 0, dict(columnwise=False), 272, 256, 640, True, (_TMA, _STREAM, _pers(4))),
+    ("fp8_current", 0, dict(), 144, 256, 256, True, (), dict(dominant_bias=True)),
+    ("fp8_delayed", 1, dict(family="fp8_current", fp8_dtype="f8E5M2", columnwise=False),
+     144, 256, 376, False, (_split(2),)),
+    ("fp8_current", 0, dict(family="fp8_current", columnwise=False), 272, 256, 640, True,
+     (_TMA, _STREAM, _pers(4))),
+    ("fp8_current", 0, dict(family="mxfp8", columnwise=False), 256, 512, 128, True,
+     (_T256, _pers(2))),
+    ("fp8_current", 0, dict(family="fp8_block", block_scaling_dim=1), 256, 512, 128, True,
+     (_T256, _pers(2), _MC2)),
+    ("fp8_block", 0, dict(family="fp8_block", block_scaling_dim=1), 256, 256, 256, True, ()),
+    ("mxfp8", 0, dict(family="mxfp8"), 256, 256, 256, True, ()),
+    ("nvfp4", 0, dict(family="mxfp8"), 256, 256, 256, True, ())]
+
+
+def attrs_label(attrs):
+    """A check name's suffix for GEMM kernel attributes ("-pmc2": persistent
+    multicast pairs, as the first checks were named)."""
+    text = " ".join(attrs)
+    if re.search(r"gemm_persistent", text) and "gemm_cluster = 2" in text:
+        label = "-pmc2"
+    else:
+        label = "".join(f"-pers{n}" for n in re.findall(r"gemm_persistent = (\d+)", text))
+    label += "".join(f"-t{n}" for n in re.findall(r"gemm_tile_n = (\d+)", text)
+                     if n != "128")
+    label += "-pp" if "pingpong" in text else ""
+    label += "-tma" if '"tma"' in text else ""
+    label += "".join(f"-sk{n}" for n in re.findall(r"gemm_split_k = (\d+)", text))
+    label += "f" if '"fused"' in text else ""
+    label += "-skstream" if '"stream"' in text else ""
+    return label
 
 
 def split_k(split):
@@ -274,7 +340,8 @@ def split_k(split):
 # 61.75: the tree is 1.91 MiB (2026-12-02, with the output quantizer), so
 # 0.3 MiB stay free. The full bundle was 61.74 MiB until the GEMM checks
 # stopped carrying their float64 expected values and bounds (2026-12-03):
-# 31.3 MiB.
+# 31.3 MiB; 34.1 MiB with the 15 output-quantizer checks added then and
+# the checks' module.mlir (scripts/bundle-emulate.py).
 BUNDLE_LIMIT_MIB = 61.75
 
 # Small-M GEMMs whose 128x128 tiles fill fewer than half of an H200's 132
@@ -301,13 +368,17 @@ def run(args):
 
 
 def export(module_text, directory, chip, fmt):
+    """The launch plan of function @f of `module_text`, whose text stays
+    in the check cases (module.mlir: scripts/bundle-emulate.py runs it on
+    the emulated kernels) and leaves the bench plans."""
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, "module.mlir")
     with open(path, "w") as f:
         f.write(module_text)
     run([QS_RUN, path, "--function=f", f"--export-cuda-plan={directory}",
          f"--chip={chip}", f"--format={fmt}"])
-    os.remove(path)
+    if os.path.basename(os.path.dirname(os.path.abspath(directory))) != "check":
+        os.remove(path)
 
 
 def fresh_directory(out):
@@ -436,8 +507,9 @@ def main():
                            "tol_sum": float(case.tol.sum())}, f)
             count += 1
     if args.chip == "sm_90a":
-        for i, (family, layout, params, m, n, k, bias, attrs) in enumerate(
+        for i, (family, layout, params, m, n, k, bias, attrs, *options) in enumerate(
                 OUTPUT_QUANTIZER_CHECKS[:args.limit_checks]):
+            options = options[0] if options else {}
             params = dict(params)
             qfamily = params.pop("family", "fp8_delayed")
             delayed = qfamily == "fp8_delayed"
@@ -447,12 +519,14 @@ def main():
                              + ("e5m2" if q["fp8_dtype"] == "f8E5M2" else "e4m3")
                              + ("" if not q["columnwise"] else "-both")
                              + ("" if delayed else "-" + qfamily.removeprefix("fp8_"))
-                             + ("-pmc2" if len(attrs) > 1 else ""))
+                             + attrs_label(attrs)
+                             + ("-fast" if options.get("fast_accumulate") else "")
+                             + ("-dom" if options.get("dominant_bias") else ""))
             if not wanted(d):
                 continue
             case = output_quantizer_case(rng, family, LAYOUTS[layout], q, "bf16", bias, m, n, k,
                                          args.chip, attrs, tensor_cores=True,
-                                         needed_usage_only=True)
+                                         needed_usage_only=True, **options)
             export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
             for j, x in enumerate(case.inputs):
                 np.save(os.path.join(d, f"in{j}.npy"), x)
