@@ -304,7 +304,11 @@ OUTPUT_QUANTIZER_CHECKS += [
      (_T256, _pers(2), _MC2)),
     ("fp8_block", 0, dict(family="fp8_block", block_scaling_dim=1), 256, 256, 256, True, ()),
     ("mxfp8", 0, dict(family="mxfp8"), 256, 256, 256, True, ()),
-    ("nvfp4", 0, dict(family="mxfp8"), 256, 256, 256, True, ())]
+    ("nvfp4", 0, dict(family="mxfp8"), 256, 256, 256, True, ()),
+    # The transpose staged by a fused reduction's last unit (dgrad, E5M2)
+    # and by stream-K's blocks (since 2026-12-03).
+    ("fp8_delayed", 1, dict(fp8_dtype="f8E5M2"), 208, 144, 384, False, (_split(2), _FUSED)),
+    ("fp8_current", 0, dict(), 272, 256, 640, True, (_STREAM, _pers(4)))]
 
 
 def attrs_label(attrs):

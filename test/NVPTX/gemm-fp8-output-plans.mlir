@@ -7,8 +7,9 @@
 // last block) quantizes it, with direct stores or staged for the TMA store
 // (except where canFuseOutputQuantizer says the staging cannot); a result
 // with both usages (sm_90a's transpose buffer) where its codes are staged
-// and read back transposed: one pass writes D, M and N multiples of 16,
-// not persistent 128x256 tiles.
+// and read back transposed: the GEMM kernel writes D (not the split-K
+// reduction kernel; a fused reduction's last unit and stream-K's do), M
+// and N multiples of 16, not persistent 128x256 tiles.
 !x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
 !h = !qs.tensor<256x1024xbf16, #qs.fp8_delayed<columnwise = false>>
@@ -141,9 +142,30 @@ module attributes {qs.chip = "sm_90a"} {
     %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_epilogue = "tma"} : !x, !w -> !hb, tensor<1xf32>
     return %h, %a2 : !hb, tensor<1xf32>
   }
-  // Not fused with the transpose: split-K (its reduction kernel writes D),
-  // stream-K, persistent 128x256 tiles (ptxas spills), M not a multiple of
-  // 16; the GEMM writes FP32, the quantize kernels follow.
+  // A fused reduction's last unit, and stream-K's last block of a shared
+  // tile, sum the planes in the consumers' fragments and stage their codes
+  // like any tile's epilogue.
+  // CHECK-LABEL: func.func @with_transpose_split_k_fused
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<1xf32>, memref<1xf32>, memref<262144xf8E4M3FN>{{.*}}) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @with_transpose_split_k_fused(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
+    // expected-remark @+1 {{4 k-tiles of 128 in 2 splits of 2, FP32 promotion per 128 of K, FP8 output quantized in the epilogue (scale, amax atomics, transpose staged in shared memory); 32 blocks of 384 threads, 229488 bytes of shared memory; each tile's last unit sums its planes}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = 2 : i64, qs.gemm_split_k_reduce = "fused"} : !x, !w -> !hb, tensor<1xf32>
+    return %h, %a2 : !hb, tensor<1xf32>
+  }
+  // CHECK-LABEL: func.func @with_transpose_stream_k
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @with_transpose_stream_k(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
+    // expected-remark-re @+1 {{FP32 promotion per 128 of K, persistent, FP8 output quantized in the epilogue (scale, amax atomics, transpose staged in shared memory); {{.*}}; stream-K}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = "stream", qs.gemm_persistent = 12 : i64} : !x, !w -> !hb, tensor<1xf32>
+    return %h, %a2 : !hb, tensor<1xf32>
+  }
+  // Not fused with the transpose: split-K with its reduction kernel (which
+  // writes D in groups of 4 elements of a row), "auto" (which may choose
+  // it), persistent 128x256 tiles (ptxas spills), M not a multiple of 16;
+  // the GEMM writes FP32, the quantize kernels follow.
   // CHECK-LABEL: func.func @with_transpose_split_k
   //   CHECK-NOT:   qs_gemm_output_prepare
   //       CHECK:   call @qs_quantize
@@ -152,11 +174,11 @@ module attributes {qs.chip = "sm_90a"} {
     %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = 2 : i64} : !x, !w -> !hb, tensor<1xf32>
     return %h, %a2 : !hb, tensor<1xf32>
   }
-  // CHECK-LABEL: func.func @with_transpose_stream_k
+  // CHECK-LABEL: func.func @with_transpose_split_k_auto
   //       CHECK:   call @qs_quantize
-  func.func @with_transpose_stream_k(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
-    // expected-remark-re @+1 {{FP32 promotion per 128 of K, persistent; {{.*}}; stream-K}}
-    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = "stream", qs.gemm_persistent = 12 : i64} : !x, !w -> !hb, tensor<1xf32>
+  func.func @with_transpose_split_k_auto(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
+    // expected-remark-re @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), {{.*}}, FP32 promotion per 128 of K; {{.*}}}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = "auto"} : !x, !w -> !hb, tensor<1xf32>
     return %h, %a2 : !hb, tensor<1xf32>
   }
   // CHECK-LABEL: func.func @with_transpose_persistent_wide

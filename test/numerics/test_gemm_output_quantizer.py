@@ -97,9 +97,13 @@ def test_gemm_output_quantizer_transpose(rng):
     # and reads them back as rows and transposed 16 x 4 blocks. Partial
     # tiles in M and N (multiples of 16), bias, E5M2 with f16, 128x256
     # tiles, persistent multicast pairs, the TMA store (rows by TMA, the
-    # transpose read back), ping-pong consumers; then the fallbacks (M not
-    # a multiple of 16, split-K, stream-K), whose quantize kernels write
-    # the same bytes.
+    # transpose read back), ping-pong consumers, stream-K (the last block
+    # of a shared tile sums the planes and stages its codes), fused split-K
+    # reductions (each tile's last unit; with the TMA store in 128x256
+    # tiles, and stream-K with the TMA store; ping-pong consumers with the
+    # TMA store); then the fallbacks (M not a
+    # multiple of 16, split-K with the reduction kernel), whose quantize
+    # kernels write the same bytes.
     q = h.quantizer("fp8_delayed")
     e5m2 = h.quantizer("fp8_delayed", fp8_dtype="f8E5M2")
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=208, n=144, k=256)
@@ -112,11 +116,24 @@ def test_gemm_output_quantizer_transpose(rng):
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=400, n=272, k=256,
                            attrs=["qs.gemm_persistent = 3 : i64", 'qs.gemm_schedule = "pingpong"'],
                            fast_accumulate=True)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=272, n=256, k=640,
+                           attrs=['qs.gemm_split_k = "stream"', "qs.gemm_persistent = 4 : i64"])
+    fused = 'qs.gemm_split_k_reduce = "fused"'
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[1], e5m2, "f16", False, m=208, n=144,
+                           k=384, attrs=["qs.gemm_split_k = 2 : i64", fused])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=144, n=272, k=768,
+                           attrs=["qs.gemm_split_k = 3 : i64", fused, 'qs.gemm_epilogue = "tma"',
+                                  "qs.gemm_tile_n = 256 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[2], q, "bf16", True, m=144, n=272, k=512,
+                           attrs=['qs.gemm_split_k = "stream"', "qs.gemm_persistent = 5 : i64",
+                                  'qs.gemm_epilogue = "tma"'])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[1], q, "bf16", True, m=400, n=256, k=272,
+                           attrs=["qs.gemm_persistent = 3 : i64", 'qs.gemm_schedule = "pingpong"',
+                                  "qs.gemm_split_k = 2 : i64", fused, 'qs.gemm_epilogue = "tma"'],
+                           fast_accumulate=True)
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=200, n=144, k=256)
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=144, n=144, k=384,
                            attrs=["qs.gemm_split_k = 3 : i64"])
-    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=272, n=256, k=640,
-                           attrs=['qs.gemm_split_k = "stream"', "qs.gemm_persistent = 4 : i64"])
 
 
 def test_gemm_output_quantizer_pingpong(rng):

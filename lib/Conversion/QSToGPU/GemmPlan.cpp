@@ -283,8 +283,10 @@ bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
   if (accumulate)
     return false;
   // The transpose (GemmPlan::outputTranspose): staged whole chunks of 128
-  // codes in the tile (not 128x192), read back by the pass that writes D
-  // (the split-K and stream-K reductions would have to transpose too),
+  // codes in the tile (not 128x192), read back by the GEMM kernel's pass
+  // that writes D (a fused reduction's last unit and stream-K's sum the
+  // planes in the fragments, then stage; the reduction kernel does not,
+  // and "auto" may choose it),
   // 16-byte stores of D's and the transpose's rows. Persistent kernels in
   // 128x256 tiles (asked for, or the default of fast_accumulate) spill
   // with the read-back (ptxas: 12-280 bytes).
@@ -293,9 +295,9 @@ bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
               (operands.tileN == 0 && operands.fastAccumulate &&
                !operands.pingpong);
   if (transposes &&
-      (cc >= 100 || operands.splitK > 1 || operands.splitKAuto ||
-       operands.streamK || operands.tileN % 128 != 0 || operands.m % 16 != 0 ||
-       operands.n % 16 != 0 || (persistent && wide)))
+      (cc >= 100 || (operands.splitK > 1 && !operands.fusedReduce) ||
+       operands.splitKAuto || operands.tileN % 128 != 0 ||
+       operands.m % 16 != 0 || operands.n % 16 != 0 || (persistent && wide)))
     return false;
   if (!operands.tmaStore)
     return true;

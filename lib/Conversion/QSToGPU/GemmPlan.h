@@ -338,7 +338,8 @@ struct GemmPlan {
     return isa<Float8E4M3FNType, Float8E5M2Type>(outType) && !outputBlocks;
   }
   /// A fused output quantizer with a transpose buffer (GemmOutputQuantizer::
-  /// transpose; sm_90a, one pass writing D, canFuseOutputQuantizer): each
+  /// transpose; sm_90a, the GEMM kernel writing D, canFuseOutputQuantizer;
+  /// in a fused reduction's last unit and stream-K's too): each
   /// consumer stages its codes chunk by chunk as the TMA-store epilogue
   /// does (64 rows x 128 one-byte columns per buffer), then its threads
   /// read them back (GemmCode::stagedCodes): rows 16 bytes at a time
