@@ -308,7 +308,10 @@ OUTPUT_QUANTIZER_CHECKS += [
     # The transpose staged by a fused reduction's last unit (dgrad, E5M2)
     # and by stream-K's blocks (since 2026-12-03).
     ("fp8_delayed", 1, dict(fp8_dtype="f8E5M2"), 208, 144, 384, False, (_split(2), _FUSED)),
-    ("fp8_current", 0, dict(), 272, 256, 640, True, (_STREAM, _pers(4)))]
+    ("fp8_current", 0, dict(), 272, 256, 640, True, (_STREAM, _pers(4))),
+    # ... and through shared memory by the split-K reduction kernel
+    # (qs_gemm_split_k_reduce_transpose: 64 x 64 tiles, partial ones here).
+    ("fp8_current", 0, dict(), 144, 144, 384, True, (_split(3),))]
 
 
 def attrs_label(attrs):

@@ -173,8 +173,10 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 fast cluster2 pingpong", "fp8t", 128),
               ("e4m3 x e4m3 cluster2 persistent", "fp8t", 128),
               ("e4m3 x e4m3 tma", "fp8t", 128), ("e4m3 x e4m3 tma", "fp8t", 256),
-              # ... by a fused reduction's last unit and stream-K's blocks
+              # ... by a fused reduction's last unit and stream-K's blocks,
+              # and through shared memory by the split-K reduction kernel
               # (since 2026-12-03).
+              ("e4m3 x e4m3 splitk4", "fp8t", 128),
               ("e4m3 x e4m3 splitk4 fused", "fp8t", 128),
               ("e4m3 x e4m3 fast pingpong splitk4 fused", "fp8t", 128),
               ("e4m3 x e4m3 tma splitk4 fused", "fp8t", 256),

@@ -7,9 +7,10 @@
 // last block) quantizes it, with direct stores or staged for the TMA store
 // (except where canFuseOutputQuantizer says the staging cannot); a result
 // with both usages (sm_90a's transpose buffer) where its codes are staged
-// and read back transposed: the GEMM kernel writes D (not the split-K
-// reduction kernel; a fused reduction's last unit and stream-K's do), M
-// and N multiples of 16, not persistent 128x256 tiles.
+// and read back transposed by the GEMM kernel's pass that writes D (also a
+// fused reduction's last unit and stream-K's), or written through shared
+// memory by the split-K reduction kernel; M and N multiples of 16, not
+// persistent 128x256 tiles, not split-K "auto".
 !x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
 !h = !qs.tensor<256x1024xbf16, #qs.fp8_delayed<columnwise = false>>
@@ -162,18 +163,23 @@ module attributes {qs.chip = "sm_90a"} {
     %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = "stream", qs.gemm_persistent = 12 : i64} : !x, !w -> !hb, tensor<1xf32>
     return %h, %a2 : !hb, tensor<1xf32>
   }
-  // Not fused with the transpose: split-K with its reduction kernel (which
-  // writes D in groups of 4 elements of a row), "auto" (which may choose
-  // it), persistent 128x256 tiles (ptxas spills), M not a multiple of 16;
-  // the GEMM writes FP32, the quantize kernels follow.
+  // The split-K reduction kernel: 64 x 64 tiles, the codes staged in shared
+  // memory and read back as the transpose's rows (D, scale, amax,
+  // transpose after the workspace); the GEMM kernel stages nothing.
   // CHECK-LABEL: func.func @with_transpose_split_k
-  //   CHECK-NOT:   qs_gemm_output_prepare
-  //       CHECK:   call @qs_quantize
+  //       CHECK:   call @qs_gemm_output_prepare
+  //       CHECK:   call @qs_gemm_split_k_reduce_transpose_launch({{.*}}) : (memref<524288xf32>, memref<262144xf8E4M3FN>, memref<1xf32>, memref<1xf32>, memref<262144xf8E4M3FN>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
   func.func @with_transpose_split_k(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
-    // expected-remark @+1 {{4 k-tiles of 128 in 2 splits of 2, FP32 promotion per 128 of K; 32 blocks of 384 threads, 196704 bytes of shared memory; then qs_gemm_split_k_reduce}}
+    // expected-remark @+1 {{4 k-tiles of 128 in 2 splits of 2, FP32 promotion per 128 of K, FP8 output quantized in the split-K reduction (scale, amax atomics, transpose through shared memory); 32 blocks of 384 threads, 196704 bytes of shared memory; then qs_gemm_split_k_reduce_transpose}}
     %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = 2 : i64} : !x, !w -> !hb, tensor<1xf32>
     return %h, %a2 : !hb, tensor<1xf32>
   }
+  // Not fused with the transpose: split-K "auto" (whose stream-K choice
+  // could make a persistent 128x256 kernel), persistent 128x256 tiles
+  // (ptxas spills), M not a multiple of 16; the GEMM writes FP32, the
+  // quantize kernels follow.
   // CHECK-LABEL: func.func @with_transpose_split_k_auto
   //       CHECK:   call @qs_quantize
   func.func @with_transpose_split_k_auto(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {

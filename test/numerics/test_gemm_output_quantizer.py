@@ -101,9 +101,10 @@ def test_gemm_output_quantizer_transpose(rng):
     # of a shared tile sums the planes and stages its codes), fused split-K
     # reductions (each tile's last unit; with the TMA store in 128x256
     # tiles, and stream-K with the TMA store; ping-pong consumers with the
-    # TMA store); then the fallbacks (M not a
-    # multiple of 16, split-K with the reduction kernel), whose quantize
-    # kernels write the same bytes.
+    # TMA store), the split-K reduction kernel (64 x 64 tiles through
+    # shared memory; partial tiles, bias, and a dgrad into f16 without);
+    # then the fallback (M not a multiple of 16), whose quantize kernels
+    # write the same bytes.
     q = h.quantizer("fp8_delayed")
     e5m2 = h.quantizer("fp8_delayed", fp8_dtype="f8E5M2")
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=208, n=144, k=256)
@@ -131,9 +132,11 @@ def test_gemm_output_quantizer_transpose(rng):
                            attrs=["qs.gemm_persistent = 3 : i64", 'qs.gemm_schedule = "pingpong"',
                                   "qs.gemm_split_k = 2 : i64", fused, 'qs.gemm_epilogue = "tma"'],
                            fast_accumulate=True)
-    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=200, n=144, k=256)
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=144, n=144, k=384,
                            attrs=["qs.gemm_split_k = 3 : i64"])
+    check_output_quantizer(rng, "fp8_delayed", LAYOUTS[1], e5m2, "f16", False, m=208, n=256,
+                           k=400, attrs=["qs.gemm_split_k = 2 : i64"])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=200, n=144, k=256)
 
 
 def test_gemm_output_quantizer_pingpong(rng):

@@ -195,7 +195,7 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     quantize (docs/GPU.md): a delayed-scaling per-tensor FP8 result of
     per-tensor operands is quantized in the pass that writes D (scale,
     `cvt.rn.satfinite`, amax atomics; on sm_90a a result with column-wise
-    usage gets its transpose from the epilogue too, the codes staged in
+    usage gets its transpose from that pass too, the codes staged in
     shared memory and read back transposed); a current-scaling or NVFP4 (without
     RHT or row scales) result's global amax is taken by that pass, and the
     quantize runs without its amax kernel; on sm_100a and sm_90a (there

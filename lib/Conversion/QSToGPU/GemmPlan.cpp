@@ -238,7 +238,9 @@ static std::string describe(const GemmPlan &plan,
        << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
                                                     : "epilogue")
        << " (scale, amax atomics"
-       << (plan.outputTranspose ? ", transpose staged in shared memory" : "")
+       << (plan.outputTranspose       ? ", transpose staged in shared memory"
+           : plan.reductionTransposes ? ", transpose through shared memory"
+                                      : "")
        << ")";
   if (const ProducerBlockQuantizer *q = plan.outputBlocks.get()) {
     os << ", block-scaled output quantized in the epilogue (";
@@ -274,7 +276,8 @@ static std::string describe(const GemmPlan &plan,
   if (plan.fusesReduction())
     os << "; each tile's last unit sums its planes";
   else if (plan.splitsK())
-    os << "; then qs_gemm_split_k_reduce";
+    os << "; then qs_gemm_split_k_reduce"
+       << (plan.reductionTransposes ? "_transpose" : "");
   return text;
 }
 
@@ -285,8 +288,9 @@ bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
   // The transpose (GemmPlan::outputTranspose): staged whole chunks of 128
   // codes in the tile (not 128x192), read back by the GEMM kernel's pass
   // that writes D (a fused reduction's last unit and stream-K's sum the
-  // planes in the fragments, then stage; the reduction kernel does not,
-  // and "auto" may choose it),
+  // planes in the fragments, then stage), or written by the split-K
+  // reduction kernel through shared memory (not with split-K "auto",
+  // whose stream-K choice could make a persistent 128x256 kernel),
   // 16-byte stores of D's and the transpose's rows. Persistent kernels in
   // 128x256 tiles (asked for, or the default of fast_accumulate) spill
   // with the read-back (ptxas: 12-280 bytes).
@@ -295,8 +299,7 @@ bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
               (operands.tileN == 0 && operands.fastAccumulate &&
                !operands.pingpong);
   if (transposes &&
-      (cc >= 100 || (operands.splitK > 1 && !operands.fusedReduce) ||
-       operands.splitKAuto || operands.tileN % 128 != 0 ||
+      (cc >= 100 || operands.splitKAuto || operands.tileN % 128 != 0 ||
        operands.m % 16 != 0 || operands.n % 16 != 0 || (persistent && wide)))
     return false;
   if (!operands.tmaStore)
@@ -460,7 +463,12 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.typeB = ptxType(typeB);
   plan.outType = outType;
   plan.outputAmaxes = outputAmaxes.size();
-  plan.outputTranspose = quantizer && quantizer->transpose;
+  // The transpose: staged by the GEMM kernel where it writes D, else
+  // written by the split-K reduction kernel (emitSplitKReduction).
+  bool transposes = quantizer && quantizer->transpose;
+  plan.outputTranspose =
+      transposes && (!plan.splitsK() || plan.fusesReduction());
+  plan.reductionTransposes = transposes && !plan.outputTranspose;
   if (blockQuantizer)
     plan.outputBlocks =
         std::make_shared<const ProducerBlockQuantizer>(*blockQuantizer);

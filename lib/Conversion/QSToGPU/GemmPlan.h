@@ -346,6 +346,10 @@ struct GemmPlan {
   /// (unless the TMA store writes them) and 4 x 16 blocks transposed into
   /// the [N, M] buffer, the kernel's argument after the amax.
   bool outputTranspose = false;
+  /// A fused output quantizer with a transpose buffer whose split-K
+  /// reduction kernel writes D: that kernel writes the transpose too,
+  /// through shared memory (emitSplitKReduction).
+  bool reductionTransposes = false;
   /// A block-scaled quantize of D (emitGemm's blockQuantizer: MXFP8 of
   /// any usage, or row-wise FP8 1x128; canFuseBlockQuantizer): D's type is
   /// its FP8 code type, and the tcgen05 epilogue, whose thread holds 32

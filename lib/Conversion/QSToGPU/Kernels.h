@@ -242,12 +242,13 @@ struct GemmOutputQuantizer {
 /// promoting persistent kernel in 128x256 tiles (ptxas spills). With a
 /// transpose buffer (`transposes`: sm_90a, column-wise usage) each
 /// consumer stages its codes in shared memory and reads them back
-/// transposed (GemmPlan::outputTranspose): the GEMM kernel writes D (one
-/// pass, a fused split-K reduction's last unit or stream-K; not the split-K
-/// reduction kernel, nor split-K "auto"), tiles 128 or 256 wide but not
-/// persistent 128x256 ones (ptxas spills), M and N multiples of 16 (16-byte stores of
-/// both layouts' rows). Elsewhere the GEMM writes FP32 and the quantize
-/// kernels follow.
+/// transposed (GemmPlan::outputTranspose) where the GEMM kernel writes D
+/// (one pass, a fused split-K reduction's last unit or stream-K), or the
+/// split-K reduction kernel writes both layouts through shared memory
+/// (GemmPlan::reductionTransposes); not split-K "auto"; tiles 128 or 256
+/// wide but not persistent 128x256 ones (ptxas spills), M and N multiples
+/// of 16 (16-byte stores of both layouts' rows). Elsewhere the GEMM writes
+/// FP32 and the quantize kernels follow.
 bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
                             int64_t cc, bool transposes = false);
 

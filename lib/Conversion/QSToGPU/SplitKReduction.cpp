@@ -1,0 +1,264 @@
+//===- SplitKReduction.cpp - GEMM kernels: the split-K reduction ----------===//
+//
+// The kernel that sums a split-K GEMM's FP32 planes into D (with bias, C,
+// a fused output quantizer or output amaxes), run after the GEMM kernel
+// on the same stream; and its variant for an FP8 output with a transpose
+// buffer, which writes both layouts through shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmCode.h"
+#include "Kernels.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include <cassert>
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+using namespace mlir::qs::gpuk::gemm;
+
+namespace {
+/// The reduction of a split-K GEMM whose fused FP8 output quantizer has a
+/// transpose buffer (GemmOutputQuantizer::transpose: sm_90a, column-wise
+/// usage; D's codes again as [N, M]). Tiles of 64 x 64 elements, one per
+/// block of 256 threads. Phase 1: thread t takes four groups of 4
+/// consecutive elements of tile rows t / 16 + 16 r (r < 4), columns
+/// 4 (t % 16) ... + 3 (a plane row's 256 bytes read by 16 threads): sums
+/// the planes, adds the bias, quantizes as the epilogue does
+/// (GemmCode::quantizeOutput), max-combines |values| inside D into the
+/// amax, stores the 4 codes into D and stages them in shared memory (rows
+/// of kPitch bytes). Phase 2, after the barrier: thread t reads tile
+/// column t / 4's codes of rows 16 (t % 4) ... + 15 back and stores them
+/// with one 16-byte store into row `column` of the transpose. M and N are
+/// multiples of 16 (canFuseOutputQuantizer): a group of 4 and a piece of
+/// 16 lie inside D or outside it.
+void emitTransposingReduction(OpBuilder &b, Location loc, ModuleOp module,
+                              const GemmPlan &plan, Value workspace,
+                              Value bias, Value d, const EmitOptions &options,
+                              const GemmOutputQuantizer &quantizer) {
+  constexpr int64_t kTile = 64, kPitch = kTile + 4, kGroups = 4;
+  int64_t m = plan.m, n = plan.n, tilesN = ceilDiv(n, kTile);
+  assert(m % 16 == 0 && n % 16 == 0 && "canFuseOutputQuantizer");
+  SmallVector<Value> args = {workspace};
+  if (bias)
+    args.push_back(bias);
+  args.append({d, quantizer.scale, quantizer.amaxOut, quantizer.transpose});
+  bool hasBias = static_cast<bool>(bias);
+  KernelDesc desc;
+  desc.name = "qs_gemm_split_k_reduce_transpose";
+  desc.threads = 256;
+  desc.gridSize = ceilDiv(m, kTile) * tilesN;
+  desc.shared.push_back(MemRefType::get({kTile * kPitch}, b.getI8Type()));
+  // The block's tile: its first row and column.
+  auto origin = [=](KernelEnv &env) {
+    return std::make_pair(
+        env.mul(env.div(env.blockId, env.idx(tilesN)), env.idx(kTile)),
+        env.mul(env.rem(env.blockId, env.idx(tilesN)), env.idx(kTile)));
+  };
+  desc.phases.push_back([=](KernelEnv &env) {
+    GemmCode code{env, plan};
+    Value out = env.args[1 + hasBias];
+    Value scale = memref::LoadOp::create(env.b, env.loc,
+                                         env.args[2 + hasBias], env.idx(0));
+    auto [row0, col0] = origin(env);
+    Value lane = env.rem(env.threadId, env.idx(16));
+    Value col = env.add(col0, env.mul(lane, env.idx(4)));
+    auto minU = [&](Value a, int64_t c) {
+      return arith::MinUIOp::create(env.b, env.loc, a, env.idx(c)).getResult();
+    };
+    Value readCol = minU(col, n - 4);
+    SmallVector<Value> biasValues;
+    if (hasBias)
+      biasValues = loadElements(env, env.args[1], readCol, 4);
+    // Every group's loads (at clamped, in-range positions) before the
+    // guarded stores, as in emitSplitKReduction.
+    Value running = env.f32(0.0f);
+    SmallVector<Value> rows, insides;
+    SmallVector<SmallVector<Value>> codes;
+    for (int64_t r = 0; r < kGroups; ++r) {
+      Value local = env.add(env.div(env.threadId, env.idx(16)),
+                            env.idx(16 * r));
+      Value row = env.add(row0, local);
+      Value at = env.add(env.mul(minU(row, m - 1), env.idx(n)), readCol);
+      SmallVector<Value> sums = code.sumPlanes(env.args[0], at, 4);
+      SmallVector<Value> outs;
+      for (int64_t e = 0; e < 4; ++e)
+        outs.push_back(finishOutput(env, sums[e],
+                                    hasBias ? biasValues[e] : Value(), Value(),
+                                    env.b.getF32Type()));
+      Value inside = env.land(env.lt(row, env.idx(m)), env.lt(col, env.idx(n)));
+      Value groupMax = running;
+      for (Value v : outs)
+        groupMax = env.absMax(groupMax, v);
+      running =
+          arith::SelectOp::create(env.b, env.loc, inside, groupMax, running);
+      codes.push_back(code.quantizeOutput(outs, scale));
+      Value staged = env.add(env.mul(local, env.idx(kPitch)),
+                             env.mul(lane, env.idx(4)));
+      for (int64_t e = 0; e < 4; ++e)
+        memref::StoreOp::create(env.b, env.loc, codes.back()[e], env.shared[0],
+                                env.add(staged, env.idx(e)));
+      rows.push_back(row);
+      insides.push_back(inside);
+    }
+    for (int64_t r = 0; r < kGroups; ++r)
+      env.ifThen(insides[r], [&] {
+        code.storeCodes(codes[r], out,
+                        env.add(env.mul(rows[r], env.idx(n)), col));
+      });
+    env.atomicMaxToGlobal(running, env.args[3 + hasBias]);
+  });
+  desc.phases.push_back([=](KernelEnv &env) {
+    GemmCode code{env, plan};
+    auto [row0, col0] = origin(env);
+    Value local = env.div(env.threadId, env.idx(4));
+    Value first = env.mul(env.rem(env.threadId, env.idx(4)), env.idx(16));
+    Value col = env.add(col0, local), row = env.add(row0, first);
+    env.ifThen(env.land(env.lt(col, env.idx(n)), env.lt(row, env.idx(m))),
+               [&] {
+                 SmallVector<Value> column;
+                 for (int64_t i = 0; i < 16; ++i)
+                   column.push_back(memref::LoadOp::create(
+                       env.b, env.loc, env.shared[0],
+                       env.add(env.mul(env.add(first, env.idx(i)),
+                                       env.idx(kPitch)),
+                               local)));
+                 code.storeCodes(column, env.args.back(),
+                                 env.add(env.mul(col, env.idx(m)), row));
+               });
+  });
+  emitKernel(b, loc, module, desc, args, options);
+}
+} // namespace
+
+void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
+                               const GemmPlan &plan, Value workspace,
+                               Value bias, Value c, Value d,
+                               const EmitOptions &options,
+                               const GemmOutputQuantizer *quantizer,
+                               ValueRange outputAmaxes) {
+  if (quantizer && quantizer->transpose) {
+    assert(!c && outputAmaxes.empty() &&
+           "a fused output quantizer has no accumulate operand");
+    emitTransposingReduction(b, loc, module, plan, workspace, bias, d,
+                             options, *quantizer);
+    return;
+  }
+  SmallVector<Value> args = {workspace};
+  if (bias)
+    args.push_back(bias);
+  if (c)
+    args.push_back(c);
+  args.push_back(d);
+  if (quantizer) {
+    args.push_back(quantizer->scale);
+    args.push_back(quantizer->amaxOut);
+  }
+  llvm::append_range(args, outputAmaxes);
+  int64_t elements = plan.m * plan.n;
+  int64_t n = plan.n;
+  bool quantizes = quantizer != nullptr;
+  int64_t amaxes = outputAmaxes.size();
+  // A quantizing reduction finishes FP32 values, then scales and converts
+  // them; with output amaxes the FP32 values are tracked, then rounded
+  // (as in the epilogue).
+  Type f32 = Float32Type::get(b.getContext());
+  Type outType = quantizes ? f32 : plan.outType;
+  bool hasBias = static_cast<bool>(bias), hasC = static_cast<bool>(c);
+  KernelDesc desc;
+  desc.name = "qs_gemm_split_k_reduce";
+  desc.threads = 256;
+  // Groups of `vec` consecutive elements of a row: 4 when N is a multiple
+  // of 4 (16-byte plane loads, one store per group; the planes are
+  // M N elements apart, so every group is aligned), else 1. Four groups
+  // per thread, consecutive threads on consecutive groups (each plane
+  // read coalesced). All loads (at clamped, in-range positions) come
+  // before the guarded stores: as in the epilogue, the compilers cannot
+  // tell that D does not alias the planes, bias or C, so a load after a
+  // store would stay after it.
+  int64_t vec = n % 4 == 0 ? 4 : 1, groups = elements / vec;
+  constexpr int64_t kPerThread = 4;
+  int64_t perBlock = desc.threads * kPerThread;
+  desc.gridSize = ceilDiv(groups, perBlock);
+  desc.phases.push_back([=](KernelEnv &env) {
+    Value ws = env.args[0];
+    Value biasArg = hasBias ? env.args[1] : Value();
+    Value cArg = hasC ? env.args[hasBias ? 2 : 1] : Value();
+    unsigned dIndex = 1 + hasBias + hasC;
+    Value out = env.args[dIndex];
+    Value outScale =
+        quantizes ? memref::LoadOp::create(env.b, env.loc, env.args[dIndex + 1],
+                                           env.idx(0))
+                        .getResult()
+                  : Value();
+    Value running = env.f32(0.0f);
+    auto load = [&](Value buffer, Value at) {
+      return loadElements(env, buffer, at, vec);
+    };
+    Value first =
+        env.add(env.mul(env.blockId, env.idx(perBlock)), env.threadId);
+    SmallVector<Value> positions;
+    SmallVector<SmallVector<Value>> results;
+    for (int64_t r = 0; r < kPerThread; ++r) {
+      Value g = env.add(first, env.idx(r * desc.threads));
+      Value at = env.mul(
+          arith::MinUIOp::create(env.b, env.loc, g, env.idx(groups - 1)),
+          env.idx(vec));
+      SmallVector<Value> sums = GemmCode{env, plan}.sumPlanes(ws, at, vec);
+      SmallVector<Value> biasValues, cValues;
+      if (biasArg)
+        biasValues = load(biasArg, env.rem(at, env.idx(n)));
+      if (cArg)
+        cValues = load(cArg, at);
+      SmallVector<Value> outs;
+      for (int64_t i = 0; i < vec; ++i)
+        outs.push_back(
+            finishOutput(env, sums[i], biasArg ? biasValues[i] : Value(),
+                         cArg ? cValues[i] : Value(), amaxes ? f32 : outType));
+      if (quantizes || amaxes) {
+        // The |max| of groups inside D, then for a quantizer the codes in
+        // place of the values.
+        Value groupMax = running;
+        for (Value v : outs)
+          groupMax = env.absMax(groupMax, v);
+        running = arith::SelectOp::create(
+            env.b, env.loc, env.lt(g, env.idx(groups)), groupMax, running);
+      }
+      if (quantizes)
+        outs = GemmCode{env, plan}.quantizeOutput(outs, outScale);
+      else if (amaxes)
+        outs = llvm::map_to_vector(
+            outs, [&](Value v) { return roundOutput(env, v, outType); });
+      positions.push_back(g);
+      results.push_back(std::move(outs));
+    }
+    int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
+    for (int64_t r = 0; r < kPerThread; ++r)
+      env.ifThen(env.lt(positions[r], env.idx(groups)), [&] {
+        Value at = env.mul(positions[r], env.idx(vec));
+        if (quantizes) {
+          GemmCode{env, plan}.storeCodes(results[r], out, at);
+          return;
+        }
+        if (vec == 1) {
+          memref::StoreOp::create(env.b, env.loc, results[r][0], out, at);
+          return;
+        }
+        Value packed = vector::FromElementsOp::create(
+            env.b, env.loc, VectorType::get({vec}, outType), results[r]);
+        vector::StoreOp::create(
+            env.b, env.loc, packed, out, ValueRange{at}, /*nontemporal=*/false,
+            llvm::MaybeAlign(env.gpu ? vec * outBytes : outBytes));
+      });
+    // One atomic max per warp of the |values| this thread stored.
+    if (quantizes)
+      env.atomicMaxToGlobal(running, env.args.back());
+    if (amaxes)
+      running = env.toF32(roundOutput(env, running, outType));
+    for (int64_t a = 0; a < amaxes; ++a)
+      env.atomicMaxToGlobal(running, env.args[dIndex + 1 + a]);
+  });
+  emitKernel(b, loc, module, desc, args, options);
+}
