@@ -311,7 +311,10 @@ OUTPUT_QUANTIZER_CHECKS += [
     ("fp8_current", 0, dict(), 272, 256, 640, True, (_STREAM, _pers(4))),
     # ... and through shared memory by the split-K reduction kernel
     # (qs_gemm_split_k_reduce_transpose: 64 x 64 tiles, partial ones here).
-    ("fp8_current", 0, dict(), 144, 144, 384, True, (_split(3),))]
+    ("fp8_current", 0, dict(), 144, 144, 384, True, (_split(3),)),
+    # ... and by the pass split-K "auto" chooses (16 splits, the reduction
+    # kernel).
+    ("fp8_current", 0, dict(), 144, 144, 2048, True, ('qs.gemm_split_k = "auto"',))]
 
 
 def attrs_label(attrs):
@@ -329,6 +332,7 @@ def attrs_label(attrs):
     label += "".join(f"-sk{n}" for n in re.findall(r"gemm_split_k = (\d+)", text))
     label += "f" if '"fused"' in text else ""
     label += "-skstream" if '"stream"' in text else ""
+    label += "-skauto" if '"auto"' in text else ""
     return label
 
 

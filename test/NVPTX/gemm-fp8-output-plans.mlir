@@ -10,7 +10,7 @@
 // and read back transposed by the GEMM kernel's pass that writes D (also a
 // fused reduction's last unit and stream-K's), or written through shared
 // memory by the split-K reduction kernel; M and N multiples of 16, not
-// persistent 128x256 tiles, not split-K "auto".
+// persistent 128x256 tiles, nor 128x256 ones under split-K "auto".
 !x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
 !h = !qs.tensor<256x1024xbf16, #qs.fp8_delayed<columnwise = false>>
@@ -176,15 +176,26 @@ module attributes {qs.chip = "sm_90a"} {
     %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = 2 : i64} : !x, !w -> !hb, tensor<1xf32>
     return %h, %a2 : !hb, tensor<1xf32>
   }
-  // Not fused with the transpose: split-K "auto" (whose stream-K choice
-  // could make a persistent 128x256 kernel), persistent 128x256 tiles
-  // (ptxas spills), M not a multiple of 16; the GEMM writes FP32, the
-  // quantize kernels follow.
+  // Split-K "auto" with the transpose: whichever pass it chooses writes
+  // both layouts (here 8 splits, the reduction kernel).
   // CHECK-LABEL: func.func @with_transpose_split_k_auto
+  //       CHECK:   call @qs_gemm_split_k_reduce_transpose{{(_[0-9]+)?}}_launch
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
+  func.func @with_transpose_split_k_auto(%x: !qs.tensor<128x8192xbf16, #qs.fp8_current<columnwise = false>>, %w: !qs.tensor<1024x8192xbf16, #qs.fp8_current<columnwise = false>>, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!qs.tensor<128x1024xbf16, #qs.fp8_delayed>, tensor<1xf32>) {
+    // expected-remark-re @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (1 x 8), 6-stage ring, 64 k-tiles of 128 in 8 splits of 8 (split-K "auto", {{.*}}), FP32 promotion per 128 of K, FP8 output quantized in the split-K reduction (scale, amax atomics, transpose through shared memory); {{.*}}; then qs_gemm_split_k_reduce_transpose}}
+    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = "auto"} : !qs.tensor<128x8192xbf16, #qs.fp8_current<columnwise = false>>, !qs.tensor<1024x8192xbf16, #qs.fp8_current<columnwise = false>> -> !qs.tensor<128x1024xbf16, #qs.fp8_delayed>, tensor<1xf32>
+    return %h, %a2 : !qs.tensor<128x1024xbf16, #qs.fp8_delayed>, tensor<1xf32>
+  }
+  // Not fused with the transpose: persistent 128x256 tiles (ptxas spills),
+  // 128x256 tiles under split-K "auto" (whose stream-K choice would make
+  // them persistent), M not a multiple of 16; the GEMM writes FP32, the
+  // quantize kernels follow.
+  // CHECK-LABEL: func.func @with_transpose_split_k_auto_wide
   //       CHECK:   call @qs_quantize
-  func.func @with_transpose_split_k_auto(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
-    // expected-remark-re @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), {{.*}}, FP32 promotion per 128 of K; {{.*}}}}
-    %h, %a2 = qs.gemm %x, %w transpose_b scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = "auto"} : !x, !w -> !hb, tensor<1xf32>
+  func.func @with_transpose_split_k_auto_wide(%x: !x, %w: !w, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (!hb, tensor<1xf32>) {
+    // expected-remark-re @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x256 tiles (2 x 4), 4-stage ring, 4 k-tiles of 128 (split-K "auto": {{.*}}); 8 blocks of 384 threads, 196672 bytes of shared memory}}
+    %h, %a2 = qs.gemm %x, %w transpose_b fast_accumulate scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) {qs.gemm_split_k = "auto", qs.gemm_tile_n = 256 : i64} : !x, !w -> !hb, tensor<1xf32>
     return %h, %a2 : !hb, tensor<1xf32>
   }
   // CHECK-LABEL: func.func @with_transpose_persistent_wide

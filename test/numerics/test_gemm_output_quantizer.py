@@ -102,7 +102,8 @@ def test_gemm_output_quantizer_transpose(rng):
     # reductions (each tile's last unit; with the TMA store in 128x256
     # tiles, and stream-K with the TMA store; ping-pong consumers with the
     # TMA store), the split-K reduction kernel (64 x 64 tiles through
-    # shared memory; partial tiles, bias, and a dgrad into f16 without);
+    # shared memory; partial tiles, bias, and a dgrad into f16 without),
+    # split-K "auto" (either reduction);
     # then the fallback (M not a multiple of 16), whose quantize kernels
     # write the same bytes.
     q = h.quantizer("fp8_delayed")
@@ -136,6 +137,11 @@ def test_gemm_output_quantizer_transpose(rng):
                            attrs=["qs.gemm_split_k = 3 : i64"])
     check_output_quantizer(rng, "fp8_delayed", LAYOUTS[1], e5m2, "f16", False, m=208, n=256,
                            k=400, attrs=["qs.gemm_split_k = 2 : i64"])
+    # Split-K "auto": 16 splits with the reduction kernel, 4 fused.
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=144, n=144,
+                           k=2048, attrs=['qs.gemm_split_k = "auto"'])
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=128, n=128,
+                           k=8192, attrs=['qs.gemm_split_k = "auto"', fused])
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=200, n=144, k=256)
 
 

@@ -289,18 +289,18 @@ bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
   // codes in the tile (not 128x192), read back by the GEMM kernel's pass
   // that writes D (a fused reduction's last unit and stream-K's sum the
   // planes in the fragments, then stage), or written by the split-K
-  // reduction kernel through shared memory (not with split-K "auto",
-  // whose stream-K choice could make a persistent 128x256 kernel),
-  // 16-byte stores of D's and the transpose's rows. Persistent kernels in
-  // 128x256 tiles (asked for, or the default of fast_accumulate) spill
-  // with the read-back (ptxas: 12-280 bytes).
+  // reduction kernel through shared memory; 16-byte stores of D's and the
+  // transpose's rows. Persistent kernels in 128x256 tiles (asked for, or
+  // the default of fast_accumulate) spill with the read-back (ptxas:
+  // 12-280 bytes): so do 128x256 tiles under split-K "auto", whose
+  // stream-K choice would make them persistent (chosen after this).
   bool persistent = operands.persistentBlocks || operands.streamK;
   bool wide = operands.tileN == 256 ||
               (operands.tileN == 0 && operands.fastAccumulate &&
                !operands.pingpong);
   if (transposes &&
-      (cc >= 100 || operands.splitKAuto || operands.tileN % 128 != 0 ||
-       operands.m % 16 != 0 || operands.n % 16 != 0 || (persistent && wide)))
+      (cc >= 100 || operands.tileN % 128 != 0 || operands.m % 16 != 0 ||
+       operands.n % 16 != 0 || ((persistent || operands.splitKAuto) && wide)))
     return false;
   if (!operands.tmaStore)
     return true;

@@ -245,10 +245,11 @@ struct GemmOutputQuantizer {
 /// transposed (GemmPlan::outputTranspose) where the GEMM kernel writes D
 /// (one pass, a fused split-K reduction's last unit or stream-K), or the
 /// split-K reduction kernel writes both layouts through shared memory
-/// (GemmPlan::reductionTransposes); not split-K "auto"; tiles 128 or 256
-/// wide but not persistent 128x256 ones (ptxas spills), M and N multiples
-/// of 16 (16-byte stores of both layouts' rows). Elsewhere the GEMM writes
-/// FP32 and the quantize kernels follow.
+/// (GemmPlan::reductionTransposes); tiles 128 or 256 wide but not
+/// persistent 128x256 ones (ptxas spills), nor 128x256 ones under split-K
+/// "auto" (whose stream-K choice would make them persistent), M and N
+/// multiples of 16 (16-byte stores of both layouts' rows). Elsewhere the
+/// GEMM writes FP32 and the quantize kernels follow.
 bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
                             int64_t cc, bool transposes = false);
 
