@@ -503,15 +503,16 @@ def evaluate(case, directory, results):
         else:
             want = np.load(os.path.join(directory, f"want{j}.npy"))
         want_bytes = np.ascontiguousarray(want).view(np.uint8).reshape(-1)
+        if got.size != want_bytes.size:
+            problems.append(f"{name}: {got.size} bytes, expected {want_bytes.size}")
+            continue
         if case.get("nan_equal"):
             g = got.view(np.float32)
             w = want_bytes.view(np.float32)
             same = (g.view(np.uint32) == w.view(np.uint32)) | (np.isnan(g) & np.isnan(w))
         else:
             same = got == want_bytes
-        if got.size != want_bytes.size:
-            problems.append(f"{name}: {got.size} bytes, expected {want_bytes.size}")
-        elif not same.all():
+        if not same.all():
             k = int(np.argmin(same))
             problems.append(f"{name}: {int((~same).sum())} of {same.size} differ, first at "
                             f"{k}: got {got[k] if not case.get('nan_equal') else g[k]!r}, "

@@ -314,7 +314,14 @@ OUTPUT_QUANTIZER_CHECKS += [
     ("fp8_current", 0, dict(), 144, 144, 384, True, (_split(3),)),
     # ... and by the pass split-K "auto" chooses (16 splits, the reduction
     # kernel).
-    ("fp8_current", 0, dict(), 144, 144, 2048, True, ('qs.gemm_split_k = "auto"',))]
+    ("fp8_current", 0, dict(), 144, 144, 2048, True, ('qs.gemm_split_k = "auto"',)),
+    # Block-scaled results of the split-K reduction kernel
+    # (qs_gemm_split_k_reduce_blocks): MXFP8 and FP8 1x128 both usages
+    # (M and N multiples of 128: device-run's block_results has no scale
+    # padding).
+    ("fp8_current", 0, dict(family="mxfp8"), 256, 256, 384, True, (_split(3),)),
+    ("fp8_current", 0, dict(family="fp8_block", block_scaling_dim=1), 256, 384, 512, True,
+     (_split(2),))]
 
 
 def attrs_label(attrs):
@@ -524,6 +531,10 @@ def main():
             params = dict(params)
             qfamily = params.pop("family", "fp8_delayed")
             delayed = qfamily == "fp8_delayed"
+            if qfamily in ("mxfp8", "fp8_block") and (m % 128 or n % 128):
+                sys.exit(f"device_bundle: output-quantizer check {i} ({qfamily}, {m}x{n}): M "
+                         "and N must be multiples of 128 (device-run.py's block_results "
+                         "expects scales without padding)")
             q = h.quantizer(qfamily, **params)
             d = os.path.join(args.out, "check",
                              f"gemmq{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-"

@@ -213,7 +213,13 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("mxfp8", "mx2", 64), ("e4m3 x e4m3", "mx2", 128),
               ("e4m3 x e4m3 fast", "mx2", 256), ("block 1D x 2D", "mx2", 128),
               ("nvfp4 cluster2 persistent", "mx2", 128),
-              ("e4m3 x e4m3 fast cluster2 pingpong", "mx2", 128)]
+              ("e4m3 x e4m3 fast cluster2 pingpong", "mx2", 128),
+              # Block-scaled results of split-K GEMMs: the reduction kernel
+              # (qs_gemm_split_k_reduce_blocks) stages 32 x 128 tiles
+              # (128 x 128 with FP8 128 x 1 column blocks) and quantizes
+              # their blocks (since 2026-12-03).
+              ("e4m3 x e4m3 splitk4", "mx", 128), ("e4m3 x e4m3 splitk4", "mx2", 128),
+              ("block 1D x 2D splitk4", "blk", 128), ("e4m3 x e4m3 splitk4", "blk2", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -275,7 +281,10 @@ GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     # lane reads a row block and a 128 x 1 column block).
                     ("mxfp8", "blk2", 128), ("e4m3 x e4m3", "blk2", 256),
                     ("nvfp4 persistent", "blk2", 128), ("mxfp8 persistent", "blk2", 256),
-                    ("block 1D x 1D", "blk2", 128)]
+                    ("block 1D x 1D", "blk2", 128),
+                    # Split-K: the reduction kernel quantizes the blocks
+                    # (qs_gemm_split_k_reduce_blocks, since 2026-12-03).
+                    ("mxfp8 splitk4", "mx2", 128), ("e4m3 x e4m3 splitk4", "blk2", 128)]
 
 
 def gemm_module_text(shape, label, out, tile, chip="sm_90a"):

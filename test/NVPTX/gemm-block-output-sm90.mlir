@@ -13,9 +13,10 @@
 // times four loads, 32 codes and two stores. MXFP8 with column-wise usage:
 // each thread also reads one column's 32 staged rows (32 x 1 block), and
 // stores its E8M0 scale and 32 codes (one byte per row). The quantize's
-// cast kernel is not launched. Not fused: qs.gemm_epilogue = "tma",
-// split-K, FP8 1x128 in MXFP8's default 128x64 tiles or of an FP32 result
-// (four staged chunks per block).
+// cast kernel is not launched (with split-K: the reduction kernel
+// quantizes). Not fused: qs.gemm_epilogue = "tma", FP8 1x128 in MXFP8's
+// default 128x64 tiles or of an FP32 result (four staged chunks per
+// block).
 !x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
 !xp = !qs.tensor<224x512xbf16, #qs.fp8_current<columnwise = false>>
@@ -61,11 +62,14 @@ module attributes {qs.chip = "sm_90a"} {
     %y = qs.gemm %x, %w transpose_b {qs.gemm_epilogue = "tma"} : !x, !w -> !y
     return %y : !y
   }
+  // Split-K: the reduction kernel quantizes the blocks (the planes, then
+  // D's codes and scales; gemm-block-output-split-k.mlir).
   // CHECK-LABEL: func.func @split_k
-  //       CHECK:   call @qs_gemm_split_k_reduce{{.*}}launch({{.*}}) : (memref<524288xf32>, memref<262144xbf16>) -> ()
-  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  //       CHECK:   call @qs_gemm_split_k_reduce_blocks{{(_[0-9]+)?}}_launch({{.*}}) : (memref<524288xf32>, memref<262144xf8E4M3FN>, memref<8192xf8E8M0FNU>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
   func.func @split_k(%x: !x, %w: !w) -> !y {
-    // expected-remark @+1 {{in 2 splits of 2, FP32 promotion per 32 of K; 64 blocks}}
+    // expected-remark @+1 {{in 2 splits of 2, FP32 promotion per 32 of K, block-scaled output quantized in the split-K reduction (1x32 row blocks, E8M0 scales); 64 blocks of 384 threads, 196736 bytes of shared memory; then qs_gemm_split_k_reduce_blocks}}
     %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = 2 : i64} : !x, !w -> !y
     return %y : !y
   }

@@ -9,10 +9,10 @@
 // scale_inv) and FP8 codes; a 1x128 block's four chunks are read twice
 // (amax, then codes). The quantize's cast kernel is not launched (with
 // GEMM-swizzled scales and M or N not a multiple of 128 its init kernel
-// zeroes the padded scales first). Not fused (GEMM into the nominal type,
-// then the quantize kernels): split-K and stream-K (the reducing passes
-// sum 4-element groups), the TMA-store epilogue, N not a multiple of the
-// block, FP8
+// zeroes the padded scales first); with split-K the reduction kernel
+// quantizes the blocks. Not fused (GEMM into the nominal type, then the
+// quantize kernels): stream-K (its reducing pass sums 4-element groups),
+// the TMA-store epilogue, N not a multiple of the block, FP8
 // 1x128 in sm_90a's 128x64 MXFP8 tiles (sm_90a stages its block outputs
 // in shared memory: gemm-block-output-sm90.mlir). MXFP8 with column-wise
 // usage: a column's 32 rows are a warp's 32 lanes, so each warp stages
@@ -52,12 +52,15 @@ module attributes {qs.chip = "sm_100a"} {
     %y = qs.gemm %x, %w transpose_b {qs.gemm_persistent = 4 : i64} : !xp, !wp -> !ys
     return %y : !ys
   }
+  // Split-K: the GEMM kernel writes FP32 planes only, the reduction
+  // kernel quantizes the blocks (gemm-block-output-split-k.mlir).
   // CHECK-LABEL: func.func @split_k
-  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<524288xf32>) -> ()
-  //       CHECK:   call @qs_gemm_split_k_reduce{{.*}}launch({{.*}}) : (memref<524288xf32>, memref<262144xbf16>) -> ()
-  //       CHECK:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<4096xf8E8M0FNU>, memref<16384xf8E8M0FNU>, memref<524288xf32>) -> ()
+  //       CHECK:   call @qs_gemm_split_k_reduce_blocks{{(_[0-9]+)?}}_launch({{.*}}) : (memref<524288xf32>, memref<262144xf8E4M3FN>, memref<8192xf8E8M0FNU>) -> ()
+  //   CHECK-NOT:   call @qs_quantize
+  //       CHECK:   return
   func.func @split_k(%x: !x, %w: !w) -> !y {
-    // expected-remark @+1 {{in 2 splits of 2, block-scaled MMA (scale factors in tensor memory); 32 blocks of 128 threads, 169056 bytes of shared memory; then qs_gemm_split_k_reduce}}
+    // expected-remark @+1 {{in 2 splits of 2, block-scaled MMA (scale factors in tensor memory), block-scaled output quantized in the split-K reduction (1x32 row blocks, E8M0 scales); 32 blocks of 128 threads, 169056 bytes of shared memory; then qs_gemm_split_k_reduce_blocks}}
     %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = 2 : i64} : !x, !w -> !y
     return %y : !y
   }

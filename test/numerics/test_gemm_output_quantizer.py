@@ -472,6 +472,43 @@ def test_gemm_output_quantizer_fp8_block_columnwise_sm100(rng):
                            k=256, **sm100)
 
 
+def test_gemm_output_quantizer_block_split_k(rng):
+    # Block-scaled results of a split-K GEMM: the reduction kernel
+    # (qs_gemm_split_k_reduce_blocks) sums the planes of a 32 x 128 tile
+    # (128 x 128 with FP8 128 x 1 column blocks), stages the values rounded
+    # to the nominal type in shared memory, then takes each row block's and
+    # column block's amax, scale and codes. MXFP8 both usages (bias,
+    # partial tiles in M and N, 3 splits), row-wise with swizzled E5M2
+    # scales from an FP32 product; FP8 1x128 both usages (M not a multiple
+    # of 128), column-wise only with exact E5M2 scales (f16, NN), row-wise
+    # of an FP32 product; sm_100a MXFP8 and FP8 1x128 both usages; then
+    # the plan that keeps the quantize kernels (FP8 128 x 1 blocks of an
+    # FP32 product), same bytes.
+    mx = h.quantizer("mxfp8")
+    e5m2 = h.quantizer("mxfp8", columnwise=False, fp8_dtype="f8E5M2", optimize_for_gemm=True)
+    both = h.quantizer("fp8_block", block_scaling_dim=1)
+    rows = h.quantizer("fp8_block", block_scaling_dim=1, columnwise=False)
+    columns = h.quantizer("fp8_block", block_scaling_dim=1, rowwise=False,
+                          force_pow_2_scales=False, fp8_dtype="f8E5M2")
+    split2, split3 = ["qs.gemm_split_k = 2 : i64"], ["qs.gemm_split_k = 3 : i64"]
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], mx, "bf16", True, m=224, n=160,
+                           k=384, attrs=split3)
+    check_output_quantizer(rng, "fp8_block", LAYOUTS[1], e5m2, "f32", False, m=160, n=192,
+                           k=384, attrs=split2)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=208, n=384,
+                           k=512, attrs=split2)
+    check_output_quantizer(rng, "fp8_block", LAYOUTS[1], columns, "f16", False, m=160, n=256,
+                           k=384, attrs=split2)
+    check_output_quantizer(rng, "mxfp8", LAYOUTS[0], rows, "f32", True, m=160, n=256, k=256,
+                           attrs=split2)
+    check_output_quantizer(rng, "mxfp8", LAYOUTS[0], mx, "bf16", True, m=224, n=160, k=512,
+                           attrs=split2, chip="sm_100a")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=208, n=256,
+                           k=512, attrs=split2, chip="sm_100a")
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "f32", True, m=208, n=256,
+                           k=256, attrs=split2)
+
+
 def test_gemm_output_quantizer_rows_past_m(rng):
     # The last tile row's rows past M (M = 144: 16 of 128 inside) compute
     # bias-only values that no amax may count: the epilogue's running

@@ -205,7 +205,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     without the cast kernel; an MXFP8 result's column-wise 32x1 blocks
     too (the rows staged in shared memory, each thread reads a column),
     and an FP8 1x128 result's 128x1 column blocks (every consumer's or
-    epilogue warp's staged rows, codes transposed). Where the
+    epilogue warp's staged rows, codes transposed); with split-K, the
+    reduction kernel quantizes those blocks from tiles it stages in
+    shared memory. Where the
     GEMM's plan does not allow it, the GEMM writes the product and the
     quantize kernels follow, with the same bytes.
 

@@ -242,8 +242,11 @@ static std::string describe(const GemmPlan &plan,
            : plan.reductionTransposes ? ", transpose through shared memory"
                                       : "")
        << ")";
-  if (const ProducerBlockQuantizer *q = plan.outputBlocks.get()) {
-    os << ", block-scaled output quantized in the epilogue (";
+  if (const ProducerBlockQuantizer *q = plan.outputBlocks
+                                            ? plan.outputBlocks.get()
+                                            : plan.reductionBlocks.get()) {
+    os << ", block-scaled output quantized in the "
+       << (plan.reductionBlocks ? "split-K reduction" : "epilogue") << " (";
     if (q->rowwise())
       os << "1x" << q->block << " row blocks, ";
     if (q->columnwise())
@@ -277,7 +280,9 @@ static std::string describe(const GemmPlan &plan,
     os << "; each tile's last unit sums its planes";
   else if (plan.splitsK())
     os << "; then qs_gemm_split_k_reduce"
-       << (plan.reductionTransposes ? "_transpose" : "");
+       << (plan.reductionTransposes ? "_transpose"
+           : plan.reductionBlocks   ? "_blocks"
+                                    : "");
   return text;
 }
 
@@ -344,22 +349,34 @@ int64_t GemmPlan::outputExtras() const {
 
 bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
                                  int64_t cc, int64_t block, bool columnwise) {
-  // One tensor-memory load gives a thread 32 columns of a row; the tiles
-  // (128 or 256 wide) hold whole blocks of 32 or 128. sm_90a stages 128
-  // bytes of each row per buffer (64 or 32 columns), whole MXFP8 blocks;
-  // a 1x128 block takes both buffers of 16-bit values, in tiles 128 or
-  // 256 wide (MXFP8 operands' default 128x64 and FP8 block's 128x192 are
-  // not). Column-wise blocks (MXFP8): a thread reads 32 staged rows of a
-  // column (not ping-pong consumers, whose 128 accumulator registers leave
-  // too few for a column's values: ptxas spills). FP8 1x128 column-wise
-  // blocks (128 x 1, the rows of every staging group: sm_90a's two
-  // consumers meet at a 256-thread barrier, sm_100a's four epilogue warps
-  // at a 128-thread one; not ping-pong, whose consumers run different
-  // tiles) store 16-byte pieces of the transpose's rows: M a multiple of
-  // 16; on sm_100a too, a pass (both of a warp's buffers) holds 128
-  // 16-bit columns: a 16-bit result in tiles 128 or 256 wide.
-  if (columnwise &&
-      (operands.pingpong || (block == 128 && operands.m % 16 != 0)))
+  if (accumulate || operands.tmaStore || operands.splitKAuto ||
+      operands.streamK || operands.n % block != 0 ||
+      (columnwise && block == 128 && operands.m % 16 != 0))
+    return false;
+  // The split-K reduction kernel (qs_gemm_split_k_reduce_blocks) quantizes
+  // D's blocks from rows it stages in shared memory, whatever the GEMM
+  // kernel's tiles or consumers: FP8 128 x 1 column blocks stage 128 rows,
+  // of a 16-bit nominal type (32 KiB of static shared memory), and store
+  // 16-byte pieces of the transpose's rows (M a multiple of 16).
+  if (operands.splitK > 1 && !operands.fusedReduce)
+    return !(columnwise && block == 128 && operands.outBytes != 2);
+  // The GEMM kernel's epilogue. One tensor-memory load gives a thread 32
+  // columns of a row; the tiles (128 or 256 wide) hold whole blocks of 32
+  // or 128. sm_90a stages 128 bytes of each row per buffer (64 or 32
+  // columns), whole MXFP8 blocks; a 1x128 block takes both buffers of
+  // 16-bit values, in tiles 128 or 256 wide (MXFP8 operands' default
+  // 128x64 and FP8 block's 128x192 are not). Column-wise blocks (MXFP8): a
+  // thread reads 32 staged rows of a column (not ping-pong consumers, whose
+  // 128 accumulator registers leave too few for a column's values: ptxas
+  // spills). FP8 1x128 column-wise blocks (128 x 1, the rows of every
+  // staging group: sm_90a's two consumers meet at a 256-thread barrier,
+  // sm_100a's four epilogue warps at a 128-thread one; not ping-pong, whose
+  // consumers run different tiles) store 16-byte pieces of the
+  // transpose's rows; on sm_100a too, a pass (both of a warp's buffers)
+  // holds 128 16-bit columns: a 16-bit result in tiles 128 or 256 wide.
+  // Fused split-K (each tile's last unit) is not: its reducing pass does
+  // not stage blocks.
+  if ((columnwise && operands.pingpong) || operands.splitK != 1)
     return false;
   int64_t tileN = operands.pingpong ? 128 : operands.tileN;
   bool sm90Blocks =
@@ -367,9 +384,7 @@ bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
                       (tileN ? tileN % 128 == 0 : operands.a.blockDim != 3));
   bool sm100Blocks = block == 32 || !columnwise ||
                      (operands.outBytes == 2 && tileN % 128 == 0);
-  return (cc >= 100 ? sm100Blocks : sm90Blocks) && !accumulate &&
-         !operands.tmaStore && operands.splitK == 1 && !operands.splitKAuto &&
-         !operands.streamK && operands.n % block == 0;
+  return cc >= 100 ? sm100Blocks : sm90Blocks;
 }
 
 std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
@@ -469,9 +484,16 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.outputTranspose =
       transposes && (!plan.splitsK() || plan.fusesReduction());
   plan.reductionTransposes = transposes && !plan.outputTranspose;
-  if (blockQuantizer)
-    plan.outputBlocks =
+  // The block quantizer: in the GEMM kernel's pass that writes D, else in
+  // the split-K reduction kernel.
+  if (blockQuantizer) {
+    auto blocks =
         std::make_shared<const ProducerBlockQuantizer>(*blockQuantizer);
+    if (plan.splitsK() && !plan.fusesReduction())
+      plan.reductionBlocks = blocks;
+    else
+      plan.outputBlocks = blocks;
+  }
   plan.bias = static_cast<bool>(bias);
   plan.accumulate = static_cast<bool>(c);
 
@@ -556,7 +578,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   }
   if (finishes)
     llvm::append_range(args, outputAmaxes);
-  if (blockQuantizer)
+  if (blockQuantizer && finishes)
     llvm::append_range(args, blockQuantizer->extraBuffers());
   if (workspace)
     args.push_back(workspace);

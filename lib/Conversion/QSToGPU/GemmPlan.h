@@ -335,7 +335,8 @@ struct GemmPlan {
   /// epilogue scales, converts and takes the amax of the FP32 values; the
   /// kernel's arguments after d are the scale and the amax state.
   bool quantizesOutput() const {
-    return isa<Float8E4M3FNType, Float8E5M2Type>(outType) && !outputBlocks;
+    return isa<Float8E4M3FNType, Float8E5M2Type>(outType) && !outputBlocks &&
+           !reductionBlocks;
   }
   /// A fused output quantizer with a transpose buffer (GemmOutputQuantizer::
   /// transpose; sm_90a, the GEMM kernel writing D, canFuseOutputQuantizer;
@@ -360,6 +361,11 @@ struct GemmPlan {
   /// (stagesBlocks()). The kernel's arguments after d are
   /// ProducerBlockQuantizer::extraBuffers(). Null: none.
   std::shared_ptr<const ProducerBlockQuantizer> outputBlocks;
+  /// A block-scaled quantize of D whose split-K reduction kernel writes D
+  /// (the GEMM kernel stores FP32 planes only): that kernel quantizes the
+  /// blocks from rows staged in shared memory (emitSplitKReduction,
+  /// qs_gemm_split_k_reduce_blocks). Null: none.
+  std::shared_ptr<const ProducerBlockQuantizer> reductionBlocks;
   /// The global amax buffers of a quantize of D (emitGemm's outputAmaxes:
   /// current scaling, NVFP4) that the pass writing D max-combines max |D|
   /// into; the kernel's arguments after d. 0: none.

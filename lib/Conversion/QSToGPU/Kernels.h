@@ -259,11 +259,14 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// epilogue thread reads a row 32 consecutive columns at a time, and the
 /// sm_90a kernels, which stage each consumer's rows in shared memory and
 /// read one block per thread back (GemmPlan::stagesBlocks; FP8 1x128 of
-/// a 16-bit result in tiles 128 or 256 wide);
-/// storing D directly (not qs.gemm_epilogue = "tma") from one pass (no
-/// split-K or stream-K, including split-K "auto": the reducing passes sum
-/// 4-element groups), without an accumulate operand, N a multiple of the
-/// block (whole blocks). A quantizer with column-wise blocks
+/// a 16-bit result in tiles 128 or 256 wide), storing D directly from one
+/// pass (no split-K); or the split-K reduction kernel
+/// (GemmPlan::reductionBlocks: any tiles or consumers; FP8 128 x 1 column
+/// blocks of a 16-bit result). Not with qs.gemm_epilogue = "tma", a
+/// fused split-K reduction, stream-K or split-K "auto" (their reducing
+/// passes sum 4-element groups), an accumulate operand; N a multiple of
+/// the block (whole blocks). In the epilogue, a quantizer with column-wise
+/// blocks
 /// (`columnwise`) not with ping-pong consumers: MXFP8 (both chips stage
 /// the rows in shared memory, where a thread reads a 32 x 1 block down a
 /// column: GemmPlan::stagesBlocks; ping-pong spills), FP8 1x128, M a

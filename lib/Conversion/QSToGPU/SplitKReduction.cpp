@@ -2,8 +2,10 @@
 //
 // The kernel that sums a split-K GEMM's FP32 planes into D (with bias, C,
 // a fused output quantizer or output amaxes), run after the GEMM kernel
-// on the same stream; and its variant for an FP8 output with a transpose
-// buffer, which writes both layouts through shared memory.
+// on the same stream; its variant for an FP8 output with a transpose
+// buffer, which writes both layouts through shared memory; and its variant
+// for a block-scaled output (MXFP8, FP8 1x128), which quantizes D's
+// blocks from rows staged in shared memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,6 +133,218 @@ void emitTransposingReduction(OpBuilder &b, Location loc, ModuleOp module,
   });
   emitKernel(b, loc, module, desc, args, options);
 }
+/// The reduction of a split-K GEMM whose block quantizer writes D
+/// (GemmPlan::reductionBlocks: MXFP8 1x32 / 32x1, FP8 1x128 / 128x1).
+/// Tiles of R x 128 elements, one per block of 256 threads: R = 128 with
+/// FP8 128 x 1 column blocks (a column block's rows, of a 16-bit nominal
+/// type), else 32 (an MXFP8 column block's). Phase 1: thread t sums the
+/// planes of R / 8 groups of 4 consecutive elements of a row (group
+/// t + 256 i: row g / 32, columns 4 (g % 32) ... + 3), adds the bias,
+/// rounds to the quantize's nominal type (as the epilogue stages them) and
+/// stages the values, zero outside D. Phase 2: a thread per row block
+/// (max |v| of its staged values, its scale stored and its multiplier
+/// kept in shared memory) and per column (the column block's). Phase 3:
+/// the codes: row-wise, the groups of phase 1 again (4 codes, one 32-bit
+/// store); MXFP8 column-wise (x's layout), 4 rows of a column per unit,
+/// byte stores; FP8 column-wise (transposed, [N, M]), 16 rows of a column
+/// per unit, one 16-byte store (M a multiple of 16,
+/// canFuseBlockQuantizer). N is a multiple of the block: a group lies
+/// inside D's columns or outside them.
+void emitBlockReduction(OpBuilder &b, Location loc, ModuleOp module,
+                        const GemmPlan &plan, Value workspace, Value bias,
+                        const EmitOptions &options) {
+  const ProducerBlockQuantizer &q = *plan.reductionBlocks;
+  constexpr int64_t kCols = 128, kThreads = 256;
+  int64_t block = q.block, m = plan.m, n = plan.n;
+  int64_t rows = q.columnwise() && block == 128 ? 128 : 32;
+  int64_t tilesN = ceilDiv(n, kCols), rowBlocks = kCols / block;
+  assert(n % block == 0 && "canFuseBlockQuantizer");
+  bool hasBias = static_cast<bool>(bias);
+  SmallVector<Value> args = {workspace};
+  if (bias)
+    args.push_back(bias);
+  args.push_back(q.d());
+  llvm::append_range(args, q.extraBuffers());
+  Type f32 = b.getF32Type();
+  KernelDesc desc;
+  desc.name = "qs_gemm_split_k_reduce_blocks";
+  desc.threads = kThreads;
+  desc.gridSize = ceilDiv(m, rows) * tilesN;
+  // Shared: the staged values; the row blocks' and the columns'
+  // multipliers.
+  desc.shared.push_back(MemRefType::get({rows * kCols}, q.nominal));
+  if (q.rowwise())
+    desc.shared.push_back(MemRefType::get({rows * rowBlocks}, f32));
+  if (q.columnwise())
+    desc.shared.push_back(MemRefType::get({kCols}, f32));
+  // The kernel's buffers: D, then ProducerBlockQuantizer::extraBuffers().
+  struct Buffers {
+    Value d, rowScales, columnData, columnScales;
+  };
+  auto buffers = [=](KernelEnv &env) {
+    ValueRange extras = ValueRange(env.args).drop_front(2 + hasBias);
+    Buffers r;
+    r.d = env.args[1 + hasBias];
+    if (q.rowwise())
+      r.rowScales = extras[0];
+    if (q.columnwise()) {
+      r.columnData = q.rowwise() ? extras[1] : r.d;
+      r.columnScales = extras.back();
+    }
+    return r;
+  };
+  // The block's tile: its row of tiles, first row and first column.
+  struct Origin {
+    Value tileRow, row0, col0;
+  };
+  auto origin = [=](KernelEnv &env) {
+    Value tileRow = env.div(env.blockId, env.idx(tilesN));
+    return Origin{
+        tileRow, env.mul(tileRow, env.idx(rows)),
+        env.mul(env.rem(env.blockId, env.idx(tilesN)), env.idx(kCols))};
+  };
+  auto minU = [](KernelEnv &env, Value a, int64_t c) {
+    return arith::MinUIOp::create(env.b, env.loc, a, env.idx(c)).getResult();
+  };
+  auto staged = [](KernelEnv &env, Value index) {
+    return env.toF32(
+        memref::LoadOp::create(env.b, env.loc, env.shared[0], index));
+  };
+  // Group i of the thread (phases 1 and 3): its tile row and column.
+  auto group = [](KernelEnv &env, int64_t i) {
+    Value g = env.add(env.threadId, env.idx(kThreads * i));
+    return std::make_pair(env.div(g, env.idx(kCols / 4)),
+                          env.mul(env.rem(g, env.idx(kCols / 4)), env.idx(4)));
+  };
+  desc.phases.push_back([=](KernelEnv &env) {
+    GemmCode code{env, plan};
+    Origin o = origin(env);
+    Value zero = env.fromF32(env.f32(0.0f), q.nominal);
+    for (int64_t i = 0; i < rows / 8; ++i) {
+      auto [r, c] = group(env, i);
+      Value row = env.add(o.row0, r), col = env.add(o.col0, c);
+      Value inside = env.land(env.lt(row, env.idx(m)), env.lt(col, env.idx(n)));
+      Value readCol = minU(env, col, n - 4);
+      SmallVector<Value> sums = code.sumPlanes(
+          env.args[0],
+          env.add(env.mul(minU(env, row, m - 1), env.idx(n)), readCol), 4);
+      SmallVector<Value> biasValues;
+      if (hasBias)
+        biasValues = loadElements(env, env.args[1], readCol, 4);
+      Value at = env.add(env.mul(r, env.idx(kCols)), c);
+      for (int64_t e = 0; e < 4; ++e) {
+        Value v = finishOutput(env, sums[e], hasBias ? biasValues[e] : Value(),
+                               Value(), q.nominal);
+        v = arith::SelectOp::create(env.b, env.loc, inside, v, zero);
+        memref::StoreOp::create(env.b, env.loc, v, env.shared[0],
+                                env.add(at, env.idx(e)));
+      }
+    }
+  });
+  desc.phases.push_back([=](KernelEnv &env) {
+    Origin o = origin(env);
+    Buffers buf = buffers(env);
+    if (q.rowwise())
+      env.forEachUnit(rows * rowBlocks, [&](Value u) {
+        Value r = env.div(u, env.idx(rowBlocks));
+        Value j = env.rem(u, env.idx(rowBlocks));
+        Value row = env.add(o.row0, r);
+        Value col = env.add(o.col0, env.mul(j, env.idx(block)));
+        Value first =
+            env.add(env.mul(r, env.idx(kCols)), env.mul(j, env.idx(block)));
+        env.ifThen(
+            env.land(env.lt(row, env.idx(m)), env.lt(col, env.idx(n))), [&] {
+              Value amax =
+                  env.loopReduce(block, env.f32(0.0f), [&](Value k, Value acc) {
+                    return env.absMax(acc, staged(env, env.add(first, k)));
+                  });
+              Value mult = q.scale(env, amax, row, env.div(col, env.idx(block)),
+                                   buf.rowScales);
+              memref::StoreOp::create(env.b, env.loc, mult, env.shared[1], u);
+            });
+      });
+    if (q.columnwise())
+      env.forEachUnit(kCols, [&](Value c) {
+        Value col = env.add(o.col0, c);
+        env.ifThen(env.lt(col, env.idx(n)), [&] {
+          Value amax =
+              env.loopReduce(rows, env.f32(0.0f), [&](Value r, Value acc) {
+                return env.absMax(
+                    acc, staged(env, env.add(env.mul(r, env.idx(kCols)), c)));
+              });
+          Value mult =
+              q.columnScale(env, amax, col, o.tileRow, buf.columnScales);
+          memref::StoreOp::create(env.b, env.loc, mult, env.shared.back(), c);
+        });
+      });
+  });
+  desc.phases.push_back([=](KernelEnv &env) {
+    GemmCode code{env, plan};
+    Origin o = origin(env);
+    Buffers buf = buffers(env);
+    if (q.rowwise())
+      for (int64_t i = 0; i < rows / 8; ++i) {
+        auto [r, c] = group(env, i);
+        Value row = env.add(o.row0, r), col = env.add(o.col0, c);
+        env.ifThen(
+            env.land(env.lt(row, env.idx(m)), env.lt(col, env.idx(n))), [&] {
+              Value at = env.add(env.mul(r, env.idx(kCols)), c);
+              SmallVector<Value> values;
+              for (int64_t e = 0; e < 4; ++e)
+                values.push_back(staged(env, env.add(at, env.idx(e))));
+              Value mult =
+                  memref::LoadOp::create(env.b, env.loc, env.shared[1],
+                                         env.add(env.mul(r, env.idx(rowBlocks)),
+                                                 env.div(c, env.idx(block))));
+              code.storeCodes(q.encode(env, values, mult), buf.d,
+                              env.add(env.mul(row, env.idx(n)), col));
+            });
+      }
+    if (!q.columnwise())
+      return;
+    // A unit: `per` consecutive rows of a column (consecutive threads on
+    // consecutive columns for x's layout, on consecutive pieces of a
+    // transposed row).
+    int64_t per = q.columnTransposed ? 16 : 4, pieces = rows / per;
+    env.forEachUnit(kCols * pieces, [&](Value u) {
+      Value c = q.columnTransposed ? env.div(u, env.idx(pieces))
+                                   : env.rem(u, env.idx(kCols));
+      Value p = q.columnTransposed ? env.rem(u, env.idx(pieces))
+                                   : env.div(u, env.idx(kCols));
+      Value col = env.add(o.col0, c);
+      Value first = env.mul(p, env.idx(per));
+      Value row = env.add(o.row0, first);
+      env.ifThen(
+          env.land(env.lt(row, env.idx(m)), env.lt(col, env.idx(n))), [&] {
+            SmallVector<Value> values;
+            for (int64_t k = 0; k < per; ++k)
+              values.push_back(staged(
+                  env,
+                  env.add(env.mul(env.add(first, env.idx(k)), env.idx(kCols)),
+                          c)));
+            Value mult =
+                memref::LoadOp::create(env.b, env.loc, env.shared.back(), c);
+            SmallVector<Value> codes = q.encode(env, values, mult);
+            if (q.columnTransposed) {
+              code.storeCodes(codes, buf.columnData,
+                              env.add(env.mul(col, env.idx(m)), row));
+              return;
+            }
+            for (int64_t k = 0; k < per; ++k) {
+              Value at = env.add(row, env.idx(k));
+              env.ifThen(env.lt(at, env.idx(m)), [&] {
+                memref::StoreOp::create(
+                    env.b, env.loc,
+                    arith::BitcastOp::create(env.b, env.loc, q.codeType,
+                                             codes[k]),
+                    buf.columnData, env.add(env.mul(at, env.idx(n)), col));
+              });
+            }
+          });
+    });
+  });
+  emitKernel(b, loc, module, desc, args, options);
+}
 } // namespace
 
 void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
@@ -139,6 +353,12 @@ void gemm::emitSplitKReduction(OpBuilder &b, Location loc, ModuleOp module,
                                const EmitOptions &options,
                                const GemmOutputQuantizer *quantizer,
                                ValueRange outputAmaxes) {
+  if (plan.reductionBlocks) {
+    assert(!c && !quantizer && outputAmaxes.empty() &&
+           "a block quantizer has no accumulate operand");
+    emitBlockReduction(b, loc, module, plan, workspace, bias, options);
+    return;
+  }
   if (quantizer && quantizer->transpose) {
     assert(!c && outputAmaxes.empty() &&
            "a fused output quantizer has no accumulate operand");
