@@ -19,7 +19,9 @@
 // kernel is not launched (its init kernel zeroes padded scales). Not
 // fused: FP8 128 x 1 column blocks of an FP32 result (128 staged rows of
 // 4 bytes would take 64 KiB), a fused split-K reduction (its last unit
-// sums the planes in the consumers' fragments) and split-K "auto".
+// sums the planes in the consumers' fragments), also under split-K
+// "auto". "auto" without it leaves stream-K out: no split (the epilogue)
+// or the reduction kernel.
 !x = !qs.tensor<224x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
 !mx = !qs.tensor<224x1024xbf16, #qs.mxfp8>
@@ -86,11 +88,31 @@ module attributes {qs.chip = "sm_90a"} {
     %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = 2 : i64, qs.gemm_split_k_reduce = "fused"} : !x, !w -> !mx
     return %y : !mx
   }
+  // Split-K "auto" (no stream-K for a block quantizer): no split here, the
+  // epilogue quantizes; 16 splits of a K-heavy GEMM, the reduction kernel.
   // CHECK-LABEL: func.func @split_k_auto
-  //       CHECK:   call @qs_quantize
+  //   CHECK-NOT:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  //       CHECK:   return
   func.func @split_k_auto(%x: !x, %w: !w) -> !mx {
-    // expected-remark-re @+1 {{GEMM kernel plan: sm_90a wgmma kernel, {{.*}} (split-K "auto"{{.*}}), FP32 promotion per 128 of K; {{.*}}}}
+    // expected-remark-re @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128 (split-K "auto": none, {{.*}}), FP32 promotion per 128 of K, block-scaled output quantized in the epilogue (1x32 row blocks, 32x1 column blocks, E8M0 scales, staged in shared memory); {{.*}}}}
     %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = "auto"} : !x, !w -> !mx
+    return %y : !mx
+  }
+  // CHECK-LABEL: func.func @split_k_auto_splits
+  //       CHECK:   call @qs_gemm_split_k_reduce_blocks
+  //   CHECK-NOT:   call @qs_quantize{{(_[0-9]+)?}}_launch
+  //       CHECK:   return
+  func.func @split_k_auto_splits(%x: !qs.tensor<128x8192xbf16, #qs.fp8_current<columnwise = false>>, %w: !qs.tensor<256x8192xbf16, #qs.fp8_current<columnwise = false>>) -> !qs.tensor<128x256xbf16, #qs.mxfp8> {
+    // expected-remark-re @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (1 x 2), 6-stage ring, 64 k-tiles of 128 in {{[0-9]+}} splits of {{[0-9]+}} (split-K "auto", {{.*}}), FP32 promotion per 128 of K, block-scaled output quantized in the split-K reduction (1x32 row blocks, 32x1 column blocks, E8M0 scales); {{.*}}; then qs_gemm_split_k_reduce_blocks}}
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = "auto"} : !qs.tensor<128x8192xbf16, #qs.fp8_current<columnwise = false>>, !qs.tensor<256x8192xbf16, #qs.fp8_current<columnwise = false>> -> !qs.tensor<128x256xbf16, #qs.mxfp8>
+    return %y : !qs.tensor<128x256xbf16, #qs.mxfp8>
+  }
+  // Split-K "auto" with the fused reduction: the quantize kernels.
+  // CHECK-LABEL: func.func @split_k_auto_fused
+  //       CHECK:   call @qs_quantize
+  func.func @split_k_auto_fused(%x: !x, %w: !w) -> !mx {
+    // expected-remark-re @+1 {{GEMM kernel plan: sm_90a wgmma kernel, {{.*}} (split-K "auto"{{.*}}), FP32 promotion per 128 of K; {{.*}}}}
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_split_k = "auto", qs.gemm_split_k_reduce = "fused"} : !x, !w -> !mx
     return %y : !mx
   }
 }

@@ -481,9 +481,9 @@ def test_gemm_output_quantizer_block_split_k(rng):
     # partial tiles in M and N, 3 splits), row-wise with swizzled E5M2
     # scales from an FP32 product; FP8 1x128 both usages (M not a multiple
     # of 128), column-wise only with exact E5M2 scales (f16, NN), row-wise
-    # of an FP32 product; sm_100a MXFP8 and FP8 1x128 both usages; then
-    # the plan that keeps the quantize kernels (FP8 128 x 1 blocks of an
-    # FP32 product), same bytes.
+    # of an FP32 product; sm_100a MXFP8 and FP8 1x128 both usages; the
+    # plan that keeps the quantize kernels (FP8 128 x 1 blocks of an FP32
+    # product), same bytes; split-K "auto".
     mx = h.quantizer("mxfp8")
     e5m2 = h.quantizer("mxfp8", columnwise=False, fp8_dtype="f8E5M2", optimize_for_gemm=True)
     both = h.quantizer("fp8_block", block_scaling_dim=1)
@@ -507,6 +507,13 @@ def test_gemm_output_quantizer_block_split_k(rng):
                            k=512, attrs=split2, chip="sm_100a")
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "f32", True, m=208, n=256,
                            k=256, attrs=split2)
+    # Split-K "auto" (8 splits here; it leaves stream-K out for a block
+    # quantizer).
+    auto = ['qs.gemm_split_k = "auto"']
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], mx, "bf16", True, m=160, n=160,
+                           k=2048, attrs=auto)
+    check_output_quantizer(rng, "fp8_current", LAYOUTS[0], both, "bf16", True, m=144, n=256,
+                           k=2048, attrs=auto)
 
 
 def test_gemm_output_quantizer_rows_past_m(rng):

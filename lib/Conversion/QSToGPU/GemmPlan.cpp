@@ -297,15 +297,15 @@ bool gpuk::canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
   // reduction kernel through shared memory; 16-byte stores of D's and the
   // transpose's rows. Persistent kernels in 128x256 tiles (asked for, or
   // the default of fast_accumulate) spill with the read-back (ptxas:
-  // 12-280 bytes): so do 128x256 tiles under split-K "auto", whose
-  // stream-K choice would make them persistent (chosen after this).
+  // 12-280 bytes); split-K "auto" leaves stream-K (which would make them
+  // persistent) out for them (emitGemm).
   bool persistent = operands.persistentBlocks || operands.streamK;
   bool wide = operands.tileN == 256 ||
               (operands.tileN == 0 && operands.fastAccumulate &&
                !operands.pingpong);
   if (transposes &&
       (cc >= 100 || operands.tileN % 128 != 0 || operands.m % 16 != 0 ||
-       operands.n % 16 != 0 || ((persistent || operands.splitKAuto) && wide)))
+       operands.n % 16 != 0 || (persistent && wide)))
     return false;
   if (!operands.tmaStore)
     return true;
@@ -349,8 +349,8 @@ int64_t GemmPlan::outputExtras() const {
 
 bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
                                  int64_t cc, int64_t block, bool columnwise) {
-  if (accumulate || operands.tmaStore || operands.splitKAuto ||
-      operands.streamK || operands.n % block != 0 ||
+  if (accumulate || operands.tmaStore || operands.streamK ||
+      operands.n % block != 0 ||
       (columnwise && block == 128 && operands.m % 16 != 0))
     return false;
   // The split-K reduction kernel (qs_gemm_split_k_reduce_blocks) quantizes
@@ -358,8 +358,15 @@ bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
   // kernel's tiles or consumers: FP8 128 x 1 column blocks stage 128 rows,
   // of a 16-bit nominal type (32 KiB of static shared memory), and store
   // 16-byte pieces of the transpose's rows (M a multiple of 16).
+  bool reductionBlocks =
+      !(columnwise && block == 128 && operands.outBytes != 2);
   if (operands.splitK > 1 && !operands.fusedReduce)
-    return !(columnwise && block == 128 && operands.outBytes != 2);
+    return reductionBlocks;
+  // Split-K "auto" chooses no split (the epilogue's rules below) or the
+  // reduction kernel (its rule); not stream-K (emitGemm leaves it out for
+  // a block quantizer), nor a fused reduction.
+  if (operands.splitKAuto && (operands.fusedReduce || !reductionBlocks))
+    return false;
   // The GEMM kernel's epilogue. One tensor-memory load gives a thread 32
   // columns of a row; the tiles (128 or 256 wide) hold whole blocks of 32
   // or 128. sm_90a stages 128 bytes of each row per buffer (64 or 32
@@ -376,7 +383,7 @@ bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
   // holds 128 16-bit columns: a 16-bit result in tiles 128 or 256 wide.
   // Fused split-K (each tile's last unit) is not: its reducing pass does
   // not stage blocks.
-  if ((columnwise && operands.pingpong) || operands.splitK != 1)
+  if ((columnwise && operands.pingpong) || operands.splitK > 1)
     return false;
   int64_t tileN = operands.pingpong ? 128 : operands.tileN;
   bool sm90Blocks =
@@ -453,9 +460,17 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   std::optional<AutoChoice> autoChoice;
   if (operands.splitKAuto) {
     // sm_100a stream-K is unmeasured (no B200 here): "auto" weighs it on
-    // sm_90a only.
-    bool streamKApplies =
-        !plan.tcgen05 && !streamKRule(operands, 90, isMX(operands));
+    // sm_90a only. Nor where the pass that writes D could not take the
+    // output quantizer (canFuseBlockQuantizer, canFuseOutputQuantizer):
+    // stream-K's reducing pass does not stage blocks, and makes 128x256
+    // tiles persistent (ptxas spills with an FP8 transpose, or with FP8
+    // codes staged for the TMA store by promoting consumers).
+    bool wideQuantized =
+        quantizer && plan.tileN == 256 &&
+        (quantizer->transpose || (plan.tmaStore && plan.splitAccumulator));
+    bool streamKApplies = !plan.tcgen05 &&
+                          !streamKRule(operands, 90, isMX(operands)) &&
+                          !blockQuantizer && !wideQuantized;
     KSplit split = chooseKSplit(plan, streamKApplies);
     double unsplit = modelGemmMicros(plan, 1);
     plan.splitK = split.splitK;
