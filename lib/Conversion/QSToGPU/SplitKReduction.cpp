@@ -22,6 +22,41 @@ using namespace mlir::qs::gpuk;
 using namespace mlir::qs::gpuk::gemm;
 
 namespace {
+/// The block's tile of D in a reduction kernel's grid of `rows` x `cols`
+/// tiles, `tilesN` to a row of tiles (block b: tile row b / tilesN): its
+/// row of tiles, first row and first column.
+struct TileOrigin {
+  Value tileRow, row0, col0;
+  TileOrigin(KernelEnv &env, int64_t rows, int64_t cols, int64_t tilesN)
+      : tileRow(env.div(env.blockId, env.idx(tilesN))),
+        row0(env.mul(tileRow, env.idx(rows))),
+        col0(env.mul(env.rem(env.blockId, env.idx(tilesN)), env.idx(cols))) {}
+};
+
+/// D's 4 values at row `row`, columns `col` ... + 3 as the epilogue
+/// finishes them (the planes summed, `bias`'s values added, converted to
+/// `type`), read at the nearest group inside D when outside it (row and
+/// column clamped: the kernels do every load before their guarded stores,
+/// as emitSplitKReduction says). N is a multiple of 4.
+SmallVector<Value> finishGroup(KernelEnv &env, const GemmPlan &plan,
+                               Value workspace, Value bias, Value row,
+                               Value col, Type type) {
+  auto clamp = [&](Value a, int64_t c) {
+    return arith::MinUIOp::create(env.b, env.loc, a, env.idx(c)).getResult();
+  };
+  Value readCol = clamp(col, plan.n - 4);
+  SmallVector<Value> sums = GemmCode{env, plan}.sumPlanes(
+      workspace,
+      env.add(env.mul(clamp(row, plan.m - 1), env.idx(plan.n)), readCol), 4);
+  SmallVector<Value> biasValues;
+  if (bias)
+    biasValues = loadElements(env, bias, readCol, 4);
+  return llvm::map_to_vector(llvm::seq<int64_t>(0, 4), [&](int64_t e) {
+    return finishOutput(env, sums[e], bias ? biasValues[e] : Value(), Value(),
+                        type);
+  });
+}
+
 /// The reduction of a split-K GEMM whose fused FP8 output quantizer has a
 /// transpose buffer (GemmOutputQuantizer::transpose: sm_90a, column-wise
 /// usage; D's codes again as [N, M]). Tiles of 64 x 64 elements, one per
@@ -53,43 +88,25 @@ void emitTransposingReduction(OpBuilder &b, Location loc, ModuleOp module,
   desc.threads = 256;
   desc.gridSize = ceilDiv(m, kTile) * tilesN;
   desc.shared.push_back(MemRefType::get({kTile * kPitch}, b.getI8Type()));
-  // The block's tile: its first row and column.
-  auto origin = [=](KernelEnv &env) {
-    return std::make_pair(
-        env.mul(env.div(env.blockId, env.idx(tilesN)), env.idx(kTile)),
-        env.mul(env.rem(env.blockId, env.idx(tilesN)), env.idx(kTile)));
-  };
   desc.phases.push_back([=](KernelEnv &env) {
     GemmCode code{env, plan};
     Value out = env.args[1 + hasBias];
     Value scale = memref::LoadOp::create(env.b, env.loc,
                                          env.args[2 + hasBias], env.idx(0));
-    auto [row0, col0] = origin(env);
+    TileOrigin o(env, kTile, kTile, tilesN);
     Value lane = env.rem(env.threadId, env.idx(16));
-    Value col = env.add(col0, env.mul(lane, env.idx(4)));
-    auto minU = [&](Value a, int64_t c) {
-      return arith::MinUIOp::create(env.b, env.loc, a, env.idx(c)).getResult();
-    };
-    Value readCol = minU(col, n - 4);
-    SmallVector<Value> biasValues;
-    if (hasBias)
-      biasValues = loadElements(env, env.args[1], readCol, 4);
-    // Every group's loads (at clamped, in-range positions) before the
-    // guarded stores, as in emitSplitKReduction.
+    Value col = env.add(o.col0, env.mul(lane, env.idx(4)));
+    // Every group's loads before the guarded stores.
     Value running = env.f32(0.0f);
     SmallVector<Value> rows, insides;
     SmallVector<SmallVector<Value>> codes;
     for (int64_t r = 0; r < kGroups; ++r) {
       Value local = env.add(env.div(env.threadId, env.idx(16)),
                             env.idx(16 * r));
-      Value row = env.add(row0, local);
-      Value at = env.add(env.mul(minU(row, m - 1), env.idx(n)), readCol);
-      SmallVector<Value> sums = code.sumPlanes(env.args[0], at, 4);
-      SmallVector<Value> outs;
-      for (int64_t e = 0; e < 4; ++e)
-        outs.push_back(finishOutput(env, sums[e],
-                                    hasBias ? biasValues[e] : Value(), Value(),
-                                    env.b.getF32Type()));
+      Value row = env.add(o.row0, local);
+      SmallVector<Value> outs =
+          finishGroup(env, plan, env.args[0], hasBias ? env.args[1] : Value(),
+                      row, col, env.b.getF32Type());
       Value inside = env.land(env.lt(row, env.idx(m)), env.lt(col, env.idx(n)));
       Value groupMax = running;
       for (Value v : outs)
@@ -114,10 +131,10 @@ void emitTransposingReduction(OpBuilder &b, Location loc, ModuleOp module,
   });
   desc.phases.push_back([=](KernelEnv &env) {
     GemmCode code{env, plan};
-    auto [row0, col0] = origin(env);
+    TileOrigin o(env, kTile, kTile, tilesN);
     Value local = env.div(env.threadId, env.idx(4));
     Value first = env.mul(env.rem(env.threadId, env.idx(4)), env.idx(16));
-    Value col = env.add(col0, local), row = env.add(row0, first);
+    Value col = env.add(o.col0, local), row = env.add(o.row0, first);
     env.ifThen(env.land(env.lt(col, env.idx(n)), env.lt(row, env.idx(m))),
                [&] {
                  SmallVector<Value> column;
@@ -193,18 +210,8 @@ void emitBlockReduction(OpBuilder &b, Location loc, ModuleOp module,
     }
     return r;
   };
-  // The block's tile: its row of tiles, first row and first column.
-  struct Origin {
-    Value tileRow, row0, col0;
-  };
   auto origin = [=](KernelEnv &env) {
-    Value tileRow = env.div(env.blockId, env.idx(tilesN));
-    return Origin{
-        tileRow, env.mul(tileRow, env.idx(rows)),
-        env.mul(env.rem(env.blockId, env.idx(tilesN)), env.idx(kCols))};
-  };
-  auto minU = [](KernelEnv &env, Value a, int64_t c) {
-    return arith::MinUIOp::create(env.b, env.loc, a, env.idx(c)).getResult();
+    return TileOrigin(env, rows, kCols, tilesN);
   };
   auto staged = [](KernelEnv &env, Value index) {
     return env.toF32(
@@ -217,32 +224,26 @@ void emitBlockReduction(OpBuilder &b, Location loc, ModuleOp module,
                           env.mul(env.rem(g, env.idx(kCols / 4)), env.idx(4)));
   };
   desc.phases.push_back([=](KernelEnv &env) {
-    GemmCode code{env, plan};
-    Origin o = origin(env);
+    TileOrigin o = origin(env);
     Value zero = env.fromF32(env.f32(0.0f), q.nominal);
     for (int64_t i = 0; i < rows / 8; ++i) {
       auto [r, c] = group(env, i);
       Value row = env.add(o.row0, r), col = env.add(o.col0, c);
       Value inside = env.land(env.lt(row, env.idx(m)), env.lt(col, env.idx(n)));
-      Value readCol = minU(env, col, n - 4);
-      SmallVector<Value> sums = code.sumPlanes(
-          env.args[0],
-          env.add(env.mul(minU(env, row, m - 1), env.idx(n)), readCol), 4);
-      SmallVector<Value> biasValues;
-      if (hasBias)
-        biasValues = loadElements(env, env.args[1], readCol, 4);
+      SmallVector<Value> values =
+          finishGroup(env, plan, env.args[0], hasBias ? env.args[1] : Value(),
+                      row, col, q.nominal);
       Value at = env.add(env.mul(r, env.idx(kCols)), c);
       for (int64_t e = 0; e < 4; ++e) {
-        Value v = finishOutput(env, sums[e], hasBias ? biasValues[e] : Value(),
-                               Value(), q.nominal);
-        v = arith::SelectOp::create(env.b, env.loc, inside, v, zero);
+        Value v =
+            arith::SelectOp::create(env.b, env.loc, inside, values[e], zero);
         memref::StoreOp::create(env.b, env.loc, v, env.shared[0],
                                 env.add(at, env.idx(e)));
       }
     }
   });
   desc.phases.push_back([=](KernelEnv &env) {
-    Origin o = origin(env);
+    TileOrigin o = origin(env);
     Buffers buf = buffers(env);
     if (q.rowwise())
       env.forEachUnit(rows * rowBlocks, [&](Value u) {
@@ -280,11 +281,12 @@ void emitBlockReduction(OpBuilder &b, Location loc, ModuleOp module,
   });
   desc.phases.push_back([=](KernelEnv &env) {
     GemmCode code{env, plan};
-    Origin o = origin(env);
+    TileOrigin o = origin(env);
     Buffers buf = buffers(env);
     if (q.rowwise())
       for (int64_t i = 0; i < rows / 8; ++i) {
-        auto [r, c] = group(env, i);
+        Value r, c;
+        std::tie(r, c) = group(env, i);
         Value row = env.add(o.row0, r), col = env.add(o.col0, c);
         env.ifThen(
             env.land(env.lt(row, env.idx(m)), env.lt(col, env.idx(n))), [&] {
