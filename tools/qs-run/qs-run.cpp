@@ -31,21 +31,28 @@ using namespace mlir;
 using namespace mlir::qs;
 namespace cl = llvm::cl;
 
+/// qs-run's own options: --help lists these only (LLVM's code-generation
+/// options, hidden, stay accepted).
+static cl::OptionCategory qsRunCategory("qs-run options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Optional);
+                                      cl::Optional, cl::cat(qsRunCategory));
 static cl::opt<std::string> function("function",
-                                     cl::desc("The function to run"));
+                                     cl::desc("The function to run"),
+                                     cl::cat(qsRunCategory));
 static cl::list<std::string>
-    inputs("input", cl::desc("@FILE.npy for the next flattened argument"));
+    inputs("input", cl::desc("@FILE.npy for the next flattened argument"),
+           cl::cat(qsRunCategory));
 static cl::list<std::string>
-    outputs("output", cl::desc("@FILE.npy for the next flattened result"));
+    outputs("output", cl::desc("@FILE.npy for the next flattened result"),
+            cl::cat(qsRunCategory));
 static cl::opt<std::string>
     device("device",
            cl::desc("Where to run: cpu (qs-cpu-pipeline, the reference "
                     "numerics unless --kernels=gpu-emulated) or cuda "
                     "(qs-nvptx-pipeline on CUDA device 0, sm_90a or "
                     "sm_100a; the driver is loaded at run time)"),
-           cl::init("cpu"));
+           cl::init("cpu"), cl::cat(qsRunCategory));
 static cl::opt<std::string> exportPlan(
     "export-cuda-plan",
     cl::desc("Compile --function with qs-nvptx-pipeline and write its launch "
@@ -53,13 +60,14 @@ static cl::opt<std::string> exportPlan(
              "copies, the gpu.binary) instead of running it; "
              "scripts/device-run.py replays plans on a GPU machine without "
              "MLIR"),
-    cl::value_desc("DIR"));
+    cl::value_desc("DIR"), cl::cat(qsRunCategory));
 static cl::opt<std::string> kernelChip(
     "chip",
     cl::desc("With --export-cuda-plan or --kernels=gpu-emulated: the chip "
              "whose kernels to compile or emulate, sm_90a or sm_100a "
              "(default: the module's qs.chip, else sm_90a; storage layouts "
-             "follow the module's qs.chip)"));
+             "follow the module's qs.chip)"),
+    cl::cat(qsRunCategory));
 static cl::opt<unsigned> multiprocessors(
     "multiprocessors",
     cl::desc("With --export-cuda-plan or --kernels=gpu-emulated: the "
@@ -67,36 +75,39 @@ static cl::opt<unsigned> multiprocessors(
              "(GEMM tile widths, persistent grids, split-K \"auto\"; "
              "default 0: the chip's data-sheet count, 132 for sm_90a, 148 "
              "for sm_100a); --device=cuda uses the device's"),
-    cl::init(0));
+    cl::init(0), cl::cat(qsRunCategory));
 static cl::opt<std::string> planFormat(
     "format",
     cl::desc("With --export-cuda-plan: isa, bin, fatbin or auto (default)"),
-    cl::init("auto"));
+    cl::init("auto"), cl::cat(qsRunCategory));
 static cl::opt<bool> cudaInfo(
     "cuda-info",
     cl::desc("Print the CUDA device --device=cuda would use and exit (exit "
-             "code 1 with the reason if there is none)"));
+             "code 1 with the reason if there is none)"),
+    cl::cat(qsRunCategory));
 static cl::opt<std::string> kernels(
     "kernels",
     cl::desc("With --device=cpu: reference (the reference lowering) or "
              "gpu-emulated (the GPU kernels of convert-qs-to-gpu, run on "
              "the CPU)"),
-    cl::init("reference"));
+    cl::init("reference"), cl::cat(qsRunCategory));
 static cl::opt<uint64_t> maxBytes(
     "max-bytes",
     cl::desc("Refuse modules whose tensors add up to more bytes than this "
              "(default 0: half the physical memory)"),
-    cl::init(0));
+    cl::init(0), cl::cat(qsRunCategory));
 static cl::opt<bool> runtimeChecks(
     "runtime-checks",
     cl::desc("With --device=cpu: bounds-check every memref access of the "
              "compiled code (qs-cpu-pipeline's runtime-checks); one outside "
              "its buffer prints the op and its location and ends the run "
-             "(exit code 3); for kernel development, slower"));
+             "(exit code 3); for kernel development, slower"),
+    cl::cat(qsRunCategory));
 static cl::opt<bool> printSignature(
     "print-signature",
     cl::desc("Print the flattened inputs and outputs the function takes "
-             "(one --input/--output each) and exit"));
+             "(one --input/--output each) and exit"),
+    cl::cat(qsRunCategory));
 
 /// The .npy type string of an element type, and the ones accepted for it.
 static std::string npyType(Type type) {
@@ -192,6 +203,7 @@ static int writePlan(ModuleOp module, const FlatSignature &signature) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(qsRunCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "qs-run: run a qs function on .npy files\n");
   if (kernels != "reference" && kernels != "gpu-emulated")
