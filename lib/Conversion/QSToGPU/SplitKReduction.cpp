@@ -217,6 +217,22 @@ void emitBlockReduction(OpBuilder &b, Location loc, ModuleOp module,
     return env.toF32(
         memref::LoadOp::create(env.b, env.loc, env.shared[0], index));
   };
+  // The staged tile: rows of kCols values in 16-byte chunks of `chunk`
+  // values; chunk k of row r lies at chunk k ^ ((r + r / 16) % 8) of the
+  // row (XOR-swizzled), which keeps every phase's accesses free of bank
+  // conflicts: a quarter warp's 16-byte loads of 8 consecutive rows'
+  // chunks (step 2's row blocks), a warp's values of one row (steps 1 and
+  // 3) and of 16-row pieces of 4 columns (step 3, FP8 column blocks).
+  int64_t chunk = 128 / q.nominal.getIntOrFloatBitWidth();
+  auto chunkAt = [=](KernelEnv &env, Value r, Value k) {
+    Value swizzle = env.rem(env.add(r, env.div(r, env.idx(16))), env.idx(8));
+    Value moved = arith::XOrIOp::create(env.b, env.loc, k, swizzle);
+    return env.add(env.mul(r, env.idx(kCols)), env.mul(moved, env.idx(chunk)));
+  };
+  auto stagedAt = [=](KernelEnv &env, Value r, Value c) {
+    return env.add(chunkAt(env, r, env.div(c, env.idx(chunk))),
+                   env.rem(c, env.idx(chunk)));
+  };
   // Group i of the thread (phases 1 and 3): its tile row and column.
   auto group = [](KernelEnv &env, int64_t i) {
     Value g = env.add(env.threadId, env.idx(kThreads * i));
@@ -233,7 +249,7 @@ void emitBlockReduction(OpBuilder &b, Location loc, ModuleOp module,
       SmallVector<Value> values =
           finishGroup(env, plan, env.args[0], hasBias ? env.args[1] : Value(),
                       row, col, q.nominal);
-      Value at = env.add(env.mul(r, env.idx(kCols)), c);
+      Value at = stagedAt(env, r, c);
       for (int64_t e = 0; e < 4; ++e) {
         Value v =
             arith::SelectOp::create(env.b, env.loc, inside, values[e], zero);
@@ -245,33 +261,45 @@ void emitBlockReduction(OpBuilder &b, Location loc, ModuleOp module,
   desc.phases.push_back([=](KernelEnv &env) {
     TileOrigin o = origin(env);
     Buffers buf = buffers(env);
+    // Row block j of tile row r: unit j * rows + r (consecutive threads on
+    // consecutive rows), read a chunk at a time.
     if (q.rowwise())
       env.forEachUnit(rows * rowBlocks, [&](Value u) {
-        Value r = env.div(u, env.idx(rowBlocks));
-        Value j = env.rem(u, env.idx(rowBlocks));
+        Value j = env.div(u, env.idx(rows));
+        Value r = env.rem(u, env.idx(rows));
         Value row = env.add(o.row0, r);
         Value col = env.add(o.col0, env.mul(j, env.idx(block)));
-        Value first =
-            env.add(env.mul(r, env.idx(kCols)), env.mul(j, env.idx(block)));
+        Value firstChunk = env.mul(j, env.idx(block / chunk));
         env.ifThen(
             env.land(env.lt(row, env.idx(m)), env.lt(col, env.idx(n))), [&] {
-              Value amax =
-                  env.loopReduce(block, env.f32(0.0f), [&](Value k, Value acc) {
-                    return env.absMax(acc, staged(env, env.add(first, k)));
+              Value amax = env.loopReduce(
+                  block / chunk, env.f32(0.0f), [&](Value k, Value acc) {
+                    Value at = chunkAt(env, r, env.add(firstChunk, k));
+                    for (int64_t e = 0; e < chunk; ++e)
+                      acc =
+                          env.absMax(acc, staged(env, env.add(at, env.idx(e))));
+                    return acc;
                   });
               Value mult = q.scale(env, amax, row, env.div(col, env.idx(block)),
                                    buf.rowScales);
-              memref::StoreOp::create(env.b, env.loc, mult, env.shared[1], u);
+              memref::StoreOp::create(
+                  env.b, env.loc, mult, env.shared[1],
+                  env.add(env.mul(r, env.idx(rowBlocks)), j));
             });
       });
     if (q.columnwise())
       env.forEachUnit(kCols, [&](Value c) {
         Value col = env.add(o.col0, c);
         env.ifThen(env.lt(col, env.idx(n)), [&] {
+          // Eight rows an iteration, unrolled: their swizzles are constants
+          // apart.
           Value amax =
-              env.loopReduce(rows, env.f32(0.0f), [&](Value r, Value acc) {
-                return env.absMax(
-                    acc, staged(env, env.add(env.mul(r, env.idx(kCols)), c)));
+              env.loopReduce(rows / 8, env.f32(0.0f), [&](Value g, Value acc) {
+                for (int64_t i = 0; i < 8; ++i) {
+                  Value r = env.add(env.mul(g, env.idx(8)), env.idx(i));
+                  acc = env.absMax(acc, staged(env, stagedAt(env, r, c)));
+                }
+                return acc;
               });
           Value mult =
               q.columnScale(env, amax, col, o.tileRow, buf.columnScales);
@@ -290,7 +318,7 @@ void emitBlockReduction(OpBuilder &b, Location loc, ModuleOp module,
         Value row = env.add(o.row0, r), col = env.add(o.col0, c);
         env.ifThen(
             env.land(env.lt(row, env.idx(m)), env.lt(col, env.idx(n))), [&] {
-              Value at = env.add(env.mul(r, env.idx(kCols)), c);
+              Value at = stagedAt(env, r, c);
               SmallVector<Value> values;
               for (int64_t e = 0; e < 4; ++e)
                 values.push_back(staged(env, env.add(at, env.idx(e))));
@@ -320,10 +348,8 @@ void emitBlockReduction(OpBuilder &b, Location loc, ModuleOp module,
           env.land(env.lt(row, env.idx(m)), env.lt(col, env.idx(n))), [&] {
             SmallVector<Value> values;
             for (int64_t k = 0; k < per; ++k)
-              values.push_back(staged(
-                  env,
-                  env.add(env.mul(env.add(first, env.idx(k)), env.idx(kCols)),
-                          c)));
+              values.push_back(
+                  staged(env, stagedAt(env, env.add(first, env.idx(k)), c)));
             Value mult =
                 memref::LoadOp::create(env.b, env.loc, env.shared.back(), c);
             SmallVector<Value> codes = q.encode(env, values, mult);
