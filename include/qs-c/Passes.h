@@ -22,7 +22,11 @@ MLIR_CAPI_EXPORTED void qsRegisterPasses(void);
 
 /// Parses `pipeline` (a textual pass pipeline on the module, either
 /// "builtin.module(qs-storage-pipeline)" or just "qs-storage-pipeline") and
-/// runs it on `module`; diagnostics go to the context's handler.
+/// runs it on `module`; diagnostics go to the context's handler. A pipeline
+/// that does not parse is one error on the module saying why, including what
+/// LLVM's option parser writes on file descriptor 2 while it parses (an
+/// option's invalid value), which is captured for that (microseconds,
+/// serialized; other output of those microseconds is written back).
 MLIR_CAPI_EXPORTED MlirLogicalResult qsRunPassPipeline(MlirModule module,
                                                        MlirStringRef pipeline);
 

@@ -1,16 +1,18 @@
 //===- Passes.cpp - C API: passes, pipelines and the CPU runner -----------===//
 
 #include "qs-c/Passes.h"
-#include "qs/InitAll.h"
-#include "qs/Runner/CPURunner.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "qs/InitAll.h"
+#include "qs/Runner/CPURunner.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -20,6 +22,57 @@ void qsRegisterPasses(void) {
   std::call_once(once, [] { registerAllQSPasses(); });
 }
 
+/// Parses `text`, with what llvm::cl writes on file descriptor 2 meanwhile
+/// appended to `errors`: an option's invalid value ("'abc' value invalid
+/// for long argument!") goes to llvm::errs(), not to the parser's stream.
+/// Parsing takes microseconds; a mutex keeps two parses from sharing the
+/// redirection, and anything else written there meanwhile is written back
+/// to stderr when the parse succeeds.
+static FailureOr<OpPassManager> parseCapturingStderr(StringRef text,
+                                                     std::string &errors) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  llvm::raw_string_ostream os(errors);
+  llvm::errs().flush();
+  std::fflush(stderr);
+  std::FILE *capture = std::tmpfile();
+  int saved = capture ? ::dup(2) : -1;
+  if (saved < 0 || ::dup2(::fileno(capture), 2) < 0) {
+    if (saved >= 0)
+      ::close(saved);
+    if (capture)
+      std::fclose(capture);
+    return parsePassPipeline(text, os);
+  }
+  FailureOr<OpPassManager> parsed = parsePassPipeline(text, os);
+  llvm::errs().flush();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::string written;
+  std::rewind(capture);
+  char buffer[512];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), capture)) > 0;)
+    written.append(buffer, n);
+  std::fclose(capture);
+  if (succeeded(parsed)) {
+    llvm::errs() << written;
+    return parsed;
+  }
+  // The cause first: llvm::cl's lines (": for the --flatten option: 'maybe'
+  // is invalid value ...", the program name being empty), then the
+  // parser's "failed to add ...".
+  std::string cause;
+  SmallVector<StringRef> lines;
+  StringRef(written).trim().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef line : lines) {
+    line.consume_front(": ");
+    cause += line.trim().str() + "\n";
+  }
+  errors = cause + StringRef(errors).trim().str();
+  return parsed;
+}
+
 MlirLogicalResult qsRunPassPipeline(MlirModule module, MlirStringRef pipeline) {
   ModuleOp m = unwrap(module);
   // Accept "builtin.module(a, b)" as well as a bare "a, b" for the module.
@@ -27,11 +80,10 @@ MlirLogicalResult qsRunPassPipeline(MlirModule module, MlirStringRef pipeline) {
   if (!StringRef(text).starts_with("builtin.module("))
     text = "builtin.module(" + text + ")";
   std::string errors;
-  llvm::raw_string_ostream os(errors);
-  FailureOr<OpPassManager> parsed = parsePassPipeline(text, os);
+  FailureOr<OpPassManager> parsed = parseCapturingStderr(text, errors);
   if (failed(parsed)) {
     emitError(m.getLoc()) << "invalid pass pipeline '" << unwrap(pipeline)
-                          << "': " << errors;
+                          << "': " << StringRef(errors).trim();
     return mlirLogicalResultFailure();
   }
   PassManager pm(m.getContext(), ModuleOp::getOperationName());

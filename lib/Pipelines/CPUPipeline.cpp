@@ -6,9 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Bufferize.h"
-#include "qs/Conversion/Passes.h"
-#include "qs/Pipelines/Pipelines.h"
-#include "qs/Dialect/QS/Transforms/Passes.h"
+#include "RegisterPipeline.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -25,9 +23,11 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "qs/Conversion/Passes.h"
+#include "qs/Dialect/QS/Transforms/Passes.h"
+#include "qs/Pipelines/Pipelines.h"
 
 using namespace mlir;
 
@@ -91,7 +91,7 @@ void mlir::qs::buildCPUPipeline(OpPassManager &pm,
 }
 
 void mlir::qs::registerCPUPipeline() {
-  PassPipelineRegistration<CPUPipelineOptions>(
+  registerPipeline<CPUPipelineOptions>(
       "qs-cpu-pipeline",
       "Lower proto-level qs IR through the reference numerics to the LLVM "
       "dialect for the CPU JIT",

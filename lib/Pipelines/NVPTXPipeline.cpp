@@ -6,9 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Bufferize.h"
-#include "qs/Conversion/Passes.h"
-#include "qs/Dialect/QS/Transforms/Passes.h"
-#include "qs/Pipelines/Pipelines.h"
+#include "RegisterPipeline.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -29,6 +27,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "qs/Conversion/Passes.h"
+#include "qs/Dialect/QS/Transforms/Passes.h"
+#include "qs/Pipelines/Pipelines.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -143,13 +144,13 @@ void mlir::qs::buildNVPTXPipeline(OpPassManager &pm,
 }
 
 void mlir::qs::registerNVPTXPipeline() {
-  PassPipelineRegistration<NVPTXPipelineOptions>(
+  registerPipeline<NVPTXPipelineOptions>(
       "qs-nvptx-host-pipeline",
       "The host half of qs-nvptx-pipeline: host code on device buffers "
       "calling one launcher per kernel, kernels still gpu.func (to inspect "
       "or schedule launches)",
       buildNVPTXHostPipeline);
-  PassPipelineRegistration<NVPTXPipelineOptions>(
+  registerPipeline<NVPTXPipelineOptions>(
       "qs-nvptx-pipeline",
       "Lower proto-level qs IR to host code launching GPU kernels held in a "
       "gpu.binary for sm_90a or sm_100a",

@@ -5,11 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "qs/Pipelines/Pipelines.h"
-#include "qs/Dialect/QS/Transforms/Passes.h"
+#include "RegisterPipeline.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "qs/Dialect/QS/Transforms/Passes.h"
+#include "qs/Pipelines/Pipelines.h"
 
 using namespace mlir;
 
@@ -28,7 +29,7 @@ void mlir::qs::buildStoragePipeline(OpPassManager &pm,
 }
 
 void mlir::qs::registerStoragePipeline() {
-  PassPipelineRegistration<StoragePipelineOptions>(
+  registerPipeline<StoragePipelineOptions>(
       "qs-storage-pipeline",
       "Infer usages, choose scale layouts, expand proto-level ops into inner "
       "buffers and flatten every !qs.tensor into its inner tensors",

@@ -2,6 +2,7 @@
 
 import re
 from collections import OrderedDict
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -39,6 +40,28 @@ def _describe(flat):
     return f"argument {flat['origin']}"
 
 
+def _inner_arguments(arg, names, flat):
+    """{inner name: array} of a quantized argument given as a mapping by
+    name or as a sequence in interface order (`names`). A name the value
+    does not have, a sequence of another length, or one array (not its
+    inner tensors) is an error, not ignored."""
+    what = f"argument {flat['origin']} ({flat['quantized']})"
+    if isinstance(arg, Mapping):
+        unknown = [k for k in arg if k not in names]
+        if unknown:
+            raise KeyError(f"{what} has no inner tensor {', '.join(map(repr, unknown))}; "
+                           f"its inner tensors are {', '.join(names)}")
+        return dict(arg)
+    if isinstance(arg, (np.ndarray, str, bytes)) or not hasattr(arg, "__iter__"):
+        raise TypeError(f"{what}: expected its inner tensors ({', '.join(names)}) as a dict "
+                        f"by name or a sequence in that order, got {type(arg).__name__}")
+    arg = list(arg)
+    if len(arg) != len(names):
+        raise ValueError(f"{what}: expected {len(names)} inner tensors "
+                         f"({', '.join(names)}), got {len(arg)}")
+    return dict(zip(names, arg))
+
+
 def _run(module, function, args, device):
     m = _module(module)._impl
     flat_in = m.flat_inputs(function)
@@ -46,17 +69,20 @@ def _run(module, function, args, device):
     origins = sorted({f["origin"] for f in flat_in})
     if len(args) != len(origins):
         raise TypeError(f"@{function} takes {len(origins)} arguments, got {len(args)}")
+    inner = {}
+    for flat in flat_in:
+        if flat["quantized"]:
+            inner.setdefault(flat["origin"], []).append(flat["inner"])
+    quantized = {origin: _inner_arguments(args[origin], names,
+                                          next(f for f in flat_in if f["origin"] == origin))
+                 for origin, names in inner.items()}
     buffers = []
     for flat in flat_in:
         arg = args[flat["origin"]]
         if flat["quantized"]:
-            if isinstance(arg, dict):
-                if flat["inner"] not in arg:
-                    raise KeyError(f"{_describe(flat)} is missing")
-                arg = arg[flat["inner"]]
-            else:
-                names = [f["inner"] for f in flat_in if f["origin"] == flat["origin"]]
-                arg = list(arg)[names.index(flat["inner"])]
+            arg = quantized[flat["origin"]].get(flat["inner"])
+            if arg is None:
+                raise KeyError(f"{_describe(flat)} is missing")
         buffers.append(_to_bytes(arg, flat))
     outputs = m.run_cpu(function, buffers) if device == "cpu" else \
         m.run_cuda(function, buffers)

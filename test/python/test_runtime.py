@@ -64,6 +64,31 @@ def test_run_cpu_quantized_arguments_and_dtypes():
         qs.run_cpu(g, "dq", [data.astype(np.float32), scale])
     with pytest.raises(KeyError, match="rowwise_scale_inv"):
         qs.run_cpu(g, "dq", {"rowwise_data": data})
+    # A name the value does not have (a misspelling, another usage's
+    # buffer), a sequence of another length or one array for the whole
+    # value is an error, never ignored.
+    with pytest.raises(KeyError, match="has no inner tensor 'rowwise_scale'; its inner "
+                                       "tensors are rowwise_data, rowwise_scale_inv"):
+        qs.run_cpu(g, "dq", {"rowwise_data": data, "rowwise_scale_inv": scale,
+                             "rowwise_scale": scale})
+    with pytest.raises(KeyError, match="has no inner tensor 'columnwise_data'"):
+        qs.run_cpu(g, "dq", {"rowwise_data": data, "rowwise_scale_inv": scale,
+                             "columnwise_data": data})
+    with pytest.raises(ValueError, match="expected 2 inner tensors .*, got 3"):
+        qs.run_cpu(g, "dq", [data, scale, scale])
+    with pytest.raises(ValueError, match="expected 2 inner tensors .*, got 1"):
+        qs.run_cpu(g, "dq", (data,))
+    with pytest.raises(TypeError, match=r"argument 0 \(!qs.tensor<32x64xbf16, "
+                                        r"#qs.mxfp8<columnwise = false>>\): expected its "
+                                        r"inner tensors .* got ndarray"):
+        qs.run_cpu(g, "dq", data)
+    # The results of one run are the arguments of the next (an OrderedDict).
+    q = qs.Graph()
+    fq = q.function("q", [qs.TensorSpec((32, 64), "bf16")])
+    fq.returns(fq.quantize(fq.args[0], qs.MXFP8Quantizer(columnwise=False)))
+    (inner,) = qs.run_cpu(q, "q", np.ones((32, 64), ml_dtypes.bfloat16))
+    (out,) = qs.run_cpu(g, "dq", inner)
+    assert np.all(out.astype(np.float32) == 1.0)
 
 
 def test_run_cpu_reports_unsupported_options():
@@ -90,6 +115,34 @@ def test_pipeline_errors():
         qs.run_pipeline(g, "no-such-pass")
     with pytest.raises(qs.QSError, match="proto-level op; run qs-expand-storage"):
         qs.run_pipeline(g, "qs-flatten-storage")
+
+
+@pytest.mark.parametrize("pipeline,cause", [
+    ("qs-storage-pipeline{nope=1}", "no such option nope"),
+    ("qs-cpu-pipeline{flatten=1}", "no such option flatten"),
+    ("qs-nvptx-pipeline{chip=sm_90a sms=132}", "no such option sms"),
+    ("qs-storage-pipeline{flatten=maybe}",
+     "for the --flatten option: 'maybe' is invalid value for boolean argument! Try 0 or 1"),
+    ("qs-nvptx-pipeline{multiprocessors=many}",
+     "for the --multiprocessors option: 'many' value invalid for uint argument!"),
+    ("func.func(canonicalize{max-iterations=abc})",
+     "for the --max-iterations option: 'abc' value invalid for long argument!"),
+])
+def test_pipeline_option_errors_say_why(pipeline, cause, capfd):
+    # An option the pipeline does not have, or a value its type does not
+    # parse, is the QSError's cause (LLVM's option parser writes the second
+    # on stderr; the C API captures it), and nothing reaches stderr.
+    g = quantize_graph((64, 128), qs.MXFP8Quantizer())
+    with pytest.raises(qs.QSError) as e:
+        qs.run_pipeline(g, pipeline)
+    message = str(e.value)
+    assert f"invalid pass pipeline '{pipeline}': " in message
+    assert cause in message and "failed to add" in message
+    assert message.index(cause) < message.index("failed to add")
+    assert capfd.readouterr().err == ""
+    # A pipeline that parses still runs and writes nothing on stderr.
+    qs.run_pipeline(g, "qs-storage-pipeline{flatten=false}")
+    assert capfd.readouterr().err == ""
 
 
 def test_compile_ptx():
