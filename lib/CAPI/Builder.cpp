@@ -78,6 +78,10 @@ MlirOperation qsFuncCreate(MlirModule module, MlirStringRef name,
                            MlirLocation loc) {
   ModuleOp m = unwrap(module);
   StringRef symbol = unwrap(name);
+  if (symbol.empty()) {
+    emitError(unwrap(loc)) << "a function needs a name (a non-empty symbol)";
+    return MlirOperation{nullptr};
+  }
   if (m.lookupSymbol(symbol)) {
     emitError(unwrap(loc)) << "a symbol @" << symbol
                            << " already exists in the module";

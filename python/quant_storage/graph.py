@@ -92,7 +92,11 @@ class Function:
     def __init__(self, graph, name, inputs):
         self.graph = graph
         self.name = name
-        types = [s.mlir_type() if isinstance(s, TensorSpec) else s for s in inputs]
+        if not isinstance(name, str):
+            raise TypeError(f"a function's name must be a str, got {name!r}")
+        if isinstance(inputs, (TensorSpec, str, bytes)) or not hasattr(inputs, "__iter__"):
+            raise TypeError(f"inputs must be a sequence of TensorSpecs, got {inputs!r}")
+        types = [self._type(s, "an input") for s in inputs]
         self._impl = graph.module.add_function(name, types, _site())
         self.args = [Value(self._impl.arg(i)) for i in range(len(types))]
 
@@ -100,15 +104,20 @@ class Function:
     def _context(self):
         return self.graph.context
 
-    def _type(self, spec):
-        return spec.mlir_type() if isinstance(spec, TensorSpec) else spec
+    @staticmethod
+    def _type(spec, what="a spec"):
+        if isinstance(spec, TensorSpec):
+            return spec.mlir_type()
+        if isinstance(spec, _qs.Type):
+            return spec
+        raise TypeError(f"{what} must be a TensorSpec, got {spec!r}")
 
     def _tensor(self, shape, dtype):
         return self._context.ranked_tensor_type(list(shape), nominal(dtype))
 
     def empty(self, spec):
         """qs.empty of a quantized TensorSpec."""
-        return Value(self._impl.empty(self._type(spec), _site()))
+        return Value(self._impl.empty(self._type(spec, "empty()'s spec"), _site()))
 
     def quantize(self, x, quantizer, scale=None, amax=None):
         """qs.quantize x (a high-precision value) with `quantizer`. Delayed
@@ -237,7 +246,7 @@ class Function:
 
     def assemble(self, inner, spec):
         """qs.assemble: a quantized value from its inner tensors."""
-        return Value(self._impl.assemble([_impl(v, "an inner tensor") for v in inner], self._type(spec), _site()))
+        return Value(self._impl.assemble([_impl(v, "an inner tensor") for v in inner], self._type(spec, "assemble()'s spec"), _site()))
 
     def disassemble(self, q):
         """qs.disassemble: the inner tensors, in interface order."""

@@ -100,6 +100,21 @@ def test_bad_builder_arguments():
         f1.assemble([f1.args[0]], spec((32, 64)))
     with pytest.raises(TypeError, match="a returned value must be a Value"):
         f1.returns(3)
+    with pytest.raises(TypeError, match=r"empty\(\)'s spec must be a TensorSpec, got \(32, 64\)"):
+        f1.empty((32, 64))
+    with pytest.raises(TypeError, match=r"assemble\(\)'s spec must be a TensorSpec, got 'mxfp8'"):
+        f1.assemble([f1.args[0]], "mxfp8")
+    # Functions: a name (the symbol cannot be empty: it would print as
+    # @<<INVALID EMPTY SYMBOL>> and not parse back) and TensorSpec inputs.
+    with pytest.raises(qs.QSError, match="a function needs a name \\(a non-empty symbol\\)"):
+        g1.function("", [])
+    with pytest.raises(TypeError, match="a function's name must be a str, got 3"):
+        g1.function(3, [])
+    with pytest.raises(TypeError, match="an input must be a TensorSpec, got 3"):
+        g1.function("c", [3])
+    with pytest.raises(TypeError, match="inputs must be a sequence of TensorSpecs"):
+        g1.function("c", qs.TensorSpec((32, 64), "bf16"))
+    assert "@c" not in str(g1) and "func.func @\"\"" not in str(g1)
     with pytest.raises(qs.QSError, match="operand #0 is not a value of @a"):
         f1.returns(f2.args[0])
     f1.returns(q)
