@@ -19,7 +19,7 @@ import os
 import sys
 
 from . import _qs
-from ._context import default_context
+from ._context import check_chip, default_context
 from ._dtypes import nominal
 from .quantizers import Quantizer
 from .spec import TensorSpec
@@ -263,7 +263,7 @@ class Graph:
 
     def __init__(self, chip=None, context=None):
         self.context = context or default_context()
-        self.chip = chip or "sm_90a"
+        self.chip = check_chip(chip) if chip is not None else "sm_90a"
         if chip is not None:
             self.module = Module.parse(f'module attributes {{qs.chip = "{chip}"}} {{}}',
                                        self.context)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ._context import check_chip
 from ._dtypes import view_dtype
 from .graph import Graph, Module
 
@@ -189,6 +190,8 @@ def compile(module, chip=None, format="isa", multiprocessors=None):
         raise TypeError(f"multiprocessors must be an int, got {multiprocessors!r}")
     if multiprocessors is not None and multiprocessors < 1:
         raise ValueError(f"multiprocessors must be at least 1, got {multiprocessors}")
+    if chip is not None:
+        check_chip(chip)
     m = _module(module).clone()
     if chip is None:
         named = re.match(r'module attributes \{[^}]*qs\.chip = "(\w+)"', str(m))

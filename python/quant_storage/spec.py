@@ -4,7 +4,7 @@ truth, te-formats.md §7 and §9.1)."""
 
 import operator
 
-from ._context import default_context
+from ._context import check_chip, default_context
 from ._dtypes import nominal, storage_dtype
 from .quantizers import Quantizer
 
@@ -37,7 +37,7 @@ class TensorSpec:
         self.quantizer = quantizer.copy() if quantizer is not None else None
         self.requires_grad = bool(requires_grad)
         self.device = device
-        self.chip = chip
+        self.chip = check_chip(chip)
         self._context = context
 
     @property

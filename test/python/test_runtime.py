@@ -166,6 +166,16 @@ def test_compile_ptx():
     assert c.chip == "sm_100a" and ".target sm_100a" in c.ptx
     with pytest.raises(qs.QSError, match='chip=sm_90a differs from qs.chip = "sm_100a"'):
         qs.compile(g100, chip="sm_90a")
+    # A chip is a chip name: not options for the pipeline text it goes into.
+    with pytest.raises(ValueError, match=r"chip must be of the form sm_<major><minor>\[a\|f\] "
+                                         r"\(sm_90a, sm_100a\), got 'sm_90a format=llvm'"):
+        qs.compile(g, chip="sm_90a format=llvm")
+    with pytest.raises(ValueError, match="got 'hopper'"):
+        qs.compile(g, chip="hopper")
+    with pytest.raises(TypeError, match="chip must be a str such as 'sm_90a', got 90"):
+        qs.compile(g, chip=90)
+    with pytest.raises(qs.QSError, match="chip 'sm_80' is not supported"):
+        qs.compile(g, chip="sm_80")
 
 
 def test_compile_binary():

@@ -171,7 +171,14 @@ def test_bad_specs():
         qs.TensorSpec((64, 128), "f32", qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True)).inner_names()
     with pytest.raises(ValueError, match="expected a bf16, f16 or f32 dtype"):
         qs.TensorSpec((4,), np.int8)
-    with pytest.raises(ValueError, match="invalid chip"):
-        qs.TensorSpec((32, 32), "bf16", qs.MXFP8Quantizer(), chip="gfx942").inner_names()
+    with pytest.raises(ValueError, match=r"chip must be of the form sm_<major><minor>\[a\|f\] "
+                                         r"\(sm_90a, sm_100a\), got 'gfx942'"):
+        qs.TensorSpec((32, 32), "bf16", qs.MXFP8Quantizer(), chip="gfx942")
+    with pytest.raises(TypeError, match="chip must be a str such as 'sm_90a', got None"):
+        qs.TensorSpec((32, 32), "bf16", qs.MXFP8Quantizer(), chip=None)
+    with pytest.raises(ValueError, match='got \'sm_90a"\''):
+        qs.Graph(chip='sm_90a"')
+    with pytest.raises(ValueError, match="invalid chip 'gfx942'"):
+        qs.TensorSpec((32, 32), "bf16", qs.MXFP8Quantizer()).mlir_type().inner_tensors("gfx942")
     with pytest.raises(TypeError):
         qs.TensorSpec((4, 8), "bf16", "mxfp8")
