@@ -39,6 +39,10 @@ void mlir::qs::addBufferizationPasses(OpPassManager &pm) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A loop may carry a quantized value whose buffers each iteration writes
+  // anew (scf.for / scf.while yielding a fresh qs.quantize): its inner
+  // tensors are new allocations, which ownership-based deallocation frees.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;

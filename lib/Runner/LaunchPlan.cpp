@@ -96,6 +96,21 @@ mlir::qs::compileLaunchPlan(ModuleOp module, StringRef function,
   for (BlockArgument arg : f.getArguments())
     bufferIndex(arg);
   bool bad = false;
+  // A plan is one straight sequence of launches and copies: a loop or a
+  // branch (a loop carrying a quantized value, say) would be replayed once.
+  // Tested by test/Tools/export-cuda-plan.mlir.
+  f.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == f || !op->getNumRegions())
+      return WalkResult::advance();
+    op->emitError() << "launch plan: '" << op->getName()
+                    << "' is control flow, which a plan (one straight "
+                       "sequence of launches and copies) cannot replay; "
+                       "qs-run --device=cuda runs it";
+    bad = true;
+    return WalkResult::interrupt();
+  });
+  if (bad)
+    return failure();
   f.walk([&](Operation *op) {
     if (auto call = dyn_cast<func::CallOp>(op)) {
       if (call.getCallee() == "qsCudaEncodeTensorMap2D") {

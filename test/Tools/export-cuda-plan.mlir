@@ -4,6 +4,7 @@
 // RUN: qs-run %s --function=pingpong --export-cuda-plan=%t/mp --format=isa --multiprocessors=7
 // RUN: FileCheck %s --input-file=%t/mp/plan.json --check-prefix=MP
 // RUN: not qs-run %s --function=calls --export-cuda-plan=%t/calls 2>&1 | FileCheck %s --check-prefix=CALLS
+// RUN: not qs-run %s --function=loop --export-cuda-plan=%t/loop 2>&1 | FileCheck %s --check-prefix=LOOP
 
 // The launch plan of a compiled function: buffers (flattened arguments,
 // inputs then results, and the host's allocations), kernel launches and
@@ -67,4 +68,20 @@ func.func @map_pointer(%x: tensor<64x128xi8>) -> tensor<64x128xi8> {
   %c = arith.constant 128 : i64
   %r = func.call @qsCudaEncodeTensorMap2D(%c, %c, %c, %c, %c, %c, %c) : (i64, i64, i64, i64, i64, i64, i64) -> i32
   return %x : tensor<64x128xi8>
+}
+
+// A loop (here one carrying a quantized value) is control flow a plan
+// cannot replay: said, not replayed once.
+// LOOP: error: launch plan: 'scf.for' is control flow, which a plan (one straight sequence of launches and copies) cannot replay; qs-run --device=cuda runs it
+func.func @loop(%x: tensor<64x128xbf16>) -> !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %q0 = qs.quantize %x : tensor<64x128xbf16> -> !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %q0) -> (!qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>) {
+    %d = qs.dequantize %acc : !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>> -> tensor<64x128xbf16>
+    %q1 = qs.quantize %d : tensor<64x128xbf16> -> !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+    scf.yield %q1 : !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+  }
+  return %r : !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
 }

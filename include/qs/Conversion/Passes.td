@@ -269,6 +269,16 @@ def QSGPUHostBuffersPass : Pass<"qs-gpu-host-buffers", "::mlir::ModuleOp"> {
     `gpu.dealloc`, and `memref.copy` becomes `gpu.memcpy`. Any other memref
     access on the host (loads, stores, linalg) is reported: the host cannot
     touch device memory.
+
+    One exception: the buffer-deallocation pipeline's bookkeeping for its
+    run-time alias checks (a loop that yields fresh buffers): arrays of
+    `index` (buffer pointers) and `i1` (ownership flags) elements that the
+    host code allocates, fills and passes to a private helper function. An
+    `index` or `i1` memref that comes, through `memref.cast`, from an
+    allocation, or is an argument of a private function, is host memory:
+    its allocation, deallocation, loads and stores stay as they are. No
+    kernel takes such buffers; a public function's arguments are device
+    buffers whatever their element type.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

@@ -8,12 +8,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
-#include "qs/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "qs/Conversion/Passes.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::qs {
 #define GEN_PASS_DEF_QSGPUHOSTBUFFERSPASS
@@ -22,8 +23,32 @@ namespace mlir::qs {
 
 using namespace mlir;
 
-/// Whether `op` reads or writes the contents of a memref.
-static bool accessesMemory(Operation *op) {
+/// Whether `v` is host memory: the buffer-deallocation pipeline's
+/// bookkeeping for its run-time alias checks (a loop that yields fresh
+/// buffers, say): arrays of index (pointers) and i1 (ownership) elements
+/// that host code allocates, fills and passes to a private helper function
+/// (`@dealloc_helper`). No kernel takes index or i1 buffers, and a public
+/// function's arguments are device buffers, so an index or i1 memref is
+/// host memory exactly when it comes (through casts) from an allocation
+/// or is an argument of a private function.
+static bool isHostMemory(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type ||
+      !(type.getElementType().isIndex() || type.getElementType().isInteger(1)))
+    return false;
+  while (auto cast = v.getDefiningOp<memref::CastOp>())
+    v = cast.getSource();
+  if (isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(v.getDefiningOp()))
+    return true;
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || !arg.getOwner()->isEntryBlock())
+    return false;
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  return func && func.isPrivate();
+}
+
+/// Whether `op` reads or writes the contents of a memref in device memory.
+static bool accessesDeviceMemory(Operation *op) {
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
     return false;
@@ -31,7 +56,8 @@ static bool accessesMemory(Operation *op) {
   effects.getEffects(list);
   for (const auto &e : list)
     if (isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()) &&
-        e.getValue() && isa<MemRefType>(e.getValue().getType()))
+        e.getValue() && isa<MemRefType>(e.getValue().getType()) &&
+        !isHostMemory(e.getValue()))
       return true;
   return false;
 }
@@ -76,9 +102,16 @@ struct QSGPUHostBuffersPass
       if (isa<gpu::GPUModuleOp>(op))
         return WalkResult::skip();
       if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp>(op)) {
-        ops.push_back(op);
+        // Host bookkeeping keeps its host allocation.
+        Value memref =
+            TypeSwitch<Operation *, Value>(op)
+                .Case([](memref::AllocOp a) { return a.getMemref(); })
+                .Case([](memref::DeallocOp d) { return d.getMemref(); })
+                .Case([](memref::CopyOp c) { return c.getTarget(); });
+        if (!isHostMemory(memref))
+          ops.push_back(op);
       } else if (!isa<gpu::LaunchFuncOp, func::CallOp>(op) &&
-                 accessesMemory(op)) {
+                 accessesDeviceMemory(op)) {
         op->emitOpError()
             << "accesses buffer contents in host code, but with "
                "qs-nvptx-pipeline every buffer lives in device memory: only "

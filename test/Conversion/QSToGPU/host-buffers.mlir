@@ -49,3 +49,59 @@ func.func @dynamic(%n: index) {
   %a = memref.alloc(%n) : memref<?xf32>
   return
 }
+
+// -----
+
+// The buffer-deallocation pipeline's bookkeeping for its run-time alias
+// checks (a loop yielding fresh buffers): index (pointer) and i1 (ownership)
+// arrays allocated by host code and read by its private helper stay host
+// memory; the data buffers move to the device.
+// CHECK-LABEL: func.func @bookkeeping
+// CHECK: %[[D:.*]] = gpu.alloc () : memref<16xf32>
+// CHECK: %[[P:.*]] = memref.alloc() : memref<2xindex>
+// CHECK: %[[O:.*]] = memref.alloc() : memref<2xi1>
+// CHECK: memref.store %{{.*}}, %[[P]][%{{.*}}] : memref<2xindex>
+// CHECK: memref.store %{{.*}}, %[[O]][%{{.*}}] : memref<2xi1>
+// CHECK: call @helper
+// CHECK: memref.load %[[O]]
+// CHECK: gpu.dealloc %[[D]] : memref<16xf32>
+// CHECK: memref.dealloc %[[P]] : memref<2xindex>
+// CHECK: memref.dealloc %[[O]] : memref<2xi1>
+// CHECK-LABEL: func.func private @helper
+// CHECK: memref.load %{{.*}} : memref<?xindex>
+// CHECK: memref.store %{{.*}} : memref<?xi1>
+func.func @bookkeeping(%c: i1) -> i1 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = memref.alloc() : memref<16xf32>
+  %p = memref.alloc() : memref<2xindex>
+  %o = memref.alloc() : memref<2xi1>
+  %ptr = memref.extract_aligned_pointer_as_index %d : memref<16xf32> -> index
+  memref.store %ptr, %p[%c0] : memref<2xindex>
+  memref.store %c, %o[%c1] : memref<2xi1>
+  %pc = memref.cast %p : memref<2xindex> to memref<?xindex>
+  %oc = memref.cast %o : memref<2xi1> to memref<?xi1>
+  call @helper(%pc, %oc) : (memref<?xindex>, memref<?xi1>) -> ()
+  %r = memref.load %o[%c0] : memref<2xi1>
+  memref.dealloc %d : memref<16xf32>
+  memref.dealloc %p : memref<2xindex>
+  memref.dealloc %o : memref<2xi1>
+  return %r : i1
+}
+func.func private @helper(%p: memref<?xindex>, %o: memref<?xi1>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %p[%c0] : memref<?xindex>
+  %z = arith.cmpi eq, %v, %c0 : index
+  memref.store %z, %o[%c0] : memref<?xi1>
+  return
+}
+
+// -----
+
+// A public function's arguments are device buffers, i1 or index ones too.
+func.func @public_i1(%o: memref<2xi1>) -> i1 {
+  %c0 = arith.constant 0 : index
+  // expected-error@+1 {{'memref.load' op accesses buffer contents in host code, but with qs-nvptx-pipeline every buffer lives in device memory: only quantize/dequantize (as GPU kernels) may touch them}}
+  %r = memref.load %o[%c0] : memref<2xi1>
+  return %r : i1
+}
