@@ -1,13 +1,13 @@
 //===- Passes.cpp - C API: passes, pipelines and the CPU runner -----------===//
 
 #include "qs-c/Passes.h"
+#include "qs/InitAll.h"
+#include "qs/Runner/CPURunner.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "qs/InitAll.h"
-#include "qs/Runner/CPURunner.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdio>
 #include <cstring>

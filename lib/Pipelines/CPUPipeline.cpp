@@ -7,6 +7,9 @@
 
 #include "Bufferize.h"
 #include "RegisterPipeline.h"
+#include "qs/Conversion/Passes.h"
+#include "qs/Pipelines/Pipelines.h"
+#include "qs/Dialect/QS/Transforms/Passes.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -25,9 +28,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-#include "qs/Conversion/Passes.h"
-#include "qs/Dialect/QS/Transforms/Passes.h"
-#include "qs/Pipelines/Pipelines.h"
 
 using namespace mlir;
 

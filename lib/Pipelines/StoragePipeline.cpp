@@ -5,12 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "qs/Pipelines/Pipelines.h"
 #include "RegisterPipeline.h"
+#include "qs/Dialect/QS/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-#include "qs/Dialect/QS/Transforms/Passes.h"
-#include "qs/Pipelines/Pipelines.h"
 
 using namespace mlir;
 

@@ -8,12 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "qs/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "qs/Conversion/Passes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::qs {
