@@ -1045,6 +1045,13 @@ def supervise(args, work, report):
 
 
 def main():
+    # One write(2) per line: device-check.sh runs this unbuffered
+    # (PYTHONUNBUFFERED=1, so that progress shows), where print() writes its
+    # arguments, separators and newline separately, and a worker's driver
+    # output on the shared stderr (the stand-in libcuda's "fake-cuda: load
+    # ptx") could land inside a table row, which gemm-compare.py then did
+    # not parse (seen in CI, 2026-12-04). Line buffering keeps each line whole.
+    sys.stdout.reconfigure(line_buffering=True, write_through=False)
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("bundle")
