@@ -70,13 +70,12 @@ def _run(module, function, args, device):
     origins = sorted({f["origin"] for f in flat_in})
     if len(args) != len(origins):
         raise TypeError(f"@{function} takes {len(origins)} arguments, got {len(args)}")
-    inner = {}
+    inner = {}  # origin -> (its first flat input, its inner names)
     for flat in flat_in:
         if flat["quantized"]:
-            inner.setdefault(flat["origin"], []).append(flat["inner"])
-    quantized = {origin: _inner_arguments(args[origin], names,
-                                          next(f for f in flat_in if f["origin"] == origin))
-                 for origin, names in inner.items()}
+            inner.setdefault(flat["origin"], (flat, []))[1].append(flat["inner"])
+    quantized = {origin: _inner_arguments(args[origin], names, first)
+                 for origin, (first, names) in inner.items()}
     buffers = []
     for flat in flat_in:
         arg = args[flat["origin"]]
