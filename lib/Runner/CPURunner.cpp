@@ -11,8 +11,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -101,6 +105,28 @@ llvm::Error runner::invokeWithDescriptors(ExecutionEngine &engine,
   for (void *&p : pointers)
     args.push_back(&p);
   return engine.invokePacked(("_mlir_ciface_" + function).str(), args);
+}
+
+std::function<llvm::Error(llvm::Module *)> runner::makeJitTransformer() {
+  // The host's features as the JIT's target machine takes them
+  // (JITTargetMachineBuilder::detectHost), then the two disabled last, which
+  // also disables every feature that implies them (AVX10).
+  llvm::SubtargetFeatures features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature.first(), feature.second);
+  if (llvm::Triple(llvm::sys::getProcessTriple()).isX86()) {
+    features.AddFeature("avx512bf16", false);
+    features.AddFeature("avxneconvert", false);
+  }
+  std::string featureString = features.getString();
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(2, 0, nullptr);
+  return [featureString, optimize](llvm::Module *module) -> llvm::Error {
+    for (llvm::Function &function : *module)
+      if (!function.isDeclaration())
+        function.addFnAttr("target-features", featureString);
+    return optimize(module);
+  };
 }
 
 static std::string callError;
@@ -249,7 +275,7 @@ mlir::qs::runOnCPU(ModuleOp module, StringRef function,
   ExecutionEngineOptions options;
   // ExecutionEngineOptions holds a function_ref: keep the callee alive.
   std::function<llvm::Error(llvm::Module *)> transformer =
-      makeOptimizingTransformer(2, 0, nullptr);
+      runner::makeJitTransformer();
   options.transformer = transformer;
   SmallVector<StringRef> libs;
   if (StringRef(QS_MLIR_C_RUNNER_UTILS).size())

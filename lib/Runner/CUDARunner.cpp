@@ -11,7 +11,6 @@
 #include "qs/Runtime/CUDARuntime.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/TargetSelect.h"
@@ -116,7 +115,7 @@ mlir::qs::runOnCUDA(ModuleOp module, StringRef function,
   ctx->appendDialectRegistry(registry);
   ExecutionEngineOptions engineOptions;
   std::function<llvm::Error(llvm::Module *)> transformer =
-      makeOptimizingTransformer(2, 0, nullptr);
+      runner::makeJitTransformer();
   engineOptions.transformer = transformer;
   std::string runtime = runtimeLibraryPath();
   SmallVector<StringRef> libs;

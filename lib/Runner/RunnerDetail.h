@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,20 @@ inline size_t byteSize(RankedTensorType type) {
 /// descriptor per argument (inputs then results).
 llvm::Error invokeWithDescriptors(ExecutionEngine &engine, StringRef function,
                                   std::vector<Descriptor> &descriptors);
+
+/// The JIT's module transformer: code generation for the host CPU's features
+/// less the x86 BF16 conversion instructions, then LLVM's -O2.
+///
+/// With AVX512-BF16 or AVX-NE-CONVERT, LLVM selects vcvtneps2bf16 for an
+/// fptrunc to bfloat, including the ones the x86 backend inserts itself to
+/// carry bf16 values through f32 registers (a phi or select of bfloat: the
+/// kernels' bounds-guarded loads). That instruction treats a subnormal input
+/// as zero whatever MXCSR says (Intel SDM), where LLVM IR, numpy and the
+/// GPU's cvt.rn.bf16.f32 keep it: results would depend on the host CPU.
+/// Without the two features the conversion is a call to __truncsfbf2 (MLIR's
+/// float16 utilities, exact). Julia's JIT does the same (JuliaLang/julia
+/// #63012); LLVM has kept the lowering (llvm/llvm-project #221052).
+std::function<llvm::Error(llvm::Module *)> makeJitTransformer();
 
 /// The flattened signature of `func` if it exists and `inputs` match it;
 /// else fails and lastCallError() says why.
