@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._context import check_chip
-from ._dtypes import view_dtype
+from ._dtypes import storage_dtype, view_dtype
 from .graph import Graph, Module
 
 #: The named pipelines of quant-storage.
@@ -23,12 +23,22 @@ def run_pipeline(module, pipeline):
     return _module(module).run_pipeline(pipeline)
 
 
+def _accepted_dtypes(element):
+    """The dtypes an argument of `element` may come as: what run_cpu returns
+    for it and what TE allocates (uint8 for FP8, E8M0 and packed FP4), bf16
+    also as its bits in uint16, i8 also as int8. Nothing else of the same
+    width: a float16 array for a bf16 argument would be read as bf16 bits."""
+    accepted = [view_dtype(element), storage_dtype(element)]
+    accepted += {"bf16": [np.dtype(np.uint16)], "i8": [np.dtype(np.int8)]}.get(element, [])
+    return list(dict.fromkeys(accepted))
+
+
 def _to_bytes(array, flat):
     array = np.asarray(array)
-    expected = view_dtype(flat["element"])
-    if array.dtype.itemsize != flat["width"]:
-        raise TypeError(f"{_describe(flat)}: expected elements of {flat['width']} bytes "
-                        f"({expected}), got {array.dtype}")
+    accepted = _accepted_dtypes(flat["element"])
+    if array.dtype not in accepted:
+        raise TypeError(f"{_describe(flat)}: expected {' or '.join(map(str, accepted))} "
+                        f"elements ({flat['element']}), got {array.dtype}")
     if tuple(array.shape) != tuple(flat["shape"]):
         raise ValueError(f"{_describe(flat)}: expected shape {tuple(flat['shape'])}, "
                          f"got {array.shape}")

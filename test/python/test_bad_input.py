@@ -137,7 +137,7 @@ def test_bad_modules_and_runs():
     # An unfinished function (no func.return) does not verify: an error, not a crash.
     with pytest.raises(qs.QSError):
         qs.run_cpu(g, "u", np.zeros((32, 64), np.uint16))
-    with pytest.raises(TypeError, match="expected elements of 2 bytes"):
+    with pytest.raises(TypeError, match="expected bfloat16 or uint16 elements"):
         f.returns()
         qs.run_cpu(g, "u", np.zeros((32, 64)))
 

@@ -45,6 +45,28 @@ def test_run_cpu_matches_the_reference(family, quantizer, params):
     h.assert_floats_equal(values, want, "dequantize")
 
 
+def test_run_cpu_plain_argument_dtypes():
+    # A bf16 argument takes bfloat16 or its bits as uint16, and nothing else
+    # of two bytes: float16 values were read as bf16 bits (silently wrong).
+    g = qs.Graph()
+    f = g.function("dq", [qs.TensorSpec((32, 64), "bf16"), qs.TensorSpec((1,), "f32")])
+    f.returns(f.quantize(f.args[0], qs.MXFP8Quantizer(columnwise=False)))
+    x = np.linspace(-3, 3, 32 * 64, dtype=np.float32).reshape(32, 64).astype(ml_dtypes.bfloat16)
+    one = np.ones(1, np.float32)
+    (a,) = qs.run_cpu(g, "dq", x, one)
+    (b,) = qs.run_cpu(g, "dq", x.view(np.uint16), one)
+    for name in a:
+        np.testing.assert_array_equal(a[name].view(np.uint8), b[name].view(np.uint8))
+    with pytest.raises(TypeError, match=r"argument 0: expected bfloat16 or uint16 elements "
+                                        r"\(bf16\), got float16"):
+        qs.run_cpu(g, "dq", x.astype(np.float16), one)
+    with pytest.raises(TypeError, match="got int16"):
+        qs.run_cpu(g, "dq", x.view(np.int16), one)
+    with pytest.raises(TypeError, match=r"argument 1: expected float32 elements \(f32\), "
+                                        "got int32"):
+        qs.run_cpu(g, "dq", x, np.ones(1, np.int32))
+
+
 def test_run_cpu_quantized_arguments_and_dtypes():
     spec = qs.TensorSpec((32, 64), "bf16", qs.MXFP8Quantizer(columnwise=False))
     g = qs.Graph()
@@ -60,8 +82,18 @@ def test_run_cpu_quantized_arguments_and_dtypes():
         qs.run_cpu(g, "dq", [data, scale[:64]])
     with pytest.raises(TypeError, match="takes 1 arguments, got 2"):
         qs.run_cpu(g, "dq", data, scale)
-    with pytest.raises(TypeError, match="expected elements of 1 bytes"):
+    with pytest.raises(TypeError, match="expected float8_e4m3fn or uint8 elements"):
         qs.run_cpu(g, "dq", [data.astype(np.float32), scale])
+    # An array of another dtype of the same width is not read as bits:
+    # E5M2 codes for E4M3 data, FP8 codes for the E8M0 scales, int8.
+    with pytest.raises(TypeError, match=r"argument 0 \(rowwise_data of .*\): expected "
+                                        "float8_e4m3fn or uint8 elements \\(f8E4M3FN\\), "
+                                        "got float8_e5m2"):
+        qs.run_cpu(g, "dq", [data.view(ml_dtypes.float8_e5m2), scale])
+    with pytest.raises(TypeError, match="expected float8_e8m0fnu or uint8 elements"):
+        qs.run_cpu(g, "dq", [data, scale.view(ml_dtypes.float8_e4m3fn)])
+    with pytest.raises(TypeError, match="got int8"):
+        qs.run_cpu(g, "dq", [data.view(np.int8), scale])
     with pytest.raises(KeyError, match="rowwise_scale_inv"):
         qs.run_cpu(g, "dq", {"rowwise_data": data})
     # A name the value does not have (a misspelling, another usage's
