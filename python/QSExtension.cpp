@@ -405,6 +405,15 @@ NB_MODULE(_qs, m) {
            [](PyContext &c, const std::vector<int64_t> &shape,
               const std::string &element) {
              MlirType e = parseType(c.impl, element).type;
+             // mlirRankedTensorTypeGet would build tensor<-32x64xbf16>
+             // (printed, never parsed back) or, for INT64_MIN, a dynamic
+             // size that nothing here can run.
+             c.impl->clear();
+             for (size_t i = 0; i < shape.size(); ++i)
+               if (shape[i] < 0)
+                 c.impl->fail("invalid tensor type: dimension " +
+                              std::to_string(i) + " must be >= 0, got " +
+                              std::to_string(shape[i]));
              return Type{c.impl, mlirRankedTensorTypeGet(
                                      shape.size(), shape.data(), e,
                                      mlirAttributeGetNull())};

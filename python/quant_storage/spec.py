@@ -72,6 +72,7 @@ class TensorSpec:
     def inner_tensor_specs(self):
         """name -> (shape, NumPy dtype), in TE's order (dict order)."""
         if not self.is_quantized:
+            self.mlir_type()  # the shape's check
             return {"data": (self.shape, storage_dtype(self.dtype))}
         return {name: (tuple(shape), storage_dtype(element))
                 for name, shape, element in self._inner()}

@@ -37,6 +37,20 @@ def test_bad_shapes(shape, error, text):
         assert text in str(err.value)
 
 
+@pytest.mark.parametrize("shape", [(-32, 64), (32, -(2**63))])
+def test_bad_plain_shapes(shape):
+    # A plain tensor of a negative size printed as tensor<-32x64xbf16>,
+    # which does not parse back; INT64_MIN made a dynamic size.
+    with pytest.raises(qs.QSError, match=r"invalid tensor type: dimension \d must be >= 0, "
+                                         f"got {min(shape)}"):
+        qs.TensorSpec(shape, "bf16").inner_tensor_specs()
+    g = qs.Graph()
+    with pytest.raises(qs.QSError, match="must be >= 0"):
+        g.function("f", [qs.TensorSpec(shape, "bf16")])
+    # Zero sizes and rank 0 are valid plain tensors.
+    assert qs.TensorSpec((0, 64), "bf16").inner_tensor_specs()["data"][0] == (0, 64)
+
+
 def test_bad_quantizer_options():
     with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
         qs.MXFP8Quantizer(foo=1)
