@@ -53,6 +53,29 @@ void mlir::qs::addBufferizationPasses(OpPassManager &pm) {
   pm.addPass(createQSStripFlattenAttributesPass());
 }
 
+LogicalResult
+mlir::qs::CPUPipelineOptions::validate(llvm::raw_ostream &os) const {
+  if (llvmOptLevel > 3) {
+    os << "qs-cpu-pipeline: opt-level must be 0, 1, 2 or 3, got "
+       << llvmOptLevel;
+    return failure();
+  }
+  StringRef chip = gpuChip;
+  if (!chip.empty() && chip != "sm_90a" && chip != "sm_100a") {
+    os << "qs-cpu-pipeline: gpu-chip must be sm_90a or sm_100a (the chips "
+          "with GPU kernels), got '"
+       << chip << "'";
+    return failure();
+  }
+  if (!emulateGPUKernels && (!chip.empty() || gpuMultiprocessors != 0)) {
+    os << "qs-cpu-pipeline: "
+       << (chip.empty() ? "gpu-multiprocessors" : "gpu-chip")
+       << " applies to the emulated GPU kernels: add emulate-gpu-kernels";
+    return failure();
+  }
+  return success();
+}
+
 void mlir::qs::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
   buildStoragePipeline(pm, StoragePipelineOptions());

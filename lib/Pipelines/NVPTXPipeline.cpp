@@ -71,6 +71,28 @@ std::string mlir::qs::findCUDAToolkit(StringRef preferred) {
   return "";
 }
 
+LogicalResult
+mlir::qs::NVPTXPipelineOptions::validate(llvm::raw_ostream &os) const {
+  StringRef fmt = format;
+  if (fmt != "isa" && fmt != "bin" && fmt != "fatbin" && fmt != "auto") {
+    os << "qs-nvptx-pipeline: format must be isa, bin, fatbin or auto, got '"
+       << fmt << "'";
+    return failure();
+  }
+  if (optLevel > 3) {
+    os << "qs-nvptx-pipeline: opt-level must be 0, 1, 2 or 3, got " << optLevel;
+    return failure();
+  }
+  if (!toolkit.empty() && !hasPtxas(toolkit)) {
+    os << "qs-nvptx-pipeline: toolkit '" << toolkit
+       << "' holds no executable bin/ptxas (name a CUDA toolkit directory, "
+          "or leave the option out to search CUDA_HOME, CUDA_ROOT, "
+          "CUDA_PATH, PATH and /usr/local/cuda)";
+    return failure();
+  }
+  return success();
+}
+
 void mlir::qs::buildNVPTXHostPipeline(OpPassManager &pm,
                                       const NVPTXPipelineOptions &options) {
   buildStoragePipeline(pm, StoragePipelineOptions());
@@ -126,7 +148,10 @@ void mlir::qs::buildNVPTXLoweringPipeline(
 
   // gpu-module-to-binary with the kernels' inline PTX convergent.
   qs::QSGPUModuleToBinaryPassOptions binary;
-  std::string toolkit = qs::findCUDAToolkit(options.toolkit);
+  // A toolkit named in the options is used as given (validate() checks it
+  // holds ptxas); the search is for when none is named.
+  std::string toolkit = options.toolkit.empty() ? qs::findCUDAToolkit("")
+                                                : options.toolkit.getValue();
   binary.toolkitPath = toolkit;
   binary.cmdOptions = options.ptxasOptions;
   StringRef format = options.format;

@@ -159,6 +159,10 @@ def test_pipeline_errors():
      "for the --multiprocessors option: 'many' value invalid for uint argument!"),
     ("func.func(canonicalize{max-iterations=abc})",
      "for the --max-iterations option: 'abc' value invalid for long argument!"),
+    ("qs-cpu-pipeline{gpu-chip=sm_90a}",
+     "qs-cpu-pipeline: gpu-chip applies to the emulated GPU kernels: add emulate-gpu-kernels"),
+    ("qs-nvptx-pipeline{toolkit=/no/such/cuda}",
+     "qs-nvptx-pipeline: toolkit '/no/such/cuda' holds no executable bin/ptxas"),
 ])
 def test_pipeline_option_errors_say_why(pipeline, cause, capfd):
     # An option the pipeline does not have, or a value its type does not

@@ -80,6 +80,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "for kernel development and the test suite "
                      "(QS_RUNTIME_CHECKS), slower"),
       llvm::cl::init(false)};
+
+  /// Checks the options' rules, as the registered pipeline's parser does
+  /// before building (call it when building from C++): opt-level is 0-3;
+  /// gpu-chip is empty, sm_90a or sm_100a; gpu-chip and gpu-multiprocessors
+  /// need emulate-gpu-kernels. On failure `os` says which option and why.
+  LogicalResult validate(llvm::raw_ostream &os) const;
 };
 
 /// Builds, on a pass manager anchored on `builtin.module`, the pipeline from
@@ -133,6 +139,14 @@ struct NVPTXPipelineOptions
       llvm::cl::desc("A remark on each GEMM stating its kernel plan "
                      "(convert-qs-to-gpu's report-gemm-plans)"),
       llvm::cl::init(false)};
+
+  /// Checks the options' rules, as the registered pipelines' parser does
+  /// before building (call it when building from C++): format is isa, bin,
+  /// fatbin or auto; opt-level is 0-3; a toolkit, when given, holds an
+  /// executable bin/ptxas (it is used as given, never searched past). On
+  /// failure `os` says which option and why. (The chip is checked by
+  /// convert-qs-to-gpu, against the module's qs.chip too.)
+  LogicalResult validate(llvm::raw_ostream &os) const;
 };
 
 /// The PTX ISA feature a chip needs (`+ptx80` for sm_90a, `+ptx88` for
