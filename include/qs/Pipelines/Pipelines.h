@@ -44,9 +44,9 @@ void registerStoragePipeline();
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   PassOptions::Option<unsigned> llvmOptLevel{
       *this, "opt-level",
-      llvm::cl::desc("LLVM optimization level the JIT should use (recorded "
-                     "for runners; the pipeline itself stops at the LLVM "
-                     "dialect)"),
+      llvm::cl::desc("LLVM optimization level the JIT should use, 0-3 "
+                     "(recorded for runners; the pipeline itself stops at "
+                     "the LLVM dialect)"),
       llvm::cl::init(2)};
   PassOptions::Option<bool> emulateGPUKernels{
       *this, "emulate-gpu-kernels",
@@ -116,9 +116,11 @@ struct NVPTXPipelineOptions
       llvm::cl::init("auto")};
   PassOptions::Option<std::string> toolkit{
       *this, "toolkit",
-      llvm::cl::desc("CUDA toolkit directory holding bin/ptxas (default: "
-                     "CUDA_HOME, CUDA_ROOT, CUDA_PATH, the directory of "
-                     "ptxas on PATH, /usr/local/cuda)"),
+      llvm::cl::desc("CUDA toolkit directory holding bin/ptxas, used as "
+                     "given (one without an executable bin/ptxas is an "
+                     "error; default: search CUDA_HOME, CUDA_ROOT, "
+                     "CUDA_PATH, the directory of ptxas on PATH, "
+                     "/usr/local/cuda)"),
       llvm::cl::init("")};
   PassOptions::Option<std::string> ptxasOptions{
       *this, "ptxas-options",
@@ -126,7 +128,7 @@ struct NVPTXPipelineOptions
       llvm::cl::init("")};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level",
-      llvm::cl::desc("LLVM optimization level of the NVPTX backend"),
+      llvm::cl::desc("LLVM optimization level of the NVPTX backend, 0-3"),
       llvm::cl::init(3)};
   PassOptions::Option<unsigned> multiprocessors{
       *this, "multiprocessors",
