@@ -1,7 +1,9 @@
-//===- BenchDevice.h - device and chip selection of the benchmarks -*- C++ -*-===//
+//===- BenchDevice.h - device and chip selection of the benchmarks -*- C++
+//-*-===//
 //
 // Shared by qs-bench-quantize and qs-bench-gemm: opens CUDA device 0
-// (unless --dry-run) and picks the chip the kernels are compiled for.
+// (unless --dry-run) and picks the chip the kernels are compiled for;
+// checks the repetition options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,6 +65,22 @@ inline BenchDevice openBenchDevice(llvm::StringRef tool, bool dryRun,
   if (qsCudaDeviceMultiprocessors(&d.multiprocessors) != 0)
     d.multiprocessors = 0;
   return d;
+}
+
+/// Whether --iters (at least 1: the median of none is no time) and --warmup
+/// (at least 0) are usable; if not, says why on stderr, prefixed by `tool`.
+inline bool checkRepetitions(llvm::StringRef tool, int iterations, int warmup) {
+  if (iterations < 1) {
+    llvm::errs() << tool << ": --iters must be at least 1, got " << iterations
+                 << "\n";
+    return false;
+  }
+  if (warmup < 0) {
+    llvm::errs() << tool << ": --warmup must be at least 0, got " << warmup
+                 << "\n";
+    return false;
+  }
+  return true;
 }
 
 } // namespace bench

@@ -67,69 +67,75 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory benchCategory("qs-bench-gemm options");
+
 static cl::opt<std::string> shapesOpt(
-    "shapes", cl::desc("M x N x K shapes (comma separated)"),
+    "shapes", cl::cat(benchCategory),
+    cl::desc("M x N x K shapes (comma separated)"),
     cl::init("8192x8192x8192,4096x4096x4096,8192x4096x4096,8192x14336x4096,"
              "8192x4096x14336,8192x28672x8192,8192x8192x28672"));
-static cl::opt<int> iterations("iters", cl::desc("Timed repetitions"), cl::init(20));
-static cl::opt<int> warmup("warmup", cl::desc("Untimed repetitions"), cl::init(3));
+static cl::opt<int> iterations("iters", cl::cat(benchCategory),
+                               cl::desc("Timed repetitions"), cl::init(20));
+static cl::opt<int> warmup("warmup", cl::cat(benchCategory),
+                           cl::desc("Untimed repetitions"), cl::init(3));
 static cl::opt<std::string> familyOpt(
-    "family",
+    "family", cl::cat(benchCategory),
     cl::desc("fp8_current (per-tensor E4M3 x E4M3), fp8_block (1x128 "
              "activations x 128x128 weights, DeepGEMM-style promotion), "
              "mxfp8 (per-32 E8M0 promotion, swizzled weight scales) or nvfp4 "
              "(E2M1 converted to f16 in shared memory, f16 wgmma)"),
     cl::init("fp8_current"));
 static cl::opt<std::string> layoutOpt(
-    "layout",
+    "layout", cl::cat(benchCategory),
     cl::desc("TN (fprop: both operands row-wise), NN (dgrad: B column-wise, "
              "contracted over its first dimension) or NT (wgrad: both "
              "column-wise); M x N x K are the GEMM's"),
     cl::init("TN"));
 static cl::opt<std::string>
-    chipOpt("chip",
+    chipOpt("chip", cl::cat(benchCategory),
             cl::desc("sm_90a (wgmma kernels), sm_100a (tcgen05 kernels), or "
                      "auto (the device's; sm_90a without one)"),
             cl::init("auto"));
 static cl::opt<int> persistentOpt(
-    "persistent",
+    "persistent", cl::cat(benchCategory),
     cl::desc("Blocks of the persistent-kernel run of the first shape "
              "(qs.gemm_persistent; sm_90a); 0: none"),
     cl::init(132));
 static cl::opt<int>
-    splitKOpt("split-k",
+    splitKOpt("split-k", cl::cat(benchCategory),
               cl::desc("Also run each shape whose k-tiles it divides with "
                        "qs.gemm_split_k = this (both chips); 0: none"),
               cl::init(0));
 static cl::opt<bool> splitKAutoOpt(
-    "split-k-auto",
+    "split-k-auto", cl::cat(benchCategory),
     cl::desc("Also run each shape with qs.gemm_split_k = \"auto\" (the "
              "kernels' cost model picks the split or stream-K; sched askS, "
              "astrm)"));
 static cl::opt<std::string> splitKReduceOpt(
-    "split-k-reduce",
+    "split-k-reduce", cl::cat(benchCategory),
     cl::desc("qs.gemm_split_k_reduce of the split-K runs: kernel (a second "
              "kernel sums the planes) or fused (each tile's last unit does; "
              "sched skSf / askSf)"),
     cl::init("kernel"));
-static cl::opt<bool> streamKOpt(
-    "stream-k",
-    cl::desc("Also run each shape with qs.gemm_split_k = \"stream\" "
-             "(sm_90a, --persistent blocks; sched strm)"));
+static cl::opt<bool>
+    streamKOpt("stream-k", cl::cat(benchCategory),
+               cl::desc("Also run each shape with qs.gemm_split_k = \"stream\" "
+                        "(sm_90a, --persistent blocks; sched strm)"));
 static cl::opt<bool> fastOpt(
-    "fast-accumulate",
+    "fast-accumulate", cl::cat(benchCategory),
     cl::desc("Per-tensor FP8 with qs.gemm's fast_accumulate (TE's fprop): "
              "the sm_90a kernel sums all of K in the tensor core, and the "
              "runs that need it (ping-pong) are added; without it each "
              "k-tile is promoted into FP32"));
 static cl::opt<bool> fp8OutOpt(
-    "fp8-out",
+    "fp8-out", cl::cat(benchCategory),
     cl::desc("Quantize D with a #qs.fp8_delayed output quantizer (E4M3, "
              "row-wise; TE's FP8 GEMM output): per-tensor GEMMs quantize it "
              "in the epilogue where the plan allows (not split-K, stream-K "
              "or the TMA store, whose runs add the quantize kernels)"));
-static cl::opt<bool> dryRun("dry-run",
-                            cl::desc("Compile and print the launch plans only"));
+static cl::opt<bool>
+    dryRun("dry-run", cl::cat(benchCategory),
+           cl::desc("Compile and print the launch plans only"));
 
 namespace {
 /// The GEMM of layout TN (fprop: A [M, K] and B [N, K] row-wise,
@@ -263,6 +269,7 @@ void fillInputs(const qs::LaunchPlan &plan, qs::DevicePlan &device,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(benchCategory);
   cl::ParseCommandLineOptions(argc, argv, "qs-bench-gemm\n");
   DialectRegistry registry;
   qs::registerAllQSDialects(registry);
@@ -271,6 +278,14 @@ int main(int argc, char **argv) {
 
   if (chipOpt != "auto" && chipOpt != "sm_90a" && chipOpt != "sm_100a") {
     llvm::errs() << "qs-bench-gemm: --chip must be sm_90a, sm_100a or auto\n";
+    return 1;
+  }
+  if (!qs::bench::checkRepetitions("qs-bench-gemm", iterations, warmup))
+    return 1;
+  if (splitKOpt < 0) {
+    llvm::errs() << "qs-bench-gemm: --split-k must be 0 (none) or a number "
+                    "of splits, got "
+                 << splitKOpt << "\n";
     return 1;
   }
   qs::bench::BenchDevice opened =

@@ -40,25 +40,34 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> sizesOpt("sizes", cl::desc("Square sizes (comma separated)"),
+static cl::OptionCategory benchCategory("qs-bench-quantize options");
+
+static cl::opt<std::string> sizesOpt("sizes", cl::cat(benchCategory),
+                                     cl::desc("Square sizes (comma separated)"),
                                      cl::init("4096,8192,16384"));
-static cl::opt<std::string> familiesOpt(
-    "families", cl::desc("Families (comma separated) or all"), cl::init("all"));
-static cl::opt<std::string> usagesOpt("usages", cl::desc("row,col,both"),
+static cl::opt<std::string>
+    familiesOpt("families", cl::cat(benchCategory),
+                cl::desc("Families (comma separated) or all"), cl::init("all"));
+static cl::opt<std::string> usagesOpt("usages", cl::cat(benchCategory),
+                                      cl::desc("row,col,both"),
                                       cl::init("row,col,both"));
-static cl::opt<int> iterations("iters", cl::desc("Timed repetitions"), cl::init(20));
-static cl::opt<int> warmup("warmup", cl::desc("Untimed repetitions"), cl::init(3));
+static cl::opt<int> iterations("iters", cl::cat(benchCategory),
+                               cl::desc("Timed repetitions"), cl::init(20));
+static cl::opt<int> warmup("warmup", cl::cat(benchCategory),
+                           cl::desc("Untimed repetitions"), cl::init(3));
 static cl::opt<double> rotateMib(
-    "rotate-mib",
+    "rotate-mib", cl::cat(benchCategory),
     cl::desc("Cycle through as many copies of a plan's buffers (and of the "
              "copy's) as make up this many MiB, so that no input is timed "
              "from L2 (default 150: 3x an H100/H200's 50 MB L2; 0: one)"),
     cl::init(150));
 static cl::opt<std::string> chipOpt(
-    "chip", cl::desc("sm_90a, sm_100a, or auto (the device's; sm_90a without one)"),
+    "chip", cl::cat(benchCategory),
+    cl::desc("sm_90a, sm_100a, or auto (the device's; sm_90a without one)"),
     cl::init("auto"));
-static cl::opt<bool> dryRun("dry-run",
-                            cl::desc("Compile and print the launch plans only"));
+static cl::opt<bool>
+    dryRun("dry-run", cl::cat(benchCategory),
+           cl::desc("Compile and print the launch plans only"));
 
 namespace {
 struct Family {
@@ -219,11 +228,59 @@ double copyMs(int64_t bytes) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(benchCategory);
   cl::ParseCommandLineOptions(argc, argv, "qs-bench-quantize\n");
   DialectRegistry registry;
   qs::registerAllQSDialects(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+
+  // The options, before any output or device time.
+  if (chipOpt != "auto" && chipOpt != "sm_90a" && chipOpt != "sm_100a") {
+    llvm::errs() << "qs-bench-quantize: --chip must be sm_90a, sm_100a or "
+                    "auto, got '"
+                 << chipOpt << "'\n";
+    return 1;
+  }
+  if (!qs::bench::checkRepetitions("qs-bench-quantize", iterations, warmup))
+    return 1;
+  if (!(rotateMib >= 0 && rotateMib <= 1e9)) {
+    llvm::errs() << "qs-bench-quantize: --rotate-mib must be a number of MiB "
+                    "(0: one buffer set), got "
+                 << rotateMib << "\n";
+    return 1;
+  }
+  SmallVector<StringRef> sizes, families, usages;
+  SmallVector<int64_t> sizeValues;
+  StringRef(sizesOpt).split(sizes, ',');
+  StringRef(usagesOpt).split(usages, ',');
+  StringRef(familiesOpt).split(families, ',');
+  for (StringRef sizeText : sizes) {
+    int64_t n = 0;
+    if (sizeText.getAsInteger(10, n) || n <= 0 || n > (int64_t(1) << 24)) {
+      llvm::errs() << "qs-bench-quantize: --sizes: bad size '" << sizeText
+                   << "' (positive integers, comma separated)\n";
+      return 1;
+    }
+    sizeValues.push_back(n);
+  }
+  for (StringRef usage : usages)
+    if (usage != "row" && usage != "col" && usage != "both") {
+      llvm::errs() << "qs-bench-quantize: --usages: '" << usage
+                   << "' is not one of row, col, both\n";
+      return 1;
+    }
+  if (familiesOpt != "all")
+    for (StringRef name : families)
+      if (llvm::none_of(kFamilies,
+                        [&](const Family &f) { return name == f.name; })) {
+        std::string known;
+        for (const Family &f : kFamilies)
+          known += std::string(known.empty() ? "" : ", ") + f.name;
+        llvm::errs() << "qs-bench-quantize: --families: '" << name
+                     << "' is not one of " << known << " (or all)\n";
+        return 1;
+      }
 
   qs::bench::BenchDevice opened =
       qs::bench::openBenchDevice("qs-bench-quantize", dryRun, chipOpt);
@@ -234,17 +291,8 @@ int main(int argc, char **argv) {
   llvm::outs() << llvm::format("%-16s %-5s %6s %8s %6s %10s %10s %10s %7s\n",
                                "family", "usage", "size", "kernels", "MiB",
                                "time us", "GB/s", "copy GB/s", "ratio");
-  SmallVector<StringRef> sizes, families, usages;
-  StringRef(sizesOpt).split(sizes, ',');
-  StringRef(usagesOpt).split(usages, ',');
-  StringRef(familiesOpt).split(families, ',');
   int failures = 0;
-  for (StringRef sizeText : sizes) {
-    int64_t n = 0;
-    if (sizeText.getAsInteger(10, n) || n <= 0) {
-      llvm::errs() << "qs-bench-quantize: bad size '" << sizeText << "'\n";
-      return 1;
-    }
+  for (int64_t n : sizeValues) {
     double copy = device ? copyMs(n * n * 2) : 0;
     double copyGBs = copy > 0 ? 2.0 * n * n * 2 / (copy * 1e6) : 0;
     for (const Family &fam : kFamilies) {
