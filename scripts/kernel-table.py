@@ -6,7 +6,9 @@ static shared memory, spills, and the count of packed FP8 conversions
 (quantize) or wgmma instructions (GEMM).
 
   scripts/kernel-table.py [--chips sm_90a,sm_100a] [--shape 4096x4096]
-                          [--check]   # exit 1 on any spill or ptxas error
+                          [--check]   # exit 1 on any spill or lost kernel too
+                          (a module that does not compile or assemble
+                          always exits 1)
   scripts/kernel-table.py --module FILE.mlir   # the kernels of one module
                           (functions, or a module whose attributes set
                           kernel options; compiled with qs.chip set to
@@ -425,6 +427,7 @@ def table_rows(args, ptxas, tmp, text, chip, prefix, count_pattern):
     lowered, ptx_path = compile_ptx(args, tmp, text, chip)
     if lowered is None:
         print(f"{prefix} {chip:<8} qs-opt FAILED:\n{ptx_path}")
+        COMPILE_ERRORS.append(prefix)
         return 1
     count = len(re.findall(count_pattern, open(ptx_path).read()))
     if not ptxas:
@@ -433,6 +436,7 @@ def table_rows(args, ptxas, tmp, text, chip, prefix, count_pattern):
     kernels, err = ptxas_info(ptxas, chip, ptx_path)
     if kernels is None:
         print(f"{prefix} {chip:<8} ptxas FAILED: {err}")
+        COMPILE_ERRORS.append(prefix)
         return 1
     failures = 0
     for name, k in kernels.items():
@@ -517,9 +521,24 @@ def with_chip(aliases, body, chip):
     return aliases + body[:m.end()] + rest
 
 
+# What did not compile (qs-opt) or assemble (ptxas): an exit code of 1
+# with or without --check.
+COMPILE_ERRORS = []
+
+
+def finish(args, failures):
+    print(f"kernel-table: {failures} failure(s)"
+          + (f", {len(COMPILE_ERRORS)} of them compilation errors" if COMPILE_ERRORS else ""))
+    if COMPILE_ERRORS or (args.check and failures):
+        sys.exit(1)
+
+
 def module_table(args, ptxas):
     failures = 0
-    text = open(args.module).read()
+    try:
+        text = open(args.module).read()
+    except OSError as e:
+        sys.exit(f"kernel-table: cannot read --module: {e}")
     header = (f"{'function':<14} {'chip':<8} {'launch':>6} {'kernel (unique name)':<26} {'regs':>4} "
               f"{'smem':>6} {'spill st/ld':>11}")
     print(header)
@@ -534,6 +553,7 @@ def module_table(args, ptxas):
             lowered, ptx_path = compile_ptx(args, tmp, wrapped, chip, plans)
             if lowered is None:
                 print(f"{chip}: qs-opt FAILED:\n{ptx_path}")
+                COMPILE_ERRORS.append(chip)
                 failures += 1
                 continue
             order = launches(lowered)
@@ -545,6 +565,7 @@ def module_table(args, ptxas):
             kernels, err = ptxas_info(ptxas, chip, ptx_path)
             if kernels is None:
                 print(f"{chip}: ptxas FAILED: {err}")
+                COMPILE_ERRORS.append(chip)
                 failures += 1
                 continue
             step = {}
@@ -556,9 +577,7 @@ def module_table(args, ptxas):
                 print(f"{fn:<14} {chip:<8} {step[fn]:>6} {name:<26} {k['regs']:>4} {k['smem']:>6} "
                       f"{k['spill_st']:>5}/{k['spill_ld']:<5}")
             print_plans(wrapped, chip, plans)
-    print(f"kernel-table: {failures} failure(s)")
-    if args.check and failures:
-        sys.exit(1)
+    finish(args, failures)
 
 
 def main():
@@ -606,9 +625,7 @@ def main():
                 failures += table_rows(args, ptxas, tmp, text, chip,
                                        f"{'gemm ' + label:<41} {out:<5} {'N=' + str(tile):<5}",
                                        pattern)
-    print(f"kernel-table: {failures} failure(s)")
-    if args.check and failures:
-        sys.exit(1)
+    finish(args, failures)
 
 
 if __name__ == "__main__":
