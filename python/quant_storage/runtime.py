@@ -15,12 +15,23 @@ PIPELINES = ("qs-storage-pipeline", "qs-cpu-pipeline", "qs-nvptx-pipeline")
 
 
 def _module(m):
-    return m.module if isinstance(m, Graph) else m
+    if isinstance(m, Graph):
+        return m.module
+    if isinstance(m, Module):
+        return m
+    hint = " (parse MLIR text with qs.Module.parse)" if isinstance(m, str) else ""
+    raise TypeError(f"expected a qs.Graph or qs.Module, got {type(m).__name__}{hint}")
+
+
+def _name(value, what):
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, got {value!r}")
+    return value
 
 
 def run_pipeline(module, pipeline):
     """Runs `pipeline` on a Module (or a Graph's module) in place."""
-    return _module(module).run_pipeline(pipeline)
+    return _module(module).run_pipeline(_name(pipeline, "the pipeline"))
 
 
 def _accepted_dtypes(element):
@@ -75,6 +86,7 @@ def _inner_arguments(arg, names, flat):
 
 def _run(module, function, args, device):
     m = _module(module)._impl
+    _name(function, "the function (its name)")
     flat_in = m.flat_inputs(function)
     flat_out = m.flat_results(function)
     origins = sorted({f["origin"] for f in flat_in})

@@ -120,6 +120,20 @@ def test_unwritable_output(tmp_path):
     assert "--output 0 (result 0 'data' of" in proc.stderr and "cannot write" in proc.stderr
 
 
+def test_one_file_for_two_outputs(tmp_path):
+    # The second result would silently replace the first.
+    same = tmp_path / "o.npy"
+    proc = qs_run(tmp_path, "--function=f", good_input(tmp_path), f"--output=@{same}",
+                  f"--output=@{tmp_path}/./o.npy")
+    assert (f"--output 1 and --output 0 name the same file '{tmp_path}/./o.npy': each result "
+            "needs its own") in proc.stderr, proc.stderr
+    assert not same.exists()
+    # A character device such as /dev/null takes any number of results.
+    ok = subprocess.run([h.QS_RUN, str(tmp_path / "m.mlir"), "--function=f", good_input(tmp_path),
+                         "--output=@/dev/null", "--output=@/dev/null"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+
+
 def test_stochastic_rounding_rejected(tmp_path):
     module = """func.func @f(%x: tensor<16x32xbf16>) -> !qs.tensor<16x32xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>> {
   %q = qs.quantize %x : tensor<16x32xbf16> -> !qs.tensor<16x32xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>>

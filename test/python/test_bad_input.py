@@ -156,6 +156,25 @@ def test_bad_modules_and_runs():
         qs.run_cpu(g, "u", np.zeros((32, 64)))
 
 
+def test_module_and_name_arguments():
+    # MLIR text or None where a Graph/Module goes was an AttributeError
+    # from deep inside; a function or pipeline that is not a str, nanobind's
+    # signature dump.
+    g = qs.Graph()
+    f = g.function("q", [qs.TensorSpec((64, 128), "bf16")])
+    f.returns(f.quantize(f.args[0], qs.MXFP8Quantizer()))
+    x = np.zeros((64, 128), np.uint16)
+    with pytest.raises(TypeError, match=r"expected a qs.Graph or qs.Module, got str \(parse MLIR "
+                                        r"text with qs.Module.parse\)"):
+        qs.compile(str(g))
+    with pytest.raises(TypeError, match="expected a qs.Graph or qs.Module, got NoneType"):
+        qs.run_cpu(None, "q", x)
+    with pytest.raises(TypeError, match=r"the function \(its name\) must be a str, got None"):
+        qs.run_cpu(g, None, x)
+    with pytest.raises(TypeError, match="the pipeline must be a str, got None"):
+        qs.run_pipeline(g, None)
+
+
 def test_no_crash_in_a_fresh_interpreter():
     """The cases above, in a child interpreter: it must exit 0, not die."""
     code = (

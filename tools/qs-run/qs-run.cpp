@@ -305,12 +305,26 @@ int main(int argc, char **argv) {
                    describeShape(array->shape));
     hostInputs.push_back({expected.type, std::move(array->bytes)});
   }
-  std::vector<std::string> outputPaths;
+  std::vector<std::string> outputPaths, outputKeys;
   for (auto [i, spec] : llvm::enumerate(outputs)) {
     FailureOr<std::string> path = stripAt(spec, "output");
     if (failed(path))
       return error("--output " + std::to_string(i) +
                    ": expected @FILE.npy, got '" + spec + "'");
+    // Two results into one file: the second would silently replace the
+    // first (character devices such as /dev/null take any number).
+    llvm::SmallString<256> key(*path);
+    llvm::sys::fs::make_absolute(key);
+    llvm::sys::path::remove_dots(key, /*remove_dot_dot=*/true);
+    llvm::sys::fs::file_status status;
+    bool device = !llvm::sys::fs::status(key, status) &&
+                  status.type() == llvm::sys::fs::file_type::character_file;
+    for (auto [j, earlier] : llvm::enumerate(outputKeys))
+      if (!device && earlier == key)
+        return error("--output " + std::to_string(i) + " and --output " +
+                     std::to_string(j) + " name the same file '" + *path +
+                     "': each result needs its own");
+    outputKeys.push_back(std::string(key));
     outputPaths.push_back(*path);
   }
 
