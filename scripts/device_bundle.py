@@ -71,6 +71,15 @@ DEQUANTIZE_CHECKS = [
     ("nvfp4", {}, (256, 512))
 ]
 
+# update_usage creating column-wise from row-wise (the reference's row-wise
+# inner tensors in, every inner tensor of the result compared bytewise).
+UPDATE_USAGE_CHECKS = [
+    ("fp8_current", {}, (256, 512)), ("fp8_current", {}, (3, 40, 72)),
+    ("fp8_block", dict(block_scaling_dim=2), (300, 200)),
+    ("nvfp4", dict(with_2d_quantization=True), (256, 512)),
+    ("nvfp4", dict(with_2d_quantization=True, optimize_for_gemm=True), (144, 160)),
+]
+
 
 # (family, layout, out, m, n, k, bias, accumulate, tile_n[, persistent,
 # cluster, schedule, fast, epilogue, split_k]) for the GEMM checks (within the bound of
@@ -486,6 +495,35 @@ def main():
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"family": family, "params": params, "shape": shape, "nominal": "bf16",
                        "inputs": len(buffers), "results": ["values"], "nan_equal": True}, f)
+        count += 1
+    # update_usage: the reference's row-wise inner tensors in, the
+    # reference's inner tensors of both usages out. On sm_100a per-tensor
+    # FP8 has no transpose to create.
+    for i, (family, params, shape) in enumerate(UPDATE_USAGE_CHECKS[:args.limit_checks]):
+        if args.chip == "sm_100a" and family.startswith("fp8_") and family != "fp8_block":
+            continue
+        d = os.path.join(args.out, "check", f"uu{i:02d}-{family}-{'x'.join(map(str, shape))}")
+        if not wanted(d):
+            continue
+        tn_only = args.chip != "sm_100a"
+        row = h.quantizer(family, columnwise=False, **params)
+        both = h.quantizer(family, **params)
+        x = h.random_input(rng, shape, "bf16")
+        with np.errstate(all="ignore"):
+            source, _ = ref.quantize(x, row, "bf16", chip_tn_only=tn_only)
+            want, _ = ref.quantize(x, both, "bf16", chip_tn_only=tn_only)
+        a, b = h.qtype(shape, "bf16", row), h.qtype(shape, "bf16", both)
+        text = (f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
+                f"func.func @f(%q: {a}) -> {b} {{\n  %r = qs.update_usage %q : {a} -> {b}\n"
+                f"  return %r : {b}\n}}\n}}\n")
+        export(text, d, args.chip, args.format)
+        for j, buf in enumerate(h.npy_inputs(source)):
+            np.save(os.path.join(d, f"in{j}.npy"), buf)
+        for j, (name, w) in enumerate(want.items()):
+            np.save(os.path.join(d, f"want{j}.npy"), np.ascontiguousarray(w))
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"family": family, "params": params, "shape": shape, "nominal": "bf16",
+                       "inputs": len(source), "results": list(want)}, f)
         count += 1
     # GEMM: reference-quantized operands in, float64 result and bound saved.
     if args.chip == "sm_90a":

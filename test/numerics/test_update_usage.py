@@ -1,7 +1,8 @@
 """qs.update_usage that creates a representation, through qs-run, against the
 numpy reference: the per-tensor FP8 transpose, and column-wise from row-wise
 for 128x128 block FP8 and 16x16 NVFP4 (which must equal quantizing the
-column-wise representation directly)."""
+column-wise representation directly), every byte, padding included. Under
+QS_KERNELS=gpu-emulated / cuda: the update_usage GPU kernel."""
 
 import numpy as np
 import pytest
@@ -9,12 +10,21 @@ import pytest
 import harness as h
 import qs_reference as ref
 
+# Shapes of one and several 64x64 tiles of the GPU kernel, rows of 16, 8,
+# 4, 2 and 1 bytes' multiples (its vector widths), partial tiles.
 CASES = [
     ("fp8_current", {}, (3, 40, 72)),
+    ("fp8_current", {}, (5, 33)),
+    ("fp8_current", dict(fp8_dtype="f8E5M2"), (200, 300)),
+    ("fp8_current", {}, (130, 258)),
     ("fp8_delayed", {}, (64, 128)),
+    ("fp8_delayed", {}, (1, 1)),
     ("fp8_block", dict(block_scaling_dim=2), (300, 200)),
     ("fp8_block", dict(block_scaling_dim=2), (2, 130, 256)),
+    ("fp8_block", dict(block_scaling_dim=2), (520, 36)),
     ("nvfp4", dict(with_2d_quantization=True), (64, 128)),
+    ("nvfp4", dict(with_2d_quantization=True), (48, 80)),
+    ("nvfp4", dict(with_2d_quantization=True), (272, 32)),
     ("nvfp4", dict(with_2d_quantization=True, optimize_for_gemm=True), (144, 160)),
 ]
 
@@ -39,3 +49,5 @@ def test_create_columnwise(rng, family, params, shape):
         region = ref.valid_region(name, shape, both)
         h.assert_bytes_equal(np.asarray(got)[region], np.asarray(expected)[region],
                              f"update_usage {family}{params} {name}")
+        # The created scales' padding is zero, as a quantize leaves it.
+        h.assert_bytes_equal(got, expected, f"update_usage {family}{params} {name} (padding)")

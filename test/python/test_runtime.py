@@ -181,6 +181,22 @@ def test_pipeline_option_errors_say_why(pipeline, cause, capfd):
     assert capfd.readouterr().err == ""
 
 
+def test_compile_update_usage():
+    # update_usage creating the FP8 transpose of a function argument (a
+    # quantize in the graph would be retyped by qs-infer-usage instead)
+    # compiles to its kernel; before 2026-12-04 it had none (QSError).
+    g = qs.Graph()
+    spec = qs.TensorSpec((256, 512), "bf16", qs.Float8CurrentScalingQuantizer(columnwise=False))
+    f = g.function("f", [spec])
+    f.returns(f.update_usage(f.args[0], columnwise=True))
+    c = qs.compile(g)
+    assert c.kernels == ["qs_update_usage"]
+    assert "st.global.v4.b32" in c.ptx
+    data = np.arange(256 * 512, dtype=np.uint32).astype(np.uint8).reshape(256, 512)
+    (inner,) = qs.run_cpu(g, "f", {"data": data, "scale_inv": np.ones(1, np.float32)})
+    np.testing.assert_array_equal(inner["transpose"].view(np.uint8), data.T)
+
+
 def test_compile_ptx():
     g = quantize_graph((64, 128), qs.MXFP8Quantizer())
     c = qs.compile(g)

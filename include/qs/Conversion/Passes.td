@@ -49,10 +49,11 @@ def ConvertQSToLinalgPass : Pass<"convert-qs-to-linalg"> {
 
 
 def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Lower buffer-level quantize/dequantize/GEMM to GPU kernels";
+  let summary = "Lower buffer-level quantize/dequantize/update_usage/GEMM to "
+                "GPU kernels";
   let description = [{
-    Rewrites every `qs.quantize_buffers`, `qs.dequantize_buffers` and
-    (where a kernel exists) `qs.gemm_buffers` (run
+    Rewrites every `qs.quantize_buffers`, `qs.dequantize_buffers`,
+    `qs.update_usage_buffers` and (where a kernel exists) `qs.gemm_buffers` (run
     after `qs-expand-storage`, flattened or not) into launches of kernels
     emitted as `gpu.func`s in one `gpu.module @qs_kernels`. Operands become
     memrefs (`bufferization.to_buffer`, fresh `memref.alloc` for results,
@@ -211,8 +212,13 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     GEMM's plan does not allow it, the GEMM writes the product and the
     quantize kernels follow, with the same bytes.
 
-    `qs.update_usage_buffers` is left in place (another lowering may take
-    it); with `require-nvptx-chip` (qs-nvptx-pipeline) it is an error.
+    `qs.update_usage_buffers` (the representations TE derives exactly: the
+    per-tensor FP8 transpose, 128x128 block FP8 and 16x16 NVFP4
+    column-wise from row-wise) becomes one kernel: 64x64 tiles of codes
+    transposed through shared memory with 16-byte vector loads and stores
+    (nibble pairs repacked for NVFP4), the created scale buffer written in
+    full (tile scales transposed into its layout, padding zero) and NVFP4's
+    amax copied.
 
     With `emulate = true` the same kernel bodies are emitted as ordinary
     functions that loop over blocks and threads phase by phase (a barrier is

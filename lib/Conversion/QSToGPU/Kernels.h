@@ -143,6 +143,14 @@ void emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
                     QuantTensorType type, const TargetInfo &target,
                     ValueRange inner, Value out, const EmitOptions &options);
 
+/// Emits the kernel and launch of one update_usage that creates a
+/// representation: `inputs` are the inner tensors of `source` (interface
+/// order), `outs` the created ones (getCreatedInnerTensors order), all 1-D.
+void emitUpdateUsage(OpBuilder &b, Location loc, ModuleOp module,
+                     QuantTensorType source, QuantTensorType result,
+                     const TargetInfo &target, ValueRange inputs,
+                     ValueRange outs, const EmitOptions &options);
+
 /// One operand of a GEMM kernel: the data in K-major order ([rows, k]
 /// row-major, FP8 bytes or packed E2M1 pairs, 1-D memref) and its scales
 /// (per-tensor: memref<1xf32>; FP8 block: the GEMM_READY scale matrix;

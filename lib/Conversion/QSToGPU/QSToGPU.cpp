@@ -1,9 +1,10 @@
 //===- QSToGPU.cpp - convert-qs-to-gpu -------------------------------------===//
 //
-// Rewrites buffer-level quantize, dequantize and GEMM ops into kernel
-// launches on memrefs; the kernels come from QuantizeKernels.cpp and
-// DequantizeKernels.cpp (plans and phases: QuantizePlan.h) and from
-// GemmPlan.cpp (GemmKernels.cpp / GemmTcgen05.cpp).
+// Rewrites buffer-level quantize, dequantize, update_usage and GEMM ops
+// into kernel launches on memrefs; the kernels come from
+// QuantizeKernels.cpp, DequantizeKernels.cpp and UpdateUsageKernels.cpp
+// (plans and phases: QuantizePlan.h) and from GemmPlan.cpp
+// (GemmKernels.cpp / GemmTcgen05.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,7 +80,8 @@ struct ConvertQSToGPUPass
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::GPUModuleOp>(op))
         return WalkResult::skip();
-      if (isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp>(op))
+      if (isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
+              UpdateUsageBuffersOp>(op))
         ops.push_back(op);
       return WalkResult::advance();
     });
@@ -96,21 +98,6 @@ struct ConvertQSToGPUPass
     if (requireNVPTXChip && failed(checkNVPTXChip(module)))
       return signalPassFailure();
     bool failedAny = false;
-    if (requireNVPTXChip) {
-      // The host code cannot compute; every qs op must become kernels.
-      module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-        if (isa<gpu::GPUModuleOp>(op))
-          return WalkResult::skip();
-        if (isa<UpdateUsageBuffersOp>(op)) {
-          op->emitOpError()
-              << "has no GPU kernel yet (quantize, dequantize and GEMM "
-                 "do); qs-nvptx-pipeline cannot compile it, qs-cpu-pipeline "
-                 "can";
-          failedAny = true;
-        }
-        return WalkResult::advance();
-      });
-    }
     DenseSet<Operation *> fused;
     for (Operation *op : ops) {
       if (fused.contains(op))
@@ -139,6 +126,9 @@ struct ConvertQSToGPUPass
             fused.insert(q);
         if (failed(lowerGemm(g, target, forced ? *forced : target, options,
                              quantize, amaxQuantize, blockQuantize)))
+          failedAny = true;
+      } else if (auto u = dyn_cast<UpdateUsageBuffersOp>(op)) {
+        if (failed(lowerUpdateUsage(u, target, options)))
           failedAny = true;
       } else if (failed(lowerDequantize(cast<DequantizeBuffersOp>(op), target,
                                         options))) {
@@ -538,6 +528,29 @@ struct ConvertQSToGPUPass
                          flat(b, loc, alloc), options);
     Value tensor = readBack(b, loc, resultType, alloc);
     op->replaceAllUsesWith(ValueRange{tensor});
+    op->erase();
+    return success();
+  }
+
+  LogicalResult lowerUpdateUsage(UpdateUsageBuffersOp op,
+                                 const TargetInfo &target,
+                                 const gpuk::EmitOptions &options) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<Value> inputs, outs, allocs;
+    for (Value v : op.getInputs())
+      inputs.push_back(flat(b, loc, bufferOf(b, loc, v)));
+    for (Value r : op.getResults()) {
+      allocs.push_back(newBuffer(b, loc, r.getType()));
+      outs.push_back(flat(b, loc, allocs.back()));
+    }
+    gpuk::emitUpdateUsage(b, loc, kernelModule(op), op.getSourceTensorType(),
+                          op.getResultTensorType(), target, inputs, outs,
+                          options);
+    SmallVector<Value> tensors;
+    for (auto [r, alloc] : llvm::zip_equal(op.getResults(), allocs))
+      tensors.push_back(readBack(b, loc, r.getType(), alloc));
+    op->replaceAllUsesWith(tensors);
     op->erase();
     return success();
   }

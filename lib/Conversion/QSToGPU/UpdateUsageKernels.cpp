@@ -1,0 +1,300 @@
+//===- UpdateUsageKernels.cpp - the update_usage kernel -------------------===//
+//
+// qs.update_usage on the GPU, for the representations TE derives exactly
+// (te-formats.md §2, §4, §5; the reference: buildCreatedInnerTensors):
+//   per-tensor FP8   transpose = data^T (bytes; the scale is shared),
+//   FP8 128x128      column-wise data = row-wise data^T, column-wise scales
+//                    = the row-wise tile scales transposed,
+//   NVFP4 16x16      column-wise codes = row-wise codes^T (nibbles),
+//                    column-wise scales = the row-wise tile scales
+//                    transposed (in the layout the quantizer names), the
+//                    global amax copied.
+// One kernel: each block transposes a 64 x 64 tile of codes through shared
+// memory (reads and writes in 16-byte vectors where the row lengths allow,
+// coalesced on both sides) and writes its share of the scale entries; the
+// scale buffers are written in full (padding zero, as the quantize kernels
+// and the reference leave it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+#include "QuantizePlan.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "qs/Dialect/QS/Utils/QuantizerMath.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+using namespace mlir::qs::gpuk::quant;
+
+namespace {
+/// The codes' transpose: `rows` x `cols` codes of `bits` (8 or 4) bits,
+/// row-major, packed low nibble first; the output is cols x rows.
+struct Transpose {
+  int64_t rows, cols, bits;
+  static constexpr int64_t kTile = 64;
+  int64_t perByte() const { return 8 / bits; }
+  int64_t inRowBytes() const { return cols / perByte(); }
+  int64_t outRowBytes() const { return rows / perByte(); }
+  int64_t tileBytes() const { return kTile / perByte(); }
+  /// Shared row stride: a tile row and 4 bytes (a word) more, so that the
+  /// threads reading a tile column in the second phase spread over banks.
+  int64_t ld() const { return tileBytes() + 4; }
+  int64_t tilesAcross() const { return ceilDiv(cols, kTile); }
+  int64_t tiles() const { return ceilDiv(rows, kTile) * tilesAcross(); }
+};
+
+/// The widest vector (bytes, at most 16) dividing both `a` and `b`.
+int64_t widest(int64_t a, int64_t b) {
+  int64_t v = 16;
+  while (v > 1 && (a % v != 0 || b % v != 0))
+    v /= 2;
+  return v;
+}
+
+/// Scale entries of the created representation: every element of its
+/// buffer, [storedRows, storedCols] in the layout's logical coordinates
+/// (z row = `rowStep` x logical row, block j), written from the source
+/// representation's entry at (z row j * block, block zRow / block), or
+/// zero outside the valid [validRows, validBlocks].
+struct ScaleCopy {
+  Rep from, to;
+  int64_t storedRows = 0, storedCols = 0, rowStep = 1, block = 16;
+  int64_t validRows = 0, validBlocks = 0;
+  int64_t entries() const { return storedRows * storedCols; }
+};
+} // namespace
+
+/// Phase 1: the tile's source bytes into shared memory (zero outside the
+/// tensor), and this block's share of the scale entries and the amax copy.
+static void loadPhase(KernelEnv &env, const Transpose &t, int dataIn,
+                      const std::optional<ScaleCopy> &scales, int64_t grid,
+                      int amaxIn, int amaxOut) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value tileRow = env.div(env.blockId, env.idx(t.tilesAcross()));
+  Value tileCol = env.rem(env.blockId, env.idx(t.tilesAcross()));
+  Value smem = env.shared[0];
+  int64_t vec = widest(t.inRowBytes(), t.tileBytes());
+  int64_t perRow = t.tileBytes() / vec;
+  Type i8 = b.getI8Type();
+  env.forEachUnit(Transpose::kTile * perRow, [&](Value u) {
+    Value r = env.div(u, env.idx(perRow));
+    Value c = env.mul(env.rem(u, env.idx(perRow)), env.idx(vec));
+    Value row = env.add(env.mul(tileRow, env.idx(Transpose::kTile)), r);
+    Value byteCol = env.add(env.mul(tileCol, env.idx(t.tileBytes())), c);
+    Value inside = env.land(env.lt(row, env.idx(t.rows)),
+                            env.lt(byteCol, env.idx(t.inRowBytes())));
+    Value to = env.add(env.mul(r, env.idx(t.ld())), c);
+    auto vecType = VectorType::get({vec}, i8);
+    env.ifThenElse(
+        inside,
+        [&] {
+          Value from = env.add(env.mul(row, env.idx(t.inRowBytes())), byteCol);
+          Value src = env.args[dataIn];
+          Type elt = cast<MemRefType>(src.getType()).getElementType();
+          Value v = vector::LoadOp::create(b, loc, VectorType::get({vec}, elt),
+                                           src, ValueRange{from}, false,
+                                           llvm::MaybeAlign(env.gpu ? vec : 1));
+          if (elt != i8)
+            v = vector::BitCastOp::create(b, loc, vecType, v);
+          // Shared rows are 4-byte aligned (ld()).
+          vector::StoreOp::create(b, loc, v, smem, ValueRange{to}, false,
+                                  llvm::MaybeAlign(std::min<int64_t>(vec, 4)));
+        },
+        [&] {
+          Value zero = arith::ConstantOp::create(
+              b, loc, DenseElementsAttr::get(vecType, b.getI8IntegerAttr(0)));
+          vector::StoreOp::create(b, loc, zero, smem, ValueRange{to}, false,
+                                  llvm::MaybeAlign(std::min<int64_t>(vec, 4)));
+        });
+  });
+  if (scales) {
+    const ScaleCopy &s = *scales;
+    int64_t share = ceilDiv(s.entries(), grid);
+    env.forEachUnit(share, [&](Value u) {
+      Value e = env.add(env.mul(env.blockId, env.idx(share)), u);
+      env.ifThen(env.lt(e, env.idx(s.entries())), [&] {
+        Value lr = env.div(e, env.idx(s.storedCols));
+        Value j = env.rem(e, env.idx(s.storedCols));
+        Value zRow = env.mul(lr, env.idx(s.rowStep));
+        Value at = s.to.scaleIndex(env, zRow, j);
+        Value dst = env.args[s.to.scaleArg];
+        Type elt = cast<MemRefType>(dst.getType()).getElementType();
+        Type bits = b.getIntegerType(elt.getIntOrFloatBitWidth());
+        Value valid = env.land(env.lt(lr, env.idx(s.validRows)),
+                               env.lt(j, env.idx(s.validBlocks)));
+        env.ifThenElse(
+            valid,
+            [&] {
+              Value from = s.from.scaleIndex(env, env.mul(j, env.idx(s.block)),
+                                             env.div(zRow, env.idx(s.block)));
+              store1(env, load1(env, env.args[s.from.scaleArg], from), dst, at);
+            },
+            [&] {
+              store1(
+                  env,
+                  arith::ConstantOp::create(b, loc, b.getIntegerAttr(bits, 0)),
+                  dst, at);
+            });
+      });
+    });
+  }
+  if (amaxIn >= 0) {
+    Value first =
+        env.land(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       env.blockId, env.idx(0)),
+                 arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       env.threadId, env.idx(0)));
+    env.ifThen(first, [&] {
+      store1(env, load1(env, env.args[amaxIn], env.idx(0)), env.args[amaxOut],
+             env.idx(0));
+    });
+  }
+}
+
+/// Phase 2: the tile's columns from shared memory as rows of the output,
+/// `vec` bytes per thread (pairs of nibbles from consecutive source rows
+/// for 4-bit codes).
+static void storePhase(KernelEnv &env, const Transpose &t, int dataOut) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value tileRow = env.div(env.blockId, env.idx(t.tilesAcross()));
+  Value tileCol = env.rem(env.blockId, env.idx(t.tilesAcross()));
+  Value smem = env.shared[0];
+  int64_t outTileBytes = t.tileBytes();
+  int64_t vec = widest(t.outRowBytes(), outTileBytes);
+  int64_t groups = outTileBytes / vec;
+  Type i8 = b.getI8Type();
+  // Unit u: group u % groups of tile column u / groups, so that consecutive
+  // threads write consecutive bytes of an output row.
+  env.forEachUnit(Transpose::kTile * groups, [&](Value u) {
+    Value c = env.div(u, env.idx(groups));
+    Value g = env.rem(u, env.idx(groups));
+    Value outRow = env.add(env.mul(tileCol, env.idx(Transpose::kTile)), c);
+    Value outByte = env.add(env.mul(tileRow, env.idx(outTileBytes)),
+                            env.mul(g, env.idx(vec)));
+    Value inside = env.land(env.lt(outRow, env.idx(t.cols)),
+                            env.lt(outByte, env.idx(t.outRowBytes())));
+    env.ifThen(inside, [&] {
+      // Tile column c sits in byte c / perByte of each shared row.
+      Value cByte = env.div(c, env.idx(t.perByte()));
+      Value shift;
+      if (t.bits == 4)
+        shift = arith::IndexCastOp::create(
+            b, loc, i8, env.mul(env.rem(c, env.idx(2)), env.idx(4)));
+      SmallVector<Value> bytes;
+      for (int64_t e = 0; e < vec; ++e) {
+        Value r0 = env.add(env.mul(g, env.idx(vec * t.perByte())),
+                           env.idx(e * t.perByte()));
+        auto code = [&](Value r) {
+          Value v =
+              load1(env, smem, env.add(env.mul(r, env.idx(t.ld())), cByte));
+          if (t.bits == 8)
+            return v;
+          Value nibble = arith::ShRUIOp::create(b, loc, v, shift);
+          return arith::AndIOp::create(
+                     b, loc, nibble,
+                     arith::ConstantIntOp::create(b, loc, i8, 0xF))
+              .getResult();
+        };
+        Value byte = code(r0);
+        if (t.bits == 4) {
+          Value hi = arith::ShLIOp::create(
+              b, loc, code(env.add(r0, env.idx(1))),
+              arith::ConstantIntOp::create(b, loc, i8, 4));
+          byte = arith::OrIOp::create(b, loc, byte, hi);
+        }
+        bytes.push_back(byte);
+      }
+      Value dst = env.args[dataOut];
+      Type elt = cast<MemRefType>(dst.getType()).getElementType();
+      Value v = vector::FromElementsOp::create(
+          b, loc, VectorType::get({vec}, i8), bytes);
+      if (elt != i8)
+        v = vector::BitCastOp::create(b, loc, VectorType::get({vec}, elt), v);
+      Value at = env.add(env.mul(outRow, env.idx(t.outRowBytes())), outByte);
+      vector::StoreOp::create(b, loc, v, dst, ValueRange{at}, false,
+                              llvm::MaybeAlign(env.gpu ? vec : 1));
+    });
+  });
+}
+
+void gpuk::emitUpdateUsage(OpBuilder &b, Location loc, ModuleOp module,
+                           QuantTensorType source, QuantTensorType result,
+                           const TargetInfo &target, ValueRange inputs,
+                           ValueRange outs, const EmitOptions &options) {
+  // The launch's arguments as a quantize of `result` lays them out
+  // (makePlan): a placeholder for x, then result's inner tensors, each the
+  // source's buffer of that name or a created one.
+  llvm::StringMap<Value> byName;
+  for (auto [t, v] : llvm::zip_equal(source.getInnerTensors(target), inputs))
+    byName[t.name] = v;
+  SmallVector<InnerTensor> created =
+      getCreatedInnerTensors(source, result, target);
+  llvm::StringMap<int> createdArg;
+  for (auto [t, v] : llvm::zip_equal(created, outs))
+    byName[t.name] = v;
+  SmallVector<InnerTensor> resultInner = result.getInnerTensors(target);
+  SmallVector<Value> args = {inputs.front()};
+  for (const InnerTensor &t : resultInner) {
+    args.push_back(byName.lookup(t.name));
+    if (llvm::any_of(created,
+                     [&](const InnerTensor &c) { return c.name == t.name; }))
+      createdArg[t.name] = args.size() - 1;
+  }
+  Plan p = makePlan(result, target, false, false, 0);
+  // The created representation reads the other one.
+  const Rep *from = nullptr, *to = nullptr;
+  for (const Rep &r : p.reps) {
+    bool isCreated = llvm::any_of(createdArg, [&](const auto &entry) {
+      return entry.second == r.dataArg;
+    });
+    (isCreated ? to : from) = &r;
+  }
+  assert(from && to && "update_usage_buffers creates one representation");
+
+  Transpose t{p.m, p.k, to->fp4 ? 4 : 8};
+  std::optional<ScaleCopy> scales;
+  int amaxIn = -1, amaxOut = -1;
+  if (to->kind == ScaleKind::F32Block || to->kind == ScaleKind::NVFP4) {
+    ScaleCopy s;
+    s.from = *from;
+    s.to = *to;
+    s.block = to->kind == ScaleKind::NVFP4 ? 16 : 128;
+    for (const InnerTensor &it : resultInner)
+      if (args[to->scaleArg] == byName.lookup(it.name)) {
+        s.storedRows = it.shape.front();
+        s.storedCols = it.shape.back();
+      }
+    if (to->kind == ScaleKind::NVFP4) {
+      // Rows of G^T: one per column of x; blocks: 16 rows of x each.
+      s.rowStep = 1;
+      s.validRows = p.k;
+      s.validBlocks = p.m / 16;
+      amaxIn = from->amaxArg;
+      amaxOut = to->amaxArg;
+    } else {
+      // [column tile, row tile] of x, the layout's z row a tile's first.
+      s.rowStep = 128;
+      s.validRows = ceilDiv(p.k, 128);
+      s.validBlocks = ceilDiv(p.m, 128);
+    }
+    scales = s;
+  }
+
+  KernelDesc d;
+  d.name = "qs_update_usage";
+  d.gridSize = t.tiles();
+  d.shared.push_back(
+      MemRefType::get({Transpose::kTile * t.ld()}, b.getI8Type()));
+  int dataIn = from->dataArg, dataOut = to->dataArg;
+  int64_t grid = d.gridSize;
+  d.phases.push_back([=](KernelEnv &env) {
+    loadPhase(env, t, dataIn, scales, grid, amaxIn, amaxOut);
+  });
+  d.phases.push_back([=](KernelEnv &env) { storePhase(env, t, dataOut); });
+  emitKernel(b, loc, module, d, args, options);
+}

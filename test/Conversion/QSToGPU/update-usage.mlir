@@ -1,0 +1,41 @@
+// RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu | FileCheck %s
+// RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=emulate=true | FileCheck %s --check-prefix=EMU
+
+// update_usage creating the per-tensor FP8 transpose: one kernel reading
+// the source's inner tensors (data, scale_inv) and writing the created
+// transpose, a fresh buffer read back as the result's new inner tensor.
+// CHECK-LABEL: func.func @fp8_transpose
+// CHECK: %[[T:.*]] = memref.alloc() : memref<128x128xf8E4M3FN>
+// CHECK: call @qs_update_usage_launch(
+// CHECK: bufferization.to_tensor %[[T]] restrict writable
+// EMU-LABEL: func.func @fp8_transpose
+// EMU: call @qs_update_usage_emulated(
+func.func @fp8_transpose(%a: !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>>) -> !qs.tensor<128x128xbf16, #qs.fp8_current<>> {
+  %b = qs.update_usage %a : !qs.tensor<128x128xbf16, #qs.fp8_current<columnwise = false>> -> !qs.tensor<128x128xbf16, #qs.fp8_current<>>
+  return %b : !qs.tensor<128x128xbf16, #qs.fp8_current<>>
+}
+
+// 16x16 NVFP4: column-wise codes, scales and amax created by one kernel.
+// CHECK-LABEL: func.func @nvfp4_columnwise
+// CHECK: memref.alloc() : memref<128x32xi8>
+// CHECK: memref.alloc() : memref<128x4xf8E4M3FN>
+// CHECK: memref.alloc() : memref<1xf32>
+// CHECK: call @qs_update_usage_0_launch(
+func.func @nvfp4_columnwise(%a: !qs.tensor<64x128xbf16, #qs.nvfp4<columnwise = false, with_2d_quantization = true>>) -> !qs.tensor<64x128xbf16, #qs.nvfp4<with_2d_quantization = true>> {
+  %b = qs.update_usage %a : !qs.tensor<64x128xbf16, #qs.nvfp4<columnwise = false, with_2d_quantization = true>> -> !qs.tensor<64x128xbf16, #qs.nvfp4<with_2d_quantization = true>>
+  return %b : !qs.tensor<64x128xbf16, #qs.nvfp4<with_2d_quantization = true>>
+}
+
+// 64x64 tiles (2 x 2 for 128x128 codes; 1 x 2 for 64x128 nibbles), each
+// read in 16-byte vectors into 4-byte padded shared rows, then written
+// transposed in 16-byte vectors.
+// CHECK: func.func private @qs_update_usage_launch({{.*}}) attributes {qs_launch_block = 128 : i64, qs_launch_grid = 4 : i64, qs_launch_kernel = @qs_kernels::@qs_update_usage}
+// CHECK: func.func private @qs_update_usage_0_launch({{.*}}) attributes {qs_launch_block = 128 : i64, qs_launch_grid = 2 : i64, qs_launch_kernel = @qs_kernels::@qs_update_usage_0}
+// CHECK: gpu.func @qs_update_usage({{.*}}) workgroup(%[[TILE:.*]] : memref<4352xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<16384xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: vector.store %{{.*}}, %[[TILE]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[TILE]]
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<16384xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: gpu.func @qs_update_usage_0(
+// EMU: func.func private @qs_update_usage_emulated(
