@@ -18,6 +18,7 @@ Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,module.mlir,in*.npy,[want*.n
         (GEMM checks carry no want*.npy: device-run.py recomputes the
         expected values and their bound from the inputs)
         OUT_DIR/bench/<family>-<usage>-<n>/{plan.json,kernels.bin,case.json}
+          (usage uu: an update_usage creating the column-wise representation)
         OUT_DIR/bench/gemm-<m>x<n>x<k>[-<schedule>...]/{plan.json,kernels.bin,case.json}"""
 
 import argparse
@@ -38,6 +39,7 @@ import qs_reference as ref  # noqa: E402
 from gemm_cases import LAYOUTS, gemm_case, output_quantizer_case  # noqa: E402
 
 QS_RUN = os.path.join(ROOT, "build", "bin", "qs-run")
+QS_OPT = os.path.join(ROOT, "build", "bin", "qs-opt")
 
 # (family, params, shape, nominal) for the bit-exact checks: every family and
 # usage, aligned and unaligned shapes, bf16 and f32 inputs.
@@ -422,6 +424,20 @@ def fresh_directory(out):
     os.makedirs(out)
 
 
+def ref_inner_types(q, shape, columnwise, chip):
+    """[(inner name, tensor type)] of `q` over bf16 `shape` with the
+    column-wise usage or without it, from qs-opt's storage description."""
+    qt = h.qtype(shape, "bf16", dict(q, columnwise=columnwise))
+    text = (f'module attributes {{qs.chip = "{chip}"}} {{\n'
+            f"func.func private @f({qt})\n}}\n")
+    proc = subprocess.run([QS_OPT, "-", "--qs-describe-storage", "-o", "/dev/null"],
+                          input=text, capture_output=True, text=True, check=True)
+    found = re.findall(r"^\s+(\w+) : (tensor<[^>]*>)", proc.stderr + proc.stdout, re.M)
+    if not found:
+        sys.exit(f"device_bundle: no inner tensors described for {qt}:\n{proc.stderr}")
+    return found
+
+
 def quantize_module(shape, nominal, q, chip):
     t, qt = h.ttype(shape, nominal), h.qtype(shape, nominal, q)
     return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
@@ -798,6 +814,40 @@ def main():
                 with open(os.path.join(d, "case.json"), "w") as f:
                     json.dump({"family": label, "usage": usage, "n": n, "inputs": inputs}, f)
                 bench += 1
+        # update_usage creating the column-wise representation (usage
+        # "uu"): the codes in (argument 0, random bits), the created inner
+        # tensors out (qs.disassemble returns only those). Per-tensor FP8
+        # has no transpose on sm_100a.
+        for label, attr, created in [("fp8_transpose", "fp8_current", ["transpose"]),
+                                     ("nvfp4_2d", "nvfp4<with_2d_quantization = true{}>",
+                                      ["columnwise_data", "columnwise_scale_inv",
+                                       "amax_columnwise"])]:
+            if label == "fp8_transpose" and args.chip == "sm_100a":
+                continue
+            row = attr.format(", columnwise = false") if "{}" in attr else attr + "<columnwise = false>"
+            both = attr.format("") if "{}" in attr else attr
+            qa = f"!qs.tensor<{n}x{n}xbf16, #qs.{row}>"
+            qb = f"!qs.tensor<{n}x{n}xbf16, #qs.{both}>"
+            q = h.quantizer("nvfp4" if label == "nvfp4_2d" else "fp8_current",
+                            **(dict(with_2d_quantization=True) if label == "nvfp4_2d" else {}))
+            src = ref_inner_types(q, (n, n), False, args.chip)
+            dst = ref_inner_types(q, (n, n), True, args.chip)
+            args_text = ", ".join(f"%a{i}: {t}" for i, (_, t) in enumerate(src))
+            names = ", ".join(f"%r{i}" for i in range(len(dst)))
+            returned = [(f"%r{i}", t) for i, (name, t) in enumerate(dst) if name in created]
+            text = (f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
+                    f"func.func @f({args_text}) -> ({', '.join(t for _, t in returned)}) {{\n"
+                    f"  %q = qs.assemble {', '.join(f'%a{i}' for i in range(len(src)))} : "
+                    f"{', '.join(t for _, t in src)} -> {qa}\n"
+                    f"  %u = qs.update_usage %q : {qa} -> {qb}\n"
+                    f"  {names} = qs.disassemble %u : {qb} -> {', '.join(t for _, t in dst)}\n"
+                    f"  return {', '.join(v for v, _ in returned)} : "
+                    f"{', '.join(t for _, t in returned)}\n}}\n}}\n")
+            d = os.path.join(args.out, "bench", f"{label}-uu-{n}")
+            export(text, d, args.chip, args.format)
+            with open(os.path.join(d, "case.json"), "w") as f:
+                json.dump({"family": label, "usage": "uu", "n": n, "inputs": len(src)}, f)
+            bench += 1
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(args.out)
                for f in files) / 2**20
     # What travels: the bundle as one gzip'd tar (random FP8 codes and
