@@ -105,17 +105,17 @@ std::vector<Step> schedule(const GemmPlan &plan, int64_t g,
           steps.push_back({Op::WaitRead, 0, 0, 1, {}});
       }
       if (across && chunk % group == 0 && options.barrierBeforeFills)
-        steps.push_back({Op::Barrier});
-      steps.push_back({Op::Fill, buffer, tagOf(unit, chunk)});
+        steps.push_back({Op::Barrier, 0, 0, 0, {}});
+      steps.push_back({Op::Fill, buffer, tagOf(unit, chunk), 0, {}});
       if (!blocks) {
-        steps.push_back({Op::Store, buffer, tagOf(unit, chunk)});
+        steps.push_back({Op::Store, buffer, tagOf(unit, chunk), 0, {}});
         continue;
       }
       if ((chunk + 1) % group != 0)
         continue;
       if (across)
-        steps.push_back({Op::Barrier});
-      Step read{Op::ReadBack};
+        steps.push_back({Op::Barrier, 0, 0, 0, {}});
+      Step read{Op::ReadBack, 0, 0, 0, {}};
       int64_t first = chunk + 1 - group;
       for (int64_t reader = 0; reader < groups; ++reader)
         for (int64_t c = first; c <= chunk; ++c)
