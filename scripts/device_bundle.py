@@ -438,11 +438,16 @@ def ref_inner_types(q, shape, columnwise, chip):
     return found
 
 
-def quantize_module(shape, nominal, q, chip):
-    t, qt = h.ttype(shape, nominal), h.qtype(shape, nominal, q)
+def unary_module(chip, op, operand, result):
+    """A module of `chip` whose @f applies `op` (qs.quantize, qs.dequantize,
+    qs.update_usage) to its argument and returns the result."""
     return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
-            f"func.func @f(%x: {t}) -> {qt} {{\n"
-            f"  %q = qs.quantize %x : {t} -> {qt}\n  return %q : {qt}\n}}\n}}\n")
+            f"func.func @f(%a: {operand}) -> {result} {{\n"
+            f"  %r = {op} %a : {operand} -> {result}\n  return %r : {result}\n}}\n}}\n")
+
+
+def quantize_module(shape, nominal, q, chip):
+    return unary_module(chip, "qs.quantize", h.ttype(shape, nominal), h.qtype(shape, nominal, q))
 
 
 def main():
@@ -500,10 +505,8 @@ def main():
         with np.errstate(all="ignore"):
             buffers, _ = ref.quantize(x, q, "bf16", scale=np.float32(3.0), amax_state=np.float32(0))
             want = ref.dequantize(buffers, shape, q)
-        qt, t = h.qtype(shape, "bf16", q), h.ttype(shape, "f32")
-        text = (f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
-                f"func.func @f(%q: {qt}) -> {t} {{\n  %x = qs.dequantize %q : {qt} -> {t}\n"
-                f"  return %x : {t}\n}}\n}}\n")
+        text = unary_module(args.chip, "qs.dequantize", h.qtype(shape, "bf16", q),
+                            h.ttype(shape, "f32"))
         export(text, d, args.chip, args.format)
         for j, b in enumerate(h.npy_inputs(buffers)):
             np.save(os.path.join(d, f"in{j}.npy"), b)
@@ -528,10 +531,8 @@ def main():
         with np.errstate(all="ignore"):
             source, _ = ref.quantize(x, row, "bf16", chip_tn_only=tn_only)
             want, _ = ref.quantize(x, both, "bf16", chip_tn_only=tn_only)
-        a, b = h.qtype(shape, "bf16", row), h.qtype(shape, "bf16", both)
-        text = (f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
-                f"func.func @f(%q: {a}) -> {b} {{\n  %r = qs.update_usage %q : {a} -> {b}\n"
-                f"  return %r : {b}\n}}\n}}\n")
+        text = unary_module(args.chip, "qs.update_usage", h.qtype(shape, "bf16", row),
+                            h.qtype(shape, "bf16", both))
         export(text, d, args.chip, args.format)
         for j, buf in enumerate(h.npy_inputs(source)):
             np.save(os.path.join(d, f"in{j}.npy"), buf)
