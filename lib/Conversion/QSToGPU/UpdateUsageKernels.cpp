@@ -226,9 +226,10 @@ void gpuk::emitUpdateUsage(OpBuilder &b, Location loc, ModuleOp module,
                            QuantTensorType source, QuantTensorType result,
                            const TargetInfo &target, ValueRange inputs,
                            ValueRange outs, const EmitOptions &options) {
-  // The launch's arguments as a quantize of `result` lays them out
-  // (makePlan): a placeholder for x, then result's inner tensors, each the
-  // source's buffer of that name or a created one.
+  // The launch's arguments as a quantize of both representations lays
+  // them out (makePlan): a placeholder for x, then the inner tensors of
+  // source and result together (the result may drop the row-wise one it
+  // is made from), each the source's buffer of that name or a created one.
   llvm::StringMap<Value> byName;
   for (auto [t, v] : llvm::zip_equal(source.getInnerTensors(target), inputs))
     byName[t.name] = v;
@@ -237,7 +238,12 @@ void gpuk::emitUpdateUsage(OpBuilder &b, Location loc, ModuleOp module,
   llvm::StringMap<int> createdArg;
   for (auto [t, v] : llvm::zip_equal(created, outs))
     byName[t.name] = v;
-  SmallVector<InnerTensor> resultInner = result.getInnerTensors(target);
+  auto sourceQ = cast<QuantizerAttrInterface>(source.getQuantizer());
+  auto resultQ = cast<QuantizerAttrInterface>(result.getQuantizer());
+  QuantTensorType both =
+      result.withUsage(sourceQ.getRowwise() || resultQ.getRowwise(),
+                       sourceQ.getColumnwise() || resultQ.getColumnwise());
+  SmallVector<InnerTensor> resultInner = both.getInnerTensors(target);
   SmallVector<Value> args = {inputs.front()};
   for (const InnerTensor &t : resultInner) {
     args.push_back(byName.lookup(t.name));
@@ -245,7 +251,7 @@ void gpuk::emitUpdateUsage(OpBuilder &b, Location loc, ModuleOp module,
                      [&](const InnerTensor &c) { return c.name == t.name; }))
       createdArg[t.name] = args.size() - 1;
   }
-  Plan p = makePlan(result, target, false, false, 0);
+  Plan p = makePlan(both, target, false, false, 0);
   // The created representation reads the other one.
   const Rep *from = nullptr, *to = nullptr;
   for (const Rep &r : p.reps) {

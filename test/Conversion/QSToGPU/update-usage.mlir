@@ -26,6 +26,19 @@ func.func @nvfp4_columnwise(%a: !qs.tensor<64x128xbf16, #qs.nvfp4<columnwise = f
   return %b : !qs.tensor<64x128xbf16, #qs.nvfp4<with_2d_quantization = true>>
 }
 
+// A result without the row-wise representation it is made from (what
+// qs-infer-usage leaves when only column-wise consumers remain): the kernel
+// still reads the source's row-wise buffers (a fuzzer-found null
+// dereference before 2026-12-04).
+// CHECK-LABEL: func.func @block_columnwise_only
+// CHECK: memref.alloc() : memref<128x128xf8E4M3FN>
+// CHECK: memref.alloc() : memref<1x4xf32>
+// CHECK: call @qs_update_usage_1_launch(
+func.func @block_columnwise_only(%a: !qs.tensor<128x128xbf16, #qs.fp8_block<columnwise = false>>) -> !qs.tensor<128x128xbf16, #qs.fp8_block<rowwise = false>> {
+  %b = qs.update_usage %a : !qs.tensor<128x128xbf16, #qs.fp8_block<columnwise = false>> -> !qs.tensor<128x128xbf16, #qs.fp8_block<rowwise = false>>
+  return %b : !qs.tensor<128x128xbf16, #qs.fp8_block<rowwise = false>>
+}
+
 // 64x64 tiles (2 x 2 for 128x128 codes; 1 x 2 for 64x128 nibbles), each
 // read in 16-byte vectors into 4-byte padded shared rows, then written
 // transposed in 16-byte vectors.
