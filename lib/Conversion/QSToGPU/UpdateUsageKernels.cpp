@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
@@ -235,31 +236,28 @@ void gpuk::emitUpdateUsage(OpBuilder &b, Location loc, ModuleOp module,
     byName[t.name] = v;
   SmallVector<InnerTensor> created =
       getCreatedInnerTensors(source, result, target);
-  llvm::StringMap<int> createdArg;
   for (auto [t, v] : llvm::zip_equal(created, outs))
     byName[t.name] = v;
-  auto sourceQ = cast<QuantizerAttrInterface>(source.getQuantizer());
-  auto resultQ = cast<QuantizerAttrInterface>(result.getQuantizer());
+  QuantizerAttrInterface sourceQ = source.getQuantizer();
+  QuantizerAttrInterface resultQ = result.getQuantizer();
   QuantTensorType both =
       result.withUsage(sourceQ.getRowwise() || resultQ.getRowwise(),
                        sourceQ.getColumnwise() || resultQ.getColumnwise());
-  SmallVector<InnerTensor> resultInner = both.getInnerTensors(target);
+  // Argument i + 1 is inner[i].
+  SmallVector<InnerTensor> inner = both.getInnerTensors(target);
   SmallVector<Value> args = {inputs.front()};
-  for (const InnerTensor &t : resultInner) {
+  llvm::SmallDenseSet<int> createdArgs;
+  for (const InnerTensor &t : inner) {
     args.push_back(byName.lookup(t.name));
     if (llvm::any_of(created,
                      [&](const InnerTensor &c) { return c.name == t.name; }))
-      createdArg[t.name] = args.size() - 1;
+      createdArgs.insert(args.size() - 1);
   }
   Plan p = makePlan(both, target, false, false, 0);
   // The created representation reads the other one.
   const Rep *from = nullptr, *to = nullptr;
-  for (const Rep &r : p.reps) {
-    bool isCreated = llvm::any_of(createdArg, [&](const auto &entry) {
-      return entry.second == r.dataArg;
-    });
-    (isCreated ? to : from) = &r;
-  }
+  for (const Rep &r : p.reps)
+    (createdArgs.contains(r.dataArg) ? to : from) = &r;
   assert(from && to && "update_usage_buffers creates one representation");
 
   Transpose t{p.m, p.k, to->fp4 ? 4 : 8};
@@ -270,11 +268,9 @@ void gpuk::emitUpdateUsage(OpBuilder &b, Location loc, ModuleOp module,
     s.from = *from;
     s.to = *to;
     s.block = to->kind == ScaleKind::NVFP4 ? 16 : 128;
-    for (const InnerTensor &it : resultInner)
-      if (args[to->scaleArg] == byName.lookup(it.name)) {
-        s.storedRows = it.shape.front();
-        s.storedCols = it.shape.back();
-      }
+    const InnerTensor &stored = inner[to->scaleArg - 1];
+    s.storedRows = stored.shape.front();
+    s.storedCols = stored.shape.back();
     if (to->kind == ScaleKind::NVFP4) {
       // Rows of G^T: one per column of x; blocks: 16 rows of x each.
       s.rowStep = 1;
