@@ -62,6 +62,20 @@ for family, params, shapes in [
                 if nominal == "f32" and usage != "both" and len(shapes) > 1 and shape == shapes[0]:
                     continue
                 CHECKS.append((family, {**params, **flags}, shape, nominal, usage))
+# The options' kernels: 128x128 FP8 blocks (bf16; f32 in dynamic shared
+# memory), 2-D MXFP8 and NVFP4, RHT, row-scaled NVFP4, f16 input.
+for family, params, shape, nominal, usage in [
+        ("fp8_block", {}, (256, 384), "bf16", "both"),
+        ("fp8_block", dict(columnwise=False), (256, 384), "bf16", "row"),
+        ("fp8_block", dict(rowwise=False), (300, 200), "bf16", "col"),
+        ("fp8_block", {}, (300, 200), "f32", "both"),
+        ("fp8_block", dict(rowwise=False), (256, 384), "f32", "col"),
+        ("mxfp8", dict(with_2d_quantization=True), (64, 96), "bf16", "both"),
+        ("nvfp4", dict(with_2d_quantization=True), (64, 96), "bf16", "both"),
+        ("nvfp4", dict(with_rht=True), (64, 128), "bf16", "both"),
+        ("nvfp4", dict(row_scaled_nvfp4=True), (32, 48), "bf16", "both"),
+        ("fp8_current", {}, (64, 128), "f16", "both")]:
+    CHECKS.append((family, params, shape, nominal, usage))
 
 
 # (family, params, shape) for dequantize: reference inner tensors in.

@@ -36,13 +36,11 @@ def gpu_kernel_gap(q):
     return None
 
 
-def require_kernels(q, nominal="bf16"):
+def require_kernels(q):
     """Skips (with the reason) a test of `q` that the selected kernels lack."""
     import pytest
     if KERNELS != "reference":
         gap = gpu_kernel_gap(q)
-        if q["family"] == "fp8_block" and q.get("block_scaling_dim") == 2 and nominal == "f32":
-            gap = "FP8 128x128 blocks of f32 input have no GPU kernel (shared memory)"
         if gap:
             pytest.skip(f"QS_KERNELS={KERNELS}: {gap}")
 

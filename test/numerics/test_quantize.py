@@ -44,7 +44,7 @@ def quantize_module(shape, nominal, q, chip=None):
 
 def check_quantize(rng, family, params, shape, nominal, chip=None):
     q = h.quantizer(family, **params)
-    h.require_kernels(q, nominal)
+    h.require_kernels(q)
     x = h.random_input(rng, shape, nominal)
     with np.errstate(all="ignore"):
         expected, _ = ref.quantize(x, q, nominal, chip_tn_only=chip != "sm_100a")
@@ -128,7 +128,7 @@ def check_tiny_tensor(family, nominal, shape):
     x = (np.arange(np.prod(shape)).reshape(shape) % 7 - 3).astype(np.float32) * np.float32(tiny)
     x = x.astype(h.NUMPY_IN[nominal][0]).astype(np.float32)
     q = h.quantizer(family)
-    h.require_kernels(q, nominal)
+    h.require_kernels(q)
     with np.errstate(all="ignore"):
         expected, _ = ref.quantize(x, q, nominal)
     outs = h.run(quantize_module(shape, nominal, q), "quantize", [h.to_npy(x, nominal)],

@@ -96,9 +96,10 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
 
     Supported: every family and usage, 1-D and 2-D, row-scaled NVFP4, NVFP4
     with RHT. Not yet supported, with a diagnostic: NVFP4 stochastic
-    rounding (no deterministic reference), NVFP4 with both RHT and 2-D
-    quantization, and FP8 128x128 blocks of f32 input (the tile would need
-    more than 48 KiB of static shared memory).
+    rounding (no deterministic reference) and NVFP4 with both RHT and 2-D
+    quantization. Kernels whose shared buffers exceed the 48 KiB a kernel
+    may declare statically (128x128 blocks of f32 input: 68,112 bytes) keep
+    them in dynamic shared memory; the launch asks for the bytes.
 
     GEMM kernels (sm_90a): `qs.gemm_buffers` of per-tensor FP8, FP8 block
     (1x128 x 128x128, 1x128 x 1x128), MXFP8 or NVFP4 operands becomes one

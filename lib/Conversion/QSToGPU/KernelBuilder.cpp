@@ -223,6 +223,9 @@ static void runPhases(KernelEnv &env, const KernelDesc &desc, bool gpu,
   }
 }
 
+static constexpr llvm::StringLiteral kDynamicSharedSymbol =
+    "qs_dynamic_shared";
+
 void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
                       const KernelDesc &desc, ValueRange args,
                       const EmitOptions &options) {
@@ -242,8 +245,24 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
       sharedTypes.push_back(MemRefType::get(t.getShape(), t.getElementType(),
                                             MemRefLayoutAttrInterface(),
                                             workgroup));
-    auto func =
-        gpu::GPUFuncOp::create(kb, loc, desc.name, fnType, sharedTypes);
+    // Shared buffers beyond the 48 KiB a kernel may declare statically are
+    // placed in dynamic shared memory (views at 16-byte aligned offsets;
+    // the runtime raises the function's limit for launches over 48 KiB).
+    SmallVector<int64_t> sharedOffsets;
+    int64_t sharedBytes = 0;
+    for (MemRefType t : desc.shared) {
+      sharedOffsets.push_back(sharedBytes);
+      int64_t bytes =
+          t.getNumElements() * t.getElementType().getIntOrFloatBitWidth() / 8;
+      sharedBytes += (bytes + 15) / 16 * 16;
+    }
+    int64_t dynamicSharedBytes = desc.dynamicSharedBytes;
+    bool sharedInDynamic = !dynamicSharedBytes && sharedBytes > 48 * 1024;
+    if (sharedInDynamic)
+      dynamicSharedBytes = sharedBytes;
+    auto func = gpu::GPUFuncOp::create(
+        kb, loc, desc.name, fnType,
+        sharedInDynamic ? TypeRange() : TypeRange(sharedTypes));
     symbols.insert(func); // renames on collision
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
     func.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
@@ -275,6 +294,30 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
                                        kb.getI64IntegerAttr(16));
       env.shared.push_back(a);
     }
+    if (sharedInDynamic) {
+      // convert-gpu-to-nvvm lowers gpu.dynamic_shared_memory to the module's
+      // zero-length, 16-byte aligned shared array if there is one, else to
+      // a new one of internal linkage, which NVPTX demotes to a 1-byte
+      // static variable; this one is external: `.extern .shared .align 16
+      // .b8 qs_dynamic_shared[]`, the block's dynamic shared memory.
+      if (!kernels.lookupSymbol(kDynamicSharedSymbol)) {
+        OpBuilder gb(ctx);
+        gb.setInsertionPointToStart(kernels.getBody());
+        LLVM::GlobalOp::create(
+            gb, loc, LLVM::LLVMArrayType::get(kb.getI8Type(), 0),
+            /*isConstant=*/false, LLVM::Linkage::External,
+            kDynamicSharedSymbol, Attribute(), /*alignment=*/16,
+            /*addrSpace=*/3);
+      }
+      Value bytes = gpu::DynamicSharedMemoryOp::create(
+          kb, loc,
+          MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
+                          MemRefLayoutAttrInterface(), workgroup));
+      for (auto [type, offset] : llvm::zip(sharedTypes, sharedOffsets))
+        env.shared.push_back(memref::ViewOp::create(
+            kb, loc, cast<MemRefType>(type), bytes, env.idx(offset),
+            ValueRange()));
+    }
     if (desc.blockBody)
       desc.blockBody(env);
     else
@@ -296,9 +339,9 @@ void gpuk::emitKernel(OpBuilder &b, Location loc, ModuleOp module,
                                          {FlatSymbolRefAttr::get(func)}));
     launcher->setAttr(kLaunchGridAttr, lb.getI64IntegerAttr(desc.gridSize));
     launcher->setAttr(kLaunchBlockAttr, lb.getI64IntegerAttr(desc.threads));
-    if (desc.dynamicSharedBytes)
+    if (dynamicSharedBytes)
       launcher->setAttr(kLaunchSharedAttr,
-                        lb.getI64IntegerAttr(desc.dynamicSharedBytes));
+                        lb.getI64IntegerAttr(dynamicSharedBytes));
     func::CallOp::create(b, loc, launcher, args);
     return;
   }

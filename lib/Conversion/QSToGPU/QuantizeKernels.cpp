@@ -406,12 +406,13 @@ void gpuk::emitQuantize(
   // Passes over x alternate direction (Tile::reversed): the amax kernels
   // run forward, so a cast kernel after one starts at x's end.
   bool amaxPass = !p.globalAmaxArgs.empty() || p.rowScaled || p.rhtAmaxArg >= 0;
-  if (reps.size() < 2 || bytes <= 48 * 1024) {
+  if (reps.size() < 2 || bytes <= 48 * 1024 || p.twoD) {
     launch(castKernel(p, reps, scaleInv, "qs_quantize", amaxPass));
     return;
   }
-  // A tile holding both representations' blocks would not fit in static
-  // shared memory (f32 input with 128-long blocks): one kernel each.
+  // A tile holding both representations' 1-D blocks would not fit in
+  // static shared memory (f32 input with 128-long blocks): one kernel each
+  // (a 2-D tile is the same for either; one kernel writes both).
   for (auto [i, r] : llvm::enumerate(reps))
     launch(castKernel(p, {r}, scaleInv && i == 0,
                       r->columnwise ? "qs_quantize_columnwise"

@@ -236,7 +236,9 @@ Tile quant::makeTile(const Plan &p, ArrayRef<const Rep *> reps) {
   }
   t.vec = vectorWidth(p.k, t.elemBytes);
   t.ld = t.cols + 16 / t.elemBytes;
-  if (t.rows * t.ld * t.elemBytes > 48 * 1024) {
+  // A 2-D tile holds whole square blocks (128 x 128 f32 blocks: 66 KiB,
+  // in dynamic shared memory).
+  if (!p.twoD && t.rows * t.ld * t.elemBytes > 48 * 1024) {
     // Single-representation kernels only (see emitQuantize).
     if (!col)
       t.rows = 32;

@@ -69,11 +69,6 @@ gpuk::checkKernelSupport(QuantTensorType type,
                        << " is not supported by the GPU kernels yet (the "
                           "reference lowering convert-qs-to-linalg has it)";
   };
-  if (auto blk = dyn_cast<Fp8BlockAttr>(q);
-      blk && blk.getBlockScalingDim() == 2 && type.getElementType().isF32())
-    return unsupported("FP8 block scaling with 128x128 blocks of f32 input "
-                       "(a 128x128 f32 tile exceeds 48 KiB of static shared "
-                       "memory)");
   if (auto nv = dyn_cast<NVFP4Attr>(q)) {
     if (nv.getWithRht() && nv.getWith_2dQuantization())
       return unsupported("NVFP4 with both the random Hadamard transform and "

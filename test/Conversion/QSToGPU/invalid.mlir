@@ -1,13 +1,5 @@
 // RUN: qs-opt %s --split-input-file --qs-storage-pipeline --convert-qs-to-gpu -verify-diagnostics
 
-func.func @block_2d_f32(%x: tensor<128x128xf32>) -> !qs.tensor<128x128xf32, #qs.fp8_block<>> {
-  // expected-error@+1 {{'qs.quantize_buffers' op convert-qs-to-gpu: FP8 block scaling with 128x128 blocks of f32 input (a 128x128 f32 tile exceeds 48 KiB of static shared memory) is not supported by the GPU kernels yet (the reference lowering convert-qs-to-linalg has it)}}
-  %q = qs.quantize %x : tensor<128x128xf32> -> !qs.tensor<128x128xf32, #qs.fp8_block<>>
-  return %q : !qs.tensor<128x128xf32, #qs.fp8_block<>>
-}
-
-// -----
-
 func.func @nvfp4_rht_2d(%x: tensor<64x64xbf16>) -> !qs.tensor<64x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true, with_2d_quantization = true>> {
   // expected-error@+1 {{NVFP4 with both the random Hadamard transform and 2-D quantization is not supported by the GPU kernels yet}}
   %q = qs.quantize %x : tensor<64x64xbf16> -> !qs.tensor<64x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true, with_2d_quantization = true>>
