@@ -623,12 +623,13 @@ NB_MODULE(_qs, m) {
           "quantize",
           [](Function &f, const Value &x, const Type &t,
              std::optional<Value> scale, std::optional<Value> amax,
-             const Site &site) {
+             std::optional<Value> rng, const Site &site) {
             f.module->context->clear();
             MlirValue updated{nullptr};
             Value q = f.checked(
                 qsBuildQuantize(f.func, x.value, t.type, valueOrNull(scale),
-                                valueOrNull(amax), &updated, f.loc(site)),
+                                valueOrNull(amax), valueOrNull(rng), &updated,
+                                f.loc(site)),
                 "qs.quantize");
             std::optional<Value> u;
             if (!mlirValueIsNull(updated))
@@ -636,7 +637,7 @@ NB_MODULE(_qs, m) {
             return std::make_tuple(q, u);
           },
           "x"_a, "type"_a, "scale"_a = nb::none(), "amax"_a = nb::none(),
-          "site"_a = nb::none())
+          "rng"_a = nb::none(), "site"_a = nb::none())
       .def("dequantize",
            [](Function &f, const Value &q, const Type &t, const Site &site) {
              f.module->context->clear();

@@ -74,7 +74,12 @@ for family, params, shape, nominal, usage in [
         ("nvfp4", dict(with_2d_quantization=True), (64, 96), "bf16", "both"),
         ("nvfp4", dict(with_rht=True), (64, 128), "bf16", "both"),
         ("nvfp4", dict(row_scaled_nvfp4=True), (32, 48), "bf16", "both"),
-        ("fp8_current", {}, (64, 128), "f16", "both")]:
+        ("fp8_current", {}, (64, 128), "f16", "both"),
+        # Stochastic rounding: the rng state is a second input.
+        ("nvfp4", dict(stochastic_rounding=True), (256, 512), "bf16", "both"),
+        ("nvfp4", dict(stochastic_rounding=True, with_rht=True), (64, 128), "bf16", "both"),
+        ("nvfp4", dict(stochastic_rounding=True, with_2d_quantization=True), (64, 96), "f32",
+         "both")]:
     CHECKS.append((family, params, shape, nominal, usage))
 
 
@@ -461,7 +466,17 @@ def unary_module(chip, op, operand, result):
 
 
 def quantize_module(shape, nominal, q, chip):
+    if q.get("stochastic_rounding"):
+        return stochastic_quantize_module(chip, h.ttype(shape, nominal), h.qtype(shape, nominal, q))
     return unary_module(chip, "qs.quantize", h.ttype(shape, nominal), h.qtype(shape, nominal, q))
+
+
+def stochastic_quantize_module(chip, t, qt):
+    """@f(x, rng state) quantizing with stochastic rounding."""
+    return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
+            f"func.func @f(%x: {t}, %rng: tensor<2xi64>) -> {qt} {{\n"
+            f"  %q = qs.quantize %x rng(%rng : tensor<2xi64>) : {t} -> {qt}\n"
+            f"  return %q : {qt}\n}}\n}}\n")
 
 
 def main():
@@ -499,15 +514,19 @@ def main():
             continue
         q = h.quantizer(family, **params)
         x = h.random_input(rng, shape, nominal)
+        state = (-2026, 2**40 + i) if q.get("stochastic_rounding") else None
         with np.errstate(all="ignore"):
-            expected, _ = ref.quantize(x, q, nominal, chip_tn_only=args.chip != "sm_100a")
+            expected, _ = ref.quantize(x, q, nominal, chip_tn_only=args.chip != "sm_100a",
+                                       rng=state)
         export(quantize_module(shape, nominal, q, args.chip), d, args.chip, args.format)
         np.save(os.path.join(d, "in0.npy"), h.to_npy(x, nominal))
+        if state:
+            np.save(os.path.join(d, "in1.npy"), np.array(state, np.int64))
         for j, (name, want) in enumerate(expected.items()):
             np.save(os.path.join(d, f"want{j}.npy"), np.ascontiguousarray(want))
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"family": family, "params": params, "shape": shape, "nominal": nominal,
-                       "inputs": 1, "results": list(expected)}, f)
+                       "inputs": 2 if state else 1, "results": list(expected)}, f)
         count += 1
     # Dequantize: reference inner tensors in, the reference's values out.
     for i, (family, params, shape) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):
@@ -805,7 +824,8 @@ def main():
                             ("mxfp8", "#qs.mxfp8<{}>"),
                             ("mxfp8_swizzled", "#qs.mxfp8<optimize_for_gemm = true{}>"),
                             ("fp8_block_1x128", "#qs.fp8_block<block_scaling_dim = 1{}>"),
-                            ("nvfp4", "#qs.nvfp4<{}>")]:
+                            ("nvfp4", "#qs.nvfp4<{}>"),
+                            ("nvfp4_sr", "#qs.nvfp4<stochastic_rounding = true{}>")]:
             for usage, flag in [("row", "columnwise = false"), ("col", "rowwise = false"), ("both", "")]:
                 t = f"tensor<{n}x{n}xbf16>"
                 if label == "fp8_delayed":
@@ -816,6 +836,10 @@ def main():
                             f"  %q, %m = qs.quantize %x scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : {t} -> {qt}, tensor<1xf32>\n"
                             f"  return %q, %m : {qt}, tensor<1xf32>\n}}\n}}\n")
                     inputs = 3
+                elif label == "nvfp4_sr":  # the rng state (any bits) is input 1
+                    inner = attr.format(", " + flag if flag else "")
+                    text = stochastic_quantize_module(args.chip, t, f"!qs.tensor<{n}x{n}xbf16, {inner}>")
+                    inputs = 2
                 else:
                     inner = attr.format(("" if attr.endswith("<{}>") else ", ") + flag if flag else "")
                     qt = f"!qs.tensor<{n}x{n}xbf16, {inner}>"

@@ -32,13 +32,14 @@ llvm_config.with_environment("PATH", config.qs_tools_dir, append_path=True)
 
 config.substitutions.append(("%qs_python", config.qs_python or sys.executable))
 
-# The numerics tests need numpy, ml_dtypes and pytest (the project's .venv).
+# The numerics tests need numpy, ml_dtypes, pytest and randomgen (Philox4x32
+# for the stochastic-rounding reference; the project's .venv).
 def _has_numerics_python():
     import subprocess
     if not config.qs_python:
         return False
     try:
-        return subprocess.run([config.qs_python, "-c", "import numpy, ml_dtypes, pytest"],
+        return subprocess.run([config.qs_python, "-c", "import numpy, ml_dtypes, pytest, randomgen"],
                               capture_output=True).returncode == 0
     except OSError:
         return False

@@ -37,11 +37,13 @@ MLIR_CAPI_EXPORTED MlirValue qsBuildEmpty(MlirOperation func, MlirType type,
                                           MlirLocation loc);
 /// qs.quantize; `scale` and `amax` (tensor<1xf32>) only for delayed scaling,
 /// which also returns the updated amax through `updatedAmax` (may be null
-/// otherwise).
+/// otherwise); `rng` (tensor<2xi64>: seed, offset) only for NVFP4 with
+/// stochastic rounding. Absent operands are null values.
 MLIR_CAPI_EXPORTED MlirValue qsBuildQuantize(MlirOperation func,
                                              MlirValue input,
                                              MlirType resultType,
                                              MlirValue scale, MlirValue amax,
+                                             MlirValue rng,
                                              MlirValue *updatedAmax,
                                              MlirLocation loc);
 MLIR_CAPI_EXPORTED MlirValue qsBuildDequantize(MlirOperation func,

@@ -162,7 +162,8 @@ static RankedTensorType tensorResult(MlirType type, MlirLocation loc,
 
 MlirValue qsBuildQuantize(MlirOperation func, MlirValue input,
                           MlirType resultType, MlirValue scale, MlirValue amax,
-                          MlirValue *updatedAmax, MlirLocation loc) {
+                          MlirValue rng, MlirValue *updatedAmax,
+                          MlirLocation loc) {
   if (anyNull({input}))
     return nullOperand(loc, "qs.quantize");
   QuantTensorType type = quantizedResult(resultType, loc, "qs.quantize");
@@ -170,12 +171,13 @@ MlirValue qsBuildQuantize(MlirOperation func, MlirValue input,
     return nullValue();
   Value s = mlirValueIsNull(scale) ? Value() : unwrap(scale);
   Value a = mlirValueIsNull(amax) ? Value() : unwrap(amax);
+  Value r = mlirValueIsNull(rng) ? Value() : unwrap(rng);
   Type amaxType = a ? a.getType() : Type();
-  if (!definedIn(funcOf(func), {unwrap(input), s, a}, loc, "qs.quantize"))
+  if (!definedIn(funcOf(func), {unwrap(input), s, a, r}, loc, "qs.quantize"))
     return nullValue();
   OpBuilder b = builderAtEnd(funcOf(func));
   auto op = checked(QuantizeOp::create(b, unwrap(loc), type, amaxType,
-                                       unwrap(input), s, a));
+                                       unwrap(input), s, a, r));
   if (!op)
     return nullValue();
   if (updatedAmax)

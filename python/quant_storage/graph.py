@@ -119,10 +119,11 @@ class Function:
         """qs.empty of a quantized TensorSpec."""
         return Value(self._impl.empty(self._type(spec, "empty()'s spec"), _site()))
 
-    def quantize(self, x, quantizer, scale=None, amax=None):
+    def quantize(self, x, quantizer, scale=None, amax=None, rng=None):
         """qs.quantize x (a high-precision value) with `quantizer`. Delayed
         scaling (Float8Quantizer) takes `scale` and `amax` values and returns
-        (quantized, updated amax)."""
+        (quantized, updated amax). NVFP4 with stochastic_rounding takes `rng`,
+        a (2,) int64 value holding (seed, offset) (TensorSpec((2,), "int64"))."""
         _impl(x, "quantize()'s input")
         if not isinstance(quantizer, Quantizer):
             raise TypeError(f"quantize() needs a Quantizer, got {quantizer!r}")
@@ -131,7 +132,8 @@ class Function:
         spec = TensorSpec(x.shape, x.dtype, quantizer, chip=self.graph.chip, context=self._context)
         q, updated = self._impl.quantize(x._impl, spec.mlir_type(),
                                          _impl(scale, "scale", optional=True),
-                                         _impl(amax, "amax", optional=True), _site())
+                                         _impl(amax, "amax", optional=True),
+                                         _impl(rng, "rng", optional=True), _site())
         if updated is not None:
             return Value(q), Value(updated)
         return Value(q)

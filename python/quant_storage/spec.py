@@ -4,6 +4,8 @@ truth, te-formats.md §7 and §9.1)."""
 
 import operator
 
+import numpy as np
+
 from ._context import check_chip, default_context
 from ._dtypes import nominal, storage_dtype
 from .quantizers import Quantizer
@@ -20,6 +22,15 @@ def _shape(shape):
         raise TypeError(f"shape must be a sequence of integers, got {shape!r}") from None
 
 
+def _is_int64(dtype):
+    if isinstance(dtype, str):
+        return dtype in ("int64", "i64")
+    try:
+        return np.dtype(dtype) == np.int64
+    except TypeError:
+        return False
+
+
 class TensorSpec:
     """TensorSpec(shape, dtype, quantizer=None, requires_grad=False,
     device=None, chip="sm_90a").
@@ -31,9 +42,10 @@ class TensorSpec:
     def __init__(self, shape, dtype, quantizer=None, requires_grad=False, device=None,
                  chip="sm_90a", context=None):
         self.shape = _shape(shape)
-        self.dtype = nominal(dtype)
         if quantizer is not None and not isinstance(quantizer, Quantizer):
             raise TypeError(f"quantizer must be a quant_storage quantizer, got {quantizer!r}")
+        # int64: the rng state of stochastic rounding, (seed, offset).
+        self.dtype = "i64" if quantizer is None and _is_int64(dtype) else nominal(dtype)
         self.quantizer = quantizer.copy() if quantizer is not None else None
         self.requires_grad = bool(requires_grad)
         self.device = device

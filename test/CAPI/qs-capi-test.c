@@ -115,13 +115,34 @@ int main(void) {
   MlirType xType = qsTensorTypeGetExpressedType(curType);
   MlirOperation fn = qsFuncCreate(module, str("roundtrip"), 1, &xType, loc);
   MlirValue x = qsFuncGetArgument(fn, 0);
-  MlirValue q = qsBuildQuantize(fn, x, curType, (MlirValue){NULL}, (MlirValue){NULL}, NULL, loc);
+  MlirValue q = qsBuildQuantize(fn, x, curType, (MlirValue){NULL}, (MlirValue){NULL}, (MlirValue){NULL}, NULL, loc);
   MlirType f32 = mlirF32TypeGet(ctx);
   MlirType outType = mlirRankedTensorTypeGet(2, s2, f32, mlirAttributeGetNull());
   MlirValue d = qsBuildDequantize(fn, q, outType, loc);
   MlirValue results[2] = {q, d};
   // CHECK: finished: 1
   fprintf(stderr, "finished: %d\n", mlirLogicalResultIsSuccess(qsFuncFinish(fn, 2, results, loc)));
+  // NVFP4 stochastic rounding takes the rng state (tensor<2xi64>) as an
+  // operand; without it the builder reports the rule.
+  // CHECK: "qs.quantize"(%arg0, %arg1) <{operandSegmentSizes = array<i32: 1, 0, 0, 1>}> : (tensor<32x64xbf16>, tensor<2xi64>)
+  MlirAttribute sr = qsNVFP4AttrGet(ctx, true, false, false, false, false, true, false, false);
+  int64_t s5[] = {32, 64}, s6[] = {2};
+  MlirType srType = qsTensorTypeGet(ctx, 2, s5, bf16, sr);
+  MlirType srArgs[2] = {qsTensorTypeGetExpressedType(srType),
+                        mlirRankedTensorTypeGet(1, s6, mlirIntegerTypeGet(ctx, 64),
+                                                mlirAttributeGetNull())};
+  MlirOperation fnSr = qsFuncCreate(module, str("stochastic"), 2, srArgs, loc);
+  MlirValue srQ = qsBuildQuantize(fnSr, qsFuncGetArgument(fnSr, 0), srType, (MlirValue){NULL},
+                                  (MlirValue){NULL}, qsFuncGetArgument(fnSr, 1), NULL, loc);
+  mlirOperationPrint(mlirOpResultGetOwner(srQ), printToStderr, NULL);
+  fprintf(stderr, "\n");
+  // CHECK: diagnostic: 'qs.quantize' op with stochastic rounding (#qs.nvfp4 stochastic_rounding) needs an rng(...) operand
+  // CHECK: no rng state is null: 1
+  fprintf(stderr, "no rng state is null: %d\n",
+          mlirValueIsNull(qsBuildQuantize(fnSr, qsFuncGetArgument(fnSr, 0), srType,
+                                          (MlirValue){NULL}, (MlirValue){NULL},
+                                          (MlirValue){NULL}, NULL, loc)));
+  qsFuncFinish(fnSr, 1, &srQ, loc);
   // A GEMM whose operand lacks the usage it needs is rejected, op removed.
   // CHECK: diagnostic: 'qs.gemm' op contraction sizes differ
   // CHECK: bad gemm is null: 1
@@ -195,7 +216,7 @@ int main(void) {
   // CHECK: diagnostic: 'qs.empty' builds a !qs.tensor, got 'tensor<4x8xf32>'
   qsBuildEmpty(fn2, outType, loc);
   // CHECK: diagnostic: 'qs.quantize' produces a !qs.tensor, got 'tensor<4x8xf32>'
-  qsBuildQuantize(fn2, a, outType, (MlirValue){NULL}, (MlirValue){NULL}, NULL, loc);
+  qsBuildQuantize(fn2, a, outType, (MlirValue){NULL}, (MlirValue){NULL}, (MlirValue){NULL}, NULL, loc);
   // CHECK: diagnostic: 'qs.dequantize' produces a ranked tensor, got '!qs.tensor<4x8xbf16, #qs.fp8_current>'
   qsBuildDequantize(fn2, a, curType, loc);
   // CHECK: diagnostic: 'qs.update_usage' takes a !qs.tensor, got 'tensor<4x8xbf16>'

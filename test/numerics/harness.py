@@ -30,9 +30,6 @@ def gpu_kernel_gap(q):
     if family == "nvfp4":
         if q.get("with_rht") and q.get("with_2d_quantization"):
             return "NVFP4 RHT with 2-D quantization has no GPU kernel yet"
-        for key, what in [("stochastic_rounding", "NVFP4 stochastic rounding")]:
-            if q.get(key):
-                return what + " has no GPU kernel yet"
     return None
 
 

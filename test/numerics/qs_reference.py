@@ -61,6 +61,40 @@ def e2m1_rn_sat(v):
     return cast_rn_sat(v, E2M1, F32(6.0))
 
 
+def philox_words(seed, offset, stream, n):
+    """The random words of elements 0 .. n-1 of a representation under
+    stochastic rounding (docs/Numerics.md): Philox4x32-10 (randomgen's) with
+    key (lo32(seed), hi32(seed)) and, for element i, counter (lo32(g),
+    hi32(g) + 2^31 * stream, lo32(offset), hi32(offset)), g = i // 4; word
+    i % 4. As 128-bit integers the groups' counters are consecutive from
+    stream * 2^63 + offset * 2^64 (randomgen increments before its first
+    block)."""
+    from randomgen import Philox
+    groups = ceil_div(n, 4)
+    start = (stream << 63) | ((int(offset) % 2**64) << 64)
+    g = Philox(key=int(seed) % 2**64, counter=(start - 1) % 2**128, number=4, width=32)
+    return g.random_raw(4 * groups)[:n].astype(np.uint32)
+
+
+E2M1_GRID = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0], dtype=F32)
+
+
+def e2m1_stochastic(v, words):
+    """f32 -> E2M1 codes rounding |v| to its lower or upper grid neighbour,
+    up iff (word >> 8) * 2^-24 < (|v| - lower) / (upper - lower); |v| >= 6
+    saturates, NaN -> 0x7, the sign is kept (-0 -> 0x8)."""
+    v = np.asarray(v, dtype=F32)
+    a = np.abs(v)
+    finite = ~np.isnan(a)
+    idx = np.clip(np.searchsorted(E2M1_GRID, np.where(finite, a, 0), side="right") - 1, 0, 6)
+    lower, upper = E2M1_GRID[idx], E2M1_GRID[idx + 1]
+    p = ((a - lower) / (upper - lower)).astype(F32)
+    u = (np.asarray(words, dtype=np.uint32) >> 8).astype(F32) * F32(2.0 ** -24)
+    magnitude = np.where(a >= F32(6.0), F32(6.0), np.where(u < p, upper, lower)).astype(F32)
+    value = np.where(finite, np.copysign(magnitude, v), v).astype(F32)
+    return e2m1_rn_sat(value)
+
+
 def decode(codes, dtype):
     return np.asarray(codes, dtype=np.uint8).view(dtype).astype(F32)
 
@@ -315,8 +349,10 @@ def global_encode_scale(g):
     return s
 
 
-def quantize_nvfp4_rows(z, row_scaled, tiles):
-    """Rows of z [R, C]: codes [R, C] (uint8 nibbles), sf [R, C/16] (E4M3 bytes), amax."""
+def quantize_nvfp4_rows(z, row_scaled, tiles, rng=None, stream=0):
+    """Rows of z [R, C]: codes [R, C] (uint8 nibbles), sf [R, C/16] (E4M3 bytes), amax.
+    With `rng` = (seed, offset) the codes round stochastically (stream 0
+    row-wise, 1 column-wise)."""
     r, c = z.shape
     if row_scaled:
         g = amax(z, axis=1)
@@ -332,7 +368,11 @@ def quantize_nvfp4_rows(z, row_scaled, tiles):
     s_dec = (F32(1.0) / enc_row).astype(F32)
     enc = np.minimum((F32(1.0) / (decode(sf, E4M3) * s_dec).astype(F32)).astype(F32), FLT_MAX)
     full = np.repeat(np.repeat(enc, br, 0), 16, 1)
-    codes = e2m1_rn_sat((z * full).astype(F32))
+    if rng is None:
+        codes = e2m1_rn_sat((z * full).astype(F32))
+    else:
+        words = philox_words(rng[0], rng[1], stream, r * c).reshape(r, c)
+        codes = e2m1_stochastic((z * full).astype(F32), words)
     sf_rows = np.repeat(sf, br, 0) if tiles else sf
     return codes, sf_rows, g
 
@@ -348,16 +388,20 @@ def unpack_nibbles(packed):
     return out
 
 
-def quantize_nvfp4(x, q):
+def quantize_nvfp4(x, q, rng=None):
     x2 = flat2d(x).astype(F32)
     m, k = x2.shape
     out = {}
     rows = {}
+    if q["stochastic_rounding"] != (rng is not None):
+        raise ValueError("stochastic rounding needs rng=(seed, offset), and only it takes one")
     if q["rowwise"]:
-        rows["rowwise"] = (quantize_nvfp4_rows(x2, q["row_scaled_nvfp4"], q["with_2d_quantization"]), m, k)
+        rows["rowwise"] = (quantize_nvfp4_rows(x2, q["row_scaled_nvfp4"], q["with_2d_quantization"],
+                                               rng, 0), m, k)
     if q["columnwise"]:
         y = rht_columnwise(x2) if q["with_rht"] else x2.T.copy()
-        rows["columnwise"] = (quantize_nvfp4_rows(y, q["row_scaled_nvfp4"], q["with_2d_quantization"]), k, m)
+        rows["columnwise"] = (quantize_nvfp4_rows(y, q["row_scaled_nvfp4"], q["with_2d_quantization"],
+                                                  rng, 1), k, m)
     for rep in ("rowwise", "columnwise"):
         if rep not in rows:
             continue
@@ -406,8 +450,9 @@ def unswizzle(s):
 
 # --- dispatch ----------------------------------------------------------------
 
-def quantize(x, q, nominal="bf16", chip_tn_only=True, scale=None, amax_state=None):
-    """Returns ({inner name: buffer}, updated amax or None)."""
+def quantize(x, q, nominal="bf16", chip_tn_only=True, scale=None, amax_state=None, rng=None):
+    """Returns ({inner name: buffer}, updated amax or None). `rng`: (seed,
+    offset) of NVFP4 stochastic rounding."""
     family = q["family"]
     if family in ("fp8_current", "fp8_delayed"):
         return quantize_fp8_per_tensor(x, q, chip_tn_only, scale, amax_state)
@@ -415,7 +460,7 @@ def quantize(x, q, nominal="bf16", chip_tn_only=True, scale=None, amax_state=Non
         return quantize_mxfp8(x, q), None
     if family == "fp8_block":
         return quantize_fp8_block(x, q, nominal), None
-    return quantize_nvfp4(x, q), None
+    return quantize_nvfp4(x, q, rng), None
 
 
 def valid_region(name, shape, q):

@@ -134,15 +134,34 @@ def test_one_file_for_two_outputs(tmp_path):
     assert ok.returncode == 0, ok.stderr
 
 
-def test_stochastic_rounding_rejected(tmp_path):
-    module = """func.func @f(%x: tensor<16x32xbf16>) -> !qs.tensor<16x32xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>> {
-  %q = qs.quantize %x : tensor<16x32xbf16> -> !qs.tensor<16x32xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>>
-  return %q : !qs.tensor<16x32xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>>
-}"""
+SR_TYPE = "!qs.tensor<16x32xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>>"
+
+
+def test_stochastic_rounding_needs_an_rng_state(tmp_path):
+    # Without rng(...) the module is rejected with the rule and a location.
+    module = f"""func.func @f(%x: tensor<16x32xbf16>) -> {SR_TYPE} {{
+  %q = qs.quantize %x : tensor<16x32xbf16> -> {SR_TYPE}
+  return %q : {SR_TYPE}
+}}"""
     p = tmp_path / "x.npy"
     np.save(p, np.zeros((16, 32), np.uint16))
     proc = qs_run(tmp_path, "--function=f", f"--input=@{p}", *outputs(tmp_path, 3), module=module)
-    assert "stochastic_rounding has no deterministic reference" in proc.stderr
+    assert "m.mlir:2:8: error: 'qs.quantize' op with stochastic rounding" in proc.stderr
+    assert "needs an rng(...) operand: a tensor<2xi64> holding (seed, offset)" in proc.stderr
+    # The rng state is an int64 .npy of shape (2,).
+    module = f"""func.func @f(%x: tensor<16x32xbf16>, %r: tensor<2xi64>) -> {SR_TYPE} {{
+  %q = qs.quantize %x rng(%r : tensor<2xi64>) : tensor<16x32xbf16> -> {SR_TYPE}
+  return %q : {SR_TYPE}
+}}"""
+    r = tmp_path / "r.npy"
+    np.save(r, np.array([1, 2], np.int32))
+    proc = qs_run(tmp_path, "--function=f", f"--input=@{p}", f"--input=@{r}",
+                  *outputs(tmp_path, 3), module=module)
+    assert "--input 1 (arg 1): expected a <i8 array for elements of type i64, got <i4" in proc.stderr
+    np.save(r, np.array([1, 2, 3], np.int64))
+    proc = qs_run(tmp_path, "--function=f", f"--input=@{p}", f"--input=@{r}",
+                  *outputs(tmp_path, 3), module=module)
+    assert "--input 1 (arg 1): expected shape (2,), got (3,)" in proc.stderr
 
 
 def test_bad_device(tmp_path):

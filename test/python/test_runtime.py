@@ -123,12 +123,40 @@ def test_run_cpu_quantized_arguments_and_dtypes():
     assert np.all(out.astype(np.float32) == 1.0)
 
 
-def test_run_cpu_reports_unsupported_options():
-    g = quantize_graph((16, 32), qs.NVFP4Quantizer(stochastic_rounding=True))
-    with pytest.raises(qs.QSError, match="stochastic_rounding has no deterministic reference"):
-        qs.run_cpu(g, "quantize", np.zeros((16, 32), ml_dtypes.bfloat16))
+def test_run_cpu_reports_missing_functions():
+    g = quantize_graph((16, 32), qs.NVFP4Quantizer())
     with pytest.raises(qs.QSError, match="no function @missing"):
         qs.run_cpu(g, "missing")
+
+
+def test_stochastic_rounding_takes_an_rng_state():
+    # NVFP4 stochastic rounding: the rng state (seed, offset) is an int64
+    # (2,) argument; the codes equal the numpy reference's (its Philox is
+    # randomgen's), and quantizing without a state is an error.
+    import harness as h
+    shape = (32, 64)
+    g = qs.Graph()
+    f = g.function("quantize", [qs.TensorSpec(shape, "bf16"), qs.TensorSpec((2,), "int64")])
+    f.returns(f.quantize(f.args[0], qs.NVFP4Quantizer(stochastic_rounding=True), rng=f.args[1]))
+    x = h.random_input(np.random.default_rng(3), shape, "bf16", specials=False)
+    state = np.array([2026, 12], np.int64)
+    (inner,) = qs.run_cpu(g, "quantize", x.astype(ml_dtypes.bfloat16), state)
+    with np.errstate(all="ignore"):
+        expected, _ = ref.quantize(x, h.quantizer("nvfp4", stochastic_rounding=True), "bf16",
+                                   rng=tuple(state))
+    for name, want in expected.items():
+        assert np.array_equal(np.asarray(inner[name]).view(np.uint8),
+                              np.asarray(want).view(np.uint8)), name
+    with pytest.raises(TypeError, match="expected int64 elements"):
+        qs.run_cpu(g, "quantize", x.astype(ml_dtypes.bfloat16), state.astype(np.int32))
+    bad = g.function("bad", [qs.TensorSpec(shape, "bf16")])
+    with pytest.raises(qs.QSError, match=r"needs an rng\(...\) operand"):
+        bad.quantize(bad.args[0], qs.NVFP4Quantizer(stochastic_rounding=True))
+    other = g.function("other", [qs.TensorSpec(shape, "bf16"), qs.TensorSpec((2,), "int64")])
+    with pytest.raises(qs.QSError, match=r"takes an rng\(...\) operand only"):
+        other.quantize(other.args[0], qs.NVFP4Quantizer(), rng=other.args[1])
+    with pytest.raises(ValueError, match="expected a bf16, f16 or f32 dtype"):
+        qs.TensorSpec((2,), "int64", qs.NVFP4Quantizer())
 
 
 @pytest.mark.parametrize("pipeline", qs.PIPELINES)

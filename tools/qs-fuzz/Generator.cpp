@@ -224,6 +224,16 @@ private:
              << amax.name << " : tensor<1xf32>) : " << x->type() << " -> "
              << q.type() << ", tensor<1xf32>\n";
         values.push_back(updated);
+      } else if (auto sr = q.quantizer.params.find("stochastic_rounding");
+                 sr != q.quantizer.params.end() && sr->second == "true" &&
+                 in.ConsumeIntegralInRange(0, 7)) {
+        // Stochastic rounding's rng state (rarely left out: a diagnostic).
+        Value state = plain({2}, "i64");
+        state.name = "%s" + std::to_string(args.size());
+        args.push_back(state);
+        body << "    " << q.name << " = qs.quantize " << x->name << " rng("
+             << state.name << " : tensor<2xi64>) : " << x->type() << " -> "
+             << q.type() << "\n";
       } else {
         body << "    " << q.name << " = qs.quantize " << x->name << " : "
              << x->type() << " -> " << q.type() << "\n";

@@ -24,8 +24,10 @@ def ConvertQSToLinalgPass : Pass<"convert-qs-to-linalg"> {
     layouts, partial edge blocks), NVFP4 1-D and 2-D two-level scaling with
     packed nibbles, row-scaled NVFP4, and the RHT (a sequential f32 sum of
     16 products rounded to bf16); scales compact or GEMM-swizzled as the
-    quantizer says, padding zero. Stochastic rounding has no deterministic
-    reference and is rejected with a diagnostic.
+    quantizer says, padding zero. NVFP4 stochastic rounding draws the
+    random word of each code from the rng state operand (Philox4x32-10,
+    docs/Numerics.md) and rounds to a neighbouring E2M1 value, up with
+    probability equal to the distance in units of their spacing.
 
     A GEMM is computed as block-scaled products with FP32 promotion per
     contraction block (the tensor-core semantic): for each output,
@@ -95,9 +97,10 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     and conversion; an extra kernel computes the post-RHT global amax.
 
     Supported: every family and usage, 1-D and 2-D, row-scaled NVFP4, NVFP4
-    with RHT. Not yet supported, with a diagnostic: NVFP4 stochastic
-    rounding (no deterministic reference) and NVFP4 with both RHT and 2-D
-    quantization. Kernels whose shared buffers exceed the 48 KiB a kernel
+    with RHT, NVFP4 stochastic rounding (four Philox4x32-10 words per 16
+    codes from the rng state, read once per thread; the same rounding as
+    the reference lowering on both chips). Not yet supported, with a
+    diagnostic: NVFP4 with both RHT and 2-D quantization. Kernels whose shared buffers exceed the 48 KiB a kernel
     may declare statically (128x128 blocks of f32 input: 68,112 bytes) keep
     them in dynamic shared memory; the launch asks for the bytes.
 

@@ -105,7 +105,8 @@ struct ProducerBlockQuantizer {
 
 /// Emits the kernels and launches for one quantize: `x` the input, `scale`
 /// the delayed-scaling scale (memref<1xf32>, else null), `amaxIn` the
-/// delayed amax state (else null), `outs` the inner tensors in interface
+/// delayed amax state (else null), `rng` stochastic rounding's rng state
+/// (memref<2xi64>: seed, offset; else null), `outs` the inner tensors in interface
 /// order followed, for delayed scaling, by the updated amax state. With
 /// `fillAmax` (only where takesProducerAmax) the amax kernel is not
 /// emitted: after the kernel that zeroes the global amax buffers,
@@ -117,7 +118,7 @@ struct ProducerBlockQuantizer {
 /// `quantizer` (a GEMM whose epilogue writes the codes and scales).
 void emitQuantize(
     OpBuilder &b, Location loc, ModuleOp module, QuantTensorType type,
-    const TargetInfo &target, Value x, Value scale, Value amaxIn,
+    const TargetInfo &target, Value x, Value scale, Value amaxIn, Value rng,
     ValueRange outs, ValueRange scratch, const EmitOptions &options,
     const std::function<void(OpBuilder &, ValueRange)> &fillAmax = nullptr,
     const std::function<void(OpBuilder &, const ProducerBlockQuantizer &)>

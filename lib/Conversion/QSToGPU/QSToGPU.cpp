@@ -190,7 +190,9 @@ struct ConvertQSToGPUPass
     SmallVector<Value> scratch;
     for (MemRefType t : gpuk::quantizeScratch(type, b.getContext()))
       scratch.push_back(memref::AllocOp::create(b, loc, t));
+    Value rng = op.getRng() ? bufferOf(b, loc, op.getRng()) : Value();
     gpuk::emitQuantize(b, loc, kernelModule(op), type, target, x, scale, amaxIn,
+                       rng,
                        outs, scratch, options, fillAmax, produce);
     for (auto [t, alloc] : llvm::zip(op.getResultTypes(), allocs))
       results.push_back(readBack(b, loc, t, alloc));

@@ -272,13 +272,14 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
     SmallVector<Value> scales;
     for (const Rep &r : owned)
       scales.push_back(repScale(env, p, r, s));
+    std::pair<Value, Value> rng = rngState(env, p);
     if (writeScaleInv)
       scaleInvPhase(env, p, s);
     for (auto [r, scale] : llvm::zip(owned, scales)) {
       if (r.columnwise)
-        columnwisePhase(env, p, t, r, scale);
+        columnwisePhase(env, p, t, r, scale, rng);
       else
-        rowwisePhase(env, p, t, r, scale);
+        rowwisePhase(env, p, t, r, scale, rng);
     }
     if (p.delayed) {
       Value slot = load1(env, env.shared[t.slots], env.threadId);
@@ -325,13 +326,14 @@ int64_t gpuk::producerBlockSize(QuantTensorType type,
 
 void gpuk::emitQuantize(
     OpBuilder &b, Location loc, ModuleOp module, QuantTensorType type,
-    const TargetInfo &target, Value x, Value scale, Value amaxIn,
+    const TargetInfo &target, Value x, Value scale, Value amaxIn, Value rng,
     ValueRange outs, ValueRange scratch, const EmitOptions &options,
     const std::function<void(OpBuilder &, ValueRange)> &fillAmax,
     const std::function<void(OpBuilder &, const ProducerBlockQuantizer &)>
         &produce) {
   Plan p = makePlan(type, target, static_cast<bool>(scale),
-                    static_cast<bool>(amaxIn), scratch.size());
+                    static_cast<bool>(amaxIn), scratch.size(),
+                    static_cast<bool>(rng));
   if (produce) {
     // producerBlockSize: a row-wise and/or a column-wise representation
     // (one format), whose buffers are outs (argument i + 1 of the plan is
@@ -377,6 +379,8 @@ void gpuk::emitQuantize(
     args.push_back(scale);
   if (amaxIn)
     args.push_back(amaxIn);
+  if (rng)
+    args.push_back(rng);
   llvm::append_range(args, scratch);
 
   auto launch = [&](const KernelDesc &d) {

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
+#include "qs/Dialect/QS/Utils/StochasticRounding.h"
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -63,12 +64,27 @@ static void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
   }
 }
 
-/// Encodes 16 (FP8) or 16 (FP4, packed into 8 bytes) f32 values.
+/// Encodes 16 (FP8) or 16 (FP4, packed into 8 bytes) f32 values; FP4
+/// codes with one random word per value (`words`) round stochastically
+/// (StochasticRounding.h, the same arithmetic as the reference lowering on
+/// both chips: sm_100a's cvt.rs.satfinite.e2m1x4.f32 uses its random bits
+/// its own way).
 static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
-                                 ArrayRef<Value> values) {
+                                 ArrayRef<Value> values,
+                                 ArrayRef<Value> words = {}) {
   SmallVector<Value> bytes;
   OpBuilder &b = env.b;
   Type i8 = b.getI8Type();
+  if (r.fp4 && !words.empty()) {
+    for (size_t t = 0; t + 1 < values.size(); t += 2) {
+      Value lo = emitE2M1Stochastic(b, env.loc, values[t], words[t]);
+      Value hi = emitE2M1Stochastic(b, env.loc, values[t + 1], words[t + 1]);
+      Value shifted = arith::ShLIOp::create(
+          b, env.loc, hi, arith::ConstantIntOp::create(b, env.loc, i8, 4));
+      bytes.push_back(arith::OrIOp::create(b, env.loc, lo, shifted));
+    }
+    return bytes;
+  }
   for (size_t t = 0; t + 1 < values.size(); t += 2) {
     if (r.fp4 && env.gpu && env.hardwareMx) {
       // cvt.rn.satfinite.e2m1x2.f32 d, a, b: a in the upper nibble. TE's
@@ -93,6 +109,32 @@ static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
     bytes.push_back(hi);
   }
   return bytes;
+}
+
+std::pair<Value, Value> quant::rngState(KernelEnv &env, const Plan &p) {
+  if (p.rngArg < 0)
+    return {};
+  Value rng = env.args[p.rngArg];
+  return {load1(env, rng, env.idx(0)), load1(env, rng, env.idx(1))};
+}
+
+/// Stochastic rounding's random words of the 16 elements of z row `zRow`
+/// (`zCols` elements, a multiple of 16 for NVFP4) from element `first` (a
+/// multiple of 16): four Philox groups, stream 0 row-wise, 1 column-wise.
+static SmallVector<Value> randomWords(KernelEnv &env, const Rep &r,
+                                      std::pair<Value, Value> state,
+                                      Value zRow, Value first, int64_t zCols) {
+  auto [seed, offset] = state;
+  Value group = env.div(env.add(env.mul(zRow, env.idx(zCols)), first),
+                        env.idx(4));
+  SmallVector<Value> words;
+  for (int64_t g = 0; g < 4; ++g) {
+    std::array<Value, 4> w =
+        emitStochasticBits(env.b, env.loc, seed, offset,
+                           env.add(group, env.idx(g)), r.columnwise ? 1 : 0);
+    words.append(w.begin(), w.end());
+  }
+  return words;
 }
 
 /// The per-tensor scale (delayed: the operand; current: from the amax).
@@ -373,7 +415,8 @@ SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x) {
 }
 
 void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
-                         const Rep &r, Value repScale) {
+                         const Rep &r, Value repScale,
+                         std::pair<Value, Value> rng) {
   Value smem = env.shared[0];
   Value tileRow, tileCol;
   std::tie(tileRow, tileCol) = tileCoords(env, t);
@@ -413,7 +456,10 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
             readRow(env, t, smem, env.add(base, env.idx(c)), 16, p.nominal);
         for (Value &v : values)
           v = arith::MulFOp::create(env.b, env.loc, v, mult);
-        SmallVector<Value> bytes = encode(env, r, values);
+        SmallVector<Value> words;
+        if (r.stochastic)
+          words = randomWords(env, r, rng, gr, env.add(gc, env.idx(c)), p.k);
+        SmallVector<Value> bytes = encode(env, r, values, words);
         Value at = env.add(env.mul(gr, env.idx(p.k)), env.add(gc, env.idx(c)));
         if (r.fp4)
           at = env.div(at, env.idx(2));
@@ -428,7 +474,8 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
 }
 
 void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
-                            const Rep &r, Value repScale) {
+                            const Rep &r, Value repScale,
+                            std::pair<Value, Value> rng) {
   Value smem = env.shared[0];
   Value tileRow, tileCol;
   std::tie(tileRow, tileCol) = tileCoords(env, t);
@@ -497,7 +544,11 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         for (int64_t rr = 0; rr < 16; ++rr)
           values.push_back(
               arith::MulFOp::create(env.b, env.loc, value(c0 + rr), mult));
-        SmallVector<Value> bytes = encode(env, r, values);
+        SmallVector<Value> words;
+        if (r.stochastic)
+          words =
+              randomWords(env, r, rng, gc, env.add(gr0, env.idx(c0)), p.m);
+        SmallVector<Value> bytes = encode(env, r, values, words);
         // Transposed: z[gc, gr0 + c0 ...] at gc * M + gr0 + c0.
         storeChunk(env, bytes, env.args[r.dataArg], env.mul(gc, env.idx(p.m)),
                    env.add(gr0, env.idx(c0)), p.m, r.fp4, p.m % r.block == 0);

@@ -73,8 +73,6 @@ gpuk::checkKernelSupport(QuantTensorType type,
     if (nv.getWithRht() && nv.getWith_2dQuantization())
       return unsupported("NVFP4 with both the random Hadamard transform and "
                          "2-D quantization");
-    if (nv.getStochasticRounding())
-      return unsupported("NVFP4 stochastic rounding");
   }
   return success();
 }
@@ -94,7 +92,8 @@ static int64_t elementsOf(const InnerTensor &t) {
 }
 
 Plan quant::makePlan(QuantTensorType type, const TargetInfo &target,
-                     bool hasScale, bool hasAmaxIn, unsigned numScratch) {
+                     bool hasScale, bool hasAmaxIn, unsigned numScratch,
+                     bool hasRng) {
   Plan p;
   Flat2D flat = flatten2D(type.getShape());
   p.m = flat.m;
@@ -112,6 +111,8 @@ Plan quant::makePlan(QuantTensorType type, const TargetInfo &target,
     p.scaleOperandArg = next++;
   if (hasAmaxIn)
     p.amaxStateInArg = next++;
+  if (hasRng)
+    p.rngArg = next++;
   int scratchBase = next;
   (void)numScratch;
   auto arg = [&](StringRef name) {
@@ -243,6 +244,7 @@ Plan quant::makePlan(QuantTensorType type, const TargetInfo &target,
       r.amaxArg = arg(col ? "amax_columnwise" : "amax_rowwise");
       r.rowScaled = p.rowScaled;
       r.rht = col && nv.getWithRht();
+      r.stochastic = nv.getStochasticRounding();
       int64_t rows = col ? k : m, blocks = (col ? m : k) / 16;
       r.scaleIndex = gLayout(roundUp(blocks, 4), swz);
       zeroIfPadded((prefix + "_scale_inv").str(), rows * blocks);

@@ -54,6 +54,9 @@ struct Rep {
   bool rowScaled = false;
   /// NVFP4 column-wise with RHT: z = bf16(RHT(x^T)), 16-row chunks.
   bool rht = false;
+  /// NVFP4 stochastic rounding: the codes' random words come from the rng
+  /// state (Plan::rngArg), stream 0 row-wise, 1 column-wise.
+  bool stochastic = false;
 };
 
 /// Everything the kernels of one quantize need; argument indices refer to
@@ -64,7 +67,7 @@ struct Plan {
   SmallVector<Rep> reps;
   bool delayed = false, current = false;
   int xArg = 0, scaleOperandArg = -1, amaxStateInArg = -1, amaxStateOutArg = -1,
-      scaleInvArg = -1, amaxScratchArg = -1;
+      scaleInvArg = -1, amaxScratchArg = -1, rngArg = -1;
   /// Buffers the init kernel zeroes (every element), and the amax buffers the
   /// amax kernel max-reduces into.
   SmallVector<int> zeroArgs, globalAmaxArgs;
@@ -95,9 +98,9 @@ struct Tile {
 };
 
 /// Builds the plan; outs start at argument 1 (after x), then the optional
-/// delayed scale and amax state, then scratch.
+/// delayed scale and amax state, the rng state (`hasRng`), then scratch.
 Plan makePlan(QuantTensorType type, const TargetInfo &target, bool hasScale,
-              bool hasAmaxIn, unsigned numScratch);
+              bool hasAmaxIn, unsigned numScratch, bool hasRng = false);
 
 /// Element `i` of a 1-D buffer; a store bitcasts `v` to the element type.
 Value load1(KernelEnv &env, Value buf, Value i);
@@ -133,9 +136,13 @@ Value perTensorScale(KernelEnv &env, const Plan &p);
 /// latency (until 2026-11-30 each phase, and NVFP4 each block, read them
 /// anew between stores).
 Value repScale(KernelEnv &env, const Plan &p, const Rep &r, Value perTensor);
-/// Row-wise blocks (1 x B) of the tile (`repScale`: quant::repScale).
+/// Stochastic rounding's (seed, offset), read like repScale before the
+/// first store (null values without an rng state).
+std::pair<Value, Value> rngState(KernelEnv &env, const Plan &p);
+/// Row-wise blocks (1 x B) of the tile (`repScale`: quant::repScale; `rng`:
+/// rngState, for representations that round stochastically).
 void rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t, const Rep &r,
-                  Value repScale);
+                  Value repScale, std::pair<Value, Value> rng = {});
 /// A row-wise block of representation `r` (a kind whose scale follows
 /// from the block alone: E8M0 or F32Block) quantized outside the cast
 /// kernels, by the kernel that produced its values (a GEMM epilogue), in
@@ -150,7 +157,7 @@ SmallVector<Value> encodeScaled(KernelEnv &env, const Rep &r,
                                 ArrayRef<Value> values, Value mult);
 /// Column-wise blocks (B x 1) of the tile.
 void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t, const Rep &r,
-                     Value repScale);
+                     Value repScale, std::pair<Value, Value> rng = {});
 /// Column-wise codes kept in x's layout (MXFP8): after columnwisePhase left
 /// each block's multiplier in shared memory, each thread converts 16
 /// consecutive elements of a tile row and stores them with one 16-byte store.

@@ -9,7 +9,9 @@
 // representation quantizes x^T, or with RHT the bf16 RHT(x^T): each 16-row
 // chunk v of a column times diag(s) H16 / 4, summed in f32 in order 0..15
 // and rounded to bf16. Dequantize e2m1(q) * f32(f32(float(sf) * G) *
-// f32(1/2688)). Stochastic rounding has no deterministic reference.
+// f32(1/2688)). Stochastic rounding replaces e2m1_rn_sat by the rounding
+// of StochasticRounding.h, with the random bits of element i of the stored
+// codes (row-major; stream 0 row-wise, 1 column-wise) from the rng state.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,7 @@
 #include "qs/Conversion/QSToLinalg/QSToLinalg.h"
 #include "qs/Dialect/QS/IR/QSAttrs.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
+#include "qs/Dialect/QS/Utils/StochasticRounding.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -42,17 +45,6 @@ struct Quantized {
 
 struct NVFP4Reference final
     : QuantizerReferenceInterface::ExternalModel<NVFP4Reference, NVFP4Attr> {
-  LogicalResult
-  verifyReferenceSupport(Attribute attr, QuantTensorType,
-                         function_ref<InFlightDiagnostic()> emitError) const {
-    if (cast<NVFP4Attr>(attr).getStochasticRounding())
-      return emitError()
-             << "stochastic_rounding has no deterministic reference (its "
-                "random bits come from TE's Philox stream): the reference "
-                "lowering cannot quantize it";
-    return success();
-  }
-
   /// The bf16 RHT of x^T: y[k, 16i + j] = bf16(sum_r x[16i + r, k] * R[r, j])
   /// with R = diag(s) H16 / 4 (TE's sign mask 0xD7E8).
   static Value buildRHT(OpBuilder &b, Location loc, Value x) {
@@ -86,10 +78,17 @@ struct NVFP4Reference final
                });
   }
 
+  /// Stochastic rounding's rng state (null: round to nearest) and the
+  /// stream of the representation being quantized.
+  struct Rng {
+    Value seed, offset;
+    unsigned stream = 0;
+  };
+
   /// Quantizes the rows of z [R, C]: global amax per row if `rowScaled`,
-  /// 16x16 tiles if `tiles`.
+  /// 16x16 tiles if `tiles`, codes rounded stochastically if `rng.seed`.
   static Quantized quantizeRows(OpBuilder &b, Location loc, Value z,
-                                bool rowScaled, bool tiles) {
+                                bool rowScaled, bool tiles, Rng rng) {
     ArrayRef<int64_t> shape = shapeOf(z);
     int64_t rows = shape[0], cols = shape[1];
     MLIRContext *ctx = b.getContext();
@@ -155,7 +154,29 @@ struct NVFP4Reference final
         b, loc, tensorOf({rows, cols}, i8), {z, enc}, {id, block},
         [&](OpBuilder &nb, Location nl, ValueRange args) {
           Value v = arith::MulFOp::create(nb, nl, args[0], args[1]);
-          return emitEncodeF32(nb, nl, v, e2m1);
+          if (!rng.seed)
+            return emitEncodeF32(nb, nl, v, e2m1);
+          // Element i = r * C + c: word i mod 4 of group i / 4.
+          Value i = arith::AddIOp::create(
+              nb, nl,
+              arith::MulIOp::create(
+                  nb, nl, linalg::IndexOp::create(nb, nl, 0),
+                  arith::ConstantIndexOp::create(nb, nl, cols)),
+              linalg::IndexOp::create(nb, nl, 1));
+          Value four = arith::ConstantIndexOp::create(nb, nl, 4);
+          std::array<Value, 4> words = emitStochasticBits(
+              nb, nl, rng.seed, rng.offset,
+              arith::DivUIOp::create(nb, nl, i, four), rng.stream);
+          Value lane = arith::RemUIOp::create(nb, nl, i, four);
+          Value bits = words[3];
+          for (int w = 2; w >= 0; --w)
+            bits = arith::SelectOp::create(
+                nb, nl,
+                arith::CmpIOp::create(
+                    nb, nl, arith::CmpIPredicate::eq, lane,
+                    arith::ConstantIndexOp::create(nb, nl, w)),
+                words[w], bits);
+          return emitE2M1Stochastic(nb, nl, v, bits);
         });
     // Each 16x16 tile's scale is written into the 16 rows it covers.
     result.scales =
@@ -172,17 +193,29 @@ struct NVFP4Reference final
 
   SmallVector<Value> buildQuantize(Attribute attr, OpBuilder &b, Location loc,
                                    QuantTensorType type, Value input, Value,
-                                   ValueRange, const TargetInfo &target) const {
+                                   Value rngState, ValueRange,
+                                   const TargetInfo &target) const {
     auto q = cast<NVFP4Attr>(attr);
     auto [m, k] = flatten2D(type.getShape());
     Value x = toF32(b, loc, to2D(b, loc, input));
     bool tiles = q.getWith_2dQuantization(), rowScaled = q.getRowScaledNvfp4();
+    Rng rng;
+    if (rngState) {
+      auto element = [&](int64_t e) {
+        return tensor::ExtractOp::create(
+            b, loc, rngState,
+            ValueRange{arith::ConstantIndexOp::create(b, loc, e)});
+      };
+      rng.seed = element(0);
+      rng.offset = element(1);
+    }
     Quantized row, col;
     if (q.getRowwise())
-      row = quantizeRows(b, loc, x, rowScaled, tiles);
+      row = quantizeRows(b, loc, x, rowScaled, tiles, rng);
     if (q.getColumnwise()) {
       Value y = q.getWithRht() ? buildRHT(b, loc, x) : transpose2D(b, loc, x);
-      col = quantizeRows(b, loc, y, rowScaled, tiles);
+      rng.stream = 1;
+      col = quantizeRows(b, loc, y, rowScaled, tiles, rng);
     }
     auto amaxTensor = [&](Value amax) {
       return rowScaled ? amax : scalarTensor(b, loc, amax);

@@ -30,7 +30,7 @@ struct PerTensorReference final
 
   SmallVector<Value> buildQuantize(Attribute attr, OpBuilder &b, Location loc,
                                    QuantTensorType type, Value input,
-                                   Value scaleOperand, ValueRange outs,
+                                   Value scaleOperand, Value, ValueRange outs,
                                    const TargetInfo &target) const {
     auto q = cast<AttrT>(attr);
     Type fp8 = q.getFp8Dtype();

@@ -492,3 +492,56 @@ func.func @update_usage_buffers_rule(%d: tensor<64x128xf8E4M3FN>, %s: tensor<128
       from !row to !both -> tensor<64x128xf8E4M3FN>, tensor<4x128xf8E8M0FNU>
   return
 }
+
+// -----
+
+// qs.quantize: stochastic rounding draws its bits from an rng state.
+!q = !qs.tensor<64x128xbf16, #qs.nvfp4<stochastic_rounding = true>>
+func.func @stochastic_without_rng(%x: tensor<64x128xbf16>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op with stochastic rounding (#qs.nvfp4 stochastic_rounding) needs an rng(...) operand: a tensor<2xi64> holding (seed, offset)}}
+  %q = qs.quantize %x : tensor<64x128xbf16> -> !q
+  return %q : !q
+}
+
+// -----
+
+// qs.quantize: only stochastic rounding takes an rng state.
+!q = !qs.tensor<64x128xbf16, #qs.nvfp4>
+func.func @rng_without_stochastic(%x: tensor<64x128xbf16>, %r: tensor<2xi64>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op takes an rng(...) operand only for a quantizer with stochastic rounding (#qs.nvfp4 stochastic_rounding = true)}}
+  %q = qs.quantize %x rng(%r : tensor<2xi64>) : tensor<64x128xbf16> -> !q
+  return %q : !q
+}
+
+// -----
+
+// qs.quantize: the rng state is a tensor<2xi64>.
+!q = !qs.tensor<64x128xbf16, #qs.nvfp4<stochastic_rounding = true>>
+func.func @rng_wrong_type(%x: tensor<64x128xbf16>, %r: tensor<2xi32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op operand #1 must be tensor<2xi64>, but got 'tensor<2xi32>'}}
+  %q = qs.quantize %x rng(%r : tensor<2xi32>) : tensor<64x128xbf16> -> !q
+  return %q : !q
+}
+
+// -----
+
+// qs.gemm: an output quantizer cannot round stochastically.
+!x = !qs.tensor<128x256xbf16, #qs.nvfp4>
+!w = !qs.tensor<512x256xbf16, #qs.nvfp4>
+!y = !qs.tensor<128x512xbf16, #qs.nvfp4<stochastic_rounding = true>>
+func.func @gemm_stochastic_output(%x: !x, %w: !w) -> !y {
+  // expected-error @+1 {{'qs.gemm' op cannot round its output stochastically (#qs.nvfp4 stochastic_rounding): a GEMM takes no rng state; return the high-precision product and qs.quantize it with rng(...)}}
+  %y = qs.gemm %x, %w transpose_b : !x, !w -> !y
+  return %y : !y
+}
+
+// -----
+
+// qs.quantize_buffers: the same rng rule.
+!q = !qs.tensor<16x32xbf16, #qs.nvfp4<columnwise = false, stochastic_rounding = true>>
+func.func @quantize_buffers_without_rng(%x: tensor<16x32xbf16>, %d: tensor<16x16xi8>, %s: tensor<128x4xf8E4M3FN>, %a: tensor<1xf32>) {
+  // expected-error @+1 {{'qs.quantize_buffers' op with stochastic rounding (#qs.nvfp4 stochastic_rounding) needs an rng(...) operand: a tensor<2xi64> holding (seed, offset)}}
+  %r:3 = qs.quantize_buffers %x outs(%d, %s, %a : tensor<16x16xi8>, tensor<128x4xf8E4M3FN>, tensor<1xf32>) as !q
+      : tensor<16x32xbf16> -> tensor<16x16xi8>, tensor<128x4xf8E4M3FN>, tensor<1xf32>
+  return
+}

@@ -59,6 +59,26 @@ LogicalResult qs::detail::verifyQuantizeTypes(Operation *op, Type input,
   return success();
 }
 
+/// Whether quantizing into `type` rounds stochastically.
+static bool roundsStochastically(QuantTensorType type) {
+  auto nv = dyn_cast<NVFP4Attr>(type.getQuantizer());
+  return nv && nv.getStochasticRounding();
+}
+
+LogicalResult qs::detail::verifyRngState(Operation *op, QuantTensorType result,
+                                         Value rng) {
+  bool stochastic = roundsStochastically(result);
+  if (stochastic && !rng)
+    return op->emitOpError("with stochastic rounding (#qs.nvfp4 "
+                           "stochastic_rounding) needs an rng(...) operand: "
+                           "a tensor<2xi64> holding (seed, offset)");
+  if (!stochastic && rng)
+    return op->emitOpError("takes an rng(...) operand only for a quantizer "
+                           "with stochastic rounding (#qs.nvfp4 "
+                           "stochastic_rounding = true)");
+  return success();
+}
+
 LogicalResult qs::detail::verifyDequantizeTypes(Operation *op,
                                                 QuantTensorType input,
                                                 RankedTensorType result) {
@@ -210,7 +230,8 @@ static LogicalResult verifyRecipeState(Operation *op, bool recipe,
 LogicalResult QuantizeOp::verify() {
   QuantTensorType resultType = getResult().getType();
   if (failed(detail::verifyQuantizeTypes(*this, getInput().getType(),
-                                         resultType)))
+                                         resultType)) ||
+      failed(detail::verifyRngState(*this, resultType, getRng())))
     return failure();
   return verifyRecipeState(*this, resultType.getQuantizer().takesRecipeScale(),
                            {getScale(), getAmax(), getUpdatedAmax()},
@@ -324,6 +345,11 @@ LogicalResult GemmOp::verify() {
       return emitOpError("accumulate operand must have the result type ")
              << resultType << ", got " << acc.getType();
   }
+  if (quantized && roundsStochastically(quantized))
+    return emitOpError("cannot round its output stochastically (#qs.nvfp4 "
+                       "stochastic_rounding): a GEMM takes no rng state; "
+                       "return the high-precision product and qs.quantize it "
+                       "with rng(...)");
   return verifyRecipeState(
       *this, quantized && quantized.getQuantizer().takesRecipeScale(),
       {getScale(), getAmax(), getUpdatedAmax()}, "a delayed-scaling result");

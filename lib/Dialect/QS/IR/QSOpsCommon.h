@@ -23,6 +23,10 @@ LogicalResult verifyInnerTypes(Operation *op, QuantTensorType type,
 LogicalResult verifyQuantizeTypes(Operation *op, Type input,
                                   QuantTensorType result);
 
+/// A quantize into `result` takes an rng state (`rng`) exactly when its
+/// quantizer rounds stochastically (NVFP4 `stochastic_rounding`).
+LogicalResult verifyRngState(Operation *op, QuantTensorType result, Value rng);
+
 /// The result of dequantizing `input` is `result`, and `input` can be
 /// dequantized.
 LogicalResult verifyDequantizeTypes(Operation *op, QuantTensorType input,

@@ -53,19 +53,22 @@ static void keepDiscardableAttrs(Operation *from, Operation *to) {
 /// tensor.empty per inner tensor of `type` + qs.quantize_buffers of `input`
 /// (read as `readAs`, a quantized type with the same inner tensors and
 /// `input`'s type as its expressed type; the amax state of delayed scaling,
-/// if any, as the last init) + qs.assemble. Returns the quantized value and,
+/// if any, as the last init; `rng`: stochastic rounding's state, or null) +
+/// qs.assemble. Returns the quantized value and,
 /// with an amax state, the updated amax.
 static SmallVector<Value>
 quantizeInto(PatternRewriter &rewriter, Location loc, const TargetInfo &target,
-             Value input, Value scale, Value amax, QuantTensorType type,
-             QuantTensorType readAs, QuantizeBuffersOp *created = nullptr) {
+             Value input, Value scale, Value amax, Value rng,
+             QuantTensorType type, QuantTensorType readAs,
+             QuantizeBuffersOp *created = nullptr) {
   SmallVector<InnerTensor> inner = type.getInnerTensors(target);
   SmallVector<Value> outs = createEmpties(rewriter, loc, inner);
   if (amax)
     outs.push_back(amax);
   auto buffers =
       QuantizeBuffersOp::create(rewriter, loc, ValueRange(outs).getTypes(),
-                                input, scale, outs, TypeAttr::get(readAs));
+                                input, scale, rng, outs,
+                                TypeAttr::get(readAs));
   if (created)
     *created = buffers;
   SmallVector<Value> results = {AssembleOp::create(
@@ -100,7 +103,7 @@ struct ExpandQuantize final : OpRewritePattern<QuantizeOp> {
     QuantizeBuffersOp buffers;
     SmallVector<Value> replacements = quantizeInto(
         rewriter, op.getLoc(), TargetInfo::lookup(op), op.getInput(),
-        op.getScale(), op.getAmax(), type, type, &buffers);
+        op.getScale(), op.getAmax(), op.getRng(), type, type, &buffers);
     keepDiscardableAttrs(op, buffers);
     rewriter.replaceOp(op, replacements);
     return success();
@@ -163,7 +166,8 @@ struct ExpandGemm final : OpRewritePattern<GemmOp> {
     QuantizeBuffersOp quantize;
     SmallVector<Value> replacements =
         quantizeInto(rewriter, loc, target, buffers.getResult(), op.getScale(),
-                     op.getAmax(), quantized, readAs, &quantize);
+                     op.getAmax(), /*rng=*/Value(), quantized, readAs,
+                     &quantize);
     // The GEMM's kernel options do not apply to the quantize; its chip does.
     StringRef chipAttr = QSDialect::getChipAttrName();
     if (Attribute chip = op->getDiscardableAttr(chipAttr))

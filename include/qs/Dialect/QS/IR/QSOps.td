@@ -15,6 +15,13 @@ def QS_F32ScalarTensor : Type<And<[
           "::llvm::ArrayRef<int64_t>{1}">,
     CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getElementType().isF32()">]>,
     "tensor<1xf32>", "::mlir::RankedTensorType">;
+def QS_RngStateTensor : Type<And<[
+    CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,
+    CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getShape() == "
+          "::llvm::ArrayRef<int64_t>{2}">,
+    CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getElementType()"
+          ".isInteger(64)">]>,
+    "tensor<2xi64>", "::mlir::RankedTensorType">;
 
 //===----------------------------------------------------------------------===//
 // qs.empty
@@ -55,6 +62,20 @@ def QS_QuantizeOp : QS_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     updated amax `max(amax, max|input|)` (TE's atomic amax update). No other
     quantizer takes or returns them.
 
+    NVFP4 with `stochastic_rounding` draws its random bits from an rng
+    state, `rng(...)`: a `tensor<2xi64>` holding (seed, offset), what TE
+    takes from the PyTorch generator per quantize; advance the offset (or
+    change the seed) between quantizes that should round independently.
+    Element i of a stored representation takes word i mod 4 of
+    Philox4x32-10 with key (lo32(seed), hi32(seed)) and counter (lo32(g),
+    hi32(g) + 2^31 * stream, lo32(offset), hi32(offset)), g = floor(i / 4),
+    stream 0 for the row-wise codes and 1 for the column-wise ones (in
+    their stored order), and rounds the scaled value to one of its two
+    E2M1 neighbours, up with probability equal to its distance from the
+    lower one in units of their spacing (docs/Numerics.md). The
+    distribution is TE's; the bits are ours (TE's depend on its kernels,
+    te-formats.md §9). Only such a quantizer takes `rng(...)`.
+
     Examples:
     ```mlir
     %q = qs.quantize %x : tensor<64x128xbf16>
@@ -62,16 +83,20 @@ def QS_QuantizeOp : QS_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     %d, %amax2 = qs.quantize %x scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>)
            : tensor<64x128xbf16>
            -> !qs.tensor<64x128xbf16, #qs.fp8_delayed<>>, tensor<1xf32>
+    %g = qs.quantize %dy rng(%state : tensor<2xi64>) : tensor<64x128xbf16>
+           -> !qs.tensor<64x128xbf16, #qs.nvfp4<stochastic_rounding = true>>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input,
                        Optional<QS_F32ScalarTensor>:$scale,
-                       Optional<QS_F32ScalarTensor>:$amax);
+                       Optional<QS_F32ScalarTensor>:$amax,
+                       Optional<QS_RngStateTensor>:$rng);
   let results = (outs QS_QuantTensor:$result,
                       Optional<QS_F32ScalarTensor>:$updated_amax);
   let assemblyFormat = [{
     $input (`scale` `(` $scale^ `:` type($scale) `)`)?
-    (`amax` `(` $amax^ `:` type($amax) `)`)? attr-dict
+    (`amax` `(` $amax^ `:` type($amax) `)`)?
+    (`rng` `(` $rng^ `:` type($rng) `)`)? attr-dict
     `:` type($input) `->` qualified(type($result)) (`,` type($updated_amax)^)?
   }];
   let hasVerifier = 1;

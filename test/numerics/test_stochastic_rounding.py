@@ -1,0 +1,118 @@
+"""NVFP4 stochastic rounding (qs.quantize ... rng(...)): every byte of every
+inner tensor equals the independent numpy reference (qs_reference.py:
+randomgen's Philox4x32-10 with the documented counter assignment, the E2M1
+grid rounding written from its definition) on random inputs with specials,
+for each usage, 1-D and 2-D blocks, RHT, 3-D shapes and rng states using
+all 64 bits of seed and offset; plus the properties stochastic rounding is
+for: unbiased on average, reproducible for one state, independent across
+offsets and between the row-wise and column-wise codes."""
+
+import numpy as np
+import pytest
+
+import harness as h
+import qs_reference as ref
+
+USAGES = {"row": dict(columnwise=False), "col": dict(rowwise=False), "both": {}}
+RNG = "tensor<2xi64>"
+
+
+def sr_module(shape, nominal, q):
+    t, qt = h.ttype(shape, nominal), h.qtype(shape, nominal, q)
+    return f"""func.func @quantize(%x: {t}, %rng: {RNG}) -> {qt} {{
+  %q = qs.quantize %x rng(%rng : {RNG}) : {t} -> {qt}
+  return %q : {qt}
+}}"""
+
+
+def run_sr(x, q, shape, nominal, state):
+    expected, _ = ref.quantize(x, q, nominal, rng=state)
+    outs = h.run(sr_module(shape, nominal, q), "quantize",
+                 [h.to_npy(x, nominal), np.array(state, dtype=np.int64)], len(expected))
+    return expected, outs
+
+
+def check(rng, params, shape, nominal, state):
+    q = h.quantizer("nvfp4", stochastic_rounding=True, **params)
+    h.require_kernels(q)
+    x = h.random_input(rng, shape, nominal)
+    with np.errstate(all="ignore"):
+        expected, outs = run_sr(x, q, shape, nominal, state)
+    for (name, want), got in zip(expected.items(), outs):
+        h.assert_bytes_equal(got, want, f"nvfp4 SR {params} {shape} {nominal} {state} {name}")
+
+
+STATES = [(0, 0), (2026, 7), (-1, 2**63 - 1), (0x123456789ABCDEF, -0x5555555555555556)]
+
+
+@pytest.mark.parametrize("usage", list(USAGES))
+@pytest.mark.parametrize("nominal", ["bf16", "f32"])
+def test_random_inputs(rng, usage, nominal):
+    for shape, state in [((64, 128), STATES[1]), ((48, 80), STATES[2]), ((2, 32, 64), STATES[3])]:
+        check(rng, USAGES[usage], shape, nominal, state)
+
+
+@pytest.mark.parametrize("params", [dict(with_2d_quantization=True),
+                                    dict(with_rht=True),
+                                    dict(optimize_for_gemm=True)],
+                         ids=["2d", "rht", "swizzled"])
+def test_options(rng, params):
+    check(rng, params, (64, 96) if "with_2d_quantization" in params else (64, 128), "bf16", STATES[0])
+
+
+def half_way_input(rows, cols):
+    """Every 16th row and column 6 (the global amax and every row-wise and
+    column-wise block's: the encode multiplier is 1 up to rounding), the
+    other values half way between two E2M1 values: 1.25 (1 or 1.5) and, in
+    every other row, -2.5 (-2 or -3)."""
+    x = np.full((rows, cols), 1.25, dtype=np.float32)
+    x[::2, 1::16] = -2.5
+    x[:, ::16] = 6.0
+    x[::16, :] = 6.0
+    return x
+
+
+def test_unbiased_and_independent():
+    rows, cols = 256, 512
+    x = half_way_input(rows, cols)
+    q = h.quantizer("nvfp4", stochastic_rounding=True)
+    h.require_kernels(q)
+    expected, outs = run_sr(x, q, (rows, cols), "f32", (11, 0))
+    names = list(expected)
+    row = ref.unpack_nibbles(outs[names.index("rowwise_data")])
+    col = ref.unpack_nibbles(outs[names.index("columnwise_data")])
+    values = ref.decode(row, ref.E2M1)
+    mid = x != 6.0
+    pos = mid & (x > 0)
+    neg = mid & (x < 0)
+    # Each half-way value rounds up with probability 1/2: means within 5
+    # standard deviations (0.25 / sqrt(n) for the 1.0/1.5 choice).
+    assert set(np.unique(values[pos])) == {1.0, 1.5}
+    assert set(np.unique(values[neg])) == {-2.0, -3.0}
+    assert abs(values[pos].mean() - 1.25) < 5 * 0.25 / np.sqrt(pos.sum())
+    assert abs(values[neg].mean() + 2.5) < 5 * 0.5 / np.sqrt(neg.sum())
+    # Row-wise and column-wise codes draw from different streams: the same
+    # element rounds the same way in both only about half the time.
+    agree = (row[pos] == col.T[pos]).mean()
+    assert 0.45 < agree < 0.55, agree
+    # One state reproduces the codes; another offset changes about half.
+    _, again = run_sr(x, q, (rows, cols), "f32", (11, 0))
+    for got, want in zip(again, outs):
+        h.assert_bytes_equal(got, want, "same rng state")
+    _, other = run_sr(x, q, (rows, cols), "f32", (11, 1))
+    changed = (ref.unpack_nibbles(other[names.index("rowwise_data")])[pos] != row[pos]).mean()
+    assert 0.45 < changed < 0.55, changed
+
+
+def test_grid_values_are_exact():
+    # Values already on the E2M1 grid (after scaling) never move.
+    rows, cols = 32, 64
+    grid = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0], dtype=np.float32)
+    x = np.resize(np.concatenate([grid, -grid]), (rows, cols)).astype(np.float32)
+    x[:, ::16] = 6.0
+    q = h.quantizer("nvfp4", stochastic_rounding=True, columnwise=False)
+    h.require_kernels(q)
+    for state in STATES:
+        _, outs = run_sr(x, q, (rows, cols), "f32", state)
+        want = ref.e2m1_rn_sat(x)
+        h.assert_bytes_equal(ref.unpack_nibbles(outs[0]), want, f"grid values {state}")
