@@ -3,8 +3,9 @@ inner tensor equals the independent numpy reference (qs_reference.py:
 randomgen's Philox4x32-10 with the documented counter assignment, the E2M1
 grid rounding written from its definition) on random inputs with specials,
 for each usage, 1-D and 2-D blocks, RHT, 3-D shapes and rng states using
-all 64 bits of seed and offset; plus the properties stochastic rounding is
-for: unbiased on average, reproducible for one state, independent across
+all 64 bits of seed and offset, and a GEMM's product (whose amax the GEMM
+kernel takes on the GPU); plus the properties stochastic rounding is for:
+unbiased on average, reproducible for one state, independent across
 offsets and between the row-wise and column-wise codes."""
 
 import numpy as np
@@ -116,3 +117,37 @@ def test_grid_values_are_exact():
         _, outs = run_sr(x, q, (rows, cols), "f32", state)
         want = ref.e2m1_rn_sat(x)
         h.assert_bytes_equal(ref.unpack_nibbles(outs[0]), want, f"grid values {state}")
+
+
+def test_gemm_product():
+    # A GEMM's product quantized with stochastic rounding: on the GPU the
+    # GEMM's epilogue takes the product's amax for the cast kernel (no amax
+    # pass). The codes equal the reference's quantize of the same product
+    # (returned by a second run of the GEMM alone).
+    q = h.quantizer("nvfp4", stochastic_rounding=True)
+    h.require_kernels(q)
+    rng = np.random.default_rng(5)
+    m, n, k = 128, 192, 256
+    x = h.random_input(rng, (m, k), "bf16", specials=False, exponents=(-2, 2))
+    w = h.random_input(rng, (n, k), "bf16", specials=False, exponents=(-2, 2))
+    a, b = "!qs.tensor<128x256xbf16, #qs.nvfp4>", "!qs.tensor<192x256xbf16, #qs.nvfp4>"
+    qt = h.qtype((m, n), "bf16", q)
+    body = f"""  %qa = qs.quantize %x : tensor<128x256xbf16> -> {a}
+  %qb = qs.quantize %w : tensor<192x256xbf16> -> {b}
+  %y = qs.gemm %qa, %qb transpose_b : {a}, {b} -> tensor<128x192xbf16>"""
+    product_module = f"""func.func @f(%x: tensor<128x256xbf16>, %w: tensor<192x256xbf16>) -> tensor<128x192xbf16> {{
+{body}
+  return %y : tensor<128x192xbf16>
+}}"""
+    module = f"""func.func @f(%x: tensor<128x256xbf16>, %w: tensor<192x256xbf16>, %rng: {RNG}) -> {qt} {{
+{body}
+  %q = qs.quantize %y rng(%rng : {RNG}) : tensor<128x192xbf16> -> {qt}
+  return %q : {qt}
+}}"""
+    inputs = [h.to_npy(x, "bf16"), h.to_npy(w, "bf16")]
+    (product,) = h.run(product_module, "f", inputs, 1)
+    state = (77, 3)
+    expected, _ = ref.quantize(h.from_npy(product, "bf16"), q, "bf16", rng=state)
+    outs = h.run(module, "f", inputs + [np.array(state, np.int64)], len(expected))
+    for (name, want), got in zip(expected.items(), outs):
+        h.assert_bytes_equal(got, want, f"SR quantize of a GEMM product: {name}")
