@@ -87,8 +87,12 @@ Value qs::emitE2M1Stochastic(OpBuilder &b, Location loc, Value v,
                      select(lt(a, f(4.0f)), f(1.0f), f(0.5f)));
   Value spacing = select(lt(a, f(2.0f)), f(0.5f),
                          select(lt(a, f(4.0f)), f(1.0f), f(2.0f)));
-  Value t = arith::MulFOp::create(b, loc, a, inv);
-  // floor(t) for 0 <= t < 4 (a < 6 below): f32 -> i32 truncates.
+  // t < 4 for every |v| < 6; larger values and NaN (whose result is
+  // selected below) are clamped so that the conversion never overflows
+  // (LLVM's fptoui of those is poison).
+  Value t = arith::MinNumFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, a, inv), f(7.0f));
+  // floor(t) for 0 <= t <= 7: f32 -> i32 truncates.
   Value fl = arith::UIToFPOp::create(
       b, loc, f32, arith::FPToUIOp::create(b, loc, i32, t));
   Value frac = arith::SubFOp::create(b, loc, t, fl);
