@@ -47,6 +47,7 @@ CASES = [
     ("nvfp4 2d", "#qs.nvfp4<with_2d_quantization = true>"),
     ("nvfp4 row-scaled", "#qs.nvfp4<row_scaled_nvfp4 = true>"),
     ("nvfp4 rht", "#qs.nvfp4<with_rht = true, with_post_rht_amax = true>"),
+    ("nvfp4 stochastic", "#qs.nvfp4<stochastic_rounding = true>"),
 ]
 USAGES = [("both", ""), ("row", "columnwise = false"), ("col", "rowwise = false")]
 
@@ -62,9 +63,12 @@ def module_text(shape, nominal, attr, chip, dequantize):
     t = f"tensor<{shape}x{nominal}>"
     q = f"!qs.tensor<{shape}x{nominal}, {attr}>"
     delayed = "fp8_delayed" in attr
-    args = f"%x: {t}" + (", %s: tensor<1xf32>, %a: tensor<1xf32>" if delayed else "")
+    stochastic = "stochastic_rounding = true" in attr  # takes the rng state
+    args = (f"%x: {t}" + (", %s: tensor<1xf32>, %a: tensor<1xf32>" if delayed else "")
+            + (", %rng: tensor<2xi64>" if stochastic else ""))
+    rng = " rng(%rng : tensor<2xi64>)" if stochastic else ""
     quant = (f"qs.quantize %x scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) : {t} -> {q}, tensor<1xf32>"
-             if delayed else f"qs.quantize %x : {t} -> {q}")
+             if delayed else f"qs.quantize %x{rng} : {t} -> {q}")
     if dequantize:
         return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
                 f"func.func @f(%q: {q}) -> {t} {{\n"
