@@ -75,18 +75,14 @@ static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
   SmallVector<Value> bytes;
   OpBuilder &b = env.b;
   Type i8 = b.getI8Type();
-  if (r.fp4 && !words.empty()) {
-    for (size_t t = 0; t + 1 < values.size(); t += 2) {
-      Value lo = emitE2M1Stochastic(b, env.loc, values[t], words[t]);
-      Value hi = emitE2M1Stochastic(b, env.loc, values[t + 1], words[t + 1]);
-      Value shifted = arith::ShLIOp::create(
-          b, env.loc, hi, arith::ConstantIntOp::create(b, env.loc, i8, 4));
-      bytes.push_back(arith::OrIOp::create(b, env.loc, lo, shifted));
-    }
-    return bytes;
-  }
+  // Software E2M1 code of value t: stochastic with its word, else RNE.
+  auto e2m1 = [&](size_t t) {
+    return words.empty()
+               ? emitEncodeF32(b, env.loc, values[t], r.format)
+               : emitE2M1Stochastic(b, env.loc, values[t], words[t]);
+  };
   for (size_t t = 0; t + 1 < values.size(); t += 2) {
-    if (r.fp4 && env.gpu && env.hardwareMx) {
+    if (r.fp4 && env.gpu && env.hardwareMx && words.empty()) {
       // cvt.rn.satfinite.e2m1x2.f32 d, a, b: a in the upper nibble. TE's
       // conversion on Blackwell (te-formats.md e2m1_rn_sat); the software
       // path below gives the same codes for every finite input.
@@ -96,11 +92,10 @@ static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
       continue;
     }
     if (r.fp4) {
-      Value lo = emitEncodeF32(b, env.loc, values[t], r.format);
-      Value hi = emitEncodeF32(b, env.loc, values[t + 1], r.format);
       Value shifted = arith::ShLIOp::create(
-          b, env.loc, hi, arith::ConstantIntOp::create(b, env.loc, i8, 4));
-      bytes.push_back(arith::OrIOp::create(b, env.loc, lo, shifted));
+          b, env.loc, e2m1(t + 1),
+          arith::ConstantIntOp::create(b, env.loc, i8, 4));
+      bytes.push_back(arith::OrIOp::create(b, env.loc, e2m1(t), shifted));
       continue;
     }
     auto [lo, hi] =
