@@ -180,6 +180,7 @@ DictionaryAttr Fp8DelayedAttr::getStorageMetadata(Type nominalType) const {
                              baseMetadata(*this, "fp8_dtype", nominalType));
 }
 bool Fp8DelayedAttr::takesRecipeScale() const { return true; }
+bool NVFP4Attr::takesRngState() const { return getStochasticRounding(); }
 
 // --- #qs.fp8_current ---------------------------------------------------------
 

@@ -59,15 +59,9 @@ LogicalResult qs::detail::verifyQuantizeTypes(Operation *op, Type input,
   return success();
 }
 
-/// Whether quantizing into `type` rounds stochastically.
-static bool roundsStochastically(QuantTensorType type) {
-  auto nv = dyn_cast<NVFP4Attr>(type.getQuantizer());
-  return nv && nv.getStochasticRounding();
-}
-
 LogicalResult qs::detail::verifyRngState(Operation *op, QuantTensorType result,
                                          Value rng) {
-  bool stochastic = roundsStochastically(result);
+  bool stochastic = result.getQuantizer().takesRngState();
   if (stochastic && !rng)
     return op->emitOpError("with stochastic rounding (#qs.nvfp4 "
                            "stochastic_rounding) needs an rng(...) operand: "
@@ -345,7 +339,7 @@ LogicalResult GemmOp::verify() {
       return emitOpError("accumulate operand must have the result type ")
              << resultType << ", got " << acc.getType();
   }
-  if (quantized && roundsStochastically(quantized))
+  if (quantized && quantized.getQuantizer().takesRngState())
     return emitOpError("cannot round its output stochastically (#qs.nvfp4 "
                        "stochastic_rounding): a GEMM takes no rng state; "
                        "return the high-precision product and qs.quantize it "

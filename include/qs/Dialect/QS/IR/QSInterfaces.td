@@ -119,6 +119,12 @@ def QS_QuantizerAttrInterface : AttrInterface<"QuantizerAttrInterface"> {
         operands and returns the updated amax (delayed scaling).
       }],
       "bool", "takesRecipeScale", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
+        Whether the quantizer rounds stochastically, so that `qs.quantize`
+        takes an rng state operand (`rng(...)`: seed, offset) and a GEMM
+        cannot use it as its output quantizer.
+      }],
+      "bool", "takesRngState", (ins), [{}], [{ return false; }]>,
   ];
 }
 
