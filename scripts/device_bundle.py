@@ -79,7 +79,12 @@ for family, params, shape, nominal, usage in [
         ("nvfp4", dict(stochastic_rounding=True), (256, 512), "bf16", "both"),
         ("nvfp4", dict(stochastic_rounding=True, with_rht=True), (64, 128), "bf16", "both"),
         ("nvfp4", dict(stochastic_rounding=True, with_2d_quantization=True), (64, 96), "f32",
-         "both")]:
+         "both"),
+        # RHT with 16x16 tiles (column-wise tile scales from the transformed
+        # values; since 2026-12-04), partial 64x64 tiles; and with SR.
+        ("nvfp4", dict(with_rht=True, with_2d_quantization=True), (208, 176), "bf16", "both"),
+        ("nvfp4", dict(stochastic_rounding=True, with_rht=True, with_2d_quantization=True),
+         (64, 96), "bf16", "both")]:
     CHECKS.append((family, params, shape, nominal, usage))
 
 
@@ -825,6 +830,7 @@ def main():
                             ("mxfp8_swizzled", "#qs.mxfp8<optimize_for_gemm = true{}>"),
                             ("fp8_block_1x128", "#qs.fp8_block<block_scaling_dim = 1{}>"),
                             ("nvfp4", "#qs.nvfp4<{}>"),
+                            ("nvfp4_rht", "#qs.nvfp4<with_rht = true, with_post_rht_amax = true{}>"),
                             ("nvfp4_sr", "#qs.nvfp4<stochastic_rounding = true{}>")]:
             for usage, flag in [("row", "columnwise = false"), ("col", "rowwise = false"), ("both", "")]:
                 t = f"tensor<{n}x{n}xbf16>"

@@ -23,25 +23,6 @@ _KERNEL_ARGS = {"reference": [], "gpu-emulated": ["--kernels=gpu-emulated"],
                 "cuda": ["--device=cuda"]}
 
 
-def gpu_kernel_gap(q):
-    """Why the GPU kernels cannot run quantizer `q` (None if they can): the
-    same rules as convert-qs-to-gpu's diagnostics."""
-    family = q["family"]
-    if family == "nvfp4":
-        if q.get("with_rht") and q.get("with_2d_quantization"):
-            return "NVFP4 RHT with 2-D quantization has no GPU kernel yet"
-    return None
-
-
-def require_kernels(q):
-    """Skips (with the reason) a test of `q` that the selected kernels lack."""
-    import pytest
-    if KERNELS != "reference":
-        gap = gpu_kernel_gap(q)
-        if gap:
-            pytest.skip(f"QS_KERNELS={KERNELS}: {gap}")
-
-
 DEFAULTS = {
     "fp8_delayed": {"fp8_dtype": "f8E4M3FN", "rowwise": True, "columnwise": True},
     "fp8_current": {"fp8_dtype": "f8E4M3FN", "rowwise": True, "columnwise": True,

@@ -33,7 +33,6 @@ CASES = [
 def test_dequantize(rng, family, params, shape, out):
     nominal = "bf16"
     q = h.quantizer(family, **params)
-    h.require_kernels(q)
     x = h.random_input(rng, shape, nominal)
     with np.errstate(all="ignore"):
         buffers, _ = ref.quantize(x, q, nominal, scale=np.float32(3.0), amax_state=np.float32(0))

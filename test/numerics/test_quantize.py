@@ -44,7 +44,6 @@ def quantize_module(shape, nominal, q, chip=None):
 
 def check_quantize(rng, family, params, shape, nominal, chip=None):
     q = h.quantizer(family, **params)
-    h.require_kernels(q)
     x = h.random_input(rng, shape, nominal)
     with np.errstate(all="ignore"):
         expected, _ = ref.quantize(x, q, nominal, chip_tn_only=chip != "sm_100a")
@@ -72,6 +71,16 @@ def test_nvfp4_rht(rng, usage):
     # RHT needs bf16 input; it changes the column-wise representation only.
     for shape in [(64, 128), (32, 48)]:
         check_quantize(rng, "nvfp4", dict(with_rht=True, **USAGES[usage]), shape, "bf16")
+
+
+@pytest.mark.parametrize("usage", list(USAGES))
+def test_nvfp4_rht_2d(rng, usage):
+    # RHT with 16x16 tiles: the column-wise tiles' scales come from the
+    # transformed values (a tile of RHT(x^T) transforms one tile of x).
+    # Shapes: whole 64x64 GPU tiles, partial tiles, several of each.
+    for shape in [(64, 128), (80, 48), (2, 48, 96)]:
+        check_quantize(rng, "nvfp4", dict(with_rht=True, with_2d_quantization=True,
+                                          **USAGES[usage]), shape, "bf16")
 
 
 @pytest.mark.parametrize("usage", list(USAGES))
@@ -128,7 +137,6 @@ def check_tiny_tensor(family, nominal, shape):
     x = (np.arange(np.prod(shape)).reshape(shape) % 7 - 3).astype(np.float32) * np.float32(tiny)
     x = x.astype(h.NUMPY_IN[nominal][0]).astype(np.float32)
     q = h.quantizer(family)
-    h.require_kernels(q)
     with np.errstate(all="ignore"):
         expected, _ = ref.quantize(x, q, nominal)
     outs = h.run(quantize_module(shape, nominal, q), "quantize", [h.to_npy(x, nominal)],

@@ -35,7 +35,6 @@ def run_sr(x, q, shape, nominal, state):
 
 def check(rng, params, shape, nominal, state):
     q = h.quantizer("nvfp4", stochastic_rounding=True, **params)
-    h.require_kernels(q)
     x = h.random_input(rng, shape, nominal)
     with np.errstate(all="ignore"):
         expected, outs = run_sr(x, q, shape, nominal, state)
@@ -55,8 +54,9 @@ def test_random_inputs(rng, usage, nominal):
 
 @pytest.mark.parametrize("params", [dict(with_2d_quantization=True),
                                     dict(with_rht=True),
+                                    dict(with_rht=True, with_2d_quantization=True),
                                     dict(optimize_for_gemm=True)],
-                         ids=["2d", "rht", "swizzled"])
+                         ids=["2d", "rht", "rht-2d", "swizzled"])
 def test_options(rng, params):
     check(rng, params, (64, 96) if "with_2d_quantization" in params else (64, 128), "bf16", STATES[0])
 
@@ -77,7 +77,6 @@ def test_unbiased_and_independent():
     rows, cols = 256, 512
     x = half_way_input(rows, cols)
     q = h.quantizer("nvfp4", stochastic_rounding=True)
-    h.require_kernels(q)
     expected, outs = run_sr(x, q, (rows, cols), "f32", (11, 0))
     names = list(expected)
     row = ref.unpack_nibbles(outs[names.index("rowwise_data")])
@@ -112,7 +111,6 @@ def test_grid_values_are_exact():
     x = np.resize(np.concatenate([grid, -grid]), (rows, cols)).astype(np.float32)
     x[:, ::16] = 6.0
     q = h.quantizer("nvfp4", stochastic_rounding=True, columnwise=False)
-    h.require_kernels(q)
     for state in STATES:
         _, outs = run_sr(x, q, (rows, cols), "f32", state)
         want = ref.e2m1_rn_sat(x)
@@ -125,7 +123,6 @@ def test_gemm_product():
     # pass). The codes equal the reference's quantize of the same product
     # (returned by a second run of the GEMM alone).
     q = h.quantizer("nvfp4", stochastic_rounding=True)
-    h.require_kernels(q)
     rng = np.random.default_rng(5)
     m, n, k = 128, 192, 256
     x = h.random_input(rng, (m, k), "bf16", specials=False, exponents=(-2, 2))

@@ -35,11 +35,6 @@ struct EmitOptions {
   int64_t multiprocessors = 0;
 };
 
-/// Whether the kernels support quantizing/dequantizing `type`; if not,
-/// reports why through `emitError`.
-LogicalResult checkKernelSupport(QuantTensorType type,
-                                 function_ref<InFlightDiagnostic()> emitError);
-
 /// Scratch buffers the quantize kernels of `type` need (memref types), to be
 /// allocated by the caller and passed to emitQuantize.
 SmallVector<MemRefType> quantizeScratch(QuantTensorType type, MLIRContext *ctx);

@@ -171,8 +171,6 @@ struct ConvertQSToGPUPass
                                const gpuk::ProducerBlockQuantizer &)> &produce =
           nullptr) {
     QuantTensorType type = op.getQuantizedTensorType();
-    if (failed(gpuk::checkKernelSupport(type, [&] { return op.emitOpError(); })))
-      return failure();
     OpBuilder b(op);
     Location loc = op.getLoc();
     if (!x && !produce)
@@ -296,18 +294,13 @@ struct ConvertQSToGPUPass
     return quantize;
   }
 
-  /// The quantize of a GEMM's product (its only use) that the kernels
-  /// support and `accepts`, or null.
+  /// The quantize of a GEMM's product (its only use) that `accepts`, or
+  /// null.
   static QuantizeBuffersOp
   supportedProductQuantize(GemmBuffersOp gemm,
                            function_ref<bool(QuantTensorType)> accepts) {
     QuantizeBuffersOp quantize = productQuantize(gemm);
-    if (!quantize)
-      return {};
-    QuantTensorType type = quantize.getQuantizedTensorType();
-    if (failed(gpuk::checkKernelSupport(
-            type, [&] { return InFlightDiagnostic(); })) ||
-        !accepts(type))
+    if (!quantize || !accepts(quantize.getQuantizedTensorType()))
       return {};
     return quantize;
   }
@@ -517,8 +510,6 @@ struct ConvertQSToGPUPass
                                 const TargetInfo &target,
                                 const gpuk::EmitOptions &options) {
     QuantTensorType type = op.getQuantizedTensorType();
-    if (failed(gpuk::checkKernelSupport(type, [&] { return op.emitOpError(); })))
-      return failure();
     OpBuilder b(op);
     Location loc = op.getLoc();
     SmallVector<Value> inner;

@@ -244,6 +244,14 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
     d.shared.push_back(
         MemRefType::get({(t.rows / p.twoD) * (t.cols / p.twoD)}, f32));
   }
+  bool rhtTwoD = p.twoD && llvm::any_of(reps, [](const Rep *r) {
+                   return r->rht;
+                 });
+  if (rhtTwoD) {
+    t.rhtBlockAmax = d.shared.size();
+    d.shared.push_back(
+        MemRefType::get({(t.rows / p.twoD) * (t.cols / p.twoD)}, f32));
+  }
   SmallVector<Rep> owned;
   const Rep *xLayout = nullptr;
   for (const Rep *r : reps) {
@@ -262,6 +270,10 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
   if (p.twoD) {
     d.phases.push_back([p, t](KernelEnv &env) { segmentAmaxPhase(env, p, t); });
     d.phases.push_back([p, t](KernelEnv &env) { blockAmaxPhase(env, p, t); });
+  }
+  if (rhtTwoD) {
+    d.phases.push_back([t](KernelEnv &env) { rhtSegmentAmaxPhase(env, t); });
+    d.phases.push_back([t](KernelEnv &env) { rhtBlockAmaxPhase(env, t); });
   }
   d.phases.push_back([p, t, owned, writeScaleInv](KernelEnv &env) {
     // The tensor-wide scales first, before any store (quant::repScale).

@@ -503,7 +503,7 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
       Value amax;
       if (p.twoD) {
         Value bj = env.div(c, env.idx(p.twoD));
-        amax = load1(env, env.shared[t.blockAmax],
+        amax = load1(env, env.shared[r.rht ? t.rhtBlockAmax : t.blockAmax],
                      env.add(env.mul(i, env.idx(t.cols / p.twoD)), bj));
       } else if (r.kind != ScaleKind::PerTensor && r.rht) {
         amax = env.f32(0.0f);
@@ -613,6 +613,39 @@ void quant::blockAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
                 env.add(env.mul(row, env.idx(perRow)), bj)));
     }
     store1(env, amax, env.shared[t.blockAmax], u);
+  });
+}
+
+void quant::rhtSegmentAmaxPhase(KernelEnv &env, const Tile &t) {
+  env.forEachUnit(t.cols * (t.rows / 16), [&](Value u) {
+    Value c = env.rem(u, env.idx(t.cols));
+    Value i = env.div(u, env.idx(t.cols));
+    SmallVector<Value> xs;
+    for (int64_t rr = 0; rr < 16; ++rr)
+      xs.push_back(env.toF32(load1(
+          env, env.shared[0],
+          env.add(env.mul(env.add(env.mul(i, env.idx(16)), env.idx(rr)),
+                          env.idx(t.ld)),
+                  c))));
+    Value amax = env.f32(0.0f);
+    for (Value z : rht16(env, xs))
+      amax = env.absMax(amax, z);
+    store1(env, amax, env.shared[t.segAmax], u);
+  });
+}
+
+void quant::rhtBlockAmaxPhase(KernelEnv &env, const Tile &t) {
+  int64_t perRow = t.cols / 16;
+  env.forEachUnit((t.rows / 16) * perRow, [&](Value u) {
+    Value bi = env.div(u, env.idx(perRow));
+    Value bj = env.rem(u, env.idx(perRow));
+    Value base = env.add(env.mul(bi, env.idx(t.cols)), env.mul(bj, env.idx(16)));
+    Value amax = env.f32(0.0f);
+    for (int64_t cc = 0; cc < 16; ++cc)
+      amax = arith::MaxNumFOp::create(
+          env.b, env.loc, amax,
+          load1(env, env.shared[t.segAmax], env.add(base, env.idx(cc))));
+    store1(env, amax, env.shared[t.rhtBlockAmax], u);
   });
 }
 

@@ -60,23 +60,6 @@ transposedLayout(int64_t rows) {
 // Plans
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-gpuk::checkKernelSupport(QuantTensorType type,
-                         function_ref<InFlightDiagnostic()> emitError) {
-  Attribute q = type.getQuantizer();
-  auto unsupported = [&](StringRef what) {
-    return emitError() << "convert-qs-to-gpu: " << what
-                       << " is not supported by the GPU kernels yet (the "
-                          "reference lowering convert-qs-to-linalg has it)";
-  };
-  if (auto nv = dyn_cast<NVFP4Attr>(q)) {
-    if (nv.getWithRht() && nv.getWith_2dQuantization())
-      return unsupported("NVFP4 with both the random Hadamard transform and "
-                         "2-D quantization");
-  }
-  return success();
-}
-
 SmallVector<MemRefType> gpuk::quantizeScratch(QuantTensorType type,
                                               MLIRContext *ctx) {
   if (isa<Fp8CurrentAttr>(type.getQuantizer()))

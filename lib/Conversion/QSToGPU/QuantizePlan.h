@@ -93,8 +93,9 @@ struct Tile {
   /// MB on H100/H200: all of a 4096 x 4096 bf16 input).
   bool reversed = false;
   /// Shared buffers besides the tile (index 0): delayed-scaling amax slots,
-  /// x-layout multipliers, 2-D segment and block amaxes (-1 if absent).
-  int slots = -1, mults = -1, segAmax = -1, blockAmax = -1;
+  /// x-layout multipliers, 2-D segment and block amaxes, and with RHT the
+  /// column-wise representation's 2-D block amaxes (-1 if absent).
+  int slots = -1, mults = -1, segAmax = -1, blockAmax = -1, rhtBlockAmax = -1;
 };
 
 /// Builds the plan; outs start at argument 1 (after x), then the optional
@@ -169,6 +170,14 @@ void segmentAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t);
 /// 2-D quantization, step 2: the amax of every B x B block (elements
 /// outside the tensor are zeros in the tile).
 void blockAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t);
+/// 2-D quantization with RHT (NVFP4 column-wise, z = bf16(RHT(x^T))), step
+/// 1: max |RHT(chunk)| of every 16-row chunk of a tile column, into the
+/// segment buffer ([TR / 16, TC]; blockAmaxPhase is done with it).
+void rhtSegmentAmaxPhase(KernelEnv &env, const Tile &t);
+/// Step 2: the amax of every 16 x 16 block of the transformed tile, the
+/// maximum of its 16 chunks (into `rhtBlockAmax`, indexed like
+/// `blockAmax`: the z block (a, b) transforms the x block (b, a)).
+void rhtBlockAmaxPhase(KernelEnv &env, const Tile &t);
 /// Block 0, thread 0 writes the per-tensor scale_inv, 1 / `s`
 /// (perTensorScale).
 void scaleInvPhase(KernelEnv &env, const Plan &p, Value s);
