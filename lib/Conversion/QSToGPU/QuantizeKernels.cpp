@@ -188,13 +188,7 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
           env.add(env.mul(tileRow, env.idx(t.rows)), env.mul(i, env.idx(16)));
       env.ifThen(
           env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m))), [&] {
-            SmallVector<Value> xs;
-            for (int64_t rr = 0; rr < 16; ++rr)
-              xs.push_back(env.toF32(load1(
-                  env, env.shared[0],
-                  env.add(env.mul(env.add(env.mul(i, env.idx(16)), env.idx(rr)),
-                                  env.idx(t.ld)),
-                          c))));
+            SmallVector<Value> xs = columnChunk(env, t, i, c);
             Value slot = load1(env, env.shared[t.slots], env.threadId);
             for (Value z : rht16(env, xs))
               slot = env.absMax(slot, z);

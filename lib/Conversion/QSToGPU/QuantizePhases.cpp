@@ -491,12 +491,8 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         return env.toF32(load1(env, smem, at));
       };
       SmallVector<Value> transformed;
-      if (r.rht) {
-        SmallVector<Value> xs;
-        for (int64_t rr = 0; rr < 16; ++rr)
-          xs.push_back(element(rr));
-        transformed = rht16(env, xs);
-      }
+      if (r.rht)
+        transformed = rht16(env, columnChunk(env, t, i, c));
       auto value = [&](int64_t rr) {
         return r.rht ? transformed[rr] : element(rr);
       };
@@ -616,19 +612,24 @@ void quant::blockAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
   });
 }
 
+SmallVector<Value> quant::columnChunk(KernelEnv &env, const Tile &t, Value i,
+                                      Value c) {
+  SmallVector<Value> xs;
+  for (int64_t rr = 0; rr < 16; ++rr)
+    xs.push_back(env.toF32(load1(
+        env, env.shared[0],
+        env.add(env.mul(env.add(env.mul(i, env.idx(16)), env.idx(rr)),
+                        env.idx(t.ld)),
+                c))));
+  return xs;
+}
+
 void quant::rhtSegmentAmaxPhase(KernelEnv &env, const Tile &t) {
   env.forEachUnit(t.cols * (t.rows / 16), [&](Value u) {
     Value c = env.rem(u, env.idx(t.cols));
     Value i = env.div(u, env.idx(t.cols));
-    SmallVector<Value> xs;
-    for (int64_t rr = 0; rr < 16; ++rr)
-      xs.push_back(env.toF32(load1(
-          env, env.shared[0],
-          env.add(env.mul(env.add(env.mul(i, env.idx(16)), env.idx(rr)),
-                          env.idx(t.ld)),
-                  c))));
     Value amax = env.f32(0.0f);
-    for (Value z : rht16(env, xs))
+    for (Value z : rht16(env, columnChunk(env, t, i, c)))
       amax = env.absMax(amax, z);
     store1(env, amax, env.shared[t.segAmax], u);
   });

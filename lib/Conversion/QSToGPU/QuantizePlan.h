@@ -122,6 +122,9 @@ SmallVector<Value> readRow(KernelEnv &env, const Tile &t, Value smem,
 /// order; the products x * (+-1/4) are exact, so a fused multiply-add gives
 /// the same sums).
 SmallVector<Value> rht16(KernelEnv &env, ArrayRef<Value> x);
+/// The 16-row chunk `i` of tile column `c` (rows 16 i .. 16 i + 15), read
+/// from the tile in shared memory as f32: what rht16 transforms.
+SmallVector<Value> columnChunk(KernelEnv &env, const Tile &t, Value i, Value c);
 
 /// Phase 1: the tile into shared memory (zeros outside the tensor); for
 /// delayed scaling, the running amax of the thread into `slots`.
