@@ -201,6 +201,31 @@ func.func @gemm_k(%x: !x, %w: !w) -> tensor<128x512xbf16> {
 
 // -----
 
+// qs.gemm: the random Hadamard transform of NVFP4 column-wise data cancels
+// only when both operands' contracted data carry it. A dgrad (dX = dY W)
+// with an RHT weight: W is contracted column-wise, dY row-wise.
+!dy = !qs.tensor<128x256xbf16, #qs.nvfp4>
+!w = !qs.tensor<256x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
+func.func @gemm_rht_dgrad(%dy: !dy, %w: !w) -> tensor<128x64xbf16> {
+  // expected-error @+1 {{'qs.gemm' op operand b contracts its column-wise data, which carries the random Hadamard transform (#qs.nvfp4 with_rht), but operand a contracts its row-wise data without it: the transform cancels only when both operands' contracted data carry it (TE's recipe: with_rht on inputs and gradients, which the wgrad GEMM contracts column-wise; never on weights)}}
+  %dx = qs.gemm %dy, %w : !dy, !w -> tensor<128x64xbf16>
+  return %dx : tensor<128x64xbf16>
+}
+
+// -----
+
+// A wgrad (dW = dY^T X) with an RHT gradient and a plain input: both are
+// contracted column-wise, only dY's is transformed.
+!dy = !qs.tensor<128x256xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
+!x = !qs.tensor<128x64xbf16, #qs.nvfp4>
+func.func @gemm_rht_wgrad(%dy: !dy, %x: !x) -> tensor<256x64xf32> {
+  // expected-error @+1 {{'qs.gemm' op operand a contracts its column-wise data, which carries the random Hadamard transform (#qs.nvfp4 with_rht), but operand b contracts its column-wise data without it}}
+  %dw = qs.gemm %dy, %x transpose_a : !dy, !x -> tensor<256x64xf32>
+  return %dw : tensor<256x64xf32>
+}
+
+// -----
+
 // qs.gemm: the result shape is [m, n] (with a's leading dimensions).
 !x = !qs.tensor<2x64x256xbf16, #qs.fp8_current>
 !w = !qs.tensor<512x256xbf16, #qs.fp8_current>

@@ -181,6 +181,7 @@ DictionaryAttr Fp8DelayedAttr::getStorageMetadata(Type nominalType) const {
 }
 bool Fp8DelayedAttr::takesRecipeScale() const { return true; }
 bool NVFP4Attr::takesRngState() const { return getStochasticRounding(); }
+bool NVFP4Attr::transformsColumnwise() const { return getWithRht(); }
 
 // --- #qs.fp8_current ---------------------------------------------------------
 

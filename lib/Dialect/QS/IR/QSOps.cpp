@@ -186,6 +186,25 @@ LogicalResult qs::detail::verifyGemm(Operation *op, QuantTensorType aType,
       failed(verifyGemmOperandUsage(op, "b", bType, tb, target)))
     return failure();
 
+  // The Hadamard transform of column-wise data (NVFP4 with_rht) cancels in
+  // the product only when both operands' contracted data carry it: a
+  // contracts its column-wise data with transpose_a, b without transpose_b.
+  bool rhtA = ta && qa.transformsColumnwise();
+  bool rhtB = !tb && qb.transformsColumnwise();
+  if (rhtA != rhtB) {
+    bool otherColumnwise = rhtA ? !tb : ta;
+    return op->emitOpError("operand ")
+           << (rhtA ? "a" : "b")
+           << " contracts its column-wise data, which carries the random "
+              "Hadamard transform (#qs.nvfp4 with_rht), but operand "
+           << (rhtA ? "b" : "a") << " contracts its "
+           << (otherColumnwise ? "column-wise" : "row-wise")
+           << " data without it: the transform cancels only when both "
+              "operands' contracted data carry it (TE's recipe: with_rht on "
+              "inputs and gradients, which the wgrad GEMM contracts "
+              "column-wise; never on weights)";
+  }
+
   if (bias) {
     auto biasType = dyn_cast<RankedTensorType>(bias);
     if (!biasType || biasType.getShape() != ArrayRef<int64_t>{n} ||

@@ -125,6 +125,14 @@ def QS_QuantizerAttrInterface : AttrInterface<"QuantizerAttrInterface"> {
         cannot use it as its output quantizer.
       }],
       "bool", "takesRngState", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
+        Whether the column-wise representation holds transformed values
+        rather than `x^T` (NVFP4 `with_rht`: `bf16(RHT(x^T))`,
+        te-formats.md §5.e). The transform is orthogonal, so it cancels in a
+        GEMM only when both operands' contracted data carry it; `qs.gemm`
+        verifies that.
+      }],
+      "bool", "transformsColumnwise", (ins), [{}], [{ return false; }]>,
   ];
 }
 

@@ -252,7 +252,13 @@ def QS_GemmOp : QS_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
     `b` with `transpose_b`) needs its **row-wise** usage, one contracted over
     its first dimension its **column-wise** usage. Both operands must use
     compatible scaling modes (both per-tensor FP8, both MXFP8, both NVFP4, or
-    both block FP8 but not both 128x128).
+    both block FP8 but not both 128x128). NVFP4 column-wise data quantized
+    with the random Hadamard transform (`with_rht`) holds `RHT(x^T)`; the
+    orthogonal transform cancels only when both operands' contracted data
+    carry it, so either both contract transformed data or neither does (TE
+    gives no error and returns a wrong product; TE's recipe puts `with_rht`
+    on inputs and gradients, whose column-wise data the wgrad GEMM
+    contracts, never on weights).
 
     Mapping to TE's `general_gemm(A, B, layout)` (`te-formats.md` §6.1):
     `general_gemm(A, B, "XY")` equals
