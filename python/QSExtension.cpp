@@ -267,6 +267,7 @@ nb::dict quantizerParams(const Attribute &a) {
     d["stochastic_rounding"] = qsNVFP4AttrGetStochasticRounding(q);
     d["row_scaled_nvfp4"] = qsNVFP4AttrGetRowScaledNvfp4(q);
     d["optimize_for_gemm"] = qsNVFP4AttrGetOptimizeForGemm(q);
+    d["with_random_sign_mask"] = qsNVFP4AttrGetWithRandomSignMask(q);
   }
   return d;
 }
@@ -468,12 +469,12 @@ NB_MODULE(_qs, m) {
            })
       .def("nvfp4",
            [](PyContext &c, bool r, bool col, bool rht, bool postRht,
-              bool twoD, bool sr, bool rowScaled, bool gemm) {
+              bool twoD, bool sr, bool rowScaled, bool gemm, bool signs) {
              c.impl->clear();
              return checkedAttr(c.impl,
                                 qsNVFP4AttrGet(c.impl->get(), r, col, rht,
                                                postRht, twoD, sr, rowScaled,
-                                               gemm),
+                                               gemm, signs),
                                 "NVFP4Quantizer");
            });
 

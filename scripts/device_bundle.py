@@ -84,7 +84,10 @@ for family, params, shape, nominal, usage in [
         # values; since 2026-12-04), partial 64x64 tiles; and with SR.
         ("nvfp4", dict(with_rht=True, with_2d_quantization=True), (208, 176), "bf16", "both"),
         ("nvfp4", dict(stochastic_rounding=True, with_rht=True, with_2d_quantization=True),
-         (64, 96), "bf16", "both")]:
+         (64, 96), "bf16", "both"),
+        # The unsigned transform H16 / 4 (with_random_sign_mask=False).
+        ("nvfp4", dict(with_rht=True, with_random_sign_mask=False), (128, 192), "bf16",
+         "both")]:
     CHECKS.append((family, params, shape, nominal, usage))
 
 

@@ -54,11 +54,11 @@ MLIR_CAPI_EXPORTED MlirAttribute qsMXFP8AttrGet(MlirContext ctx,
 MLIR_CAPI_EXPORTED MlirAttribute qsFp8BlockAttrGet(
     MlirContext ctx, MlirType fp8Dtype, bool rowwise, bool columnwise,
     int64_t blockScalingDim, bool forcePow2Scales, float amaxEpsilon);
-/// #qs.nvfp4 (TE NVFP4Quantizer).
+/// #qs.nvfp4 (TE NVFP4Quantizer; `withRandomSignMask`: TE's default true).
 MLIR_CAPI_EXPORTED MlirAttribute qsNVFP4AttrGet(
     MlirContext ctx, bool rowwise, bool columnwise, bool withRht,
     bool withPostRhtAmax, bool with2dQuantization, bool stochasticRounding,
-    bool rowScaledNvfp4, bool optimizeForGemm);
+    bool rowScaledNvfp4, bool optimizeForGemm, bool withRandomSignMask);
 
 /// Parameters shared by every quantizer.
 MLIR_CAPI_EXPORTED bool qsQuantizerGetRowwise(MlirAttribute quantizer);
@@ -86,6 +86,7 @@ MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetWith2dQuantization(MlirAttribute attr);
 MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetStochasticRounding(MlirAttribute attr);
 MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetRowScaledNvfp4(MlirAttribute attr);
 MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetOptimizeForGemm(MlirAttribute attr);
+MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetWithRandomSignMask(MlirAttribute attr);
 
 //===----------------------------------------------------------------------===//
 // !qs.tensor

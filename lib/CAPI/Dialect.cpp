@@ -85,12 +85,13 @@ MlirAttribute qsFp8BlockAttrGet(MlirContext ctx, MlirType fp8Dtype,
 MlirAttribute qsNVFP4AttrGet(MlirContext ctx, bool rowwise, bool columnwise,
                              bool withRht, bool withPostRhtAmax,
                              bool with2dQuantization, bool stochasticRounding,
-                             bool rowScaledNvfp4, bool optimizeForGemm) {
+                             bool rowScaledNvfp4, bool optimizeForGemm,
+                             bool withRandomSignMask) {
   MLIRContext *c = unwrap(ctx);
-  return wrap(NVFP4Attr::getChecked(emitter(c), c, rowwise, columnwise,
-                                    withRht, withPostRhtAmax,
-                                    with2dQuantization, stochasticRounding,
-                                    rowScaledNvfp4, optimizeForGemm));
+  return wrap(NVFP4Attr::getChecked(
+      emitter(c), c, rowwise, columnwise, withRht, withPostRhtAmax,
+      with2dQuantization, stochasticRounding, rowScaledNvfp4, optimizeForGemm,
+      withRandomSignMask));
 }
 
 static QuantizerAttrInterface quantizerOf(MlirAttribute attr) {
@@ -157,6 +158,9 @@ bool qsNVFP4AttrGetRowScaledNvfp4(MlirAttribute attr) {
 }
 bool qsNVFP4AttrGetOptimizeForGemm(MlirAttribute attr) {
   return cast<NVFP4Attr>(unwrap(attr)).getOptimizeForGemm();
+}
+bool qsNVFP4AttrGetWithRandomSignMask(MlirAttribute attr) {
+  return cast<NVFP4Attr>(unwrap(attr)).getWithRandomSignMask();
 }
 
 //===----------------------------------------------------------------------===//

@@ -188,8 +188,8 @@ class Float8BlockQuantizer(Quantizer):
 
 
 class NVFP4Quantizer(Quantizer):
-    """TE NVFP4Quantizer. 4over6, amax reduction and an unsigned RHT are not
-    modelled (ValueError); `optimize_for_gemm` writes GEMM-swizzled scales."""
+    """TE NVFP4Quantizer. 4over6 and amax reduction are not modelled
+    (ValueError); `optimize_for_gemm` writes GEMM-swizzled scales."""
 
     family = "nvfp4"
 
@@ -206,7 +206,6 @@ class NVFP4Quantizer(Quantizer):
         _unsupported("amax_reduction_group", amax_reduction_group, None)
         _unsupported("nvfp4_use_4over6", nvfp4_use_4over6, False)
         _unsupported("nvfp4_e4m3_max", nvfp4_e4m3_max, 448)
-        _unsupported("with_random_sign_mask", with_random_sign_mask, True)
         self.dtype = DType.kFloat4E2M1
         self.with_rht = bool(with_rht)
         self.with_post_rht_amax = bool(with_post_rht_amax)
@@ -215,11 +214,18 @@ class NVFP4Quantizer(Quantizer):
         self.row_scaled_nvfp4 = bool(row_scaled_nvfp4)
         self.nvfp4_4over6_err_mode = nvfp4_4over6_err_mode
         self.optimize_for_gemm = bool(optimize_for_gemm)
+        self.with_random_sign_mask = bool(with_random_sign_mask)
+
+    @property
+    def rht_matrix_random_sign_mask_t(self):
+        """TE's sign mask of the RHT matrix: bit i set iff sign i is -1."""
+        return 0xD7E8 if self.with_random_sign_mask else 0
 
     def _build(self, c):
         return c.nvfp4(self.rowwise_usage, self.columnwise_usage, self.with_rht,
                        self.with_post_rht_amax, self.with_2d_quantization,
-                       self.stochastic_rounding, self.row_scaled_nvfp4, self.optimize_for_gemm)
+                       self.stochastic_rounding, self.row_scaled_nvfp4, self.optimize_for_gemm,
+                       self.with_random_sign_mask)
 
     @classmethod
     def _from_params(cls, p):
@@ -228,6 +234,7 @@ class NVFP4Quantizer(Quantizer):
                    with_2d_quantization=p["with_2d_quantization"],
                    stochastic_rounding=p["stochastic_rounding"],
                    row_scaled_nvfp4=p["row_scaled_nvfp4"],
+                   with_random_sign_mask=p["with_random_sign_mask"],
                    optimize_for_gemm=p["optimize_for_gemm"])
 
 

@@ -70,7 +70,7 @@ int main(void) {
   // CHECK: block dim 1 pow2 1 eps 0
   fprintf(stderr, "block dim %ld pow2 %d eps %g\n", (long)qsFp8BlockAttrGetBlockScalingDim(block),
           qsFp8BlockAttrGetForcePow2Scales(block), qsFp8BlockAttrGetAmaxEpsilon(block));
-  MlirAttribute nv = qsNVFP4AttrGet(ctx, true, true, true, true, false, false, false, false);
+  MlirAttribute nv = qsNVFP4AttrGet(ctx, true, true, true, true, false, false, false, false, true);
   // CHECK: nvfp4 rht 1 is nvfp4 1 is mxfp8 0
   fprintf(stderr, "nvfp4 rht %d is nvfp4 %d is mxfp8 %d\n", qsNVFP4AttrGetWithRht(nv),
           qsAttributeIsANVFP4(nv), qsAttributeIsAMXFP8(nv));
@@ -78,7 +78,7 @@ int main(void) {
   /* A rule violation: a null attribute and a diagnostic. */
   // CHECK: diagnostic: with_rht requires with_post_rht_amax = true
   // CHECK: invalid nvfp4 is null: 1
-  MlirAttribute bad = qsNVFP4AttrGet(ctx, true, true, true, false, false, false, false, false);
+  MlirAttribute bad = qsNVFP4AttrGet(ctx, true, true, true, false, false, false, false, false, true);
   fprintf(stderr, "invalid nvfp4 is null: %d\n", mlirAttributeIsNull(bad));
 
   /* Types and inner tensors. */
@@ -125,7 +125,7 @@ int main(void) {
   // NVFP4 stochastic rounding takes the rng state (tensor<2xi64>) as an
   // operand; without it the builder reports the rule.
   // CHECK: "qs.quantize"(%arg0, %arg1) <{operandSegmentSizes = array<i32: 1, 0, 0, 1>}> : (tensor<32x64xbf16>, tensor<2xi64>)
-  MlirAttribute sr = qsNVFP4AttrGet(ctx, true, false, false, false, false, true, false, false);
+  MlirAttribute sr = qsNVFP4AttrGet(ctx, true, false, false, false, false, true, false, false, true);
   int64_t s5[] = {32, 64}, s6[] = {2};
   MlirType srType = qsTensorTypeGet(ctx, 2, s5, bf16, sr);
   MlirType srArgs[2] = {qsTensorTypeGetExpressedType(srType),

@@ -34,7 +34,7 @@ DEFAULTS = {
     "nvfp4": {"rowwise": True, "columnwise": True, "with_rht": False,
               "with_post_rht_amax": False, "with_2d_quantization": False,
               "stochastic_rounding": False, "row_scaled_nvfp4": False,
-              "optimize_for_gemm": False},
+              "optimize_for_gemm": False, "with_random_sign_mask": True},
 }
 
 

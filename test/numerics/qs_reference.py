@@ -319,19 +319,21 @@ def block_valid_scale_region(name, shape, q):
 
 # --- NVFP4 (spec 5) ---------------------------------------------------------
 
-RHT_SIGNS = [1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1]
+RHT_SIGNS = [1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1]  # te-formats.md 5.a
 
 
-def rht_matrix():
+def rht_matrix(random_signs=True):
+    """diag(s) H16 / 4 with TE's signs, or H16 / 4 (with_random_sign_mask=False)."""
     h = np.array([[(-1) ** bin(i & j).count("1") for j in range(16)] for i in range(16)])
-    return (np.diag(RHT_SIGNS) @ h / 4).astype(ml_dtypes.bfloat16).astype(F32)
+    signs = RHT_SIGNS if random_signs else [1] * 16
+    return (np.diag(signs) @ h / 4).astype(ml_dtypes.bfloat16).astype(F32)
 
 
-def rht_columnwise(x2):
+def rht_columnwise(x2, random_signs=True):
     """bf16(RHT(x^T)) [K, M]: each 16-row chunk of a column times diag(s) H / 4,
     summed in f32 in order r = 0..15."""
     m, k = x2.shape
-    r = rht_matrix()
+    r = rht_matrix(random_signs)
     chunks = x2.reshape(m // 16, 16, k)            # [chunk, r, k]
     acc = np.zeros((m // 16, 16, k), dtype=F32)    # [chunk, j, k]
     for i in range(16):
@@ -399,7 +401,8 @@ def quantize_nvfp4(x, q, rng=None):
         rows["rowwise"] = (quantize_nvfp4_rows(x2, q["row_scaled_nvfp4"], q["with_2d_quantization"],
                                                rng, 0), m, k)
     if q["columnwise"]:
-        y = rht_columnwise(x2) if q["with_rht"] else x2.T.copy()
+        y = (rht_columnwise(x2, q.get("with_random_sign_mask", True)) if q["with_rht"]
+             else x2.T.copy())
         rows["columnwise"] = (quantize_nvfp4_rows(y, q["row_scaled_nvfp4"], q["with_2d_quantization"],
                                                   rng, 1), k, m)
     for rep in ("rowwise", "columnwise"):

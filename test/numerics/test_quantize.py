@@ -74,6 +74,17 @@ def test_nvfp4_rht(rng, usage):
 
 
 @pytest.mark.parametrize("usage", list(USAGES))
+def test_nvfp4_rht_unsigned(rng, usage):
+    # with_random_sign_mask=False: the transform is H16 / 4 (all signs +1).
+    for shape in [(64, 128), (2, 48, 32)]:
+        check_quantize(rng, "nvfp4", dict(with_rht=True, with_random_sign_mask=False,
+                                          **USAGES[usage]), shape, "bf16")
+    check_quantize(rng, "nvfp4", dict(with_rht=True, with_2d_quantization=True,
+                                      with_random_sign_mask=False, **USAGES[usage]),
+                   (80, 48), "bf16")
+
+
+@pytest.mark.parametrize("usage", list(USAGES))
 def test_nvfp4_rht_2d(rng, usage):
     # RHT with 16x16 tiles: the column-wise tiles' scales come from the
     # transformed values (a tile of RHT(x^T) transforms one tile of x).

@@ -52,6 +52,7 @@ def test_set_usage_and_copy():
     qs.Float8BlockQuantizer(qs.DType.kFloat8E4M3, block_scaling_dim=1, amax_epsilon=0.25),
     qs.NVFP4Quantizer(row_scaled_nvfp4=True, optimize_for_gemm=True),
     qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True, with_2d_quantization=True),
+    qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True, with_random_sign_mask=False),
 ])
 def test_attribute_round_trip(q):
     text = str(q)
@@ -85,6 +86,17 @@ def test_unsupported_options_raise_value_error():
         qs.NVFP4Quantizer(nvfp4_use_4over6=True)
     with pytest.raises(ValueError, match="fp4_dtype"):
         qs.NVFP4Quantizer(fp4_dtype=qs.DType.kFloat8E4M3)
+
+
+def test_nvfp4_random_sign_mask():
+    # TE's rht_matrix_random_sign_mask_t: 0xD7E8 by default, 0 (H16 / 4) without.
+    q = qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True)
+    assert q.rht_matrix_random_sign_mask_t == 0xD7E8
+    u = qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True, with_random_sign_mask=False)
+    assert u.rht_matrix_random_sign_mask_t == 0
+    assert str(u) == ("#qs.nvfp4<with_rht = true, with_post_rht_amax = true, "
+                      "with_random_sign_mask = false>")
+    assert u != q and qs.Quantizer.from_attr(str(u)).with_random_sign_mask is False
 
 
 def test_from_attr_rejects_non_quantizers():

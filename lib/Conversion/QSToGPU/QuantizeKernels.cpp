@@ -190,7 +190,7 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
           env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m))), [&] {
             SmallVector<Value> xs = columnChunk(env, t, i, c);
             Value slot = load1(env, env.shared[t.slots], env.threadId);
-            for (Value z : rht16(env, xs))
+            for (Value z : rht16(env, xs, p.rhtSignMask))
               slot = env.absMax(slot, z);
             store1(env, slot, env.shared[t.slots], env.threadId);
             if (rowAmax) {
@@ -266,7 +266,8 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
     d.phases.push_back([p, t](KernelEnv &env) { blockAmaxPhase(env, p, t); });
   }
   if (rhtTwoD) {
-    d.phases.push_back([t](KernelEnv &env) { rhtSegmentAmaxPhase(env, t); });
+    d.phases.push_back(
+        [p, t](KernelEnv &env) { rhtSegmentAmaxPhase(env, p, t); });
     d.phases.push_back([t](KernelEnv &env) { rhtBlockAmaxPhase(env, t); });
   }
   d.phases.push_back([p, t, owned, writeScaleInv](KernelEnv &env) {

@@ -394,14 +394,15 @@ static void storeChunk(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
   env.ifThenElse(inside, vectorStore, byteStores);
 }
 
-SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x) {
+SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x,
+                                uint32_t signMask) {
   SmallVector<Value> z;
   SmallFloatFormat bf16 = SmallFloatFormat::bf16();
   for (int j = 0; j < 16; ++j) {
     Value sum = env.f32(0.0f);
     for (int r = 0; r < 16; ++r) {
       Value product = arith::MulFOp::create(env.b, env.loc, x[r],
-                                            env.f32(ref::nvfp4RHTEntry(r, j)));
+                                            env.f32(ref::nvfp4RHTEntry(r, j, signMask)));
       sum = arith::AddFOp::create(env.b, env.loc, sum, product);
     }
     z.push_back(emitRoundToFormat(env.b, env.loc, sum, bf16));
@@ -492,7 +493,7 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
       };
       SmallVector<Value> transformed;
       if (r.rht)
-        transformed = rht16(env, columnChunk(env, t, i, c));
+        transformed = rht16(env, columnChunk(env, t, i, c), p.rhtSignMask);
       auto value = [&](int64_t rr) {
         return r.rht ? transformed[rr] : element(rr);
       };
@@ -624,12 +625,13 @@ SmallVector<Value> quant::columnChunk(KernelEnv &env, const Tile &t, Value i,
   return xs;
 }
 
-void quant::rhtSegmentAmaxPhase(KernelEnv &env, const Tile &t) {
+void quant::rhtSegmentAmaxPhase(KernelEnv &env, const Plan &p,
+                                const Tile &t) {
   env.forEachUnit(t.cols * (t.rows / 16), [&](Value u) {
     Value c = env.rem(u, env.idx(t.cols));
     Value i = env.div(u, env.idx(t.cols));
     Value amax = env.f32(0.0f);
-    for (Value z : rht16(env, columnChunk(env, t, i, c)))
+    for (Value z : rht16(env, columnChunk(env, t, i, c), p.rhtSignMask))
       amax = env.absMax(amax, z);
     store1(env, amax, env.shared[t.segAmax], u);
   });

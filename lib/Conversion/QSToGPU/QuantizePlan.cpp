@@ -232,8 +232,10 @@ Plan quant::makePlan(QuantTensorType type, const TargetInfo &target,
       r.scaleIndex = gLayout(roundUp(blocks, 4), swz);
       zeroIfPadded((prefix + "_scale_inv").str(), rows * blocks);
       p.zeroArgs.push_back(r.amaxArg);
-      if (r.rht)
+      if (r.rht) {
         p.rhtAmaxArg = r.amaxArg;
+        p.rhtSignMask = *nv.getColumnwiseRhtSignMask();
+      }
       else if (!p.rowScaled)
         p.globalAmaxArgs.push_back(r.amaxArg);
       else if (col)

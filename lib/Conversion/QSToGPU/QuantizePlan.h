@@ -77,8 +77,10 @@ struct Plan {
   /// column-wise representation (-1 if absent).
   bool rowScaled = false;
   int rowAmaxArg = -1, colAmaxArg = -1;
-  /// RHT: the column-wise amax buffer (max |RHT(x^T)|), else -1.
+  /// RHT: the column-wise amax buffer (max |RHT(x^T)|), else -1, and the
+  /// transform's sign mask (ref::nvfp4RHTEntry).
   int rhtAmaxArg = -1;
+  uint32_t rhtSignMask = 0;
   float fp8Max = 448.0f, epsilon = 0.0f;
   bool pow2 = false;
 };
@@ -121,7 +123,8 @@ SmallVector<Value> readRow(KernelEnv &env, const Tile &t, Value smem,
 /// R[r][j]), summed in f32 from +0 in order r = 0..15 (the reference's
 /// order; the products x * (+-1/4) are exact, so a fused multiply-add gives
 /// the same sums).
-SmallVector<Value> rht16(KernelEnv &env, ArrayRef<Value> x);
+SmallVector<Value> rht16(KernelEnv &env, ArrayRef<Value> x,
+                         uint32_t signMask);
 /// The 16-row chunk `i` of tile column `c` (rows 16 i .. 16 i + 15), read
 /// from the tile in shared memory as f32: what rht16 transforms.
 SmallVector<Value> columnChunk(KernelEnv &env, const Tile &t, Value i, Value c);
@@ -176,7 +179,7 @@ void blockAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t);
 /// 2-D quantization with RHT (NVFP4 column-wise, z = bf16(RHT(x^T))), step
 /// 1: max |RHT(chunk)| of every 16-row chunk of a tile column, into the
 /// segment buffer ([TR / 16, TC]; blockAmaxPhase is done with it).
-void rhtSegmentAmaxPhase(KernelEnv &env, const Tile &t);
+void rhtSegmentAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t);
 /// Step 2: the amax of every 16 x 16 block of the transformed tile, the
 /// maximum of its 16 chunks (into `rhtBlockAmax`, indexed like
 /// `blockAmax`: the z block (a, b) transforms the x block (b, a)).

@@ -46,14 +46,15 @@ struct Quantized {
 struct NVFP4Reference final
     : QuantizerReferenceInterface::ExternalModel<NVFP4Reference, NVFP4Attr> {
   /// The bf16 RHT of x^T: y[k, 16i + j] = bf16(sum_r x[16i + r, k] * R[r, j])
-  /// with R = diag(s) H16 / 4 (TE's sign mask 0xD7E8).
-  static Value buildRHT(OpBuilder &b, Location loc, Value x) {
+  /// with R = diag(s) H16 / 4, the signs s of `signMask`.
+  static Value buildRHT(OpBuilder &b, Location loc, Value x,
+                        uint32_t signMask) {
     ArrayRef<int64_t> shape = shapeOf(x);
     int64_t m = shape[0], k = shape[1];
     SmallVector<float> matrix;
     for (int r = 0; r < 16; ++r)
       for (int j = 0; j < 16; ++j)
-        matrix.push_back(nvfp4RHTEntry(r, j));
+        matrix.push_back(nvfp4RHTEntry(r, j, signMask));
     auto matrixType = tensorOf({16, 16}, b.getF32Type());
     // One fixed location for the table: bufferization turns every copy into
     // one shared memref.global whose location would otherwise be that of
@@ -213,7 +214,9 @@ struct NVFP4Reference final
     if (q.getRowwise())
       row = quantizeRows(b, loc, x, rowScaled, tiles, rng);
     if (q.getColumnwise()) {
-      Value y = q.getWithRht() ? buildRHT(b, loc, x) : transpose2D(b, loc, x);
+      std::optional<uint32_t> signMask = q.getColumnwiseRhtSignMask();
+      Value y = signMask ? buildRHT(b, loc, x, *signMask)
+                         : transpose2D(b, loc, x);
       rng.stream = 1;
       col = quantizeRows(b, loc, y, rowScaled, tiles, rng);
     }

@@ -384,10 +384,9 @@ Value ref::nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax) {
   return arith::SelectOp::create(b, loc, one, constF32(b, loc, 1.0f), s);
 }
 
-float ref::nvfp4RHTEntry(int r, int j) {
-  static constexpr int kSigns[16] = {1,  1,  1,  -1, 1,  -1, -1, -1,
-                                     -1, -1, -1, 1,  -1, 1,  -1, -1};
-  return kSigns[r] * (llvm::popcount(unsigned(r & j)) % 2 ? -0.25f : 0.25f);
+float ref::nvfp4RHTEntry(int r, int j, uint32_t signMask) {
+  float sign = (signMask >> r) & 1 ? -1.0f : 1.0f;
+  return sign * (llvm::popcount(unsigned(r & j)) % 2 ? -0.25f : 0.25f);
 }
 
 float ref::maxFiniteOf(Type type) {

@@ -113,9 +113,10 @@ Value computeScaleFromAmax(OpBuilder &b, Location loc, Value amax,
 /// min(2688 / amax, FLT_MAX), 1 if amax or the result is 0.
 Value nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax);
 
-/// Entry (r, j) of NVFP4's RHT matrix diag(s) H16 / 4 (TE's sign mask
-/// 0xD7E8): s[r] * (-1)^popcount(r & j) / 4.
-float nvfp4RHTEntry(int r, int j);
+/// Entry (r, j) of NVFP4's RHT matrix diag(s) H16 / 4 with the signs of
+/// `signMask` (bit r set iff s[r] = -1; TE's is kNvfp4RhtSignMask):
+/// s[r] * (-1)^popcount(r & j) / 4.
+float nvfp4RHTEntry(int r, int j, uint32_t signMask);
 
 /// The largest finite value of a nominal element type (bf16, f16, f32).
 float maxFiniteOf(Type type);

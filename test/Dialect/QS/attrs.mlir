@@ -60,12 +60,14 @@ func.func private @fp8_block(
 //  CHECK-SAME: #qs.nvfp4<with_rht = true, with_post_rht_amax = true, stochastic_rounding = true, optimize_for_gemm = true>
 //  CHECK-SAME: #qs.nvfp4<columnwise = false, with_2d_quantization = true>
 //  CHECK-SAME: #qs.nvfp4<rowwise = false, row_scaled_nvfp4 = true>
+//  CHECK-SAME: #qs.nvfp4<with_rht = true, with_post_rht_amax = true, with_random_sign_mask = false>
 func.func private @nvfp4(
   !qs.tensor<64x128xbf16, #qs.nvfp4<>>,
   !qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true,
       stochastic_rounding = true, optimize_for_gemm = true>>,
   !qs.tensor<64x128xf32, #qs.nvfp4<columnwise = false, with_2d_quantization = true>>,
-  !qs.tensor<64x128xf16, #qs.nvfp4<rowwise = false, row_scaled_nvfp4 = true>>)
+  !qs.tensor<64x128xf16, #qs.nvfp4<rowwise = false, row_scaled_nvfp4 = true>>,
+  !qs.tensor<64x128xbf16, #qs.nvfp4<with_random_sign_mask = false, with_rht = true, with_post_rht_amax = true>>)
 
 // -----
 

@@ -226,6 +226,18 @@ func.func @gemm_rht_wgrad(%dy: !dy, %x: !x) -> tensor<256x64xf32> {
 
 // -----
 
+// A wgrad whose operands carry different transforms (TE's random signs and
+// the unsigned H16 / 4).
+!dy = !qs.tensor<128x256xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
+!x = !qs.tensor<128x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true, with_random_sign_mask = false>>
+func.func @gemm_rht_signs(%dy: !dy, %x: !x) -> tensor<256x64xf32> {
+  // expected-error @+1 {{'qs.gemm' op operands a and b contract column-wise data under different random Hadamard transforms (sign masks 0xD7E8 and 0x0, #qs.nvfp4 with_random_sign_mask): the transforms cancel only when both operands carry the same one}}
+  %dw = qs.gemm %dy, %x transpose_a : !dy, !x -> tensor<256x64xf32>
+  return %dw : tensor<256x64xf32>
+}
+
+// -----
+
 // qs.gemm: the result shape is [m, n] (with a's leading dimensions).
 !x = !qs.tensor<2x64x256xbf16, #qs.fp8_current>
 !w = !qs.tensor<512x256xbf16, #qs.fp8_current>

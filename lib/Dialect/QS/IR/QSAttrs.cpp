@@ -181,7 +181,11 @@ DictionaryAttr Fp8DelayedAttr::getStorageMetadata(Type nominalType) const {
 }
 bool Fp8DelayedAttr::takesRecipeScale() const { return true; }
 bool NVFP4Attr::takesRngState() const { return getStochasticRounding(); }
-bool NVFP4Attr::transformsColumnwise() const { return getWithRht(); }
+std::optional<uint32_t> NVFP4Attr::getColumnwiseRhtSignMask() const {
+  if (!getWithRht())
+    return std::nullopt;
+  return getWithRandomSignMask() ? kNvfp4RhtSignMask : 0u;
+}
 
 // --- #qs.fp8_current ---------------------------------------------------------
 
@@ -394,7 +398,7 @@ LogicalResult NVFP4Attr::verify(EmitErrorFn emitError, bool rowwise,
                                 bool columnwise, bool withRht,
                                 bool withPostRhtAmax, bool with2dQuantization,
                                 bool stochasticRounding, bool rowScaledNvfp4,
-                                bool) {
+                                bool, bool) {
   if (failed(verifyUsageFlags(emitError, rowwise, columnwise)))
     return failure();
   if (withRht && !withPostRhtAmax)
@@ -419,7 +423,7 @@ QuantizerAttrInterface NVFP4Attr::withUsage(bool rowwise,
   return get(getContext(), rowwise, columnwise, getWithRht(),
              getWithPostRhtAmax(), getWith_2dQuantization(),
              getStochasticRounding(), getRowScaledNvfp4(),
-             getOptimizeForGemm());
+             getOptimizeForGemm(), getWithRandomSignMask());
 }
 LogicalResult NVFP4Attr::verifyShape(ArrayRef<int64_t> shape, Type nominalType,
                                      EmitErrorFn emitError) const {
@@ -472,7 +476,8 @@ bool NVFP4Attr::writesGemmSwizzledScales() const { return getOptimizeForGemm(); 
 QuantizerAttrInterface NVFP4Attr::withGemmSwizzledScales(bool swizzled) const {
   return get(getContext(), getRowwise(), getColumnwise(), getWithRht(),
              getWithPostRhtAmax(), getWith_2dQuantization(),
-             getStochasticRounding(), getRowScaledNvfp4(), swizzled);
+             getStochasticRounding(), getRowScaledNvfp4(), swizzled,
+             getWithRandomSignMask());
 }
 bool NVFP4Attr::canDequantizeColumnwise() const { return false; }
 bool NVFP4Attr::supportsGemmOutputType(Type outputType) const {

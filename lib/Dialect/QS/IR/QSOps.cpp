@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -187,10 +188,22 @@ LogicalResult qs::detail::verifyGemm(Operation *op, QuantTensorType aType,
     return failure();
 
   // The Hadamard transform of column-wise data (NVFP4 with_rht) cancels in
-  // the product only when both operands' contracted data carry it: a
-  // contracts its column-wise data with transpose_a, b without transpose_b.
-  bool rhtA = ta && qa.transformsColumnwise();
-  bool rhtB = !tb && qb.transformsColumnwise();
+  // the product only when both operands' contracted data carry the same
+  // one: a contracts its column-wise data with transpose_a, b without
+  // transpose_b.
+  std::optional<uint32_t> maskA, maskB;
+  if (ta)
+    maskA = qa.getColumnwiseRhtSignMask();
+  if (!tb)
+    maskB = qb.getColumnwiseRhtSignMask();
+  if (maskA && maskB && *maskA != *maskB)
+    return op->emitOpError("operands a and b contract column-wise data "
+                           "under different random Hadamard transforms (sign "
+                           "masks 0x")
+           << llvm::utohexstr(*maskA) << " and 0x" << llvm::utohexstr(*maskB)
+           << ", #qs.nvfp4 with_random_sign_mask): the transforms cancel "
+              "only when both operands carry the same one";
+  bool rhtA = maskA.has_value(), rhtB = maskB.has_value();
   if (rhtA != rhtB) {
     bool otherColumnwise = rhtA ? !tb : ta;
     return op->emitOpError("operand ")

@@ -13,6 +13,11 @@ namespace qs {
 /// Parses an f32 attribute parameter (`amax_epsilon = 1.0e-12`); integer
 /// literals are accepted too.
 FailureOr<llvm::APFloat> parseF32Parameter(AsmParser &parser);
+
+/// NVFP4's RHT sign vector as TE's `rht_matrix_random_sign_mask_t`: bit i
+/// set iff sign i is -1 (te-formats.md §5.a; `#qs.nvfp4` with
+/// `with_random_sign_mask`, the default; without it the mask is 0).
+constexpr uint32_t kNvfp4RhtSignMask = 0xD7E8;
 } // namespace qs
 } // namespace mlir
 

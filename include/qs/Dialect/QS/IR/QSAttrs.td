@@ -109,7 +109,7 @@ def QS_Fp8BlockAttr : QS_QuantizerAttr<"Fp8Block", "fp8_block"> {
 def QS_NVFP4Attr : QS_QuantizerAttr<"NVFP4", "nvfp4",
     ["canDequantizeColumnwise", "supportsGemmOutputType",
      "canWriteGemmSwizzledScales", "writesGemmSwizzledScales",
-     "withGemmSwizzledScales", "takesRngState", "transformsColumnwise"]> {
+     "withGemmSwizzledScales", "takesRngState", "getColumnwiseRhtSignMask"]> {
   let summary = "NVFP4: E2M1 elements, one E4M3 scale per 16 elements and an "
                 "FP32 global amax (TE NVFP4Quantizer)";
   let description = [{
@@ -129,6 +129,11 @@ def QS_NVFP4Attr : QS_QuantizerAttr<"NVFP4", "nvfp4",
     type; `row_scaled_nvfp4` excludes `with_rht`, `with_2d_quantization` and
     `stochastic_rounding`.
 
+    The RHT matrix is `diag(s) H16 / 4` with TE's fixed sign vector `s`
+    (`rht_matrix_random_sign_mask_t = 0xD7E8`: bit i set iff `s_i = -1`),
+    or `H16 / 4` with `with_random_sign_mask = false` (mask 0); without
+    `with_rht` the flag has no effect.
+
     Example: `#qs.nvfp4<with_rht = true, with_post_rht_amax = true>`.
   }];
   let parameters = (ins
@@ -139,7 +144,8 @@ def QS_NVFP4Attr : QS_QuantizerAttr<"NVFP4", "nvfp4",
     QS_BoolParameter<"false", "16x16 tiles instead of 1x16 blocks">:$with_2d_quantization,
     QS_BoolParameter<"false", "stochastic rounding of the E2M1 cast">:$stochastic_rounding,
     QS_BoolParameter<"false", "one global amax per row / column">:$row_scaled_nvfp4,
-    QS_BoolParameter<"false", "write scales in the GEMM-swizzled layout">:$optimize_for_gemm);
+    QS_BoolParameter<"false", "write scales in the GEMM-swizzled layout">:$optimize_for_gemm,
+    QS_BoolParameter<"true", "RHT matrix with TE's random signs (sign mask 0xD7E8); false: all signs +1">:$with_random_sign_mask);
 }
 
 #endif // QS_DIALECT_QS_IR_QSATTRS_TD

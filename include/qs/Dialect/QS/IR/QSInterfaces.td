@@ -126,13 +126,16 @@ def QS_QuantizerAttrInterface : AttrInterface<"QuantizerAttrInterface"> {
       }],
       "bool", "takesRngState", (ins), [{}], [{ return false; }]>,
     InterfaceMethod<[{
-        Whether the column-wise representation holds transformed values
-        rather than `x^T` (NVFP4 `with_rht`: `bf16(RHT(x^T))`,
-        te-formats.md §5.e). The transform is orthogonal, so it cancels in a
-        GEMM only when both operands' contracted data carry it; `qs.gemm`
+        The random Hadamard transform the column-wise representation carries,
+        as its sign mask (bit i set iff sign i is -1, TE's
+        `rht_matrix_random_sign_mask_t`), or none when the column-wise data
+        is `x^T` itself (NVFP4 `with_rht`: `bf16(RHT(x^T))`, te-formats.md
+        §5.e). The transform is orthogonal, so it cancels in a GEMM only
+        when both operands' contracted data carry the same one; `qs.gemm`
         verifies that.
       }],
-      "bool", "transformsColumnwise", (ins), [{}], [{ return false; }]>,
+      "::std::optional<uint32_t>", "getColumnwiseRhtSignMask", (ins), [{}],
+      [{ return ::std::nullopt; }]>,
   ];
 }
 
