@@ -221,6 +221,17 @@ class NVFP4Quantizer(Quantizer):
         """TE's sign mask of the RHT matrix: bit i set iff sign i is -1."""
         return 0xD7E8 if self.with_random_sign_mask else 0
 
+    @property
+    def rht_matrix(self):
+        """TE's `rht_matrix`: diag(s) H16 / 4 as a 16x16 bf16 array
+        (`H16[i][j] = (-1)^popcount(i & j)`, s from the sign mask)."""
+        import ml_dtypes
+        import numpy as np
+        mask = self.rht_matrix_random_sign_mask_t
+        return np.array([[(-0.25 if (mask >> i) & 1 else 0.25) *
+                          (-1 if bin(i & j).count("1") % 2 else 1) for j in range(16)]
+                         for i in range(16)], dtype=np.float32).astype(ml_dtypes.bfloat16)
+
     def _build(self, c):
         return c.nvfp4(self.rowwise_usage, self.columnwise_usage, self.with_rht,
                        self.with_post_rht_amax, self.with_2d_quantization,

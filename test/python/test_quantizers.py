@@ -1,6 +1,8 @@
 """The TE-named quantizer classes: constructor keywords and defaults, usage
 flags, copies, attribute text both ways, and rule violations."""
 
+import ml_dtypes
+import numpy as np
 import pytest
 
 import quant_storage as qs
@@ -97,6 +99,15 @@ def test_nvfp4_random_sign_mask():
     assert str(u) == ("#qs.nvfp4<with_rht = true, with_post_rht_amax = true, "
                       "with_random_sign_mask = false>")
     assert u != q and qs.Quantizer.from_attr(str(u)).with_random_sign_mask is False
+    # TE's rht_matrix: Sylvester H16 / 4 with the rows of negative signs negated.
+    h = np.array([[1.0]])
+    for _ in range(4):
+        h = np.block([[h, h], [h, -h]])
+    assert u.rht_matrix.dtype == ml_dtypes.bfloat16
+    assert np.array_equal(u.rht_matrix.astype(np.float32), h / 4)
+    signs = np.array([-1.0 if (0xD7E8 >> i) & 1 else 1.0 for i in range(16)])
+    assert np.array_equal(q.rht_matrix.astype(np.float32), np.diag(signs) @ h / 4)
+    assert list(signs) == [1, 1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1, 1, -1, -1]
 
 
 def test_from_attr_rejects_non_quantizers():
