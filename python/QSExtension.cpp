@@ -390,13 +390,17 @@ NB_MODULE(_qs, m) {
   nb::class_<PyContext>(m, "Context")
       .def(nb::init<>())
       .def("parse_type",
-           [](PyContext &c, const std::string &t) { return parseType(c.impl, t); })
+           [](PyContext &c, const std::string &t) {
+             return parseType(c.impl, t);
+           })
       .def("parse_attribute",
            [](PyContext &c, const std::string &t) {
              return parseAttribute(c.impl, t);
            })
       .def("parse_module",
-           [](PyContext &c, const std::string &t) { return parseModule(c.impl, t); })
+           [](PyContext &c, const std::string &t) {
+             return parseModule(c.impl, t);
+           })
       .def("create_module",
            [](PyContext &c) {
              return std::make_shared<Module>(
@@ -467,16 +471,15 @@ NB_MODULE(_qs, m) {
                                                   pow2, eps),
                                 "Float8BlockQuantizer");
            })
-      .def("nvfp4",
-           [](PyContext &c, bool r, bool col, bool rht, bool postRht,
-              bool twoD, bool sr, bool rowScaled, bool gemm, bool signs) {
-             c.impl->clear();
-             return checkedAttr(c.impl,
-                                qsNVFP4AttrGet(c.impl->get(), r, col, rht,
-                                               postRht, twoD, sr, rowScaled,
-                                               gemm, signs),
-                                "NVFP4Quantizer");
-           });
+      .def("nvfp4", [](PyContext &c, bool r, bool col, bool rht, bool postRht,
+                       bool twoD, bool sr, bool rowScaled, bool gemm,
+                       bool signs) {
+        c.impl->clear();
+        return checkedAttr(c.impl,
+                           qsNVFP4AttrGet(c.impl->get(), r, col, rht, postRht,
+                                          twoD, sr, rowScaled, gemm, signs),
+                           "NVFP4Quantizer");
+      });
 
   nb::class_<Type>(m, "Type")
       .def("__str__", &Type::str)

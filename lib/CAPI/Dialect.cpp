@@ -88,10 +88,10 @@ MlirAttribute qsNVFP4AttrGet(MlirContext ctx, bool rowwise, bool columnwise,
                              bool rowScaledNvfp4, bool optimizeForGemm,
                              bool withRandomSignMask) {
   MLIRContext *c = unwrap(ctx);
-  return wrap(NVFP4Attr::getChecked(
-      emitter(c), c, rowwise, columnwise, withRht, withPostRhtAmax,
-      with2dQuantization, stochasticRounding, rowScaledNvfp4, optimizeForGemm,
-      withRandomSignMask));
+  return wrap(NVFP4Attr::getChecked(emitter(c), c, rowwise, columnwise, withRht,
+                                    withPostRhtAmax, with2dQuantization,
+                                    stochasticRounding, rowScaledNvfp4,
+                                    optimizeForGemm, withRandomSignMask));
 }
 
 static QuantizerAttrInterface quantizerOf(MlirAttribute attr) {

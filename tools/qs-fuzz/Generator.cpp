@@ -160,9 +160,9 @@ private:
     if (q.family == "fp8_block")
       keys.push_back({"block_scaling_dim", 3});
     if (q.family == "nvfp4")
-      for (const char *k : {"with_rht", "with_post_rht_amax",
-                            "stochastic_rounding", "row_scaled_nvfp4",
-                            "with_random_sign_mask"})
+      for (const char *k :
+           {"with_rht", "with_post_rht_amax", "stochastic_rounding",
+            "row_scaled_nvfp4", "with_random_sign_mask"})
         keys.push_back({k, 0});
     // Rarely, a parameter of another family.
     if (in.ConsumeIntegralInRange(0, 15) == 0)

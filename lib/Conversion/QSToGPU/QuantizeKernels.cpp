@@ -186,20 +186,20 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
       Value gc = env.add(env.mul(tileCol, env.idx(t.cols)), c);
       Value gr0 =
           env.add(env.mul(tileRow, env.idx(t.rows)), env.mul(i, env.idx(16)));
-      env.ifThen(
-          env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m))), [&] {
-            SmallVector<Value> xs = columnChunk(env, t, i, c);
-            Value slot = load1(env, env.shared[t.slots], env.threadId);
-            for (Value z : rht16(env, xs, p.rhtSignMask))
-              slot = env.absMax(slot, z);
-            store1(env, slot, env.shared[t.slots], env.threadId);
-            if (rowAmax) {
-              Value xmax = load1(env, env.shared[t.mults], env.threadId);
-              for (Value x : xs)
-                xmax = env.absMax(xmax, x);
-              store1(env, xmax, env.shared[t.mults], env.threadId);
-            }
-          });
+      env.ifThen(env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m))),
+                 [&] {
+                   SmallVector<Value> xs = columnChunk(env, t, i, c);
+                   Value slot = load1(env, env.shared[t.slots], env.threadId);
+                   for (Value z : rht16(env, xs, p.rhtSignMask))
+                     slot = env.absMax(slot, z);
+                   store1(env, slot, env.shared[t.slots], env.threadId);
+                   if (rowAmax) {
+                     Value xmax = load1(env, env.shared[t.mults], env.threadId);
+                     for (Value x : xs)
+                       xmax = env.absMax(xmax, x);
+                     store1(env, xmax, env.shared[t.mults], env.threadId);
+                   }
+                 });
     });
   });
   d.phases.push_back([p, t, rowAmax](KernelEnv &env) {
@@ -238,9 +238,8 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
     d.shared.push_back(
         MemRefType::get({(t.rows / p.twoD) * (t.cols / p.twoD)}, f32));
   }
-  bool rhtTwoD = p.twoD && llvm::any_of(reps, [](const Rep *r) {
-                   return r->rht;
-                 });
+  bool rhtTwoD =
+      p.twoD && llvm::any_of(reps, [](const Rep *r) { return r->rht; });
   if (rhtTwoD) {
     t.rhtBlockAmax = d.shared.size();
     d.shared.push_back(

@@ -401,8 +401,8 @@ SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x,
   for (int j = 0; j < 16; ++j) {
     Value sum = env.f32(0.0f);
     for (int r = 0; r < 16; ++r) {
-      Value product = arith::MulFOp::create(env.b, env.loc, x[r],
-                                            env.f32(ref::nvfp4RHTEntry(r, j, signMask)));
+      Value product = arith::MulFOp::create(
+          env.b, env.loc, x[r], env.f32(ref::nvfp4RHTEntry(r, j, signMask)));
       sum = arith::AddFOp::create(env.b, env.loc, sum, product);
     }
     z.push_back(emitRoundToFormat(env.b, env.loc, sum, bf16));
@@ -617,16 +617,15 @@ SmallVector<Value> quant::columnChunk(KernelEnv &env, const Tile &t, Value i,
                                       Value c) {
   SmallVector<Value> xs;
   for (int64_t rr = 0; rr < 16; ++rr)
-    xs.push_back(env.toF32(load1(
-        env, env.shared[0],
-        env.add(env.mul(env.add(env.mul(i, env.idx(16)), env.idx(rr)),
-                        env.idx(t.ld)),
-                c))));
+    xs.push_back(env.toF32(
+        load1(env, env.shared[0],
+              env.add(env.mul(env.add(env.mul(i, env.idx(16)), env.idx(rr)),
+                              env.idx(t.ld)),
+                      c))));
   return xs;
 }
 
-void quant::rhtSegmentAmaxPhase(KernelEnv &env, const Plan &p,
-                                const Tile &t) {
+void quant::rhtSegmentAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
   env.forEachUnit(t.cols * (t.rows / 16), [&](Value u) {
     Value c = env.rem(u, env.idx(t.cols));
     Value i = env.div(u, env.idx(t.cols));
@@ -642,7 +641,8 @@ void quant::rhtBlockAmaxPhase(KernelEnv &env, const Tile &t) {
   env.forEachUnit((t.rows / 16) * perRow, [&](Value u) {
     Value bi = env.div(u, env.idx(perRow));
     Value bj = env.rem(u, env.idx(perRow));
-    Value base = env.add(env.mul(bi, env.idx(t.cols)), env.mul(bj, env.idx(16)));
+    Value base =
+        env.add(env.mul(bi, env.idx(t.cols)), env.mul(bj, env.idx(16)));
     Value amax = env.f32(0.0f);
     for (int64_t cc = 0; cc < 16; ++cc)
       amax = arith::MaxNumFOp::create(

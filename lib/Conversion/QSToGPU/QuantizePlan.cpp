@@ -235,8 +235,7 @@ Plan quant::makePlan(QuantTensorType type, const TargetInfo &target,
       if (r.rht) {
         p.rhtAmaxArg = r.amaxArg;
         p.rhtSignMask = *nv.getColumnwiseRhtSignMask();
-      }
-      else if (!p.rowScaled)
+      } else if (!p.rowScaled)
         p.globalAmaxArgs.push_back(r.amaxArg);
       else if (col)
         p.colAmaxArg = r.amaxArg;

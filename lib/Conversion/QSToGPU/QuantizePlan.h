@@ -123,8 +123,7 @@ SmallVector<Value> readRow(KernelEnv &env, const Tile &t, Value smem,
 /// R[r][j]), summed in f32 from +0 in order r = 0..15 (the reference's
 /// order; the products x * (+-1/4) are exact, so a fused multiply-add gives
 /// the same sums).
-SmallVector<Value> rht16(KernelEnv &env, ArrayRef<Value> x,
-                         uint32_t signMask);
+SmallVector<Value> rht16(KernelEnv &env, ArrayRef<Value> x, uint32_t signMask);
 /// The 16-row chunk `i` of tile column `c` (rows 16 i .. 16 i + 15), read
 /// from the tile in shared memory as f32: what rht16 transforms.
 SmallVector<Value> columnChunk(KernelEnv &env, const Tile &t, Value i, Value c);

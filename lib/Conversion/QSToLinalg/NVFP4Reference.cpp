@@ -215,8 +215,8 @@ struct NVFP4Reference final
       row = quantizeRows(b, loc, x, rowScaled, tiles, rng);
     if (q.getColumnwise()) {
       std::optional<uint32_t> signMask = q.getColumnwiseRhtSignMask();
-      Value y = signMask ? buildRHT(b, loc, x, *signMask)
-                         : transpose2D(b, loc, x);
+      Value y =
+          signMask ? buildRHT(b, loc, x, *signMask) : transpose2D(b, loc, x);
       rng.stream = 1;
       col = quantizeRows(b, loc, y, rowScaled, tiles, rng);
     }

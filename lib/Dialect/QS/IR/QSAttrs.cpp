@@ -422,8 +422,8 @@ QuantizerAttrInterface NVFP4Attr::withUsage(bool rowwise,
                                             bool columnwise) const {
   return get(getContext(), rowwise, columnwise, getWithRht(),
              getWithPostRhtAmax(), getWith_2dQuantization(),
-             getStochasticRounding(), getRowScaledNvfp4(),
-             getOptimizeForGemm(), getWithRandomSignMask());
+             getStochasticRounding(), getRowScaledNvfp4(), getOptimizeForGemm(),
+             getWithRandomSignMask());
 }
 LogicalResult NVFP4Attr::verifyShape(ArrayRef<int64_t> shape, Type nominalType,
                                      EmitErrorFn emitError) const {

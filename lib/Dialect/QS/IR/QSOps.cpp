@@ -6,11 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "QSOpsCommon.h"
 #include "qs/Dialect/QS/IR/QSOps.h"
-#include "qs/Dialect/QS/Utils/QuantizerMath.h"
+#include "QSOpsCommon.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
