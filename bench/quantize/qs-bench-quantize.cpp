@@ -81,7 +81,23 @@ const Family kFamilies[] = {
     {"mxfp8_swizzled", "mxfp8<optimize_for_gemm = true>"},
     {"fp8_block_1x128", "fp8_block<block_scaling_dim = 1>"},
     {"nvfp4", "nvfp4<>"},
+    // TE's NVFP4 recipe: RHT for activations and gradients, stochastic
+    // rounding (an rng state input: Philox words per code) for gradients.
+    {"nvfp4_rht", "nvfp4<with_rht = true, with_post_rht_amax = true>"},
+    {"nvfp4_sr", "nvfp4<stochastic_rounding = true>"},
 };
+
+/// The plan's leading arguments besides x: delayed scaling's scale and
+/// amax state, or stochastic rounding's rng state.
+enum class Extra { None, DelayedState, RngState };
+
+Extra extraOf(StringRef attr) {
+  if (attr.starts_with("fp8_delayed"))
+    return Extra::DelayedState;
+  if (attr.contains("stochastic_rounding = true"))
+    return Extra::RngState;
+  return Extra::None;
+}
 
 std::string withUsage(StringRef attr, StringRef usage) {
   std::string flag = usage == "row"   ? "columnwise = false"
@@ -100,9 +116,13 @@ std::string moduleText(int64_t n, StringRef attr, StringRef chip) {
   std::string t = "tensor<" + std::to_string(n) + "x" + std::to_string(n) + "xbf16>";
   std::string q = "!qs.tensor<" + std::to_string(n) + "x" + std::to_string(n) +
                   "xbf16, #qs." + attr.str() + ">";
-  bool delayed = attr.starts_with("fp8_delayed");
+  Extra extra = extraOf(attr);
   std::string s = "module attributes {qs.chip = \"" + chip.str() + "\"} {\n";
-  if (delayed)
+  if (extra == Extra::RngState)
+    s += "func.func @f(%x: " + t + ", %r: tensor<2xi64>) -> " + q +
+         " {\n  %q = qs.quantize %x rng(%r : tensor<2xi64>) : " + t + " -> " +
+         q + "\n  return %q : " + q + "\n}\n}\n";
+  else if (extra == Extra::DelayedState)
     s += "func.func @f(%x: " + t + ", %s: tensor<1xf32>, %a: tensor<1xf32>) -> (" +
          q + ", tensor<1xf32>) {\n  %q, %m = qs.quantize %x scale(%s : tensor<1xf32>) "
          "amax(%a : tensor<1xf32>) : " + t + " -> " + q + ", tensor<1xf32>\n"
@@ -118,10 +138,11 @@ std::string moduleText(int64_t n, StringRef attr, StringRef chip) {
 struct Plan {
   qs::LaunchPlan launch;
   int64_t inputBytes = 0, outputBytes = 0;
+  Extra extra = Extra::None;
 };
 
 FailureOr<Plan> makePlan(MLIRContext &ctx, StringRef text, StringRef chip,
-                         bool delayed) {
+                         Extra extra) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
   if (!module)
     return failure();
@@ -133,8 +154,12 @@ FailureOr<Plan> makePlan(MLIRContext &ctx, StringRef text, StringRef chip,
     return failure();
   Plan plan;
   plan.launch = std::move(*launch);
-  // Arguments: x (+ scale and amax state for delayed scaling), then results.
-  int firstResult = delayed ? 3 : 1;
+  plan.extra = extra;
+  // Arguments: x (+ scale and amax state for delayed scaling, + the rng
+  // state for stochastic rounding), then results.
+  int firstResult = extra == Extra::DelayedState ? 3
+                    : extra == Extra::RngState   ? 2
+                                                 : 1;
   for (const qs::LaunchPlan::Buffer &b : plan.launch.buffers) {
     if (b.argument == 0)
       plan.inputBytes += b.bytes;
@@ -170,7 +195,8 @@ Timing runPlan(const Plan &p) {
     sets.push_back(std::move(*loaded));
     order.push_back(sets.back().get());
   }
-  // Random normal bf16 input; scale 1, amax state 0 for delayed scaling.
+  // Random normal bf16 input; scale 1, amax state 0 for delayed scaling;
+  // rng state (seed 2026, offset 0) for stochastic rounding.
   std::vector<uint16_t> input;
   for (auto [i, b] : llvm::enumerate(plan.buffers)) {
     if (b.argument == 0 && input.empty()) {
@@ -187,6 +213,9 @@ Timing runPlan(const Plan &p) {
     for (qs::DevicePlan *set : order) {
       if (b.argument == 0) {
         qsCudaCopy(set->buffer(i), input.data(), b.bytes);
+      } else if (p.extra == Extra::RngState && b.argument == 1) {
+        int64_t state[2] = {2026, 0};
+        qsCudaCopy(set->buffer(i), state, sizeof(state));
       } else if (b.bytes == 4) {
         float v = b.argument == 1 ? 1.0f : 0.0f;
         qsCudaCopy(set->buffer(i), &v, 4);
@@ -300,8 +329,7 @@ int main(int argc, char **argv) {
         continue;
       for (StringRef usage : usages) {
         std::string text = moduleText(n, withUsage(fam.attr, usage), chip);
-        FailureOr<Plan> plan = makePlan(ctx, text, chip,
-                                        StringRef(fam.attr).starts_with("fp8_delayed"));
+        FailureOr<Plan> plan = makePlan(ctx, text, chip, extraOf(fam.attr));
         if (failed(plan)) {
           llvm::outs() << fam.name << " " << usage << ": compilation failed\n";
           ++failures;
