@@ -268,6 +268,10 @@ nb::dict quantizerParams(const Attribute &a) {
     d["row_scaled_nvfp4"] = qsNVFP4AttrGetRowScaledNvfp4(q);
     d["optimize_for_gemm"] = qsNVFP4AttrGetOptimizeForGemm(q);
     d["with_random_sign_mask"] = qsNVFP4AttrGetWithRandomSignMask(q);
+    d["nvfp4_use_4over6"] = qsNVFP4AttrGetUse4over6(q);
+    d["nvfp4_e4m3_max"] = qsNVFP4AttrGetE4m3Max(q);
+    MlirStringRef mode = qsNVFP4AttrGet4over6ErrMode(q);
+    d["nvfp4_4over6_err_mode"] = std::string(mode.data, mode.length);
   }
   return d;
 }
@@ -473,12 +477,15 @@ NB_MODULE(_qs, m) {
            })
       .def("nvfp4", [](PyContext &c, bool r, bool col, bool rht, bool postRht,
                        bool twoD, bool sr, bool rowScaled, bool gemm,
-                       bool signs) {
+                       bool signs, bool fourOverSix, int64_t e4m3Max,
+                       const std::string &errMode) {
         c.impl->clear();
-        return checkedAttr(c.impl,
-                           qsNVFP4AttrGet(c.impl->get(), r, col, rht, postRht,
-                                          twoD, sr, rowScaled, gemm, signs),
-                           "NVFP4Quantizer");
+        return checkedAttr(
+            c.impl,
+            qsNVFP4AttrGet(c.impl->get(), r, col, rht, postRht, twoD, sr,
+                           rowScaled, gemm, signs, fourOverSix, e4m3Max,
+                           mlirStringRefCreate(errMode.data(), errMode.size())),
+            "NVFP4Quantizer");
       });
 
   nb::class_<Type>(m, "Type")

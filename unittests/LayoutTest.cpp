@@ -113,7 +113,7 @@ TEST_F(LayoutTest, Fp8Block1D) {
 
 TEST_F(LayoutTest, NVFP4) {
   auto q = NVFP4Attr::get(&ctx, true, true, false, false, false, false, false,
-                          false, true);
+                          false, true, false, 448, "MAE");
   EXPECT_EQ(describe(q, {64, 128}), "rowwise_data 64x64 i8\n"
                                     "rowwise_scale_inv 128x8 f8E4M3FN\n"
                                     "columnwise_data 128x32 i8\n"
@@ -131,7 +131,7 @@ TEST_F(LayoutTest, NVFP4) {
 
 TEST_F(LayoutTest, NVFP4RowScaled) {
   auto q = NVFP4Attr::get(&ctx, true, true, false, false, false, false, true,
-                          false, true);
+                          false, true, false, 448, "MAE");
   EXPECT_EQ(describe(q, {32, 48}), "rowwise_data 32x24 i8\n"
                                    "rowwise_scale_inv 128x4 f8E4M3FN\n"
                                    "columnwise_data 48x16 i8\n"
@@ -154,10 +154,10 @@ TEST_F(LayoutTest, UsageTransitions) {
   auto block2 = Fp8BlockAttr::get(&ctx, e4m3(), true, false, 2, true, zero());
   EXPECT_TRUE(block2.canCreateUsage(Usage::Both, hopper));
   auto nv2d = NVFP4Attr::get(&ctx, true, false, false, false, true, false,
-                             false, false, true);
+                             false, false, true, false, 448, "MAE");
   EXPECT_TRUE(nv2d.canCreateUsage(Usage::Columnwise, hopper));
   auto nv1d = NVFP4Attr::get(&ctx, true, false, false, false, false, false,
-                             false, false, true);
+                             false, false, true, false, 448, "MAE");
   EXPECT_FALSE(nv1d.canCreateUsage(Usage::Columnwise, hopper));
 }
 

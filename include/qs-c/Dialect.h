@@ -54,11 +54,13 @@ MLIR_CAPI_EXPORTED MlirAttribute qsMXFP8AttrGet(MlirContext ctx,
 MLIR_CAPI_EXPORTED MlirAttribute qsFp8BlockAttrGet(
     MlirContext ctx, MlirType fp8Dtype, bool rowwise, bool columnwise,
     int64_t blockScalingDim, bool forcePow2Scales, float amaxEpsilon);
-/// #qs.nvfp4 (TE NVFP4Quantizer; `withRandomSignMask`: TE's default true).
+/// #qs.nvfp4 (TE NVFP4Quantizer; TE's defaults: `withRandomSignMask` true,
+/// `use4over6` false, `e4m3Max` 448, `errMode` "MAE").
 MLIR_CAPI_EXPORTED MlirAttribute qsNVFP4AttrGet(
     MlirContext ctx, bool rowwise, bool columnwise, bool withRht,
     bool withPostRhtAmax, bool with2dQuantization, bool stochasticRounding,
-    bool rowScaledNvfp4, bool optimizeForGemm, bool withRandomSignMask);
+    bool rowScaledNvfp4, bool optimizeForGemm, bool withRandomSignMask,
+    bool use4over6, int64_t e4m3Max, MlirStringRef errMode);
 
 /// Parameters shared by every quantizer.
 MLIR_CAPI_EXPORTED bool qsQuantizerGetRowwise(MlirAttribute quantizer);
@@ -87,6 +89,9 @@ MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetStochasticRounding(MlirAttribute attr);
 MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetRowScaledNvfp4(MlirAttribute attr);
 MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetOptimizeForGemm(MlirAttribute attr);
 MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetWithRandomSignMask(MlirAttribute attr);
+MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetUse4over6(MlirAttribute attr);
+MLIR_CAPI_EXPORTED int64_t qsNVFP4AttrGetE4m3Max(MlirAttribute attr);
+MLIR_CAPI_EXPORTED MlirStringRef qsNVFP4AttrGet4over6ErrMode(MlirAttribute attr);
 
 //===----------------------------------------------------------------------===//
 // !qs.tensor

@@ -86,12 +86,13 @@ MlirAttribute qsNVFP4AttrGet(MlirContext ctx, bool rowwise, bool columnwise,
                              bool withRht, bool withPostRhtAmax,
                              bool with2dQuantization, bool stochasticRounding,
                              bool rowScaledNvfp4, bool optimizeForGemm,
-                             bool withRandomSignMask) {
+                             bool withRandomSignMask, bool use4over6,
+                             int64_t e4m3Max, MlirStringRef errMode) {
   MLIRContext *c = unwrap(ctx);
-  return wrap(NVFP4Attr::getChecked(emitter(c), c, rowwise, columnwise, withRht,
-                                    withPostRhtAmax, with2dQuantization,
-                                    stochasticRounding, rowScaledNvfp4,
-                                    optimizeForGemm, withRandomSignMask));
+  return wrap(NVFP4Attr::getChecked(
+      emitter(c), c, rowwise, columnwise, withRht, withPostRhtAmax,
+      with2dQuantization, stochasticRounding, rowScaledNvfp4, optimizeForGemm,
+      withRandomSignMask, use4over6, e4m3Max, unwrap(errMode)));
 }
 
 static QuantizerAttrInterface quantizerOf(MlirAttribute attr) {
@@ -161,6 +162,15 @@ bool qsNVFP4AttrGetOptimizeForGemm(MlirAttribute attr) {
 }
 bool qsNVFP4AttrGetWithRandomSignMask(MlirAttribute attr) {
   return cast<NVFP4Attr>(unwrap(attr)).getWithRandomSignMask();
+}
+bool qsNVFP4AttrGetUse4over6(MlirAttribute attr) {
+  return cast<NVFP4Attr>(unwrap(attr)).getNvfp4Use_4over6();
+}
+int64_t qsNVFP4AttrGetE4m3Max(MlirAttribute attr) {
+  return cast<NVFP4Attr>(unwrap(attr)).getNvfp4E4m3Max();
+}
+MlirStringRef qsNVFP4AttrGet4over6ErrMode(MlirAttribute attr) {
+  return wrap(cast<NVFP4Attr>(unwrap(attr)).getNvfp4_4over6ErrMode());
 }
 
 //===----------------------------------------------------------------------===//

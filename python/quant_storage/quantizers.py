@@ -188,8 +188,10 @@ class Float8BlockQuantizer(Quantizer):
 
 
 class NVFP4Quantizer(Quantizer):
-    """TE NVFP4Quantizer. 4over6 and amax reduction are not modelled
-    (ValueError); `optimize_for_gemm` writes GEMM-swizzled scales."""
+    """TE NVFP4Quantizer. Amax reduction is not modelled (ValueError);
+    `optimize_for_gemm` writes GEMM-swizzled scales. As in TE,
+    `nvfp4_e4m3_max` is 448 unless 4over6 is on and the error mode is
+    upper-cased."""
 
     family = "nvfp4"
 
@@ -204,15 +206,15 @@ class NVFP4Quantizer(Quantizer):
             raise ValueError(f"fp4_dtype must be DType.kFloat4E2M1, got {fp4_dtype!r}")
         _unsupported("with_amax_reduction", with_amax_reduction, False)
         _unsupported("amax_reduction_group", amax_reduction_group, None)
-        _unsupported("nvfp4_use_4over6", nvfp4_use_4over6, False)
-        _unsupported("nvfp4_e4m3_max", nvfp4_e4m3_max, 448)
         self.dtype = DType.kFloat4E2M1
         self.with_rht = bool(with_rht)
         self.with_post_rht_amax = bool(with_post_rht_amax)
         self.with_2d_quantization = bool(with_2d_quantization)
         self.stochastic_rounding = bool(stochastic_rounding)
         self.row_scaled_nvfp4 = bool(row_scaled_nvfp4)
-        self.nvfp4_4over6_err_mode = nvfp4_4over6_err_mode
+        self.nvfp4_use_4over6 = bool(nvfp4_use_4over6)
+        self.nvfp4_e4m3_max = int(nvfp4_e4m3_max) if self.nvfp4_use_4over6 else 448
+        self.nvfp4_4over6_err_mode = str(nvfp4_4over6_err_mode).upper()
         self.optimize_for_gemm = bool(optimize_for_gemm)
         self.with_random_sign_mask = bool(with_random_sign_mask)
 
@@ -236,7 +238,8 @@ class NVFP4Quantizer(Quantizer):
         return c.nvfp4(self.rowwise_usage, self.columnwise_usage, self.with_rht,
                        self.with_post_rht_amax, self.with_2d_quantization,
                        self.stochastic_rounding, self.row_scaled_nvfp4, self.optimize_for_gemm,
-                       self.with_random_sign_mask)
+                       self.with_random_sign_mask, self.nvfp4_use_4over6, self.nvfp4_e4m3_max,
+                       self.nvfp4_4over6_err_mode)
 
     @classmethod
     def _from_params(cls, p):
@@ -246,6 +249,9 @@ class NVFP4Quantizer(Quantizer):
                    stochastic_rounding=p["stochastic_rounding"],
                    row_scaled_nvfp4=p["row_scaled_nvfp4"],
                    with_random_sign_mask=p["with_random_sign_mask"],
+                   nvfp4_use_4over6=p["nvfp4_use_4over6"],
+                   nvfp4_e4m3_max=p["nvfp4_e4m3_max"],
+                   nvfp4_4over6_err_mode=p["nvfp4_4over6_err_mode"],
                    optimize_for_gemm=p["optimize_for_gemm"])
 
 

@@ -26,6 +26,12 @@ FAMILIES = {
     "nvfp4": (dict(with_rht=True), dict(with_2d_quantization=True), dict(with_rht=True)),
     "nvfp4_row_scaled": (dict(row_scaled_nvfp4=True), dict(row_scaled_nvfp4=True),
                          dict(row_scaled_nvfp4=True)),
+    # 4over6 (no RHT), E = 256 on x and dy, 448 with 2-D tiles and MSE on w:
+    # each operand's amax / 6E in alpha.
+    "nvfp4_4over6": (dict(nvfp4_use_4over6=True, nvfp4_e4m3_max=256),
+                     dict(nvfp4_use_4over6=True, with_2d_quantization=True,
+                          nvfp4_4over6_err_mode="MSE"),
+                     dict(nvfp4_use_4over6=True, nvfp4_e4m3_max=256)),
 }
 
 # (name, lhs tensor, rhs tensor, transpose_a, transpose_b): TE's TN, NN, NT.

@@ -34,8 +34,14 @@ DEFAULTS = {
     "nvfp4": {"rowwise": True, "columnwise": True, "with_rht": False,
               "with_post_rht_amax": False, "with_2d_quantization": False,
               "stochastic_rounding": False, "row_scaled_nvfp4": False,
-              "optimize_for_gemm": False, "with_random_sign_mask": True},
+              "optimize_for_gemm": False, "with_random_sign_mask": True,
+              "nvfp4_use_4over6": False, "nvfp4_e4m3_max": 448,
+              "nvfp4_4over6_err_mode": "MAE"},
 }
+
+
+# Parameters written as string literals (others, e.g. fp8_dtype, are types).
+STRING_PARAMS = {"nvfp4_4over6_err_mode"}
 
 
 def quantizer(family, **params):
@@ -57,6 +63,8 @@ def attr(q):
             continue
         if isinstance(value, bool):
             items.append(f"{key} = {'true' if value else 'false'}")
+        elif key in STRING_PARAMS:
+            items.append(f'{key} = "{value}"')
         elif isinstance(value, float):
             items.append(f"{key} = {value!r}" if "e" in repr(value) or "." in repr(value)
                          else f"{key} = {value}.0")

@@ -342,9 +342,9 @@ def rht_columnwise(x2, random_signs=True):
     return y.astype(ml_dtypes.bfloat16).astype(F32)
 
 
-def global_encode_scale(g):
+def global_encode_scale(g, e4m3_max=448):
     g = F32(g)
-    s = F32(F32(2688.0) / g) if g != 0 else F32(np.inf)
+    s = F32(F32(6 * e4m3_max) / g) if g != 0 else F32(np.inf)
     s = F32(min(s, FLT_MAX)) if not np.isnan(s) else FLT_MAX
     if g == 0 or s == 0:
         return F32(1.0)
@@ -379,6 +379,61 @@ def quantize_nvfp4_rows(z, row_scaled, tiles, rng=None, stream=0):
     return codes, sf_rows, g
 
 
+def _sum_in_order(err, n):
+    """f32 sums of n consecutive elements along the last axis, from 0 in order."""
+    r, c = err.shape
+    parts = err.reshape(r, c // n, n)
+    acc = np.zeros((r, c // n), dtype=F32)
+    for i in range(n):
+        acc = (acc + parts[:, :, i]).astype(F32)
+    return acc
+
+
+def quantize_nvfp4_4over6_rows(z, row_scaled, tiles, e4m3_max, mse, return_pick=False):
+    """NVFP4 4over6 (TE reference_nvfp4.py _quantize_blockwise_4over6_reference,
+    exact error path): per block (16x16 tile if `tiles`) a map-to-6 and a map-to-4
+    candidate; map-to-4 iff its error sum is strictly smaller (`return_pick`:
+    also that choice per block)."""
+    r, c = z.shape
+    if row_scaled:
+        g = amax(z, axis=1)
+        s_enc = np.array([global_encode_scale(v, e4m3_max) for v in g], dtype=F32)[:, None]
+        g_rows = g.astype(F32)[:, None]
+    else:
+        g = amax(z)
+        s_enc = np.full((r, 1), global_encode_scale(g, e4m3_max), dtype=F32)
+        g_rows = np.full((r, 1), g, dtype=F32)
+    br = 16 if tiles else 1
+    blocks = amax(z.reshape(r // br, br, c // 16, 16), axis=(1, 3))   # [R/br, C/16]
+    enc_row = s_enc[::br]
+    base = ((blocks / F32(6.0)).astype(F32) * enc_row).astype(F32)
+    s_dec = (F32(1.0) / enc_row).astype(F32)
+    candidates = []
+    for expand in (None, F32(1.5)):
+        v = base if expand is None else (base * expand).astype(F32)
+        sf = cast_rn_sat(np.minimum(v, F32(448.0)), E4M3, F32(448))
+        enc = np.minimum((F32(1.0) / (decode(sf, E4M3) * s_dec).astype(F32)).astype(F32),
+                         FLT_MAX)
+        codes = e2m1_rn_sat((z * np.repeat(np.repeat(enc, br, 0), 16, 1)).astype(F32))
+        sf_full = np.repeat(np.repeat(decode(sf, E4M3).astype(F32), br, 0), 16, 1)
+        back = (decode(codes, E2M1).astype(F32) * sf_full).astype(F32)
+        back = ((back * g_rows).astype(F32) / F32(6 * e4m3_max)).astype(F32)
+        d = (back - z).astype(F32)
+        err = _sum_in_order((d * d).astype(F32) if mse else np.abs(d), 16)
+        if tiles:  # the 16 row sums of a tile as a shuffle-down tree
+            t = err.reshape(r // 16, 16, c // 16)
+            for n in (8, 4, 2, 1):
+                t = (t[:, :n] + t[:, n:2 * n]).astype(F32)
+            err = t[:, 0]
+        candidates.append((sf, codes, err))
+    (sf6, codes6, err6), (sf4, codes4, err4) = candidates
+    pick4 = err4 < err6
+    sf = np.where(pick4, sf4, sf6)
+    codes = np.where(np.repeat(np.repeat(pick4, br, 0), 16, 1), codes4, codes6)
+    result = codes, (np.repeat(sf, br, 0) if tiles else sf), g
+    return result + (pick4,) if return_pick else result
+
+
 def pack_nibbles(codes):
     return (codes[:, 0::2] & 0xF) | ((codes[:, 1::2] & 0xF) << 4)
 
@@ -397,14 +452,19 @@ def quantize_nvfp4(x, q, rng=None):
     rows = {}
     if q["stochastic_rounding"] != (rng is not None):
         raise ValueError("stochastic rounding needs rng=(seed, offset), and only it takes one")
+    def rows_of(z, stream):
+        if q.get("nvfp4_use_4over6"):
+            return quantize_nvfp4_4over6_rows(z, q["row_scaled_nvfp4"], q["with_2d_quantization"],
+                                              q["nvfp4_e4m3_max"],
+                                              q["nvfp4_4over6_err_mode"] == "MSE")
+        return quantize_nvfp4_rows(z, q["row_scaled_nvfp4"], q["with_2d_quantization"], rng,
+                                   stream)
     if q["rowwise"]:
-        rows["rowwise"] = (quantize_nvfp4_rows(x2, q["row_scaled_nvfp4"], q["with_2d_quantization"],
-                                               rng, 0), m, k)
+        rows["rowwise"] = (rows_of(x2, 0), m, k)
     if q["columnwise"]:
         y = (rht_columnwise(x2, q.get("with_random_sign_mask", True)) if q["with_rht"]
              else x2.T.copy())
-        rows["columnwise"] = (quantize_nvfp4_rows(y, q["row_scaled_nvfp4"], q["with_2d_quantization"],
-                                                  rng, 1), k, m)
+        rows["columnwise"] = (rows_of(y, 1), k, m)
     for rep in ("rowwise", "columnwise"):
         if rep not in rows:
             continue
@@ -438,7 +498,7 @@ def dequantize_nvfp4(bufs, shape, q):
     sf = decode(sf[:m, : k // 16], E4M3)
     g = bufs["amax_rowwise"].astype(F32)
     g = g[:, None] if q["row_scaled_nvfp4"] else g[0]
-    factor = ((sf * g).astype(F32) * F32(1.0 / 2688.0)).astype(F32)
+    factor = ((sf * g).astype(F32) * F32(1.0 / (6 * q.get("nvfp4_e4m3_max", 448)))).astype(F32)
     return (decode(codes, E2M1) * np.repeat(factor, 16, 1)).astype(F32).reshape(shape)
 
 
@@ -543,4 +603,5 @@ def gemm_operand(bufs, shape, q, contracts_last, dequantized=False):
     sf = decode(sf[:r, : c // 16], E4M3).astype(np.float64)
     g = bufs["amax_" + rep].astype(np.float64)
     g = g[:, None] if q["row_scaled_nvfp4"] else g[0]
-    return decode(codes, E2M1).astype(np.float64) * np.repeat(sf, 16, 1) * g / 2688.0
+    return (decode(codes, E2M1).astype(np.float64) * np.repeat(sf, 16, 1) * g
+            / (6.0 * q.get("nvfp4_e4m3_max", 448)))

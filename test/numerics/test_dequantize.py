@@ -24,6 +24,9 @@ CASES = [
     ("nvfp4", dict(columnwise=False, optimize_for_gemm=True), (144, 160)),
     ("nvfp4", dict(row_scaled_nvfp4=True), (32, 48)),
     ("nvfp4", dict(with_2d_quantization=True), (2, 32, 64)),
+    ("nvfp4", dict(nvfp4_use_4over6=True, nvfp4_e4m3_max=256), (64, 128)),
+    ("nvfp4", dict(nvfp4_use_4over6=True, nvfp4_4over6_err_mode="MSE", row_scaled_nvfp4=True),
+     (32, 48)),
 ]
 
 

@@ -469,7 +469,8 @@ def test_gemm_persistent(rng, family, layout, tile_n):
 # sm_100a (tcgen05 MMA, qs.chip = "sm_100a"): under QS_KERNELS=gpu-emulated
 # these run the emulation of the tcgen05 kernel (tensor memory,
 # tcgen05.cp/mma/ld decoded from the kernel's descriptors).
-SM100_FAMILIES = ["fp8_current", "fp8_delayed", "fp8_block", "mxfp8", "nvfp4", "nvfp4_row_scaled"]
+SM100_FAMILIES = ["fp8_current", "fp8_delayed", "fp8_block", "mxfp8", "nvfp4", "nvfp4_row_scaled",
+                  "nvfp4_4over6"]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
@@ -917,6 +918,6 @@ def test_gemm_sm100_split_k(rng, family):
     # split 3.
     check_gemm(rng, family, LAYOUTS[0], "bf16", m=160, n=224, k=512, bias=True,
                accumulate=True, split_k=2, chip="sm_100a")
-    if family != "nvfp4" and family != "nvfp4_row_scaled":
+    if not family.startswith("nvfp4"):
         check_gemm(rng, family, LAYOUTS[2], "f32", m=384, n=96, k=160, split_k=3,
                    chip="sm_100a")

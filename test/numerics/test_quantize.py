@@ -42,9 +42,10 @@ def quantize_module(shape, nominal, q, chip=None):
     return body
 
 
-def check_quantize(rng, family, params, shape, nominal, chip=None):
+def check_quantize(rng, family, params, shape, nominal, chip=None, x=None):
     q = h.quantizer(family, **params)
-    x = h.random_input(rng, shape, nominal)
+    if x is None:
+        x = h.random_input(rng, shape, nominal)
     with np.errstate(all="ignore"):
         expected, _ = ref.quantize(x, q, nominal, chip_tn_only=chip != "sm_100a")
     outs = h.run(quantize_module(shape, nominal, q, chip), "quantize",
@@ -82,6 +83,52 @@ def test_nvfp4_rht_unsigned(rng, usage):
     check_quantize(rng, "nvfp4", dict(with_rht=True, with_2d_quantization=True,
                                       with_random_sign_mask=False, **USAGES[usage]),
                    (80, 48), "bf16")
+
+
+FOUR_OVER_SIX = {"mae448": dict(nvfp4_use_4over6=True),
+                 "mse256": dict(nvfp4_use_4over6=True, nvfp4_e4m3_max=256,
+                                nvfp4_4over6_err_mode="MSE")}
+
+
+@pytest.mark.parametrize("usage", list(USAGES))
+@pytest.mark.parametrize("mode", list(FOUR_OVER_SIX))
+def test_nvfp4_4over6(rng, usage, mode):
+    # 1x16 blocks (N-D, f32), 16x16 tiles (whole and partial 64x64 GPU
+    # tiles), row-scaled global amaxes, GEMM-swizzled scales.
+    params = dict(FOUR_OVER_SIX[mode], **USAGES[usage])
+    for shape in [(64, 128), (2, 48, 32)]:
+        check_quantize(rng, "nvfp4", params, shape, "bf16")
+    check_quantize(rng, "nvfp4", params, (32, 48), "f32")
+    for shape in [(64, 128), (80, 48)]:
+        check_quantize(rng, "nvfp4", dict(params, with_2d_quantization=True), shape, "bf16")
+    check_quantize(rng, "nvfp4", dict(params, row_scaled_nvfp4=True), (32, 48), "bf16")
+    check_quantize(rng, "nvfp4", dict(params, optimize_for_gemm=True), (144, 160), "bf16")
+    # Values without outliers: many blocks and tiles near the decision,
+    # where a wrong error sum (order, missing rows) shows.
+    x = h.from_npy(h.to_npy(tile_scaled_uniform(rng, 256, 256), "bf16"), "bf16")
+    for two_d in (False, True):
+        check_quantize(rng, "nvfp4", dict(params, with_2d_quantization=two_d), x.shape,
+                       "bf16", x=x)
+
+
+def tile_scaled_uniform(rng, m, k):
+    """Uniform values in [-s, s], s random per 16x16 tile: both 4over6
+    candidates win often, for 1x16 blocks and for 16x16 tiles."""
+    scale = np.repeat(np.repeat(rng.uniform(0.1, 10.0, (m // 16, k // 16)), 16, 0), 16, 1)
+    return (rng.uniform(-1.0, 1.0, (m, k)) * scale).astype(np.float32)
+
+
+@pytest.mark.parametrize("mode", list(FOUR_OVER_SIX))
+@pytest.mark.parametrize("tiles", [False, True])
+def test_nvfp4_4over6_reference_picks_both(rng, mode, tiles):
+    # The comparison above only means something if random inputs make the
+    # reference keep map-to-4 for some blocks and map-to-6 for others.
+    q = FOUR_OVER_SIX[mode]
+    z = tile_scaled_uniform(rng, 256, 256)
+    *_, pick4 = ref.quantize_nvfp4_4over6_rows(z, False, tiles, q.get("nvfp4_e4m3_max", 448),
+                                               q.get("nvfp4_4over6_err_mode") == "MSE",
+                                               return_pick=True)
+    assert pick4.any() and not pick4.all(), pick4.mean()
 
 
 @pytest.mark.parametrize("usage", list(USAGES))

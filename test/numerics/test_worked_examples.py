@@ -1,7 +1,9 @@
 """The worked examples of te-formats.md §8, with the expected bytes written
-out literally from the spec (not computed), run through qs-run."""
+out literally from the spec (not computed), run through qs-run; 8.7 (NVFP4
+4over6) is ours (docs/Formats.md), the spec only summarises 4over6."""
 
 import numpy as np
+import pytest
 
 import harness as h
 
@@ -107,3 +109,33 @@ def test_8_6_swizzle_offsets():
         flat = scales.reshape(-1)
         assert flat[offset] == 127
         assert np.count_nonzero(flat) == 1
+
+
+@pytest.mark.parametrize("e4m3_max,mode", [(448, "MAE"), (256, "MSE")])
+def test_8_7_nvfp4_4over6(e4m3_max, mode):
+    # G = 6E, so S_enc = 1. Block [6, 4.5, 1, -0.75]: map-to-6 (sf 1.0)
+    # codes 6, 4, 1, -1 (4.5 and -0.75 are ties to even), errors 0, 0.5, 0,
+    # 0.25; map-to-4 (sf 1.5, enc f32(1/1.5)) codes 4, 3, 0.5, -0.5, values
+    # 6, 4.5, 0.75, -0.75, errors 0, 0, 0.25, 0: map-to-4 wins under MAE
+    # (0.25 < 0.75) and MSE (0.0625 < 0.3125). The all-zero block and the
+    # block of G tie (E = 448: sf 448 either way; E = 256: sf 256 or 384,
+    # both exact): map-to-6, code 6.0.
+    x = np.zeros((16, 32), np.float32)
+    x[0, :4] = [6.0, 4.5, 1.0, -0.75]
+    x[1, 16] = 6.0 * e4m3_max
+    q = h.quantizer("nvfp4", columnwise=False, nvfp4_use_4over6=True, nvfp4_e4m3_max=e4m3_max,
+                    nvfp4_4over6_err_mode=mode)
+    data, scales, amax = quantize((16, 32), "bf16", q, x)
+    assert amax[0] == np.float32(6.0 * e4m3_max)
+    # E4M3 1.5, 0, and 448 (0x7E) or 256 (0x78)
+    assert (scales[0, 0], scales[0, 1], scales[1, 1]) == (0x3C, 0, 0x7E if e4m3_max == 448 else 0x78)
+    assert list(data[0, :3]) == [0x56, 0x91, 0]
+    assert data[1, 8] == 0x07
+    qt, t = h.qtype((16, 32), "bf16", q), h.ttype((16, 32), "f32")
+    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
+  %x = qs.dequantize %q : {qt} -> {t}
+  return %x : {t}
+}}"""
+    (values,) = h.run(module, "dequantize", [data, scales, amax], 1)
+    assert list(values[0, :4]) == [6.0, 4.5, 0.75, -0.75]
+    assert values[1, 16] == np.float32(6.0 * e4m3_max)

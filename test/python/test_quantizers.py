@@ -55,6 +55,8 @@ def test_set_usage_and_copy():
     qs.NVFP4Quantizer(row_scaled_nvfp4=True, optimize_for_gemm=True),
     qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True, with_2d_quantization=True),
     qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True, with_random_sign_mask=False),
+    qs.NVFP4Quantizer(nvfp4_use_4over6=True, nvfp4_e4m3_max=256, nvfp4_4over6_err_mode="MSE",
+                      with_2d_quantization=True),
 ])
 def test_attribute_round_trip(q):
     text = str(q)
@@ -71,6 +73,13 @@ def test_rule_violations_raise_with_the_diagnostic():
         str(qs.NVFP4Quantizer(with_rht=True))
     with pytest.raises(qs.QSError, match="row_scaled_nvfp4 excludes with_rht"):
         str(qs.NVFP4Quantizer(row_scaled_nvfp4=True, with_2d_quantization=True))
+    with pytest.raises(qs.QSError, match="nvfp4_use_4over6 excludes with_rht and "
+                                         "stochastic_rounding"):
+        str(qs.NVFP4Quantizer(nvfp4_use_4over6=True, stochastic_rounding=True))
+    with pytest.raises(qs.QSError, match="nvfp4_e4m3_max must be 448 or 256"):
+        str(qs.NVFP4Quantizer(nvfp4_use_4over6=True, nvfp4_e4m3_max=300))
+    with pytest.raises(qs.QSError, match="nvfp4_4over6_err_mode must be"):
+        str(qs.NVFP4Quantizer(nvfp4_use_4over6=True, nvfp4_4over6_err_mode="max"))
     with pytest.raises(qs.QSError, match="block_scaling_dim must be 1"):
         str(qs.Float8BlockQuantizer(block_scaling_dim=3))
     with pytest.raises(qs.QSError, match="at least one of rowwise and columnwise"):
@@ -84,10 +93,22 @@ def test_unsupported_options_raise_value_error():
         qs.MXFP8Quantizer("int8")
     with pytest.raises(ValueError, match="with_amax_reduction"):
         qs.Float8CurrentScalingQuantizer(with_amax_reduction=True)
-    with pytest.raises(ValueError, match="nvfp4_use_4over6"):
-        qs.NVFP4Quantizer(nvfp4_use_4over6=True)
+    with pytest.raises(ValueError, match="with_amax_reduction"):
+        qs.NVFP4Quantizer(with_amax_reduction=True)
     with pytest.raises(ValueError, match="fp4_dtype"):
         qs.NVFP4Quantizer(fp4_dtype=qs.DType.kFloat8E4M3)
+
+
+def test_nvfp4_4over6_options():
+    # TE's NVFP4Quantizer: nvfp4_e4m3_max is 448 unless 4over6 is on, and the
+    # error mode is upper-cased.
+    assert qs.NVFP4Quantizer(nvfp4_e4m3_max=256).nvfp4_e4m3_max == 448
+    assert str(qs.NVFP4Quantizer(nvfp4_e4m3_max=256)) == "#qs.nvfp4"
+    q = qs.NVFP4Quantizer(nvfp4_use_4over6=True, nvfp4_e4m3_max=256, nvfp4_4over6_err_mode="mse")
+    assert (q.nvfp4_use_4over6, q.nvfp4_e4m3_max, q.nvfp4_4over6_err_mode) == (True, 256, "MSE")
+    assert str(q) == ('#qs.nvfp4<nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256, '
+                      'nvfp4_4over6_err_mode = "MSE">')
+    assert str(qs.NVFP4Quantizer(nvfp4_use_4over6=True)) == "#qs.nvfp4<nvfp4_use_4over6 = true>"
 
 
 def test_nvfp4_random_sign_mask():

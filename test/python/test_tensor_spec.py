@@ -152,6 +152,10 @@ def test_storage_metadata():
     meta = qs.TensorSpec((64, 128), "f16", qs.NVFP4Quantizer()).storage_metadata()
     assert meta["nontensor_kwargs"]["fp4_dtype"] == "f4E2M1FN"
     assert meta["nontensor_kwargs"]["nvfp4_e4m3_max"] == 448
+    assert meta["nontensor_kwargs"]["nvfp4_use_4over6"] is False
+    four = qs.NVFP4Quantizer(nvfp4_use_4over6=True, nvfp4_e4m3_max=256)
+    kw = qs.TensorSpec((64, 128), "bf16", four).storage_metadata()["nontensor_kwargs"]
+    assert (kw["nvfp4_use_4over6"], kw["nvfp4_e4m3_max"]) == (True, 256)
 
 
 def test_plain_spec():

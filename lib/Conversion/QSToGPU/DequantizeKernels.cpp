@@ -79,7 +79,7 @@ static Value dequantizeElement(KernelEnv &env, const Plan &p, const Rep &r,
                          SmallFloatFormat::e4m3());
     Value g = load1(env, env.args[r.amaxArg], r.rowScaled ? zRow : env.idx(0));
     factor = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, sf, g),
-                                   env.f32(1.0f / 2688.0f));
+                                   env.f32(1.0f / (6.0f * r.e4m3Max)));
     break;
   }
   }

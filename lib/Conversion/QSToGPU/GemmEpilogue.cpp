@@ -340,20 +340,21 @@ void GemmCode::epilogueAt(
   // split-K: sa, sb, [amaxA, amaxB], [bias], [c], d, workspace.
   Value alpha;
   unsigned next = 2;
-  // NVFP4 factor amax / 2688 of a global amax, or of a row-scaled
-  // operand's stored row (A: the output row, B: the output column).
-  auto factor = [&](Value amax, Value index) -> Value {
+  // NVFP4 factor amax / 6E (E = 448: 2688) of a global amax, or of a
+  // row-scaled operand's stored row (A: the output row, B: the output
+  // column).
+  auto factor = [&](const OperandPlan &op, Value amax, Value index) -> Value {
     return arith::MulFOp::create(
         env.b, env.loc, memref::LoadOp::create(env.b, env.loc, amax, index),
-        env.f32(1.0f / 2688.0f));
+        env.f32(1.0f / (6.0f * static_cast<float>(op.e4m3Max))));
   };
   if (reducing) {
     // The planes hold alpha acc (row factors included).
     next = plan.fp4() ? 4 : 2;
   } else if (plan.fp4()) {
     // The reference's order: v * (gA gB), then * (rA[row] rB[col]).
-    Value gA = plan.a.rowScaled ? Value() : factor(args[2], i(0));
-    Value gB = plan.b.rowScaled ? Value() : factor(args[3], i(0));
+    Value gA = plan.a.rowScaled ? Value() : factor(plan.a, args[2], i(0));
+    Value gB = plan.b.rowScaled ? Value() : factor(plan.b, args[3], i(0));
     alpha = gA && gB ? arith::MulFOp::create(env.b, env.loc, gA, gB).getResult()
                      : (gA ? gA : gB);
     next = 4;
@@ -461,10 +462,10 @@ void GemmCode::epilogueAt(
       for (int64_t e = 0; e < vec; ++e) {
         Value col = minI(env.add(group.first, i(e)), i(plan.n - 1));
         if (rowScaled) {
-          Value rows = plan.a.rowScaled ? factor(args[2], row) : env.f32(1.0f);
+          Value rows = plan.a.rowScaled ? factor(plan.a, args[2], row) : env.f32(1.0f);
           if (plan.b.rowScaled)
             rows = arith::MulFOp::create(env.b, env.loc, rows,
-                                         factor(args[3], col));
+                                         factor(plan.b, args[3], col));
           group.rows.push_back(rows);
         }
         if (bias)

@@ -413,6 +413,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     p.blockDim = op.blockDim;
     p.swizzled = op.swizzled;
     p.rowScaled = op.rowScaled;
+    p.e4m3Max = op.e4m3Max;
     p.mnMajor = op.mnMajor;
     p.rows = rows;
     p.scaleLd = op.blockDim == 3 && op.mnMajor && !op.swizzled

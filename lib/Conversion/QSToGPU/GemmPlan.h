@@ -46,6 +46,8 @@ struct OperandPlan {
   bool swizzled = false;
   /// Row-scaled NVFP4: one amax per stored row instead of a global one.
   bool rowScaled = false;
+  /// NVFP4: E of the global scale (nvfp4_e4m3_max): amax / 6E dequantizes.
+  int64_t e4m3Max = 448;
   /// tcgen05: the data is [K, rows] (MN-major; GemmOperand::mnMajor).
   bool mnMajor = false;
   /// One scale per row (and block), not per 128 rows.

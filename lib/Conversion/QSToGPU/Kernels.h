@@ -162,6 +162,8 @@ struct GemmOperand {
   bool swizzled = false;
   /// Row-scaled NVFP4: `amax` holds one amax per stored row.
   bool rowScaled = false;
+  /// NVFP4: E of the global scale (nvfp4_e4m3_max); amax / 6E dequantizes.
+  int64_t e4m3Max = 448;
   Value amax;
   /// Whether `data` is K-major (row-wise data of an operand contracted over
   /// its last dimension, or the transpose buffer of one contracted over its

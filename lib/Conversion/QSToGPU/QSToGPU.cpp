@@ -216,6 +216,7 @@ struct ConvertQSToGPUPass
       operand.blockDim = 4;
       operand.swizzled = fp4.getOptimizeForGemm();
       operand.rowScaled = fp4.getRowScaledNvfp4();
+      operand.e4m3Max = fp4.getNvfp4E4m3Max();
     }
     if (mx) {
       operand.blockDim = 3;

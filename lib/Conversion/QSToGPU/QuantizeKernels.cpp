@@ -251,6 +251,11 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
     owned.push_back(*r);
     if (r->xLayout)
       xLayout = r;
+    // 2-D 4over6: both candidates' errors of every 1 x 16 segment.
+    if (p.twoD && r->fourOverSix) {
+      t.fosErrors[r->columnwise] = d.shared.size();
+      d.shared.push_back(MemRefType::get({2 * t.rows * t.cols / 16}, f32));
+    }
   }
   // Multipliers of the x-layout representation's blocks ([TR / B, TC]),
   // the last shared buffer.
@@ -269,6 +274,10 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
         [p, t](KernelEnv &env) { rhtSegmentAmaxPhase(env, p, t); });
     d.phases.push_back([t](KernelEnv &env) { rhtBlockAmaxPhase(env, t); });
   }
+  if (p.twoD && llvm::any_of(owned, [](const Rep &r) { return r.fourOverSix; }))
+    d.phases.push_back([p, t, owned](KernelEnv &env) {
+      fourOverSixErrorPhase(env, p, t, owned);
+    });
   d.phases.push_back([p, t, owned, writeScaleInv](KernelEnv &env) {
     // The tensor-wide scales first, before any store (quant::repScale).
     bool perTensor = writeScaleInv || llvm::any_of(owned, [](const Rep &r) {

@@ -148,7 +148,8 @@ Value quant::repScale(KernelEnv &env, const Plan &p, const Rep &r,
     return perTensor;
   if (r.kind == ScaleKind::NVFP4 && !r.rowScaled)
     return ref::nvfp4GlobalEncodeScale(
-        env.b, env.loc, load1(env, env.args[r.amaxArg], env.idx(0)));
+        env.b, env.loc, load1(env, env.args[r.amaxArg], env.idx(0)),
+        r.e4m3Max);
   return Value();
 }
 
@@ -205,7 +206,8 @@ static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
     // Row-scaled: the block's row's amax; else the global one, read once.
     Value sEnc = repScale ? repScale
                           : ref::nvfp4GlobalEncodeScale(
-                                b, loc, load1(env, env.args[r.amaxArg], zRow));
+                                b, loc, load1(env, env.args[r.amaxArg], zRow),
+                                r.e4m3Max);
     Value factor = arith::MulFOp::create(b, loc, sEnc, env.f32(1.0f / 6.0f));
     Value v = arith::MulFOp::create(b, loc, amax, factor);
     v = arith::MinNumFOp::create(b, loc, v, env.f32(FLT_MAX));
@@ -445,6 +447,16 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
               return acc;
             });
       }
+      if (r.fourOverSix) {
+        auto [sEnc, g] = nvfp4Globals(env, r, repScale, gr);
+        Value pick4 = p.twoD ? fourOverSixTilePick(env, t, r, row, j) : Value();
+        SmallVector<Value> bytes = fourOverSixEncode(
+            env, r, amax, sEnc, g, readRow(env, t, smem, base, 16, p.nominal),
+            pick4, scaleBuffer(env, r), r.scaleIndex(env, gr, gBlock));
+        storeChunk(env, bytes, env.args[r.dataArg], env.mul(gr, env.idx(p.k)),
+                   gc, p.k, /*fp4=*/true, p.k % 16 == 0);
+        return;
+      }
       Value mult = blockScale(env, p, r, amax, gr, gBlock, repScale,
                               scaleBuffer(env, r));
       for (int64_t c = 0; c < r.block; c += 16) {
@@ -522,6 +534,16 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
               }
               return acc;
             });
+      }
+      if (r.fourOverSix) {
+        auto [sEnc, g] = nvfp4Globals(env, r, repScale, gc);
+        Value pick4 = p.twoD ? fourOverSixTilePick(env, t, r, c, i) : Value();
+        SmallVector<Value> bytes = fourOverSixEncode(
+            env, r, amax, sEnc, g, columnChunk(env, t, i, c), pick4,
+            scaleBuffer(env, r), r.scaleIndex(env, gc, gBlock));
+        storeChunk(env, bytes, env.args[r.dataArg], env.mul(gc, env.idx(p.m)),
+                   gr0, p.m, /*fp4=*/true, p.m % 16 == 0);
+        return;
       }
       Value mult = blockScale(env, p, r, amax, gc, gBlock, repScale,
                               scaleBuffer(env, r));

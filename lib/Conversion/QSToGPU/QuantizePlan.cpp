@@ -228,6 +228,9 @@ Plan quant::makePlan(QuantTensorType type, const TargetInfo &target,
       r.rowScaled = p.rowScaled;
       r.rht = col && nv.getWithRht();
       r.stochastic = nv.getStochasticRounding();
+      r.e4m3Max = nv.getNvfp4E4m3Max();
+      r.fourOverSix = nv.getNvfp4Use_4over6();
+      r.mse = nv.getNvfp4_4over6ErrMode() == "MSE";
       int64_t rows = col ? k : m, blocks = (col ? m : k) / 16;
       r.scaleIndex = gLayout(roundUp(blocks, 4), swz);
       zeroIfPadded((prefix + "_scale_inv").str(), rows * blocks);

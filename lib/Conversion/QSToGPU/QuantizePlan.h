@@ -57,6 +57,11 @@ struct Rep {
   /// NVFP4 stochastic rounding: the codes' random words come from the rng
   /// state (Plan::rngArg), stream 0 row-wise, 1 column-wise.
   bool stochastic = false;
+  /// NVFP4: E of the global scale S_enc = 6E / G (nvfp4_e4m3_max), and
+  /// 4over6 (each block keeps the better of map-to-6 and map-to-4; block
+  /// errors as sums of squares with `mse`, else of absolute values).
+  int64_t e4m3Max = 448;
+  bool fourOverSix = false, mse = false;
 };
 
 /// Everything the kernels of one quantize need; argument indices refer to
@@ -98,6 +103,10 @@ struct Tile {
   /// x-layout multipliers, 2-D segment and block amaxes, and with RHT the
   /// column-wise representation's 2-D block amaxes (-1 if absent).
   int slots = -1, mults = -1, segAmax = -1, blockAmax = -1, rhtBlockAmax = -1;
+  /// 2-D NVFP4 4over6: per representation (index: Rep::columnwise) the
+  /// map-to-6 and map-to-4 errors of every 1 x 16 segment of its z rows in
+  /// the tile ([segment][2]; fourOverSixErrorPhase), or -1.
+  int fosErrors[2] = {-1, -1};
 };
 
 /// Builds the plan; outs start at argument 1 (after x), then the optional
@@ -183,6 +192,35 @@ void rhtSegmentAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t);
 /// maximum of its 16 chunks (into `rhtBlockAmax`, indexed like
 /// `blockAmax`: the z block (a, b) transforms the x block (b, a)).
 void rhtBlockAmaxPhase(KernelEnv &env, const Tile &t);
+/// NVFP4 4over6 (te-formats.md §5.c): the S_enc and global amax G of z row
+/// `zRow` (`repScale`: quant::repScale, null when row-scaled).
+std::pair<Value, Value> nvfp4Globals(KernelEnv &env, const Rep &r,
+                                     Value repScale, Value zRow);
+/// The map-to-6 and map-to-4 errors of the 16 `values` (f32 of the z
+/// elements) of a block whose amax (its tile's with 2-D) is `amax`.
+std::pair<Value, Value> fourOverSixErrors(KernelEnv &env, const Rep &r,
+                                          Value amax, Value sEnc, Value g,
+                                          ArrayRef<Value> values);
+/// The 16 `values` of a block encoded as 4over6 says: both candidates, the
+/// better one's scale byte stored into `scales` at `scaleIndex`, its packed
+/// codes (8 bytes) returned. `pick4` (i1, with 2-D: the tile's choice,
+/// fourOverSixTilePick) or null: this block's own errors decide.
+SmallVector<Value> fourOverSixEncode(KernelEnv &env, const Rep &r, Value amax,
+                                     Value sEnc, Value g,
+                                     ArrayRef<Value> values, Value pick4,
+                                     Value scales, Value scaleIndex);
+/// 2-D 4over6, step 1 (after blockAmaxPhase): every 1 x 16 segment's
+/// errors of both candidates, for each representation of `reps` that uses
+/// 4over6, into Tile::fosErrors.
+void fourOverSixErrorPhase(KernelEnv &env, const Plan &p, const Tile &t,
+                           ArrayRef<Rep> reps);
+/// Step 2: whether the 16 x 16 tile of segment `seg` (z-row-major within
+/// the representation's buffer: z row `zRow` of the tile, block `block`
+/// along it) keeps map-to-4: its 16 segments' errors summed as a tree
+/// (a_i = e_i + e_{i+8}, then + 4, + 2, + 1), map-to-4 strictly smaller.
+Value fourOverSixTilePick(KernelEnv &env, const Tile &t, const Rep &r,
+                          Value zRow, Value block);
+
 /// Block 0, thread 0 writes the per-tensor scale_inv, 1 / `s`
 /// (perTensorScale).
 void scaleInvPhase(KernelEnv &env, const Plan &p, Value s);

@@ -12,6 +12,12 @@
 // f32(1/2688)). Stochastic rounding replaces e2m1_rn_sat by the rounding
 // of StochasticRounding.h, with the random bits of element i of the stored
 // codes (row-major; stream 0 row-wise, 1 column-wise) from the rng state.
+// 4over6 (nvfp4_use_4over6; E = nvfp4_e4m3_max replaces 448, so 2688
+// becomes 6 E): base = f32(f32(amax / 6) * S_enc), map-to-6 sf6 =
+// e4m3(base), map-to-4 sf4 = e4m3(f32(base * 1.5)), both blocks quantized;
+// error e = f32(f32(f32(e2m1(q) * sf) * G) / 6E) - x summed per block in
+// element order as |e| or e^2 (2-D: the tile's 16 row sums added as a
+// tree); map-to-4 iff its sum is strictly smaller.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +29,7 @@
 #include "qs/Dialect/QS/Utils/StochasticRounding.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/bit.h"
 #include <cfloat>
@@ -31,8 +38,13 @@ using namespace mlir;
 using namespace mlir::qs;
 using namespace mlir::qs::ref;
 
-static constexpr float kInvFp4Max = 1.0f / 6.0f;         // 0x3E2AAAAB
-static constexpr float kInvDequant = 1.0f / 2688.0f;     // 0x39C30C31
+static constexpr float kInvFp4Max = 1.0f / 6.0f; // 0x3E2AAAAB
+
+/// f32(1 / (6 E)): 0x39C30C31 (1/2688) for E = 448, 0x3A2AAAAB (1/1536)
+/// for 256.
+static float invDequant(NVFP4Attr q) {
+  return 1.0f / (6.0f * static_cast<float>(q.getNvfp4E4m3Max()));
+}
 
 namespace {
 /// One quantized representation: E2M1 codes [R, C] (i8), E4M3 block scale
@@ -86,10 +98,13 @@ struct NVFP4Reference final
     unsigned stream = 0;
   };
 
-  /// Quantizes the rows of z [R, C]: global amax per row if `rowScaled`,
-  /// 16x16 tiles if `tiles`, codes rounded stochastically if `rng.seed`.
+  /// Quantizes the rows of z [R, C] as `q` says (global amax per row if
+  /// row-scaled, 16x16 tiles, 4over6); codes rounded stochastically if
+  /// `rng.seed`.
   static Quantized quantizeRows(OpBuilder &b, Location loc, Value z,
-                                bool rowScaled, bool tiles, Rng rng) {
+                                NVFP4Attr q, Rng rng) {
+    bool rowScaled = q.getRowScaledNvfp4(), tiles = q.getWith_2dQuantization();
+    int64_t e4m3Max = q.getNvfp4E4m3Max();
     ArrayRef<int64_t> shape = shapeOf(z);
     int64_t rows = shape[0], cols = shape[1];
     MLIRContext *ctx = b.getContext();
@@ -105,12 +120,13 @@ struct NVFP4Reference final
     if (rowScaled) {
       result.amax = absMaxRows(b, loc, z);
       rowEnc = map(b, loc, b.getF32Type(), result.amax,
-                   [](OpBuilder &nb, Location nl, ValueRange args) {
-                     return ref::nvfp4GlobalEncodeScale(nb, nl, args[0]);
+                   [&](OpBuilder &nb, Location nl, ValueRange args) {
+                     return ref::nvfp4GlobalEncodeScale(nb, nl, args[0],
+                                                        e4m3Max);
                    });
     } else {
       result.amax = absMaxAll(b, loc, z);
-      scalarEnc = ref::nvfp4GlobalEncodeScale(b, loc, result.amax);
+      scalarEnc = ref::nvfp4GlobalEncodeScale(b, loc, result.amax, e4m3Max);
     }
     int64_t br = tiles ? 16 : 1;
     Value blockAmax = blockAbsMax(b, loc, z, br, 16); // [rows/br, cols/16]
@@ -125,6 +141,9 @@ struct NVFP4Reference final
       sfMaps.push_back(perRow);
     }
     auto encOf = [&](ValueRange args) { return rowEnc ? args[1] : scalarEnc; };
+    if (q.getNvfp4Use_4over6())
+      return quantize4over6(b, loc, z, q, result.amax, blockAmax, rowEnc,
+                            scalarEnc);
     Value sf = generic(
         b, loc, tensorOf(shapeOf(blockAmax), i8), sfInputs, sfMaps,
         [&](OpBuilder &nb, Location nl, ValueRange args) {
@@ -179,13 +198,138 @@ struct NVFP4Reference final
                 words[w], bits);
           return emitE2M1Stochastic(nb, nl, v, bits);
         });
-    // Each 16x16 tile's scale is written into the 16 rows it covers.
-    result.scales =
-        tiles ? generic(b, loc, tensorOf({rows, cols / 16}, i8), {sf},
-                        {AffineMap::get(2, 0, {d0.floorDiv(16), d1}, ctx)},
-                        [](OpBuilder &, Location, ValueRange a) { return a[0]; })
-              : sf;
+    result.scales = tilesToRows(b, loc, sf, rows, tiles);
     return result;
+  }
+
+  /// quantizeRows with 4over6: both candidates of every block (or 16x16
+  /// tile), their errors, and per block the codes and scale of the better.
+  static Quantized quantize4over6(OpBuilder &b, Location loc, Value z,
+                                  NVFP4Attr q, Value amax, Value blockAmax,
+                                  Value rowEnc, Value scalarEnc) {
+    ArrayRef<int64_t> shape = shapeOf(z);
+    int64_t rows = shape[0], cols = shape[1];
+    bool tiles = q.getWith_2dQuantization();
+    int64_t br = tiles ? 16 : 1;
+    bool mse = q.getNvfp4_4over6ErrMode() == "MSE";
+    float sixE = 6.0f * static_cast<float>(q.getNvfp4E4m3Max());
+    MLIRContext *ctx = b.getContext();
+    AffineExpr d0, d1;
+    bindDims(ctx, d0, d1);
+    Type i8 = b.getI8Type(), f32 = b.getF32Type();
+    SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
+    SmallFloatFormat e2m1 = SmallFloatFormat::e2m1();
+    AffineMap id = b.getMultiDimIdentityMap(2);
+    AffineMap perRow = AffineMap::get(2, 0, {d0}, ctx);
+    AffineMap block =
+        AffineMap::get(2, 0, {d0.floorDiv(br), d1.floorDiv(16)}, ctx);
+    // Per-block inputs (blockAmax's shape) plus the row's S_enc / G when
+    // row-scaled (a tile never is: row_scaled_nvfp4 excludes 2-D).
+    auto withRow = [&](SmallVector<Value> inputs, SmallVector<AffineMap> maps,
+                       Value rowValue) {
+      if (rowEnc) {
+        inputs.push_back(rowValue);
+        maps.push_back(perRow);
+      }
+      return std::make_pair(inputs, maps);
+    };
+    auto encOf = [&](ValueRange args, size_t i) {
+      return rowEnc ? args[i] : scalarEnc;
+    };
+    // The candidate's scale byte sf = e4m3(min(f32(amax / 6) * S_enc *
+    // expand, 448)) and encode multiplier min(1 / f32(sf * S_dec), FLT_MAX).
+    auto candidate = [&](float expand) {
+      auto [inputs, maps] = withRow({blockAmax}, {id}, rowEnc);
+      Value sf = generic(
+          b, loc, tensorOf(shapeOf(blockAmax), i8), inputs, maps,
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value v = arith::MulFOp::create(
+                nb, nl,
+                arith::DivFOp::create(nb, nl, args[0], constF32(nb, nl, 6.0f)),
+                encOf(args, 1));
+            if (expand != 1.0f)
+              v = arith::MulFOp::create(nb, nl, v, constF32(nb, nl, expand));
+            v = arith::MinNumFOp::create(nb, nl, v, constF32(nb, nl, 448.0f));
+            return emitEncodeF32(nb, nl, v, e4m3);
+          });
+      std::tie(inputs, maps) = withRow({sf}, {id}, rowEnc);
+      Value enc = generic(
+          b, loc, tensorOf(shapeOf(blockAmax), f32), inputs, maps,
+          [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+            Value sDec = arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f),
+                                               encOf(args, 1));
+            Value prod = arith::MulFOp::create(
+                nb, nl, emitDecodeToF32(nb, nl, args[0], e4m3), sDec);
+            Value inv =
+                arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f), prod);
+            return arith::MinNumFOp::create(nb, nl, inv,
+                                            constF32(nb, nl, FLT_MAX));
+          });
+      Value codes = generic(
+          b, loc, tensorOf({rows, cols}, i8), {z, enc}, {id, block},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            return emitEncodeF32(
+                nb, nl, arith::MulFOp::create(nb, nl, args[0], args[1]), e2m1);
+          });
+      // Element errors, summed per 1x16 block, then per tile.
+      SmallVector<Value> errInputs = {z, codes, sf};
+      SmallVector<AffineMap> errMaps = {id, id, block};
+      if (rowEnc) {
+        errInputs.push_back(amax);
+        errMaps.push_back(perRow);
+      }
+      Value err = generic(
+          b, loc, tensorOf({rows, cols}, f32), errInputs, errMaps,
+          [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+            Value g = rowEnc ? args[3] : amax;
+            Value v = arith::MulFOp::create(
+                nb, nl, emitDecodeToF32(nb, nl, args[1], e2m1),
+                emitDecodeToF32(nb, nl, args[2], e4m3));
+            v = arith::MulFOp::create(nb, nl, v, g);
+            v = arith::DivFOp::create(nb, nl, v, constF32(nb, nl, sixE));
+            Value diff = arith::SubFOp::create(nb, nl, v, args[0]);
+            return mse ? arith::MulFOp::create(nb, nl, diff, diff).getResult()
+                       : math::AbsFOp::create(nb, nl, diff).getResult();
+          });
+      Value sums = blockSum(b, loc, err, 16);
+      if (tiles)
+        sums = treeSum16Rows(b, loc, sums);
+      return std::make_tuple(sf, codes, sums);
+    };
+    auto [sf6, codes6, err6] = candidate(1.0f);
+    auto [sf4, codes4, err4] = candidate(1.5f);
+    // Map-to-4 iff its error is strictly smaller (ties keep map-to-6).
+    Value pick4 = generic(
+        b, loc, tensorOf(shapeOf(err4), b.getI1Type()), {err4, err6},
+        {id, id}, [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+          return arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLT,
+                                       args[0], args[1]);
+        });
+    auto select = [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+      return arith::SelectOp::create(nb, nl, args[0], args[1], args[2]);
+    };
+    Quantized result;
+    result.amax = amax;
+    Value sf = generic(b, loc, tensorOf(shapeOf(blockAmax), i8),
+                       {pick4, sf4, sf6}, {id, id, id}, select);
+    result.codes = generic(b, loc, tensorOf({rows, cols}, i8),
+                           {pick4, codes4, codes6}, {block, id, id}, select);
+    result.scales = tilesToRows(b, loc, sf, rows, tiles);
+    return result;
+  }
+
+  /// Block scales per row: a 16x16 tile's scale is written into the 16
+  /// rows it covers.
+  static Value tilesToRows(OpBuilder &b, Location loc, Value sf, int64_t rows,
+                           bool tiles) {
+    if (!tiles)
+      return sf;
+    MLIRContext *ctx = b.getContext();
+    AffineExpr d0, d1;
+    bindDims(ctx, d0, d1);
+    return generic(b, loc, tensorOf({rows, shapeOf(sf)[1]}, b.getI8Type()),
+                   {sf}, {AffineMap::get(2, 0, {d0.floorDiv(16), d1}, ctx)},
+                   [](OpBuilder &, Location, ValueRange a) { return a[0]; });
   }
 
   static SmallVector<int64_t> paddedScaleShape(int64_t rows, int64_t cols) {
@@ -199,7 +343,7 @@ struct NVFP4Reference final
     auto q = cast<NVFP4Attr>(attr);
     auto [m, k] = flatten2D(type.getShape());
     Value x = toF32(b, loc, to2D(b, loc, input));
-    bool tiles = q.getWith_2dQuantization(), rowScaled = q.getRowScaledNvfp4();
+    bool rowScaled = q.getRowScaledNvfp4();
     Rng rng;
     if (rngState) {
       auto element = [&](int64_t e) {
@@ -212,13 +356,13 @@ struct NVFP4Reference final
     }
     Quantized row, col;
     if (q.getRowwise())
-      row = quantizeRows(b, loc, x, rowScaled, tiles, rng);
+      row = quantizeRows(b, loc, x, q, rng);
     if (q.getColumnwise()) {
       std::optional<uint32_t> signMask = q.getColumnwiseRhtSignMask();
       Value y =
           signMask ? buildRHT(b, loc, x, *signMask) : transpose2D(b, loc, x);
       rng.stream = 1;
-      col = quantizeRows(b, loc, y, rowScaled, tiles, rng);
+      col = quantizeRows(b, loc, y, q, rng);
     }
     auto amaxTensor = [&](Value amax) {
       return rowScaled ? amax : scalarTensor(b, loc, amax);
@@ -291,7 +435,7 @@ struct NVFP4Reference final
           Value sf = emitDecodeToF32(nb, nl, args[1], e4m3);
           Value factor = arith::MulFOp::create(
               nb, nl, arith::MulFOp::create(nb, nl, sf, g),
-              constF32(nb, nl, kInvDequant));
+              constF32(nb, nl, invDequant(q)));
           return arith::MulFOp::create(
               nb, nl, emitDecodeToF32(nb, nl, args[0], e2m1), factor);
         });
@@ -312,8 +456,9 @@ struct NVFP4Reference final
     operand.blockScales =
         decodeElements(b, loc, rep.scales, SmallFloatFormat::e4m3());
     operand.blockK = 16;
-    auto factor = [](OpBuilder &nb, Location nl, Value amax) -> Value {
-      return arith::MulFOp::create(nb, nl, amax, constF32(nb, nl, kInvDequant));
+    auto factor = [&](OpBuilder &nb, Location nl, Value amax) -> Value {
+      return arith::MulFOp::create(nb, nl, amax,
+                                   constF32(nb, nl, invDequant(q)));
     };
     if (q.getRowScaledNvfp4())
       operand.rowFactor =

@@ -256,6 +256,52 @@ Value ref::blockAbsMax(OpBuilder &b, Location loc, Value x, int64_t br,
       .getResult(0);
 }
 
+Value ref::blockSum(OpBuilder &b, Location loc, Value x, int64_t bc) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> outShape = {shape[0], shape[1] / bc};
+  Value blocks = reshape(b, loc, x, {shape[0], shape[1] / bc, bc});
+  Value init = zerosF32(b, loc, outShape);
+  AffineExpr d0, d1, d2;
+  bindDims(ctx, d0, d1, d2);
+  using utils::IteratorType;
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{blocks},
+             ValueRange{init},
+             ArrayRef<AffineMap>{AffineMap::get(3, 0, {d0, d1, d2}, ctx),
+                                 AffineMap::get(3, 0, {d0, d1}, ctx)},
+             ArrayRef<IteratorType>{IteratorType::parallel,
+                                    IteratorType::parallel,
+                                    IteratorType::reduction},
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nl,
+                   ValueRange{arith::AddFOp::create(nb, nl, args[1], args[0])});
+             })
+      .getResult(0);
+}
+
+Value ref::treeSum16Rows(OpBuilder &b, Location loc, Value x) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0, d1, d2;
+  bindDims(ctx, d0, d1, d2);
+  int64_t groups = shapeOf(x)[0] / 16, cols = shapeOf(x)[1];
+  // Rows of a group as [groups, 2, n, C]: row h * n + i pairs i with n + i.
+  for (int64_t n = 8; n >= 1; n /= 2) {
+    Value halves = reshape(b, loc, x, {groups, 2, n, cols});
+    AffineExpr zero = getAffineConstantExpr(0, ctx),
+               one = getAffineConstantExpr(1, ctx);
+    x = generic(b, loc, tensorOf({groups, n, cols}, b.getF32Type()),
+                {halves, halves},
+                {AffineMap::get(3, 0, {d0, zero, d1, d2}, ctx),
+                 AffineMap::get(3, 0, {d0, one, d1, d2}, ctx)},
+                [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                  return arith::AddFOp::create(nb, nl, args[0], args[1]);
+                });
+  }
+  return reshape(b, loc, x, {groups, cols});
+}
+
 Value ref::absMaxAll(OpBuilder &b, Location loc, Value x) {
   ArrayRef<int64_t> shape = shapeOf(x);
   Value amax = blockAbsMax(b, loc, x, shape[0], shape[1]);
@@ -373,9 +419,11 @@ Value ref::computeScaleFromAmax(OpBuilder &b, Location loc, Value amax,
 }
 
 /// TE compute_global_encode_scaling_factor_FP4 on a scalar f32.
-Value ref::nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax) {
+Value ref::nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax,
+                                  int64_t e4m3Max) {
   using P = arith::CmpFPredicate;
-  Value s = arith::DivFOp::create(b, loc, constF32(b, loc, 2688.0f), amax);
+  Value s = arith::DivFOp::create(
+      b, loc, constF32(b, loc, 6.0f * static_cast<float>(e4m3Max)), amax);
   s = arith::MinNumFOp::create(b, loc, s, constF32(b, loc, FLT_MAX));
   Value zero = constF32(b, loc, 0.0f);
   Value one = arith::OrIOp::create(

@@ -110,8 +110,18 @@ Value computeScaleFromAmax(OpBuilder &b, Location loc, Value amax,
                            float valueForInf);
 
 /// TE compute_global_encode_scaling_factor_FP4 on a scalar f32 amax:
-/// min(2688 / amax, FLT_MAX), 1 if amax or the result is 0.
-Value nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax);
+/// min(6 E / amax, FLT_MAX), 1 if amax or the result is 0, with E the
+/// quantizer's nvfp4_e4m3_max (6 E = 2688, or 1536 with 4over6's 256).
+Value nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax,
+                             int64_t e4m3Max);
+
+/// Sums of `bc` consecutive elements along the last dimension of a 2-D f32
+/// tensor ([R, C] -> [R, C / bc]), each from 0 in element order.
+Value blockSum(OpBuilder &b, Location loc, Value x, int64_t bc);
+/// Tree sums of 16 consecutive rows of a 2-D f32 tensor ([R, C] ->
+/// [R / 16, C]) in a 16-lane shuffle-down order: a_i = r_i + r_{i+8}, then
+/// b_i = a_i + a_{i+4}, c_i = b_i + b_{i+2}, c_0 + c_1.
+Value treeSum16Rows(OpBuilder &b, Location loc, Value x);
 
 /// Entry (r, j) of NVFP4's RHT matrix diag(s) H16 / 4 with the signs of
 /// `signMask` (bit r set iff s[r] = -1; TE's is kNvfp4RhtSignMask):

@@ -50,6 +50,30 @@ func.func private @row_scaled_2d(!qs.tensor<64x128xbf16, #qs.nvfp4<row_scaled_nv
 
 // -----
 
+// NVFP4 4over6: E is 448 or 256 ...
+// expected-error @+1 {{nvfp4_e4m3_max must be 448 or 256, got 512}}
+func.func private @e4m3_max_512(!qs.tensor<64x128xbf16, #qs.nvfp4<nvfp4_use_4over6 = true, nvfp4_e4m3_max = 512>>)
+
+// -----
+
+// ... and 256 only with 4over6.
+// expected-error @+1 {{nvfp4_e4m3_max = 256 requires nvfp4_use_4over6 = true (TE uses 448 without 4over6)}}
+func.func private @e4m3_max_without_4over6(!qs.tensor<64x128xbf16, #qs.nvfp4<nvfp4_e4m3_max = 256>>)
+
+// -----
+
+// The block error is MAE or MSE.
+// expected-error @+1 {{nvfp4_4over6_err_mode must be "MAE" or "MSE", got "mse"}}
+func.func private @err_mode(!qs.tensor<64x128xbf16, #qs.nvfp4<nvfp4_use_4over6 = true, nvfp4_4over6_err_mode = "mse">>)
+
+// -----
+
+// 4over6 excludes RHT and stochastic rounding.
+// expected-error @+1 {{nvfp4_use_4over6 excludes with_rht and stochastic_rounding (TE's 4over6 kernels have neither)}}
+func.func private @four_over_six_rht(!qs.tensor<64x128xbf16, #qs.nvfp4<nvfp4_use_4over6 = true, with_rht = true, with_post_rht_amax = true>>)
+
+// -----
+
 // Unknown keys are rejected.
 // expected-error @+1 {{duplicate or unknown struct parameter name: block_size}}
 func.func private @unknown_key(!qs.tensor<64x128xbf16, #qs.mxfp8<block_size = 32>>)

@@ -61,13 +61,18 @@ func.func private @fp8_block(
 //  CHECK-SAME: #qs.nvfp4<columnwise = false, with_2d_quantization = true>
 //  CHECK-SAME: #qs.nvfp4<rowwise = false, row_scaled_nvfp4 = true>
 //  CHECK-SAME: #qs.nvfp4<with_rht = true, with_post_rht_amax = true, with_random_sign_mask = false>
+//  CHECK-SAME: #qs.nvfp4<nvfp4_use_4over6 = true>
+//  CHECK-SAME: #qs.nvfp4<with_2d_quantization = true, nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256, nvfp4_4over6_err_mode = "MSE">
 func.func private @nvfp4(
   !qs.tensor<64x128xbf16, #qs.nvfp4<>>,
   !qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true,
       stochastic_rounding = true, optimize_for_gemm = true>>,
   !qs.tensor<64x128xf32, #qs.nvfp4<columnwise = false, with_2d_quantization = true>>,
   !qs.tensor<64x128xf16, #qs.nvfp4<rowwise = false, row_scaled_nvfp4 = true>>,
-  !qs.tensor<64x128xbf16, #qs.nvfp4<with_random_sign_mask = false, with_rht = true, with_post_rht_amax = true>>)
+  !qs.tensor<64x128xbf16, #qs.nvfp4<with_random_sign_mask = false, with_rht = true, with_post_rht_amax = true>>,
+  !qs.tensor<64x128xbf16, #qs.nvfp4<nvfp4_use_4over6 = true, nvfp4_e4m3_max = 448, nvfp4_4over6_err_mode = "MAE">>,
+  !qs.tensor<64x128xbf16, #qs.nvfp4<nvfp4_4over6_err_mode = "MSE", nvfp4_e4m3_max = 256,
+      nvfp4_use_4over6 = true, with_2d_quantization = true>>)
 
 // -----
 

@@ -398,9 +398,24 @@ LogicalResult NVFP4Attr::verify(EmitErrorFn emitError, bool rowwise,
                                 bool columnwise, bool withRht,
                                 bool withPostRhtAmax, bool with2dQuantization,
                                 bool stochasticRounding, bool rowScaledNvfp4,
-                                bool, bool) {
+                                bool, bool, bool use4over6, int64_t e4m3Max,
+                                StringRef errMode) {
   if (failed(verifyUsageFlags(emitError, rowwise, columnwise)))
     return failure();
+  if (e4m3Max != 448 && e4m3Max != 256)
+    return emitError() << "nvfp4_e4m3_max must be 448 or 256, got " << e4m3Max;
+  if (e4m3Max != 448 && !use4over6)
+    return emitError() << "nvfp4_e4m3_max = " << e4m3Max
+                       << " requires nvfp4_use_4over6 = true (TE uses 448 "
+                          "without 4over6)";
+  if (errMode != "MAE" && errMode != "MSE")
+    return emitError() << "nvfp4_4over6_err_mode must be \"MAE\" or \"MSE\", "
+                          "got \""
+                       << errMode << "\"";
+  if (use4over6 && (withRht || stochasticRounding))
+    return emitError() << "nvfp4_use_4over6 excludes with_rht and "
+                          "stochastic_rounding (TE's 4over6 kernels have "
+                          "neither)";
   if (withRht && !withPostRhtAmax)
     return emitError() << "with_rht requires with_post_rht_amax = true (TE "
                           "computes the column-wise amax after the RHT)";
@@ -423,7 +438,8 @@ QuantizerAttrInterface NVFP4Attr::withUsage(bool rowwise,
   return get(getContext(), rowwise, columnwise, getWithRht(),
              getWithPostRhtAmax(), getWith_2dQuantization(),
              getStochasticRounding(), getRowScaledNvfp4(), getOptimizeForGemm(),
-             getWithRandomSignMask());
+             getWithRandomSignMask(), getNvfp4Use_4over6(), getNvfp4E4m3Max(),
+             getNvfp4_4over6ErrMode());
 }
 LogicalResult NVFP4Attr::verifyShape(ArrayRef<int64_t> shape, Type nominalType,
                                      EmitErrorFn emitError) const {
@@ -477,7 +493,8 @@ QuantizerAttrInterface NVFP4Attr::withGemmSwizzledScales(bool swizzled) const {
   return get(getContext(), getRowwise(), getColumnwise(), getWithRht(),
              getWithPostRhtAmax(), getWith_2dQuantization(),
              getStochasticRounding(), getRowScaledNvfp4(), swizzled,
-             getWithRandomSignMask());
+             getWithRandomSignMask(), getNvfp4Use_4over6(), getNvfp4E4m3Max(),
+             getNvfp4_4over6ErrMode());
 }
 bool NVFP4Attr::canDequantizeColumnwise() const { return false; }
 bool NVFP4Attr::supportsGemmOutputType(Type outputType) const {
@@ -492,8 +509,8 @@ DictionaryAttr NVFP4Attr::getStorageMetadata(Type nominalType) const {
   entries.push_back(b.getNamedAttr("row_scaled_nvfp4",
                                    b.getBoolAttr(getRowScaledNvfp4())));
   entries.push_back(
-      b.getNamedAttr("nvfp4_use_4over6", b.getBoolAttr(false)));
-  entries.push_back(
-      b.getNamedAttr("nvfp4_e4m3_max", b.getI64IntegerAttr(448)));
+      b.getNamedAttr("nvfp4_use_4over6", b.getBoolAttr(getNvfp4Use_4over6())));
+  entries.push_back(b.getNamedAttr("nvfp4_e4m3_max",
+                                   b.getI64IntegerAttr(getNvfp4E4m3Max())));
   return DictionaryAttr::get(getContext(), entries);
 }

@@ -134,7 +134,25 @@ def QS_NVFP4Attr : QS_QuantizerAttr<"NVFP4", "nvfp4",
     or `H16 / 4` with `with_random_sign_mask = false` (mask 0); without
     `with_rht` the flag has no effect.
 
-    Example: `#qs.nvfp4<with_rht = true, with_post_rht_amax = true>`.
+    4over6 (`nvfp4_use_4over6`, TE's recipe option for weights and
+    activations; te-formats.md §5.c): with E = `nvfp4_e4m3_max`,
+    S_enc = f32(6 E / G) and base = f32(f32(amax_b / 6) * S_enc), each block
+    is quantized twice, "map-to-6" with sf = e4m3(base) and "map-to-4" with
+    sf = e4m3(f32(base * 1.5)) (both saturating at 448), each with
+    enc = min(1 / f32(sf * S_dec), FLT_MAX). The error of an element is
+    f32(f32(f32(e2m1(q) * sf) * G) / (6 E)) - x, summed in f32 over the
+    block in element order as |error| (`"MAE"`) or error^2 (`"MSE"`); with
+    2-D quantization the 16 row sums of a tile are added as a tree
+    ((r_i + r_{i+8}), then i + 4, i + 2, i + 1). The block keeps map-to-4
+    iff its error is strictly smaller. Dequantization and GEMMs use
+    G / (6 E) in place of G / 2688. 4over6 excludes `with_rht` and
+    `stochastic_rounding`; `nvfp4_e4m3_max` is 448 or 256, and 256 needs
+    4over6 (TE forces 448 otherwise). `nvfp4_4over6_err_mode` has no
+    effect without 4over6.
+
+    Example: `#qs.nvfp4<with_rht = true, with_post_rht_amax = true>`,
+    `#qs.nvfp4<nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256,
+    nvfp4_4over6_err_mode = "MSE">`.
   }];
   let parameters = (ins
     QS_BoolParameter<"true", "row-wise usage">:$rowwise,
@@ -145,7 +163,10 @@ def QS_NVFP4Attr : QS_QuantizerAttr<"NVFP4", "nvfp4",
     QS_BoolParameter<"false", "stochastic rounding of the E2M1 cast">:$stochastic_rounding,
     QS_BoolParameter<"false", "one global amax per row / column">:$row_scaled_nvfp4,
     QS_BoolParameter<"false", "write scales in the GEMM-swizzled layout">:$optimize_for_gemm,
-    QS_BoolParameter<"true", "RHT matrix with TE's random signs (sign mask 0xD7E8); false: all signs +1">:$with_random_sign_mask);
+    QS_BoolParameter<"true", "RHT matrix with TE's random signs (sign mask 0xD7E8); false: all signs +1">:$with_random_sign_mask,
+    QS_BoolParameter<"false", "4over6: per block, the better of the map-to-6 and map-to-4 encodings">:$nvfp4_use_4over6,
+    DefaultValuedParameter<"int64_t", "448", "E, the E4M3 bound of the global scale S_enc = 6 E / G: 448, or 256 with 4over6">:$nvfp4_e4m3_max,
+    StringRefParameter<"4over6 block error: \"MAE\" (sum of |error|) or \"MSE\" (sum of error^2)", "\"MAE\"">:$nvfp4_4over6_err_mode);
 }
 
 #endif // QS_DIALECT_QS_IR_QSATTRS_TD

@@ -1,0 +1,47 @@
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s
+// RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s
+
+// NVFP4 4over6: every block is encoded twice, map-to-6 (sf = e4m3(base))
+// and map-to-4 (sf = e4m3(base * 1.5)), each element's error measured as
+// ((e2m1(q) * sf) * G) / 6E - x with an IEEE division (div.rn, no fma
+// contraction), the better candidate kept. The codes use the exact
+// software E2M1 conversion on both chips (each candidate's code is
+// decoded for its error).
+
+// 16x16 tiles, MSE, E = 256 (6E = 1536 = 0f44C00000): the cast kernel's
+// phases, one barrier apart: tile load, segment amaxes, tile amaxes, both
+// candidates' errors of every 1 x 16 segment (one 2 KiB buffer per usage:
+// 64 z rows x 4 segments x 2 candidates), then the encodes, each tile's
+// choice from a tree sum of its 16 segments' errors.
+// CHECK-LABEL: .entry qs_quantize(
+// CHECK: .shared .align 16 .b8 __wg_qs_quantize_0[9216];
+// CHECK: .shared .align 16 .b8 __wg_qs_quantize_1[1024];
+// CHECK: .shared .align 16 .b8 __wg_qs_quantize_2[64];
+// CHECK: .shared .align 16 .b8 __wg_qs_quantize_3[2048];
+// CHECK: .shared .align 16 .b8 __wg_qs_quantize_4[2048];
+// CHECK-NOT: e2m1x2
+// CHECK-NOT: fma.rn.f32
+// CHECK: min.f32 {{.*}}, 0f43E00000;
+// CHECK: div.rn.f32 {{.*}}, 0f44C00000;
+// CHECK: mul.rn.f32 {{.*}}, 0f3FC00000;
+// CHECK: bar.sync 0;
+// CHECK: st.global.v2.b32
+// CHECK-LABEL: .entry qs_quantize_0(
+// 1x16 blocks, MAE, E = 448 (2688 = 0f45280000): one tile barrier.
+// CHECK-NOT: e2m1x2
+// CHECK-NOT: fma.rn.f32
+// CHECK: bar.sync 0;
+// CHECK-NOT: bar.sync
+// CHECK: abs.f32
+// CHECK: div.rn.f32 {{.*}}, 0f45280000;
+// CHECK: st.global.v2.b32
+module attributes {qs.chip = "sm_90a"} {
+func.func @tiles(%x: tensor<256x512xbf16>) -> !qs.tensor<256x512xbf16, #qs.nvfp4<with_2d_quantization = true, nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256, nvfp4_4over6_err_mode = "MSE">> {
+  %q = qs.quantize %x : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.nvfp4<with_2d_quantization = true, nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256, nvfp4_4over6_err_mode = "MSE">>
+  return %q : !qs.tensor<256x512xbf16, #qs.nvfp4<with_2d_quantization = true, nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256, nvfp4_4over6_err_mode = "MSE">>
+}
+func.func @blocks(%x: tensor<256x512xbf16>) -> !qs.tensor<256x512xbf16, #qs.nvfp4<nvfp4_use_4over6 = true>> {
+  %q = qs.quantize %x : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.nvfp4<nvfp4_use_4over6 = true>>
+  return %q : !qs.tensor<256x512xbf16, #qs.nvfp4<nvfp4_use_4over6 = true>>
+}
+}
