@@ -87,6 +87,13 @@ for family, params, shape, nominal, usage in [
          (64, 96), "bf16", "both"),
         # The unsigned transform H16 / 4 (with_random_sign_mask=False).
         ("nvfp4", dict(with_rht=True, with_random_sign_mask=False), (128, 192), "bf16",
+         "both"),
+        # 4over6 (since 2026-12-04): 1x16 blocks (MAE, E = 448), 16x16 tiles
+        # (MSE, E = 256; the error phase, partial 64x64 tiles), row-scaled.
+        ("nvfp4", dict(nvfp4_use_4over6=True), (256, 512), "bf16", "both"),
+        ("nvfp4", dict(nvfp4_use_4over6=True, nvfp4_e4m3_max=256, nvfp4_4over6_err_mode="MSE",
+                       with_2d_quantization=True), (208, 176), "bf16", "both"),
+        ("nvfp4", dict(nvfp4_use_4over6=True, row_scaled_nvfp4=True), (32, 48), "f32",
          "both")]:
     CHECKS.append((family, params, shape, nominal, usage))
 
@@ -269,6 +276,11 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 144, 384, True, True, None, 3, N
                  None, "stream"),
                 ("fp8_current", 0, "bf16", 32, 64, 1024, True, False, None, 8, None, None,
                  None, None, "stream")]
+# NVFP4 4over6 operands (gemm_cases.py "nvfp4_4over6": E = 256 x and dY,
+# 2-D MSE w with E = 448): alpha from each operand's amax / 6E; fprop and
+# wgrad.
+GEMM_CHECKS += [("nvfp4_4over6", layout, "bf16", 256, 320, 256, True, False, None)
+                for layout in (0, 2)]
 
 # GEMMs with an output quantizer (gemm_cases.py output_quantizer_case):
 # each module returns the product (FP32 for #qs.fp8_delayed, else bf16; its
@@ -834,7 +846,8 @@ def main():
                             ("fp8_block_1x128", "#qs.fp8_block<block_scaling_dim = 1{}>"),
                             ("nvfp4", "#qs.nvfp4<{}>"),
                             ("nvfp4_rht", "#qs.nvfp4<with_rht = true, with_post_rht_amax = true{}>"),
-                            ("nvfp4_sr", "#qs.nvfp4<stochastic_rounding = true{}>")]:
+                            ("nvfp4_sr", "#qs.nvfp4<stochastic_rounding = true{}>"),
+                            ("nvfp4_4over6", "#qs.nvfp4<nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256{}>")]:
             for usage, flag in [("row", "columnwise = false"), ("col", "rowwise = false"), ("both", "")]:
                 t = f"tensor<{n}x{n}xbf16>"
                 if label == "fp8_delayed":

@@ -85,6 +85,8 @@ const Family kFamilies[] = {
     // rounding (an rng state input: Philox words per code) for gradients.
     {"nvfp4_rht", "nvfp4<with_rht = true, with_post_rht_amax = true>"},
     {"nvfp4_sr", "nvfp4<stochastic_rounding = true>"},
+    // 4over6 (TE's recipe bound E = 256): two candidates per block.
+    {"nvfp4_4over6", "nvfp4<nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256>"},
 };
 
 /// The plan's leading arguments besides x: delayed scaling's scale and

@@ -91,7 +91,8 @@ MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetOptimizeForGemm(MlirAttribute attr);
 MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetWithRandomSignMask(MlirAttribute attr);
 MLIR_CAPI_EXPORTED bool qsNVFP4AttrGetUse4over6(MlirAttribute attr);
 MLIR_CAPI_EXPORTED int64_t qsNVFP4AttrGetE4m3Max(MlirAttribute attr);
-MLIR_CAPI_EXPORTED MlirStringRef qsNVFP4AttrGet4over6ErrMode(MlirAttribute attr);
+MLIR_CAPI_EXPORTED MlirStringRef
+qsNVFP4AttrGet4over6ErrMode(MlirAttribute attr);
 
 //===----------------------------------------------------------------------===//
 // !qs.tensor

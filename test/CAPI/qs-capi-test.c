@@ -70,7 +70,9 @@ int main(void) {
   // CHECK: block dim 1 pow2 1 eps 0
   fprintf(stderr, "block dim %ld pow2 %d eps %g\n", (long)qsFp8BlockAttrGetBlockScalingDim(block),
           qsFp8BlockAttrGetForcePow2Scales(block), qsFp8BlockAttrGetAmaxEpsilon(block));
-  MlirAttribute nv = qsNVFP4AttrGet(ctx, true, true, true, true, false, false, false, false, true, false, 448, mlirStringRefCreateFromCString("MAE"));
+  MlirAttribute nv =
+      qsNVFP4AttrGet(ctx, true, true, true, true, false, false, false, false,
+                     true, false, 448, mlirStringRefCreateFromCString("MAE"));
   // CHECK: nvfp4 rht 1 is nvfp4 1 is mxfp8 0
   fprintf(stderr, "nvfp4 rht %d is nvfp4 %d is mxfp8 %d\n", qsNVFP4AttrGetWithRht(nv),
           qsAttributeIsANVFP4(nv), qsAttributeIsAMXFP8(nv));
@@ -78,19 +80,26 @@ int main(void) {
   /* A rule violation: a null attribute and a diagnostic. */
   // CHECK: diagnostic: with_rht requires with_post_rht_amax = true
   // CHECK: invalid nvfp4 is null: 1
-  MlirAttribute bad = qsNVFP4AttrGet(ctx, true, true, true, false, false, false, false, false, true, false, 448, mlirStringRefCreateFromCString("MAE"));
+  MlirAttribute bad =
+      qsNVFP4AttrGet(ctx, true, true, true, false, false, false, false, false,
+                     true, false, 448, mlirStringRefCreateFromCString("MAE"));
   fprintf(stderr, "invalid nvfp4 is null: %d\n", mlirAttributeIsNull(bad));
 
   /* 4over6 with the 256 bound and the MSE error. */
-  MlirAttribute fos = qsNVFP4AttrGet(ctx, true, true, false, false, false, false, false, false, true, true, 256, mlirStringRefCreateFromCString("MSE"));
+  MlirAttribute fos =
+      qsNVFP4AttrGet(ctx, true, true, false, false, false, false, false, false,
+                     true, true, 256, mlirStringRefCreateFromCString("MSE"));
   MlirStringRef mode = qsNVFP4AttrGet4over6ErrMode(fos);
   // CHECK: 4over6 1 e4m3_max 256 err_mode MSE
-  fprintf(stderr, "4over6 %d e4m3_max %ld err_mode %.*s\n", qsNVFP4AttrGetUse4over6(fos),
-          (long)qsNVFP4AttrGetE4m3Max(fos), (int)mode.length, mode.data);
+  fprintf(stderr, "4over6 %d e4m3_max %ld err_mode %.*s\n",
+          qsNVFP4AttrGetUse4over6(fos), (long)qsNVFP4AttrGetE4m3Max(fos),
+          (int)mode.length, mode.data);
   // CHECK: diagnostic: nvfp4_e4m3_max = 256 requires nvfp4_use_4over6 = true
   // CHECK: 256 without 4over6 is null: 1
   fprintf(stderr, "256 without 4over6 is null: %d\n",
-          mlirAttributeIsNull(qsNVFP4AttrGet(ctx, true, true, false, false, false, false, false, false, true, false, 256, mlirStringRefCreateFromCString("MAE"))));
+          mlirAttributeIsNull(qsNVFP4AttrGet(
+              ctx, true, true, false, false, false, false, false, false, true,
+              false, 256, mlirStringRefCreateFromCString("MAE"))));
 
   /* Types and inner tensors. */
   int64_t shape[] = {2, 64, 256};
@@ -136,7 +145,9 @@ int main(void) {
   // NVFP4 stochastic rounding takes the rng state (tensor<2xi64>) as an
   // operand; without it the builder reports the rule.
   // CHECK: "qs.quantize"(%arg0, %arg1) <{operandSegmentSizes = array<i32: 1, 0, 0, 1>}> : (tensor<32x64xbf16>, tensor<2xi64>)
-  MlirAttribute sr = qsNVFP4AttrGet(ctx, true, false, false, false, false, true, false, false, true, false, 448, mlirStringRefCreateFromCString("MAE"));
+  MlirAttribute sr =
+      qsNVFP4AttrGet(ctx, true, false, false, false, false, true, false, false,
+                     true, false, 448, mlirStringRefCreateFromCString("MAE"));
   int64_t s5[] = {32, 64}, s6[] = {2};
   MlirType srType = qsTensorTypeGet(ctx, 2, s5, bf16, sr);
   MlirType srArgs[2] = {qsTensorTypeGetExpressedType(srType),

@@ -480,6 +480,22 @@ def quantize_nvfp4(x, q, rng=None):
     return out
 
 
+def nvfp4_2d_columnwise_from_rowwise(bufs, shape, q):
+    """TE's update_usage for 16x16 NVFP4: column-wise data and scales as the
+    nibble transpose of the row-wise ones (te-formats.md §5.b). With 4over6
+    this can differ from quantizing x^T directly: each direction sums a
+    tile's errors in its own order, so a near-tie may go the other way."""
+    m = int(np.prod(shape[:-1])); k = shape[-1]
+    codes = unpack_nibbles(bufs["rowwise_data"].reshape(m, k // 2))
+    sf = bufs["rowwise_scale_inv"]
+    if q["optimize_for_gemm"]:
+        sf = unswizzle(sf)
+    tiles = sf[:m:16, : k // 16]                      # [M/16, K/16]
+    padded = pad(np.repeat(tiles.T, 16, 0), (roundup(k, 128), roundup(m // 16, 4)))
+    scales = swizzle(padded).reshape(padded.shape) if q["optimize_for_gemm"] else padded
+    return pack_nibbles(codes.T.copy()), scales
+
+
 def nvfp4_valid_scale_region(name, shape, q):
     m = int(np.prod(shape[:-1])); k = shape[-1]
     if q["optimize_for_gemm"]:

@@ -1,7 +1,8 @@
 """qs.update_usage that creates a representation, through qs-run, against the
 numpy reference: the per-tensor FP8 transpose, and column-wise from row-wise
 for 128x128 block FP8 and 16x16 NVFP4 (which must equal quantizing the
-column-wise representation directly), every byte, padding included. Under
+column-wise representation directly; with 4over6 TE's nibble transpose of
+the row-wise one), every byte, padding included. Under
 QS_KERNELS=gpu-emulated / cuda: the update_usage GPU kernel."""
 
 import numpy as np
@@ -26,6 +27,9 @@ CASES = [
     ("nvfp4", dict(with_2d_quantization=True), (48, 80)),
     ("nvfp4", dict(with_2d_quantization=True), (272, 32)),
     ("nvfp4", dict(with_2d_quantization=True, optimize_for_gemm=True), (144, 160)),
+    ("nvfp4", dict(with_2d_quantization=True, nvfp4_use_4over6=True), (80, 48)),
+    ("nvfp4", dict(with_2d_quantization=True, nvfp4_use_4over6=True, nvfp4_e4m3_max=256,
+                   nvfp4_4over6_err_mode="MSE", optimize_for_gemm=True), (144, 160)),
 ]
 
 
@@ -43,6 +47,11 @@ def test_create_columnwise(rng, family, params, shape, keep_rowwise):
     with np.errstate(all="ignore"):
         source, _ = ref.quantize(x, row, nominal, scale=np.float32(2.0), amax_state=np.float32(0))
         want, _ = ref.quantize(x, both, nominal, scale=np.float32(2.0), amax_state=np.float32(0))
+    if params.get("nvfp4_use_4over6"):
+        # TE's nibble transpose, not a column-wise quantization (whose tile
+        # choices may differ on near-ties).
+        want["columnwise_data"], want["columnwise_scale_inv"] = \
+            ref.nvfp4_2d_columnwise_from_rowwise(source, shape, both)
     a, b = h.qtype(shape, nominal, row), h.qtype(shape, nominal, both)
     module = f"""func.func @update(%q: {a}) -> {b} {{
   %r = qs.update_usage %q : {a} -> {b}

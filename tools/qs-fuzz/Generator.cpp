@@ -162,8 +162,12 @@ private:
     if (q.family == "nvfp4")
       for (const char *k :
            {"with_rht", "with_post_rht_amax", "stochastic_rounding",
-            "row_scaled_nvfp4", "with_random_sign_mask"})
+            "row_scaled_nvfp4", "with_random_sign_mask", "nvfp4_use_4over6"})
         keys.push_back({k, 0});
+    if (q.family == "nvfp4") {
+      keys.push_back({"nvfp4_e4m3_max", 4});
+      keys.push_back({"nvfp4_4over6_err_mode", 5});
+    }
     // Rarely, a parameter of another family.
     if (in.ConsumeIntegralInRange(0, 15) == 0)
       keys.push_back({"block_scaling_dim", 3});
@@ -179,6 +183,12 @@ private:
         break;
       case 2:
         q.params[key] = pick(epsilons);
+        break;
+      case 4: // 4over6's E (448 and 256 valid)
+        q.params[key] = std::to_string(pick((const int[]){256, 448, 256, 512}));
+        break;
+      case 5:
+        q.params[key] = pick((const char *[]){"\"MSE\"", "\"MAE\"", "\"mse\""});
         break;
       default:
         q.params[key] = std::to_string(pick((const int[]){1, 2, 1, 2, 0, 3}));

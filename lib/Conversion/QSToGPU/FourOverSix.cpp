@@ -36,15 +36,14 @@ struct Candidate {
 std::pair<Value, Value> quant::nvfp4Globals(KernelEnv &env, const Rep &r,
                                             Value repScale, Value zRow) {
   Value g = load1(env, env.args[r.amaxArg], r.rowScaled ? zRow : env.idx(0));
-  Value sEnc = r.rowScaled ? ref::nvfp4GlobalEncodeScale(env.b, env.loc, g,
-                                                         r.e4m3Max)
-                           : repScale;
+  Value sEnc = r.rowScaled
+                   ? ref::nvfp4GlobalEncodeScale(env.b, env.loc, g, r.e4m3Max)
+                   : repScale;
   return {sEnc, g};
 }
 
-static Candidate candidate(KernelEnv &env, const Rep &r, Value amax,
-                           Value sEnc, Value g, ArrayRef<Value> values,
-                           float expand) {
+static Candidate candidate(KernelEnv &env, const Rep &r, Value amax, Value sEnc,
+                           Value g, ArrayRef<Value> values, float expand) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
@@ -141,10 +140,10 @@ void quant::fourOverSixErrorPhase(KernelEnv &env, const Plan &p, const Tile &t,
         if (r.columnwise)
           values = columnChunk(env, t, blk, zr);
         else
-          values = readRow(env, t, env.shared[0],
-                           env.add(env.mul(zr, env.idx(t.ld)),
-                                   env.mul(blk, env.idx(16))),
-                           16, p.nominal);
+          values = readRow(
+              env, t, env.shared[0],
+              env.add(env.mul(zr, env.idx(t.ld)), env.mul(blk, env.idx(16))),
+              16, p.nominal);
         // The tile amax (blockAmaxPhase, indexed by x's 16 x 16 blocks).
         Value bi = env.div(xr0, env.idx(16)), bj = env.div(xc0, env.idx(16));
         Value amax = load1(env, env.shared[t.blockAmax],
@@ -169,8 +168,8 @@ Value quant::fourOverSixTilePick(KernelEnv &env, const Tile &t, const Rep &r,
     for (int64_t i = 0; i < 16; ++i) {
       Value seg =
           env.add(env.mul(env.add(first, env.idx(i)), env.idx(blocks)), block);
-      e.push_back(load1(env, buffer,
-                        env.add(env.mul(seg, env.idx(2)), env.idx(cand))));
+      e.push_back(
+          load1(env, buffer, env.add(env.mul(seg, env.idx(2)), env.idx(cand))));
     }
     for (int64_t n = 8; n >= 1; n /= 2)
       for (int64_t i = 0; i < n; ++i)

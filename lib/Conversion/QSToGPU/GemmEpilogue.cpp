@@ -462,7 +462,8 @@ void GemmCode::epilogueAt(
       for (int64_t e = 0; e < vec; ++e) {
         Value col = minI(env.add(group.first, i(e)), i(plan.n - 1));
         if (rowScaled) {
-          Value rows = plan.a.rowScaled ? factor(plan.a, args[2], row) : env.f32(1.0f);
+          Value rows =
+              plan.a.rowScaled ? factor(plan.a, args[2], row) : env.f32(1.0f);
           if (plan.b.rowScaled)
             rows = arith::MulFOp::create(env.b, env.loc, rows,
                                          factor(plan.b, args[3], col));

@@ -148,8 +148,7 @@ Value quant::repScale(KernelEnv &env, const Plan &p, const Rep &r,
     return perTensor;
   if (r.kind == ScaleKind::NVFP4 && !r.rowScaled)
     return ref::nvfp4GlobalEncodeScale(
-        env.b, env.loc, load1(env, env.args[r.amaxArg], env.idx(0)),
-        r.e4m3Max);
+        env.b, env.loc, load1(env, env.args[r.amaxArg], env.idx(0)), r.e4m3Max);
   return Value();
 }
 

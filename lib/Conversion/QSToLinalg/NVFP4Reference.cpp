@@ -23,14 +23,14 @@
 
 #include "Models.h"
 #include "ReferenceBuilders.h"
-#include "qs/Conversion/QSToLinalg/QSToLinalg.h"
-#include "qs/Dialect/QS/IR/QSAttrs.h"
-#include "qs/Dialect/QS/Utils/QuantizerMath.h"
-#include "qs/Dialect/QS/Utils/StochasticRounding.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "qs/Conversion/QSToLinalg/QSToLinalg.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
+#include "qs/Dialect/QS/Utils/QuantizerMath.h"
+#include "qs/Dialect/QS/Utils/StochasticRounding.h"
 #include "llvm/ADT/bit.h"
 #include <cfloat>
 
@@ -119,11 +119,11 @@ struct NVFP4Reference final
     Value rowEnc, scalarEnc;
     if (rowScaled) {
       result.amax = absMaxRows(b, loc, z);
-      rowEnc = map(b, loc, b.getF32Type(), result.amax,
-                   [&](OpBuilder &nb, Location nl, ValueRange args) {
-                     return ref::nvfp4GlobalEncodeScale(nb, nl, args[0],
-                                                        e4m3Max);
-                   });
+      rowEnc =
+          map(b, loc, b.getF32Type(), result.amax,
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                return ref::nvfp4GlobalEncodeScale(nb, nl, args[0], e4m3Max);
+              });
     } else {
       result.amax = absMaxAll(b, loc, z);
       scalarEnc = ref::nvfp4GlobalEncodeScale(b, loc, result.amax, e4m3Max);
@@ -300,8 +300,8 @@ struct NVFP4Reference final
     auto [sf4, codes4, err4] = candidate(1.5f);
     // Map-to-4 iff its error is strictly smaller (ties keep map-to-6).
     Value pick4 = generic(
-        b, loc, tensorOf(shapeOf(err4), b.getI1Type()), {err4, err6},
-        {id, id}, [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        b, loc, tensorOf(shapeOf(err4), b.getI1Type()), {err4, err6}, {id, id},
+        [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
           return arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OLT,
                                        args[0], args[1]);
         });

@@ -510,7 +510,7 @@ DictionaryAttr NVFP4Attr::getStorageMetadata(Type nominalType) const {
                                    b.getBoolAttr(getRowScaledNvfp4())));
   entries.push_back(
       b.getNamedAttr("nvfp4_use_4over6", b.getBoolAttr(getNvfp4Use_4over6())));
-  entries.push_back(b.getNamedAttr("nvfp4_e4m3_max",
-                                   b.getI64IntegerAttr(getNvfp4E4m3Max())));
+  entries.push_back(
+      b.getNamedAttr("nvfp4_e4m3_max", b.getI64IntegerAttr(getNvfp4E4m3Max())));
   return DictionaryAttr::get(getContext(), entries);
 }
