@@ -29,6 +29,10 @@ CASES = [
     ("fp8_current", 0, h.quantizer("mxfp8"), "bf16", True),
     ("fp8_block", 1, h.quantizer("fp8_current", columnwise=False), "f32", False),
     ("nvfp4", 0, h.quantizer("nvfp4", columnwise=False), "bf16", False),
+    # 4over6 operands (E = 256 x and dY, 2-D w) into a 4over6 result with
+    # both usages (E = 256, MSE).
+    ("nvfp4_4over6", 2, h.quantizer("nvfp4", nvfp4_use_4over6=True, nvfp4_e4m3_max=256,
+                                    nvfp4_4over6_err_mode="MSE"), "bf16", True),
 ]
 
 
