@@ -18,6 +18,17 @@ def quantize(shape, nominal, q, x):
     return h.run(module, "quantize", [h.to_npy(x, nominal)], num_outputs)
 
 
+def dequantize(shape, nominal, q, inner):
+    """qs.dequantize of the inner tensors `inner` to f32."""
+    qt, t = h.qtype(shape, nominal, q), h.ttype(shape, "f32")
+    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
+  %x = qs.dequantize %q : {qt} -> {t}
+  return %x : {t}
+}}"""
+    (values,) = h.run(module, "dequantize", inner, 1)
+    return values
+
+
 def test_8_1_mxfp8_block():
     x = np.zeros((32, 32), np.float32)
     x[0, :6] = [10.0, -2.5, 3.0, 1.0, 0.296875, 0.0]
@@ -71,12 +82,7 @@ def test_8_4_nvfp4_unit_global_scale():
     assert amax[0] == np.float32(2688.0)
     assert scales[0, 0] == 0x30  # E4M3 0.5
     assert list(data[0, :8]) == [0xC7, 0x20, 0x42, 0xF6, 0, 0, 0, 0]
-    qt, t = h.qtype((16, 32), "bf16", q), h.ttype((16, 32), "f32")
-    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
-  %x = qs.dequantize %q : {qt} -> {t}
-  return %x : {t}
-}}"""
-    (values,) = h.run(module, "dequantize", [data, scales, amax], 1)
+    values = dequantize((16, 32), "bf16", q, [data, scales, amax])
     assert list(values[0, :8]) == [3.0, -1.0, 0.0, 0.5, 0.5, 1.0, 2.0, -3.0]
 
 
@@ -88,12 +94,7 @@ def test_8_5_nvfp4_global_scale():
     data, scales, amax = quantize((16, 32), "f32", q, x)
     assert scales[0, 0] == 0x60  # E4M3 32
     assert list(data[0, :2]) == [0xD7, 0x12]
-    qt, t = h.qtype((16, 32), "f32", q), h.ttype((16, 32), "f32")
-    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
-  %x = qs.dequantize %q : {qt} -> {t}
-  return %x : {t}
-}}"""
-    (values,) = h.run(module, "dequantize", [data, scales, amax], 1)
+    values = dequantize((16, 32), "f32", q, [data, scales, amax])
     expected = np.array([7.142857, -3.5714285, 1.1904762, 0.5952381], np.float32)
     assert np.array_equal(values[0, :4], expected), values[0, :4]
 
@@ -131,11 +132,6 @@ def test_8_7_nvfp4_4over6(e4m3_max, mode):
     assert (scales[0, 0], scales[0, 1], scales[1, 1]) == (0x3C, 0, 0x7E if e4m3_max == 448 else 0x78)
     assert list(data[0, :3]) == [0x56, 0x91, 0]
     assert data[1, 8] == 0x07
-    qt, t = h.qtype((16, 32), "bf16", q), h.ttype((16, 32), "f32")
-    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
-  %x = qs.dequantize %q : {qt} -> {t}
-  return %x : {t}
-}}"""
-    (values,) = h.run(module, "dequantize", [data, scales, amax], 1)
+    values = dequantize((16, 32), "bf16", q, [data, scales, amax])
     assert list(values[0, :4]) == [6.0, 4.5, 0.75, -0.75]
     assert values[1, 16] == np.float32(6.0 * e4m3_max)

@@ -98,6 +98,33 @@ struct NVFP4Reference final
     unsigned stream = 0;
   };
 
+  /// Per block of the E4M3 scale bytes `sf` [R / br, C / 16]: the encode
+  /// multiplier min(1 / f32(float(sf) * S_dec), FLT_MAX), S_dec = 1 / S_enc
+  /// with S_enc the row's (`rowEnc`, [R]) or `scalarEnc`.
+  static Value encodeMultipliers(OpBuilder &b, Location loc, Value sf,
+                                 Value rowEnc, Value scalarEnc) {
+    MLIRContext *ctx = b.getContext();
+    SmallVector<Value> inputs = {sf};
+    SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(2)};
+    if (rowEnc) {
+      inputs.push_back(rowEnc);
+      maps.push_back(AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx));
+    }
+    SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
+    return generic(
+        b, loc, tensorOf(shapeOf(sf), b.getF32Type()), inputs, maps,
+        [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+          Value sDec = arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f),
+                                             rowEnc ? args[1] : scalarEnc);
+          Value prod = arith::MulFOp::create(
+              nb, nl, emitDecodeToF32(nb, nl, args[0], e4m3), sDec);
+          Value inv =
+              arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f), prod);
+          return arith::MinNumFOp::create(nb, nl, inv,
+                                          constF32(nb, nl, FLT_MAX));
+        });
+  }
+
   /// Quantizes the rows of z [R, C] as `q` says (global amax per row if
   /// row-scaled, 16x16 tiles, 4over6); codes rounded stochastically if
   /// `rng.seed`.
@@ -153,21 +180,7 @@ struct NVFP4Reference final
           v = arith::MinNumFOp::create(nb, nl, v, constF32(nb, nl, FLT_MAX));
           return emitEncodeF32(nb, nl, v, e4m3);
         });
-    SmallVector<Value> encInputs = {sf};
-    if (rowEnc)
-      encInputs.push_back(rowEnc);
-    Value enc = generic(
-        b, loc, tensorOf(shapeOf(blockAmax), b.getF32Type()), encInputs, sfMaps,
-        [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-          Value sDec = arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f),
-                                             encOf(args));
-          Value prod = arith::MulFOp::create(
-              nb, nl, emitDecodeToF32(nb, nl, args[0], e4m3), sDec);
-          Value inv =
-              arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f), prod);
-          return arith::MinNumFOp::create(nb, nl, inv,
-                                          constF32(nb, nl, FLT_MAX));
-        });
+    Value enc = encodeMultipliers(b, loc, sf, rowEnc, scalarEnc);
     AffineMap block = AffineMap::get(2, 0, {d0.floorDiv(br), d1.floorDiv(16)},
                                      ctx);
     result.codes = generic(
@@ -223,48 +236,30 @@ struct NVFP4Reference final
     AffineMap perRow = AffineMap::get(2, 0, {d0}, ctx);
     AffineMap block =
         AffineMap::get(2, 0, {d0.floorDiv(br), d1.floorDiv(16)}, ctx);
-    // Per-block inputs (blockAmax's shape) plus the row's S_enc / G when
-    // row-scaled (a tile never is: row_scaled_nvfp4 excludes 2-D).
-    auto withRow = [&](SmallVector<Value> inputs, SmallVector<AffineMap> maps,
-                       Value rowValue) {
-      if (rowEnc) {
-        inputs.push_back(rowValue);
-        maps.push_back(perRow);
-      }
-      return std::make_pair(inputs, maps);
-    };
-    auto encOf = [&](ValueRange args, size_t i) {
-      return rowEnc ? args[i] : scalarEnc;
-    };
+    // Block amaxes plus the row's S_enc when row-scaled (a tile never is:
+    // row_scaled_nvfp4 excludes 2-D).
+    SmallVector<Value> sfInputs = {blockAmax};
+    SmallVector<AffineMap> sfMaps = {id};
+    if (rowEnc) {
+      sfInputs.push_back(rowEnc);
+      sfMaps.push_back(perRow);
+    }
     // The candidate's scale byte sf = e4m3(min(f32(amax / 6) * S_enc *
     // expand, 448)) and encode multiplier min(1 / f32(sf * S_dec), FLT_MAX).
     auto candidate = [&](float expand) {
-      auto [inputs, maps] = withRow({blockAmax}, {id}, rowEnc);
       Value sf = generic(
-          b, loc, tensorOf(shapeOf(blockAmax), i8), inputs, maps,
+          b, loc, tensorOf(shapeOf(blockAmax), i8), sfInputs, sfMaps,
           [&](OpBuilder &nb, Location nl, ValueRange args) {
             Value v = arith::MulFOp::create(
                 nb, nl,
                 arith::DivFOp::create(nb, nl, args[0], constF32(nb, nl, 6.0f)),
-                encOf(args, 1));
+                rowEnc ? args[1] : scalarEnc);
             if (expand != 1.0f)
               v = arith::MulFOp::create(nb, nl, v, constF32(nb, nl, expand));
             v = arith::MinNumFOp::create(nb, nl, v, constF32(nb, nl, 448.0f));
             return emitEncodeF32(nb, nl, v, e4m3);
           });
-      std::tie(inputs, maps) = withRow({sf}, {id}, rowEnc);
-      Value enc = generic(
-          b, loc, tensorOf(shapeOf(blockAmax), f32), inputs, maps,
-          [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-            Value sDec = arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f),
-                                               encOf(args, 1));
-            Value prod = arith::MulFOp::create(
-                nb, nl, emitDecodeToF32(nb, nl, args[0], e4m3), sDec);
-            Value inv =
-                arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f), prod);
-            return arith::MinNumFOp::create(nb, nl, inv,
-                                            constF32(nb, nl, FLT_MAX));
-          });
+      Value enc = encodeMultipliers(b, loc, sf, rowEnc, scalarEnc);
       Value codes = generic(
           b, loc, tensorOf({rows, cols}, i8), {z, enc}, {id, block},
           [&](OpBuilder &nb, Location nl, ValueRange args) {
