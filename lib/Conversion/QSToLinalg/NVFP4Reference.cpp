@@ -111,18 +111,18 @@ struct NVFP4Reference final
       maps.push_back(AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx));
     }
     SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
-    return generic(
-        b, loc, tensorOf(shapeOf(sf), b.getF32Type()), inputs, maps,
-        [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-          Value sDec = arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f),
-                                             rowEnc ? args[1] : scalarEnc);
-          Value prod = arith::MulFOp::create(
-              nb, nl, emitDecodeToF32(nb, nl, args[0], e4m3), sDec);
-          Value inv =
-              arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f), prod);
-          return arith::MinNumFOp::create(nb, nl, inv,
-                                          constF32(nb, nl, FLT_MAX));
-        });
+    return generic(b, loc, tensorOf(shapeOf(sf), b.getF32Type()), inputs, maps,
+                   [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                     Value sDec =
+                         arith::DivFOp::create(nb, nl, constF32(nb, nl, 1.0f),
+                                               rowEnc ? args[1] : scalarEnc);
+                     Value prod = arith::MulFOp::create(
+                         nb, nl, emitDecodeToF32(nb, nl, args[0], e4m3), sDec);
+                     Value inv = arith::DivFOp::create(
+                         nb, nl, constF32(nb, nl, 1.0f), prod);
+                     return arith::MinNumFOp::create(nb, nl, inv,
+                                                     constF32(nb, nl, FLT_MAX));
+                   });
   }
 
   /// Quantizes the rows of z [R, C] as `q` says (global amax per row if
