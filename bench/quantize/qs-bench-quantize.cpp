@@ -85,7 +85,8 @@ const Family kFamilies[] = {
     // rounding (an rng state input: Philox words per code) for gradients.
     {"nvfp4_rht", "nvfp4<with_rht = true, with_post_rht_amax = true>"},
     {"nvfp4_sr", "nvfp4<stochastic_rounding = true>"},
-    // 4over6 (TE's recipe bound E = 256): two candidates per block.
+    // 4over6 with E = 256 (the 4/6 paper's bound; TE's recipe option
+    // nvfp4_4over6_e4m3_use_256): two candidates per block.
     {"nvfp4_4over6", "nvfp4<nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256>"},
 };
 
