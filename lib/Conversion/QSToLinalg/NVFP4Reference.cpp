@@ -157,6 +157,9 @@ struct NVFP4Reference final
     }
     int64_t br = tiles ? 16 : 1;
     Value blockAmax = blockAbsMax(b, loc, z, br, 16); // [rows/br, cols/16]
+    if (q.getNvfp4Use_4over6())
+      return quantize4over6(b, loc, z, q, result.amax, blockAmax, rowEnc,
+                            scalarEnc);
     AffineMap id = b.getMultiDimIdentityMap(2);
     AffineMap perRow = AffineMap::get(2, 0, {d0}, ctx);
 
@@ -168,9 +171,6 @@ struct NVFP4Reference final
       sfMaps.push_back(perRow);
     }
     auto encOf = [&](ValueRange args) { return rowEnc ? args[1] : scalarEnc; };
-    if (q.getNvfp4Use_4over6())
-      return quantize4over6(b, loc, z, q, result.amax, blockAmax, rowEnc,
-                            scalarEnc);
     Value sf = generic(
         b, loc, tensorOf(shapeOf(blockAmax), i8), sfInputs, sfMaps,
         [&](OpBuilder &nb, Location nl, ValueRange args) {
