@@ -23,6 +23,8 @@ QUANTIZERS = {
     "FP8 block 1x128": "#qs.fp8_block<block_scaling_dim = 1>",
     "FP8 block 128x128": "#qs.fp8_block",
     "NVFP4 (E2M1, 1x16 E4M3, RHT)": "#qs.nvfp4<with_rht = true, with_post_rht_amax = true>",
+    "NVFP4 4over6 (MSE, E4M3 bound 256)":
+        '#qs.nvfp4<nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256, nvfp4_4over6_err_mode = "MSE">',
 }
 
 

@@ -39,7 +39,7 @@ echo "    (examples/linear_operands.mlir) through qs-nvptx-pipeline for sm_90a a
 echo "    sm_100a; registers, shared memory and spills from ptxas -v"
 python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
   --module "$root/examples/linear_operands.mlir"
-for family in fp8_current fp8_delayed fp8_block mxfp8 nvfp4; do
+for family in fp8_current fp8_delayed fp8_block mxfp8 nvfp4 nvfp4_4over6; do
   echo
   echo "=== GPU kernels: the whole Linear layer with $family (fwd: quantizes +"
   echo "    fprop GEMM; bwd: quantize dY + dgrad and wgrad GEMMs), sm_90a and sm_100a (sm_90a:"

@@ -24,6 +24,10 @@ LINEAR = {
     "nvfp4": (qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True),
               qs.NVFP4Quantizer(with_2d_quantization=True),
               qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True)),
+    "nvfp4_4over6": (qs.NVFP4Quantizer(nvfp4_use_4over6=True, nvfp4_e4m3_max=256),
+                     qs.NVFP4Quantizer(with_2d_quantization=True, nvfp4_use_4over6=True,
+                                       nvfp4_4over6_err_mode="MSE"),
+                     qs.NVFP4Quantizer(nvfp4_use_4over6=True, nvfp4_e4m3_max=256)),
 }
 
 
