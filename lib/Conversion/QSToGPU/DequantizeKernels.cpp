@@ -10,6 +10,7 @@
 #include "QuantizePlan.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
 
 using namespace mlir;
@@ -79,7 +80,7 @@ static Value dequantizeElement(KernelEnv &env, const Plan &p, const Rep &r,
                          SmallFloatFormat::e4m3());
     Value g = load1(env, env.args[r.amaxArg], r.rowScaled ? zRow : env.idx(0));
     factor = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, sf, g),
-                                   env.f32(1.0f / (6.0f * r.e4m3Max)));
+                                   env.f32(nvfp4InvSixE(r.e4m3Max)));
     break;
   }
   }

@@ -17,6 +17,7 @@
 #include "QuantizePlan.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
 
 using namespace mlir;
@@ -60,7 +61,7 @@ static Candidate candidate(KernelEnv &env, const Rep &r, Value amax, Value sEnc,
   Value inv = arith::DivFOp::create(
       b, loc, env.f32(1.0f), arith::MulFOp::create(b, loc, sfValue, sDec));
   inv = arith::MinNumFOp::create(b, loc, inv, env.f32(FLT_MAX));
-  Value sixE = env.f32(6.0f * static_cast<float>(r.e4m3Max));
+  Value sixE = env.f32(nvfp4SixE(r.e4m3Max));
   c.err = env.f32(0.0f);
   for (Value x : values) {
     Value code =

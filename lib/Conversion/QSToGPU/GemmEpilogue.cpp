@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
 #include <cassert>
 
 using namespace mlir;
@@ -346,7 +347,7 @@ void GemmCode::epilogueAt(
   auto factor = [&](const OperandPlan &op, Value amax, Value index) -> Value {
     return arith::MulFOp::create(
         env.b, env.loc, memref::LoadOp::create(env.b, env.loc, amax, index),
-        env.f32(1.0f / (6.0f * static_cast<float>(op.e4m3Max))));
+        env.f32(nvfp4InvSixE(op.e4m3Max)));
   };
   if (reducing) {
     // The planes hold alpha acc (row factors included).

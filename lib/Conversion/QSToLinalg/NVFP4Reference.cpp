@@ -40,12 +40,6 @@ using namespace mlir::qs::ref;
 
 static constexpr float kInvFp4Max = 1.0f / 6.0f; // 0x3E2AAAAB
 
-/// f32(1 / (6 E)): 0x39C30C31 (1/2688) for E = 448, 0x3A2AAAAB (1/1536)
-/// for 256.
-static float invDequant(NVFP4Attr q) {
-  return 1.0f / (6.0f * static_cast<float>(q.getNvfp4E4m3Max()));
-}
-
 namespace {
 /// One quantized representation: E2M1 codes [R, C] (i8), E4M3 block scale
 /// bytes per row [R, C/16] (i8) and the global amax (scalar or [R]).
@@ -225,7 +219,7 @@ struct NVFP4Reference final
     bool tiles = q.getWith_2dQuantization();
     int64_t br = tiles ? 16 : 1;
     bool mse = q.getNvfp4_4over6ErrMode() == "MSE";
-    float sixE = 6.0f * static_cast<float>(q.getNvfp4E4m3Max());
+    float sixE = nvfp4SixE(q.getNvfp4E4m3Max());
     MLIRContext *ctx = b.getContext();
     AffineExpr d0, d1;
     bindDims(ctx, d0, d1);
@@ -430,7 +424,7 @@ struct NVFP4Reference final
           Value sf = emitDecodeToF32(nb, nl, args[1], e4m3);
           Value factor = arith::MulFOp::create(
               nb, nl, arith::MulFOp::create(nb, nl, sf, g),
-              constF32(nb, nl, invDequant(q)));
+              constF32(nb, nl, nvfp4InvSixE(q.getNvfp4E4m3Max())));
           return arith::MulFOp::create(
               nb, nl, emitDecodeToF32(nb, nl, args[0], e2m1), factor);
         });
@@ -452,8 +446,8 @@ struct NVFP4Reference final
         decodeElements(b, loc, rep.scales, SmallFloatFormat::e4m3());
     operand.blockK = 16;
     auto factor = [&](OpBuilder &nb, Location nl, Value amax) -> Value {
-      return arith::MulFOp::create(nb, nl, amax,
-                                   constF32(nb, nl, invDequant(q)));
+      return arith::MulFOp::create(
+          nb, nl, amax, constF32(nb, nl, nvfp4InvSixE(q.getNvfp4E4m3Max())));
     };
     if (q.getRowScaledNvfp4())
       operand.rowFactor =

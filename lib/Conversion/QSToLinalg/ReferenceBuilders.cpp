@@ -1,12 +1,13 @@
 //===- ReferenceBuilders.cpp - building blocks of the reference numerics --===//
 
 #include "ReferenceBuilders.h"
-#include "qs/Dialect/QS/Utils/FloatEmulation.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
+#include "qs/Dialect/QS/Utils/FloatEmulation.h"
 #include "llvm/ADT/bit.h"
 #include <cfloat>
 
@@ -422,8 +423,8 @@ Value ref::computeScaleFromAmax(OpBuilder &b, Location loc, Value amax,
 Value ref::nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax,
                                   int64_t e4m3Max) {
   using P = arith::CmpFPredicate;
-  Value s = arith::DivFOp::create(
-      b, loc, constF32(b, loc, 6.0f * static_cast<float>(e4m3Max)), amax);
+  Value s =
+      arith::DivFOp::create(b, loc, constF32(b, loc, nvfp4SixE(e4m3Max)), amax);
   s = arith::MinNumFOp::create(b, loc, s, constF32(b, loc, FLT_MAX));
   Value zero = constF32(b, loc, 0.0f);
   Value one = arith::OrIOp::create(
