@@ -1,37 +1,41 @@
-// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s
-// RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --implicit-check-not=e2m1x2
+// RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM100
 
 // NVFP4 4over6: every block is encoded twice, map-to-6 (sf = e4m3(base))
 // and map-to-4 (sf = e4m3(base * 1.5)), each element's error measured as
 // ((e2m1(q) * sf) * G) / 6E - x with an IEEE division (div.rn, no fma
-// contraction), the better candidate kept. The codes use the exact
-// software E2M1 conversion on both chips (each candidate's code is
-// decoded for its error).
+// contraction), the better candidate kept. The codes come from
+// cvt.rn.satfinite.e2m1x2.f32 on sm_100a (decoded back in software for the
+// errors) and from the exact software E2M1 conversion on sm_90a, which
+// has no such instruction (no e2m1x2 anywhere in its PTX).
 
 // 16x16 tiles, MSE, E = 256 (6E = 1536 = 0f44C00000): the cast kernel's
 // phases, one barrier apart: tile load, segment amaxes, tile amaxes, both
 // candidates' errors of every 1 x 16 segment (one 2 KiB buffer per usage:
 // 64 z rows x 4 segments x 2 candidates), then the encodes, each tile's
-// choice from a tree sum of its 16 segments' errors.
+// choice from a tree sum of its 16 segments' errors; the encode computes
+// only the chosen candidate (its factor selected: 1.5 or 1).
 // CHECK-LABEL: .entry qs_quantize(
 // CHECK: .shared .align 16 .b8 __wg_qs_quantize_0[9216];
 // CHECK: .shared .align 16 .b8 __wg_qs_quantize_1[1024];
 // CHECK: .shared .align 16 .b8 __wg_qs_quantize_2[64];
 // CHECK: .shared .align 16 .b8 __wg_qs_quantize_3[2048];
 // CHECK: .shared .align 16 .b8 __wg_qs_quantize_4[2048];
-// CHECK-NOT: e2m1x2
 // CHECK-NOT: fma.rn.f32
 // CHECK: min.f32 {{.*}}, 0f43E00000;
+// SM100: cvt.rn.satfinite.e2m1x2.f32
 // CHECK: div.rn.f32 {{.*}}, 0f44C00000;
 // CHECK: mul.rn.f32 {{.*}}, 0f3FC00000;
 // CHECK: bar.sync 0;
+// CHECK: selp.f32 {{.*}}, 0f3FC00000, 0f3F800000,
+// SM100: cvt.rn.satfinite.e2m1x2.f32
 // CHECK: st.global.v2.b32
 // CHECK-LABEL: .entry qs_quantize_0(
 // 1x16 blocks, MAE, E = 448 (2688 = 0f45280000): one tile barrier.
-// CHECK-NOT: e2m1x2
 // CHECK-NOT: fma.rn.f32
 // CHECK: bar.sync 0;
 // CHECK-NOT: bar.sync
+// SM100: cvt.rn.satfinite.e2m1x2.f32
 // CHECK: abs.f32
 // CHECK: div.rn.f32 {{.*}}, 0f45280000;
 // CHECK: st.global.v2.b32

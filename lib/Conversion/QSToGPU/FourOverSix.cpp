@@ -8,14 +8,17 @@
 // f32 sum, in element order from 0, of |d| or d * d with d =
 // f32(f32(f32(f32(e2m1(q) * sf) * G) / 6E) - x). A 1 x 16 block decides
 // alone; a 16 x 16 tile (2-D) sums its 16 z rows' errors as a tree first,
-// from the errors fourOverSixErrorPhase leaves in shared memory. Map-to-4
-// wins only when strictly better.
+// from the errors fourOverSixErrorPhase leaves in shared memory, and its
+// blocks then encode only the chosen candidate. Map-to-4 wins only when
+// strictly better. Codes: cvt.rn.satfinite.e2m1x2.f32 on sm_100a, the
+// software encoding elsewhere; decoded (for the errors) in software.
 //
 //===----------------------------------------------------------------------===//
 
 #include "../QSToLinalg/ReferenceBuilders.h"
 #include "QuantizePlan.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "qs/Dialect/QS/IR/QSAttrs.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
@@ -29,8 +32,8 @@ namespace {
 /// One candidate encoding of a block.
 struct Candidate {
   Value sf;                 // E4M3 scale byte (i8)
-  SmallVector<Value> codes; // E2M1 codes (i8, low nibble)
-  Value err;                // f32 error sum
+  SmallVector<Value> bytes; // packed E2M1 codes (i8, element 2i low nibble)
+  Value err;                // f32 error sum, when asked for
 };
 } // namespace
 
@@ -43,17 +46,50 @@ std::pair<Value, Value> quant::nvfp4Globals(KernelEnv &env, const Rep &r,
   return {sEnc, g};
 }
 
+/// The E2M1 codes of the f32 pair (`lo`, `hi`) packed into one byte (`lo`
+/// in the low nibble) and, when `codes` is given, each code alone (i8, low
+/// nibble). On sm_100a cvt.rn.satfinite.e2m1x2.f32 (TE's conversion; the
+/// software path gives the same codes for every finite input,
+/// QuantizePhases.cpp encode), the single codes then taken back out of the
+/// byte.
+static Value e2m1Pair(KernelEnv &env, Value lo, Value hi,
+                      SmallVectorImpl<Value> *codes) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Type i8 = b.getI8Type();
+  Value four = arith::ConstantIntOp::create(b, loc, i8, 4);
+  if (env.gpu && env.hardwareMx) {
+    Value byte = NVVM::ConvertF32x2ToF4x2Op::create(
+        b, loc, i8, hi, lo, /*relu=*/false, b.getType<Float4E2M1FNType>());
+    if (codes) {
+      codes->push_back(arith::AndIOp::create(
+          b, loc, byte, arith::ConstantIntOp::create(b, loc, i8, 15)));
+      codes->push_back(arith::ShRUIOp::create(b, loc, byte, four));
+    }
+    return byte;
+  }
+  Value loCode = emitEncodeF32(b, loc, lo, SmallFloatFormat::e2m1());
+  Value hiCode = emitEncodeF32(b, loc, hi, SmallFloatFormat::e2m1());
+  if (codes)
+    codes->append({loCode, hiCode});
+  return arith::OrIOp::create(b, loc, loCode,
+                              arith::ShLIOp::create(b, loc, hiCode, four));
+}
+
+/// The candidate whose scale is e4m3(min(f32(base * expand), 448)) (no
+/// multiplication when `expand` is null: map-to-6), with its error when
+/// `withError`.
 static Candidate candidate(KernelEnv &env, const Rep &r, Value amax, Value sEnc,
-                           Value g, ArrayRef<Value> values, float expand) {
+                           Value g, ArrayRef<Value> values, Value expand,
+                           bool withError) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
-  SmallFloatFormat e2m1 = SmallFloatFormat::e2m1();
   Candidate c;
   Value v = arith::MulFOp::create(
       b, loc, arith::DivFOp::create(b, loc, amax, env.f32(6.0f)), sEnc);
-  if (expand != 1.0f)
-    v = arith::MulFOp::create(b, loc, v, env.f32(expand));
+  if (expand)
+    v = arith::MulFOp::create(b, loc, v, expand);
   v = arith::MinNumFOp::create(b, loc, v, env.f32(448.0f));
   c.sf = emitEncodeF32(b, loc, v, e4m3);
   Value sfValue = emitDecodeToF32(b, loc, c.sf, e4m3);
@@ -62,19 +98,26 @@ static Candidate candidate(KernelEnv &env, const Rep &r, Value amax, Value sEnc,
       b, loc, env.f32(1.0f), arith::MulFOp::create(b, loc, sfValue, sDec));
   inv = arith::MinNumFOp::create(b, loc, inv, env.f32(FLT_MAX));
   Value sixE = env.f32(nvfp4SixE(r.e4m3Max));
-  c.err = env.f32(0.0f);
-  for (Value x : values) {
-    Value code =
-        emitEncodeF32(b, loc, arith::MulFOp::create(b, loc, x, inv), e2m1);
-    c.codes.push_back(code);
-    Value back = arith::MulFOp::create(
-        b, loc, emitDecodeToF32(b, loc, code, e2m1), sfValue);
-    back = arith::DivFOp::create(b, loc, arith::MulFOp::create(b, loc, back, g),
-                                 sixE);
-    Value d = arith::SubFOp::create(b, loc, back, x);
-    Value e = r.mse ? arith::MulFOp::create(b, loc, d, d).getResult()
-                    : math::AbsFOp::create(b, loc, d).getResult();
-    c.err = arith::AddFOp::create(b, loc, c.err, e);
+  if (withError)
+    c.err = env.f32(0.0f);
+  // Pair by pair, each element's error right after its code.
+  for (size_t t = 0; t + 1 < values.size(); t += 2) {
+    SmallVector<Value, 2> codes;
+    c.bytes.push_back(
+        e2m1Pair(env, arith::MulFOp::create(b, loc, values[t], inv),
+                 arith::MulFOp::create(b, loc, values[t + 1], inv),
+                 withError ? &codes : nullptr));
+    for (size_t k = 0; k < codes.size(); ++k) {
+      Value back = arith::MulFOp::create(
+          b, loc, emitDecodeToF32(b, loc, codes[k], SmallFloatFormat::e2m1()),
+          sfValue);
+      back = arith::DivFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, back, g), sixE);
+      Value d = arith::SubFOp::create(b, loc, back, values[t + k]);
+      Value e = r.mse ? arith::MulFOp::create(b, loc, d, d).getResult()
+                      : math::AbsFOp::create(b, loc, d).getResult();
+      c.err = arith::AddFOp::create(b, loc, c.err, e);
+    }
   }
   return c;
 }
@@ -83,8 +126,8 @@ std::pair<Value, Value> quant::fourOverSixErrors(KernelEnv &env, const Rep &r,
                                                  Value amax, Value sEnc,
                                                  Value g,
                                                  ArrayRef<Value> values) {
-  return {candidate(env, r, amax, sEnc, g, values, 1.0f).err,
-          candidate(env, r, amax, sEnc, g, values, 1.5f).err};
+  return {candidate(env, r, amax, sEnc, g, values, Value(), true).err,
+          candidate(env, r, amax, sEnc, g, values, env.f32(1.5f), true).err};
 }
 
 SmallVector<Value> quant::fourOverSixEncode(KernelEnv &env, const Rep &r,
@@ -93,23 +136,27 @@ SmallVector<Value> quant::fourOverSixEncode(KernelEnv &env, const Rep &r,
                                             Value scales, Value scaleIndex) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
-  Candidate six = candidate(env, r, amax, sEnc, g, values, 1.0f);
-  Candidate four = candidate(env, r, amax, sEnc, g, values, 1.5f);
-  if (!pick4)
-    pick4 = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, four.err,
-                                  six.err);
-  auto pick = [&](Value a4, Value a6) {
-    return arith::SelectOp::create(b, loc, pick4, a4, a6).getResult();
-  };
-  store1(env, pick(four.sf, six.sf), scales, scaleIndex);
-  SmallVector<Value> bytes;
-  Value four4 = arith::ConstantIntOp::create(b, loc, b.getI8Type(), 4);
-  for (size_t t = 0; t + 1 < values.size(); t += 2) {
-    Value lo = pick(four.codes[t], six.codes[t]);
-    Value hi = pick(four.codes[t + 1], six.codes[t + 1]);
-    bytes.push_back(arith::OrIOp::create(
-        b, loc, lo, arith::ShLIOp::create(b, loc, hi, four4)));
+  if (pick4) {
+    // The tile has chosen: only its candidate (base * 1.0 is base).
+    Candidate c = candidate(
+        env, r, amax, sEnc, g, values,
+        arith::SelectOp::create(b, loc, pick4, env.f32(1.5f), env.f32(1.0f)),
+        false);
+    store1(env, c.sf, scales, scaleIndex);
+    return c.bytes;
   }
+  Candidate six = candidate(env, r, amax, sEnc, g, values, Value(), true);
+  Candidate four =
+      candidate(env, r, amax, sEnc, g, values, env.f32(1.5f), true);
+  Value pick = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                     four.err, six.err);
+  auto select = [&](Value a4, Value a6) {
+    return arith::SelectOp::create(b, loc, pick, a4, a6).getResult();
+  };
+  store1(env, select(four.sf, six.sf), scales, scaleIndex);
+  SmallVector<Value> bytes;
+  for (auto [a4, a6] : llvm::zip_equal(four.bytes, six.bytes))
+    bytes.push_back(select(a4, a6));
   return bytes;
 }
 

@@ -201,10 +201,11 @@ std::pair<Value, Value> nvfp4Globals(KernelEnv &env, const Rep &r,
 std::pair<Value, Value> fourOverSixErrors(KernelEnv &env, const Rep &r,
                                           Value amax, Value sEnc, Value g,
                                           ArrayRef<Value> values);
-/// The 16 `values` of a block encoded as 4over6 says: both candidates, the
-/// better one's scale byte stored into `scales` at `scaleIndex`, its packed
+/// The 16 `values` of a block encoded as 4over6 says: the chosen
+/// candidate's scale byte stored into `scales` at `scaleIndex`, its packed
 /// codes (8 bytes) returned. `pick4` (i1, with 2-D: the tile's choice,
-/// fourOverSixTilePick) or null: this block's own errors decide.
+/// fourOverSixTilePick; only that candidate is computed) or null: both
+/// candidates, this block's own errors decide.
 SmallVector<Value> fourOverSixEncode(KernelEnv &env, const Rep &r, Value amax,
                                      Value sEnc, Value g,
                                      ArrayRef<Value> values, Value pick4,
