@@ -131,6 +131,69 @@ def test_nvfp4_4over6_reference_picks_both(rng, mode, tiles):
     assert pick4.any() and not pick4.all(), pick4.mean()
 
 
+# Rows (G, block amax a, t, y) whose 4over6 choice turns on how one E2M1
+# tie rounds: f32(t * enc) is exactly boundary k of the E2M1 grid (0.25,
+# 0.75, 1.25, 1.75, 2.5, 3.5, 5; RNE takes the even code), for map-to-6 or
+# map-to-4. Found by a search over random G, a, y with the reference; the
+# test itself re-checks that rounding tie k the other way flips each row's
+# choice. The GPU kernels find each element's E2M1 magnitude from these
+# boundaries (FourOverSix.cpp errorOf), so a `>=` for a `>` shows here.
+E2M1_TIE_ROWS = {
+    "mae448": {
+        0: ("0x1.bc0ec4p+10", "0x1.78fbe4p+9", "0x1.7c9ef4p+5", "0x1.1d7d6cp+8"),
+        1: ("0x1.aad5acp+10", "0x1.335b64p+9", "0x1.30e1c2p+6", "0x1.30e5ecp+5"),
+        2: ("0x1.78257ep+10", "0x1.bd7ea6p+9", "0x1.0cad10p+8", "0x1.4272f6p+8"),
+        3: ("0x1.e48396p+10", "0x1.18aef4p+10", "0x1.e48394p+8", "0x0p+0"),
+        4: ("0x1.52c874p+10", "0x1.dc15a2p+8", "0x1.935026p+7", "0x1.2e810cp+7"),
+        5: ("0x1.bc325cp+9", "0x1.037334p+9", "0x1.bc325ap+8", "0x0p+0"),
+        6: ("0x1.826318p+7", "0x1.1813f0p+6", "0x1.cbfc10p+5", "0x1.58fffcp+5"),
+    },
+    "mse256": {
+        0: ("0x1.e6aaf4p+10", "0x1.5f2c76p+10", "0x1.e6aaf4p+5", "0x0p+0"),
+        2: ("0x1.0e64d6p+11", "0x1.92c4e6p+10", "0x1.51fe0ep+8", "0x0p+0"),
+        3: ("0x1.ac37b4p+9", "0x1.ab2d98p+8", "0x1.f39652p+6", "0x0p+0"),
+        4: ("0x1.c30e6ap+5", "0x1.393138p+2", "0x1.026af0p+1", "0x1.76e422p+0"),
+        5: ("0x1.ac7dfap+9", "0x1.5749aep+9", "0x1.962cbep+8", "0x1.505a78p+8"),
+    },
+}
+E2M1_BOUNDARIES = [0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0]
+
+
+def e2m1_tie_flipped(k):
+    """e2m1_rn_sat with a tie on boundary k rounded to the odd neighbour."""
+    def round_(v):
+        v = np.asarray(v, dtype=np.float32)
+        codes = ref.cast_rn_sat(v, ref.E2M1, np.float32(6.0))
+        tie = np.abs(v) == np.float32(E2M1_BOUNDARIES[k])
+        mag = np.where((codes & 7) == k, k + 1, k)
+        return np.where(tie, (codes & 8) | mag, codes).astype(np.uint8)
+    return round_
+
+
+@pytest.mark.parametrize("mode", list(FOUR_OVER_SIX))
+def test_nvfp4_4over6_e2m1_ties(rng, mode, monkeypatch):
+    # Row-scaled (each row its own G): [G, 0 x 15 | a, t, y, 0 x 13]; zero
+    # rows after them (NVFP4 needs 16 rows).
+    q = FOUR_OVER_SIX[mode]
+    e4m3_max, mse = q.get("nvfp4_e4m3_max", 448), q.get("nvfp4_4over6_err_mode") == "MSE"
+    cases = E2M1_TIE_ROWS[mode]
+    x = np.zeros((16, 32), dtype=np.float32)
+    for i, (g, a, t, y) in enumerate(cases.values()):
+        x[i, [0, 16, 17, 18]] = [float.fromhex(v) for v in (g, a, t, y)]
+    def picks():
+        with np.errstate(all="ignore"):  # the zero rows
+            *_, pick4 = ref.quantize_nvfp4_4over6_rows(x, True, False, e4m3_max, mse,
+                                                       return_pick=True)
+        return pick4[:, 1]
+    want = picks()
+    for i, k in enumerate(cases):
+        with monkeypatch.context() as m:
+            m.setattr(ref, "e2m1_rn_sat", e2m1_tie_flipped(k))
+            assert picks()[i] != want[i], f"row {i} does not depend on tie {k}"
+    check_quantize(rng, "nvfp4", dict(q, row_scaled_nvfp4=True, **USAGES["row"]), x.shape,
+                   "f32", x=x)
+
+
 @pytest.mark.parametrize("usage", list(USAGES))
 def test_nvfp4_rht_2d(rng, usage):
     # RHT with 16x16 tiles: the column-wise tiles' scales come from the

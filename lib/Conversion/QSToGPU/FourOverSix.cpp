@@ -8,10 +8,14 @@
 // f32 sum, in element order from 0, of |d| or d * d with d =
 // f32(f32(f32(f32(e2m1(q) * sf) * G) / 6E) - x). A 1 x 16 block decides
 // alone; a 16 x 16 tile (2-D) sums its 16 z rows' errors as a tree first,
-// from the errors fourOverSixErrorPhase leaves in shared memory, and its
-// blocks then encode only the chosen candidate. Map-to-4 wins only when
-// strictly better. Codes: cvt.rn.satfinite.e2m1x2.f32 on sm_100a, the
-// software encoding elsewhere; decoded (for the errors) in software.
+// from the errors fourOverSixErrorPhase leaves in shared memory. Map-to-4
+// wins only when strictly better.
+//
+// The errors need no codes (errorOf): an element's E2M1 magnitude follows
+// from |q| and the rounding boundaries, its decoded value from eight
+// computed once per block. Only the chosen candidate is encoded
+// (cvt.rn.satfinite.e2m1x2.f32 on sm_100a, the software encoding
+// elsewhere).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,11 +33,10 @@ using namespace mlir::qs::gpuk;
 using namespace mlir::qs::gpuk::quant;
 
 namespace {
-/// One candidate encoding of a block.
-struct Candidate {
-  Value sf;                 // E4M3 scale byte (i8)
-  SmallVector<Value> bytes; // packed E2M1 codes (i8, element 2i low nibble)
-  Value err;                // f32 error sum, when asked for
+/// One candidate's scale: its E4M3 byte, that byte's value and the encode
+/// multiplier min(1 / f32(sf * S_dec), FLT_MAX).
+struct Scale {
+  Value sf, sfValue, inv;
 };
 } // namespace
 
@@ -46,88 +49,115 @@ std::pair<Value, Value> quant::nvfp4Globals(KernelEnv &env, const Rep &r,
   return {sEnc, g};
 }
 
-/// The E2M1 codes of the f32 pair (`lo`, `hi`) packed into one byte (`lo`
-/// in the low nibble) and, when `codes` is given, each code alone (i8, low
-/// nibble). On sm_100a cvt.rn.satfinite.e2m1x2.f32 (TE's conversion; the
-/// software path gives the same codes for every finite input,
-/// QuantizePhases.cpp encode), the single codes then taken back out of the
-/// byte.
-static Value e2m1Pair(KernelEnv &env, Value lo, Value hi,
-                      SmallVectorImpl<Value> *codes) {
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  Type i8 = b.getI8Type();
-  Value four = arith::ConstantIntOp::create(b, loc, i8, 4);
-  if (env.gpu && env.hardwareMx) {
-    Value byte = NVVM::ConvertF32x2ToF4x2Op::create(
-        b, loc, i8, hi, lo, /*relu=*/false, b.getType<Float4E2M1FNType>());
-    if (codes) {
-      codes->push_back(arith::AndIOp::create(
-          b, loc, byte, arith::ConstantIntOp::create(b, loc, i8, 15)));
-      codes->push_back(arith::ShRUIOp::create(b, loc, byte, four));
-    }
-    return byte;
-  }
-  Value loCode = emitEncodeF32(b, loc, lo, SmallFloatFormat::e2m1());
-  Value hiCode = emitEncodeF32(b, loc, hi, SmallFloatFormat::e2m1());
-  if (codes)
-    codes->append({loCode, hiCode});
-  return arith::OrIOp::create(b, loc, loCode,
-                              arith::ShLIOp::create(b, loc, hiCode, four));
-}
-
-/// The candidate whose scale is e4m3(min(f32(base * expand), 448)) (no
-/// multiplication when `expand` is null: map-to-6), with its error when
-/// `withError`.
-static Candidate candidate(KernelEnv &env, const Rep &r, Value amax, Value sEnc,
-                           Value g, ArrayRef<Value> values, Value expand,
-                           bool withError) {
+/// The candidate scale e4m3(min(f32(base * expand), 448)), base =
+/// f32(f32(amax / 6) * S_enc) (no multiplication when `expand` is null:
+/// map-to-6).
+static Scale scaleOf(KernelEnv &env, Value amax, Value sEnc, Value expand) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
-  Candidate c;
   Value v = arith::MulFOp::create(
       b, loc, arith::DivFOp::create(b, loc, amax, env.f32(6.0f)), sEnc);
   if (expand)
     v = arith::MulFOp::create(b, loc, v, expand);
   v = arith::MinNumFOp::create(b, loc, v, env.f32(448.0f));
-  c.sf = emitEncodeF32(b, loc, v, e4m3);
-  Value sfValue = emitDecodeToF32(b, loc, c.sf, e4m3);
+  Scale s;
+  s.sf = emitEncodeF32(b, loc, v, e4m3);
+  s.sfValue = emitDecodeToF32(b, loc, s.sf, e4m3);
   Value sDec = arith::DivFOp::create(b, loc, env.f32(1.0f), sEnc);
-  Value inv = arith::DivFOp::create(
-      b, loc, env.f32(1.0f), arith::MulFOp::create(b, loc, sfValue, sDec));
-  inv = arith::MinNumFOp::create(b, loc, inv, env.f32(FLT_MAX));
+  s.inv = arith::DivFOp::create(b, loc, env.f32(1.0f),
+                                arith::MulFOp::create(b, loc, s.sfValue, sDec));
+  s.inv = arith::MinNumFOp::create(b, loc, s.inv, env.f32(FLT_MAX));
+  return s;
+}
+
+/// The candidate's error sum over `values`, without its codes: an element
+/// whose scaled value q = f32(x * inv) has E2M1 magnitude m (RNE with
+/// saturation, as emitEncodeF32: m counts the rounding boundaries |q|
+/// passes, > 0.25, >= 0.75, > 1.25, >= 1.75, > 2.5, >= 3.5, > 5 or NaN,
+/// the ties going to the even code) decodes to back_m = f32(f32(f32(m_value
+/// * sf) * G) / 6E), negated when q < 0. The eight back_m are computed once
+/// per block (the multiplications and the division are symmetric in sign,
+/// so this is the reference's per-element arithmetic exactly; a zero's sign
+/// only changes the sign of a zero difference, which |d| and d * d drop).
+static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
+                     ArrayRef<Value> values) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  static constexpr float kMagnitudes[8] = {0.0f, 0.5f, 1.0f, 1.5f,
+                                           2.0f, 3.0f, 4.0f, 6.0f};
+  // Boundary i separates magnitudes i and i + 1; strict where the tie
+  // rounds down (to the even code i), `>=` where it rounds up.
+  static constexpr float kBounds[7] = {0.25f, 0.75f, 1.25f, 1.75f,
+                                       2.5f,  3.5f,  5.0f};
+  static constexpr arith::CmpFPredicate kPreds[7] = {
+      arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE,
+      arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE,
+      arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE,
+      arith::CmpFPredicate::UGT}; // NaN saturates to 6, as emitEncodeF32
   Value sixE = env.f32(nvfp4SixE(r.e4m3Max));
-  if (withError)
-    c.err = env.f32(0.0f);
-  // Pair by pair, each element's error right after its code.
-  for (size_t t = 0; t + 1 < values.size(); t += 2) {
-    SmallVector<Value, 2> codes;
-    c.bytes.push_back(
-        e2m1Pair(env, arith::MulFOp::create(b, loc, values[t], inv),
-                 arith::MulFOp::create(b, loc, values[t + 1], inv),
-                 withError ? &codes : nullptr));
-    for (size_t k = 0; k < codes.size(); ++k) {
-      Value back = arith::MulFOp::create(
-          b, loc, emitDecodeToF32(b, loc, codes[k], SmallFloatFormat::e2m1()),
-          sfValue);
-      back = arith::DivFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, back, g), sixE);
-      Value d = arith::SubFOp::create(b, loc, back, values[t + k]);
-      Value e = r.mse ? arith::MulFOp::create(b, loc, d, d).getResult()
-                      : math::AbsFOp::create(b, loc, d).getResult();
-      c.err = arith::AddFOp::create(b, loc, c.err, e);
-    }
+  std::array<Value, 8> backs;
+  for (int m = 0; m < 8; ++m) {
+    Value v = arith::MulFOp::create(b, loc, env.f32(kMagnitudes[m]), s.sfValue);
+    backs[m] = arith::DivFOp::create(b, loc,
+                                     arith::MulFOp::create(b, loc, v, g), sixE);
   }
-  return c;
+  Value err = env.f32(0.0f);
+  for (Value x : values) {
+    Value q = arith::MulFOp::create(b, loc, x, s.inv);
+    Value mag = math::AbsFOp::create(b, loc, q);
+    Value back = backs[0];
+    for (int i = 0; i < 7; ++i) {
+      Value passes =
+          arith::CmpFOp::create(b, loc, kPreds[i], mag, env.f32(kBounds[i]));
+      back = arith::SelectOp::create(b, loc, passes, backs[i + 1], back);
+    }
+    Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, q,
+                                           env.f32(0.0f));
+    back = arith::SelectOp::create(b, loc, negative,
+                                   arith::NegFOp::create(b, loc, back), back);
+    Value d = arith::SubFOp::create(b, loc, back, x);
+    Value e = r.mse ? arith::MulFOp::create(b, loc, d, d).getResult()
+                    : math::AbsFOp::create(b, loc, d).getResult();
+    err = arith::AddFOp::create(b, loc, err, e);
+  }
+  return err;
+}
+
+/// The E2M1 codes of f32(x * inv) for the 16 `values`, two per byte (the
+/// even element in the low nibble): cvt.rn.satfinite.e2m1x2.f32 on sm_100a
+/// (TE's conversion; the software path gives the same codes for every
+/// finite input, QuantizePhases.cpp encode), the software encoding
+/// elsewhere.
+static SmallVector<Value> encodeWith(KernelEnv &env, Value inv,
+                                     ArrayRef<Value> values) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Type i8 = b.getI8Type();
+  SmallVector<Value> bytes;
+  for (size_t t = 0; t + 1 < values.size(); t += 2) {
+    Value lo = arith::MulFOp::create(b, loc, values[t], inv);
+    Value hi = arith::MulFOp::create(b, loc, values[t + 1], inv);
+    if (env.gpu && env.hardwareMx) {
+      bytes.push_back(NVVM::ConvertF32x2ToF4x2Op::create(
+          b, loc, i8, hi, lo, /*relu=*/false, b.getType<Float4E2M1FNType>()));
+      continue;
+    }
+    Value shifted = arith::ShLIOp::create(
+        b, loc, emitEncodeF32(b, loc, hi, SmallFloatFormat::e2m1()),
+        arith::ConstantIntOp::create(b, loc, i8, 4));
+    bytes.push_back(arith::OrIOp::create(
+        b, loc, emitEncodeF32(b, loc, lo, SmallFloatFormat::e2m1()), shifted));
+  }
+  return bytes;
 }
 
 std::pair<Value, Value> quant::fourOverSixErrors(KernelEnv &env, const Rep &r,
                                                  Value amax, Value sEnc,
                                                  Value g,
                                                  ArrayRef<Value> values) {
-  return {candidate(env, r, amax, sEnc, g, values, Value(), true).err,
-          candidate(env, r, amax, sEnc, g, values, env.f32(1.5f), true).err};
+  return {errorOf(env, r, scaleOf(env, amax, sEnc, Value()), g, values),
+          errorOf(env, r, scaleOf(env, amax, sEnc, env.f32(1.5f)), g, values)};
 }
 
 SmallVector<Value> quant::fourOverSixEncode(KernelEnv &env, const Rep &r,
@@ -136,28 +166,23 @@ SmallVector<Value> quant::fourOverSixEncode(KernelEnv &env, const Rep &r,
                                             Value scales, Value scaleIndex) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
+  Scale chosen;
   if (pick4) {
-    // The tile has chosen: only its candidate (base * 1.0 is base).
-    Candidate c = candidate(
-        env, r, amax, sEnc, g, values,
-        arith::SelectOp::create(b, loc, pick4, env.f32(1.5f), env.f32(1.0f)),
-        false);
-    store1(env, c.sf, scales, scaleIndex);
-    return c.bytes;
+    // The tile has chosen: only its candidate (base * 1 is base).
+    chosen = scaleOf(
+        env, amax, sEnc,
+        arith::SelectOp::create(b, loc, pick4, env.f32(1.5f), env.f32(1.0f)));
+  } else {
+    Scale six = scaleOf(env, amax, sEnc, Value());
+    Scale four = scaleOf(env, amax, sEnc, env.f32(1.5f));
+    Value better = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                         errorOf(env, r, four, g, values),
+                                         errorOf(env, r, six, g, values));
+    chosen.sf = arith::SelectOp::create(b, loc, better, four.sf, six.sf);
+    chosen.inv = arith::SelectOp::create(b, loc, better, four.inv, six.inv);
   }
-  Candidate six = candidate(env, r, amax, sEnc, g, values, Value(), true);
-  Candidate four =
-      candidate(env, r, amax, sEnc, g, values, env.f32(1.5f), true);
-  Value pick = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                     four.err, six.err);
-  auto select = [&](Value a4, Value a6) {
-    return arith::SelectOp::create(b, loc, pick, a4, a6).getResult();
-  };
-  store1(env, select(four.sf, six.sf), scales, scaleIndex);
-  SmallVector<Value> bytes;
-  for (auto [a4, a6] : llvm::zip_equal(four.bytes, six.bytes))
-    bytes.push_back(select(a4, a6));
-  return bytes;
+  store1(env, chosen.sf, scales, scaleIndex);
+  return encodeWith(env, chosen.inv, values);
 }
 
 void quant::fourOverSixErrorPhase(KernelEnv &env, const Plan &p, const Tile &t,
