@@ -131,6 +131,35 @@ def test_nvfp4_4over6_reference_picks_both(rng, mode, tiles):
     assert pick4.any() and not pick4.all(), pick4.mean()
 
 
+def test_nvfp4_e2m1_boundaries(rng):
+    # E2M1 codes at, and 1-3 ulps either side of, each rounding boundary
+    # (0.25, 0.75, ..., 5: ties to the even code; te-formats.md e2m1_rn_sat)
+    # and signed zeros, subnormals and 6. G = 2688 (S_enc = 1) and a block
+    # amax of 24 make sf = 4 and enc = 0.25 exactly, so q = x * enc is
+    # exactly the chosen value. Each 1x16 block: 24, then 15 test values.
+    probes = [0.0, -0.0, 2.0**-149, -(2.0**-149), 2.0**-126, 5.9999995, 6.0]
+    for b in E2M1_BOUNDARIES:
+        for sign in (1.0, -1.0):
+            v = np.float32(sign * b)
+            probes.append(v)
+            for direction in (np.inf, -np.inf):
+                w = v
+                for _ in range(3):
+                    w = np.nextafter(w, np.float32(direction), dtype=np.float32)
+                    probes.append(w)
+    q = np.array(probes, dtype=np.float32)
+    x = (rng.uniform(-24.0, 24.0, (16, 128))).astype(np.float32)
+    x[:, ::16] = 24.0
+    x[0, 0] = 2688.0
+    slots = [(r, c) for r in range(16) for c in range(128) if c % 16 and (r > 0 or c >= 16)]
+    for (r, c), v in zip(slots, q):
+        x[r, c] = v * np.float32(4.0)
+    assert len(q) <= len(slots)
+    assert np.array_equal((x[[r for r, _ in slots[:len(q)]], [c for _, c in slots[:len(q)]]]
+                           * np.float32(0.25)).view(np.uint32), q.view(np.uint32))
+    check_quantize(rng, "nvfp4", dict(USAGES["row"]), x.shape, "f32", x=x)
+
+
 # Rows (G, block amax a, t, y) whose 4over6 choice turns on how one E2M1
 # tie rounds: f32(t * enc) is exactly boundary k of the E2M1 grid (0.25,
 # 0.75, 1.25, 1.75, 2.5, 3.5, 5; RNE takes the even code), for map-to-6 or

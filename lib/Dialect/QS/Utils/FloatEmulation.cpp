@@ -6,13 +6,15 @@
 // carry into the exponent is the correct result) and rebias; for a target
 // subnormal, shift the 24-bit significand right with RNE. Saturation is a
 // clamp of the magnitude code, which is equivalent to satfinite because
-// rounding is monotonic.
+// rounding is monotonic. E2M1 (eight magnitudes) takes a shorter path:
+// three comparisons against its rounding boundaries.
 //
 //===----------------------------------------------------------------------===//
 
 #include "qs/Dialect/QS/Utils/FloatEmulation.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/bit.h"
 #include <cmath>
 
 using namespace mlir;
@@ -88,6 +90,27 @@ struct I32Builder {
 };
 } // namespace
 
+/// The magnitude code (0-7) of E2M1 with RNE and saturation for `abs`, the
+/// bit pattern of |v| (NaN gives 7): the number of rounding boundaries
+/// |v| passes, 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5 (te-formats.md
+/// e2m1_rn_sat's threshold table), found as a binary
+/// search on the bit patterns (monotonic in |v|). A tie rounds to the even
+/// code: the boundaries above an even code (0.75, 1.75, 3.5) are passed at
+/// equality, the others (0.25, 1.25, 2.5, 5) only above it. Three
+/// comparisons instead of the general path's shifts and rounding.
+static Value e2m1Magnitude(I32Builder &i, Value abs) {
+  using P = arith::CmpIPredicate;
+  auto c = [&](float v) { return i.c(llvm::bit_cast<uint32_t>(v)); };
+  Value b2 = i.cmp(P::uge, abs, c(1.75f));
+  Value b1 = i.cmp(P::uge, abs, i.select(b2, c(3.5f), c(0.75f)));
+  Value t0 = i.select(b2, i.select(b1, c(5.0f), c(2.5f)),
+                      i.select(b1, c(1.25f), c(0.25f)));
+  Value b0 = i.cmp(P::ugt, abs, t0);
+  return i.ori(
+      i.ori(i.select(b2, i.c(4), i.c(0)), i.select(b1, i.c(2), i.c(0))),
+      i.select(b0, i.c(1), i.c(0)));
+}
+
 Value mlir::qs::emitEncodeF32(OpBuilder &b, Location loc, Value f32Value,
                               const SmallFloatFormat &f) {
   I32Builder i(b, loc);
@@ -96,6 +119,12 @@ Value mlir::qs::emitEncodeF32(OpBuilder &b, Location loc, Value f32Value,
   Value sign = i.shr(bits, i.c(31));
   Value abs = i.andi(bits, i.c(0x7FFFFFFF));
   Value isNaN = i.cmp(P::ugt, abs, i.c(0x7F800000));
+  if (f.expBits == 2 && f.manBits == 1 && f.saturate) {
+    Value code = i.ori(e2m1Magnitude(i, abs), i.shl(sign, i.c(3)));
+    code = i.select(isNaN, i.c(f.nanCode), code);
+    return arith::TruncIOp::create(b, loc, b.getIntegerType(f.storageBits),
+                                   code);
+  }
   Value ef = i.shr(abs, i.c(23));
 
   // Target normal: drop 23 - M bits with RNE, then rebias the exponent.
