@@ -163,10 +163,11 @@ def test_nvfp4_e2m1_boundaries(rng):
 # Rows (G, block amax a, t, y) whose 4over6 choice turns on how one E2M1
 # tie rounds: f32(t * enc) is exactly boundary k of the E2M1 grid (0.25,
 # 0.75, 1.25, 1.75, 2.5, 3.5, 5; RNE takes the even code), for map-to-6 or
-# map-to-4. Found by a search over random G, a, y with the reference; the
+# map-to-4. Found by scripts/e2m1-tie-search.py (random G, a, y, the reference); the
 # test itself re-checks that rounding tie k the other way flips each row's
 # choice. The GPU kernels find each element's E2M1 magnitude from these
-# boundaries (FourOverSix.cpp errorOf), so a `>=` for a `>` shows here.
+# boundaries (FourOverSix.cpp errorOf, FloatEmulation.cpp), so a `>=` for a
+# `>` shows here.
 E2M1_TIE_ROWS = {
     "mae448": {
         0: ("0x1.bc0ec4p+10", "0x1.78fbe4p+9", "0x1.7c9ef4p+5", "0x1.1d7d6cp+8"),
