@@ -25,6 +25,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "qs/Dialect/QS/IR/QSAttrs.h"
+#include "qs/Dialect/QS/Utils/E2M1Boundaries.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
 
 using namespace mlir;
@@ -84,21 +85,21 @@ static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
                      ArrayRef<Value> values) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
-  static constexpr float kMagnitudes[8] = {0.0f, 0.5f, 1.0f, 1.5f,
-                                           2.0f, 3.0f, 4.0f, 6.0f};
-  // Boundary i separates magnitudes i and i + 1; strict where the tie
-  // rounds down (to the even code i), `>=` where it rounds up.
-  static constexpr float kBounds[7] = {0.25f, 0.75f, 1.25f, 1.75f,
-                                       2.5f,  3.5f,  5.0f};
-  static constexpr arith::CmpFPredicate kPreds[7] = {
-      arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE,
-      arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE,
-      arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE,
-      arith::CmpFPredicate::UGT}; // NaN saturates to 6, as emitEncodeF32
+  // Boundary i separates magnitudes i and i + 1 (E2M1Boundaries.h); `>=`
+  // where the tie rounds up to the even code, strict elsewhere, and NaN
+  // passes the last (saturates to 6, as emitEncodeF32).
+  auto predicate = [](int i) {
+    if (i == 6)
+      return arith::CmpFPredicate::UGT;
+    return kE2M1BoundaryInclusive[i] ? arith::CmpFPredicate::OGE
+                                     : arith::CmpFPredicate::OGT;
+  };
+  static_assert(!kE2M1BoundaryInclusive[6]);
   Value sixE = env.f32(nvfp4SixE(r.e4m3Max));
   std::array<Value, 8> backs;
   for (int m = 0; m < 8; ++m) {
-    Value v = arith::MulFOp::create(b, loc, env.f32(kMagnitudes[m]), s.sfValue);
+    Value v =
+        arith::MulFOp::create(b, loc, env.f32(kE2M1Magnitudes[m]), s.sfValue);
     backs[m] = arith::DivFOp::create(b, loc,
                                      arith::MulFOp::create(b, loc, v, g), sixE);
   }
@@ -108,8 +109,8 @@ static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
     Value mag = math::AbsFOp::create(b, loc, q);
     Value back = backs[0];
     for (int i = 0; i < 7; ++i) {
-      Value passes =
-          arith::CmpFOp::create(b, loc, kPreds[i], mag, env.f32(kBounds[i]));
+      Value passes = arith::CmpFOp::create(b, loc, predicate(i), mag,
+                                           env.f32(kE2M1Boundaries[i]));
       back = arith::SelectOp::create(b, loc, passes, backs[i + 1], back);
     }
     Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, q,

@@ -14,6 +14,7 @@
 #include "qs/Dialect/QS/Utils/FloatEmulation.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "qs/Dialect/QS/Utils/E2M1Boundaries.h"
 #include "llvm/ADT/bit.h"
 #include <cmath>
 
@@ -92,19 +93,26 @@ struct I32Builder {
 
 /// The magnitude code (0-7) of E2M1 with RNE and saturation for `abs`, the
 /// bit pattern of |v| (NaN gives 7): the number of rounding boundaries
-/// |v| passes, 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5 (te-formats.md
-/// e2m1_rn_sat's threshold table), found as a binary
-/// search on the bit patterns (monotonic in |v|). A tie rounds to the even
-/// code: the boundaries above an even code (0.75, 1.75, 3.5) are passed at
-/// equality, the others (0.25, 1.25, 2.5, 5) only above it. Three
-/// comparisons instead of the general path's shifts and rounding.
+/// (E2M1Boundaries.h, te-formats.md e2m1_rn_sat's threshold table) |v|
+/// passes, found as a binary search on the bit patterns (monotonic in |v|):
+/// boundary 3, then 1 or 5, then one of the even ones. Three comparisons
+/// instead of the general path's shifts and rounding.
 static Value e2m1Magnitude(I32Builder &i, Value abs) {
   using P = arith::CmpIPredicate;
-  auto c = [&](float v) { return i.c(llvm::bit_cast<uint32_t>(v)); };
-  Value b2 = i.cmp(P::uge, abs, c(1.75f));
-  Value b1 = i.cmp(P::uge, abs, i.select(b2, c(3.5f), c(0.75f)));
-  Value t0 = i.select(b2, i.select(b1, c(5.0f), c(2.5f)),
-                      i.select(b1, c(1.25f), c(0.25f)));
+  // The search compares with one predicate per level: the odd boundaries
+  // pass at equality (the tie goes to the even code above), the even ones
+  // only above.
+  static_assert(kE2M1BoundaryInclusive[1] && kE2M1BoundaryInclusive[3] &&
+                kE2M1BoundaryInclusive[5]);
+  static_assert(!kE2M1BoundaryInclusive[0] && !kE2M1BoundaryInclusive[2] &&
+                !kE2M1BoundaryInclusive[4] && !kE2M1BoundaryInclusive[6]);
+  auto bound = [&](int k) {
+    return i.c(llvm::bit_cast<uint32_t>(kE2M1Boundaries[k]));
+  };
+  Value b2 = i.cmp(P::uge, abs, bound(3));
+  Value b1 = i.cmp(P::uge, abs, i.select(b2, bound(5), bound(1)));
+  Value t0 = i.select(b2, i.select(b1, bound(6), bound(4)),
+                      i.select(b1, bound(2), bound(0)));
   Value b0 = i.cmp(P::ugt, abs, t0);
   return i.ori(
       i.ori(i.select(b2, i.c(4), i.c(0)), i.select(b1, i.c(2), i.c(0))),
