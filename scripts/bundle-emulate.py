@@ -8,7 +8,7 @@ here has wrong expectations in the bundle (or a kernel the emulation
 already gets wrong), not a GPU problem: run this before spending device
 time (docs/GPU.md, "Launch plans and the device check").
 
-  scripts/bundle-emulate.py BUNDLE [--only REGEX] [--qs-run PATH] [--jobs N]
+  scripts/bundle-emulate.py BUNDLE [--only REGEX] [--qs-run PATH] [--jobs N] [--jit-opt-level N]
                                    [--runtime-checks]
 
 Prints one line per check (PASS, or FAIL with device-run.py's problems) and
@@ -38,7 +38,7 @@ def load_device_run():
     return module
 
 
-def emulate(directory, qs_run, runtime_checks):
+def emulate(directory, qs_run, runtime_checks, jit_opt_level):
     """(case, result bytes, error): the check's results from the emulated
     kernels, or why there are none."""
     with open(os.path.join(directory, "case.json")) as f:
@@ -54,6 +54,8 @@ def emulate(directory, qs_run, runtime_checks):
         args += [f"--output=@{p}" for p in outs]
         if runtime_checks:
             args.append("--runtime-checks")
+        if jit_opt_level is not None:
+            args.append(f"--jit-opt-level={jit_opt_level}")
         proc = subprocess.run(args, capture_output=True, text=True)
         if proc.returncode != 0:
             return case, None, f"qs-run failed ({proc.returncode}): {proc.stderr.strip()[:2000]}"
@@ -70,6 +72,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--runtime-checks", action="store_true",
                         help="qs-run --runtime-checks (every memref access bounds-checked)")
+    parser.add_argument("--jit-opt-level", type=int, choices=range(4), default=None,
+                        help="qs-run --jit-opt-level (LLVM's optimization level for the "
+                             "JIT; default: qs-run's, 2)")
     args = parser.parse_args()
     check_dir = os.path.join(args.bundle, "check")
     if not os.path.isdir(check_dir):
@@ -83,7 +88,7 @@ def main():
     passed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = [pool.submit(emulate, os.path.join(check_dir, n), args.qs_run,
-                               args.runtime_checks) for n in names]
+                               args.runtime_checks, args.jit_opt_level) for n in names]
         for name, future in zip(names, futures):
             case, results, error = future.result()
             problems = ([error] if error else

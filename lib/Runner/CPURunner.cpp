@@ -2,8 +2,6 @@
 
 #include "qs/Runner/CPURunner.h"
 #include "RunnerDetail.h"
-#include "qs/Dialect/QS/IR/QSTypes.h"
-#include "qs/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -11,7 +9,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "qs/Dialect/QS/IR/QSTypes.h"
+#include "qs/Pipelines/Pipelines.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CodeGen.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
@@ -107,7 +108,8 @@ llvm::Error runner::invokeWithDescriptors(ExecutionEngine &engine,
   return engine.invokePacked(("_mlir_ciface_" + function).str(), args);
 }
 
-std::function<llvm::Error(llvm::Module *)> runner::makeJitTransformer() {
+std::function<llvm::Error(llvm::Module *)>
+runner::makeJitTransformer(unsigned optLevel) {
   // The host's features as the JIT's target machine takes them
   // (JITTargetMachineBuilder::detectHost), then the two disabled last, which
   // also disables every feature that implies them (AVX10).
@@ -120,7 +122,7 @@ std::function<llvm::Error(llvm::Module *)> runner::makeJitTransformer() {
   }
   std::string featureString = features.getString();
   std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(2, 0, nullptr);
+      makeOptimizingTransformer(optLevel, 0, nullptr);
   return [featureString, optimize](llvm::Module *module) -> llvm::Error {
     for (llvm::Function &function : *module)
       if (!function.isDeclaration())
@@ -240,11 +242,15 @@ llvm::Expected<std::vector<HostTensor>>
 mlir::qs::runOnCPU(ModuleOp module, StringRef function,
                    const std::vector<HostTensor> &inputs, uint64_t memoryLimit,
                    bool emulateGPUKernels, StringRef emulatedChip,
-                   unsigned emulatedMultiprocessors, bool runtimeChecks) {
+                   unsigned emulatedMultiprocessors, bool runtimeChecks,
+                   unsigned jitOptLevel) {
   auto makeError = [](const Twine &message) {
     return llvm::make_error<llvm::StringError>(message,
                                                llvm::inconvertibleErrorCode());
   };
+  if (jitOptLevel > 3)
+    return makeError("JIT optimization level must be 0, 1, 2 or 3, got " +
+                     Twine(jitOptLevel));
   auto func = module.lookupSymbol<func::FuncOp>(function);
   FailureOr<FlatSignature> signature = runner::checkCall(func, function, inputs);
   if (failed(signature))
@@ -275,8 +281,9 @@ mlir::qs::runOnCPU(ModuleOp module, StringRef function,
   ExecutionEngineOptions options;
   // ExecutionEngineOptions holds a function_ref: keep the callee alive.
   std::function<llvm::Error(llvm::Module *)> transformer =
-      runner::makeJitTransformer();
+      runner::makeJitTransformer(jitOptLevel);
   options.transformer = transformer;
+  options.jitCodeGenOptLevel = llvm::CodeGenOpt::getLevel(jitOptLevel);
   SmallVector<StringRef> libs;
   if (StringRef(QS_MLIR_C_RUNNER_UTILS).size())
     libs.push_back(QS_MLIR_C_RUNNER_UTILS);

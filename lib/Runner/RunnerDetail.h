@@ -48,7 +48,7 @@ llvm::Error invokeWithDescriptors(ExecutionEngine &engine, StringRef function,
                                   std::vector<Descriptor> &descriptors);
 
 /// The JIT's module transformer: code generation for the host CPU's features
-/// less the x86 BF16 conversion instructions, then LLVM's -O2.
+/// less the x86 BF16 conversion instructions, then LLVM's -O`optLevel`.
 ///
 /// With AVX512-BF16 or AVX-NE-CONVERT, LLVM selects vcvtneps2bf16 for an
 /// fptrunc to bfloat, including the ones the x86 backend inserts itself to
@@ -59,7 +59,8 @@ llvm::Error invokeWithDescriptors(ExecutionEngine &engine, StringRef function,
 /// Without the two features the conversion is a call to __truncsfbf2 (MLIR's
 /// float16 utilities, exact). Julia's JIT does the same (JuliaLang/julia
 /// #63012); LLVM has kept the lowering (llvm/llvm-project #221052).
-std::function<llvm::Error(llvm::Module *)> makeJitTransformer();
+std::function<llvm::Error(llvm::Module *)>
+makeJitTransformer(unsigned optLevel = 2);
 
 /// The flattened signature of `func` if it exists and `inputs` match it;
 /// else fails and lastCallError() says why.

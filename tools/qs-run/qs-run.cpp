@@ -103,6 +103,13 @@ static cl::opt<bool> runtimeChecks(
              "its buffer prints the op and its location and ends the run "
              "(exit code 3); for kernel development, slower"),
     cl::cat(qsRunCategory));
+static cl::opt<unsigned> jitOptLevel(
+    "jit-opt-level",
+    cl::desc("With --device=cpu: LLVM's optimization level for the JIT, "
+             "0-3 (default 2); 0 compiles fastest, for short runs of large "
+             "code such as --kernels=gpu-emulated GEMMs; results do not "
+             "change"),
+    cl::init(2), cl::cat(qsRunCategory));
 static cl::opt<bool> printSignature(
     "print-signature",
     cl::desc("Print the flattened inputs and outputs the function takes "
@@ -226,6 +233,11 @@ int main(int argc, char **argv) {
     return error("--kernels applies to --device=cpu only");
   if (device == "cuda" && runtimeChecks)
     return error("--runtime-checks applies to --device=cpu only");
+  if (device == "cuda" && jitOptLevel.getNumOccurrences())
+    return error("--jit-opt-level applies to --device=cpu only");
+  if (jitOptLevel > 3)
+    return error("--jit-opt-level=" + std::to_string(jitOptLevel) +
+                 " is not one of: 0, 1, 2, 3");
   if (!kernelChip.empty() && exportPlan.empty() && kernels != "gpu-emulated")
     return error("--chip applies to --export-cuda-plan and "
                  "--kernels=gpu-emulated only");
@@ -329,11 +341,10 @@ int main(int argc, char **argv) {
   }
 
   llvm::Expected<std::vector<HostTensor>> results =
-      device == "cuda"
-          ? runOnCUDA(*module, function, hostInputs)
-          : runOnCPU(*module, function, hostInputs, maxBytes,
-                     kernels == "gpu-emulated", kernelChip, multiprocessors,
-                     runtimeChecks);
+      device == "cuda" ? runOnCUDA(*module, function, hostInputs)
+                       : runOnCPU(*module, function, hostInputs, maxBytes,
+                                  kernels == "gpu-emulated", kernelChip,
+                                  multiprocessors, runtimeChecks, jitOptLevel);
   if (!results)
     return error(llvm::toString(results.takeError()));
   for (auto [i, result] : llvm::enumerate(*results)) {

@@ -72,11 +72,19 @@ unsigned getElementByteWidth(Type elementType);
 /// `runtimeChecks` (qs-cpu-pipeline's runtime-checks) every memref access
 /// is bounds-checked: one outside its buffer prints the op and its
 /// location to stderr and ends the process (exit code 3).
+///
+/// `jitOptLevel` (0-3) is LLVM's optimization level for the JIT, both the
+/// IR passes and code generation. 2 suits most runs; 0 compiles several
+/// times faster and runs slower, which wins for short runs of large code
+/// (the emulated GEMM kernels on test-sized problems take about a third
+/// less time in all). Results do not depend on it: the IR fixes every
+/// rounding.
 llvm::Expected<std::vector<HostTensor>>
 runOnCPU(ModuleOp module, StringRef function,
          const std::vector<HostTensor> &inputs, uint64_t memoryLimit = 0,
          bool emulateGPUKernels = false, StringRef emulatedChip = "",
-         unsigned emulatedMultiprocessors = 0, bool runtimeChecks = false);
+         unsigned emulatedMultiprocessors = 0, bool runtimeChecks = false,
+         unsigned jitOptLevel = 2);
 
 /// Compiles `module` in place with qs-nvptx-pipeline for the CUDA device
 /// (device 0; sm_90a for compute capability 9.x, sm_100a for 10.x; the
