@@ -166,7 +166,7 @@ def test_nvfp4_e2m1_boundaries(rng):
 # map-to-4. Found by scripts/e2m1-tie-search.py (random G, a, y, the reference); the
 # test itself re-checks that rounding tie k the other way flips each row's
 # choice. The GPU kernels find each element's E2M1 magnitude from these
-# boundaries (FourOverSix.cpp errorOf, FloatEmulation.cpp), so a `>=` for a
+# boundaries (E2M1Boundaries.h: FourOverSix.cpp errorOf, FloatEmulation.cpp), so a `>=` for a
 # `>` shows here.
 E2M1_TIE_ROWS = {
     "mae448": {
