@@ -4,7 +4,8 @@
 // RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM100
 
 // Per-tensor current scaling: an amax kernel (16-byte loads, warp
-// butterfly reduction, one native unsigned atomic max per warp), then the
+// butterfly reductions, then after a barrier one native unsigned atomic
+// max per block: not one per warp, see fp8-delayed.mlir), then the
 // cast kernel (tile in shared memory, packed E4M3 conversion, 16-byte
 // stores). sm_90a is TN-only: data and transpose (two conversions per
 // element); sm_100a keeps one buffer.
@@ -16,7 +17,9 @@
 // CHECK-LABEL: .entry qs_quantize_amax(
 // CHECK: ld.global.v4.b32
 // CHECK: shfl.sync.bfly.b32
+// CHECK: bar.sync 0
 // CHECK: atom.global.max.u32
+// CHECK-NOT: atom.global
 // CHECK-LABEL: .entry qs_quantize(
 // CHECK: .maxntid 128, 1, 1
 // CHECK: .minnctapersm 4

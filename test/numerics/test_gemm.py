@@ -152,18 +152,24 @@ def test_gemm_3d_activation(rng, family):
 
 def _hopper_model(op_a, op_b, family):
     """A model of Hopper's FP8 tensor cores (an independent restatement of
-    gemm_cases.tensor_core_slack's assumption): FP32 sums of each MMA
-    k-step, the running sum truncated to 13 mantissa bits after each step,
-    promoted into FP32 every 128-wide k-tile (per-tensor split, FP8 block)
-    or 32-block (MXFP8)."""
+    gemm_cases.tensor_core_slack's assumption): each MMA k-step aligns its
+    addends (the running sum, 32 products) to the largest one's exponent
+    and truncates each to 13 bits below it, sums them exactly, keeps the
+    sum in 13 mantissa bits (truncated); the running sum is promoted into
+    FP32 every 128-wide k-tile (per-tensor split, FP8 block) or 32-block
+    (MXFP8)."""
     k, chunk = op_a.shape[1], {"mxfp8": 32}.get(family, 128)
     total = np.zeros((op_a.shape[0], op_b.shape[0]), np.float32)
     for c0 in range(0, k, chunk):
-        acc = np.zeros_like(total)
+        acc = np.zeros(total.shape)
         for j in range(c0, min(c0 + chunk, k), 32):
-            acc = acc + (op_a[:, j:j + 32] @ op_b[:, j:j + 32].T).astype(np.float32)
-            acc = (acc.view(np.uint32) & np.uint32(0xFFFFFC00)).view(np.float32)
-        total = total + acc
+            terms = np.concatenate([acc[..., None], op_a[:, None, j:j + 32] * op_b[None, :, j:j + 32]],
+                                   axis=-1)
+            _, e = np.frexp(np.abs(terms).max(axis=-1, keepdims=True))  # max in [2^(e-1), 2^e)
+            unit = np.ldexp(1.0, e - 14)
+            acc = (np.trunc(terms / unit) * unit).sum(axis=-1).astype(np.float32)
+            acc = (acc.view(np.uint32) & np.uint32(0xFFFFFC00)).view(np.float32).astype(np.float64)
+        total = total + acc.astype(np.float32)
     return total.astype(np.float64)
 
 

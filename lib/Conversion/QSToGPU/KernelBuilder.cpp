@@ -32,6 +32,16 @@ static void emitUnsignedMax(OpBuilder &b, Location loc, Value value,
                             LLVM::AtomicOrdering::monotonic);
 }
 
+/// max over the 32 lanes of a warp (XOR shuffles; every lane gets it).
+static Value warpMax(OpBuilder &b, Location loc, Value value) {
+  for (int32_t offset = 16; offset >= 1; offset /= 2) {
+    auto shuffle = gpu::ShuffleOp::create(b, loc, value, offset, 32,
+                                          gpu::ShuffleMode::XOR);
+    value = arith::MaxNumFOp::create(b, loc, value, shuffle.getShuffleResult());
+  }
+  return value;
+}
+
 Value KernelEnv::idx(int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -154,17 +164,48 @@ void KernelEnv::atomicMaxToGlobal(Value value, Value target) {
                                 target, ValueRange{zero});
     return;
   }
-  for (int32_t offset = 16; offset >= 1; offset /= 2) {
-    auto shuffle = gpu::ShuffleOp::create(b, loc, value, offset, 32,
-                                          gpu::ShuffleMode::XOR);
-    value = arith::MaxNumFOp::create(b, loc, value, shuffle.getShuffleResult());
-  }
+  value = warpMax(b, loc, value);
   Value lane = rem(threadId, idx(32));
   Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          lane, zero);
   // Non-negative, non-NaN floats order like their bit patterns: one native
   // red.global.max.u32 instead of a compare-and-swap loop on a float.
   ifThen(isLeader, [&] { emitUnsignedMax(b, loc, value, target, zero); });
+}
+
+void KernelEnv::stageWarpMax(Value slots) {
+  if (!gpu)
+    return;
+  Value value = warpMax(
+      b, loc, memref::LoadOp::create(b, loc, slots, ValueRange{threadId}));
+  Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         rem(threadId, idx(32)), idx(0));
+  // Lane 0's own slot: no other thread reads it in this phase.
+  ifThen(isLeader, [&] {
+    memref::StoreOp::create(b, loc, value, slots, ValueRange{threadId});
+  });
+}
+
+void KernelEnv::blockMaxToGlobal(Value slots, ArrayRef<Value> targets) {
+  Value zero = idx(0);
+  if (!gpu) {
+    Value value = memref::LoadOp::create(b, loc, slots, ValueRange{threadId});
+    for (Value target : targets)
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxnumf, value,
+                                  target, ValueRange{zero});
+    return;
+  }
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId, zero);
+  ifThen(isFirst, [&] {
+    Value value = f32(0.0f);
+    for (int64_t w = 0; w < (threads + 31) / 32; ++w)
+      value = arith::MaxNumFOp::create(
+          b, loc, value,
+          memref::LoadOp::create(b, loc, slots, ValueRange{idx(w * 32)}));
+    for (Value target : targets)
+      emitUnsignedMax(b, loc, value, target, zero);
+  });
 }
 
 void KernelEnv::atomicMaxAt(Value value, Value target, Value index) {

@@ -78,6 +78,18 @@ struct KernelEnv {
   /// `target`: on the GPU a warp-shuffle reduction and one atomic per warp,
   /// in the emulation an atomic per thread.
   void atomicMaxToGlobal(Value value, Value target);
+  /// Block-wide max of every thread's `slots[threadId]` (shared f32, >= 0,
+  /// not NaN) into memref<1xf32> `targets`, in two phases with the phase
+  /// barrier between them (every thread of the block calls both): on the
+  /// GPU, stageWarpMax leaves each warp's max (shuffles) in the slot of its
+  /// lane 0, and blockMaxToGlobal has thread 0 combine those and issue one
+  /// atomic per block and target; in the emulation stageWarpMax does
+  /// nothing and each thread issues its own atomic (max does not depend
+  /// on the order). One atomic per warp on a single address serialized in
+  /// the L2: 4 per 64x64 tile made FP8 delayed scaling's cast kernel take
+  /// twice MXFP8's time on H200 (docs/performance.md, 2026-12-04).
+  void stageWarpMax(Value slots);
+  void blockMaxToGlobal(Value slots, ArrayRef<Value> targets);
   /// Max-combines this thread's f32 (>= 0, not NaN) into element `index` of
   /// `target` (one atomic per thread).
   void atomicMaxAt(Value value, Value target, Value index);

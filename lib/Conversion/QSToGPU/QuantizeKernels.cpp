@@ -100,10 +100,12 @@ static KernelDesc amaxKernel(const Plan &p) {
       });
     });
   });
+  d.phases.push_back([](KernelEnv &env) { env.stageWarpMax(env.shared[0]); });
   d.phases.push_back([p](KernelEnv &env) {
-    Value slot = load1(env, env.shared[0], env.threadId);
+    SmallVector<Value> targets;
     for (int a : p.globalAmaxArgs)
-      env.atomicMaxToGlobal(slot, env.args[a]);
+      targets.push_back(env.args[a]);
+    env.blockMaxToGlobal(env.shared[0], targets);
   });
   return d;
 }
@@ -202,13 +204,18 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
                  });
     });
   });
+  d.phases.push_back([t, rowAmax](KernelEnv &env) {
+    env.stageWarpMax(env.shared[t.slots]);
+    if (rowAmax)
+      env.stageWarpMax(env.shared[t.mults]);
+  });
   d.phases.push_back([p, t, rowAmax](KernelEnv &env) {
-    env.atomicMaxToGlobal(load1(env, env.shared[t.slots], env.threadId),
-                          env.args[p.rhtAmaxArg]);
+    env.blockMaxToGlobal(env.shared[t.slots], {env.args[p.rhtAmaxArg]});
     if (rowAmax) {
-      Value xmax = load1(env, env.shared[t.mults], env.threadId);
+      SmallVector<Value> targets;
       for (int a : p.globalAmaxArgs)
-        env.atomicMaxToGlobal(xmax, env.args[a]);
+        targets.push_back(env.args[a]);
+      env.blockMaxToGlobal(env.shared[t.mults], targets);
     }
   });
   return d;
@@ -296,15 +303,18 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
       else
         rowwisePhase(env, p, t, r, scale, rng);
     }
-    if (p.delayed) {
-      Value slot = load1(env, env.shared[t.slots], env.threadId);
-      env.atomicMaxToGlobal(slot, env.args[p.amaxStateOutArg]);
-    }
   });
   if (xLayout) {
     Rep r = *xLayout;
     d.phases.push_back(
         [p, t, r](KernelEnv &env) { xLayoutEncodePhase(env, p, t, r); });
+  }
+  if (p.delayed) {
+    d.phases.push_back(
+        [t](KernelEnv &env) { env.stageWarpMax(env.shared[t.slots]); });
+    d.phases.push_back([p, t](KernelEnv &env) {
+      env.blockMaxToGlobal(env.shared[t.slots], {env.args[p.amaxStateOutArg]});
+    });
   }
   return d;
 }
