@@ -46,8 +46,15 @@ void mlir::qs::addBufferizationPasses(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.modifyPublicFunctions = true;
-  // Not hoistStaticAllocs: in MLIR 22.1.8 it crashes when a function returns
-  // one buffer twice (MXFP8 2-D returns equal row- and column-wise data).
+  // Results allocated in the function (static shapes) become the caller's
+  // out-parameters themselves: the kernels write there, with no copy at
+  // the end (a 16384^2 FP8 result is 256 MiB: 130 us at the H200's copy
+  // bandwidth, next to 218 us for the delayed cast that writes it).
+  // hoistStaticAllocs crashes in MLIR 22.1.8 when a function
+  // returns one buffer twice (MXFP8 2-D returns equal row- and column-wise
+  // data): qs-distinct-returned-buffers copies the repeats first.
+  outParams.hoistStaticAllocs = true;
+  pm.addPass(createQSDistinctReturnedBuffersPass());
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createQSStripFlattenAttributesPass());

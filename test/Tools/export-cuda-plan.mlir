@@ -8,8 +8,10 @@
 
 // The launch plan of a compiled function: buffers (flattened arguments,
 // inputs then results, and the host's allocations), kernel launches and
-// copies in order, and the gpu.binary.
-// CHECK: qs-run: @quantize for sm_90a: 2 kernel launch(es), 9 buffers (1 inputs, 4 results), isa binary of {{[0-9]+}} bytes
+// copies in order, and the gpu.binary. The kernels write the results in
+// place (the function's own allocations became the caller's buffers:
+// no copies, no host allocations).
+// CHECK: qs-run: @quantize for sm_90a: 2 kernel launch(es), 5 buffers (1 inputs, 4 results), isa binary of {{[0-9]+}} bytes
 // PLAN: "buffers": [
 // PLAN-NEXT: {
 // PLAN-NEXT: "argument": 0,
@@ -21,8 +23,7 @@
 // PLAN: "block": 128,
 // PLAN: "grid": 2,
 // PLAN-NEXT: "kernel": "qs_quantize"
-// PLAN: "copy": {
-// PLAN-NEXT: "bytes": 8192,
+// PLAN-NOT: "copy"
 // PTX: .target sm_90a
 // PTX: .entry qs_quantize_init(
 // PTX: .entry qs_quantize(
@@ -39,6 +40,25 @@ func.func @pingpong(%x: !qs.tensor<1024x256xbf16, #qs.fp8_current<columnwise = f
 func.func @quantize(%x: tensor<64x128xbf16>) -> !qs.tensor<64x128xbf16, #qs.mxfp8<>> {
   %q = qs.quantize %x : tensor<64x128xbf16> -> !qs.tensor<64x128xbf16, #qs.mxfp8<>>
   return %q : !qs.tensor<64x128xbf16, #qs.mxfp8<>>
+}
+
+// A value returned twice: the second result is a copy of the first
+// (qs-distinct-returned-buffers): after the kernels, one copy step per
+// inner buffer (codes and scales, each usage).
+// RUN: qs-run %s --function=twice --export-cuda-plan=%t/twice --format=isa | FileCheck %s --check-prefix=TWICE
+// RUN: FileCheck %s --input-file=%t/twice/plan.json --check-prefix=TWICE-PLAN
+// TWICE: qs-run: @twice for sm_90a: 2 kernel launch(es), 9 buffers (1 inputs, 8 results)
+// TWICE-PLAN: "kernel": "qs_quantize{{.*}}"
+// TWICE-PLAN: "copy": {
+// TWICE-PLAN-NEXT: "bytes": 8192,
+// TWICE-PLAN-NEXT: "dst": 5,
+// TWICE-PLAN-NEXT: "src": 1
+// TWICE-PLAN-COUNT-3: "copy": {
+// TWICE-PLAN-NOT: "kernel"
+// TWICE-PLAN-NOT: "copy"
+func.func @twice(%x: tensor<64x128xbf16>) -> (!qs.tensor<64x128xbf16, #qs.mxfp8<>>, !qs.tensor<64x128xbf16, #qs.mxfp8<>>) {
+  %q = qs.quantize %x : tensor<64x128xbf16> -> !qs.tensor<64x128xbf16, #qs.mxfp8<>>
+  return %q, %q : !qs.tensor<64x128xbf16, #qs.mxfp8<>>, !qs.tensor<64x128xbf16, #qs.mxfp8<>>
 }
 
 // A call of another function is host work a plan cannot replay.

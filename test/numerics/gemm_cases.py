@@ -68,6 +68,9 @@ def quantized(rng, family, params, shape, chip_tn_only=True, integers=False, pos
     return q, bufs
 
 
+BLOCK = 1 << 18
+
+
 def tensor_core_slack(op_a, op_b, family, fast_accumulate):
     """What Hopper's tensor cores may add to the FP32 bound. Each MMA
     k-step (32 elements; NVFP4's f16 wgmma: 16, modelled alike) adds its
@@ -100,21 +103,27 @@ def tensor_core_slack(op_a, op_b, family, fast_accumulate):
         chunk = k if fast_accumulate or nvfp4 else 128
     rows, cols = op_a.shape[0], op_b.shape[0]
     slack = np.zeros((rows, cols))
-    block = max(1, (1 << 21) // max(1, cols * step))  # rows per pass: 16 MiB of products
+    block = max(1, BLOCK // max(1, cols * step))  # rows per pass
+    # float32 products: a bound, not a value (rounding them moves it by
+    # 2^-24 of itself); half the memory traffic of float64.
+    a32, b32 = op_a.astype(np.float32), op_b.astype(np.float32)
     for r0 in range(0, rows, block):
-        a = op_a[r0:r0 + block]
+        a = a32[r0:r0 + block]
         out = slack[r0:r0 + block]
         for c0 in range(0, k, chunk):
-            partial = np.zeros_like(out)
+            partial = np.zeros(out.shape)
             for j in range(c0, min(c0 + chunk, k), step):
-                products = np.abs(a[:, None, j:j + step] * op_b[None, :, j:j + step])
-                run = np.abs(partial)
+                products = a[:, None, j:j + step] * b32[None, :, j:j + step]
+                run = np.abs(partial).astype(np.float32)
+                partial += products.sum(axis=-1, dtype=np.float64)
+                np.abs(products, out=products)
                 top = np.maximum(run, products.max(axis=-1))
-                unit = 2.0 ** -13 * top
-                out += np.where(products < exact_above * top[..., None],
-                                np.minimum(products, unit[..., None]), 0.0).sum(axis=-1)
-                out += np.where(run < top, np.minimum(run, unit), 0.0)
-                partial = partial + (a[:, None, j:j + step] * op_b[None, :, j:j + step]).sum(axis=-1)
+                unit = np.float32(2.0 ** -13) * top
+                # Products at or above exact_above * T are exact: they lose nothing.
+                lost = np.minimum(products, unit[..., None])
+                lost[products >= exact_above * top[..., None]] = 0
+                out += lost.sum(axis=-1, dtype=np.float64)
+                out += np.where(run < top, np.minimum(run, unit), 0)
                 out += 2.0 ** -13 * np.abs(partial)
     return slack
 

@@ -222,4 +222,40 @@ def QSStripFlattenAttributesPass : Pass<"qs-strip-flatten-attributes"> {
   }];
 }
 
+def QSDistinctReturnedBuffersPass : Pass<"qs-distinct-returned-buffers"> {
+  let summary = "Copy every buffer a function returns more than once";
+  let description = [{
+    Makes the memref operands of every `func.return` distinct: the second
+    and later occurrences of one value are replaced by a new allocation of
+    the same (static) type holding a copy of it. The bufferization passes
+    (`qs-cpu-pipeline`, `qs-nvptx-pipeline`) run it before
+    `buffer-results-to-out-params{hoist-static-allocs}`, which then lets a
+    function write its results straight into the caller's out-parameters
+    instead of into allocations copied there at the end, but which crashes
+    in MLIR 22.1.8 on a function that returns one buffer twice (MXFP8 and
+    NVFP4 2-D quantizations return equal row- and column-wise data). A
+    buffer of dynamic shape is left alone (not hoisted either).
+
+    Example:
+    ```mlir
+    func.func @f() -> (memref<4xf32>, memref<4xf32>) {
+      %a = memref.alloc() : memref<4xf32>
+      "test.fill"(%a) : (memref<4xf32>) -> ()
+      return %a, %a : memref<4xf32>, memref<4xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @f() -> (memref<4xf32>, memref<4xf32>) {
+      %a = memref.alloc() : memref<4xf32>
+      "test.fill"(%a) : (memref<4xf32>) -> ()
+      %b = memref.alloc() : memref<4xf32>
+      memref.copy %a, %b : memref<4xf32> to memref<4xf32>
+      return %a, %b : memref<4xf32>, memref<4xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // QS_DIALECT_QS_TRANSFORMS_PASSES_TD
