@@ -70,6 +70,23 @@ if _ptxas:
     config.substitutions.append(("%ptxas", _ptxas))
     config.substitutions.append(("%cuda_home", os.path.dirname(os.path.dirname(_ptxas))))
 
+# nvdisasm reads back the machine code ptxas makes (SASS tests): the
+# project's .venv (PyPI nvidia-cuda-nvdisasm, requirements.txt), else the
+# CUDA toolkit's.
+def _find_nvdisasm():
+    import glob
+    venv = os.path.dirname(os.path.dirname(config.qs_python))
+    found = glob.glob(os.path.join(venv, "lib", "python*", "site-packages",
+                                   "nvidia", "cu13", "bin", "nvdisasm"))
+    if _ptxas:
+        found.append(os.path.join(os.path.dirname(_ptxas), "nvdisasm"))
+    return next((p for p in found if os.access(p, os.X_OK)), None)
+
+_nvdisasm = _find_nvdisasm()
+if _ptxas and _nvdisasm:
+    config.available_features.add("nvdisasm")
+    config.substitutions.append(("%nvdisasm", _nvdisasm))
+
 # A CUDA device that qs-run --device=cuda can use (driver loaded at run time).
 def _cuda_device():
     import subprocess

@@ -19,7 +19,7 @@
 // CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
 // CHECK: @p mbarrier.arrive.shared::cta.b64 _, [[[FREED:%r[0-9]+]]];
 // CHECK: mapa.shared::cluster.u32 [[REMOTE:%r[0-9]+]], [[FREED]], {{%r[0-9]+}};
-// CHECK: @p mbarrier.arrive.release.cluster.shared::cluster.b64 _, [[[REMOTE]]];
+// CHECK: @p mbarrier.arrive.shared::cluster.b64 _, [[[REMOTE]]];
 // CHECK-NEXT: }
 // CHECK-NEXT: // end inline asm
 // CHECK-NEXT: mul.rn.f32

@@ -17,14 +17,14 @@
 // CHECK: wgmma.wait_group.sync.aligned 1;
 // CHECK: @p mbarrier.arrive.shared::cta.b64
 // CHECK: mapa.shared::cluster.u32
-// CHECK: @p mbarrier.arrive.release.cluster.shared::cluster.b64
+// CHECK: @p mbarrier.arrive.shared::cluster.b64
 // The tile's last stage.
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK-NEXT: // end inline asm
 // CHECK-NEXT: add.s32 [[LAST:%r[0-9]+]],
 // CHECK: @p mbarrier.arrive.shared::cta.b64 _, [[[LAST]]];
 // CHECK: mapa.shared::cluster.u32 [[REMOTE:%r[0-9]+]], [[LAST]], {{%r[0-9]+}};
-// CHECK: @p mbarrier.arrive.release.cluster.shared::cluster.b64 _, [[[REMOTE]]];
+// CHECK: @p mbarrier.arrive.shared::cluster.b64 _, [[[REMOTE]]];
 // CHECK: barrier.cluster.arrive.release.aligned;
 // CHECK-NEXT: barrier.cluster.wait.acquire.aligned;
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster

@@ -21,7 +21,7 @@
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // CHECK: @p mbarrier.arrive.shared::cta.b64
 // CHECK: mapa.shared::cluster.u32 [[REMOTE:%r[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}};
-// CHECK: @p mbarrier.arrive.release.cluster.shared::cluster.b64 _, [[[REMOTE]]];
+// CHECK: @p mbarrier.arrive.shared::cluster.b64 _, [[[REMOTE]]];
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{{%r[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%r[0-9]+}}];
 // CHECK: mov.b16 [[MASK:%rs[0-9]+]], 3;
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{{%r[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%r[0-9]+}}], [[MASK]];

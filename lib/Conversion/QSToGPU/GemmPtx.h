@@ -84,12 +84,19 @@ struct Ptx {
   /// (i1) holds, predicated inside the asm (no branch around it next to the
   /// consumers' `.aligned` wgmma instructions): a shared::cta address, or
   /// with `remote` a shared::cluster address of another block's barrier
-  /// (from mapa), arriving with release semantics at cluster scope.
+  /// (from mapa). Both arrive with mbarrier.arrive's default semantics
+  /// (release at CTA scope), as CUTLASS's ClusterBarrier::arrive(cta_id,
+  /// pred) does: what a consumer orders before freeing a stage is its own
+  /// block's reads of it (wgmma, completed by wgmma.wait_group). An
+  /// explicit `.release.cluster` costs MEMBAR.ALL.CTA + MEMBAR.ALL.GPU +
+  /// ERRBAR + CGAERRBAR before the arrive in SASS (ptxas 13.0, sm_90a):
+  /// once per k-tile, it halved the multicast pairs' throughput on the H200
+  /// (test/NVPTX/gemm-multicast-sass.test).
   void arriveIf(Value barrier, Value cond, bool remote = false) {
     Value barrierI32 = barrier.getType().isInteger(32) ? barrier : i32(barrier);
     (*this)({barrierI32, arith::ExtUIOp::create(b, loc, b.getI32Type(), cond)},
             std::string("{\n.reg .pred p;\nsetp.ne.b32 p, $1, 0;\n@p ") +
-                (remote ? "mbarrier.arrive.release.cluster.shared::cluster.b64"
+                (remote ? "mbarrier.arrive.shared::cluster.b64"
                         : "mbarrier.arrive.shared::cta.b64") +
                 " _, [$0];\n}",
             "r,r");
