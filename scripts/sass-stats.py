@@ -17,7 +17,7 @@ instructions an encode path takes per element.
   python3 scripts/sass-stats.py f.ptx --arch sm_90a --count MEMBAR.ALL.GPU
 
 Output, one line per kernel:
-  KERNEL instructions N loops L [OPCODE total T loops U]...
+  KERNEL instructions N loops L [OPCODE total T loops U]... [cycles ADDR:N...]
 """
 
 import argparse
@@ -83,10 +83,10 @@ def opcode(text):
 
 
 def loop_addresses(instructions, labels):
-    """Addresses of the instructions in a cycle of the control-flow graph
-    (basic blocks split at branch targets and after branches; a strongly
-    connected component of more than one block, or a block branching to
-    itself)."""
+    """{address: the cycle's first block's address} of the instructions on a
+    cycle of the control-flow graph (basic blocks split at branch targets
+    and after branches; a strongly connected component of more than one
+    block, or a block branching to itself)."""
     targets = set(labels.values())
     blocks, current = [], []
     for address, text in instructions:
@@ -153,11 +153,13 @@ def loop_addresses(instructions, labels):
                     if w == node:
                         break
                 for w in members:
-                    comp[w] = len(members)
-    looped = set()
+                    comp[w] = (len(members), node)
+    looped = {}
     for i, block in enumerate(blocks):
-        if comp[i] > 1 or i in edges[i]:
-            looped.update(a for a, _ in block)
+        size, root = comp[i]
+        if size > 1 or i in edges[i]:
+            for a, _ in block:
+                looped[a] = blocks[root][0][0]
     return looped
 
 
@@ -172,6 +174,11 @@ def stats(instructions, labels, prefixes):
     for prefix in prefixes:
         hits = [a for a, t in real if opcode(t).startswith(prefix)]
         row[prefix] = (len(hits), sum(1 for a in hits if a in looped))
+    sizes = {}
+    for a, _ in real:
+        if a in looped:
+            sizes[looped[a]] = sizes.get(looped[a], 0) + 1
+    row["cycles"] = sizes
     return row
 
 
@@ -184,6 +191,10 @@ def main():
     parser.add_argument("--nvdisasm")
     parser.add_argument("--count", action="append", default=[],
                         help="opcode prefix to count (repeatable)")
+    parser.add_argument("--cycles", action="store_true",
+                        help="also list each cycle's (loop's) instruction "
+                             "count, at its first address; mbarrier spin "
+                             "loops (under 4 instructions) left out")
     args = parser.parse_args()
     nvdisasm = find_tool("nvdisasm", args.nvdisasm)
     if not nvdisasm:
@@ -209,6 +220,10 @@ def main():
         for prefix in args.count:
             total, looped = row[prefix]
             line += f" {prefix} total {total} loops {looped}"
+        if args.cycles:
+            line += " cycles " + " ".join(
+                f"{at:#x}:{n}" for at, n in sorted(row["cycles"].items())
+                if n >= 4)
         print(line)
 
 

@@ -434,13 +434,19 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   int64_t sms = plan.multiprocessors();
   // sm_90a per-tensor FP8 promotes each k-tile unless fast_accumulate
   // allows the tensor core's precision: a second (partial) accumulator
-  // set, so 128-wide tiles unless qs.gemm_tile_n asks for 256 (promoted in
-  // two 128-column chunks; unmeasured, hence not the default).
+  // set; 128x256 tiles are promoted in two 128-column chunks. Measured on
+  // the H200 (docs/performance.md, 2026-12-04), 8192^3: 128x256 851.6 us,
+  // 128x192 888.2, 128x128 944.8. So the same rule as fast_accumulate's
+  // for one block per tile; 128-wide where the kernel is persistent or
+  // splits K (unmeasured wide: persistent 128x256 kernels that promote
+  // spill with FP8 codes staged, canFuseOutputQuantizer).
   plan.splitAccumulator =
       !plan.tcgen05 && plan.a.blockDim == 0 && !operands.fastAccumulate;
+  bool oneBlockPerTile = !operands.persistentBlocks && !operands.streamK &&
+                         operands.splitK <= 1 && !operands.splitKAuto;
   plan.tileN = operands.pingpong                           ? 128
                : operands.tileN                            ? operands.tileN
-               : plan.splitAccumulator                     ? 128
+               : plan.splitAccumulator && !oneBlockPerTile ? 128
                : plan.a.blockDim == 3 && !plan.tcgen05     ? 64
                : plan.a.blockDim != 0                      ? 128
                : plan.tilesM * ceilDiv(plan.n, 256) >= sms ? 256
