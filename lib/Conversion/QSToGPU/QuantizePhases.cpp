@@ -11,6 +11,7 @@
 #include "../QSToLinalg/ReferenceBuilders.h"
 #include "QuantizePlan.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -274,6 +275,14 @@ Tile quant::makeTile(const Plan &p, ArrayRef<const Rep *> reps) {
   }
   t.vec = vectorWidth(p.k, t.elemBytes);
   t.ld = t.cols + 16 / t.elemBytes;
+  // FP8 1 x 128 blocks (row-wise, column-wise or both) of a 16-bit input
+  // with a column-wise representation: the column-pair phase's layout.
+  t.swizzled = !p.twoD && col && t.elemBytes == 2 && !reps.empty() &&
+               llvm::all_of(reps, [](const Rep *r) {
+                 return r->kind == ScaleKind::F32Block && r->block == 128;
+               });
+  if (t.swizzled)
+    t.ld = t.cols;
   // A 2-D tile holds whole square blocks (128 x 128 f32 blocks: 66 KiB,
   // in dynamic shared memory).
   if (!p.twoD && t.rows * t.ld * t.elemBytes > 48 * 1024) {
@@ -289,12 +298,37 @@ Tile quant::makeTile(const Plan &p, ArrayRef<const Rep *> reps) {
   return t;
 }
 
+Value quant::tileOffset(KernelEnv &env, const Tile &t, Value row, Value col) {
+  Value rowStart = env.mul(row, env.idx(t.ld));
+  if (!t.swizzled)
+    return env.add(rowStart, col);
+  // Chunks of 16 bytes (8 elements): chunk ^ ((row & 7) ^ ((row >> 4) & 6)).
+  OpBuilder &b = env.b;
+  auto andI = [&](Value v, int64_t m) {
+    return arith::AndIOp::create(b, env.loc, v, env.idx(m)).getResult();
+  };
+  auto xorI = [&](Value x, Value y) {
+    return arith::XOrIOp::create(b, env.loc, x, y).getResult();
+  };
+  Value f = xorI(andI(row, 7), andI(env.div(row, env.idx(16)), 6));
+  Value chunk = xorI(env.div(col, env.idx(8)), f);
+  return env.add(rowStart, env.add(env.mul(chunk, env.idx(8)), andI(col, 7)));
+}
+
 SmallVector<Value> quant::readRow(KernelEnv &env, const Tile &t, Value smem,
                                   Value offset, int64_t n, Type nominal) {
   SmallVector<Value> values;
   int64_t vec = std::min<int64_t>(t.vec, n);
+  // Swizzled tiles: offset = row * ld + col, read chunk by chunk (a vector
+  // never crosses a 16-byte chunk: vec divides 8).
+  Value row, col;
+  if (t.swizzled) {
+    row = env.div(offset, env.idx(t.ld));
+    col = env.rem(offset, env.idx(t.ld));
+  }
   for (int64_t c = 0; c < n; c += vec) {
-    Value at = env.add(offset, env.idx(c));
+    Value at = t.swizzled ? tileOffset(env, t, row, env.add(col, env.idx(c)))
+                          : env.add(offset, env.idx(c));
     if (vec == 1) {
       values.push_back(env.toF32(load1(env, smem, at)));
       continue;
@@ -326,7 +360,7 @@ void quant::loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t) {
         env.add(env.mul(tileCol, env.idx(t.cols)), env.mul(cv, env.idx(t.vec)));
     Value inBounds =
         env.land(env.lt(gr, env.idx(p.m)), env.lt(gc, env.idx(p.k)));
-    Value dst = env.add(env.mul(r, env.idx(t.ld)), env.mul(cv, env.idx(t.vec)));
+    Value dst = tileOffset(env, t, r, env.mul(cv, env.idx(t.vec)));
     auto ifOp = scf::IfOp::create(b, env.loc, vt, inBounds, true);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -483,6 +517,10 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
 void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
                             const Rep &r, Value repScale,
                             std::pair<Value, Value> rng) {
+  if (t.swizzled) {
+    columnPairsPhase(env, p, t, r, repScale);
+    return;
+  }
   Value smem = env.shared[0];
   Value tileRow, tileCol;
   std::tie(tileRow, tileCol) = tileCoords(env, t);
@@ -567,6 +605,115 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
                    env.add(gr0, env.idx(c0)), p.m, r.fp4, p.m % r.block == 0);
       }
     });
+  });
+}
+
+void quant::columnPairsPhase(KernelEnv &env, const Plan &p, const Tile &t,
+                             const Rep &r, Value repScale) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value smem = env.shared[0];
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
+  constexpr int64_t kQuarter = 32;
+  int64_t blocks = t.rows / r.block, groups = t.cols / 16;
+  VectorType pairType = VectorType::get({2}, p.nominal);
+  env.forEachUnit(blocks * groups * 32, [&](Value u) {
+    // Whole warps take a unit each (32 lanes: 8 column pairs x 4 quarters).
+    Value lane = env.rem(u, env.idx(32));
+    Value warpUnit = env.div(u, env.idx(32));
+    Value block = env.div(warpUnit, env.idx(groups));
+    Value pair =
+        env.add(env.mul(env.rem(warpUnit, env.idx(groups)), env.idx(8)),
+                env.rem(lane, env.idx(8)));
+    Value quarter = env.div(lane, env.idx(8));
+    Value c0 = env.mul(pair, env.idx(2));
+    Value firstRow = env.add(env.mul(block, env.idx(r.block)),
+                             env.mul(quarter, env.idx(kQuarter)));
+    // 32 rows of both columns from `from`, one 32-bit load per row.
+    auto quarterRows = [&](Value from) {
+      SmallVector<Value> rows;
+      for (int64_t rr = 0; rr < kQuarter; ++rr)
+        rows.push_back(vector::LoadOp::create(
+            b, loc, pairType, smem,
+            ValueRange{tileOffset(env, t, env.add(from, env.idx(rr)), c0)},
+            false, llvm::MaybeAlign(2 * t.elemBytes)));
+      return rows;
+    };
+    // Both columns' max |x| over `rows` in packed 16-bit arithmetic
+    // (max.bf16x2 / max.f16x2: exact, and NaN-ignoring as
+    // KernelEnv::absMax; |x| as the bits & 0x7FFF, since LLVM 22 widens a
+    // bf16 fabs to f32).
+    VectorType bitsType = VectorType::get({2}, b.getI16Type());
+    auto packedMax = [&](ArrayRef<Value> rows, Value acc) {
+      Value magnitude = arith::ConstantOp::create(
+          b, loc, bitsType,
+          DenseElementsAttr::get(bitsType, b.getI16IntegerAttr(0x7FFF)));
+      for (Value v : rows) {
+        Value bits = arith::AndIOp::create(
+            b, loc, arith::BitcastOp::create(b, loc, bitsType, v), magnitude);
+        acc = arith::MaxNumFOp::create(
+            b, loc, acc, arith::BitcastOp::create(b, loc, pairType, bits));
+      }
+      return acc;
+    };
+    auto column = [&](Value v, int64_t e) {
+      return env.toF32(
+          vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}));
+    };
+    Value gBlock = env.add(env.mul(tileRow, env.idx(blocks)), block);
+    Value gr0 = env.mul(gBlock, env.idx(r.block));
+    Value zeros = arith::ConstantOp::create(
+        b, loc, pairType,
+        DenseElementsAttr::get(pairType, b.getFloatAttr(p.nominal, 0.0)));
+    SmallVector<Value> pairs = quarterRows(firstRow);
+    Value lanesMax = packedMax(pairs, zeros);
+    if (!env.gpu) {
+      // The emulation runs lanes one by one: the other quarters' rows here
+      // (the GPU's shuffles below).
+      for (int64_t q = 0; q < r.block / kQuarter; ++q)
+        lanesMax =
+            packedMax(quarterRows(env.add(env.mul(block, env.idx(r.block)),
+                                          env.idx(q * kQuarter))),
+                      lanesMax);
+    }
+    for (int64_t e = 0; e < 2; ++e) {
+      Value amax = column(lanesMax, e);
+      if (env.gpu) {
+        // The 4 lanes of the column (lane bits 3 and 4).
+        for (int32_t offset : {8, 16}) {
+          auto other = gpu::ShuffleOp::create(b, loc, amax, offset, 32,
+                                              gpu::ShuffleMode::XOR);
+          amax =
+              arith::MaxNumFOp::create(b, loc, amax, other.getShuffleResult());
+        }
+      }
+      Value gc =
+          env.add(env.mul(tileCol, env.idx(t.cols)), env.add(c0, env.idx(e)));
+      Value valid =
+          env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m)));
+      // One lane of the four stores the block's scale.
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          quarter, env.idx(0));
+      env.ifThen(env.land(valid, first), [&] {
+        blockScale(env, p, r, amax, gc, gBlock, repScale, scaleBuffer(env, r));
+      });
+      Value mult = blockScale(env, p, r, amax, gc, gBlock, repScale, Value());
+      env.ifThen(valid, [&] {
+        for (int64_t h = 0; h < kQuarter; h += 16) {
+          SmallVector<Value> values;
+          for (int64_t rr = 0; rr < 16; ++rr)
+            values.push_back(
+                arith::MulFOp::create(b, loc, column(pairs[h + rr], e), mult));
+          SmallVector<Value> bytes = encode(env, r, values);
+          // Transposed: z[gc, gr0 + 32 quarter + h ...].
+          Value at = env.add(env.add(gr0, env.mul(quarter, env.idx(kQuarter))),
+                             env.idx(h));
+          storeChunk(env, bytes, env.args[r.dataArg], env.mul(gc, env.idx(p.m)),
+                     at, p.m, /*fp4=*/false, p.m % r.block == 0);
+        }
+      });
+    }
   });
 }
 

@@ -94,6 +94,13 @@ struct Plan {
 struct Tile {
   int64_t rows, cols, ld, vec, elemBytes;
   int64_t tilesPerRow, grid;
+  /// FP8 1 x 128 blocks of a 16-bit input with column-wise usage
+  /// (columnPairsPhase): rows unpadded (ld = cols) and 16-byte chunk c of
+  /// row r stored at chunk c ^ f(r), f(r) = (r & 7) ^ ((r >> 4) & 6)
+  /// (tileOffset). Eight consecutive rows read a chunk each without bank
+  /// conflicts (the row-wise phase's 16-byte loads), and so do a warp's
+  /// 32-bit loads of 8 column pairs in 4 row quarters 32 rows apart.
+  bool swizzled = false;
   /// Block b takes tile grid - 1 - b: a pass over x that follows another
   /// (the amax pass of current scaling / NVFP4, or the first of two cast
   /// kernels) starts where that one ended, whose data L2 still holds (50
@@ -124,6 +131,9 @@ int64_t vectorWidth(int64_t k, int64_t elemBytes);
 Tile makeTile(const Plan &p, ArrayRef<const Rep *> reps);
 /// (tile row, tile column) of the block's tile.
 std::pair<Value, Value> tileCoords(KernelEnv &env, const Tile &t);
+/// The shared-memory element index of tile element (row, col): row * ld +
+/// col, or with Tile::swizzled its chunk permuted.
+Value tileOffset(KernelEnv &env, const Tile &t, Value row, Value col);
 /// Reads n consecutive tile elements from shared memory at `offset`
 /// (a multiple of `vec`) as f32.
 SmallVector<Value> readRow(KernelEnv &env, const Tile &t, Value smem,
@@ -170,9 +180,19 @@ Value producerBlockScale(KernelEnv &env, const Plan &p, const Rep &r,
                          Value amax, Value zRow, Value zBlock, Value scales);
 SmallVector<Value> encodeScaled(KernelEnv &env, const Rep &r,
                                 ArrayRef<Value> values, Value mult);
-/// Column-wise blocks (B x 1) of the tile.
+/// Column-wise blocks (B x 1) of the tile (Tile::swizzled tiles:
+/// columnPairsPhase).
 void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t, const Rep &r,
                      Value repScale, std::pair<Value, Value> rng = {});
+/// FP8 128 x 1 column blocks of a swizzled 16-bit tile: a warp takes 8
+/// column pairs of a 128-row block, lane l the pair l % 8 in rows
+/// 32 (l / 8) ... + 31, read with one 32-bit load per row into registers
+/// (bf16x2 / f16x2: both columns), once. The block amax of each column
+/// meets across the 4 lanes that share it (shfl.xor 8 and 16); each lane
+/// then converts and stores its 32 codes of each column (two 16-byte
+/// stores). The CPU emulation reads the block's 128 rows instead.
+void columnPairsPhase(KernelEnv &env, const Plan &p, const Tile &t,
+                      const Rep &r, Value repScale);
 /// Column-wise codes kept in x's layout (MXFP8): after columnwisePhase left
 /// each block's multiplier in shared memory, each thread converts 16
 /// consecutive elements of a tile row and stores them with one 16-byte store.
