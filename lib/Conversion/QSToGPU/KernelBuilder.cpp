@@ -79,6 +79,39 @@ Value KernelEnv::absMax(Value acc, Value v) {
   return arith::MaxNumFOp::create(b, loc, acc, abs);
 }
 
+Value KernelEnv::encodeE2M1(Value q) {
+  Type i32 = b.getI32Type();
+  auto bits = [&](Value v) {
+    return arith::BitcastOp::create(b, loc, i32, v).getResult();
+  };
+  auto i32c = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  Value v = arith::MaxNumFOp::create(
+      b, loc, arith::MinNumFOp::create(b, loc, q, f32(6.0f)), f32(-6.0f));
+  Value a = math::AbsFOp::create(b, loc, v);
+  auto atLeast = [&](float bound) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, a,
+                                 f32(bound))
+        .getResult();
+  };
+  Value ge2 = atLeast(2.0f), ge4 = atLeast(4.0f);
+  auto pick = [&](float below2, float below4, float from4) {
+    return arith::SelectOp::create(
+               b, loc, ge4, f32(from4),
+               arith::SelectOp::create(b, loc, ge2, f32(below4), f32(below2)))
+        .getResult();
+  };
+  constexpr float kMagic = 8388608.0f; // 2^23: integers are its ulps
+  Value t = math::FmaOp::create(b, loc, a, pick(2.0f, 1.0f, 0.5f),
+                                pick(kMagic, kMagic + 2, kMagic + 4));
+  Value magnitude = arith::AndIOp::create(b, loc, bits(t), i32c(7));
+  Value sign = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits(v), i32c(28)), i32c(8));
+  return arith::TruncIOp::create(b, loc, b.getI8Type(),
+                                 arith::OrIOp::create(b, loc, magnitude, sign));
+}
+
 std::pair<Value, Value>
 KernelEnv::encodeFp8Pair(Value lo, Value hi, const SmallFloatFormat &format,
                          Type fp8Type) {

@@ -54,6 +54,15 @@ struct KernelEnv {
   Value fromF32(Value v, Type type);
   /// |v| max-accumulated into acc, ignoring NaN (fmaxf).
   Value absMax(Value acc, Value v);
+  /// The E2M1 code (i8, 0-15) of f32 `q`, RNE with saturation as
+  /// emitEncodeF32 (te-formats.md e2m1_rn_sat; NaN -> 7, -0 -> 8) in 11
+  /// instructions instead of its ~19, for chips without
+  /// cvt.rn.satfinite.e2m1x2.f32: v = max(min(q, 6), -6) (NaN -> 6), then
+  /// the magnitude is the low 3 bits of fma(|v|, s, 2^23 + o), an f32 sum
+  /// rounded once to an integer, with (s, o) = (2, 0) below 2, (1, 2) below
+  /// 4, (0.5, 4) from 4: rne(2|v|), rne(|v|) + 2, rne(|v| / 2) + 4, the
+  /// grid's three spacings (|v| s is exact); the sign is v's.
+  Value encodeE2M1(Value q);
   /// Two f32 values to FP8 codes of `format`; returns {code(lo), code(hi)}
   /// as i8.
   std::pair<Value, Value> encodeFp8Pair(Value lo, Value hi,
