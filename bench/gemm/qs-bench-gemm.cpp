@@ -17,12 +17,13 @@
 // (sched = pmc2), and per-tensor TN with ping-pong consumers
 // (qs.gemm_schedule = "pingpong", persistent; sched = pp, with multicast
 // ppmc2), and with the TMA-store epilogue (qs.gemm_epilogue = "tma"; sched
-// tma, persistent ptma). --split-k=S adds, for every shape whose k-tiles
-// (ceil(K / 128)) S divides, a run with qs.gemm_split_k = S (sched skS;
-// the time covers the GEMM kernel and the reduction kernel, the grid
-// column is the GEMM's); --split-k-auto a run of every shape with
-// qs.gemm_split_k = "auto" (sched askS: the cost model chose S, ask1 no
-// split, astrm stream-K; read from the report-gemm-plans remark).
+// tma, persistent ptma) and the direct one (qs.gemm_epilogue = "direct";
+// sched dir: the default is "tma" where defaultsToTmaStore says so).
+// --split-k=S adds, for every shape whose k-tiles (ceil(K / 128)) S divides, a
+// run with qs.gemm_split_k = S (sched skS; the time covers the GEMM kernel and
+// the reduction kernel, the grid column is the GEMM's); --split-k-auto a run of
+// every shape with qs.gemm_split_k = "auto" (sched askS: the cost model chose
+// S, ask1 no split, astrm stream-K; read from the report-gemm-plans remark).
 // --split-k-reduce=fused sums those runs' planes in the GEMM kernel
 // (qs.gemm_split_k_reduce = "fused"; sched skSf, askSf) instead of the
 // reduction kernel.
@@ -143,9 +144,10 @@ namespace {
 /// and B [K, N] column-wise, `transpose_a`).
 std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
-                       bool tma, int64_t splitK, bool splitKAuto, bool streamK,
-                       bool fusedReduce, bool fast, bool fp8Out, bool separate,
-                       StringRef family, StringRef chip, StringRef layout) {
+                       bool tma, bool direct, int64_t splitK, bool splitKAuto,
+                       bool streamK, bool fusedReduce, bool fast, bool fp8Out,
+                       bool separate, StringRef family, StringRef chip,
+                       StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
     int64_t rows = a ? m : n;
@@ -177,6 +179,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     attrs += ", qs.gemm_schedule = \"pingpong\"";
   if (tma)
     attrs += ", qs.gemm_epilogue = \"tma\"";
+  if (direct)
+    attrs += ", qs.gemm_epilogue = \"direct\"";
   if (splitK)
     attrs += ", qs.gemm_split_k = " + std::to_string(splitK) + " : i64";
   if (splitKAuto)
@@ -352,6 +356,8 @@ int main(int argc, char **argv) {
       bool splitKAuto = false, streamK = false;
       /// --fp8-out: the GEMM into FP32, then qs.quantize (unfused).
       bool separate = false;
+      /// qs.gemm_epilogue = "direct" (sched dir).
+      bool direct = false;
     };
     SmallVector<Run> runs = {Run()};
     // sm_90a ping-pong needs fast_accumulate.
@@ -388,6 +394,8 @@ int main(int argc, char **argv) {
       runs.push_back(Run{0, 0, 0, false, true});
       if (persistentOpt > 0)
         runs.push_back(Run{0, persistentOpt, 0, false, true});
+      runs.push_back(Run());
+      runs.back().direct = true;
     }
     // Split-K where it divides the k-tiles (sm_100a NVFP4: 256 wide).
     int64_t kTile = chip == "sm_100a" && family == "nvfp4" ? 256 : 128;
@@ -406,9 +414,9 @@ int main(int argc, char **argv) {
       int64_t tileN = run.tileN;
       OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
-                     run.tma, run.splitK, run.splitKAuto, run.streamK,
-                     fused && (run.splitK || run.splitKAuto), fast, fp8OutOpt,
-                     run.separate, family, chip, layout),
+                     run.tma, run.direct, run.splitK, run.splitKAuto,
+                     run.streamK, fused && (run.splitK || run.splitKAuto), fast,
+                     fp8OutOpt, run.separate, family, chip, layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
@@ -460,6 +468,7 @@ int main(int argc, char **argv) {
                           : run.pingpong                  ? "pp"
                           : run.tma && run.persistent     ? "ptma"
                           : run.tma                       ? "tma"
+                          : run.direct                    ? "dir"
                           : run.persistent && run.cluster ? "pmc2"
                           : run.persistent                ? "pers"
                           : run.cluster                   ? "mc2"

@@ -705,6 +705,30 @@ def test_gemm_split_k_auto_stream(rng):
     assert not bad, message
 
 
+def test_gemm_default_epilogue(rng):
+    # Without qs.gemm_epilogue, a per-tensor sm_90a GEMM with a block per
+    # tile whose tiles fill the GPU gets 128x256 tiles (promoted in two
+    # chunks without fast_accumulate) and the TMA-store epilogue
+    # (defaultsToTmaStore; H200 measurements in docs/performance.md): here
+    # 3 x 3 tiles for a GPU of 4 multiprocessors (qs-run
+    # --multiprocessors=4), partial boxes in rows and columns, with bias.
+    # "direct" keeps the direct epilogue. Within the bound.
+    extra = ("--multiprocessors=4",) if h.KERNELS == "gpu-emulated" else ()
+    for fast in (False, True):
+        case = gemm_case(rng, "fp8_current", LAYOUTS[0], "bf16", m=320, n=560, k=400,
+                         bias=True, fast_accumulate=fast)
+        ir = lowered(case.module, "multiprocessors=4")
+        assert "cp.async.bulk.tensor.2d.global.shared::cta" in ir, ir[-3000:]
+        assert "qs_launch_grid = 9 : i64" in ir, ir[-3000:]
+        (got,) = h.run(case.module, "gemm", case.inputs, 1, extra)
+        bad, message = outside_bound(case, got)
+        assert not bad, message
+    case = gemm_case(rng, "fp8_current", LAYOUTS[0], "bf16", m=320, n=560, k=400,
+                     epilogue="direct")
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" not in lowered(case.module,
+                                                                       "multiprocessors=4")
+
+
 FUSED_SPLIT_K = [
     # (family, layout index, out, kwargs): every kernel body and schedule
     # the fused reduction's arrival is emitted in.

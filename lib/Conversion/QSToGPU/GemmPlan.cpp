@@ -347,6 +347,20 @@ int64_t GemmPlan::outputExtras() const {
                            : outputAmaxes;
 }
 
+bool gpuk::defaultsToTmaStore(const GemmOperands &operands, bool accumulate,
+                              int64_t cc, int64_t multiprocessors) {
+  bool perTensor = isPerTensor(operands.a.type) && isPerTensor(operands.b.type);
+  if (cc != 90 || !perTensor || accumulate || operands.persistentBlocks ||
+      operands.pingpong || operands.clusterSize > 1 || operands.splitK > 1 ||
+      operands.splitKAuto || operands.streamK ||
+      (operands.n * operands.outBytes) % 16 != 0)
+    return false;
+  // The default tiles (GemmPlan: 128x256 where they fill the GPU) do.
+  int64_t sms = multiprocessors ? multiprocessors : kSMs;
+  int64_t tileN = operands.tileN ? operands.tileN : 256;
+  return ceilDiv(operands.m, 128) * ceilDiv(operands.n, tileN) >= sms;
+}
+
 bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
                                  int64_t cc, int64_t block, bool columnwise) {
   if (accumulate || operands.tmaStore || operands.streamK ||

@@ -259,6 +259,18 @@ struct GemmOutputQuantizer {
 bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
                             int64_t cc, bool transposes = false);
 
+/// Whether a GEMM without qs.gemm_epilogue writes D through the TMA-store
+/// epilogue (as "tma"): measured faster on the H200 (2026-12-04, 8192^3:
+/// per-tensor +5.2%, fast_accumulate +7.6%; docs/performance.md), so the
+/// default for sm_90a (`cc` 90) per-tensor FP8 kernels with a block per
+/// tile (not persistent, ping-pong, multicast or split-K) whose tiles fill
+/// the `multiprocessors` (0: the chip's), D's rows multiples of 16 bytes,
+/// no accumulate operand; the caller also leaves out GEMMs whose epilogue
+/// quantizes D or takes its amax. Elsewhere the direct epilogue
+/// (unmeasured there).
+bool defaultsToTmaStore(const GemmOperands &operands, bool accumulate,
+                        int64_t cc, int64_t multiprocessors);
+
 /// Whether the GEMM kernels of `operands` can apply a block quantizer of
 /// D (ProducerBlockQuantizer of row blocks of `block` elements: MXFP8 32,
 /// FP8 1x128) in their epilogue: the sm_100a (`cc` 100) kernels, whose

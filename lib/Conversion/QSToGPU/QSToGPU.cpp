@@ -421,6 +421,11 @@ struct ConvertQSToGPUPass
         return failure();
       blockQuantize = {};
     }
+    if (!epilogue && !quantize && !amaxQuantize && !blockQuantize &&
+        gpuk::defaultsToTmaStore(operands,
+                                 static_cast<bool>(op.getAccumulate()),
+                                 chip.getComputeCapability(), multiprocessors))
+      operands.tmaStore = true;
     if (quantize || amaxQuantize || blockQuantize) {
       // Emitted where the quantize was: its scale and amax state dominate
       // it, and the GEMM's operands dominate the GEMM before it.
