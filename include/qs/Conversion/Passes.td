@@ -153,7 +153,10 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     `qs.gemm_epilogue = "tma"` makes the kernels write D through shared
     memory: each consumer (sm_100a: each warp) stages its rows 128 bytes
     of columns at a time in two 128-byte-swizzled buffers and stores each
-    with a TMA bulk tensor store (D's rows in multiples of 16 bytes). `qs.gemm_split_k = S : i64` (both chips, every family)
+    with a TMA bulk tensor store (D's rows in multiples of 16 bytes); the
+    default for sm_90a per-tensor kernels with a block per tile that fill
+    the GPU, where "direct" keeps the register stores.
+    `qs.gemm_split_k = S : i64` (both chips, every family)
     cuts each output tile's K into S equal ranges of k-tiles, one work unit
     (block, or persistent iteration) each: the GEMM kernel stores each
     unit's FP32 result (alpha applied) into plane `split` of an [S, M, N]

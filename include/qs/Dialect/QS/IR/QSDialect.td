@@ -62,8 +62,9 @@ def QS_Dialect : Dialect {
     fixes the tile width in N of the per-tensor FP8 GEMM kernels of
     `convert-qs-to-gpu` (otherwise 256 when 128x256 tiles still give every
     multiprocessor of an H100/H200, or on sm_100a a B200, a tile, else
-    128; on sm_90a without the GEMM's `fast_accumulate` always 128, the
-    promoting kernel's 128x256 tiles being unmeasured). It changes speed,
+    128; on sm_90a without the GEMM's `fast_accumulate` the same for
+    kernels with a block per tile, and 128 for persistent, stream-K and
+    split-K ones). It changes speed,
     never results. On sm_90a without `fast_accumulate`, 256 gives tiles
     whose two 128-column chunks are summed and promoted into FP32 in turn.
     192 (sm_90a only) gives 128x192 tiles: per-tensor FP8 promoted in two
@@ -122,7 +123,7 @@ def QS_Dialect : Dialect {
 
     `qs.gemm_epilogue = "direct" | "tma"` on a GEMM or an enclosing
     operation picks how the GEMM kernels (both chips, every family and
-    schedule) write D: "direct" (the default) stores each thread's
+    schedule) write D: "direct" stores each thread's
     accumulator values from registers (sm_100a: from tensor memory through
     registers); "tma" stages them 128 bytes of columns at a time in
     128-byte-swizzled shared-memory buffers (sm_90a: each consumer's 64
@@ -131,7 +132,12 @@ def QS_Dialect : Dialect {
     longer reads by then) and writes them with TMA bulk tensor stores,
     which clip at D's edges and leave the threads free as soon as they are
     issued (CUTLASS's TMA epilogue). D's rows must be multiples of 16 bytes
-    (TMA's rule). It changes speed, never results.
+    (TMA's rule). Absent: "tma" for sm_90a per-tensor FP8 kernels with a
+    block per tile (not persistent, ping-pong, multicast or split-K)
+    whose tiles fill the GPU, D's rows multiples of 16 bytes, no
+    accumulate operand and no quantizer or amax in the epilogue (measured
+    faster there on an H200), else "direct". It changes speed, never
+    results.
 
     `qs.gemm_split_k = S : i64` (S >= 1) on a GEMM or an enclosing
     operation splits the GEMM kernels' K (sm_90a and sm_100a, every
