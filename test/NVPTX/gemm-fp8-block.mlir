@@ -8,8 +8,9 @@
 // waited for (wait_group 0), its stage freed, and promoted into the FP32
 // totals with scale_inv_A[row, kb] * scale_inv_B[col, kb] (2 row scales
 // and 32 column scales per thread and k-tile, from the GEMM_READY
-// layouts, loaded before the wgmmas so that they overlap); no per-tensor
-// alpha.
+// layouts, loaded before the wgmmas so that they overlap): one
+// fma.rn.f32 per accumulator register (total + scale * partial, one
+// rounding; no separate mul and add); no per-tensor alpha.
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64
@@ -25,7 +26,8 @@
 // (LLVM rotates the loop: the promotion may come first in the PTX.)
 // PROMOTE-LABEL: .entry qs_gemm(
 // PROMOTE: mul.rn.f32
-// PROMOTE: add.rn.f32
+// PROMOTE-COUNT-64: fma.rn.f32
+// PROMOTE-NOT: add.rn.f32
 // PROMOTE: st.global.v2.b32
 !dy = !qs.tensor<512x1024xbf16, #qs.fp8_block<fp8_dtype = f8E5M2, block_scaling_dim = 1, rowwise = false>>
 !x = !qs.tensor<512x768xbf16, #qs.fp8_block<block_scaling_dim = 1, rowwise = false>>
