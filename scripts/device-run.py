@@ -705,8 +705,8 @@ def plan_schedule(case):
         options.add(f"t{case['tile_n']}")
     if case.get("schedule") == "pingpong":
         options.add("pp")
-    if case.get("epilogue") == "tma":
-        options.add("tma")
+    if case.get("epilogue") in ("tma", "direct"):
+        options.add(case["epilogue"])
     if case.get("split_k_reduce") == "fused":
         options.discard("sk")
         options.add("skf")
@@ -850,7 +850,8 @@ class Report:
         schedule = " ".join(([f"p{case['persistent']}"] if case.get("persistent") else [])
                             + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
                             + (["pp"] if case.get("schedule") == "pingpong" else [])
-                            + (["tma"] if case.get("epilogue") == "tma" else [])
+                            + ([case["epilogue"]] if case.get("epilogue") in ("tma", "direct")
+                               else [])
                             + (["sep"] if case.get("separate_quantize") else [])
                             + (["stream"] if case.get("split_k") == "stream" else
                                [f"sk{case['split_k']}"

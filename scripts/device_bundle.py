@@ -739,6 +739,11 @@ def main():
                  (P, None, None, False), (P, None, None, True), (P, 132, None, False),
                  ("fp8_block", None, None, False), ("mxfp8", None, None, False),
                  (P, 132, "pingpong", True))]
+    # The direct epilogue (qs.gemm_epilogue = "direct"): per-tensor split
+    # and fast, against their defaults, which are the TMA-store epilogue
+    # where the tiles fill the GPU (defaultsToTmaStore, since 2026-12-04).
+    runs += [(P, shape, None, "TN", None, None, None, fast, "direct")
+             for shape in shapes[:1] for fast in (False, True)]
     runs = [run + (None,) for run in runs]
     # Split-K (last field) on the small-M shapes, and their defaults; on
     # the first, per-tensor fast also with the fused reduction ("<S>f").
@@ -824,7 +829,7 @@ def main():
                  + (f"-pers{persistent}" if persistent else "")
                  + (f"-mc{cluster}" if cluster else "")
                  + ("-pp" if schedule == "pingpong" else "")
-                 + ("-tma" if epilogue else "")
+                 + ({"tma": "-tma", "direct": "-direct"}.get(epilogue, ""))
                  + (f"-sk{split}" if split else "")
                  + ("-sep" if fp8_out == "sep" else "")
                  + ("-fp8out" if fp8_out else ""))

@@ -21,7 +21,7 @@ CUBLAS_KIND = {"per-tensor": "fp8 per-tensor", "per-tensor fast": "fp8 per-tenso
 
 
 def is_schedule(token):
-    return token in ("pp", "tma") or any(
+    return token in ("pp", "tma", "direct") or any(
         token.startswith(p) and token[len(p):].isdigit() for p in ("p", "mc", "sk"))
 
 
