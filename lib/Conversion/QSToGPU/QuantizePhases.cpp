@@ -276,14 +276,6 @@ Tile quant::makeTile(const Plan &p, ArrayRef<const Rep *> reps) {
   }
   t.vec = vectorWidth(p.k, t.elemBytes);
   t.ld = t.cols + 16 / t.elemBytes;
-  // FP8 1 x 128 blocks (row-wise, column-wise or both) of a 16-bit input
-  // with a column-wise representation: the column-pair phase's layout.
-  t.swizzled = !p.twoD && col && t.elemBytes == 2 && !reps.empty() &&
-               llvm::all_of(reps, [](const Rep *r) {
-                 return r->kind == ScaleKind::F32Block && r->block == 128;
-               });
-  if (t.swizzled)
-    t.ld = t.cols;
   // A 2-D tile holds whole square blocks (128 x 128 f32 blocks: 66 KiB,
   // in dynamic shared memory).
   if (!p.twoD && t.rows * t.ld * t.elemBytes > 48 * 1024) {
@@ -294,6 +286,15 @@ Tile quant::makeTile(const Plan &p, ArrayRef<const Rep *> reps) {
       t.cols = 32;
     t.ld = t.cols + 16 / t.elemBytes;
   }
+  // FP8 1 x 128 blocks (row-wise, column-wise or both) of a 16-bit input
+  // with a column-wise representation: the column-pair phase's layout
+  // (at most 128 x 128 elements, 32 KiB: never narrowed above).
+  t.swizzled = !p.twoD && col && t.elemBytes == 2 && !reps.empty() &&
+               llvm::all_of(reps, [](const Rep *r) {
+                 return r->kind == ScaleKind::F32Block && r->block == 128;
+               });
+  if (t.swizzled)
+    t.ld = t.cols;
   t.tilesPerRow = ceilDiv(p.k, t.cols);
   t.grid = ceilDiv(p.m, t.rows) * t.tilesPerRow;
   return t;
