@@ -128,8 +128,8 @@ static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
 /// The E2M1 codes of f32(x * inv) for the 16 `values`, two per byte (the
 /// even element in the low nibble): cvt.rn.satfinite.e2m1x2.f32 on sm_100a
 /// (TE's conversion; the software path gives the same codes for every
-/// finite input, QuantizePhases.cpp encode), the software encoding
-/// elsewhere.
+/// finite input, QuantizePhases.cpp encode), KernelEnv::encodeE2M1 (the
+/// codes of emitEncodeF32) elsewhere.
 static SmallVector<Value> encodeWith(KernelEnv &env, Value inv,
                                      ArrayRef<Value> values) {
   OpBuilder &b = env.b;
@@ -144,11 +144,10 @@ static SmallVector<Value> encodeWith(KernelEnv &env, Value inv,
           b, loc, i8, hi, lo, /*relu=*/false, b.getType<Float4E2M1FNType>()));
       continue;
     }
-    Value shifted = arith::ShLIOp::create(
-        b, loc, emitEncodeF32(b, loc, hi, SmallFloatFormat::e2m1()),
-        arith::ConstantIntOp::create(b, loc, i8, 4));
-    bytes.push_back(arith::OrIOp::create(
-        b, loc, emitEncodeF32(b, loc, lo, SmallFloatFormat::e2m1()), shifted));
+    Value shifted =
+        arith::ShLIOp::create(b, loc, env.encodeE2M1(hi),
+                              arith::ConstantIntOp::create(b, loc, i8, 4));
+    bytes.push_back(arith::OrIOp::create(b, loc, env.encodeE2M1(lo), shifted));
   }
   return bytes;
 }

@@ -71,7 +71,34 @@ Value KernelEnv::land(Value a, Value c) {
 Value KernelEnv::toF32(Value v) { return emitExtToF32(b, loc, v); }
 
 Value KernelEnv::fromF32(Value v, Type type) {
-  return emitTruncFromF32(b, loc, v, type);
+  if (!type.isBF16())
+    return emitTruncFromF32(b, loc, v, type);
+  Type i32 = b.getI32Type();
+  Value bits = arith::BitcastOp::create(b, loc, i32, roundToBf16(v));
+  Value code = arith::TruncIOp::create(
+      b, loc, b.getI16Type(),
+      arith::ShRUIOp::create(b, loc, bits,
+                             arith::ConstantIntOp::create(b, loc, i32, 16)));
+  return arith::BitcastOp::create(b, loc, type, code);
+}
+
+Value KernelEnv::roundToBf16(Value v) {
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, i32, value).getResult();
+  };
+  Value bits = arith::BitcastOp::create(b, loc, i32, v);
+  Value lsb = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, c(16)), c(1));
+  Value rounded = arith::AndIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, bits, lsb),
+                            c(0x7FFF)),
+      c(static_cast<int32_t>(0xFFFF0000u)));
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  return arith::BitcastOp::create(
+      b, loc, b.getF32Type(),
+      arith::SelectOp::create(b, loc, isNaN, c(0x7FC00000), rounded));
 }
 
 Value KernelEnv::absMax(Value acc, Value v) {

@@ -434,7 +434,6 @@ static void storeChunk(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
 SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x,
                                 uint32_t signMask) {
   SmallVector<Value> z;
-  SmallFloatFormat bf16 = SmallFloatFormat::bf16();
   for (int j = 0; j < 16; ++j) {
     Value sum = env.f32(0.0f);
     for (int r = 0; r < 16; ++r) {
@@ -442,7 +441,7 @@ SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x,
           env.b, env.loc, x[r], env.f32(ref::nvfp4RHTEntry(r, j, signMask)));
       sum = arith::AddFOp::create(env.b, env.loc, sum, product);
     }
-    z.push_back(emitRoundToFormat(env.b, env.loc, sum, bf16));
+    z.push_back(env.roundToBf16(sum));
   }
   return z;
 }
