@@ -161,15 +161,26 @@ static Value scaleBuffer(KernelEnv &env, const Rep &r) {
 }
 
 /// Computes the scale of one block from its amax, stores it into `scales`
-/// (the representation's scale buffer; null: not stored), and returns the
-/// multiplier applied
-/// to the block's values before conversion (`repScale`: as quant::repScale
-/// gives it).
+/// (the representation's scale buffer; null: not stored) where `storeWhen`
+/// holds (null: always), and returns the multiplier applied to the block's
+/// values before conversion (`repScale`: as quant::repScale gives it).
 static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
-                        Value zRow, Value zBlock, Value repScale,
-                        Value scales) {
+                        Value zRow, Value zBlock, Value repScale, Value scales,
+                        Value storeWhen = Value()) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
+  // The store (and what only it needs) under `storeWhen`.
+  auto store = [&](const std::function<Value()> &value) {
+    if (!scales)
+      return;
+    auto body = [&] {
+      store1(env, value(), scales, r.scaleIndex(env, zRow, zBlock));
+    };
+    if (storeWhen)
+      env.ifThen(storeWhen, body);
+    else
+      body();
+  };
   switch (r.kind) {
   case ScaleKind::PerTensor:
     return repScale;
@@ -191,16 +202,15 @@ static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
     } else {
       e = emitE8M0Ceil(b, loc, pScaled);
     }
-    if (scales)
-      store1(env, e, scales, r.scaleIndex(env, zRow, zBlock));
+    store([&] { return e; });
     return emitE8M0ReciprocalToF32(b, loc, e);
   }
   case ScaleKind::F32Block: {
     Value s = ref::computeScaleFromAmax(b, loc, amax, r.fp8Max, r.pow2,
                                         r.epsilon, r.valueForInf);
-    Value inv = arith::DivFOp::create(b, loc, env.f32(1.0f), s);
-    if (scales)
-      store1(env, inv, scales, r.scaleIndex(env, zRow, zBlock));
+    store([&] {
+      return arith::DivFOp::create(b, loc, env.f32(1.0f), s).getResult();
+    });
     return s;
   }
   case ScaleKind::NVFP4: {
@@ -214,8 +224,7 @@ static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
     v = arith::MinNumFOp::create(b, loc, v, env.f32(FLT_MAX));
     SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
     Value sf = emitEncodeF32(b, loc, v, e4m3);
-    if (scales)
-      store1(env, sf, scales, r.scaleIndex(env, zRow, zBlock));
+    store([&] { return sf; });
     Value sDec = arith::DivFOp::create(b, loc, env.f32(1.0f), sEnc);
     Value prod =
         arith::MulFOp::create(b, loc, emitDecodeToF32(b, loc, sf, e4m3), sDec);
@@ -446,9 +455,88 @@ SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x,
   return z;
 }
 
+/// Whether rowLanesPhase quantizes `r`: row-wise blocks of 32 to 128
+/// elements with a computed scale (MXFP8, FP8 1 x 128), whole 16-element
+/// chunks per lane, every lane of the kernel busy in every round (the
+/// shuffles need the whole warp).
+static bool splitsRowBlocks(const KernelEnv &env, const Plan &p, const Tile &t,
+                            const Rep &r) {
+  return !p.twoD && !r.fourOverSix && !r.stochastic && r.block >= 32 &&
+         r.block <= 128 && t.cols % r.block == 0 &&
+         (r.kind == ScaleKind::E8M0 || r.kind == ScaleKind::F32Block) &&
+         (t.rows * t.cols / 16) % env.threads == 0;
+}
+
+/// Row-wise blocks split over r.block / 16 consecutive lanes, one
+/// 16-element chunk each: the block's amax by XOR shuffles within the lane
+/// group (the emulation, which runs lanes one by one, reads the whole block
+/// instead), its scale stored by the group's first lane, and each lane's
+/// 16 codes stored by the lane, so that a warp's vector stores cover whole
+/// 32-byte sectors of consecutive chunks (one lane per block wrote
+/// r.block / 16 chunks one instruction apart, half a sector per
+/// instruction, and FP8 1 x 128 kept half of the block's threads idle).
+static void rowLanesPhase(KernelEnv &env, const Plan &p, const Tile &t,
+                          const Rep &r, Value repScale) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value smem = env.shared[0];
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
+  int64_t chunks = t.cols / 16, lanes = r.block / 16;
+  env.forEachUnit(t.rows * chunks, [&](Value u) {
+    Value row = env.div(u, env.idx(chunks));
+    Value ch = env.rem(u, env.idx(chunks));
+    Value j = env.div(ch, env.idx(lanes));
+    Value gr = env.add(env.mul(tileRow, env.idx(t.rows)), row);
+    Value gBlock = env.add(env.mul(tileCol, env.idx(t.cols / r.block)), j);
+    Value gc = env.mul(gBlock, env.idx(r.block));
+    Value gcChunk =
+        env.add(env.mul(tileCol, env.idx(t.cols)), env.mul(ch, env.idx(16)));
+    Value base = env.mul(row, env.idx(t.ld));
+    SmallVector<Value> values = readRow(
+        env, t, smem, env.add(base, env.mul(ch, env.idx(16))), 16, p.nominal);
+    Value amax = env.f32(0.0f);
+    if (env.gpu) {
+      for (Value v : values)
+        amax = env.absMax(amax, v);
+      for (int32_t offset = 1; offset < lanes; offset *= 2) {
+        auto other = gpu::ShuffleOp::create(b, loc, amax, offset, 32,
+                                            gpu::ShuffleMode::XOR);
+        amax = arith::MaxNumFOp::create(b, loc, amax, other.getShuffleResult());
+      }
+    } else {
+      Value blockStart = env.add(base, env.mul(j, env.idx(r.block)));
+      amax = env.loopReduce(lanes, amax, [&](Value i, Value acc) {
+        Value at = env.add(blockStart, env.mul(i, env.idx(16)));
+        for (Value v : readRow(env, t, smem, at, 16, p.nominal))
+          acc = env.absMax(acc, v);
+        return acc;
+      });
+    }
+    // Rows and blocks past the tensor's end read zeros (loadTilePhase).
+    Value rowValid = env.lt(gr, env.idx(p.m));
+    Value firstLane =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              env.rem(ch, env.idx(lanes)), env.idx(0));
+    Value mult = blockScale(
+        env, p, r, amax, gr, gBlock, repScale, scaleBuffer(env, r),
+        env.land(env.land(rowValid, firstLane), env.lt(gc, env.idx(p.k))));
+    env.ifThen(env.land(rowValid, env.lt(gcChunk, env.idx(p.k))), [&] {
+      for (Value &v : values)
+        v = arith::MulFOp::create(b, loc, v, mult);
+      storeChunk(env, encode(env, r, values), env.args[r.dataArg],
+                 env.mul(gr, env.idx(p.k)), gcChunk, p.k, r.fp4, p.k % 16 == 0);
+    });
+  });
+}
+
 void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
                          const Rep &r, Value repScale,
                          std::pair<Value, Value> rng) {
+  if (splitsRowBlocks(env, p, t, r)) {
+    rowLanesPhase(env, p, t, r, repScale);
+    return;
+  }
   Value smem = env.shared[0];
   Value tileRow, tileCol;
   std::tie(tileRow, tileCol) = tileCoords(env, t);
@@ -696,10 +784,8 @@ void quant::columnPairsPhase(KernelEnv &env, const Plan &p, const Tile &t,
       // One lane of the four stores the block's scale.
       Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                           quarter, env.idx(0));
-      env.ifThen(env.land(valid, first), [&] {
-        blockScale(env, p, r, amax, gc, gBlock, repScale, scaleBuffer(env, r));
-      });
-      Value mult = blockScale(env, p, r, amax, gc, gBlock, repScale, Value());
+      Value mult = blockScale(env, p, r, amax, gc, gBlock, repScale,
+                              scaleBuffer(env, r), env.land(valid, first));
       env.ifThen(valid, [&] {
         for (int64_t h = 0; h < kQuarter; h += 16) {
           SmallVector<Value> values;
