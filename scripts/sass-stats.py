@@ -179,6 +179,15 @@ def stats(instructions, labels, prefixes):
         if a in looped:
             sizes[looped[a]] = sizes.get(looped[a], 0) + 1
     row["cycles"] = sizes
+
+    # Opcode histogram of the loops' instructions (the whole kernel's when it
+    # has no loop of 4 or more).
+    pool = [t for a, t in real if a in looped and sizes[looped[a]] >= 4]
+    pool = pool or [t for _, t in real]
+    histogram = {}
+    for t in pool:
+        histogram[opcode(t)] = histogram.get(opcode(t), 0) + 1
+    row["histogram"] = sorted(histogram.items(), key=lambda kv: (-kv[1], kv[0]))
     return row
 
 
@@ -195,6 +204,10 @@ def main():
                         help="also list each cycle's (loop's) instruction "
                              "count, at its first address; mbarrier spin "
                              "loops (under 4 instructions) left out")
+    parser.add_argument("--histogram", type=int, default=0, metavar="N",
+                        help="also list the N most frequent opcodes of the "
+                             "instructions inside loops (of the whole "
+                             "kernel when it has none)")
     args = parser.parse_args()
     nvdisasm = find_tool("nvdisasm", args.nvdisasm)
     if not nvdisasm:
@@ -224,6 +237,9 @@ def main():
             line += " cycles " + " ".join(
                 f"{at:#x}:{n}" for at, n in sorted(row["cycles"].items())
                 if n >= 4)
+        if args.histogram:
+            line += " histogram " + " ".join(
+                f"{op}:{n}" for op, n in row["histogram"][:args.histogram])
         print(line)
 
 

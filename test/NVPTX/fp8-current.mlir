@@ -32,6 +32,14 @@
 // SM90: ld.shared.b16
 // SM90: cvt.rn.satfinite.e4m3x2.f32
 // SM100-NOT: ld.shared.b16
+// The transpose's codes are staged in shared memory and leave after a
+// barrier with 16-byte stores of consecutive chunks of a transpose row
+// (stagedColumnStorePhase; one 16-byte store per 16-row chunk and thread
+// wrote half a 32-byte sector per instruction).
+// SM90: st.shared.v4.b32
+// SM90: bar.sync 0
+// SM90: ld.shared.v4.b32 {[[V:%r[0-9]+]],
+// SM90: st.global.v4.b32 [{{%rd[0-9]+}}], {[[V]],
 // The cast kernel reads the amax (for its scale) before its first store
 // (block 0's scale_inv): the outputs may alias it as far as the compilers
 // know, so a read after a store would wait out its latency.

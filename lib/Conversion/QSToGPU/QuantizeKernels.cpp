@@ -268,6 +268,19 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
       d.shared.push_back(MemRefType::get({2 * t.rows * t.cols / 16}, f32));
     }
   }
+  // Transposed column-wise codes staged for coalesced stores (rows padded
+  // by 16 bytes: a warp's 16-byte stores of consecutive columns, rows
+  // 16 + 4k words apart, hit distinct banks in each 8-thread phase).
+  const Rep *staged = nullptr;
+  for (const Rep &r : owned)
+    if (stagesColumnCodes(t, r))
+      staged = &r;
+  if (staged) {
+    t.stageLd = t.rows / (staged->fp4 ? 2 : 1) + 16;
+    t.colStage = d.shared.size();
+    d.shared.push_back(MemRefType::get({t.cols * t.stageLd},
+                                       IntegerType::get(f32.getContext(), 8)));
+  }
   // Multipliers of the x-layout representation's blocks ([TR / B, TC]),
   // the last shared buffer.
   if (xLayout) {
@@ -312,6 +325,11 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
     Rep r = *xLayout;
     d.phases.push_back(
         [p, t, r](KernelEnv &env) { xLayoutEncodePhase(env, p, t, r); });
+  }
+  if (staged) {
+    Rep r = *staged;
+    d.phases.push_back(
+        [p, t, r](KernelEnv &env) { stagedColumnStorePhase(env, p, t, r); });
   }
   if (p.delayed) {
     d.phases.push_back(

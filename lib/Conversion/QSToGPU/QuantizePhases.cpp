@@ -603,6 +603,78 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
   });
 }
 
+bool quant::stagesColumnCodes(const Tile &t, const Rep &r) {
+  int64_t perByte = r.fp4 ? 2 : 1;
+  // In static shared memory with the tile (48 KiB): not the 2-D tiles of
+  // 128 x 128 f32 or 16-bit elements, whose occupancy it would lower.
+  int64_t bytes =
+      t.rows * t.ld * t.elemBytes + t.cols * (t.rows / perByte + 16);
+  return r.columnwise && !r.xLayout && !t.swizzled &&
+         (t.rows / perByte) % 16 == 0 && bytes <= 48 * 1024;
+}
+
+/// The 16 codes (`bytes`: 16, or 8 packed FP4) of tile column `c`, tile rows
+/// `tileRow0` ..., z row `gc`, elements `first` ...: into the staging buffer
+/// when the tile has one, else straight to z.
+static void storeColumnCodes(KernelEnv &env, const Plan &p, const Tile &t,
+                             const Rep &r, ArrayRef<Value> bytes, Value c,
+                             Value tileRow0, Value gc, Value first) {
+  if (t.colStage < 0) {
+    storeChunk(env, bytes, env.args[r.dataArg], env.mul(gc, env.idx(p.m)),
+               first, p.m, r.fp4, p.m % r.block == 0 && p.m % 16 == 0);
+    return;
+  }
+  Value at = env.add(env.mul(c, env.idx(t.stageLd)),
+                     r.fp4 ? env.div(tileRow0, env.idx(2)) : tileRow0);
+  storeBytes(env, bytes, env.shared[t.colStage], at, /*aligned=*/true,
+             std::nullopt);
+}
+
+void quant::stagedColumnStorePhase(KernelEnv &env, const Plan &p, const Tile &t,
+                                   const Rep &r) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
+  int64_t perByte = r.fp4 ? 2 : 1;
+  int64_t chunks = t.rows / perByte / 16;
+  Value stage = env.shared[t.colStage], z = env.args[r.dataArg];
+  env.forEachUnit(t.cols * chunks, [&](Value u) {
+    Value c = env.div(u, env.idx(chunks));
+    Value ch = env.rem(u, env.idx(chunks));
+    Value gc = env.add(env.mul(tileCol, env.idx(t.cols)), c);
+    Value first = env.add(env.mul(tileRow, env.idx(t.rows)),
+                          env.mul(ch, env.idx(16 * perByte)));
+    Value valid =
+        env.land(env.lt(gc, env.idx(p.k)), env.lt(first, env.idx(p.m)));
+    env.ifThen(valid, [&] {
+      Value from =
+          env.add(env.mul(c, env.idx(t.stageLd)), env.mul(ch, env.idx(16)));
+      Value rowStart = env.mul(gc, env.idx(p.m));
+      if (p.m % (16 * perByte) == 0) {
+        // Whole chunks, 16-byte aligned in z.
+        VectorType bytes = VectorType::get({16}, b.getI8Type());
+        Value v = vector::LoadOp::create(b, loc, bytes, stage, ValueRange{from},
+                                         false, llvm::MaybeAlign(16));
+        Type elt = cast<MemRefType>(z.getType()).getElementType();
+        if (!elt.isInteger(8))
+          v = arith::BitcastOp::create(b, loc, VectorType::get({16}, elt), v);
+        Value at = env.div(env.add(rowStart, first), env.idx(perByte));
+        vector::StoreOp::create(b, loc, v, z, ValueRange{at}, false,
+                                llvm::MaybeAlign(16));
+        return;
+      }
+      for (int64_t e = 0; e < 16; ++e) {
+        Value element = env.add(first, env.idx(e * perByte));
+        env.ifThen(env.lt(element, env.idx(p.m)), [&] {
+          Value at = env.div(env.add(rowStart, element), env.idx(perByte));
+          store1(env, load1(env, stage, env.add(from, env.idx(e))), z, at);
+        });
+      }
+    });
+  });
+}
+
 void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
                             const Rep &r, Value repScale,
                             std::pair<Value, Value> rng) {
@@ -667,8 +739,8 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         SmallVector<Value> bytes = fourOverSixEncode(
             env, r, amax, sEnc, g, columnChunk(env, t, i, c), pick4,
             scaleBuffer(env, r), r.scaleIndex(env, gc, gBlock));
-        storeChunk(env, bytes, env.args[r.dataArg], env.mul(gc, env.idx(p.m)),
-                   gr0, p.m, /*fp4=*/true, p.m % 16 == 0);
+        storeColumnCodes(env, p, t, r, bytes, c, env.mul(i, env.idx(r.block)),
+                         gc, gr0);
         return;
       }
       Value mult = blockScale(env, p, r, amax, gc, gBlock, repScale,
@@ -690,8 +762,9 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
               randomWords(env, r, rng, gc, env.add(gr0, env.idx(c0)), p.m);
         SmallVector<Value> bytes = encode(env, r, values, words);
         // Transposed: z[gc, gr0 + c0 ...] at gc * M + gr0 + c0.
-        storeChunk(env, bytes, env.args[r.dataArg], env.mul(gc, env.idx(p.m)),
-                   env.add(gr0, env.idx(c0)), p.m, r.fp4, p.m % r.block == 0);
+        storeColumnCodes(env, p, t, r, bytes, c,
+                         env.add(env.mul(i, env.idx(r.block)), env.idx(c0)), gc,
+                         env.add(gr0, env.idx(c0)));
       }
     });
   });

@@ -110,6 +110,11 @@ struct Tile {
   /// x-layout multipliers, 2-D segment and block amaxes, and with RHT the
   /// column-wise representation's 2-D block amaxes (-1 if absent).
   int slots = -1, mults = -1, segAmax = -1, blockAmax = -1, rhtBlockAmax = -1;
+  /// Transposed column-wise codes staged for stagedColumnStorePhase: bytes
+  /// [cols][stageLd], tile column c's codes (rows in order) at c * stageLd
+  /// (-1 if absent).
+  int colStage = -1;
+  int64_t stageLd = 0;
   /// 2-D NVFP4 4over6: per representation (index: Rep::columnwise) the
   /// map-to-6 and map-to-4 errors of every 1 x 16 segment of its z rows in
   /// the tile ([segment][2]; fourOverSixErrorPhase), or -1.
@@ -193,6 +198,17 @@ void columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t, const Rep &r,
 /// stores). The CPU emulation reads the block's 128 rows instead.
 void columnPairsPhase(KernelEnv &env, const Plan &p, const Tile &t,
                       const Rep &r, Value repScale);
+/// Whether the column-wise phase stages rep `r`'s transposed codes in
+/// shared memory (Tile::colStage) for stagedColumnStorePhase: the generic
+/// column-wise path (not columnPairsPhase, not x's layout) with whole
+/// 16-byte chunks of codes per tile column.
+bool stagesColumnCodes(const Tile &t, const Rep &r);
+/// The staged transposed codes of `r` (Tile::colStage) out to z with
+/// 16-byte stores, consecutive threads taking consecutive chunks of a z row
+/// (a warp: whole 32-byte sectors of 8 z rows for a 64-row tile of FP8),
+/// byte by byte where the z rows' length (M) keeps vectors unaligned.
+void stagedColumnStorePhase(KernelEnv &env, const Plan &p, const Tile &t,
+                            const Rep &r);
 /// Column-wise codes kept in x's layout (MXFP8): after columnwisePhase left
 /// each block's multiplier in shared memory, each thread converts 16
 /// consecutive elements of a tile row and stores them with one 16-byte store.
