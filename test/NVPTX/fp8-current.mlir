@@ -29,13 +29,15 @@
 // CHECK: ld.shared.v4.b32
 // CHECK: cvt.rn.satfinite.e4m3x2.f32
 // CHECK: st.global.v4.b32
-// SM90: ld.shared.b16
+// SM100-NOT: ld.shared.v2.b16
+// The transpose (sm_90a): a thread reads a column pair with one 32-bit
+// shared load (v2.b16) per row (perTensorColumnPairs), and its codes are
+// staged in shared memory and leave after a barrier with 16-byte stores of
+// consecutive chunks of a transpose row (stagedColumnStorePhase; one
+// 16-byte store per 16-row chunk and thread wrote half a 32-byte sector
+// per instruction).
+// SM90-COUNT-16: ld.shared.v2.b16
 // SM90: cvt.rn.satfinite.e4m3x2.f32
-// SM100-NOT: ld.shared.b16
-// The transpose's codes are staged in shared memory and leave after a
-// barrier with 16-byte stores of consecutive chunks of a transpose row
-// (stagedColumnStorePhase; one 16-byte store per 16-row chunk and thread
-// wrote half a 32-byte sector per instruction).
 // SM90: st.shared.v4.b32
 // SM90: bar.sync 0
 // SM90: ld.shared.v4.b32 {[[V:%r[0-9]+]],

@@ -675,11 +675,62 @@ void quant::stagedColumnStorePhase(KernelEnv &env, const Plan &p, const Tile &t,
   });
 }
 
+/// Per-tensor FP8 column-wise codes of a 16-bit tile whose codes are
+/// staged: a thread takes a column pair and 16 rows, one 32-bit shared load
+/// per row for both columns (a warp: 64 columns of a row, 128 bytes,
+/// without bank conflicts), where one 16-bit load per element kept the
+/// shared-memory pipe busy.
+static void perTensorColumnPairs(KernelEnv &env, const Plan &p, const Tile &t,
+                                 const Rep &r, Value mult) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value smem = env.shared[0];
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
+  int64_t pairs = t.cols / 2;
+  VectorType pairType = VectorType::get({2}, p.nominal);
+  env.forEachUnit(pairs * (t.rows / 16), [&](Value u) {
+    Value c0 = env.mul(env.rem(u, env.idx(pairs)), env.idx(2));
+    Value i = env.div(u, env.idx(pairs));
+    Value tileRow0 = env.mul(i, env.idx(16));
+    Value gr0 = env.add(env.mul(tileRow, env.idx(t.rows)), tileRow0);
+    SmallVector<Value> rows;
+    for (int64_t rr = 0; rr < 16; ++rr)
+      rows.push_back(vector::LoadOp::create(
+          b, loc, pairType, smem,
+          ValueRange{env.add(
+              env.mul(env.add(tileRow0, env.idx(rr)), env.idx(t.ld)), c0)},
+          false, llvm::MaybeAlign(2 * t.elemBytes)));
+    for (int64_t e = 0; e < 2; ++e) {
+      Value c = env.add(c0, env.idx(e));
+      Value gc = env.add(env.mul(tileCol, env.idx(t.cols)), c);
+      Value valid =
+          env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m)));
+      env.ifThen(valid, [&] {
+        SmallVector<Value> values;
+        for (Value v : rows)
+          values.push_back(
+              arith::MulFOp::create(b, loc,
+                                    env.toF32(vector::ExtractOp::create(
+                                        b, loc, v, ArrayRef<int64_t>{e})),
+                                    mult));
+        storeColumnCodes(env, p, t, r, encode(env, r, values), c, tileRow0, gc,
+                         gr0);
+      });
+    }
+  });
+}
+
 void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
                             const Rep &r, Value repScale,
                             std::pair<Value, Value> rng) {
   if (t.swizzled) {
     columnPairsPhase(env, p, t, r, repScale);
+    return;
+  }
+  if (r.kind == ScaleKind::PerTensor && !r.fp4 && !p.twoD && t.elemBytes == 2 &&
+      t.colStage >= 0) {
+    perTensorColumnPairs(env, p, t, r, repScale);
     return;
   }
   Value smem = env.shared[0];
