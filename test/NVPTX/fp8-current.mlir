@@ -27,8 +27,16 @@
 // CHECK: st.shared.v4.b32
 // CHECK: bar.sync 0
 // CHECK: ld.shared.v4.b32
-// CHECK: cvt.rn.satfinite.e4m3x2.f32
-// CHECK: st.global.v4.b32
+// The packed conversions' 16-bit pairs become the stored words whole
+// (mov.b32 of two halves; splitting them into bytes and joining those
+// took ~14 prmt per 16 codes).
+// CHECK-NOT: prmt
+// CHECK: cvt.rn.satfinite.e4m3x2.f32 [[LO:%rs[0-9]+]],
+// CHECK-NEXT: cvt.rn.satfinite.e4m3x2.f32 [[HI:%rs[0-9]+]],
+// CHECK-NOT: prmt
+// CHECK: mov.b32 [[W:%r[0-9]+]], {[[LO]], [[HI]]};
+// CHECK-NOT: prmt
+// CHECK: st.global.v4.b32 [{{%rd[0-9]+}}], {[[W]],
 // SM100-NOT: ld.shared.v2.b16
 // The transpose (sm_90a): a thread reads a column pair with one 32-bit
 // shared load (v2.b16) per row (perTensorColumnPairs), and its codes are

@@ -142,22 +142,33 @@ Value KernelEnv::encodeE2M1(Value q) {
 std::pair<Value, Value>
 KernelEnv::encodeFp8Pair(Value lo, Value hi, const SmallFloatFormat &format,
                          Type fp8Type) {
-  Type i8 = b.getI8Type();
+  Type i8 = b.getI8Type(), i16 = b.getI16Type();
+  auto c16 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i16, v).getResult();
+  };
+  Value pair;
   if (gpu && hardwareFp8) {
     // cvt.rn.satfinite.{e4m3,e5m2}x2.f32 d, a, b puts a in the upper byte.
     MLIRContext *ctx = b.getContext();
-    Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
-        b, loc, b.getI16Type(), hi, lo,
+    pair = NVVM::ConvertF32x2ToF8x2Op::create(
+        b, loc, i16, hi, lo,
         NVVM::FPRoundingModeAttr::get(ctx, NVVM::FPRoundingMode::RN),
         NVVM::SaturationModeAttr::get(ctx, NVVM::SaturationMode::SATFINITE),
         b.getBoolAttr(false), TypeAttr::get(fp8Type));
-    Value loCode = arith::TruncIOp::create(b, loc, i8, pair);
-    Value shifted = arith::ShRUIOp::create(
-        b, loc, pair,
-        arith::ConstantIntOp::create(b, loc, b.getI16Type(), 8));
-    return {loCode, arith::TruncIOp::create(b, loc, i8, shifted)};
+  } else {
+    // The same 16-bit pair in software, so that the emulation runs what
+    // consumers build from it (storeBytes keeps pairs whole).
+    auto wide = [&](Value v) {
+      return arith::ExtUIOp::create(b, loc, i16,
+                                    emitEncodeF32(b, loc, v, format))
+          .getResult();
+    };
+    pair = arith::OrIOp::create(
+        b, loc, wide(lo), arith::ShLIOp::create(b, loc, wide(hi), c16(8)));
   }
-  return {emitEncodeF32(b, loc, lo, format), emitEncodeF32(b, loc, hi, format)};
+  Value loCode = arith::TruncIOp::create(b, loc, i8, pair);
+  Value shifted = arith::ShRUIOp::create(b, loc, pair, c16(8));
+  return {loCode, arith::TruncIOp::create(b, loc, i8, shifted)};
 }
 
 void KernelEnv::ifThen(Value cond, const std::function<void()> &body) {

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include "qs/Dialect/QS/Utils/StochasticRounding.h"
 
@@ -41,14 +42,47 @@ void quant::store1(KernelEnv &env, Value v, Value buf, Value i) {
 /// Stores i8 `bytes` at element `i` of `buf` (8-bit elements): one vector
 /// store when `aligned`, else byte stores, each guarded by `i + n < limit`
 /// when `limit` is set.
+/// The i16 values whose low and high bytes `bytes` are, pair by pair, when
+/// each pair is {trunc(p), trunc(p >> 8)} of one p (KernelEnv::encodeFp8Pair
+/// with the hardware conversion); empty otherwise.
+static SmallVector<Value> bytePairs(ArrayRef<Value> bytes) {
+  SmallVector<Value> pairs;
+  auto truncOf = [](Value v) -> Value {
+    auto t = v.getDefiningOp<arith::TruncIOp>();
+    return t && t.getIn().getType().isInteger(16) ? t.getIn() : Value();
+  };
+  for (size_t j = 0; j + 1 < bytes.size(); j += 2) {
+    Value lo = truncOf(bytes[j]), hi = truncOf(bytes[j + 1]);
+    auto shift = hi ? hi.getDefiningOp<arith::ShRUIOp>() : nullptr;
+    APInt amount;
+    if (!lo || !shift || shift.getLhs() != lo ||
+        !matchPattern(shift.getRhs(), m_ConstantInt(&amount)) || amount != 8)
+      return {};
+    pairs.push_back(lo);
+  }
+  return pairs;
+}
+
 static void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
                        Value i, bool aligned, std::optional<int64_t> limit) {
   OpBuilder &b = env.b;
   Type elt = cast<MemRefType>(buf.getType()).getElementType();
   int64_t n = bytes.size();
   if (aligned && !limit) {
-    Value v = vector::FromElementsOp::create(
-        b, env.loc, VectorType::get({n}, b.getI8Type()), bytes);
+    // Packed conversions' 16-bit pairs stay whole (no byte shuffling to
+    // split and rejoin them: ~14 fewer PRMTs per 16 codes).
+    SmallVector<Value> pairs =
+        n % 2 == 0 ? bytePairs(bytes) : SmallVector<Value>();
+    Value v = pairs.empty()
+                  ? vector::FromElementsOp::create(
+                        b, env.loc, VectorType::get({n}, b.getI8Type()), bytes)
+                        .getResult()
+                  : vector::BitCastOp::create(
+                        b, env.loc, VectorType::get({n}, b.getI8Type()),
+                        vector::FromElementsOp::create(
+                            b, env.loc,
+                            VectorType::get({n / 2}, b.getI16Type()), pairs))
+                        .getResult();
     if (!elt.isInteger(8))
       v = arith::BitcastOp::create(b, env.loc, VectorType::get({n}, elt), v);
     vector::StoreOp::create(b, env.loc, v, buf, ValueRange{i},
