@@ -98,6 +98,15 @@ for family, params, shape, nominal, usage in [
     CHECKS.append((family, params, shape, nominal, usage))
 
 
+# Quantize bench plans (family label, usage) also built with
+# qs.quantize_stores = "direct" at the largest size: the kernels whose
+# stores the coalesced default (2026-12-04) changed.
+DIRECT_STORES_BENCH = {("mxfp8", "row"), ("mxfp8", "both"), ("mxfp8_swizzled", "row"),
+                       ("fp8_block_1x128", "row"), ("fp8_block_1x128", "both"),
+                       ("fp8_current", "col"), ("fp8_current", "both"),
+                       ("fp8_delayed", "col"), ("fp8_delayed", "both"),
+                       ("nvfp4", "col"), ("nvfp4_rht", "col")}
+
 # (family, params, shape) for dequantize: reference inner tensors in.
 DEQUANTIZE_CHECKS = [
     ("fp8_current", {}, (256, 512)), ("fp8_current", dict(rowwise=False), (3, 40, 72)),
@@ -844,7 +853,8 @@ def main():
                        "separate_quantize": fp8_out == "sep",
                        "inputs": (6 if family == "nvfp4" else 4) + (2 if fp8_out else 0)}, f)
         bench += 1
-    for n in map(int, args.bench_sizes.split(",")) if args.bench_sizes else []:
+    sizes = list(map(int, args.bench_sizes.split(","))) if args.bench_sizes else []
+    for n in sizes:
         for label, attr in [("fp8_delayed", None), ("fp8_current", "#qs.fp8_current<{}>"),
                             ("mxfp8", "#qs.mxfp8<{}>"),
                             ("mxfp8_swizzled", "#qs.mxfp8<optimize_for_gemm = true{}>"),
@@ -875,11 +885,21 @@ def main():
                         f"func.func @f(%x: {t}) -> {qt} {{\n  %q = qs.quantize %x : {t} -> {qt}\n"
                         f"  return %q : {qt}\n}}\n}}\n")
                     inputs = 1
-                d = os.path.join(args.out, "bench", f"{label}-{usage}-{n}")
-                export(text, d, args.chip, args.format)
-                with open(os.path.join(d, "case.json"), "w") as f:
-                    json.dump({"family": label, "usage": usage, "n": n, "inputs": inputs}, f)
-                bench += 1
+                # At the largest size, the plans whose stores the coalesced
+                # default changed also with qs.quantize_stores = "direct"
+                # (family "<label>-direct"): the two timed in one run.
+                variants = [(label, text)]
+                chip_attr = f'qs.chip = "{args.chip}"'
+                if n == max(sizes) and (label, usage) in DIRECT_STORES_BENCH:
+                    assert chip_attr in text
+                    variants.append((label + "-direct", text.replace(
+                        chip_attr, chip_attr + ', qs.quantize_stores = "direct"', 1)))
+                for family, module_text in variants:
+                    d = os.path.join(args.out, "bench", f"{family}-{usage}-{n}")
+                    export(module_text, d, args.chip, args.format)
+                    with open(os.path.join(d, "case.json"), "w") as f:
+                        json.dump({"family": family, "usage": usage, "n": n, "inputs": inputs}, f)
+                    bench += 1
         # update_usage creating the column-wise representation (usage
         # "uu"): the codes in (argument 0, random bits), the created inner
         # tensors out (qs.disassemble returns only those). Per-tensor FP8

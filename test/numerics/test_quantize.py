@@ -31,9 +31,9 @@ CASES = [
 ]
 
 
-def quantize_module(shape, nominal, q, chip=None):
+def quantize_module(shape, nominal, q, chip=None, func_attrs=""):
     t, qt = h.ttype(shape, nominal), h.qtype(shape, nominal, q)
-    body = f"""func.func @quantize(%x: {t}) -> {qt} {{
+    body = f"""func.func @quantize(%x: {t}) -> {qt} {func_attrs}{{
   %q = qs.quantize %x : {t} -> {qt}
   return %q : {qt}
 }}"""
@@ -42,13 +42,13 @@ def quantize_module(shape, nominal, q, chip=None):
     return body
 
 
-def check_quantize(rng, family, params, shape, nominal, chip=None, x=None):
+def check_quantize(rng, family, params, shape, nominal, chip=None, x=None, func_attrs=""):
     q = h.quantizer(family, **params)
     if x is None:
         x = h.random_input(rng, shape, nominal)
     with np.errstate(all="ignore"):
         expected, _ = ref.quantize(x, q, nominal, chip_tn_only=chip != "sm_100a")
-    outs = h.run(quantize_module(shape, nominal, q, chip), "quantize",
+    outs = h.run(quantize_module(shape, nominal, q, chip, func_attrs), "quantize",
                  [h.to_npy(x, nominal)], len(expected))
     for (name, want), got in zip(expected.items(), outs):
         region = ref.valid_region(name, shape, q)
@@ -65,6 +65,26 @@ def check_quantize(rng, family, params, shape, nominal, chip=None, x=None):
 def test_quantize(rng, family, params, shapes, nominal, usage):
     for shape in shapes:
         check_quantize(rng, family, {**params, **USAGES[usage]}, shape, nominal)
+
+
+DIRECT_STORES = [("mxfp8", {}, [(64, 128), (2, 32, 96)], "bf16"),
+                 ("fp8_block", dict(block_scaling_dim=1), [(300, 200)], "f32"),
+                 ("fp8_block", dict(block_scaling_dim=1), [(2, 70, 130)], "bf16"),
+                 ("fp8_current", {}, [(3, 40, 72)], "bf16"),
+                 ("nvfp4", {}, [(48, 80), (64, 128)], "bf16"),
+                 ("nvfp4", dict(with_rht=True), [(32, 48)], "bf16")]
+
+
+@pytest.mark.parametrize("usage", list(USAGES))
+@pytest.mark.parametrize("family,params,shapes,nominal", DIRECT_STORES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(DIRECT_STORES)])
+def test_direct_stores(rng, family, params, shapes, nominal, usage):
+    # qs.quantize_stores = "direct" (a thread stores its own blocks' codes,
+    # no row lanes, no staged transposes) gives the same bytes as the
+    # default coalesced stores: both equal the reference.
+    for shape in shapes:
+        check_quantize(rng, family, {**params, **USAGES[usage]}, shape, nominal,
+                       func_attrs='attributes {qs.quantize_stores = "direct"} ')
 
 
 @pytest.mark.parametrize("usage", list(USAGES))

@@ -33,6 +33,9 @@ struct EmitOptions {
   /// the ping-pong grid and split-K "auto" fill them); 0: the chip's
   /// data-sheet count (GemmPlan::multiprocessors).
   int64_t multiprocessors = 0;
+  /// Quantize kernels: each thread stores its own blocks' codes
+  /// (qs.quantize_stores = "direct") instead of the coalesced stores.
+  bool directQuantizeStores = false;
 };
 
 /// Scratch buffers the quantize kernels of `type` need (memref types), to be

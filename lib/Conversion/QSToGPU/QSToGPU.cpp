@@ -189,9 +189,17 @@ struct ConvertQSToGPUPass
     for (MemRefType t : gpuk::quantizeScratch(type, b.getContext()))
       scratch.push_back(memref::AllocOp::create(b, loc, t));
     Value rng = op.getRng() ? bufferOf(b, loc, op.getRng()) : Value();
+    // qs.quantize_stores on the op or the nearest ancestor (the dialect
+    // checked its value).
+    gpuk::EmitOptions quantizeOptions = options;
+    for (Operation *p = op; p; p = p->getParentOp())
+      if (auto stores = p->getAttrOfType<StringAttr>(
+              QSDialect::getQuantizeStoresAttrName())) {
+        quantizeOptions.directQuantizeStores = stores.getValue() == "direct";
+        break;
+      }
     gpuk::emitQuantize(b, loc, kernelModule(op), type, target, x, scale, amaxIn,
-                       rng,
-                       outs, scratch, options, fillAmax, produce);
+                       rng, outs, scratch, quantizeOptions, fillAmax, produce);
     for (auto [t, alloc] : llvm::zip(op.getResultTypes(), allocs))
       results.push_back(readBack(b, loc, t, alloc));
     op->replaceAllUsesWith(results);

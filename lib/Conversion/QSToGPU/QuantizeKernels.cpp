@@ -273,7 +273,7 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
   // 16 + 4k words apart, hit distinct banks in each 8-thread phase).
   const Rep *staged = nullptr;
   for (const Rep &r : owned)
-    if (stagesColumnCodes(t, r))
+    if (!p.directStores && stagesColumnCodes(t, r))
       staged = &r;
   if (staged) {
     t.stageLd = t.rows / (staged->fp4 ? 2 : 1) + 16;
@@ -381,6 +381,7 @@ void gpuk::emitQuantize(
   Plan p = makePlan(type, target, static_cast<bool>(scale),
                     static_cast<bool>(amaxIn), scratch.size(),
                     static_cast<bool>(rng));
+  p.directStores = options.directQuantizeStores;
   if (produce) {
     // producerBlockSize: a row-wise and/or a column-wise representation
     // (one format), whose buffers are outs (argument i + 1 of the plan is

@@ -495,8 +495,8 @@ SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x,
 /// shuffles need the whole warp).
 static bool splitsRowBlocks(const KernelEnv &env, const Plan &p, const Tile &t,
                             const Rep &r) {
-  return !p.twoD && !r.fourOverSix && !r.stochastic && r.block >= 32 &&
-         r.block <= 128 && t.cols % r.block == 0 &&
+  return !p.directStores && !p.twoD && !r.fourOverSix && !r.stochastic &&
+         r.block >= 32 && r.block <= 128 && t.cols % r.block == 0 &&
          (r.kind == ScaleKind::E8M0 || r.kind == ScaleKind::F32Block) &&
          (t.rows * t.cols / 16) % env.threads == 0;
 }

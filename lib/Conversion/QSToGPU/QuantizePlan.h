@@ -71,6 +71,9 @@ struct Plan {
   Type nominal;
   SmallVector<Rep> reps;
   bool delayed = false, current = false;
+  /// qs.quantize_stores = "direct": no rowLanesPhase, no staged
+  /// transposes (EmitOptions::directQuantizeStores).
+  bool directStores = false;
   int xArg = 0, scaleOperandArg = -1, amaxStateInArg = -1, amaxStateOutArg = -1,
       scaleInvArg = -1, amaxScratchArg = -1, rngArg = -1;
   /// Buffers the init kernel zeroes (every element), and the amax buffers the

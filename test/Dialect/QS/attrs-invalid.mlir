@@ -156,6 +156,14 @@ module attributes {qs.gemm_epilogue = "stmatrix"} {}
 
 // -----
 
+// The quantize kernels' store strategies are named.
+// expected-error @+1 {{'qs.quantize_stores' must be the string "coalesced" or "direct" (how the quantize kernels store codes), got "staged"}}
+func.func @f() attributes {qs.quantize_stores = "staged"} {
+  return
+}
+
+// -----
+
 // Split-K takes a positive number of K ranges.
 // expected-error @+1 {{'qs.gemm_split_k' must be an i64 of at least 1 (the number of ranges of K the GEMM kernels split each output tile's sum into), the string "auto" (the kernels' cost model picks it) or the string "stream" (stream-K: persistent blocks share the last tiles' k-tiles evenly), got 0 : i64}}
 module attributes {qs.gemm_split_k = 0 : i64} {}

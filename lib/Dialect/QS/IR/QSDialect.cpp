@@ -80,6 +80,14 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
        },
        "the string \"direct\" or \"tma\" (how the GEMM kernels store "
        "their output)"},
+      {getQuantizeStoresAttrName(),
+       [](Attribute a) {
+         auto value = dyn_cast<StringAttr>(a);
+         return value && (value.getValue() == "coalesced" ||
+                          value.getValue() == "direct");
+       },
+       "the string \"coalesced\" or \"direct\" (how the quantize kernels "
+       "store codes)"},
       {getGemmSplitKAttrName(),
        [](Attribute a) {
          auto value = dyn_cast<StringAttr>(a);

@@ -121,6 +121,19 @@ def QS_Dialect : Dialect {
     promote into); other families, MN-major operands, `qs.gemm_tile_n =
     256` and sm_100a reject it. It changes speed, never results.
 
+    `qs.quantize_stores = "coalesced" | "direct"` on a quantize or an
+    enclosing operation picks how the GPU quantize kernels (both chips)
+    store codes. "coalesced" (the default): row-wise blocks of 32 to 128
+    elements (MXFP8, FP8 1x128) are split over 16-element lanes that meet
+    by warp shuffles, each lane storing its 16 codes, and transposed
+    column-wise codes (per-tensor FP8 transpose, NVFP4, FP8 1x128 of an
+    f32 input) are staged in shared memory and stored in consecutive
+    16-byte chunks of a transpose row, so that a warp's stores cover whole
+    32-byte sectors. "direct": each thread stores the codes of the blocks
+    it owns straight from registers (the kernels before 2026-12-04). It
+    changes speed, never results; it exists to time the two against each
+    other.
+
     `qs.gemm_epilogue = "direct" | "tma"` on a GEMM or an enclosing
     operation picks how the GEMM kernels (both chips, every family and
     schedule) write D: "direct" stores each thread's
@@ -272,6 +285,11 @@ def QS_Dialect : Dialect {
     /// kernels store D ("direct" or "tma").
     static constexpr ::llvm::StringLiteral getGemmEpilogueAttrName() {
       return ::llvm::StringLiteral("qs.gemm_epilogue");
+    }
+    /// Name of the discardable attribute that picks how the quantize
+    /// kernels store codes ("coalesced" or "direct").
+    static constexpr ::llvm::StringLiteral getQuantizeStoresAttrName() {
+      return ::llvm::StringLiteral("qs.quantize_stores");
     }
     /// Name of the discardable attribute that splits the GEMM kernels' K
     /// across blocks (split-K with a reduction kernel).
