@@ -276,7 +276,7 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
     if (!p.directStores && stagesColumnCodes(t, r))
       staged = &r;
   if (staged) {
-    t.stageLd = t.rows / (staged->fp4 ? 2 : 1) + 16;
+    t.stageLd = stageRowBytes(t, *staged);
     t.colStage = d.shared.size();
     d.shared.push_back(MemRefType::get({t.cols * t.stageLd},
                                        IntegerType::get(f32.getContext(), 8)));

@@ -637,12 +637,15 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
   });
 }
 
+int64_t quant::stageRowBytes(const Tile &t, const Rep &r) {
+  return t.rows / (r.fp4 ? 2 : 1) + 16;
+}
+
 bool quant::stagesColumnCodes(const Tile &t, const Rep &r) {
   int64_t perByte = r.fp4 ? 2 : 1;
   // In static shared memory with the tile (48 KiB): not the 2-D tiles of
   // 128 x 128 f32 or 16-bit elements, whose occupancy it would lower.
-  int64_t bytes =
-      t.rows * t.ld * t.elemBytes + t.cols * (t.rows / perByte + 16);
+  int64_t bytes = t.rows * t.ld * t.elemBytes + t.cols * stageRowBytes(t, r);
   return r.columnwise && !r.xLayout && !t.swizzled &&
          (t.rows / perByte) % 16 == 0 && bytes <= 48 * 1024;
 }

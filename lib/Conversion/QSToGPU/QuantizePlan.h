@@ -206,6 +206,10 @@ void columnPairsPhase(KernelEnv &env, const Plan &p, const Tile &t,
 /// column-wise path (not columnPairsPhase, not x's layout) with whole
 /// 16-byte chunks of codes per tile column.
 bool stagesColumnCodes(const Tile &t, const Rep &r);
+/// Bytes per tile column in that staging buffer (Tile::stageLd): the
+/// column's codes and 16 bytes of padding (16-byte stores of consecutive
+/// columns then fall in distinct banks).
+int64_t stageRowBytes(const Tile &t, const Rep &r);
 /// The staged transposed codes of `r` (Tile::colStage) out to z with
 /// 16-byte stores, consecutive threads taking consecutive chunks of a z row
 /// (a warp: whole 32-byte sectors of 8 z rows for a 64-row tile of FP8),
