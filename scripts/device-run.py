@@ -707,6 +707,8 @@ def plan_schedule(case):
         options.add("pp")
     if case.get("epilogue") in ("tma", "direct"):
         options.add(case["epilogue"])
+    if case.get("scale_loads") == "in_tile":
+        options.add("intile")
     if case.get("split_k_reduce") == "fused":
         options.discard("sk")
         options.add("skf")
@@ -738,7 +740,8 @@ def work_list(bundle, only, no_bench):
         if n.startswith("gemm-"):
             with open(os.path.join(bundle, "bench", n, "case.json")) as f:
                 cases[n] = json.load(f)
-    options = ("tile_n", "persistent", "cluster", "schedule", "epilogue", "split_k")
+    options = ("tile_n", "persistent", "cluster", "schedule", "epilogue", "split_k",
+               "scale_loads")
     work += [("gemm", n) for n in sorted(cases, key=lambda n: (
         sum(bool(cases[n].get(k)) for k in options), n))]
     return work
@@ -853,6 +856,7 @@ class Report:
                             + ([case["epilogue"]] if case.get("epilogue") in ("tma", "direct")
                                else [])
                             + (["sep"] if case.get("separate_quantize") else [])
+                            + (["in_tile"] if case.get("scale_loads") == "in_tile" else [])
                             + (["stream"] if case.get("split_k") == "stream" else
                                [f"sk{case['split_k']}"
                                 + ("f" if case.get("split_k_reduce") == "fused" else "")]

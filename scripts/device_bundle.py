@@ -779,8 +779,14 @@ def main():
     runs = [run + (False,) for run in runs]
     runs += [(P, shape, None, "TN", None, None, None, False, None, None, fp8_out)
              for shape in shapes[:1] for fp8_out in (True, "sep")]
+    # FP8 block with its scales loaded in the k-tile that uses them
+    # (qs.gemm_scale_loads = "in_tile", last field) against the default,
+    # which loads them a k-tile ahead (since 2026-12-05), on the first shape.
+    runs = [run + (None,) for run in runs]
+    runs += [("fp8_block", shape, None, "TN", None, None, None, False, None, None, False,
+              "in_tile") for shape in shapes[:1]]
     for (family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split,
-         fp8_out) in (runs if args.chip == "sm_90a" else []):
+         fp8_out, scale_loads) in (runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
             qb = f"!qs.tensor<{k}x{n}xbf16, #qs.mxfp8<rowwise = false, optimize_for_gemm = true>>"
@@ -816,7 +822,8 @@ def main():
                  + (f', qs.gemm_epilogue = "{epilogue}"' if epilogue else "")
                  + ((', qs.gemm_split_k = "stream"' if split == "stream" else
                      f", qs.gemm_split_k = {split_k(split)[0]} : i64") if split else "")
-                 + (', qs.gemm_split_k_reduce = "fused"' if split_k(split)[1] else ""))
+                 + (', qs.gemm_split_k_reduce = "fused"' if split_k(split)[1] else "")
+                 + (f', qs.gemm_scale_loads = "{scale_loads}"' if scale_loads else ""))
         flags = f"{' transpose_b' if layout == 'TN' else ''}{' fast_accumulate' if fast else ''}"
         if fp8_out == "sep":
             # The product is returned too: as the quantize's only input the
@@ -841,6 +848,7 @@ def main():
                  + ({"tma": "-tma", "direct": "-direct"}.get(epilogue, ""))
                  + (f"-sk{split}" if split else "")
                  + ("-sep" if fp8_out == "sep" else "")
+                 + ("-intile" if scale_loads == "in_tile" else "")
                  + ("-fp8out" if fp8_out else ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
@@ -849,7 +857,7 @@ def main():
                        "persistent": persistent, "cluster": cluster, "schedule": schedule,
                        "fast_accumulate": fast, "epilogue": epilogue,
                        "split_k": split_k(split)[0], "split_k_reduce": split_k(split)[1],
-                       "output_quantizer": bool(fp8_out),
+                       "output_quantizer": bool(fp8_out), "scale_loads": scale_loads,
                        "separate_quantize": fp8_out == "sep",
                        "inputs": (6 if family == "nvfp4" else 4) + (2 if fp8_out else 0)}, f)
         bench += 1

@@ -9,7 +9,8 @@
 // consumers free each stage inside the k-loop, after the wait_group 0 that
 // precedes the promotion: one arrival in their block and one, through
 // mapa, in the other (whose producer wrote half of B into it); then the
-// promotion (scales times the k-block's partial sums).
+// promotion (the prefetched scales' products, computed at the top of the
+// k-tile, times the k-block's partial sums).
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .reqnctapercluster 2, 1, 1
 // CHECK: barrier.cluster.arrive.release.aligned;
@@ -22,7 +23,7 @@
 // CHECK: @p mbarrier.arrive.shared::cluster.b64 _, [[[REMOTE]]];
 // CHECK-NEXT: }
 // CHECK-NEXT: // end inline asm
-// CHECK-NEXT: mul.rn.f32
+// CHECK-NEXT: fma.rn.f32
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
 // CHECK: barrier.cluster.arrive.release.aligned;
 // CHECK-NEXT: barrier.cluster.wait.acquire.aligned;

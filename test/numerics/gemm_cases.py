@@ -136,12 +136,14 @@ class GemmCase:
 def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulate=False,
               tile_n=None, chip=None, needed_usage_only=False, persistent=None,
               cluster=None, schedule=None, fast_accumulate=False, integers=False,
-              tensor_cores=False, epilogue=None, split_k=None, split_k_reduce=None):
+              tensor_cores=False, epilogue=None, split_k=None, split_k_reduce=None,
+              scale_loads=None):
     """With needed_usage_only, each operand carries only the usage its
     contraction reads (smaller inputs); persistent: qs.gemm_persistent;
     cluster: qs.gemm_cluster; schedule: qs.gemm_schedule; epilogue:
     qs.gemm_epilogue; split_k: qs.gemm_split_k (S, "auto" or "stream"); split_k_reduce:
-    qs.gemm_split_k_reduce ("kernel" or "fused"); fast_accumulate:
+    qs.gemm_split_k_reduce ("kernel" or "fused"); scale_loads:
+    qs.gemm_scale_loads ("ahead" or "in_tile"); fast_accumulate:
     qs.gemm's flag (sm_90a per-tensor FP8: the tensor core sums all of K).
     integers (per-tensor FP8): operands whose values are integers in
     [-2, 2] with power-of-two scales, so that every partial sum (below 4 K)
@@ -196,6 +198,8 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         attrs.append(f'qs.gemm_schedule = "{schedule}"')
     if epilogue:
         attrs.append(f'qs.gemm_epilogue = "{epilogue}"')
+    if scale_loads:
+        attrs.append(f'qs.gemm_scale_loads = "{scale_loads}"')
     if split_k in ("auto", "stream"):
         attrs.append(f'qs.gemm_split_k = "{split_k}"')
     elif split_k:

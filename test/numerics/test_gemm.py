@@ -951,3 +951,22 @@ def test_gemm_sm100_split_k(rng, family):
     if not family.startswith("nvfp4"):
         check_gemm(rng, family, LAYOUTS[2], "f32", m=384, n=96, k=160, split_k=3,
                    chip="sm_100a")
+
+
+@pytest.mark.parametrize("layout", [0, 1], ids=["fprop_TN", "dgrad_NN"])
+def test_gemm_scale_loads(rng, layout):
+    # FP8 block with 128x128-block B loads its scales a k-tile ahead by
+    # default (qs.gemm_scale_loads = "ahead": each k-tile's carried scales,
+    # k-tile 0's before the loop); "in_tile" loads them in the k-tile that
+    # uses them. Same products, same order: the two agree bit for bit, and
+    # both meet the bound (6 k-tiles, the last partial; 3 persistent blocks
+    # over 6 tiles, so a block's carried scales restart with each tile).
+    case = gemm_case(rng, "fp8_block", LAYOUTS[layout], "bf16", m=320, n=224, k=656,
+                     bias=True, persistent=3, scale_loads="ahead")
+    (ahead,) = h.run(case.module, "gemm", case.inputs, 1)
+    bad, message = outside_bound(case, ahead)
+    assert not bad, message
+    module = case.module.replace('qs.gemm_scale_loads = "ahead"', 'qs.gemm_scale_loads = "in_tile"')
+    assert module != case.module
+    (in_tile,) = h.run(module, "gemm", case.inputs, 1)
+    np.testing.assert_array_equal(ahead.view(np.uint16), in_tile.view(np.uint16))

@@ -469,6 +469,37 @@ GemmCode::TileScales GemmCode::loadScales(Value tm, Value tn, Value consumer,
   return scales;
 }
 
+SmallVector<Value> GemmCode::scaleValues(const TileScales &scales) {
+  SmallVector<Value> values;
+  for (const auto &[key, value] : scales.a)
+    values.push_back(value);
+  for (const auto &[key, value] : scales.b)
+    values.push_back(value);
+  return values;
+}
+
+GemmCode::TileScales GemmCode::withScaleValues(TileScales shape,
+                                               ValueRange values) {
+  assert(values.size() == shape.a.size() + shape.b.size() &&
+         "one value per key");
+  for (auto &[key, value] : shape.a) {
+    value = values.front();
+    values = values.drop_front();
+  }
+  for (auto &[key, value] : shape.b) {
+    value = values.front();
+    values = values.drop_front();
+  }
+  return shape;
+}
+
+void GemmCode::multiplyScales(TileScales &scales) {
+  assert(!scales.byte && "packed scales decode in promote");
+  for (const auto &[ka, sA] : scales.a)
+    for (const auto &[kb, sB] : scales.b)
+      scales.products[{ka, kb}] = arith::MulFOp::create(env.b, env.loc, sA, sB);
+}
+
 void GemmCode::promote(TileScales &scales,
                        const std::function<Value(int64_t)> &partial,
                        const std::function<Value(int64_t)> &total,
@@ -481,7 +512,15 @@ void GemmCode::promote(TileScales &scales,
       update(r, arith::AddFOp::create(env.b, env.loc, total(r), part));
       continue;
     }
-    Value sA = scales.a[TileScales::keyA(plan, r)];
+    int64_t ka = TileScales::keyA(plan, r);
+    Value sA = scales.a[ka];
+    // sA * sB of B's key `kb` (multiplyScales' product if computed).
+    auto product = [&](int64_t kb) -> Value {
+      auto it = scales.products.find({ka, kb});
+      if (it != scales.products.end())
+        return it->second;
+      return arith::MulFOp::create(env.b, env.loc, sA, scales.b[kb]);
+    };
     Value scale;
     if (scales.byte) {
       // Byte `byte` of each word, decoded as blockScale decodes it.
@@ -501,13 +540,10 @@ void GemmCode::promote(TileScales &scales,
     } else if (scales.hiFrom) {
       // The same product as below, of the block of r's 8-column group.
       Value hi = env.lt(scales.hiFrom, i(8 * (r >> 2) + 1));
-      scale = arith::SelectOp::create(
-          env.b, env.loc, hi,
-          arith::MulFOp::create(env.b, env.loc, sA, scales.b[1]),
-          arith::MulFOp::create(env.b, env.loc, sA, scales.b[0]));
+      scale =
+          arith::SelectOp::create(env.b, env.loc, hi, product(1), product(0));
     } else {
-      scale = arith::MulFOp::create(env.b, env.loc, sA,
-                                    scales.b[TileScales::keyB(plan, r)]);
+      scale = product(TileScales::keyB(plan, r));
     }
     // total + (sA sB) P in one rounding (fma.rn.f32, DeepGEMM's FFMA
     // promotion): half the instructions of a multiply and an add per

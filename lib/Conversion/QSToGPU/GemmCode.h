@@ -298,7 +298,20 @@ struct GemmCode {
     /// all four blocks are the same loads), so 18 words stay live across
     /// them, not 72 decoded scales.
     Value byte;
+    /// sA * sB by (keyA, keyB) (hiFrom: keyB 0 and 1 are b[0], b[1]),
+    /// where multiplyScales computed them ahead of promote.
+    std::map<std::pair<int64_t, int64_t>, Value> products;
   };
+  /// The products of every A and B scale of `scales` (not packed), now:
+  /// a prefetching k-loop multiplies the carried scales before it loads
+  /// the next k-tile's into the same registers (so ptxas needs no copies,
+  /// which it would place early and stall on the loads).
+  void multiplyScales(TileScales &scales);
+  /// The loaded values of `scales` in a fixed order (a's, then b's, by
+  /// key), to carry them through a loop (GemmPlan::prefetchesScales), and
+  /// `shape` (the same keys) holding `values` in that order instead.
+  static SmallVector<Value> scaleValues(const TileScales &scales);
+  static TileScales withScaleValues(TileScales shape, ValueRange values);
   /// `chunk`: registers [chunk * mmaRegs(), (chunk + 1) * mmaRegs()) only
   /// (GemmPlan::mmaChunks).
   TileScales loadScales(Value tm, Value tn, Value consumer, Value t, Value kt,

@@ -349,9 +349,20 @@ private:
   /// of K, the unit's j).
   void fp4KTile(Value tm, Value tn, Value j, Value kt, Value s);
   /// Block scaling (and per-tensor FP8's split accumulator): each scale
-  /// block of K (k-tile) into zeroed partial registers, then promoted.
-  void promotingKTile(Value tm, Value tn, Value kt, Value s, Value buffer,
-                      Value consumer);
+  /// block of K (k-tile) into zeroed partial registers, then promoted
+  /// (GemmPlan::prefetchesScales: with the scales each thread loaded in the
+  /// previous k-tile, before the first k-tile 0's; it loads the next's).
+  void promotingKTile(Value tm, Value tn, Value j, Value kt, Value s,
+                      Value buffer, Value consumer);
+  /// GemmPlan::prefetchesScales: the scales thread t of `consumer` carries
+  /// into k-tile j (`shape`'s keys, chunk 0; `load(kb)` loads k-tile
+  /// kb's): before k-tile 0 it keeps k-tile 0's, then it returns the kept
+  /// values (their products computed) and keeps k-tile (j + 1)'s, as the
+  /// kernel's loop does.
+  GemmCode::TileScales
+  carriedScales(const GemmCode::TileScales &shape, Value j, Value consumer,
+                Value t, int64_t chunk,
+                const std::function<GemmCode::TileScales(Value)> &load);
   /// GemmPlan::tmaStore: each consumer's store chunks, every thread's
   /// values written into a staging buffer at the kernel's swizzled
   /// offsets, then the TMA store of the 64 x 128-byte box read back from
@@ -373,9 +384,10 @@ private:
   // args: a, b, sa, sb, [bias], [c], d
   ValueRange epilogueArgs;
   /// The shared-memory image; the consumers' accumulator registers (FP32
-  /// totals), their partial sums (promoting kernels) and NVFP4's carried
-  /// scale codes (eight per consumer thread), all in memory.
-  Value smem, regs, partial, fp4Codes;
+  /// totals), their partial sums (promoting kernels), NVFP4's carried
+  /// scale codes (eight per consumer thread) and prefetched block scales
+  /// (GemmPlan::kPrefetchedScales per consumer thread), all in memory.
+  Value smem, regs, partial, fp4Codes, prefetched;
   Value base;
 };
 
@@ -393,6 +405,14 @@ void Sm90Emulation::emit() {
                 MemRefType::get({kConsumers * kWarpgroup * 8}, b.getI8Type()))
                 .getResult()
           : Value();
+  prefetched = plan.prefetchesScales()
+                   ? memref::AllocOp::create(
+                         b, loc,
+                         MemRefType::get({kConsumers * kWarpgroup *
+                                          GemmPlan::kPrefetchedScales},
+                                         b.getF32Type()))
+                         .getResult()
+                   : Value();
   partial = plan.promotes()
                 ? memref::AllocOp::create(
                       b, loc, MemRefType::get({regCount}, b.getF32Type()))
@@ -606,7 +626,7 @@ void Sm90Emulation::kTile(Value tm, Value tn, Value j, Value it,
   }
   env.loop(kConsumers, [&](Value consumer) {
     if (plan.promotes()) {
-      promotingKTile(tm, tn, kt, s, buffer, consumer);
+      promotingKTile(tm, tn, j, kt, s, buffer, consumer);
       return;
     }
     Value descA = code.descA(base, s, buffer, consumer);
@@ -659,8 +679,35 @@ void Sm90Emulation::fp4KTile(Value tm, Value tn, Value j, Value kt, Value s) {
   });
 }
 
-void Sm90Emulation::promotingKTile(Value tm, Value tn, Value kt, Value s,
-                                   Value buffer, Value consumer) {
+GemmCode::TileScales Sm90Emulation::carriedScales(
+    const GemmCode::TileScales &shape, Value j, Value consumer, Value t,
+    int64_t chunk, const std::function<GemmCode::TileScales(Value)> &load) {
+  size_t count = shape.a.size() + shape.b.size();
+  assert(chunk == 0 &&
+         count <= static_cast<size_t>(GemmPlan::kPrefetchedScales) &&
+         "one chunk's scales carried");
+  Value slot = env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
+                       env.idx(GemmPlan::kPrefetchedScales));
+  auto keep = [&](const GemmCode::TileScales &scales) {
+    for (auto [q, v] : llvm::enumerate(GemmCode::scaleValues(scales)))
+      memref::StoreOp::create(b, loc, v, prefetched, env.add(slot, env.idx(q)));
+  };
+  Value kt = code.kTileOf(j);
+  env.ifThen(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, j, env.idx(0)),
+      [&] { keep(load(kt)); });
+  SmallVector<Value> values;
+  for (size_t q = 0; q < count; ++q)
+    values.push_back(
+        memref::LoadOp::create(b, loc, prefetched, env.add(slot, env.idx(q))));
+  GemmCode::TileScales carried = GemmCode::withScaleValues(shape, values);
+  code.multiplyScales(carried);
+  keep(load(env.add(kt, env.idx(1))));
+  return carried;
+}
+
+void Sm90Emulation::promotingKTile(Value tm, Value tn, Value j, Value kt,
+                                   Value s, Value buffer, Value consumer) {
   // A 128x256 tile's 128-column chunks in turn, each with its own
   // descriptor of B.
   Value descA = code.descA(base, s, buffer, consumer);
@@ -688,6 +735,11 @@ void Sm90Emulation::promotingKTile(Value tm, Value tn, Value kt, Value s,
         };
         GemmCode::TileScales scales = code.loadScales(
             tm, tn, consumer, t, kb, epilogueArgs[0], epilogueArgs[1], chunk);
+        if (plan.prefetchesScales())
+          scales = carriedScales(scales, j, consumer, t, chunk, [&](Value at) {
+            return code.loadScales(tm, tn, consumer, t, at, epilogueArgs[0],
+                                   epilogueArgs[1], chunk);
+          });
         int64_t first = chunk * plan.mmaRegs();
         code.promote(
             scales, [&](int64_t r) { return load(partial, first + r); },

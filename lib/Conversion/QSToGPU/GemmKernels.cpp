@@ -253,8 +253,12 @@ private:
   /// `codes`) and yields the next loop values.
   void fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,
                 ValueRange codes);
+  /// `given`: the k-tile's prefetched scales per chunk, `nextScales` the
+  /// next k-tile's values, yielded after the totals
+  /// (GemmPlan::prefetchesScales; otherwise empty, the scales loaded here).
   void promotingKTile(Value tm, Value tn, Value kt, Value s, Value buffer,
-                      Value total);
+                      Value total, ArrayRef<GemmCode::TileScales> given,
+                      ValueRange nextScales);
   void fastKTile(Value j, Value it, Value s, Value buffer, Value total);
   /// qs.gemm_schedule = "pingpong": each consumer computes whole tiles
   /// (documented at the definition).
@@ -622,6 +626,17 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
                        code.fp4ScaleCodes(tm, tn, consumer, t,
                                           code.kTileOf(env.idx(0)),
                                           epilogueArgs[0], epilogueArgs[1]));
+  // Prefetched block scales (GemmPlan::prefetchesScales): k-tile 0's, one
+  // set per chunk; each k-tile loads the next one's before it waits for
+  // its stage.
+  SmallVector<GemmCode::TileScales> firstScales;
+  if (plan.prefetchesScales())
+    for (int64_t chunk = 0; chunk < plan.mmaChunks(); ++chunk) {
+      firstScales.push_back(
+          code.loadScales(tm, tn, consumer, t, code.kTileOf(env.idx(0)),
+                          epilogueArgs[0], epilogueArgs[1], chunk));
+      llvm::append_range(carried, GemmCode::scaleValues(firstScales.back()));
+    }
   auto forOp = scf::ForOp::create(b, loc, env.idx(0), code.unitKTiles(),
                                   env.idx(1), carried);
   {
@@ -631,6 +646,25 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
     Value j = forOp.getInductionVar();
     Value it = env.add(tileStart, j);
     Value kt = code.kTileOf(j);
+    // This k-tile's prefetched scales and the next one's loads (past the
+    // last k-tile: the last block's, unused).
+    SmallVector<GemmCode::TileScales> scales;
+    SmallVector<Value> nextScales;
+    ValueRange carriedScales = forOp.getRegionIterArgs().drop_front(1);
+    for (auto [chunk, shape] : llvm::enumerate(firstScales)) {
+      size_t count = shape.a.size() + shape.b.size();
+      scales.push_back(
+          GemmCode::withScaleValues(shape, carriedScales.take_front(count)));
+      carriedScales = carriedScales.drop_front(count);
+      // Their products first: the loads below may then reuse the carried
+      // values' registers (GemmCode::multiplyScales).
+      code.multiplyScales(scales.back());
+      llvm::append_range(
+          nextScales,
+          GemmCode::scaleValues(code.loadScales(
+              tm, tn, consumer, t, env.add(kt, env.idx(1)), epilogueArgs[0],
+              epilogueArgs[1], static_cast<int64_t>(chunk))));
+    }
     Value s = waitForKTile(env, plan, code, ptx, block.base, it);
     Value total = forOp.getRegionIterArgs()[0];
     Value buffer = code.transposeBuffer(it);
@@ -659,7 +693,7 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
     if (plan.fp4())
       fp4KTile(tm, tn, kt, s, total, forOp.getRegionIterArgs().drop_front(1));
     else if (plan.promotes())
-      promotingKTile(tm, tn, kt, s, buffer, total);
+      promotingKTile(tm, tn, kt, s, buffer, total, scales, nextScales);
     else
       fastKTile(j, it, s, buffer, total);
   }
@@ -749,7 +783,9 @@ void Sm90Block::fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,
 }
 
 void Sm90Block::promotingKTile(Value tm, Value tn, Value kt, Value s,
-                               Value buffer, Value total) {
+                               Value buffer, Value total,
+                               ArrayRef<GemmCode::TileScales> given,
+                               ValueRange nextScales) {
   Value base = block.base;
   // Each scale block of K (per-tensor: each k-tile) on its own (fresh
   // accumulators), then promoted; `groupsPerRound` blocks between two
@@ -768,13 +804,16 @@ void Sm90Block::promotingKTile(Value tm, Value tn, Value kt, Value s,
       if (first)
         ptx({}, "wgmma.fence.sync.aligned;", "");
       SmallVector<GemmCode::TileScales> scales;
-      for (int64_t g = 0; g < perRound; ++g) {
-        Value kb = env.add(env.mul(kt, env.idx(groups)),
-                           env.idx(round * perRound + g));
-        scales.push_back(code.loadScales(tm, tn, consumer, t, kb,
-                                         block.epilogueArgs[0],
-                                         block.epilogueArgs[1], chunk));
-      }
+      if (!given.empty()) // one group per k-tile
+        scales.push_back(given[chunk]);
+      else
+        for (int64_t g = 0; g < perRound; ++g) {
+          Value kb = env.add(env.mul(kt, env.idx(groups)),
+                             env.idx(round * perRound + g));
+          scales.push_back(code.loadScales(tm, tn, consumer, t, kb,
+                                           block.epilogueArgs[0],
+                                           block.epilogueArgs[1], chunk));
+        }
       if (!first)
         ptx({}, "wgmma.fence.sync.aligned;", "");
       SmallVector<Value> partials;
@@ -811,7 +850,9 @@ void Sm90Block::promotingKTile(Value tm, Value tn, Value kt, Value s,
       }
     }
   }
-  scf::YieldOp::create(b, loc, next);
+  SmallVector<Value> yielded{next};
+  llvm::append_range(yielded, nextScales);
+  scf::YieldOp::create(b, loc, yielded);
 }
 
 void Sm90Block::fastKTile(Value j, Value it, Value s, Value buffer,

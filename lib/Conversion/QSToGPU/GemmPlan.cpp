@@ -133,6 +133,16 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                           "for the sm_90a per-tensor FP8 kernel with "
                           "fast_accumulate (no registers are left to promote "
                           "into), K-major operands and 128-wide tiles";
+  if (operands.scaleLoadsAhead &&
+      (cc != 90 || !block || operands.b.blockDim != 2 ||
+       (operands.tileN && operands.tileN != 128)))
+    return emitError()
+           << "qs.gemm_scale_loads = \"ahead\" (each consumer thread loads "
+              "the next k-tile's scales while one runs) exists for the sm_90a "
+              "FP8 block kernel with 128x128-block B (1x128 x 128x128) in "
+              "128-wide tiles: 1x128 x 1x128 would carry 32 column scales per "
+              "thread and k-tile, 128x192 tiles spill, and the other "
+              "families and sm_100a load their scales otherwise";
   if (operands.clusterSize == 2 &&
       (cc != 90 || operands.a.mnMajor || operands.b.mnMajor))
     return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "
@@ -475,6 +485,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.streamK = operands.streamK;
   plan.cluster = operands.clusterSize;
   plan.tmaStore = operands.tmaStore;
+  plan.scaleLoadsInTile = operands.scaleLoadsInTile;
   plan.splitK = operands.splitK;
   plan.fusedReduce = operands.fusedReduce;
   // "auto": the model's choice.

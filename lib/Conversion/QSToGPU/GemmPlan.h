@@ -194,6 +194,23 @@ struct GemmPlan {
   /// Whether the consumers sum each scale block (or k-tile) into fresh
   /// accumulators and promote it into FP32 totals.
   bool promotes() const { return blockScaled() || splitAccumulator; }
+  /// sm_90a FP8 block scaling with B in 128x128 blocks (1x128 x 128x128:
+  /// fprop, dgrad) in one-chunk tiles (128 columns or fewer): each consumer
+  /// thread loads k-tile kt + 1's scales (two row scales of A, one block
+  /// scale of B: at most kPrefetchedScales values) while k-tile kt runs
+  /// and carries them through the k-loop, so that their global-load
+  /// latency hides behind a whole k-tile (its mbarrier wait, wgmmas and
+  /// promotion), not only behind the k-tile's own wgmmas. 1x128 x 1x128
+  /// (wgrad: 32 column scales per thread and k-tile), 128x192 tiles (four
+  /// scales and products per chunk: ptxas spills) and MXFP8 (packed words)
+  /// load within the k-tile.
+  /// qs.gemm_scale_loads = "in_tile": never.
+  bool prefetchesScales() const {
+    return blockScaled() && blockK() == 128 && !b.perRow() &&
+           mmaChunks() == 1 && !tcgen05 && !scaleLoadsInTile;
+  }
+  bool scaleLoadsInTile = false;
+  static constexpr int64_t kPrefetchedScales = 4;
   /// Columns of N that one wgmma group (and its partial accumulators)
   /// covers: the whole tile, except that promoting kernels sum a 128x256
   /// tile's two 128-column chunks in turn (64 partial registers next to

@@ -199,6 +199,10 @@ struct GemmOperands {
   /// qs.gemm_epilogue = "tma": D goes out through shared memory and TMA
   /// stores (GemmPlan::tmaStore).
   bool tmaStore = false;
+  /// qs.gemm_scale_loads: "in_tile" (each k-tile loads its own block
+  /// scales; GemmPlan::prefetchesScales off) and "ahead" said explicitly
+  /// (an error where the kernel cannot).
+  bool scaleLoadsInTile = false, scaleLoadsAhead = false;
   /// qs.gemm_split_k: K cut into this many ranges of k-tiles, each tile's
   /// ranges summed by a second kernel or (fusedReduce) by the tile's last
   /// unit (GemmPlan::splitK); 1: none.

@@ -386,6 +386,11 @@ struct ConvertQSToGPUPass
     auto epilogue = dyn_cast_or_null<StringAttr>(
         inherited(QSDialect::getGemmEpilogueAttrName()));
     operands.tmaStore = epilogue && epilogue.getValue() == "tma";
+    auto scaleLoads = dyn_cast_or_null<StringAttr>(
+        inherited(QSDialect::getGemmScaleLoadsAttrName()));
+    operands.scaleLoadsInTile =
+        scaleLoads && scaleLoads.getValue() == "in_tile";
+    operands.scaleLoadsAhead = scaleLoads && scaleLoads.getValue() == "ahead";
     operands.splitK =
         std::max<int64_t>(1, integer(QSDialect::getGemmSplitKAttrName()));
     auto splitK = dyn_cast_or_null<StringAttr>(

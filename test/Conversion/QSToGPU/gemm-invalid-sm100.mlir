@@ -92,3 +92,17 @@ func.func @split_k_nvfp4(%a: !x, %b: !x) -> tensor<128x128xbf16> {
   return %y : tensor<128x128xbf16>
 }
 }
+
+// -----
+
+// Scales loaded a k-tile ahead are a schedule of the sm_90a FP8 block
+// kernel (sm_100a moves scales into tensor memory).
+!w = !qs.tensor<256x256xbf16, #qs.fp8_block<columnwise = false, force_pow_2_scales = true>>
+!x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false, force_pow_2_scales = true>>
+module attributes {qs.chip = "sm_100a", qs.gemm_scale_loads = "ahead"} {
+func.func @scale_loads_ahead(%a: !x, %b: !w) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_scale_loads = "ahead" (each consumer thread loads the next k-tile's scales while one runs) exists for the sm_90a FP8 block kernel with 128x128-block B (1x128 x 128x128) in 128-wide tiles: 1x128 x 1x128 would carry 32 column scales per thread and k-tile, 128x192 tiles spill, and the other families and sm_100a load their scales otherwise}}
+  %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+}

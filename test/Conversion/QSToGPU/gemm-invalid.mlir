@@ -274,3 +274,40 @@ func.func @stream_k_ok(%a: !m, %b: !m, %c: !f) -> tensor<512x512xbf16> {
   %z = qs.gemm %c, %c transpose_b {qs.gemm_split_k = "stream", qs.gemm_tile_n = 256 : i64} : !f, !f -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }
+
+// -----
+
+// Scales loaded a k-tile ahead (qs.gemm_scale_loads = "ahead") need B's
+// 128x128 blocks: a wgrad (1x128 x 1x128) would carry 32 column scales
+// per thread ...
+!dy = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, rowwise = false>>
+!x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, rowwise = false>>
+func.func @scale_loads_ahead_wgrad(%a: !dy, %b: !x) -> tensor<256x256xf32> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_scale_loads = "ahead" (each consumer thread loads the next k-tile's scales while one runs) exists for the sm_90a FP8 block kernel with 128x128-block B (1x128 x 128x128) in 128-wide tiles: 1x128 x 1x128 would carry 32 column scales per thread and k-tile, 128x192 tiles spill, and the other families and sm_100a load their scales otherwise}}
+  %y = qs.gemm %a, %b transpose_a {qs.gemm_scale_loads = "ahead"} : !dy, !x -> tensor<256x256xf32>
+  return %y : tensor<256x256xf32>
+}
+
+// -----
+
+// ... and 128-wide tiles (128x192: four scales and products per chunk
+// carried, ptxas spills) ...
+!w = !qs.tensor<256x384xbf16, #qs.fp8_block<columnwise = false>>
+!x = !qs.tensor<256x384xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
+module attributes {qs.gemm_tile_n = 192 : i64, qs.gemm_scale_loads = "ahead"} {
+func.func @scale_loads_ahead_192(%a: !x, %b: !w) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_scale_loads = "ahead" (each consumer thread loads the next k-tile's scales while one runs) exists for the sm_90a FP8 block kernel with 128x128-block B (1x128 x 128x128) in 128-wide tiles: 1x128 x 1x128 would carry 32 column scales per thread and k-tile, 128x192 tiles spill, and the other families and sm_100a load their scales otherwise}}
+  %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+}
+
+// -----
+
+// ... and FP8 block operands (MXFP8 loads packed E8M0 words).
+!m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
+func.func @scale_loads_ahead_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_scale_loads = "ahead" (each consumer thread loads the next k-tile's scales while one runs) exists for the sm_90a FP8 block kernel with 128x128-block B (1x128 x 128x128) in 128-wide tiles: 1x128 x 1x128 would carry 32 column scales per thread and k-tile, 128x192 tiles spill, and the other families and sm_100a load their scales otherwise}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_scale_loads = "ahead"} : !m, !m -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}

@@ -156,6 +156,12 @@ module attributes {qs.gemm_epilogue = "stmatrix"} {}
 
 // -----
 
+// When the GEMM kernels load block scales is named.
+// expected-error @+1 {{'qs.gemm_scale_loads' must be the string "ahead" or "in_tile" (when the GEMM kernels load block scales: a k-tile ahead, or in the k-tile that uses them), got "early"}}
+module attributes {qs.gemm_scale_loads = "early"} {}
+
+// -----
+
 // The quantize kernels' store strategies are named.
 // expected-error @+1 {{'qs.quantize_stores' must be the string "coalesced" or "direct" (how the quantize kernels store codes), got "staged"}}
 func.func @f() attributes {qs.quantize_stores = "staged"} {

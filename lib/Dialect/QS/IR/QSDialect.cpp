@@ -1,11 +1,12 @@
 //===- QSDialect.cpp - qs dialect -----------------------------------------===//
 
 #include "qs/Dialect/QS/IR/QSDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "qs/Dialect/QS/IR/QSAttrs.h"
 #include "qs/Dialect/QS/IR/QSOps.h"
 #include "qs/Dialect/QS/IR/QSTypes.h"
-#include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/DialectImplementation.h"
+#include <array>
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -26,8 +27,11 @@ void QSDialect::initialize() {
 namespace {
 struct AttributeRule {
   StringRef name;
+  /// Null: the value must be one of the two strings `choices`, and the
+  /// message says so before `rule`.
   bool (*accepts)(Attribute);
   StringRef rule;
+  std::array<StringRef, 2> choices = {};
 };
 } // namespace
 
@@ -65,29 +69,23 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
        },
        "the i64 1 or 2 (blocks per GEMM cluster sharing B by TMA multicast)"},
       {getGemmScheduleAttrName(),
-       [](Attribute a) {
-         auto value = dyn_cast<StringAttr>(a);
-         return value && (value.getValue() == "cooperative" ||
-                          value.getValue() == "pingpong");
-       },
-       "the string \"cooperative\" or \"pingpong\" (how the GEMM kernel's "
-       "consumer warpgroups share the output tiles)"},
+       nullptr,
+       "(how the GEMM kernel's consumer warpgroups share the output "
+       "tiles)",
+       {"cooperative", "pingpong"}},
       {getGemmEpilogueAttrName(),
-       [](Attribute a) {
-         auto value = dyn_cast<StringAttr>(a);
-         return value &&
-                (value.getValue() == "direct" || value.getValue() == "tma");
-       },
-       "the string \"direct\" or \"tma\" (how the GEMM kernels store "
-       "their output)"},
+       nullptr,
+       "(how the GEMM kernels store their output)",
+       {"direct", "tma"}},
+      {getGemmScaleLoadsAttrName(),
+       nullptr,
+       "(when the GEMM kernels load block scales: a k-tile ahead, or in "
+       "the k-tile that uses them)",
+       {"ahead", "in_tile"}},
       {getQuantizeStoresAttrName(),
-       [](Attribute a) {
-         auto value = dyn_cast<StringAttr>(a);
-         return value && (value.getValue() == "coalesced" ||
-                          value.getValue() == "direct");
-       },
-       "the string \"coalesced\" or \"direct\" (how the quantize kernels "
-       "store codes)"},
+       nullptr,
+       "(how the quantize kernels store codes)",
+       {"coalesced", "direct"}},
       {getGemmSplitKAttrName(),
        [](Attribute a) {
          auto value = dyn_cast<StringAttr>(a);
@@ -99,17 +97,23 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
        "kernels' cost model picks it) or the string \"stream\" (stream-K: "
        "persistent blocks share the last tiles' k-tiles evenly)"},
       {getGemmSplitKReduceAttrName(),
-       [](Attribute a) {
-         auto value = dyn_cast<StringAttr>(a);
-         return value &&
-                (value.getValue() == "kernel" || value.getValue() == "fused");
-       },
-       "the string \"kernel\" or \"fused\" (who sums split-K's partial "
-       "results: a second kernel, or each tile's last work unit)"},
+       nullptr,
+       "(who sums split-K's partial results: a second kernel, or each "
+       "tile's last work unit)",
+       {"kernel", "fused"}},
   };
   for (const AttributeRule &rule : rules) {
     if (attr.getName() != rule.name)
       continue;
+    if (!rule.accepts) {
+      auto value = dyn_cast<StringAttr>(attr.getValue());
+      if (value && llvm::is_contained(rule.choices, value.getValue()))
+        return success();
+      return op->emitError()
+             << "'" << rule.name << "' must be the string \"" << rule.choices[0]
+             << "\" or \"" << rule.choices[1] << "\" " << rule.rule << ", got "
+             << attr.getValue();
+    }
     if (rule.accepts(attr.getValue()))
       return success();
     return op->emitError() << "'" << rule.name << "' must be " << rule.rule

@@ -134,6 +134,19 @@ def QS_Dialect : Dialect {
     changes speed, never results; it exists to time the two against each
     other.
 
+    `qs.gemm_scale_loads = "ahead" | "in_tile"` on a GEMM or an
+    enclosing operation picks when the sm_90a FP8 block GEMM kernel with
+    128x128-block B (1x128 x 128x128: fprop, dgrad) in 128-wide tiles loads
+    its scales. "ahead" (the default there): each consumer thread loads the
+    next k-tile's two row scales of A and block scale of B while a k-tile
+    runs and carries them into the next, so that the loads' latency hides
+    behind a whole k-tile. "in_tile": each k-tile loads its own scales
+    before its wgmmas (the kernel before 2026-12-05). Other GEMMs load
+    within the k-tile; "ahead" on them is an error (1x128 x 1x128 carries
+    32 column scales per thread and k-tile, 128x192 tiles spill, MXFP8 and
+    NVFP4 load packed codes, sm_100a moves scales by TMA). It changes
+    speed, never results; it exists to time the two against each other.
+
     `qs.gemm_epilogue = "direct" | "tma"` on a GEMM or an enclosing
     operation picks how the GEMM kernels (both chips, every family and
     schedule) write D: "direct" stores each thread's
@@ -285,6 +298,11 @@ def QS_Dialect : Dialect {
     /// kernels store D ("direct" or "tma").
     static constexpr ::llvm::StringLiteral getGemmEpilogueAttrName() {
       return ::llvm::StringLiteral("qs.gemm_epilogue");
+    }
+    /// Name of the discardable attribute that picks when the GEMM kernels
+    /// load block scales ("ahead" or "in_tile").
+    static constexpr ::llvm::StringLiteral getGemmScaleLoadsAttrName() {
+      return ::llvm::StringLiteral("qs.gemm_scale_loads");
     }
     /// Name of the discardable attribute that picks how the quantize
     /// kernels store codes ("coalesced" or "direct").
