@@ -634,21 +634,38 @@ NB_MODULE(_qs, m) {
           "quantize",
           [](Function &f, const Value &x, const Type &t,
              std::optional<Value> scale, std::optional<Value> amax,
-             std::optional<Value> rng, const Site &site) {
+             std::optional<Value> rng,
+             const std::vector<std::pair<std::string, std::string>> &options,
+             const Site &site) {
             f.module->context->clear();
+            MlirLocation loc = f.loc(site);
             MlirValue updated{nullptr};
-            Value q = f.checked(
-                qsBuildQuantize(f.func, x.value, t.type, valueOrNull(scale),
-                                valueOrNull(amax), valueOrNull(rng), &updated,
-                                f.loc(site)),
-                "qs.quantize");
+            Value q =
+                f.checked(qsBuildQuantize(f.func, x.value, t.type,
+                                          valueOrNull(scale), valueOrNull(amax),
+                                          valueOrNull(rng), &updated, loc),
+                          "qs.quantize");
+            // Kernel options (qs.quantize_*); a rejected one removes the
+            // new, still unused op.
+            MlirContext ctx = f.module->context->get();
+            for (const auto &[name, value] : options)
+              if (!qsQuantizeSetKernelOption(q.value, ref(name),
+                                             mlirStringAttrGet(ctx, ref(value)),
+                                             loc)) {
+                mlirOperationDestroy(mlirOpResultGetOwner(q.value));
+                f.module->context->fail(
+                    "cannot set the quantize kernel option " + name + " in @" +
+                    f.name);
+              }
             std::optional<Value> u;
             if (!mlirValueIsNull(updated))
               u = Value{f.module, updated};
             return std::make_tuple(q, u);
           },
           "x"_a, "type"_a, "scale"_a = nb::none(), "amax"_a = nb::none(),
-          "rng"_a = nb::none(), "site"_a = nb::none())
+          "rng"_a = nb::none(),
+          "options"_a = std::vector<std::pair<std::string, std::string>>(),
+          "site"_a = nb::none())
       .def("dequantize",
            [](Function &f, const Value &q, const Type &t, const Site &site) {
              f.module->context->clear();

@@ -76,8 +76,11 @@ MLIR_CAPI_EXPORTED bool qsGemmSetFastAccumulate(MlirValue gemm, bool fast,
 /// discardable attribute qs.gemm_<option> = value: "tile_n" (128, 192 or 256 :
 /// i64), "persistent" (blocks of the persistent sm_90a kernels, >= 1 : i64),
 /// "cluster" (1 or 2 : i64: pairs of blocks sharing B by TMA multicast) or
-/// "schedule" ("cooperative" or "pingpong") or "epilogue" ("direct" or
-/// "tma": D through shared memory and TMA stores); see docs/GPU.md. The
+/// "schedule" ("cooperative" or "pingpong"), "epilogue" ("direct" or
+/// "tma": D through shared memory and TMA stores), "split_k" (S : i64,
+/// "auto" or "stream"), "split_k_reduce" ("kernel" or "fused") or
+/// "scale_loads" ("ahead" or "in_tile": when the sm_90a FP8 block kernel
+/// loads its scales); see docs/GPU.md. The
 /// dialect's rule for the attribute is checked at once: on a violation (or
 /// another option name, or a value not defined by qs.gemm) it reports the
 /// diagnostic, leaves the op unchanged and returns false.
@@ -85,6 +88,16 @@ MLIR_CAPI_EXPORTED bool qsGemmSetKernelOption(MlirValue gemm,
                                               MlirStringRef option,
                                               MlirAttribute value,
                                               MlirLocation loc);
+/// Sets one quantize kernel option on the qs.quantize that defines
+/// `quantized` (its first result), as the discardable attribute
+/// qs.quantize_<option> = value: "stores" ("coalesced" or "direct": how the
+/// GPU quantize kernels store codes; see docs/GPU.md). Checked as
+/// qsGemmSetKernelOption checks: false and a diagnostic on a violation, an
+/// unknown option or a value not defined by qs.quantize.
+MLIR_CAPI_EXPORTED bool qsQuantizeSetKernelOption(MlirValue quantized,
+                                                  MlirStringRef option,
+                                                  MlirAttribute value,
+                                                  MlirLocation loc);
 MLIR_CAPI_EXPORTED MlirValue qsBuildAssemble(MlirOperation func,
                                              intptr_t numInputs,
                                              const MlirValue *inputs,

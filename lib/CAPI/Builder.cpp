@@ -284,6 +284,31 @@ bool qsGemmSetFastAccumulate(MlirValue gemm, bool fast, MlirLocation loc) {
   return true;
 }
 
+/// Sets kernel option `option` of `kind` ("GEMM", "quantize") on `op` as
+/// the attribute `attrName` (empty: an unknown option; `known` lists the
+/// kind's options), checked by the dialect's rule first.
+static bool setKernelOption(Operation *op, StringRef kind, StringRef option,
+                            StringRef attrName, StringRef known,
+                            MlirAttribute value, MlirLocation loc) {
+  if (attrName.empty()) {
+    emitError(unwrap(loc)) << "unknown " << kind << " kernel option '" << option
+                           << "' (" << known << ")";
+    return false;
+  }
+  if (mlirAttributeIsNull(value)) {
+    emitError(unwrap(loc)) << kind << " kernel option '" << option
+                           << "' got a null attribute";
+    return false;
+  }
+  MLIRContext *ctx = op->getContext();
+  NamedAttribute attr(StringAttr::get(ctx, attrName), unwrap(value));
+  if (failed(ctx->getLoadedDialect<QSDialect>()->verifyOperationAttribute(
+          op, attr)))
+    return false;
+  op->setAttr(attr.getName(), attr.getValue());
+  return true;
+}
+
 bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option,
                            MlirAttribute value, MlirLocation loc) {
   GemmOp op = definingGemm(gemm, loc, "GEMM kernel options apply");
@@ -299,25 +324,28 @@ bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option,
           .Case("epilogue", QSDialect::getGemmEpilogueAttrName())
           .Case("split_k", QSDialect::getGemmSplitKAttrName())
           .Case("split_k_reduce", QSDialect::getGemmSplitKReduceAttrName())
+          .Case("scale_loads", QSDialect::getGemmScaleLoadsAttrName())
           .Default("");
-  if (attrName.empty()) {
-    emitError(unwrap(loc)) << "unknown GEMM kernel option '" << name
-                           << "' (tile_n, persistent, cluster, schedule, "
-                              "epilogue, split_k, split_k_reduce)";
+  return setKernelOption(op, "GEMM", name, attrName,
+                         "tile_n, persistent, cluster, schedule, epilogue, "
+                         "split_k, split_k_reduce, scale_loads",
+                         value, loc);
+}
+
+bool qsQuantizeSetKernelOption(MlirValue quantized, MlirStringRef option,
+                               MlirAttribute value, MlirLocation loc) {
+  auto op = mlirValueIsNull(quantized)
+                ? QuantizeOp()
+                : unwrap(quantized).getDefiningOp<QuantizeOp>();
+  if (!op) {
+    emitError(unwrap(loc))
+        << "quantize kernel options apply to the result of a 'qs.quantize'";
     return false;
   }
-  if (mlirAttributeIsNull(value)) {
-    emitError(unwrap(loc)) << "GEMM kernel option '" << name
-                           << "' got a null attribute";
-    return false;
-  }
-  MLIRContext *ctx = op.getContext();
-  NamedAttribute attr(StringAttr::get(ctx, attrName), unwrap(value));
-  if (failed(ctx->getLoadedDialect<QSDialect>()->verifyOperationAttribute(
-          op, attr)))
-    return false;
-  op->setAttr(attr.getName(), attr.getValue());
-  return true;
+  StringRef name = unwrap(option);
+  StringRef attrName =
+      name == "stores" ? QSDialect::getQuantizeStoresAttrName() : StringRef();
+  return setKernelOption(op, "quantize", name, attrName, "stores", value, loc);
 }
 
 MlirValue qsBuildAssemble(MlirOperation func, intptr_t numInputs,

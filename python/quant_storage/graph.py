@@ -119,12 +119,20 @@ class Function:
         """qs.empty of a quantized TensorSpec."""
         return Value(self._impl.empty(self._type(spec, "empty()'s spec"), _site()))
 
-    def quantize(self, x, quantizer, scale=None, amax=None, rng=None):
+    def quantize(self, x, quantizer, scale=None, amax=None, rng=None, *, stores=None):
         """qs.quantize x (a high-precision value) with `quantizer`. Delayed
         scaling (Float8Quantizer) takes `scale` and `amax` values and returns
         (quantized, updated amax). NVFP4 with stochastic_rounding takes `rng`,
-        a (2,) int64 value holding (seed, offset) (TensorSpec((2,), "int64"))."""
+        a (2,) int64 value holding (seed, offset) (TensorSpec((2,), "int64")).
+
+        Kernel option (speed only, never results; docs/GPU.md), set as the
+        op's qs.quantize_stores attribute when given: `stores`
+        ("coalesced", the default: a warp's code stores cover whole 32-byte
+        sectors, through warp shuffles and shared-memory staging; "direct":
+        each thread stores its own blocks' codes from registers)."""
         _impl(x, "quantize()'s input")
+        if stores is not None and not isinstance(stores, str):
+            raise TypeError(f"quantize option stores must be a str, got {stores!r}")
         if not isinstance(quantizer, Quantizer):
             raise TypeError(f"quantize() needs a Quantizer, got {quantizer!r}")
         if x.is_quantized:
@@ -133,7 +141,9 @@ class Function:
         q, updated = self._impl.quantize(x._impl, spec.mlir_type(),
                                          _impl(scale, "scale", optional=True),
                                          _impl(amax, "amax", optional=True),
-                                         _impl(rng, "rng", optional=True), _site())
+                                         _impl(rng, "rng", optional=True),
+                                         [("stores", stores)] if stores is not None else [],
+                                         _site())
         if updated is not None:
             return Value(q), Value(updated)
         return Value(q)
@@ -154,7 +164,7 @@ class Function:
     def gemm(self, a, b, layout=None, *, transpose_a=False, transpose_b=False, out_dtype=None,
              bias=None, accumulate=None, fast_accumulate=False, quantizer=None, scale=None,
              amax=None, tile_n=None, persistent=None, cluster=None, schedule=None, epilogue=None,
-             split_k=None, split_k_reduce=None):
+             split_k=None, split_k_reduce=None, scale_loads=None):
         """qs.gemm. With `layout` ("TN", "NN", "NT") the arguments follow TE's
         general_gemm(A, B, layout), which computes op(B) op(A): it builds
         qs.gemm(B, A) with transpose_a = (layout[1] == "T") and transpose_b =
@@ -196,7 +206,10 @@ class Function:
         `split_k_reduce` ("kernel": the second kernel sums the planes;
         "fused": each output tile's last unit sums them in the GEMM kernel,
         the same bytes without a second launch; launches of one compiled
-        GEMM must then not overlap)."""
+        GEMM must then not overlap), `scale_loads` ("ahead", the default
+        where it applies: the sm_90a FP8 block kernel with 128x128-block B
+        in 128-wide tiles loads each k-tile's scales while the previous one
+        runs; "in_tile": in the k-tile that uses them)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")
@@ -230,7 +243,7 @@ class Function:
                                 + f", got {value!r}")
             options.append((name, value))
         for name, value in (("schedule", schedule), ("epilogue", epilogue),
-                            ("split_k_reduce", split_k_reduce)):
+                            ("split_k_reduce", split_k_reduce), ("scale_loads", scale_loads)):
             if value is None:
                 continue
             if not isinstance(value, str):

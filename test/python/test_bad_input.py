@@ -73,6 +73,13 @@ def test_bad_builder_arguments():
         f1.quantize(f1.args[0], "mxfp8")
     with pytest.raises(TypeError, match="takes a high-precision tensor"):
         f1.quantize(q, qs.MXFP8Quantizer())
+    # The quantize kernel option: the dialect's rule at once, the rejected
+    # quantize not added (one qs.quantize in the text: q's).
+    with pytest.raises(qs.QSError, match="'qs.quantize_stores' must be the string \"coalesced\" or \"direct\""):
+        f1.quantize(f1.args[0], qs.MXFP8Quantizer(), stores="staged")
+    with pytest.raises(TypeError, match="quantize option stores must be a str, got 1"):
+        f1.quantize(f1.args[0], qs.MXFP8Quantizer(), stores=1)
+    assert str(g1).count("qs.quantize") == 1
     with pytest.raises(TypeError, match="update_usage\\(\\) takes a quantized tensor"):
         f1.update_usage(f1.args[0], columnwise=True)
     with pytest.raises(qs.QSError, match="'qs.dequantize' takes a !qs.tensor"):
@@ -109,6 +116,10 @@ def test_bad_builder_arguments():
         f1.gemm(q, q, transpose_b=True, split_k=2, split_k_reduce="atomic")
     with pytest.raises(TypeError, match="gemm option split_k_reduce must be a str, got True"):
         f1.gemm(q, q, transpose_b=True, split_k=2, split_k_reduce=True)
+    with pytest.raises(qs.QSError, match="'qs.gemm_scale_loads' must be the string \"ahead\" or \"in_tile\""):
+        f1.gemm(q, q, transpose_b=True, scale_loads="early")
+    with pytest.raises(TypeError, match="gemm option scale_loads must be a str, got 1"):
+        f1.gemm(q, q, transpose_b=True, scale_loads=1)
     assert "qs.gemm" not in str(g1)
     with pytest.raises(qs.QSError, match="qs.assemble"):
         f1.assemble([f1.args[0]], spec((32, 64)))

@@ -328,6 +328,64 @@ def test_gemm_tile_widths():
         qs.compile(linear(q, k=512, tile_n=192), chip="sm_100a")
 
 
+def test_gemm_scale_loads():
+    """scale_loads: the sm_90a FP8 block kernel with 128x128-block weights
+    loads each k-tile's scales a k-tile ahead by default ("ahead": three
+    loads before the k-loop and the next k-tile's three before the first
+    stage wait), "in_tile" in the k-tile that uses them (none before the
+    stage wait); "ahead" where the kernel cannot (1x128 weights) is a
+    diagnostic when compiling. The same results on the CPU either way."""
+    x_block = qs.Float8BlockQuantizer(block_scaling_dim=1)
+    w_block = qs.Float8BlockQuantizer(block_scaling_dim=2)
+
+    def block_linear(**options):
+        g = qs.Graph()
+        f = g.function("linear", [qs.TensorSpec((128, 512), "bf16"),
+                                  qs.TensorSpec((256, 512), "bf16")])
+        qx, qw = f.quantize(f.args[0], x_block), f.quantize(f.args[1], w_block)
+        f.returns(f.gemm(qw, qx, layout="TN", **options))
+        return g
+
+    def loads_before_wait(g):
+        kernel = qs.compile(g).ptx.split(".entry qs_gemm(")[1]
+        return kernel.split("mbarrier.try_wait")[0].count("ld.global")
+
+    assert 'qs.gemm_scale_loads' not in str(block_linear())
+    assert loads_before_wait(block_linear()) == loads_before_wait(block_linear(scale_loads="ahead")) == 6
+    in_tile = block_linear(scale_loads="in_tile")
+    assert 'qs.gemm_scale_loads = "in_tile"' in str(in_tile)
+    assert loads_before_wait(in_tile) == 0
+    with pytest.raises(qs.QSError, match=r"qs.gemm_scale_loads = \"ahead\" \(each consumer thread"):
+        qs.compile(linear(x_block, k=512, scale_loads="ahead"))
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((128, 512)).astype(ml_dtypes.bfloat16)
+    w = rng.standard_normal((256, 512)).astype(ml_dtypes.bfloat16)
+    (a,), (b,) = (qs.run_cpu(block_linear(**o), "linear", x, w)
+                  for o in ({}, {"scale_loads": "in_tile"}))
+    np.testing.assert_array_equal(a.view(np.uint16), b.view(np.uint16))
+
+
+def test_quantize_stores():
+    """stores="direct": each thread of the MXFP8 row-wise kernel stores
+    its own blocks' codes (no warp shuffles); the default ("coalesced")
+    meets over shuffles. A value the dialect does not define is rejected
+    at once."""
+    q = qs.MXFP8Quantizer(columnwise=False)
+
+    def quantize(**options):
+        g = qs.Graph()
+        f = g.function("q", [qs.TensorSpec((128, 256), "bf16")])
+        f.returns(f.quantize(f.args[0], q, **options))
+        return g
+
+    assert "qs.quantize_stores" not in str(quantize())
+    assert "shfl.sync.bfly" in qs.compile(quantize()).ptx
+    direct = quantize(stores="direct")
+    assert 'qs.quantize_stores = "direct"' in str(direct)
+    assert "shfl.sync.bfly" not in qs.compile(direct).ptx
+    assert "shfl.sync.bfly" in qs.compile(quantize(stores="coalesced")).ptx
+
+
 def test_gemm_tma_store():
     """epilogue="tma": D leaves the kernel (sm_90a and sm_100a) through
     shared memory and TMA bulk tensor stores instead of per-thread global
