@@ -202,8 +202,11 @@ struct GemmPlan {
   /// latency hides behind a whole k-tile (its mbarrier wait, wgmmas and
   /// promotion), not only behind the k-tile's own wgmmas. 1x128 x 1x128
   /// (wgrad: 32 column scales per thread and k-tile), 128x192 tiles (four
-  /// scales and products per chunk: ptxas spills) and MXFP8 (packed words)
-  /// load within the k-tile.
+  /// scales and products per chunk: ptxas spills) and MXFP8 load within
+  /// the k-tile. (MXFP8 carrying its 18 packed words was tried: with four
+  /// blocks per round ptxas spills 140 bytes; with two it does not, but
+  /// ptxas then schedules the first round's decodes, whose words are
+  /// ready, before the wgmmas, delaying their issue by ~180 instructions.)
   /// qs.gemm_scale_loads = "in_tile": never.
   bool prefetchesScales() const {
     return blockScaled() && blockK() == 128 && !b.perRow() &&
