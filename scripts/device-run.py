@@ -795,8 +795,27 @@ class Report:
             for r in sorted(self.rows, key=lambda r: (r[2], r[0], order[r[1]])):
                 print(f"{r[0]:<16} {r[1]:<5} {r[2]:>6} {r[3]:>7} {r[4]:>6.0f} {r[5]:>9.1f} "
                       f"{r[6]:>7.0f} {r[7]:>9.0f} {r[8]:>6.1f}%")
+            self._stores_summary()
         if phase == "gemm":
             self._schedule_summary()
+
+    def _stores_summary(self):
+        # The -direct plans (qs.quantize_stores = "direct") against the same
+        # family, usage and size with the default coalesced stores: which
+        # the default should be (QuantizePhases.cpp's splitsRowBlocks /
+        # stagesColumnCodes).
+        times = {(r[0], r[1], r[2]): r[5] for r in self.rows}
+        pairs = [(key, times[(key[0][:-len("-direct")],) + key[1:]], t)
+                 for key, t in sorted(times.items())
+                 if key[0].endswith("-direct") and (key[0][:-len("-direct")],) + key[1:] in times]
+        if not pairs:
+            return
+        print("quantize stores: coalesced (the default) against direct, time us")
+        for (family, usage, size), coalesced, direct in pairs:
+            family = family[:-len("-direct")]
+            gain = f"{100 * (direct / coalesced - 1):+.1f}%" if coalesced > 0 else "n/a"
+            print(f"{family:<16} {usage:<5} {size:>6} coalesced {coalesced:>9.1f} direct "
+                  f"{direct:>9.1f} (direct {gain})")
 
     def _schedule_summary(self):
         # Which schedule (qs.gemm_tile_n / _persistent / _cluster /
