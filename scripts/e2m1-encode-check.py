@@ -6,11 +6,14 @@ float4_e2m1fn with saturation, NaN -> 7) on f32 bit patterns: every one
 of them with --all (2^32, a few minutes), else every pattern within 2^16
 ulps of each rounding boundary, region edge (2, 4), 6 and zero, both signs,
 the specials, and 2^22 random ones (test/Tools/e2m1-encode-check.test;
---all: 0 mismatches on 2026-12-04). The model is the kernel's: v =
-max(min(q, 6), -6) (NaN-ignoring), a = |v|; s, o = (2, 0) below 2, (1, 2)
-below 4, (0.5, 4) from 4; t = f32(a s + 2^23 + o) (a s is exact, so one
-rounding as fma's); code = (bits(t) & 7) | (sign(v) << 3). Prints the
-number checked; exits 1 with the first mismatches.
+--all: 0 mismatches on 2026-12-04, and for the integer (s, o) below on
+2026-12-05). The model is the kernel's: a = min(|q|, 6), m = min(q, 6)
+(NaN-ignoring); E = bits(max(a, 1)) & 0x7F800000 (the exponent field:
+127, 128 or 129 below 2, below 4, from 4); s = f32 bits 0x7F800000 - E
+(2, 1, 0.5), o = f32 bits 0x4B000000 - 254 + (E >> 22) (2^23 + 0, 2, 4);
+t = f32(a s + o) (a s is exact, so one rounding as fma's); code =
+(bits(t) & 7) | (sign(m) << 3). Prints the number checked; exits 1 with
+the first mismatches.
 
   .venv/bin/python scripts/e2m1-encode-check.py [--all]
 """
@@ -31,13 +34,14 @@ def model(bits):
         # The kernels encode products (x times the block's multiplier),
         # never a signaling NaN: quiet them as the multiplication does.
         q = q * F32(1.0)
-        v = np.fmax(np.fmin(q, F32(6.0)), F32(-6.0))
-        a = np.abs(v)
-        s = np.where(a >= 4, F32(0.5), np.where(a >= 2, F32(1.0), F32(2.0))).astype(F32)
-        o = np.where(a >= 4, F32(2**23 + 4), np.where(a >= 2, F32(2**23 + 2), F32(2**23))).astype(F32)
+        a = np.fmin(np.abs(q), F32(6.0))
+        m = np.fmin(q, F32(6.0))
+        e = np.fmax(a, F32(1.0)).view(np.uint32) & np.uint32(0x7F800000)
+        s = (np.uint32(0x7F800000) - e).view(F32)
+        o = (np.uint32(0x4B000000 - 254) + (e >> np.uint32(22))).view(F32)
         t = (a * s).astype(F32) + o
     magnitude = t.astype(F32).view(np.uint32) & 7
-    sign = (v.view(np.uint32) >> 28) & 8
+    sign = (m.view(np.uint32) >> 28) & 8
     return (magnitude | sign).astype(np.uint8)
 
 

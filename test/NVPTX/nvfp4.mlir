@@ -5,10 +5,16 @@
 // codes packed two per byte and stored 8 bytes at a time. On Hopper, which
 // TE does not offer and which has no E2M1 conversion, the codes come from
 // exact integer arithmetic; on Blackwell from cvt.rn.satfinite.e2m1x2.f32,
-// TE's conversion (the same codes for every finite input).
+// TE's conversion (the same codes for every finite input). On both chips
+// the block's E4M3 scale is one cvt.rn.satfinite.e4m3x2.f32 and its value
+// one cvt.rn.f16x2.e4m3x2 (exact) back (the software encode and decode
+// are the emulation's).
 // CHECK-LABEL: .entry qs_quantize_amax(
 // CHECK: atom.global.max.u32
 // CHECK-LABEL: .entry qs_quantize(
+// SM90-NOT: e2m1x2
+// CHECK: cvt.rn.satfinite.e4m3x2.f32
+// CHECK: cvt.rn.f16x2.e4m3x2
 // SM90-NOT: e2m1x2
 // SM100: cvt.rn.satfinite.e2m1x2.f32
 // CHECK: st.global.v2.b32

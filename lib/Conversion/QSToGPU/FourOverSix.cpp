@@ -56,15 +56,13 @@ std::pair<Value, Value> quant::nvfp4Globals(KernelEnv &env, const Rep &r,
 static Scale scaleOf(KernelEnv &env, Value amax, Value sEnc, Value expand) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
-  SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
   Value v = arith::MulFOp::create(
       b, loc, arith::DivFOp::create(b, loc, amax, env.f32(6.0f)), sEnc);
   if (expand)
     v = arith::MulFOp::create(b, loc, v, expand);
   v = arith::MinNumFOp::create(b, loc, v, env.f32(448.0f));
   Scale s;
-  s.sf = emitEncodeF32(b, loc, v, e4m3);
-  s.sfValue = emitDecodeToF32(b, loc, s.sf, e4m3);
+  std::tie(s.sf, s.sfValue) = env.roundTripE4M3(v);
   Value sDec = arith::DivFOp::create(b, loc, env.f32(1.0f), sEnc);
   s.inv = arith::DivFOp::create(b, loc, env.f32(1.0f),
                                 arith::MulFOp::create(b, loc, s.sfValue, sDec));

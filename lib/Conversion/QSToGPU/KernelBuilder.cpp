@@ -114,29 +114,52 @@ Value KernelEnv::encodeE2M1(Value q) {
   auto i32c = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
   };
-  Value v = arith::MaxNumFOp::create(
-      b, loc, arith::MinNumFOp::create(b, loc, q, f32(6.0f)), f32(-6.0f));
-  Value a = math::AbsFOp::create(b, loc, v);
-  auto atLeast = [&](float bound) {
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, a,
-                                 f32(bound))
-        .getResult();
+  auto fromBits = [&](Value v) {
+    return arith::BitcastOp::create(b, loc, b.getF32Type(), v).getResult();
   };
-  Value ge2 = atLeast(2.0f), ge4 = atLeast(4.0f);
-  auto pick = [&](float below2, float below4, float from4) {
-    return arith::SelectOp::create(
-               b, loc, ge4, f32(from4),
-               arith::SelectOp::create(b, loc, ge2, f32(below4), f32(below2)))
-        .getResult();
-  };
-  constexpr float kMagic = 8388608.0f; // 2^23: integers are its ulps
-  Value t = math::FmaOp::create(b, loc, a, pick(2.0f, 1.0f, 0.5f),
-                                pick(kMagic, kMagic + 2, kMagic + 4));
+  // |q| and q clamped at 6 (min ignores NaN: NaN -> +6, code 7).
+  Value a = arith::MinNumFOp::create(b, loc, math::AbsFOp::create(b, loc, q),
+                                     f32(6.0f));
+  Value m = arith::MinNumFOp::create(b, loc, q, f32(6.0f));
+  // The exponent field E of max(a, 1): 127, 128 or 129 (<< 23) below 2,
+  // below 4, from 4. s = 2^(128 - e) = bits 0x7F800000 - E; o = 2^23 +
+  // 2 (e - 127) = bits 0x4B000000 - 254 + (E >> 22).
+  Value e = arith::AndIOp::create(
+      b, loc, bits(arith::MaxNumFOp::create(b, loc, a, f32(1.0f))),
+      i32c(0x7F800000));
+  Value s = fromBits(arith::SubIOp::create(b, loc, i32c(0x7F800000), e));
+  Value o = fromBits(
+      arith::AddIOp::create(b, loc, arith::ShRUIOp::create(b, loc, e, i32c(22)),
+                            i32c(0x4B000000 - 254)));
+  Value t = math::FmaOp::create(b, loc, a, s, o);
   Value magnitude = arith::AndIOp::create(b, loc, bits(t), i32c(7));
   Value sign = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits(v), i32c(28)), i32c(8));
+      b, loc, arith::ShRUIOp::create(b, loc, bits(m), i32c(28)), i32c(8));
   return arith::TruncIOp::create(b, loc, b.getI8Type(),
                                  arith::OrIOp::create(b, loc, magnitude, sign));
+}
+
+std::pair<Value, Value> KernelEnv::roundTripE4M3(Value v) {
+  SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
+  if (!gpu || !hardwareFp8) {
+    Value code = emitEncodeF32(b, loc, v, e4m3);
+    return {code, emitDecodeToF32(b, loc, code, e4m3)};
+  }
+  Value code = encodeFp8Pair(v, v, e4m3, b.getType<Float8E4M3FNType>()).first;
+  // cvt.rn.f16x2.e4m3x2 d, a: a's low byte to d's low half.
+  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  auto cvt = LLVM::InlineAsmOp::create(
+      b, loc, TypeRange{i32},
+      ValueRange{arith::ExtUIOp::create(b, loc, i16, code)},
+      b.getStringAttr("cvt.rn.f16x2.e4m3x2 $0, $1;"), b.getStringAttr("=r,h"),
+      /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
+      LLVM::TailCallKindAttr::get(b.getContext(),
+                                  LLVM::tailcallkind::TailCallKind::None),
+      LLVM::AsmDialectAttr(), ArrayAttr());
+  Value half = arith::BitcastOp::create(
+      b, loc, b.getF16Type(),
+      arith::TruncIOp::create(b, loc, i16, cvt.getResult(0)));
+  return {code, arith::ExtFOp::create(b, loc, b.getF32Type(), half)};
 }
 
 std::pair<Value, Value>

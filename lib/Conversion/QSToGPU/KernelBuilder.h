@@ -62,14 +62,22 @@ struct KernelEnv {
   /// |v| max-accumulated into acc, ignoring NaN (fmaxf).
   Value absMax(Value acc, Value v);
   /// The E2M1 code (i8, 0-15) of f32 `q`, RNE with saturation as
-  /// emitEncodeF32 (te-formats.md e2m1_rn_sat; NaN -> 7, -0 -> 8) in 11
+  /// emitEncodeF32 (te-formats.md e2m1_rn_sat; NaN -> 7, -0 -> 8) in 9
   /// instructions instead of its ~19, for chips without
-  /// cvt.rn.satfinite.e2m1x2.f32: v = max(min(q, 6), -6) (NaN -> 6), then
-  /// the magnitude is the low 3 bits of fma(|v|, s, 2^23 + o), an f32 sum
-  /// rounded once to an integer, with (s, o) = (2, 0) below 2, (1, 2) below
-  /// 4, (0.5, 4) from 4: rne(2|v|), rne(|v|) + 2, rne(|v| / 2) + 4, the
-  /// grid's three spacings (|v| s is exact); the sign is v's.
+  /// cvt.rn.satfinite.e2m1x2.f32: a = min(|q|, 6) (NaN -> 6), then the
+  /// magnitude is the low 3 bits of fma(a, s, 2^23 + o), an f32 sum rounded
+  /// once to an integer, with (s, o) = (2, 0) below 2, (1, 2) below 4,
+  /// (0.5, 4) from 4: rne(2a), rne(a) + 2, rne(a / 2) + 4, the grid's three
+  /// spacings (a s is exact); s and o come from the exponent field of
+  /// max(a, 1) by integer arithmetic (no compares or selects); the sign is
+  /// min(q, 6)'s (NaN positive, -0 negative).
   Value encodeE2M1(Value q);
+  /// The E4M3 code (i8) of f32 `v` (RNE, saturating at 448, NaN -> 0x7F:
+  /// emitEncodeF32) and the code's f32 value (emitDecodeToF32): on the GPU
+  /// with hardwareFp8 by cvt.rn.satfinite.e4m3x2.f32 and cvt.rn.f16x2.e4m3x2
+  /// (exact; f16 holds every E4M3 value), 3 instructions instead of the
+  /// software's ~40; elsewhere the software pair (the emulation's).
+  std::pair<Value, Value> roundTripE4M3(Value v);
   /// Two f32 values to FP8 codes of `format`; returns {code(lo), code(hi)}
   /// as i8.
   std::pair<Value, Value> encodeFp8Pair(Value lo, Value hi,

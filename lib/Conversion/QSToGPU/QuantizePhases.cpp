@@ -256,12 +256,11 @@ static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
     Value factor = arith::MulFOp::create(b, loc, sEnc, env.f32(1.0f / 6.0f));
     Value v = arith::MulFOp::create(b, loc, amax, factor);
     v = arith::MinNumFOp::create(b, loc, v, env.f32(FLT_MAX));
-    SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
-    Value sf = emitEncodeF32(b, loc, v, e4m3);
+    Value sf, decoded;
+    std::tie(sf, decoded) = env.roundTripE4M3(v);
     store([&] { return sf; });
     Value sDec = arith::DivFOp::create(b, loc, env.f32(1.0f), sEnc);
-    Value prod =
-        arith::MulFOp::create(b, loc, emitDecodeToF32(b, loc, sf, e4m3), sDec);
+    Value prod = arith::MulFOp::create(b, loc, decoded, sDec);
     Value inv = arith::DivFOp::create(b, loc, env.f32(1.0f), prod);
     return arith::MinNumFOp::create(b, loc, inv, env.f32(FLT_MAX));
   }
