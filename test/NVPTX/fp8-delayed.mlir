@@ -8,8 +8,9 @@
 // per warp (4 per 64x64 tile, all on one address) the 16384^2 cast took
 // 480 us on H200, twice MXFP8's 225 us (docs/performance.md, 2026-12-04).
 // CHECK-LABEL: .entry qs_quantize_init(
+// 16-byte loads (on sm_100a LLVM writes them as v2.b64: LDG.E.128 both).
 // CHECK-LABEL: .entry qs_quantize(
-// CHECK: ld.global.v4.b32
+// CHECK: ld.global.{{v4.b32|v2.b64}}
 // CHECK: cvt.rn.satfinite.e4m3x2.f32
 // CHECK: st.global.v4.b32
 // CHECK: shfl.sync.bfly.b32

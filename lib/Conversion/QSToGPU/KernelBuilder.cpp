@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -69,6 +70,34 @@ Value KernelEnv::land(Value a, Value c) {
 }
 
 Value KernelEnv::toF32(Value v) { return emitExtToF32(b, loc, v); }
+
+SmallVector<Value> KernelEnv::vectorToF32(Value vec) {
+  auto type = cast<VectorType>(vec.getType());
+  int64_t n = type.getNumElements();
+  SmallVector<Value> values;
+  if (!type.getElementType().isBF16() || n % 2 != 0) {
+    for (int64_t e = 0; e < n; ++e)
+      values.push_back(
+          toF32(vector::ExtractOp::create(b, loc, vec, ArrayRef<int64_t>{e})));
+    return values;
+  }
+  Type i32 = b.getI32Type(), f32Type = b.getF32Type();
+  Value words =
+      vector::BitCastOp::create(b, loc, VectorType::get({n / 2}, i32), vec);
+  auto c = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  for (int64_t w = 0; w < n / 2; ++w) {
+    Value word = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
+    values.push_back(arith::BitcastOp::create(
+        b, loc, f32Type, arith::ShLIOp::create(b, loc, word, c(16))));
+    values.push_back(arith::BitcastOp::create(
+        b, loc, f32Type,
+        arith::AndIOp::create(b, loc, word,
+                              c(static_cast<int32_t>(0xFFFF0000)))));
+  }
+  return values;
+}
 
 Value KernelEnv::fromF32(Value v, Type type) {
   if (!type.isBF16())

@@ -50,6 +50,11 @@ struct KernelEnv {
 
   /// f32 value of a float of any nominal type (f32, bf16, f16).
   Value toF32(Value v);
+  /// The f32 values of every element of vector `vec` (toF32 each); bf16
+  /// pairs from their 32-bit word: w << 16 and w & 0xFFFF0000 (exact, one
+  /// instruction each, where extracting the upper half first costs a
+  /// PRMT).
+  SmallVector<Value> vectorToF32(Value vec);
   /// f32 -> nominal float type (RNE, overflow to inf); bf16 through
   /// roundToBf16.
   Value fromF32(Value v, Type type);

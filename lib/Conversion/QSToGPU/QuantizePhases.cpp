@@ -380,9 +380,7 @@ SmallVector<Value> quant::readRow(KernelEnv &env, const Tile &t, Value smem,
     Value v = vector::LoadOp::create(
         env.b, env.loc, VectorType::get({vec}, nominal), smem, ValueRange{at},
         false, llvm::MaybeAlign(vec * t.elemBytes));
-    for (int64_t e = 0; e < vec; ++e)
-      values.push_back(env.toF32(
-          vector::ExtractOp::create(env.b, env.loc, v, ArrayRef<int64_t>{e})));
+    llvm::append_range(values, env.vectorToF32(v));
   }
   return values;
 }
@@ -425,9 +423,8 @@ void quant::loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t) {
                             llvm::MaybeAlign(t.vec * t.elemBytes));
     if (p.delayed) {
       Value slot = load1(env, env.shared[t.slots], env.threadId);
-      for (int64_t e = 0; e < t.vec; ++e)
-        slot = env.absMax(slot, env.toF32(vector::ExtractOp::create(
-                                    b, env.loc, v, ArrayRef<int64_t>{e})));
+      for (Value x : env.vectorToF32(v))
+        slot = env.absMax(slot, x);
       store1(env, slot, env.shared[t.slots], env.threadId);
     }
   });
