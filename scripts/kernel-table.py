@@ -93,6 +93,11 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3", "bf16", 192), ("e5m2 x e4m3 fast", "f32", 192),
               ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
               ("block 1D x 2D", "bf16", 192),
+              # qs.gemm_promotion = "in_tile": each k-tile promoted within
+              # its iteration (the 128-wide promoting kernels overlap the
+              # promotion with the next k-tile's wgmmas by default).
+              ("e4m3 x e4m3 serial", "bf16", 128), ("block 1D x 2D serial", "bf16", 128),
+              ("e4m3 x e4m3 persistent serial", "fp8", 128),
               ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64),
               ("mxfp8 dgrad", "bf16", 64), ("mxfp8 wgrad", "f32", 64),
               # MXFP8 in 128x128 tiles (qs.gemm_tile_n = 128): two 64-column
@@ -301,12 +306,14 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     layouts. Suffixes, in this order: `cluster2` adds qs.gemm_cluster = 2,
     `persistent` qs.gemm_persistent = 132, `pingpong` qs.gemm_schedule =
     "pingpong", `tma` qs.gemm_epilogue = "tma", `splitk4` qs.gemm_split_k =
-    4 (or `stream`: "stream"), `fused` qs.gemm_split_k_reduce = "fused"; a
-    label with "fast" sets
+    4 (or `stream`: "stream"), `fused` qs.gemm_split_k_reduce = "fused",
+    `serial` qs.gemm_promotion = "in_tile"; a label with "fast" sets
     fast_accumulate."""
     m, k = shape.split("x")
     fast = " fast" in label
     label = label.replace(" fast", "")
+    serial = label.endswith(" serial")
+    label = label.removesuffix(" serial")
     fused = label.endswith(" fused")
     label = label.removesuffix(" fused")
     splitk = label.endswith(" splitk4")

@@ -3,7 +3,9 @@
 // RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_scale_loads = "in_tile"/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=INTILE
 
 // The sm_90a FP8 block GEMM with 128x128-block B (fprop: 1x128 X x
-// 128x128 W, 128x128 tiles) prefetches its scales (GemmPlan::
+// 128x128 W, 128x128 tiles), its promotion within the k-tile
+// (qs.gemm_promotion = "in_tile"; overlapped by default:
+// gemm-fp8-block-overlapped.mlir), prefetches its scales (GemmPlan::
 // prefetchesScales): each consumer thread loads k-tile 0's two row scales
 // of X and the block scale of W before the k-loop; each k-tile first
 // multiplies the carried scales (the two products its 64 fma.rn.f32 use)
@@ -49,7 +51,7 @@
 // INTILE: fma.rn.f32
 !x = !qs.tensor<512x1024xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 !w = !qs.tensor<768x1024xbf16, #qs.fp8_block<columnwise = false>>
-module attributes {qs.chip = "sm_90a"} {
+module attributes {qs.chip = "sm_90a", qs.gemm_promotion = "in_tile"} {
   func.func @fprop(%x: !x, %w: !w) -> tensor<512x768xbf16> {
     %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<512x768xbf16>
     return %y : tensor<512x768xbf16>

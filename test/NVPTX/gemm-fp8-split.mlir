@@ -1,7 +1,7 @@
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin > %t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=WIDE
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=PROMOTE
-// RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_tile_n = 128 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s
+// RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_tile_n = 128 : i64, qs.gemm_promotion = "in_tile"/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s
 // RUN: sed 's/transpose_b :/transpose_b fast_accumulate :/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=FAST
 // RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_tile_n = 256 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=WIDE
 // RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_tile_n = 192 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=T192
@@ -13,8 +13,10 @@
 // for (wait_group 0), its stage freed inside the k-loop, and added to FP32
 // totals (64 add.rn.f32 per thread and k-tile: the promotion of the block
 // kernels with scales of 1); alpha = scale_inv_A * scale_inv_B in the
-// epilogue. With qs.gemm_tile_n = 128 (CHECK): 128x128 tiles in 6
-// stages. By default, as with qs.gemm_tile_n = 256, where they still fill
+// epilogue. With qs.gemm_tile_n = 128 and qs.gemm_promotion = "in_tile"
+// (CHECK): 128x128 tiles in 6 stages (in 128x128 tiles the promotion
+// overlaps the next k-tile's wgmmas by default:
+// gemm-promotion-overlapped.mlir). By default, as with qs.gemm_tile_n = 256, where they still fill
 // every multiprocessor (16 x 16 tiles here; the H200 ran 8192^3 10% faster
 // in them than in 128x128, docs/performance.md) (WIDE): 128x256 tiles whose two 128-column chunks
 // are summed (four m64n128k32 each, B's descriptor 16384 bytes further for

@@ -6,18 +6,22 @@
 // qs.gemm_buffers) in a block-scaled kernel (FP8 block, 1x128 x
 // 128x128): pairs of blocks share the 128-wide B tile, each loading 64
 // rows of it with .multicast::cluster (tensor map box 64 x 128). The
-// consumers free each stage inside the k-loop, after the wait_group 0 that
-// precedes the promotion: one arrival in their block and one, through
-// mapa, in the other (whose producer wrote half of B into it); then the
-// promotion (the prefetched scales' products, computed at the top of the
-// k-tile, times the k-block's partial sums).
+// consumers free each stage inside the k-loop, after the wait_group that
+// precedes its promotion (1: the next k-tile's wgmmas in flight, the
+// promotion overlapped, GemmPlan::overlapsPromotion): one arrival in their
+// block and one, through mapa, in the other (whose producer wrote half of
+// B into it); then the promotion (the prefetched scales' products,
+// computed when the k-tile was issued, times its partial sums).
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .reqnctapercluster 2, 1, 1
 // CHECK: barrier.cluster.arrive.release.aligned;
 // CHECK-NEXT: barrier.cluster.wait.acquire.aligned;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // CHECK: wgmma.commit_group.sync.aligned;
-// CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK-NEXT: // end inline asm
+// CHECK-NEXT: // begin inline asm
+// CHECK-NEXT: wgmma.wait_group.sync.aligned 1;
 // CHECK: @p mbarrier.arrive.shared::cta.b64 _, [[[FREED:%r[0-9]+]]];
 // CHECK: mapa.shared::cluster.u32 [[REMOTE:%r[0-9]+]], [[FREED]], {{%r[0-9]+}};
 // CHECK: @p mbarrier.arrive.shared::cluster.b64 _, [[[REMOTE]]];

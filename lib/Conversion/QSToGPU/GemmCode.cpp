@@ -493,6 +493,23 @@ GemmCode::TileScales GemmCode::withScaleValues(TileScales shape,
   return shape;
 }
 
+SmallVector<Value> GemmCode::productValues(const TileScales &scales) {
+  SmallVector<Value> values;
+  for (const auto &[key, value] : scales.products)
+    values.push_back(value);
+  return values;
+}
+
+GemmCode::TileScales GemmCode::withProductValues(TileScales shape,
+                                                 ValueRange values) {
+  assert(values.size() == shape.products.size() && "one value per product");
+  for (auto &[key, value] : shape.products) {
+    value = values.front();
+    values = values.drop_front();
+  }
+  return shape;
+}
+
 void GemmCode::multiplyScales(TileScales &scales) {
   assert(!scales.byte && "packed scales decode in promote");
   for (const auto &[ka, sA] : scales.a)

@@ -312,6 +312,12 @@ struct GemmCode {
   /// `shape` (the same keys) holding `values` in that order instead.
   static SmallVector<Value> scaleValues(const TileScales &scales);
   static TileScales withScaleValues(TileScales shape, ValueRange values);
+  /// Likewise the products multiplyScales computed (by key), to carry a
+  /// k-tile's products to its promotion in the next iteration
+  /// (GemmPlan::overlapsPromotion); `shape`'s scale values are not
+  /// promote's then (every product is given).
+  static SmallVector<Value> productValues(const TileScales &scales);
+  static TileScales withProductValues(TileScales shape, ValueRange values);
   /// `chunk`: registers [chunk * mmaRegs(), (chunk + 1) * mmaRegs()) only
   /// (GemmPlan::mmaChunks).
   TileScales loadScales(Value tm, Value tn, Value consumer, Value t, Value kt,

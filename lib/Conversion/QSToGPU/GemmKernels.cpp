@@ -247,6 +247,12 @@ private:
   void consumers();
   /// Consumer `consumer`'s k-loop and epilogue of tile (tm, tn).
   void consumerTile(Value tm, Value tn, Value tileStart);
+  /// The k-loop of consumerTile: each k-tile summed (and, where the kernel
+  /// promotes, promoted) within its iteration; returns the totals.
+  Value kLoop(Value tm, Value tn, Value tileStart);
+  /// GemmPlan::overlapsPromotion's k-loop: k-tile j's wgmmas in flight
+  /// while k-tile j - 1 is promoted; returns the totals.
+  Value overlappedKLoop(Value tm, Value tn, Value tileStart);
   /// The k-loop body of k-tile `kt` of K (the unit's k-tile `j`, the
   /// block's k-tile `it`, in stage `s`; MN-major operands: transposed into
   /// `buffer`): sums it into `total` (NVFP4: with the carried scale codes
@@ -615,6 +621,38 @@ void Sm90Block::readStagedCodes(Value tm, Value tn, Value half,
 }
 
 void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
+  Value result = plan.overlapsPromotion() ? overlappedKLoop(tm, tn, tileStart)
+                                          : kLoop(tm, tn, tileStart);
+  auto registers = [&](int64_t r) {
+    return LLVM::ExtractValueOp::create(b, loc, result, r).getResult();
+  };
+  // Fused split-K, and stream-K segments sharing their tile: both
+  // consumers (named barrier 1) arrive; the leader is consumer 0's thread
+  // 0.
+  auto arrive = [&] {
+    arriveAndReduce(
+        eq(env.add(env.mul(consumer, env.idx(kWarpgroup)), t), zero),
+        env.idx(plan.lastUnitFlagOffset()),
+        [&] { ptx({}, "bar.sync 1, 256;", ""); },
+        [&] { storeTile(tm, tn, consumer, [](int64_t) { return Value(); }); });
+  };
+  if (plan.streamsK()) {
+    // A segment sharing its tile stores its plane and arrives; one that
+    // computed its tile whole stores D.
+    code.finishSegment(
+        env.blockId,
+        [&] {
+          code.epilogue(tm, tn, consumer, t, block.epilogueArgs, registers);
+        },
+        arrive, [&] { storeTile(tm, tn, consumer, registers); });
+    return;
+  }
+  storeTile(tm, tn, consumer, registers);
+  if (plan.fusesReduction())
+    arrive();
+}
+
+Value Sm90Block::kLoop(Value tm, Value tn, Value tileStart) {
   ValueRange epilogueArgs = block.epilogueArgs;
   int64_t kTiles = plan.kTilesPerUnit();
   Value acc = LLVM::ZeroOp::create(b, loc, accType);
@@ -710,34 +748,132 @@ void Sm90Block::consumerTile(Value tm, Value tn, Value tileStart) {
     Value last = env.rem(env.add(tileStart, lastJ), env.idx(plan.stages));
     freeStage(last, eq(t, zero));
   }
-  Value result = forOp.getResult(0);
-  auto registers = [&](int64_t r) {
-    return LLVM::ExtractValueOp::create(b, loc, result, r).getResult();
+  return forOp.getResult(0);
+}
+
+Value Sm90Block::overlappedKLoop(Value tm, Value tn, Value tileStart) {
+  // What a k-tile leaves for the next iteration: the totals, its partial
+  // sums (their wgmmas in flight), with prefetched scales the products of
+  // its scales and the next k-tile's loaded scales.
+  struct State {
+    Value total, pending;
+    SmallVector<Value> products, next;
   };
-  // Fused split-K, and stream-K segments sharing their tile: both
-  // consumers (named barrier 1) arrive; the leader is consumer 0's thread
-  // 0.
-  auto arrive = [&] {
-    arriveAndReduce(
-        eq(env.add(env.mul(consumer, env.idx(kWarpgroup)), t), zero),
-        env.idx(plan.lastUnitFlagOffset()),
-        [&] { ptx({}, "bar.sync 1, 256;", ""); },
-        [&] { storeTile(tm, tn, consumer, [](int64_t) { return Value(); }); });
+  ValueRange epilogueArgs = block.epilogueArgs;
+  bool prefetch = plan.prefetchesScales();
+  SmallVector<Type> partialFields(plan.mmaRegs(), b.getF32Type());
+  auto partialType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), partialFields);
+  auto scalesOf = [&](Value kt) {
+    return code.loadScales(tm, tn, consumer, t, kt, epilogueArgs[0],
+                           epilogueArgs[1]);
   };
-  if (plan.streamsK()) {
-    // A segment sharing its tile stores its plane and arrives; one that
-    // computed its tile whole stores D.
-    code.finishSegment(
-        env.blockId,
-        [&] {
-          code.epilogue(tm, tn, consumer, t, block.epilogueArgs, registers);
-        },
-        arrive, [&] { storeTile(tm, tn, consumer, registers); });
-    return;
+  // The keys of the prefetched scales and of their products.
+  GemmCode::TileScales shape;
+  State state;
+  state.total = LLVM::ZeroOp::create(b, loc, accType);
+  if (prefetch) {
+    shape = scalesOf(code.kTileOf(env.idx(0)));
+    state.next = GemmCode::scaleValues(shape);
+    code.multiplyScales(shape);
   }
-  storeTile(tm, tn, consumer, registers);
-  if (plan.fusesReduction())
-    arrive();
+  // Unit k-tile j: its scales' products and the next k-tile's loads
+  // (prefetched), its stage, its wgmmas into a fresh partial set.
+  auto issue = [&](Value j, State &st) {
+    Value kt = code.kTileOf(j);
+    if (prefetch) {
+      GemmCode::TileScales scales = GemmCode::withScaleValues(shape, st.next);
+      code.multiplyScales(scales);
+      st.products = GemmCode::productValues(scales);
+      st.next = GemmCode::scaleValues(scalesOf(env.add(kt, env.idx(1))));
+    }
+    Value it = env.add(tileStart, j);
+    Value s = waitForKTile(env, plan, code, ptx, block.base, it);
+    Value buffer = code.transposeBuffer(it);
+    ptx({}, "wgmma.fence.sync.aligned;", "");
+    Value partial =
+        emitWgmmaStep(b, loc, plan, LLVM::UndefOp::create(b, loc, partialType),
+                      code.descA(block.base, s, buffer, consumer),
+                      code.descB(block.base, s, buffer), code, /*fresh=*/true,
+                      0, kKSteps, plan.mmaN());
+    ptx({}, "wgmma.commit_group.sync.aligned;", "");
+    return partial;
+  };
+  // Unit k-tile j's partial sums (st.pending, with st.products) into the
+  // totals once at most `inFlight` groups (the next k-tile's) are
+  // pending; its stage is then free.
+  auto retire = [&](Value j, State &st, int64_t inFlight,
+                    ArrayRef<Value> products) {
+    GemmCode::TileScales scales =
+        prefetch ? GemmCode::withProductValues(shape, products)
+                 : scalesOf(code.kTileOf(j));
+    ptx({}, ("wgmma.wait_group.sync.aligned " + Twine(inFlight) + ";").str(),
+        "");
+    freeStage(env.rem(env.add(tileStart, j), env.idx(plan.stages)),
+              eq(t, zero));
+    Value before = st.total, after = st.total;
+    code.promote(
+        scales,
+        [&](int64_t r) {
+          return LLVM::ExtractValueOp::create(b, loc, st.pending, r)
+              .getResult();
+        },
+        [&](int64_t r) {
+          return LLVM::ExtractValueOp::create(b, loc, before, r).getResult();
+        },
+        [&](int64_t r, Value v) {
+          after = LLVM::InsertValueOp::create(b, loc, after, v, r);
+        });
+    st.total = after;
+  };
+  // k-tile j issued, then k-tile j - 1 promoted.
+  auto step = [&](Value j, State &st) {
+    SmallVector<Value> pendingProducts = st.products;
+    Value partial = issue(j, st);
+    retire(arith::SubIOp::create(b, loc, j, env.idx(1)), st, 1,
+           pendingProducts);
+    st.pending = partial;
+  };
+  // Runs of `count` k-tiles from unit k-tile j0 (count <= 1: one), k-tile
+  // j issued before j - 1 is promoted; after the run's last wgmmas the
+  // consumer waits for all of them (no group in flight across a loop's back
+  // edge: ptxas, not tracking which wait completes a group carried around
+  // a loop, would serialize every wgmma).
+  auto run = [&](Value j0, int64_t count, ValueRange values) {
+    State st;
+    st.total = values[0];
+    st.next.assign(values.begin() + 1, values.end());
+    st.pending = issue(j0, st);
+    for (int64_t u = 1; u < count; ++u)
+      step(env.add(j0, env.idx(u)), st);
+    retire(env.add(j0, env.idx(std::max<int64_t>(count, 1) - 1)), st, 0,
+           st.products);
+    SmallVector<Value> yielded{st.total};
+    llvm::append_range(yielded, st.next);
+    scf::YieldOp::create(b, loc, yielded);
+  };
+  SmallVector<Value> carried{state.total};
+  llvm::append_range(carried, state.next);
+  Value n = code.unitKTiles();
+  int64_t length = plan.overlappedRun();
+  Value runs = env.div(n, env.idx(length));
+  auto runLoop =
+      scf::ForOp::create(b, loc, env.idx(0), runs, env.idx(1), carried);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(runLoop.getBody());
+    run(env.mul(runLoop.getInductionVar(), env.idx(length)), length,
+        runLoop.getRegionIterArgs());
+  }
+  // The k-tiles after the last whole run, one at a time.
+  auto restLoop = scf::ForOp::create(b, loc, env.mul(runs, env.idx(length)), n,
+                                     env.idx(1), runLoop.getResults());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(restLoop.getBody());
+    run(restLoop.getInductionVar(), 1, restLoop.getRegionIterArgs());
+  }
+  return restLoop.getResult(0);
 }
 
 void Sm90Block::fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,

@@ -143,6 +143,21 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
               "128-wide tiles: 1x128 x 1x128 would carry 32 column scales per "
               "thread and k-tile, 128x192 tiles spill, and the other "
               "families and sm_100a load their scales otherwise";
+  if (operands.promotionOverlapped &&
+      (cc != 90 || !(block || (perTensor && !operands.fastAccumulate)) ||
+       operands.b.blockDim == 1 || operands.a.mnMajor || operands.b.mnMajor ||
+       operands.tileN > 128))
+    return emitError()
+           << "qs.gemm_promotion = \"overlapped\" (the wgmmas of a k-tile "
+              "run while the previous k-tile's partial sums are promoted) "
+              "exists for the sm_90a kernels that promote, per-tensor FP8 "
+              "without fast_accumulate and FP8 block with 128x128-block B "
+              "(1x128 x 128x128), with K-major operands in tiles at most "
+              "128 wide: the second partial accumulator set does not fit "
+              "next to wider tiles' totals, 1x128 x 1x128 spills, MXFP8 "
+              "promotes four 32-blocks per k-tile, MN-major tiles are "
+              "transposed within the k-tile, and sm_100a accumulates in "
+              "tensor memory";
   if (operands.clusterSize == 2 &&
       (cc != 90 || operands.a.mnMajor || operands.b.mnMajor))
     return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "
@@ -468,9 +483,11 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
       !plan.tcgen05 && plan.a.blockDim == 0 && !operands.fastAccumulate;
   bool oneBlockPerTile = !operands.persistentBlocks && !operands.streamK &&
                          operands.splitK <= 1 && !operands.splitKAuto;
-  plan.tileN = operands.pingpong                           ? 128
-               : operands.tileN                            ? operands.tileN
-               : plan.splitAccumulator && !oneBlockPerTile ? 128
+  plan.tileN = operands.pingpong ? 128
+               : operands.tileN  ? operands.tileN
+               : plan.splitAccumulator &&
+                       (!oneBlockPerTile || operands.promotionOverlapped)
+                   ? 128
                : plan.a.blockDim == 3 && !plan.tcgen05     ? 64
                : plan.a.blockDim != 0                      ? 128
                : plan.tilesM * ceilDiv(plan.n, 256) >= sms ? 256
@@ -486,6 +503,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.cluster = operands.clusterSize;
   plan.tmaStore = operands.tmaStore;
   plan.scaleLoadsInTile = operands.scaleLoadsInTile;
+  plan.promotionInTile = operands.promotionInTile;
   plan.splitK = operands.splitK;
   plan.fusedReduce = operands.fusedReduce;
   // "auto": the model's choice.

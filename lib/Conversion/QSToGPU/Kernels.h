@@ -203,6 +203,11 @@ struct GemmOperands {
   /// scales; GemmPlan::prefetchesScales off) and "ahead" said explicitly
   /// (an error where the kernel cannot).
   bool scaleLoadsInTile = false, scaleLoadsAhead = false;
+  /// qs.gemm_promotion: "in_tile" (each k-tile promoted within its
+  /// iteration; GemmPlan::overlapsPromotion off) and "overlapped" said
+  /// explicitly (an error where the kernel cannot; 128-wide tiles for
+  /// per-tensor FP8).
+  bool promotionInTile = false, promotionOverlapped = false;
   /// qs.gemm_split_k: K cut into this many ranges of k-tiles, each tile's
   /// ranges summed by a second kernel or (fusedReduce) by the tile's last
   /// unit (GemmPlan::splitK); 1: none.

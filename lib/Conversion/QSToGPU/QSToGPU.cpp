@@ -391,6 +391,11 @@ struct ConvertQSToGPUPass
     operands.scaleLoadsInTile =
         scaleLoads && scaleLoads.getValue() == "in_tile";
     operands.scaleLoadsAhead = scaleLoads && scaleLoads.getValue() == "ahead";
+    auto promotion = dyn_cast_or_null<StringAttr>(
+        inherited(QSDialect::getGemmPromotionAttrName()));
+    operands.promotionInTile = promotion && promotion.getValue() == "in_tile";
+    operands.promotionOverlapped =
+        promotion && promotion.getValue() == "overlapped";
     operands.splitK =
         std::max<int64_t>(1, integer(QSDialect::getGemmSplitKAttrName()));
     auto splitK = dyn_cast_or_null<StringAttr>(
@@ -466,6 +471,13 @@ struct ConvertQSToGPUPass
       if (transposes)
         out.transpose = flat(b, loc, allocs[1]);
       operands.outBytes = 1;
+      if (operands.promotionOverlapped &&
+          (operands.persistentBlocks || operands.streamK))
+        return op.emitError()
+               << "qs.gemm_promotion = \"overlapped\" does not exist for "
+                  "persistent or stream-K GEMM kernels that quantize their "
+                  "output to FP8 (the epilogue inside the tile loop leaves "
+                  "no registers for a second partial accumulator set)";
       std::string plan =
           gpuk::emitGemm(b, loc, kernelModule(op), operands, out.fp8Type, bias,
                          c, flat(b, loc, allocs[0]), gemmOptions, &out);

@@ -82,6 +82,11 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
        "(when the GEMM kernels load block scales: a k-tile ahead, or in "
        "the k-tile that uses them)",
        {"ahead", "in_tile"}},
+      {getGemmPromotionAttrName(),
+       nullptr,
+       "(when the GEMM kernels promote a k-tile's partial sums: while the "
+       "next k-tile's wgmmas run, or within the k-tile)",
+       {"overlapped", "in_tile"}},
       {getQuantizeStoresAttrName(),
        nullptr,
        "(how the quantize kernels store codes)",
