@@ -78,9 +78,11 @@ MLIR_CAPI_EXPORTED bool qsGemmSetFastAccumulate(MlirValue gemm, bool fast,
 /// "cluster" (1 or 2 : i64: pairs of blocks sharing B by TMA multicast) or
 /// "schedule" ("cooperative" or "pingpong"), "epilogue" ("direct" or
 /// "tma": D through shared memory and TMA stores), "split_k" (S : i64,
-/// "auto" or "stream"), "split_k_reduce" ("kernel" or "fused") or
+/// "auto" or "stream"), "split_k_reduce" ("kernel" or "fused"),
 /// "scale_loads" ("ahead" or "in_tile": when the sm_90a FP8 block kernel
-/// loads its scales); see docs/GPU.md. The
+/// loads its scales) or "promotion" ("overlapped" or "in_tile": whether
+/// the sm_90a kernels that promote do it while the next k-tile's wgmmas
+/// run); see docs/GPU.md. The
 /// dialect's rule for the attribute is checked at once: on a violation (or
 /// another option name, or a value not defined by qs.gemm) it reports the
 /// diagnostic, leaves the op unchanged and returns false.

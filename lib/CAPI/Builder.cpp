@@ -325,10 +325,11 @@ bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option,
           .Case("split_k", QSDialect::getGemmSplitKAttrName())
           .Case("split_k_reduce", QSDialect::getGemmSplitKReduceAttrName())
           .Case("scale_loads", QSDialect::getGemmScaleLoadsAttrName())
+          .Case("promotion", QSDialect::getGemmPromotionAttrName())
           .Default("");
   return setKernelOption(op, "GEMM", name, attrName,
                          "tile_n, persistent, cluster, schedule, epilogue, "
-                         "split_k, split_k_reduce, scale_loads",
+                         "split_k, split_k_reduce, scale_loads, promotion",
                          value, loc);
 }
 

@@ -164,7 +164,7 @@ class Function:
     def gemm(self, a, b, layout=None, *, transpose_a=False, transpose_b=False, out_dtype=None,
              bias=None, accumulate=None, fast_accumulate=False, quantizer=None, scale=None,
              amax=None, tile_n=None, persistent=None, cluster=None, schedule=None, epilogue=None,
-             split_k=None, split_k_reduce=None, scale_loads=None):
+             split_k=None, split_k_reduce=None, scale_loads=None, promotion=None):
         """qs.gemm. With `layout` ("TN", "NN", "NT") the arguments follow TE's
         general_gemm(A, B, layout), which computes op(B) op(A): it builds
         qs.gemm(B, A) with transpose_a = (layout[1] == "T") and transpose_b =
@@ -209,7 +209,13 @@ class Function:
         GEMM must then not overlap), `scale_loads` ("ahead", the default
         where it applies: the sm_90a FP8 block kernel with 128x128-block B
         in 128-wide tiles loads each k-tile's scales while the previous one
-        runs; "in_tile": in the k-tile that uses them)."""
+        runs; "in_tile": in the k-tile that uses them), `promotion`
+        ("overlapped", the default where it applies: the sm_90a kernels that
+        promote, per-tensor FP8 without fast_accumulate and FP8 block with
+        128x128-block B, in 128-wide tiles, promote a k-tile's partial sums
+        while the next k-tile's wgmmas run; per-tensor FP8 then takes
+        128-wide tiles; "in_tile": each k-tile waited for and promoted
+        within its iteration)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")
@@ -243,7 +249,8 @@ class Function:
                                 + f", got {value!r}")
             options.append((name, value))
         for name, value in (("schedule", schedule), ("epilogue", epilogue),
-                            ("split_k_reduce", split_k_reduce), ("scale_loads", scale_loads)):
+                            ("split_k_reduce", split_k_reduce), ("scale_loads", scale_loads),
+                            ("promotion", promotion)):
             if value is None:
                 continue
             if not isinstance(value, str):

@@ -120,6 +120,10 @@ def test_bad_builder_arguments():
         f1.gemm(q, q, transpose_b=True, scale_loads="early")
     with pytest.raises(TypeError, match="gemm option scale_loads must be a str, got 1"):
         f1.gemm(q, q, transpose_b=True, scale_loads=1)
+    with pytest.raises(qs.QSError, match="'qs.gemm_promotion' must be the string \"overlapped\" or \"in_tile\""):
+        f1.gemm(q, q, transpose_b=True, promotion="late")
+    with pytest.raises(TypeError, match="gemm option promotion must be a str, got 1"):
+        f1.gemm(q, q, transpose_b=True, promotion=1)
     assert "qs.gemm" not in str(g1)
     with pytest.raises(qs.QSError, match="qs.assemble"):
         f1.assemble([f1.args[0]], spec((32, 64)))

@@ -365,6 +365,51 @@ def test_gemm_scale_loads():
     np.testing.assert_array_equal(a.view(np.uint16), b.view(np.uint16))
 
 
+def test_gemm_promotion():
+    """promotion: the sm_90a kernels that promote (per-tensor FP8 without
+    fast_accumulate in 128-wide tiles, FP8 block with 128x128-block
+    weights) promote a k-tile's partial sums while the next k-tile's
+    wgmmas run by default ("overlapped": wait_group 1 before each
+    promotion but a run's last); "in_tile" waits for every k-tile
+    (wait_group 0 only); "overlapped" where the kernel cannot
+    (fast_accumulate: nothing to promote) is a diagnostic when compiling.
+    The same results on the CPU either way."""
+    def linear2(x_quantizer, w_quantizer, **options):
+        g = qs.Graph()
+        f = g.function("linear", [qs.TensorSpec((128, 1024), "bf16"),
+                                  qs.TensorSpec((256, 1024), "bf16")])
+        qx, qw = f.quantize(f.args[0], x_quantizer), f.quantize(f.args[1], w_quantizer)
+        f.returns(f.gemm(qw, qx, layout="TN", **options))
+        return g
+
+    def waits(g):
+        kernel = qs.compile(g).ptx.split(".entry qs_gemm(")[1].split(".entry")[0]
+        return (kernel.count("wgmma.wait_group.sync.aligned 1;"),
+                kernel.count("wgmma.wait_group.sync.aligned 0;"))
+
+    current = qs.Float8CurrentScalingQuantizer()
+    x_block = qs.Float8BlockQuantizer(block_scaling_dim=1)
+    w_block = qs.Float8BlockQuantizer(block_scaling_dim=2)
+    cases = ((current, current, {"tile_n": 128}), (current, current, {"promotion": "overlapped"}),
+             (x_block, w_block, {}))
+    for qx, qw, options in cases:
+        default = linear2(qx, qw, **options)
+        overlapped, closing = waits(default)
+        assert overlapped >= 1 and closing >= 1, options
+        serial = linear2(qx, qw, **{**options, "promotion": "in_tile"})
+        assert 'qs.gemm_promotion = "in_tile"' in str(serial)
+        assert waits(serial)[0] == 0
+    with pytest.raises(qs.QSError, match=r"qs.gemm_promotion = \"overlapped\" \(the wgmmas of a k-tile"):
+        qs.compile(linear(current, k=512, fast_accumulate=True, promotion="overlapped"))
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((128, 1024)).astype(ml_dtypes.bfloat16)
+    w = rng.standard_normal((256, 1024)).astype(ml_dtypes.bfloat16)
+    for qx, qw, options in cases:
+        (a,), (b,) = (qs.run_cpu(linear2(qx, qw, **{**options, **o}), "linear", x, w)
+                      for o in ({}, {"promotion": "in_tile"}))
+        np.testing.assert_array_equal(a.view(np.uint16), b.view(np.uint16))
+
+
 def test_quantize_stores():
     """stores="direct": each thread of the MXFP8 row-wise kernel stores
     its own blocks' codes (no warp shuffles); the default ("coalesced")

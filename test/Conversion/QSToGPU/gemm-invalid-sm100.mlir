@@ -106,3 +106,16 @@ func.func @scale_loads_ahead(%a: !x, %b: !w) -> tensor<256x256xbf16> {
   return %y : tensor<256x256xbf16>
 }
 }
+
+// -----
+
+// sm_100a accumulates in tensor memory: no promotion to overlap.
+!w = !qs.tensor<256x256xbf16, #qs.fp8_block<columnwise = false, force_pow_2_scales = true>>
+!x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false, force_pow_2_scales = true>>
+module attributes {qs.chip = "sm_100a", qs.gemm_promotion = "overlapped"} {
+func.func @promotion_overlapped(%a: !x, %b: !w) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion = "overlapped" (the wgmmas of a k-tile run while the previous k-tile's partial sums are promoted) exists for the sm_90a kernels that promote}}
+  %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+}

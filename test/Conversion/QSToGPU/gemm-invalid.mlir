@@ -311,3 +311,63 @@ func.func @scale_loads_ahead_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
   %y = qs.gemm %a, %b transpose_b {qs.gemm_scale_loads = "ahead"} : !m, !m -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
+
+// -----
+
+// The promotion overlapped with the next k-tile's wgmmas
+// (qs.gemm_promotion = "overlapped") needs a kernel that promotes: not
+// per-tensor FP8 with fast_accumulate ...
+!x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
+func.func @promotion_overlapped_fast(%a: !x, %b: !x) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion = "overlapped" (the wgmmas of a k-tile run while the previous k-tile's partial sums are promoted) exists for the sm_90a kernels that promote, per-tensor FP8 without fast_accumulate and FP8 block with 128x128-block B (1x128 x 128x128), with K-major operands in tiles at most 128 wide: the second partial accumulator set does not fit next to wider tiles' totals, 1x128 x 1x128 spills, MXFP8 promotes four 32-blocks per k-tile, MN-major tiles are transposed within the k-tile, and sm_100a accumulates in tensor memory}}
+  %y = qs.gemm %a, %b transpose_b fast_accumulate {qs.gemm_promotion = "overlapped"} : !x, !x -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+
+// -----
+
+// ... in tiles at most 128 wide ...
+!x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
+module attributes {qs.gemm_tile_n = 256 : i64, qs.gemm_promotion = "overlapped"} {
+func.func @promotion_overlapped_256(%a: !x, %b: !x) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion = "overlapped" (the wgmmas of a k-tile run while the previous k-tile's partial sums are promoted) exists for the sm_90a kernels that promote}}
+  %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+}
+
+// -----
+
+// ... with B in 128x128 blocks for FP8 block scaling (not the wgrad's
+// 1x128 x 1x128) ...
+!dy = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, rowwise = false>>
+!x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, rowwise = false>>
+func.func @promotion_overlapped_wgrad(%a: !dy, %b: !x) -> tensor<256x256xf32> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion = "overlapped" (the wgmmas of a k-tile run while the previous k-tile's partial sums are promoted) exists for the sm_90a kernels that promote}}
+  %y = qs.gemm %a, %b transpose_a {qs.gemm_promotion = "overlapped"} : !dy, !x -> tensor<256x256xf32>
+  return %y : tensor<256x256xf32>
+}
+
+// -----
+
+// ... and not MXFP8 (four 32-blocks promoted per k-tile).
+!m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
+func.func @promotion_overlapped_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion = "overlapped" (the wgmmas of a k-tile run while the previous k-tile's partial sums are promoted) exists for the sm_90a kernels that promote}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_promotion = "overlapped"} : !m, !m -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
+
+// -----
+
+// Persistent kernels quantizing their output to FP8 keep their epilogue in
+// the tile loop: no registers are left for a second partial set.
+!x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
+!y = !qs.tensor<256x256xbf16, #qs.fp8_delayed<columnwise = false>>
+module attributes {qs.gemm_persistent = 2 : i64, qs.gemm_promotion = "overlapped"} {
+func.func @promotion_overlapped_persistent_fp8_output(%a: !x, %b: !x, %s: tensor<1xf32>, %am: tensor<1xf32>) -> (!y, tensor<1xf32>) {
+  // expected-error@+1 {{qs.gemm_promotion = "overlapped" does not exist for persistent or stream-K GEMM kernels that quantize their output to FP8 (the epilogue inside the tile loop leaves no registers for a second partial accumulator set)}}
+  %y, %am2 = qs.gemm %a, %b transpose_b scale(%s : tensor<1xf32>) amax(%am : tensor<1xf32>) : !x, !x -> !y, tensor<1xf32>
+  return %y, %am2 : !y, tensor<1xf32>
+}
+}

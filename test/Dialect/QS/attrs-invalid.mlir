@@ -162,6 +162,12 @@ module attributes {qs.gemm_scale_loads = "early"} {}
 
 // -----
 
+// When the GEMM kernels promote partial sums is named.
+// expected-error @+1 {{'qs.gemm_promotion' must be the string "overlapped" or "in_tile" (when the GEMM kernels promote a k-tile's partial sums: while the next k-tile's wgmmas run, or within the k-tile), got "late"}}
+module attributes {qs.gemm_promotion = "late"} {}
+
+// -----
+
 // The quantize kernels' store strategies are named.
 // expected-error @+1 {{'qs.quantize_stores' must be the string "coalesced" or "direct" (how the quantize kernels store codes), got "staged"}}
 func.func @f() attributes {qs.quantize_stores = "staged"} {
