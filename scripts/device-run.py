@@ -709,6 +709,8 @@ def plan_schedule(case):
         options.add(case["epilogue"])
     if case.get("scale_loads") == "in_tile":
         options.add("intile")
+    if case.get("promotion") == "in_tile":
+        options.add("serial")
     if case.get("split_k_reduce") == "fused":
         options.discard("sk")
         options.add("skf")
@@ -741,7 +743,7 @@ def work_list(bundle, only, no_bench):
             with open(os.path.join(bundle, "bench", n, "case.json")) as f:
                 cases[n] = json.load(f)
     options = ("tile_n", "persistent", "cluster", "schedule", "epilogue", "split_k",
-               "scale_loads")
+               "scale_loads", "promotion")
     work += [("gemm", n) for n in sorted(cases, key=lambda n: (
         sum(bool(cases[n].get(k)) for k in options), n))]
     return work
@@ -876,6 +878,7 @@ class Report:
                                else [])
                             + (["sep"] if case.get("separate_quantize") else [])
                             + (["in_tile"] if case.get("scale_loads") == "in_tile" else [])
+                            + (["serial"] if case.get("promotion") == "in_tile" else [])
                             + (["stream"] if case.get("split_k") == "stream" else
                                [f"sk{case['split_k']}"
                                 + ("f" if case.get("split_k_reduce") == "fused" else "")]

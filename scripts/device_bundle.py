@@ -785,8 +785,20 @@ def main():
     runs = [run + (None,) for run in runs]
     runs += [("fp8_block", shape, None, "TN", None, None, None, False, None, None, False,
               "in_tile") for shape in shapes[:1]]
+    # The promotion within each k-tile (qs.gemm_promotion = "in_tile",
+    # last field: the kernels before 2026-12-05) against the default that
+    # overlaps it with the next k-tile's wgmmas (since 2026-12-05), on the
+    # first shape: FP8 block (and, with the scales loaded in the k-tile,
+    # both ways) and per-tensor split accumulation in 128x128 tiles (its
+    # default 128x256 tiles promote in two chunks, not overlapped).
+    runs = [run + (None,) for run in runs]
+    runs += [(family, shape, tile, "TN", None, None, None, False, None, None, False, loads,
+              promotion) for shape in shapes[:1]
+             for family, tile, loads, promotion in (
+                 ("fp8_block", None, None, "in_tile"), (P, 128, None, None),
+                 (P, 128, None, "in_tile"))]
     for (family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split,
-         fp8_out, scale_loads) in (runs if args.chip == "sm_90a" else []):
+         fp8_out, scale_loads, promotion) in (runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
             qb = f"!qs.tensor<{k}x{n}xbf16, #qs.mxfp8<rowwise = false, optimize_for_gemm = true>>"
@@ -823,7 +835,8 @@ def main():
                  + ((', qs.gemm_split_k = "stream"' if split == "stream" else
                      f", qs.gemm_split_k = {split_k(split)[0]} : i64") if split else "")
                  + (', qs.gemm_split_k_reduce = "fused"' if split_k(split)[1] else "")
-                 + (f', qs.gemm_scale_loads = "{scale_loads}"' if scale_loads else ""))
+                 + (f', qs.gemm_scale_loads = "{scale_loads}"' if scale_loads else "")
+                 + (f', qs.gemm_promotion = "{promotion}"' if promotion else ""))
         flags = f"{' transpose_b' if layout == 'TN' else ''}{' fast_accumulate' if fast else ''}"
         if fp8_out == "sep":
             # The product is returned too: as the quantize's only input the
@@ -849,6 +862,7 @@ def main():
                  + (f"-sk{split}" if split else "")
                  + ("-sep" if fp8_out == "sep" else "")
                  + ("-intile" if scale_loads == "in_tile" else "")
+                 + ("-serial" if promotion == "in_tile" else "")
                  + ("-fp8out" if fp8_out else ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
@@ -858,6 +872,7 @@ def main():
                        "fast_accumulate": fast, "epilogue": epilogue,
                        "split_k": split_k(split)[0], "split_k_reduce": split_k(split)[1],
                        "output_quantizer": bool(fp8_out), "scale_loads": scale_loads,
+                       "promotion": promotion,
                        "separate_quantize": fp8_out == "sep",
                        "inputs": (6 if family == "nvfp4" else 4) + (2 if fp8_out else 0)}, f)
         bench += 1
