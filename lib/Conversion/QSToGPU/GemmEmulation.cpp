@@ -709,7 +709,10 @@ GemmCode::TileScales Sm90Emulation::carriedScales(
 void Sm90Emulation::promotingKTile(Value tm, Value tn, Value j, Value kt,
                                    Value s, Value buffer, Value consumer) {
   // A 128x256 tile's 128-column chunks in turn, each with its own
-  // descriptor of B.
+  // descriptor of B. Each k-tile is promoted at once: the kernel that
+  // overlaps the promotion with the next k-tile's wgmmas (GemmPlan::
+  // overlapsPromotion) adds the same partial sums, times the same scales,
+  // in the same order.
   Value descA = code.descA(base, s, buffer, consumer);
   Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
   int64_t groups = kTileK / plan.blockK();
