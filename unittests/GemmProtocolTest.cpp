@@ -127,6 +127,13 @@ struct Options {
   int staging = 0;
   int64_t buffers = 2;      // transposed tiles: 1 or 2 buffers
   bool firstBarrier = true; // bar.sync 1 before writing a buffer
+  // Promotion overlapped with the next k-tile's wgmmas (GemmPlan::
+  // overlapsPromotion): runs of this many k-tiles (0: not overlapped),
+  // each later k-tile issued before the previous one's wait_group 1 and
+  // free; `freeNewest`: free the k-tile just issued instead (a bug the
+  // model must find).
+  int64_t overlapRun = 0;
+  bool freeNewest = false;
 };
 
 class Model {
@@ -240,6 +247,38 @@ private:
         continue;
       if (plan.pingpong && options.orderBarrier && j >= 1)
         a.steps.push_back({Op::NamedSync, 0, 0, 0, 0, 2 + c, {}});
+      if (options.overlapRun > 0) {
+        // The unit's whole runs, then its last k-tiles one at a time, as
+        // Sm90Block::overlappedKLoop emits them.
+        int64_t kTiles = plan.kTilesPerUnit(), length = options.overlapRun;
+        auto stageOf = [&](int64_t kt) {
+          return (j * kTiles + kt) % plan.stages;
+        };
+        auto issue = [&](int64_t kt) {
+          int64_t it = j * kTiles + kt, s = stageOf(kt);
+          a.steps.push_back(
+              {Op::WaitFull, s, (it / plan.stages) & 1, 0, 0, 0, {}});
+          a.steps.push_back({Op::Read, s, 0, it, 0, 0, {}});
+          a.steps.push_back({Op::Wgmma, s, 0, it, -1, 0, {}});
+        };
+        auto retire = [&](int64_t kt, int64_t inFlight) {
+          a.steps.push_back({Op::WaitGroup, 0, 0, 0, 0, inFlight, {}});
+          a.steps.push_back({Op::Free, stageOf(kt), 0, 0, 0, 0, frees});
+        };
+        auto run = [&](int64_t first, int64_t count) {
+          issue(first);
+          for (int64_t u = 1; u < count; ++u) {
+            issue(first + u);
+            retire(options.freeNewest ? first + u : first + u - 1, 1);
+          }
+          retire(first + count - 1, 0);
+        };
+        for (int64_t r = 0; r < kTiles / length; ++r)
+          run(r * length, length);
+        for (int64_t kt = kTiles / length * length; kt < kTiles; ++kt)
+          run(kt, 1);
+        continue;
+      }
       for (int64_t kt = 0; kt < plan.kTilesPerUnit(); ++kt) {
         int64_t it = j * plan.kTilesPerUnit() + kt, s = it % plan.stages;
         auto push = [&](Op op, int64_t stage = 0, int64_t tag = 0,
@@ -484,6 +523,37 @@ TEST(GemmProtocol, BlockScaledFreesInsideTheKTile) {
   inLoop.inLoopFree = true;
   EXPECT_EQ(check(makePlan(2, 2, 5, 3), inLoop), "");
   EXPECT_EQ(check(makePlan(1, 7, 3, 4, 3), inLoop), "");
+}
+
+TEST(GemmProtocol, OverlappedPromotion) {
+  // qs.gemm_promotion = "overlapped": a stage is freed after the
+  // wait_group 1 that follows the next k-tile's wgmmas (within a run) or
+  // after the run's closing wait_group 0. Runs of 2 over 5 k-tiles (two
+  // runs and one single), of 3 over 3 and 6 (persistent: the ring wraps
+  // across tiles), with multicast pairs and split-K units.
+  for (int64_t length : {2, 3}) {
+    Options overlapped;
+    overlapped.overlapRun = length;
+    EXPECT_EQ(check(makePlan(2, 2, 5, 3), overlapped), "") << length;
+    EXPECT_EQ(check(makePlan(1, 7, 6, 4, 3), overlapped), "") << length;
+    EXPECT_EQ(check(makePlan(1, 7, 3, 4, 3), overlapped), "") << length;
+    EXPECT_EQ(check(makePlan(3, 2, 5, 3, 0, 2), overlapped), "") << length;
+    EXPECT_EQ(check(makePlan(5, 2, 3, 4, 5, 2), overlapped), "") << length;
+    EXPECT_EQ(check(makePlan(2, 2, 6, 3, 0, 1, false, 3), overlapped), "")
+        << length;
+  }
+}
+
+TEST(GemmProtocol, OverlappedPromotionFreesTheOlderStage) {
+  // Freeing the k-tile just issued (whose wgmmas wait_group 1 leaves in
+  // flight) would let TMA overwrite what they read: the model must find it.
+  Options wrong;
+  wrong.overlapRun = 3;
+  wrong.freeNewest = true;
+  std::string error = check(makePlan(2, 2, 6, 3), wrong);
+  EXPECT_NE(error.find("frees a stage its in-flight wgmmas read"),
+            std::string::npos)
+      << error;
 }
 
 TEST(GemmProtocol, MulticastPairs) {
