@@ -1,4 +1,5 @@
-// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s
+// RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_promotion = "in_tile"/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=OVERLAP
 
 // The sm_90a FP8 block GEMM (fprop: 1x128 X x 128x128 W) in 128x192 tiles
 // (qs.gemm_tile_n = 192): each k-tile's wgmmas cover one 96-column chunk
@@ -8,7 +9,29 @@
 // before its wgmmas, and promoted into the 96 FP32 totals after its wait:
 // a chunk may straddle two 128-column blocks of W (tile 1's first chunk is
 // columns [192, 288)), so each 8-column group selects its block's product
-// (selp.f32). The stage is freed after the second chunk's wait.
+// (selp.f32). The stage is freed after the second chunk's wait. With
+// qs.gemm_promotion = "in_tile" (CHECK) each chunk is waited for and
+// promoted before the next is issued; by default (OVERLAP) the second
+// chunk's wgmmas are issued first, then the first chunk's scales are
+// loaded, waited for (wait_group 1) and promoted while the second runs,
+// then the second chunk's (wait_group 0, the stage freed).
+// OVERLAP-LABEL: .entry qs_gemm(
+// OVERLAP: mbarrier.try_wait.parity.shared::cta.b64
+// OVERLAP-NOT: ld.global
+// OVERLAP-COUNT-4: wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3
+// OVERLAP-NOT: ld.global
+// OVERLAP: add.s64 {{%rd[0-9]+}}, {{%rd[0-9]+}}, 12288;
+// OVERLAP-COUNT-4: wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3
+// OVERLAP: wgmma.commit_group.sync.aligned;
+// OVERLAP-COUNT-4: ld.global.b32
+// OVERLAP: wgmma.wait_group.sync.aligned 1;
+// OVERLAP-NOT: mbarrier.arrive
+// OVERLAP: selp.f32
+// OVERLAP-COUNT-4: ld.global.b32
+// OVERLAP: wgmma.wait_group.sync.aligned 0;
+// OVERLAP: mbarrier.arrive.shared::cta.b64
+// OVERLAP-COUNT-24: selp.f32
+// OVERLAP-NOT: m64n{{(128|192)}}k32
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64

@@ -66,20 +66,26 @@
 // WIDE-NOT: m64n256k32
 // qs.gemm_tile_n = 192 (T192): 128x192 tiles in 4 stages of 40 KiB, two
 // 96-column chunks (four m64n96k32 each, B's descriptor 96 rows = 12288
-// bytes further for the second), 48 partial registers next to 96 totals.
+// bytes further for the second), 48 partial registers each next to 96
+// totals; the promotion overlapped (GemmPlan::overlapsPromotion): the
+// second chunk's wgmmas are issued before the first chunk is waited for
+// (wait_group 1) and promoted, then the second (wait_group 0, the stage
+// freed, its promotion), one k-tile per run.
 // T192-LABEL: .entry qs_gemm(
 // T192-COUNT-8: mbarrier.init.shared::cta.b64
 // T192-NOT: mbarrier.init
 // T192: wgmma.fence.sync.aligned;
 // T192-COUNT-4: wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3
 // T192: wgmma.commit_group.sync.aligned;
-// T192-NEXT: wgmma.wait_group.sync.aligned 0;
-// T192-COUNT-48: add.rn.f32
+// T192-NOT: wgmma.wait_group
 // T192: wgmma.fence.sync.aligned;
 // T192: add.s64 {{%rd[0-9]+}}, {{%rd[0-9]+}}, 12288;
 // T192-COUNT-4: wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3
 // T192: wgmma.commit_group.sync.aligned;
-// T192-NEXT: wgmma.wait_group.sync.aligned 0;
+// T192: wgmma.wait_group.sync.aligned 1;
+// T192-NOT: mbarrier.arrive
+// T192-COUNT-48: add.rn.f32
+// T192: wgmma.wait_group.sync.aligned 0;
 // T192: mbarrier.arrive.shared::cta.b64
 // T192-COUNT-48: add.rn.f32
 // T192-NOT: m64n{{(128|192|256)}}k32

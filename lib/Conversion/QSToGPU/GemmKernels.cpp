@@ -779,75 +779,89 @@ Value Sm90Block::overlappedKLoop(Value tm, Value tn, Value tileStart) {
   }
   // Unit k-tile j: its scales' products and the next k-tile's loads
   // (prefetched), its stage, its wgmmas into a fresh partial set.
-  auto issue = [&](Value j, State &st) {
+  int64_t chunks = plan.mmaChunks();
+  // Chunk `chunk` of unit k-tile j (the first: its scales' products and
+  // the next k-tile's loads where prefetched, and the wait for its stage):
+  // its wgmmas into a fresh partial set.
+  auto issue = [&](Value j, int64_t chunk, State &st) {
     Value kt = code.kTileOf(j);
-    if (prefetch) {
-      GemmCode::TileScales scales = GemmCode::withScaleValues(shape, st.next);
-      code.multiplyScales(scales);
-      st.products = GemmCode::productValues(scales);
-      st.next = GemmCode::scaleValues(scalesOf(env.add(kt, env.idx(1))));
-    }
     Value it = env.add(tileStart, j);
-    Value s = waitForKTile(env, plan, code, ptx, block.base, it);
+    Value s;
+    if (chunk == 0) {
+      if (prefetch) {
+        GemmCode::TileScales scales = GemmCode::withScaleValues(shape, st.next);
+        code.multiplyScales(scales);
+        st.products = GemmCode::productValues(scales);
+        st.next = GemmCode::scaleValues(scalesOf(env.add(kt, env.idx(1))));
+      }
+      s = waitForKTile(env, plan, code, ptx, block.base, it);
+    } else {
+      s = env.rem(it, env.idx(plan.stages));
+    }
     Value buffer = code.transposeBuffer(it);
     ptx({}, "wgmma.fence.sync.aligned;", "");
     Value partial =
         emitWgmmaStep(b, loc, plan, LLVM::UndefOp::create(b, loc, partialType),
                       code.descA(block.base, s, buffer, consumer),
-                      code.descB(block.base, s, buffer), code, /*fresh=*/true,
-                      0, kKSteps, plan.mmaN());
+                      code.descB(block.base, s, buffer, chunk), code,
+                      /*fresh=*/true, 0, kKSteps, plan.mmaN());
     ptx({}, "wgmma.commit_group.sync.aligned;", "");
     return partial;
   };
-  // Unit k-tile j's partial sums (st.pending, with st.products) into the
-  // totals once at most `inFlight` groups (the next k-tile's) are
-  // pending; its stage is then free.
-  auto retire = [&](Value j, State &st, int64_t inFlight,
-                    ArrayRef<Value> products) {
+  // Chunk `chunk` of unit k-tile j's partial sums (`pending`, with
+  // `products`) into the totals once at most `inFlight` groups (the next
+  // chunk's) are pending; after a k-tile's last chunk its stage is free.
+  auto retire = [&](Value j, int64_t chunk, Value pending, State &st,
+                    int64_t inFlight, ArrayRef<Value> products) {
     GemmCode::TileScales scales =
         prefetch ? GemmCode::withProductValues(shape, products)
-                 : scalesOf(code.kTileOf(j));
+                 : code.loadScales(tm, tn, consumer, t, code.kTileOf(j),
+                                   epilogueArgs[0], epilogueArgs[1], chunk);
     ptx({}, ("wgmma.wait_group.sync.aligned " + Twine(inFlight) + ";").str(),
         "");
-    freeStage(env.rem(env.add(tileStart, j), env.idx(plan.stages)),
-              eq(t, zero));
+    if (chunk == chunks - 1)
+      freeStage(env.rem(env.add(tileStart, j), env.idx(plan.stages)),
+                eq(t, zero));
     Value before = st.total, after = st.total;
     code.promote(
         scales,
         [&](int64_t r) {
-          return LLVM::ExtractValueOp::create(b, loc, st.pending, r)
-              .getResult();
+          return LLVM::ExtractValueOp::create(b, loc, pending, r).getResult();
         },
         [&](int64_t r) {
           return LLVM::ExtractValueOp::create(b, loc, before, r).getResult();
         },
         [&](int64_t r, Value v) {
           after = LLVM::InsertValueOp::create(b, loc, after, v, r);
-        });
+        },
+        chunk);
     st.total = after;
   };
-  // k-tile j issued, then k-tile j - 1 promoted.
-  auto step = [&](Value j, State &st) {
-    SmallVector<Value> pendingProducts = st.products;
-    Value partial = issue(j, st);
-    retire(arith::SubIOp::create(b, loc, j, env.idx(1)), st, 1,
-           pendingProducts);
-    st.pending = partial;
-  };
-  // Runs of `count` k-tiles from unit k-tile j0 (count <= 1: one), k-tile
-  // j issued before j - 1 is promoted; after the run's last wgmmas the
-  // consumer waits for all of them (no group in flight across a loop's back
-  // edge: ptxas, not tracking which wait completes a group carried around
-  // a loop, would serialize every wgmma).
+  // Runs of `count` k-tiles from unit k-tile j0 (count <= 1: one), each
+  // chunk issued before the previous one is promoted; after the run's last
+  // wgmmas the consumer waits for all of them (no group in flight across a
+  // loop's back edge: ptxas, not tracking which wait completes a group
+  // carried around a loop, would serialize every wgmma).
   auto run = [&](Value j0, int64_t count, ValueRange values) {
     State st;
     st.total = values[0];
     st.next.assign(values.begin() + 1, values.end());
-    st.pending = issue(j0, st);
-    for (int64_t u = 1; u < count; ++u)
-      step(env.add(j0, env.idx(u)), st);
-    retire(env.add(j0, env.idx(std::max<int64_t>(count, 1) - 1)), st, 0,
-           st.products);
+    Value pendingJ;
+    int64_t pendingChunk = 0;
+    SmallVector<Value> pendingProducts;
+    for (int64_t u = 0; u < std::max<int64_t>(count, 1); ++u) {
+      Value j = env.add(j0, env.idx(u));
+      for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+        Value partial = issue(j, chunk, st);
+        if (pendingJ)
+          retire(pendingJ, pendingChunk, st.pending, st, 1, pendingProducts);
+        st.pending = partial;
+        pendingJ = j;
+        pendingChunk = chunk;
+        pendingProducts = st.products;
+      }
+    }
+    retire(pendingJ, pendingChunk, st.pending, st, 0, pendingProducts);
     SmallVector<Value> yielded{st.total};
     llvm::append_range(yielded, st.next);
     scf::YieldOp::create(b, loc, yielded);

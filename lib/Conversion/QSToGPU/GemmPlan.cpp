@@ -146,16 +146,16 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
   if (operands.promotionOverlapped &&
       (cc != 90 || !(block || (perTensor && !operands.fastAccumulate)) ||
        operands.b.blockDim == 1 || operands.a.mnMajor || operands.b.mnMajor ||
-       operands.tileN > 128))
+       operands.tileN == 256))
     return emitError()
            << "qs.gemm_promotion = \"overlapped\" (the wgmmas of a k-tile "
               "run while the previous k-tile's partial sums are promoted) "
               "exists for the sm_90a kernels that promote, per-tensor FP8 "
               "without fast_accumulate and FP8 block with 128x128-block B "
-              "(1x128 x 128x128), with K-major operands in tiles at most "
-              "128 wide: the second partial accumulator set does not fit "
-              "next to wider tiles' totals, 1x128 x 1x128 spills, MXFP8 "
-              "promotes four 32-blocks per k-tile, MN-major tiles are "
+              "(1x128 x 128x128), with K-major operands in 128- or "
+              "192-wide tiles: the second partial accumulator set does not "
+              "fit next to 128x256 tiles' totals, 1x128 x 1x128 spills, "
+              "MXFP8 promotes four 32-blocks per k-tile, MN-major tiles are "
               "transposed within the k-tile, and sm_100a accumulates in "
               "tensor memory";
   if (operands.clusterSize == 2 &&

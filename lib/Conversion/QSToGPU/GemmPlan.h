@@ -216,44 +216,47 @@ struct GemmPlan {
   static constexpr int64_t kPrefetchedScales = 4;
   /// sm_90a promoting kernels with one scale block per k-tile and one
   /// scale per tile column (per-tensor FP8 with the split accumulator, FP8
-  /// block scaling with 128x128-block B) in one-chunk tiles (128 columns or
-  /// fewer) of K-major operands: k-tile j's wgmmas are issued into one of
-  /// two partial accumulator sets before k-tile j - 1's partial sums, in
-  /// the other, are promoted (after `wgmma.wait_group 1`), so that the
-  /// tensor cores run k-tile j while the consumer promotes j - 1. The
-  /// k-loop runs overlappedRun() k-tiles in a row as straight-line code and
-  /// waits for all of them after the last (see overlappedRun). The totals
-  /// are the same sums in the same order as promoting each k-tile after its
-  /// own `wait_group 0` (qs.gemm_promotion = "in_tile": the kernel before
-  /// 2026-12-05). Not overlapped: 128x256 / 128x192 tiles (a second partial
-  /// set next to their 128 or 96 totals would not fit the consumers' 232
-  /// registers), 1x128 x 1x128 (wgrad: its 32 column scales per thread
-  /// and k-tile spill at two k-tiles in a row), MXFP8 (four 32-blocks per
-  /// k-tile), MN-major operands (the transposed tiles' two buffers assume
-  /// each k-tile done within its iteration), persistent and stream-K
-  /// kernels with a fused FP8 output quantizer (its epilogue in the tile
-  /// loop: ptxas spills 4 to 190 bytes).
+  /// block scaling with 128x128-block B) in 128- or 192-wide tiles of
+  /// K-major operands: each wgmma group (a k-tile, or a 128x192 tile's
+  /// 96-column chunk of one) is issued into one of two partial accumulator
+  /// sets before the previous group's partial sums, in the other, are
+  /// promoted (after `wgmma.wait_group 1`), so that the tensor cores run
+  /// while the consumer promotes. The k-loop runs overlappedRun() k-tiles
+  /// in a row as straight-line code and waits for all of them after the
+  /// last. The totals are the same sums in the same order as promoting
+  /// each group after its own `wait_group 0` (qs.gemm_promotion =
+  /// "in_tile": the kernel before 2026-12-05). Not overlapped: 128x256
+  /// tiles (a second 64-register partial set next to their 128 totals
+  /// would not fit the consumers' 232 registers), 1x128 x 1x128 (wgrad:
+  /// its 32 column scales per thread and k-tile spill at two k-tiles in a
+  /// row), MXFP8 (four 32-blocks per k-tile), MN-major operands (the
+  /// transposed tiles' two buffers assume each k-tile done within its
+  /// iteration), persistent and stream-K kernels with a fused FP8 output
+  /// quantizer (its epilogue in the tile loop: ptxas spills 4 to 190
+  /// bytes).
   bool overlapsPromotion() const {
-    return promotes() && !tcgen05 && blockK() == 128 && mmaChunks() == 1 &&
-           !transposes() && !b.perRow() && !promotionInTile &&
+    return promotes() && !tcgen05 && blockK() == 128 &&
+           (mmaChunks() == 1 || tileN == 192) && !transposes() && !b.perRow() &&
+           !promotionInTile &&
            !(quantizesOutput() && (persistent() || streamK));
   }
   bool promotionInTile = false;
-  /// overlapsPromotion: the length of a run, k-tiles issued one after the
-  /// other with the previous one promoted in between (no wgmma group is in
-  /// flight across a loop's back edge: ptxas 13.0 does not track which
-  /// wait completes a group carried around a loop and serializes every
-  /// wgmma then); the tensor cores wait for the promotion of a run's last
-  /// k-tile only. At most kMaxRun k-tiles (3 with prefetched scales: 4
-  /// spill 16 bytes at 8192^3 under ptxas 13.0, and 8 spill the partial
-  /// sums), and at most half the unit's k-tiles, so that the k-loop stays
-  /// a loop (ptxas hoists so much out of a k-loop unrolled whole that the
-  /// multicast kernels spill 256 bytes at 4 k-tiles and serialize their
-  /// wgmmas), chosen so that the runs plus the k-tiles after the last
-  /// whole run (summed one at a time) are fewest; stream-K, whose segment
-  /// lengths the kernel learns, runs the most.
+  /// overlapsPromotion: the length of a run, k-tiles whose wgmma groups
+  /// are issued one after the other with the previous group promoted in
+  /// between (no group is in flight across a loop's back edge: ptxas 13.0
+  /// does not track which wait completes a group carried around a loop
+  /// and serializes every wgmma then); the tensor cores wait for the
+  /// promotion of a run's last group only. At most 4 k-tiles, 3 with
+  /// prefetched scales (4 spill 16 bytes at 8192^3 under ptxas 13.0, and 8
+  /// spill the partial sums), 1 in 128x192 tiles (two chunks: 2 spill 136
+  /// bytes, 248 for FP8 block), and at most half the unit's k-tiles, so
+  /// that the k-loop stays a loop (ptxas hoists so much out of a k-loop
+  /// unrolled whole that the multicast kernels spill 256 bytes at 4
+  /// k-tiles and serialize their wgmmas), chosen so that the runs plus the
+  /// k-tiles after the last whole run (summed one at a time) are fewest;
+  /// stream-K, whose segment lengths the kernel learns, runs the most.
   int64_t overlappedRun() const {
-    int64_t most = prefetchesScales() ? 3 : 4;
+    int64_t most = mmaChunks() > 1 ? 1 : prefetchesScales() ? 3 : 4;
     if (streamK)
       return most;
     int64_t n = kTilesPerUnit(), best = 1;

@@ -319,14 +319,14 @@ func.func @scale_loads_ahead_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
 // per-tensor FP8 with fast_accumulate ...
 !x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
 func.func @promotion_overlapped_fast(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion = "overlapped" (the wgmmas of a k-tile run while the previous k-tile's partial sums are promoted) exists for the sm_90a kernels that promote, per-tensor FP8 without fast_accumulate and FP8 block with 128x128-block B (1x128 x 128x128), with K-major operands in tiles at most 128 wide: the second partial accumulator set does not fit next to wider tiles' totals, 1x128 x 1x128 spills, MXFP8 promotes four 32-blocks per k-tile, MN-major tiles are transposed within the k-tile, and sm_100a accumulates in tensor memory}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion = "overlapped" (the wgmmas of a k-tile run while the previous k-tile's partial sums are promoted) exists for the sm_90a kernels that promote, per-tensor FP8 without fast_accumulate and FP8 block with 128x128-block B (1x128 x 128x128), with K-major operands in 128- or 192-wide tiles: the second partial accumulator set does not fit next to 128x256 tiles' totals, 1x128 x 1x128 spills, MXFP8 promotes four 32-blocks per k-tile, MN-major tiles are transposed within the k-tile, and sm_100a accumulates in tensor memory}}
   %y = qs.gemm %a, %b transpose_b fast_accumulate {qs.gemm_promotion = "overlapped"} : !x, !x -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
 
 // -----
 
-// ... in tiles at most 128 wide ...
+// ... in 128- or 192-wide tiles (not 128x256) ...
 !x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.gemm_tile_n = 256 : i64, qs.gemm_promotion = "overlapped"} {
 func.func @promotion_overlapped_256(%a: !x, %b: !x) -> tensor<256x256xbf16> {

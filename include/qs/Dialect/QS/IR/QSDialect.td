@@ -150,21 +150,23 @@ def QS_Dialect : Dialect {
     `qs.gemm_promotion = "overlapped" | "in_tile"` on a GEMM or an
     enclosing operation picks when the sm_90a GEMM kernels that promote
     (per-tensor FP8 without `fast_accumulate`, whose FP8 wgmma keeps only
-    about 14 bits of a running sum, and FP8 block scaling) add a k-tile's
-    partial sums into their FP32 totals. "overlapped" (the default where
-    the kernel can): k-tile j's wgmmas are issued into a second set of
-    partial accumulators before k-tile j - 1's are promoted (after
-    `wgmma.wait_group 1`), so the tensor cores run while the consumer
-    warpgroups promote; runs of 3 or 4 k-tiles are straight-line code, the
-    tensor cores waiting only for the promotion of a run's last k-tile.
-    "in_tile": each k-tile's wgmmas are waited for (`wgmma.wait_group 0`)
-    and promoted within its iteration (the kernel before 2026-12-05). It
-    exists for tiles at most 128 wide (per-tensor FP8 then picks 128-wide
+    about 14 bits of a running sum, and FP8 block scaling) add a wgmma
+    group's partial sums (a k-tile's, or a 128x192 tile's 96-column chunk
+    of one) into their FP32 totals. "overlapped" (the default where the
+    kernel can): each group is issued into one of two sets of partial
+    accumulators before the previous group, in the other set, is promoted
+    (after `wgmma.wait_group 1`), so the tensor cores run while the
+    consumer warpgroups promote; runs of 1 to 4 k-tiles are straight-line
+    code, the tensor cores waiting only for the promotion of a run's last
+    group. "in_tile": each group is waited for (`wgmma.wait_group 0`) and
+    promoted before the next is issued (the kernel before 2026-12-05). It
+    exists for 128- and 192-wide tiles (per-tensor FP8 then picks 128-wide
     tiles where it would pick 128x256 ones) of K-major operands, with
     1x128 x 128x128 blocks for FP8 block scaling; "overlapped" elsewhere
-    is an error (1x128 x 1x128 spills, MXFP8 promotes four 32-blocks per
-    k-tile, sm_100a accumulates in tensor memory). The sums and their
-    order are the same either way: it changes speed, never results.
+    is an error (128x256 tiles leave no registers for a second partial
+    set, 1x128 x 1x128 spills, MXFP8 promotes four 32-blocks per k-tile,
+    sm_100a accumulates in tensor memory). The sums and their order are
+    the same either way: it changes speed, never results.
 
     `qs.gemm_epilogue = "direct" | "tma"` on a GEMM or an enclosing
     operation picks how the GEMM kernels (both chips, every family and
