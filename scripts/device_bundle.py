@@ -789,14 +789,15 @@ def main():
     # last field: the kernels before 2026-12-05) against the default that
     # overlaps it with the next k-tile's wgmmas (since 2026-12-05), on the
     # first shape: FP8 block (and, with the scales loaded in the k-tile,
-    # both ways) and per-tensor split accumulation in 128x128 tiles (its
-    # default 128x256 tiles promote in two chunks, not overlapped).
+    # both ways), per-tensor split accumulation in 128x128 tiles (its
+    # default 128x256 tiles promote in two chunks, not overlapped) and
+    # MXFP8 (128x64 tiles).
     runs = [run + (None,) for run in runs]
     runs += [(family, shape, tile, "TN", None, None, None, False, None, None, False, loads,
               promotion) for shape in shapes[:1]
              for family, tile, loads, promotion in (
                  ("fp8_block", None, None, "in_tile"), (P, 128, None, None),
-                 (P, 128, None, "in_tile"))]
+                 (P, 128, None, "in_tile"), ("mxfp8", None, None, "in_tile"))]
     for (family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split,
          fp8_out, scale_loads, promotion) in (runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]

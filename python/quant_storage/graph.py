@@ -212,7 +212,8 @@ class Function:
         runs; "in_tile": in the k-tile that uses them), `promotion`
         ("overlapped", the default where it applies: the sm_90a kernels that
         promote, per-tensor FP8 without fast_accumulate and FP8 block with
-        128x128-block B, in 128- or 192-wide tiles, promote a k-tile's partial sums
+        128x128-block B, in 128- or 192-wide tiles, MXFP8 in 64-wide
+        ones, promote a k-tile's partial sums
         while the next k-tile's wgmmas run; per-tensor FP8 then takes
         128-wide tiles; "in_tile": each k-tile waited for and promoted
         within its iteration)."""

@@ -1,5 +1,6 @@
-// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin > %t.ptx
+// RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_promotion = "in_tile"/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin > %t.ptx
 // RUN: FileCheck %s --input-file=%t.ptx
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=OVERLAP
 // RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_tile_n = 128 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=WIDE
 
 // MXFP8 on Hopper, which TE does not offer: FP8 wgmma with per-32
@@ -10,6 +11,30 @@
 // codes of the k-tile are one aligned word, so 18 word loads (2 rows of
 // A, 16 columns of B) before the wgmmas, decoded after the wait).
 // .maxnreg 168 lets setmaxnreg move registers to the consumers.
+// That is qs.gemm_promotion = "in_tile" (CHECK). By default (OVERLAP) the
+// promotion overlaps the next wgmmas (GemmPlan::overlapsPromotion): two
+// groups of two 32-blocks per k-tile, the second group's two wgmmas
+// issued before the first group's words are loaded, waited for
+// (wait_group 1) and promoted, then the second group's (wait_group 0, the
+// stage freed).
+// OVERLAP-LABEL: .entry qs_gemm(
+// OVERLAP: mbarrier.try_wait.parity.shared::cta.b64
+// OVERLAP-NOT: ld.global
+// OVERLAP-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// OVERLAP: wgmma.commit_group.sync.aligned;
+// OVERLAP-NOT: wgmma.wait_group
+// OVERLAP-NOT: ld.global
+// OVERLAP-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// OVERLAP: wgmma.commit_group.sync.aligned;
+// OVERLAP-COUNT-18: ld.global.{{(nc.)?}}b32
+// OVERLAP: wgmma.wait_group.sync.aligned 1;
+// OVERLAP-NOT: mbarrier.arrive
+// OVERLAP: fma.rn.f32
+// OVERLAP-COUNT-18: ld.global.{{(nc.)?}}b32
+// OVERLAP: wgmma.wait_group.sync.aligned 0;
+// OVERLAP: mbarrier.arrive.shared::cta.b64
+// OVERLAP: fma.rn.f32
+// OVERLAP-NOT: wgmma.mma_async
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .maxntid 384, 1, 1
 // CHECK: .maxnreg 168

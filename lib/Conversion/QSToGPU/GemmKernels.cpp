@@ -756,7 +756,7 @@ Value Sm90Block::overlappedKLoop(Value tm, Value tn, Value tileStart) {
   // sums (their wgmmas in flight), with prefetched scales the products of
   // its scales and the next k-tile's loaded scales.
   struct State {
-    Value total, pending;
+    Value total;
     SmallVector<Value> products, next;
   };
   ValueRange epilogueArgs = block.epilogueArgs;
@@ -777,17 +777,26 @@ Value Sm90Block::overlappedKLoop(Value tm, Value tn, Value tileStart) {
     state.next = GemmCode::scaleValues(shape);
     code.multiplyScales(shape);
   }
-  // Unit k-tile j: its scales' products and the next k-tile's loads
-  // (prefetched), its stage, its wgmmas into a fresh partial set.
-  int64_t chunks = plan.mmaChunks();
-  // Chunk `chunk` of unit k-tile j (the first: its scales' products and
-  // the next k-tile's loads where prefetched, and the wait for its stage):
-  // its wgmmas into a fresh partial set.
-  auto issue = [&](Value j, int64_t chunk, State &st) {
+  // A k-tile's wgmma groups, in the order the in-tile promotion sums
+  // them: rounds of `perRound` scale blocks (MXFP8: two 32-blocks; one
+  // 128-block otherwise), each round's chunks in turn.
+  int64_t chunks = plan.mmaChunks(), groups = kTileK / plan.blockK();
+  int64_t perRound = plan.overlappedGroups(), rounds = groups / perRound;
+  struct Group {
+    int64_t round, chunk;
+  };
+  SmallVector<Group> order;
+  for (int64_t round = 0; round < rounds; ++round)
+    for (int64_t chunk = 0; chunk < chunks; ++chunk)
+      order.push_back({round, chunk});
+  // Group `g` of unit k-tile j (the first: its scales' products and the
+  // next k-tile's loads where prefetched, and the wait for its stage): its
+  // wgmmas into fresh partial sets, one per scale block of the round.
+  auto issue = [&](Value j, Group g, State &st) {
     Value kt = code.kTileOf(j);
     Value it = env.add(tileStart, j);
     Value s;
-    if (chunk == 0) {
+    if (g.round == 0 && g.chunk == 0) {
       if (prefetch) {
         GemmCode::TileScales scales = GemmCode::withScaleValues(shape, st.next);
         code.multiplyScales(scales);
@@ -800,68 +809,79 @@ Value Sm90Block::overlappedKLoop(Value tm, Value tn, Value tileStart) {
     }
     Value buffer = code.transposeBuffer(it);
     ptx({}, "wgmma.fence.sync.aligned;", "");
-    Value partial =
-        emitWgmmaStep(b, loc, plan, LLVM::UndefOp::create(b, loc, partialType),
-                      code.descA(block.base, s, buffer, consumer),
-                      code.descB(block.base, s, buffer, chunk), code,
-                      /*fresh=*/true, 0, kKSteps, plan.mmaN());
+    SmallVector<Value> partials;
+    for (int64_t q = 0; q < perRound; ++q)
+      partials.push_back(emitWgmmaStep(
+          b, loc, plan, LLVM::UndefOp::create(b, loc, partialType),
+          code.descA(block.base, s, buffer, consumer),
+          code.descB(block.base, s, buffer, g.chunk), code, /*fresh=*/true,
+          (g.round * perRound + q) * plan.stepsPerGroup(), plan.stepsPerGroup(),
+          plan.mmaN()));
     ptx({}, "wgmma.commit_group.sync.aligned;", "");
-    return partial;
+    return partials;
   };
-  // Chunk `chunk` of unit k-tile j's partial sums (`pending`, with
-  // `products`) into the totals once at most `inFlight` groups (the next
-  // chunk's) are pending; after a k-tile's last chunk its stage is free.
-  auto retire = [&](Value j, int64_t chunk, Value pending, State &st,
+  // Group `g` of unit k-tile j's partial sums (`pending`, with `products`)
+  // into the totals once at most `inFlight` wgmma groups (the next one)
+  // are pending; after a k-tile's last group its stage is free.
+  auto retire = [&](Value j, Group g, ArrayRef<Value> pending, State &st,
                     int64_t inFlight, ArrayRef<Value> products) {
-    GemmCode::TileScales scales =
-        prefetch ? GemmCode::withProductValues(shape, products)
-                 : code.loadScales(tm, tn, consumer, t, code.kTileOf(j),
-                                   epilogueArgs[0], epilogueArgs[1], chunk);
+    SmallVector<GemmCode::TileScales> scales;
+    for (int64_t q = 0; q < perRound; ++q)
+      scales.push_back(
+          prefetch ? GemmCode::withProductValues(shape, products)
+                   : code.loadScales(
+                         tm, tn, consumer, t,
+                         env.add(env.mul(code.kTileOf(j), env.idx(groups)),
+                                 env.idx(g.round * perRound + q)),
+                         epilogueArgs[0], epilogueArgs[1], g.chunk));
     ptx({}, ("wgmma.wait_group.sync.aligned " + Twine(inFlight) + ";").str(),
         "");
-    if (chunk == chunks - 1)
+    if (g.round == rounds - 1 && g.chunk == chunks - 1)
       freeStage(env.rem(env.add(tileStart, j), env.idx(plan.stages)),
                 eq(t, zero));
-    Value before = st.total, after = st.total;
-    code.promote(
-        scales,
-        [&](int64_t r) {
-          return LLVM::ExtractValueOp::create(b, loc, pending, r).getResult();
-        },
-        [&](int64_t r) {
-          return LLVM::ExtractValueOp::create(b, loc, before, r).getResult();
-        },
-        [&](int64_t r, Value v) {
-          after = LLVM::InsertValueOp::create(b, loc, after, v, r);
-        },
-        chunk);
-    st.total = after;
+    for (int64_t q = 0; q < perRound; ++q) {
+      Value before = st.total, after = st.total;
+      code.promote(
+          scales[q],
+          [&](int64_t r) {
+            return LLVM::ExtractValueOp::create(b, loc, pending[q], r)
+                .getResult();
+          },
+          [&](int64_t r) {
+            return LLVM::ExtractValueOp::create(b, loc, before, r).getResult();
+          },
+          [&](int64_t r, Value v) {
+            after = LLVM::InsertValueOp::create(b, loc, after, v, r);
+          },
+          g.chunk);
+      st.total = after;
+    }
   };
   // Runs of `count` k-tiles from unit k-tile j0 (count <= 1: one), each
-  // chunk issued before the previous one is promoted; after the run's last
-  // wgmmas the consumer waits for all of them (no group in flight across a
-  // loop's back edge: ptxas, not tracking which wait completes a group
-  // carried around a loop, would serialize every wgmma).
+  // wgmma group issued before the previous one is promoted; after the
+  // run's last group the consumer waits for all of them (no group in
+  // flight across a loop's back edge: ptxas, not tracking which wait
+  // completes a group carried around a loop, would serialize every wgmma).
   auto run = [&](Value j0, int64_t count, ValueRange values) {
     State st;
     st.total = values[0];
     st.next.assign(values.begin() + 1, values.end());
     Value pendingJ;
-    int64_t pendingChunk = 0;
-    SmallVector<Value> pendingProducts;
+    Group pendingGroup{0, 0};
+    SmallVector<Value> pending, pendingProducts;
     for (int64_t u = 0; u < std::max<int64_t>(count, 1); ++u) {
       Value j = env.add(j0, env.idx(u));
-      for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-        Value partial = issue(j, chunk, st);
+      for (Group g : order) {
+        SmallVector<Value> partials = issue(j, g, st);
         if (pendingJ)
-          retire(pendingJ, pendingChunk, st.pending, st, 1, pendingProducts);
-        st.pending = partial;
+          retire(pendingJ, pendingGroup, pending, st, 1, pendingProducts);
+        pending = partials;
         pendingJ = j;
-        pendingChunk = chunk;
+        pendingGroup = g;
         pendingProducts = st.products;
       }
     }
-    retire(pendingJ, pendingChunk, st.pending, st, 0, pendingProducts);
+    retire(pendingJ, pendingGroup, pending, st, 0, pendingProducts);
     SmallVector<Value> yielded{st.total};
     llvm::append_range(yielded, st.next);
     scf::YieldOp::create(b, loc, yielded);

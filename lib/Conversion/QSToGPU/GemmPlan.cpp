@@ -144,20 +144,20 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
               "thread and k-tile, 128x192 tiles spill, and the other "
               "families and sm_100a load their scales otherwise";
   if (operands.promotionOverlapped &&
-      (cc != 90 || !(block || (perTensor && !operands.fastAccumulate)) ||
+      (cc != 90 || !(block || mx || (perTensor && !operands.fastAccumulate)) ||
        operands.b.blockDim == 1 || operands.a.mnMajor || operands.b.mnMajor ||
-       operands.tileN == 256))
+       operands.tileN == 256 || (mx && operands.tileN == 128)))
     return emitError()
            << "qs.gemm_promotion = \"overlapped\" (the wgmmas of a k-tile "
               "run while the previous k-tile's partial sums are promoted) "
               "exists for the sm_90a kernels that promote, per-tensor FP8 "
               "without fast_accumulate and FP8 block with 128x128-block B "
-              "(1x128 x 128x128), with K-major operands in 128- or "
-              "192-wide tiles: the second partial accumulator set does not "
-              "fit next to 128x256 tiles' totals, 1x128 x 1x128 spills, "
-              "MXFP8 promotes four 32-blocks per k-tile, MN-major tiles are "
-              "transposed within the k-tile, and sm_100a accumulates in "
-              "tensor memory";
+              "(1x128 x 128x128) in 128- or 192-wide tiles and MXFP8 in "
+              "64-wide ones, with K-major operands: the second partial "
+              "accumulator set does not fit next to 128x256 tiles' totals "
+              "(nor, with MXFP8's four 32-blocks per k-tile, in 128x128 "
+              "tiles), 1x128 x 1x128 spills, MN-major tiles are transposed "
+              "within the k-tile, and sm_100a accumulates in tensor memory";
   if (operands.clusterSize == 2 &&
       (cc != 90 || operands.a.mnMajor || operands.b.mnMajor))
     return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "

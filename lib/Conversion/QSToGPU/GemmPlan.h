@@ -214,12 +214,12 @@ struct GemmPlan {
   }
   bool scaleLoadsInTile = false;
   static constexpr int64_t kPrefetchedScales = 4;
-  /// sm_90a promoting kernels with one scale block per k-tile and one
-  /// scale per tile column (per-tensor FP8 with the split accumulator, FP8
-  /// block scaling with 128x128-block B) in 128- or 192-wide tiles of
-  /// K-major operands: each wgmma group (a k-tile, or a 128x192 tile's
-  /// 96-column chunk of one) is issued into one of two partial accumulator
-  /// sets before the previous group's partial sums, in the other, are
+  /// sm_90a promoting kernels (per-tensor FP8 with the split accumulator,
+  /// FP8 block scaling with 128x128-block B in 128- or 192-wide tiles,
+  /// MXFP8 in 128x64 tiles) of K-major operands: each wgmma group (a
+  /// k-tile, a 128x192 tile's 96-column chunk of one, or two of an MXFP8
+  /// k-tile's four 32-blocks) is issued into one of two sets of partial
+  /// accumulators before the previous group's partial sums, in the other, are
   /// promoted (after `wgmma.wait_group 1`), so that the tensor cores run
   /// while the consumer promotes. The k-loop runs overlappedRun() k-tiles
   /// in a row as straight-line code and waits for all of them after the
@@ -229,18 +229,27 @@ struct GemmPlan {
   /// tiles (a second 64-register partial set next to their 128 totals
   /// would not fit the consumers' 232 registers), 1x128 x 1x128 (wgrad:
   /// its 32 column scales per thread and k-tile spill at two k-tiles in a
-  /// row), MXFP8 (four 32-blocks per k-tile), MN-major operands (the
+  /// row), MXFP8 in 128x128 tiles (244 bytes of spills), MN-major operands (the
   /// transposed tiles' two buffers assume each k-tile done within its
   /// iteration), persistent and stream-K kernels with a fused FP8 output
   /// quantizer (its epilogue in the tile loop: ptxas spills 4 to 190
-  /// bytes).
+  /// bytes), persistent MXFP8 kernels quantizing their output in blocks
+  /// (24 bytes).
   bool overlapsPromotion() const {
-    return promotes() && !tcgen05 && blockK() == 128 &&
-           (mmaChunks() == 1 || tileN == 192) && !transposes() && !b.perRow() &&
-           !promotionInTile &&
-           !(quantizesOutput() && (persistent() || streamK));
+    if (!promotes() || tcgen05 || transposes() || promotionInTile ||
+        (quantizesOutput() && (persistent() || streamK)))
+      return false;
+    if (a.blockDim == 3)
+      return mmaChunks() == 1 && !(outputBlocks && persistent());
+    return blockK() == 128 && b.blockDim != 1 &&
+           (mmaChunks() == 1 || tileN == 192);
   }
   bool promotionInTile = false;
+  /// overlapsPromotion: the scale blocks of one wgmma group (a set of
+  /// partial sums each): MXFP8 two of a k-tile's four 32-blocks (two
+  /// groups per k-tile, 2 x 2 x mmaRegs() partial registers), else the
+  /// k-tile's one 128-block.
+  int64_t overlappedGroups() const { return a.blockDim == 3 ? 2 : 1; }
   /// overlapsPromotion: the length of a run, k-tiles whose wgmma groups
   /// are issued one after the other with the previous group promoted in
   /// between (no group is in flight across a loop's back edge: ptxas 13.0
@@ -256,7 +265,9 @@ struct GemmPlan {
   /// k-tiles after the last whole run (summed one at a time) are fewest;
   /// stream-K, whose segment lengths the kernel learns, runs the most.
   int64_t overlappedRun() const {
-    int64_t most = mmaChunks() > 1 ? 1 : prefetchesScales() ? 3 : 4;
+    int64_t most = mmaChunks() > 1 || a.blockDim == 3 ? 1
+                   : prefetchesScales()               ? 3
+                                                      : 4;
     if (streamK)
       return most;
     int64_t n = kTilesPerUnit(), best = 1;

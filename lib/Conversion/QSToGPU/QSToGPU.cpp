@@ -496,6 +496,14 @@ struct ConvertQSToGPUPass
       // The quantize's init kernel (padded scales zeroed), then the GEMM
       // writing its codes and scales; no product buffer.
       operands.outBytes = 1;
+      if (operands.promotionOverlapped &&
+          isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
+          operands.persistentBlocks)
+        return op.emitError()
+               << "qs.gemm_promotion = \"overlapped\" does not exist for "
+                  "persistent MXFP8 GEMM kernels that quantize their output "
+                  "in blocks (the epilogue inside the tile loop leaves no "
+                  "registers for a second partial accumulator set)";
       if (failed(lowerQuantize(
               blockQuantize, target, options, Value(), nullptr,
               [&](OpBuilder &qb, const gpuk::ProducerBlockQuantizer &q) {

@@ -319,7 +319,7 @@ func.func @scale_loads_ahead_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
 // per-tensor FP8 with fast_accumulate ...
 !x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
 func.func @promotion_overlapped_fast(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion = "overlapped" (the wgmmas of a k-tile run while the previous k-tile's partial sums are promoted) exists for the sm_90a kernels that promote, per-tensor FP8 without fast_accumulate and FP8 block with 128x128-block B (1x128 x 128x128), with K-major operands in 128- or 192-wide tiles: the second partial accumulator set does not fit next to 128x256 tiles' totals, 1x128 x 1x128 spills, MXFP8 promotes four 32-blocks per k-tile, MN-major tiles are transposed within the k-tile, and sm_100a accumulates in tensor memory}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion = "overlapped" (the wgmmas of a k-tile run while the previous k-tile's partial sums are promoted) exists for the sm_90a kernels that promote, per-tensor FP8 without fast_accumulate and FP8 block with 128x128-block B (1x128 x 128x128) in 128- or 192-wide tiles and MXFP8 in 64-wide ones, with K-major operands: the second partial accumulator set does not fit next to 128x256 tiles' totals (nor, with MXFP8's four 32-blocks per k-tile, in 128x128 tiles), 1x128 x 1x128 spills, MN-major tiles are transposed within the k-tile, and sm_100a accumulates in tensor memory}}
   %y = qs.gemm %a, %b transpose_b fast_accumulate {qs.gemm_promotion = "overlapped"} : !x, !x -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
@@ -350,12 +350,15 @@ func.func @promotion_overlapped_wgrad(%a: !dy, %b: !x) -> tensor<256x256xf32> {
 
 // -----
 
-// ... and not MXFP8 (four 32-blocks promoted per k-tile).
+// ... and MXFP8 in 64-wide tiles only (four 32-blocks per k-tile: two
+// partial sets of two blocks do not fit next to a 128-wide tile's totals).
 !m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
-func.func @promotion_overlapped_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
+module attributes {qs.gemm_tile_n = 128 : i64} {
+func.func @promotion_overlapped_mxfp8_128(%a: !m, %b: !m) -> tensor<256x256xbf16> {
   // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion = "overlapped" (the wgmmas of a k-tile run while the previous k-tile's partial sums are promoted) exists for the sm_90a kernels that promote}}
   %y = qs.gemm %a, %b transpose_b {qs.gemm_promotion = "overlapped"} : !m, !m -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
+}
 }
 
 // -----
@@ -369,5 +372,18 @@ func.func @promotion_overlapped_persistent_fp8_output(%a: !x, %b: !x, %s: tensor
   // expected-error@+1 {{qs.gemm_promotion = "overlapped" does not exist for persistent or stream-K GEMM kernels that quantize their output to FP8 (the epilogue inside the tile loop leaves no registers for a second partial accumulator set)}}
   %y, %am2 = qs.gemm %a, %b transpose_b scale(%s : tensor<1xf32>) amax(%am : tensor<1xf32>) : !x, !x -> !y, tensor<1xf32>
   return %y, %am2 : !y, tensor<1xf32>
+}
+}
+
+// -----
+
+// Persistent MXFP8 kernels quantizing their output in blocks likewise.
+!m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
+!y = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>
+module attributes {qs.gemm_persistent = 2 : i64, qs.gemm_promotion = "overlapped"} {
+func.func @promotion_overlapped_persistent_mxfp8_output(%a: !m, %b: !m) -> !y {
+  // expected-error@+1 {{qs.gemm_promotion = "overlapped" does not exist for persistent MXFP8 GEMM kernels that quantize their output in blocks (the epilogue inside the tile loop leaves no registers for a second partial accumulator set)}}
+  %y = qs.gemm %a, %b transpose_b : !m, !m -> !y
+  return %y : !y
 }
 }

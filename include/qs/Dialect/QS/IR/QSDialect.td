@@ -150,9 +150,10 @@ def QS_Dialect : Dialect {
     `qs.gemm_promotion = "overlapped" | "in_tile"` on a GEMM or an
     enclosing operation picks when the sm_90a GEMM kernels that promote
     (per-tensor FP8 without `fast_accumulate`, whose FP8 wgmma keeps only
-    about 14 bits of a running sum, and FP8 block scaling) add a wgmma
-    group's partial sums (a k-tile's, or a 128x192 tile's 96-column chunk
-    of one) into their FP32 totals. "overlapped" (the default where the
+    about 14 bits of a running sum, FP8 block scaling and MXFP8) add a
+    wgmma group's partial sums (a k-tile's, a 128x192 tile's 96-column
+    chunk of one, or two of an MXFP8 k-tile's four 32-blocks) into their
+    FP32 totals. "overlapped" (the default where the
     kernel can): each group is issued into one of two sets of partial
     accumulators before the previous group, in the other set, is promoted
     (after `wgmma.wait_group 1`), so the tensor cores run while the
@@ -162,10 +163,10 @@ def QS_Dialect : Dialect {
     promoted before the next is issued (the kernel before 2026-12-05). It
     exists for 128- and 192-wide tiles (per-tensor FP8 then picks 128-wide
     tiles where it would pick 128x256 ones) of K-major operands, with
-    1x128 x 128x128 blocks for FP8 block scaling; "overlapped" elsewhere
-    is an error (128x256 tiles leave no registers for a second partial
-    set, 1x128 x 1x128 spills, MXFP8 promotes four 32-blocks per k-tile,
-    sm_100a accumulates in tensor memory). The sums and their order are
+    1x128 x 128x128 blocks for FP8 block scaling, and for MXFP8's 64-wide
+    tiles; "overlapped" elsewhere is an error (128x256 tiles, and MXFP8's
+    128x128, leave no registers for a second partial set, 1x128 x 1x128
+    spills, sm_100a accumulates in tensor memory). The sums and their order are
     the same either way: it changes speed, never results.
 
     `qs.gemm_epilogue = "direct" | "tma"` on a GEMM or an enclosing
