@@ -41,20 +41,26 @@ LAYOUTS = [("fprop_TN", "x", "w", False, True),
 
 
 
-def gemm_input(rng, shape):
+def gemm_input(rng, shape, extreme=False):
     """Normal values scaled per row and per column, so the row-wise and
-    column-wise representations of one tensor really differ."""
+    column-wise representations of one tensor really differ. extreme: rows
+    1, 2 and 3 (mod 5) scaled by 2^-80, 0 and 2^40 (MXFP8 block scale codes
+    far from 127: 0 for a zero block, below 64 and above 191)."""
     rows = np.exp2(rng.integers(-3, 3, size=(shape[0], 1)))
+    if extreme:
+        rows[1::5], rows[2::5], rows[3::5] = 2.0 ** -80, 0.0, 2.0 ** 40
     cols = np.exp2(rng.integers(-3, 3, size=(1, shape[1])))
     x = (rng.standard_normal(shape) * rows * cols).astype(np.float32)
     return h.to_npy(x, "bf16").view(h.NUMPY_IN["bf16"][0]).astype(np.float32)
 
 
-def quantized(rng, family, params, shape, chip_tn_only=True, integers=False, positive=False):
-    """positive: |x| (every product term non-negative)."""
+def quantized(rng, family, params, shape, chip_tn_only=True, integers=False, positive=False,
+              extreme=False):
+    """positive: |x| (every product term non-negative); extreme:
+    gemm_input's."""
     fam = "nvfp4" if family.startswith("nvfp4") else family
     q = h.quantizer(fam, **params)
-    x = gemm_input(rng, shape)
+    x = gemm_input(rng, shape, extreme)
     if positive:
         x = np.abs(x)
     if integers:  # values -2..2 (amax 2: pow-2 current scale 128, delayed 1)
@@ -137,13 +143,15 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
               tile_n=None, chip=None, needed_usage_only=False, persistent=None,
               cluster=None, schedule=None, fast_accumulate=False, integers=False,
               tensor_cores=False, epilogue=None, split_k=None, split_k_reduce=None,
-              scale_loads=None):
+              scale_loads=None, promotion=None, extreme=False):
     """With needed_usage_only, each operand carries only the usage its
     contraction reads (smaller inputs); persistent: qs.gemm_persistent;
     cluster: qs.gemm_cluster; schedule: qs.gemm_schedule; epilogue:
     qs.gemm_epilogue; split_k: qs.gemm_split_k (S, "auto" or "stream"); split_k_reduce:
     qs.gemm_split_k_reduce ("kernel" or "fused"); scale_loads:
-    qs.gemm_scale_loads ("ahead" or "in_tile"); fast_accumulate:
+    qs.gemm_scale_loads ("ahead" or "in_tile"); promotion:
+    qs.gemm_promotion ("overlapped" or "in_tile"); extreme: the first
+    operand's rows at extreme scales (gemm_input); fast_accumulate:
     qs.gemm's flag (sm_90a per-tensor FP8: the tensor core sums all of K).
     integers (per-tensor FP8): operands whose values are integers in
     [-2, 2] with power-of-two scales, so that every partial sum (below 4 K)
@@ -163,7 +171,8 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         assert family in ("fp8_current", "fp8_delayed") and k < 2048
         if family == "fp8_current":
             params = {t: {**p, "force_pow_2_scales": True} for t, p in params.items()}
-    qa, a = quantized(rng, family, params[lhs], shapes[lhs], tn_only, integers)
+    qa, a = quantized(rng, family, params[lhs], shapes[lhs], tn_only, integers,
+                      extreme=extreme)
     qb, b = quantized(rng, family, params[rhs], shapes[rhs], tn_only, integers)
     rows, cols = shapes[lhs][1 if ta else 0], shapes[rhs][0 if tb else 1]
     inputs = h.npy_inputs(a) + h.npy_inputs(b)
@@ -200,6 +209,8 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         attrs.append(f'qs.gemm_epilogue = "{epilogue}"')
     if scale_loads:
         attrs.append(f'qs.gemm_scale_loads = "{scale_loads}"')
+    if promotion:
+        attrs.append(f'qs.gemm_promotion = "{promotion}"')
     if split_k in ("auto", "stream"):
         attrs.append(f'qs.gemm_split_k = "{split_k}"')
     elif split_k:

@@ -107,6 +107,20 @@ def check_padded_edges(rng, family, m, n, k, chip=None, tile_n=None):
     assert (err <= tol).all(), f"{int((~(err <= tol)).sum())} elements outside the bound"
 
 
+@pytest.mark.parametrize("layout", LAYOUTS[:2], ids=[l[0] for l in LAYOUTS[:2]])
+@pytest.mark.parametrize("promotion", [None, "in_tile"])
+def test_gemm_mxfp8_scale_ranges(rng, layout, promotion):
+    """MXFP8 with E8M0 codes far from 127 (zero blocks: code 0; rows at
+    2^-80 and 2^40): the sm_90a promotion forms each scale product from the
+    codes' exponent fields where all of a thread's codes lie in [64, 191]
+    (GemmCode::promotePacked), else decodes them; both the overlapped and
+    the in-tile promotion."""
+    check_gemm(rng, "mxfp8", layout, "f32", m=160, n=96, k=256, extreme=True,
+               promotion=promotion)
+    check_gemm(rng, "mxfp8", layout, "bf16", m=64, n=160, k=384, extreme=True,
+               promotion=promotion, bias=True)
+
+
 def test_gemm_mxfp8_edges(rng):
     # MXFP8 (64-wide tiles, per-32 promotion): partial tiles in M and N, K of
     # 8 full k-tiles and one 32-wide block (the rest of that k-tile is past

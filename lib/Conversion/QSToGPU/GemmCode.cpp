@@ -517,12 +517,98 @@ void GemmCode::multiplyScales(TileScales &scales) {
       scales.products[{ka, kb}] = arith::MulFOp::create(env.b, env.loc, sA, sB);
 }
 
+void GemmCode::promotePacked(TileScales &scales,
+                             const std::function<Value(int64_t)> &partial,
+                             const std::function<Value(int64_t)> &total,
+                             const std::function<void(int64_t, Value)> &update,
+                             int64_t chunk) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto c = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  int64_t first = chunk * plan.mmaRegs();
+  // Every code of the thread's words in [64, 191] (the top two bits of
+  // each byte differ): then each product of an A and a B code is
+  // 2^(cA + cB - 254) with cA + cB in [128, 382], whose FP32 bits are
+  // (cA + cB - 127) << 23 (382: 0x7F800000, the +inf that the FP32
+  // product rounds to), the decodes' product bit for bit.
+  Value ok;
+  for (auto *map : {&scales.a, &scales.b})
+    for (auto &[key, word] : *map) {
+      Value mixed = arith::AndIOp::create(
+          b, loc,
+          arith::XOrIOp::create(b, loc, word,
+                                arith::ShLIOp::create(b, loc, word, c(1))),
+          c(0x80808080));
+      Value all = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mixed,
+                                        c(0x80808080));
+      ok = ok ? arith::AndIOp::create(b, loc, ok, all).getResult() : all;
+    }
+  Value shift =
+      arith::IndexCastUIOp::create(b, loc, i32, env.mul(scales.byte, i(8)));
+  // A code's exponent field: ((word >> 8 byte) & 0xFF) << 23.
+  auto field = [&](Value word) {
+    return arith::ShLIOp::create(
+        b, loc,
+        arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, word, shift), c(0xFF)),
+        c(23));
+  };
+  SmallVector<Type> types(plan.mmaRegs(), f32);
+  auto ifOp = scf::IfOp::create(b, loc, types, ok, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    std::map<int64_t, Value> fieldsA, fieldsB;
+    for (auto &[key, word] : scales.a)
+      fieldsA[key] = arith::SubIOp::create(b, loc, field(word), c(127 << 23));
+    for (auto &[key, word] : scales.b)
+      fieldsB[key] = field(word);
+    SmallVector<Value> results;
+    for (int64_t r = first; r < first + plan.mmaRegs(); ++r) {
+      Value bits =
+          arith::AddIOp::create(b, loc, fieldsA[TileScales::keyA(plan, r)],
+                                fieldsB[TileScales::keyB(plan, r)]);
+      Value scale = arith::BitcastOp::create(b, loc, f32, bits);
+      results.push_back(
+          math::FmaOp::create(b, loc, scale, partial(r - first), total(r)));
+    }
+    scf::YieldOp::create(b, loc, results);
+    // Otherwise each code decoded (emitE8M0ToF32: 0 is 2^-127, 255 NaN).
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    results.clear();
+    for (int64_t r = first; r < first + plan.mmaRegs(); ++r) {
+      auto decode = [&](Value word) {
+        Value code = arith::TruncIOp::create(
+            b, loc, b.getI8Type(), arith::ShRUIOp::create(b, loc, word, shift));
+        return emitE8M0ToF32(b, loc, code);
+      };
+      Value scale = arith::MulFOp::create(
+          b, loc, decode(scales.a[TileScales::keyA(plan, r)]),
+          decode(scales.b[TileScales::keyB(plan, r)]));
+      results.push_back(
+          math::FmaOp::create(b, loc, scale, partial(r - first), total(r)));
+    }
+    scf::YieldOp::create(b, loc, results);
+  }
+  for (int64_t r = first; r < first + plan.mmaRegs(); ++r)
+    update(r, ifOp.getResult(r - first));
+}
+
 void GemmCode::promote(TileScales &scales,
                        const std::function<Value(int64_t)> &partial,
                        const std::function<Value(int64_t)> &total,
                        const std::function<void(int64_t, Value)> &update,
                        int64_t chunk) {
   int64_t first = chunk * plan.mmaRegs();
+  // (Stream-K kernels, whose segment bookkeeping holds registers, keep
+  // the decodes: the second path spills 8 bytes there.)
+  if (scales.byte && plan.packedScales() && !plan.streamK) {
+    promotePacked(scales, partial, total, update, chunk);
+    return;
+  }
   for (int64_t r = first; r < first + plan.mmaRegs(); ++r) {
     Value part = partial(r - first);
     if (scales.a.empty()) { // per-tensor FP8

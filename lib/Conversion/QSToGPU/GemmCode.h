@@ -332,6 +332,17 @@ struct GemmCode {
                const std::function<Value(int64_t)> &total,
                const std::function<void(int64_t, Value)> &update,
                int64_t chunk = 0);
+  /// promote with MXFP8's packed E8M0 words on both operands: where every
+  /// code of the thread's words lies in [64, 191] (one test per word), each
+  /// product of scales is formed from the codes' exponent fields by one
+  /// integer add (the FP32 product's bits), else each code is decoded and
+  /// the decodes multiplied; the same values either way. Not in stream-K
+  /// kernels (8 bytes of spills).
+  void promotePacked(TileScales &scales,
+                     const std::function<Value(int64_t)> &partial,
+                     const std::function<Value(int64_t)> &total,
+                     const std::function<void(int64_t, Value)> &update,
+                     int64_t chunk);
 
   /// NVFP4: thread `t` of consumer `consumer` converts its half-row of A
   /// and of B for k-tile `kt` (stage `s`, buffer kt % 2): 32 packed bytes
