@@ -279,6 +279,17 @@ def linear(quantizer, layout="TN", chip=None, k=128, **options):
     return g
 
 
+def linear_pair(x_quantizer, w_quantizer, k, **options):
+    """Quantizes x [128, k] and w [256, k] each with its own quantizer and
+    returns TE's general_gemm(w, x, "TN")."""
+    g = qs.Graph()
+    f = g.function("linear", [qs.TensorSpec((128, k), "bf16"),
+                              qs.TensorSpec((256, k), "bf16")])
+    qx, qw = f.quantize(f.args[0], x_quantizer), f.quantize(f.args[1], w_quantizer)
+    f.returns(f.gemm(qw, qx, layout="TN", **options))
+    return g
+
+
 def test_gemm_accumulation():
     """Per-tensor FP8 on sm_90a: by default each k-tile is promoted into
     FP32 totals (fresh wgmma sums, wait_group 0, adds); fast_accumulate
@@ -339,12 +350,7 @@ def test_gemm_scale_loads():
     w_block = qs.Float8BlockQuantizer(block_scaling_dim=2)
 
     def block_linear(**options):
-        g = qs.Graph()
-        f = g.function("linear", [qs.TensorSpec((128, 512), "bf16"),
-                                  qs.TensorSpec((256, 512), "bf16")])
-        qx, qw = f.quantize(f.args[0], x_block), f.quantize(f.args[1], w_block)
-        f.returns(f.gemm(qw, qx, layout="TN", **options))
-        return g
+        return linear_pair(x_block, w_block, 512, **options)
 
     def loads_before_wait(g):
         kernel = qs.compile(g).ptx.split(".entry qs_gemm(")[1]
@@ -375,12 +381,7 @@ def test_gemm_promotion():
     (fast_accumulate: nothing to promote) is a diagnostic when compiling.
     The same results on the CPU either way."""
     def linear2(x_quantizer, w_quantizer, **options):
-        g = qs.Graph()
-        f = g.function("linear", [qs.TensorSpec((128, 1024), "bf16"),
-                                  qs.TensorSpec((256, 1024), "bf16")])
-        qx, qw = f.quantize(f.args[0], x_quantizer), f.quantize(f.args[1], w_quantizer)
-        f.returns(f.gemm(qw, qx, layout="TN", **options))
-        return g
+        return linear_pair(x_quantizer, w_quantizer, 1024, **options)
 
     def waits(g):
         kernel = qs.compile(g).ptx.split(".entry qs_gemm(")[1].split(".entry")[0]

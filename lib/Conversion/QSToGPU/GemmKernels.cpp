@@ -266,6 +266,25 @@ private:
                       Value total, ArrayRef<GemmCode::TileScales> given,
                       ValueRange nextScales);
   void fastKTile(Value j, Value it, Value s, Value buffer, Value total);
+  /// GemmCode::promote of the partial sums `partials` (mmaRegs() fields)
+  /// into chunk `chunk` of the totals `totals`; returns the new totals.
+  Value promoteInto(GemmCode::TileScales &scales, Value partials, Value totals,
+                    int64_t chunk) {
+    Value after = totals;
+    code.promote(
+        scales,
+        [&](int64_t r) {
+          return LLVM::ExtractValueOp::create(b, loc, partials, r).getResult();
+        },
+        [&](int64_t r) {
+          return LLVM::ExtractValueOp::create(b, loc, totals, r).getResult();
+        },
+        [&](int64_t r, Value v) {
+          after = LLVM::InsertValueOp::create(b, loc, after, v, r);
+        },
+        chunk);
+    return after;
+  }
   /// qs.gemm_schedule = "pingpong": each consumer computes whole tiles
   /// (documented at the definition).
   void pingpongConsumer();
@@ -839,23 +858,8 @@ Value Sm90Block::overlappedKLoop(Value tm, Value tn, Value tileStart) {
     if (g.round == rounds - 1 && g.chunk == chunks - 1)
       freeStage(env.rem(env.add(tileStart, j), env.idx(plan.stages)),
                 eq(t, zero));
-    for (int64_t q = 0; q < perRound; ++q) {
-      Value before = st.total, after = st.total;
-      code.promote(
-          scales[q],
-          [&](int64_t r) {
-            return LLVM::ExtractValueOp::create(b, loc, pending[q], r)
-                .getResult();
-          },
-          [&](int64_t r) {
-            return LLVM::ExtractValueOp::create(b, loc, before, r).getResult();
-          },
-          [&](int64_t r, Value v) {
-            after = LLVM::InsertValueOp::create(b, loc, after, v, r);
-          },
-          g.chunk);
-      st.total = after;
-    }
+    for (int64_t q = 0; q < perRound; ++q)
+      st.total = promoteInto(scales[q], pending[q], st.total, g.chunk);
   };
   // Runs of `count` k-tiles from unit k-tile j0 (count <= 1: one), each
   // wgmma group issued before the previous one is promoted; after the
@@ -1001,23 +1005,8 @@ void Sm90Block::promotingKTile(Value tm, Value tn, Value kt, Value s,
           "");
       if (round == groups / perRound - 1 && chunk == chunks - 1)
         freeStage(s, eq(t, zero));
-      for (int64_t g = 0; g < perRound; ++g) {
-        Value before = next;
-        code.promote(
-            scales[g],
-            [&](int64_t r) {
-              return LLVM::ExtractValueOp::create(b, loc, partials[g], r)
-                  .getResult();
-            },
-            [&](int64_t r) {
-              return LLVM::ExtractValueOp::create(b, loc, before, r)
-                  .getResult();
-            },
-            [&](int64_t r, Value v) {
-              next = LLVM::InsertValueOp::create(b, loc, next, v, r);
-            },
-            chunk);
-      }
+      for (int64_t g = 0; g < perRound; ++g)
+        next = promoteInto(scales[g], partials[g], next, chunk);
     }
   }
   SmallVector<Value> yielded{next};
