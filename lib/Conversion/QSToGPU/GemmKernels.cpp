@@ -771,9 +771,9 @@ Value Sm90Block::kLoop(Value tm, Value tn, Value tileStart) {
 }
 
 Value Sm90Block::overlappedKLoop(Value tm, Value tn, Value tileStart) {
-  // What a k-tile leaves for the next iteration: the totals, its partial
-  // sums (their wgmmas in flight), with prefetched scales the products of
-  // its scales and the next k-tile's loaded scales.
+  // The totals and, with prefetched scales, the next k-tile's loaded
+  // scales (carried from run to run) and the products of the last issued
+  // k-tile's (within a run).
   struct State {
     Value total;
     SmallVector<Value> products, next;
