@@ -498,12 +498,12 @@ struct ConvertQSToGPUPass
       operands.outBytes = 1;
       if (operands.promotionOverlapped &&
           isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
-          operands.persistentBlocks)
+          (operands.persistentBlocks || operands.streamK))
         return op.emitError()
                << "qs.gemm_promotion = \"overlapped\" does not exist for "
-                  "persistent MXFP8 GEMM kernels that quantize their output "
-                  "in blocks (the epilogue inside the tile loop leaves no "
-                  "registers for a second partial accumulator set)";
+                  "persistent or stream-K MXFP8 GEMM kernels that quantize "
+                  "their output in blocks (the epilogue inside the tile loop "
+                  "leaves no registers for a second partial accumulator set)";
       if (failed(lowerQuantize(
               blockQuantize, target, options, Value(), nullptr,
               [&](OpBuilder &qb, const gpuk::ProducerBlockQuantizer &q) {

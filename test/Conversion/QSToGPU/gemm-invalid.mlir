@@ -382,7 +382,7 @@ func.func @promotion_overlapped_persistent_fp8_output(%a: !x, %b: !x, %s: tensor
 !y = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>
 module attributes {qs.gemm_persistent = 2 : i64, qs.gemm_promotion = "overlapped"} {
 func.func @promotion_overlapped_persistent_mxfp8_output(%a: !m, %b: !m) -> !y {
-  // expected-error@+1 {{qs.gemm_promotion = "overlapped" does not exist for persistent MXFP8 GEMM kernels that quantize their output in blocks (the epilogue inside the tile loop leaves no registers for a second partial accumulator set)}}
+  // expected-error@+1 {{qs.gemm_promotion = "overlapped" does not exist for persistent or stream-K MXFP8 GEMM kernels that quantize their output in blocks (the epilogue inside the tile loop leaves no registers for a second partial accumulator set)}}
   %y = qs.gemm %a, %b transpose_b : !m, !m -> !y
   return %y : !y
 }
