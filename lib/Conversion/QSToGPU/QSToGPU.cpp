@@ -444,6 +444,21 @@ struct ConvertQSToGPUPass
                                  static_cast<bool>(op.getAccumulate()),
                                  chip.getComputeCapability(), multiprocessors))
       operands.tmaStore = true;
+    // Persistent (and stream-K) kernels that quantize D to FP8, or MXFP8
+    // ones in blocks, keep no second partial set (GemmPlan::
+    // overlapsPromotion).
+    bool mx = isa<MXFP8Attr>(operands.a.type.getQuantizer());
+    if (operands.promotionOverlapped &&
+        (operands.persistentBlocks || operands.streamK) &&
+        (quantize || (blockQuantize && mx)))
+      return op.emitError()
+             << "qs.gemm_promotion = \"overlapped\" does not exist for "
+                "persistent or stream-K "
+             << (quantize ? "GEMM kernels that quantize their output to FP8"
+                          : "MXFP8 GEMM kernels that quantize their output "
+                            "in blocks")
+             << " (the epilogue inside the tile loop leaves no registers for "
+                "a second partial accumulator set)";
     if (quantize || amaxQuantize || blockQuantize) {
       // Emitted where the quantize was: its scale and amax state dominate
       // it, and the GEMM's operands dominate the GEMM before it.
@@ -471,13 +486,6 @@ struct ConvertQSToGPUPass
       if (transposes)
         out.transpose = flat(b, loc, allocs[1]);
       operands.outBytes = 1;
-      if (operands.promotionOverlapped &&
-          (operands.persistentBlocks || operands.streamK))
-        return op.emitError()
-               << "qs.gemm_promotion = \"overlapped\" does not exist for "
-                  "persistent or stream-K GEMM kernels that quantize their "
-                  "output to FP8 (the epilogue inside the tile loop leaves "
-                  "no registers for a second partial accumulator set)";
       std::string plan =
           gpuk::emitGemm(b, loc, kernelModule(op), operands, out.fp8Type, bias,
                          c, flat(b, loc, allocs[0]), gemmOptions, &out);
@@ -496,14 +504,6 @@ struct ConvertQSToGPUPass
       // The quantize's init kernel (padded scales zeroed), then the GEMM
       // writing its codes and scales; no product buffer.
       operands.outBytes = 1;
-      if (operands.promotionOverlapped &&
-          isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
-          (operands.persistentBlocks || operands.streamK))
-        return op.emitError()
-               << "qs.gemm_promotion = \"overlapped\" does not exist for "
-                  "persistent or stream-K MXFP8 GEMM kernels that quantize "
-                  "their output in blocks (the epilogue inside the tile loop "
-                  "leaves no registers for a second partial accumulator set)";
       if (failed(lowerQuantize(
               blockQuantize, target, options, Value(), nullptr,
               [&](OpBuilder &qb, const gpuk::ProducerBlockQuantizer &q) {
