@@ -24,6 +24,8 @@
 // the reduction kernel, the grid column is the GEMM's); --split-k-auto a run of
 // every shape with qs.gemm_split_k = "auto" (sched askS: the cost model chose
 // S, ask1 no split, astrm stream-K; read from the report-gemm-plans remark).
+// A run without qs.gemm_split_k that split K by default (defaultsToSplitK:
+// sm_90a grids that leave multiprocessors idle) is sched dskS.
 // --split-k-reduce=fused sums those runs' planes in the GEMM kernel
 // (qs.gemm_split_k_reduce = "fused"; sched skSf, askSf) instead of the
 // reduction kernel.
@@ -421,13 +423,13 @@ int main(int argc, char **argv) {
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
       options.multiprocessors = opened.multiprocessors;
-      options.reportGemmPlans = run.splitKAuto;
-      // "auto": the split the plan chose, from its remark ("... in S
-      // splits of ..."; none: 1; stream-K: "(split-K "auto": stream-K,
-      // model ... us against ... unsplit)").
-      // Other diagnostics print as usual.
+      options.reportGemmPlans = true;
+      // "auto" and the default: the split the plan chose, from its remark
+      // ("... in S splits of ..."; none: 1; stream-K: "(split-K "auto":
+      // stream-K, model ... us against ... unsplit)"; "(split-K by
+      // default, ...)"). Other diagnostics print as usual.
       int64_t autoSplit = 1;
-      bool autoStream = false;
+      bool autoStream = false, defaultSplit = false;
       ScopedDiagnosticHandler remarks(&ctx, [&](Diagnostic &d) {
         if (d.getSeverity() != DiagnosticSeverity::Remark)
           return failure();
@@ -436,6 +438,7 @@ int main(int argc, char **argv) {
         if (text.size() != message.size())
           text.rsplit(' ').second.getAsInteger(10, autoSplit);
         autoStream = StringRef(message).contains("\"auto\": stream-K");
+        defaultSplit = StringRef(message).contains("split-K by default");
         return success();
       });
       FailureOr<qs::LaunchPlan> plan =
@@ -461,9 +464,12 @@ int main(int argc, char **argv) {
         splitName += "f";
       if (run.splitKAuto && autoStream)
         splitName = "astrm";
-      std::string sched = run.separate                    ? "sep"
-                          : run.streamK                   ? "strm"
-                          : run.splitK || run.splitKAuto  ? splitName.c_str()
+      if (defaultSplit)
+        splitName = "dsk" + std::to_string(autoSplit);
+      std::string sched = run.separate  ? "sep"
+                          : run.streamK ? "strm"
+                          : run.splitK || run.splitKAuto || defaultSplit
+                              ? splitName.c_str()
                           : run.pingpong && run.cluster   ? "ppmc2"
                           : run.pingpong                  ? "pp"
                           : run.tma && run.persistent     ? "ptma"

@@ -199,7 +199,10 @@ class Function:
         16 bytes), `split_k` (S: each output tile's K in S ranges of
         128-wide k-tiles, one block each, FP32 partial results summed in
         order by a second kernel; S must divide ceil(K / 128); for grids
-        that would leave multiprocessors idle, e.g. small M; "auto": the
+        that would leave multiprocessors idle, e.g. small M; without
+        `split_k`, sm_90a GEMMs whose tiles leave multiprocessors idle
+        split where the cost model gains more than 10% (never stream-K),
+        and 1 keeps one block per tile; "auto": the
         kernels' cost model picks S, none where it would not pay; "stream":
         stream-K (both chips), persistent blocks sharing the last tiles'
         k-tiles evenly, the shared tiles summed by their last block),

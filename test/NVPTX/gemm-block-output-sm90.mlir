@@ -117,7 +117,8 @@ module attributes {qs.chip = "sm_90a"} {
     %y = qs.gemm %x, %w transpose_b : !x, !w -> !yk
     return %y : !yk
   }
-  // FP8 1x128: FP32 scale_inv [8, 256] (GEMM-ready: block-major).
+  // FP8 1x128: FP32 scale_inv [8, 256] (GEMM-ready: block-major). One
+  // block per tile (MXFP8 in 128x128 tiles would split K by default).
   // CHECK-LABEL: func.func @fp8_block
   //   CHECK-NOT:   call @qs_quantize
   //       CHECK:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}memref<262144xf8E4M3FN>, memref<2048xf32>) -> ()
@@ -125,7 +126,7 @@ module attributes {qs.chip = "sm_90a"} {
   //       CHECK:   return
   func.func @fp8_block(%x: !x, %w: !w) -> !yk {
     // expected-remark @+1 {{128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128, FP32 promotion per 32 of K, block-scaled output quantized in the epilogue (1x128 row blocks, FP32 scales, staged in shared memory); 16 blocks of 384 threads, 229472 bytes of shared memory}}
-    %y = qs.gemm %x, %w transpose_b {qs.gemm_tile_n = 128 : i64} : !x, !w -> !yk
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_tile_n = 128 : i64, qs.gemm_split_k = 1 : i64} : !x, !w -> !yk
     return %y : !yk
   }
   // CHECK-LABEL: func.func @fp8_block_f32

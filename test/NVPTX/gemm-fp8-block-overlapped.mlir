@@ -65,7 +65,8 @@
 // INTILE-NOT: wgmma.mma_async
 !x = !qs.tensor<512x1536xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 !w = !qs.tensor<768x1536xbf16, #qs.fp8_block<columnwise = false>>
-module attributes {qs.chip = "sm_90a"} {
+// qs.gemm_split_k = 1: one block per tile, the kernel these checks read; by default a GEMM this small splits K.
+module attributes {qs.chip = "sm_90a", qs.gemm_split_k = 1 : i64} {
   func.func @fprop(%x: !x, %w: !w) -> tensor<512x768xbf16> {
     %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<512x768xbf16>
     return %y : tensor<512x768xbf16>

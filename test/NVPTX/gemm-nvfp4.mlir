@@ -51,7 +51,8 @@
 // PREFETCH: cvt.rn.f16x2.e4m3x2
 !x = !qs.tensor<512x1024xbf16, #qs.nvfp4<columnwise = false>>
 !w = !qs.tensor<768x1024xbf16, #qs.nvfp4<columnwise = false, with_2d_quantization = true, optimize_for_gemm = true>>
-module attributes {qs.chip = "sm_90a"} {
+// qs.gemm_split_k = 1: one block per tile, the kernel these checks read; by default a GEMM this small splits K.
+module attributes {qs.chip = "sm_90a", qs.gemm_split_k = 1 : i64} {
   func.func @fprop(%x: !x, %w: !w) -> tensor<512x768xbf16> {
     %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<512x768xbf16>
     return %y : tensor<512x768xbf16>

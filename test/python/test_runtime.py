@@ -381,7 +381,9 @@ def test_gemm_promotion():
     (fast_accumulate: nothing to promote) is a diagnostic when compiling.
     The same results on the CPU either way."""
     def linear2(x_quantizer, w_quantizer, **options):
-        return linear_pair(x_quantizer, w_quantizer, 1024, **options)
+        # One block per tile (by default a GEMM this small splits K, and a
+        # unit of one k-tile overlaps nothing).
+        return linear_pair(x_quantizer, w_quantizer, 1024, split_k=1, **options)
 
     def waits(g):
         kernel = qs.compile(g).ptx.split(".entry qs_gemm(")[1].split(".entry")[0]
@@ -543,11 +545,27 @@ def test_gemm_split_k_auto():
     # Compiled.gemm_plans: what each GEMM got (report-gemm-plans).
     assert compiled.gemm_plans == [
         'sm_90a wgmma kernel, 128x128 tiles (1 x 1), 6-stage ring, 4 k-tiles of 128 '
-        '(split-K "auto": none, model 2.1 us), FP32 promotion per 128 of K; 1 block of 384 '
+        '(split-K "auto": none, model 4.9 us), FP32 promotion per 128 of K; 1 block of 384 '
         'threads, '
         '196704 bytes of shared memory']
     plans = qs.compile(g, chip="sm_100a").gemm_plans
     assert len(plans) == 1 and 'in 16 splits of 2 (split-K "auto", model ' in plans[0], plans
+
+
+def test_gemm_split_k_default():
+    """Without split_k, an sm_90a GEMM whose tiles leave multiprocessors
+    idle splits K where the cost model gains more than 10% (one tile of 32
+    k-tiles: 16 splits), not with 4 k-tiles, not on sm_100a (unmeasured),
+    not with split_k=1 (test_gemm.py checks split results against the
+    reference)."""
+    q = qs.Float8CurrentScalingQuantizer()
+    plans = qs.compile(linear(q, k=4096)).gemm_plans
+    assert len(plans) == 1 and "32 k-tiles of 128 in 16 splits of 2 (split-K by default, model " in plans[0], plans
+    assert "then qs_gemm_split_k_reduce" in plans[0]
+    for g, chip in ((linear(q, k=512), None), (linear(q, k=4096), "sm_100a"),
+                    (linear(q, k=4096, split_k=1), None)):
+        plan = qs.compile(g, chip=chip).gemm_plans[0]
+        assert "splits of" not in plan and "split-K" not in plan, plan
 
 
 def test_compile_multiprocessors():

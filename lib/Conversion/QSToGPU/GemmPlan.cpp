@@ -215,6 +215,9 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
 /// picked and of the same GEMM unsplit (microseconds).
 struct AutoChoice {
   double micros, unsplitMicros;
+  /// Split-K by default (GemmOperands::splitKDefault): said only where it
+  /// split.
+  bool byDefault = false;
 };
 
 /// The plan in words: kernel, tiles, ring, K and its split (with "auto",
@@ -229,7 +232,11 @@ static std::string describe(const GemmPlan &plan,
      << " k-tiles of " << plan.kTileElems();
   if (plan.splitsK())
     os << " in " << plan.splitK << " splits of " << plan.kTilesPerUnit();
-  if (autoChoice) {
+  if (autoChoice && autoChoice->byDefault && plan.splitsK()) {
+    os << " (split-K by default, model "
+       << llvm::format("%.1f", autoChoice->micros) << " us against "
+       << llvm::format("%.1f", autoChoice->unsplitMicros) << " unsplit)";
+  } else if (autoChoice && !autoChoice->byDefault) {
     os << " (split-K \"auto\""
        << (plan.splitsK() ? ""
            : plan.streamK ? ": stream-K"
@@ -386,6 +393,21 @@ bool gpuk::defaultsToTmaStore(const GemmOperands &operands, bool accumulate,
   return ceilDiv(operands.m, 128) * ceilDiv(operands.n, tileN) >= sms;
 }
 
+bool gpuk::defaultsToSplitK(const GemmOperands &operands, int64_t cc,
+                            int64_t multiprocessors) {
+  if (cc != 90 || operands.persistentBlocks || operands.pingpong ||
+      operands.clusterSize > 1 || operands.tmaStore || operands.fusedReduce)
+    return false;
+  // The default tiles where they do not fill the chip (128 wide; MXFP8
+  // 64), and K in more than one k-tile.
+  int64_t sms = multiprocessors ? multiprocessors : kSMs;
+  int64_t tileN = operands.tileN             ? operands.tileN
+                  : operands.a.blockDim == 3 ? 64
+                                             : 128;
+  return ceilDiv(operands.m, 128) * ceilDiv(operands.n, tileN) < sms &&
+         operands.k > 128;
+}
+
 bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
                                  int64_t cc, int64_t block, bool columnwise) {
   if (accumulate || operands.tmaStore || operands.streamK ||
@@ -510,25 +532,28 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   std::optional<AutoChoice> autoChoice;
   if (operands.splitKAuto) {
     // sm_100a stream-K is unmeasured (no B200 here): "auto" weighs it on
-    // sm_90a only. Nor where the pass that writes D could not take the
-    // output quantizer (canFuseBlockQuantizer, canFuseOutputQuantizer):
-    // stream-K's reducing pass does not stage blocks, and makes 128x256
-    // tiles persistent (ptxas spills with an FP8 transpose, or with FP8
-    // codes staged for the TMA store by promoting consumers).
+    // sm_90a only; split-K by default never (slower than unsplit on every
+    // shape the H200 timed). Nor where the pass that writes D could not
+    // take the output quantizer (canFuseBlockQuantizer,
+    // canFuseOutputQuantizer): stream-K's reducing pass does not stage blocks,
+    // and makes 128x256 tiles persistent (ptxas spills with an FP8 transpose,
+    // or with FP8 codes staged for the TMA store by promoting consumers).
     bool wideQuantized =
         quantizer && plan.tileN == 256 &&
         (quantizer->transpose || (plan.tmaStore && plan.splitAccumulator));
-    bool streamKApplies = !plan.tcgen05 &&
+    bool streamKApplies = !operands.splitKDefault && !plan.tcgen05 &&
                           !streamKRule(operands, 90, isMX(operands)) &&
                           !blockQuantizer && !wideQuantized;
     KSplit split = chooseKSplit(plan, streamKApplies);
+    if (operands.splitKDefault)
+      split.splitK = chooseDefaultSplitK(plan);
     double unsplit = modelGemmMicros(plan, 1);
     plan.splitK = split.splitK;
     if (split.streamK)
       plan = withStreamK(plan);
     autoChoice = AutoChoice{split.streamK ? modelStreamKMicros(plan)
                                           : modelGemmMicros(plan, plan.splitK),
-                            unsplit};
+                            unsplit, operands.splitKDefault};
   }
   plan.stages = (kRingBytes - plan.convertedBytes()) / plan.stageBytes();
   // sm_100a block-scaled 128x256 tiles (49.5 KiB a stage for MXFP8, 54 for
@@ -700,24 +725,56 @@ struct ChipModel {
 };
 constexpr ChipModel kHopperModel{kSMs, 1979, 4.8};
 constexpr ChipModel kBlackwellModel{kSMsBlackwell, 4500, 8.0};
-/// Estimates, not measurements (the device run calibrates them): the fixed
-/// time of one work unit (filling the stage ring, the epilogue) and the
-/// reduction kernel's launch.
-constexpr double kUnitMicros = 1.0, kLaunchMicros = 2.0;
+/// Fitted to the H200 run of 2026-12-04 (docs/performance.md, "Split-K
+/// by default"): the 14 small-M times of run 2 (three shapes, S = 1 and a
+/// split, per-tensor, fast_accumulate and FP8 block) within 7% RMS and
+/// every one of their 7 split-or-not decisions right. The fixed time of
+/// one work unit (filling the stage ring, the epilogue), the reduction
+/// kernel's launch, and the share of the data-sheet HBM bandwidth at which
+/// the operands stream in (2.8 of 4.8 TB/s: the floor of a GEMM whose
+/// weights dominate, 128 x 8192 x 8192 at 28 us).
+constexpr double kUnitMicros = 3.0, kLaunchMicros = 2.0,
+                 kOperandStreamShare = 2.8 / 4.8;
+/// sm_90a: one 128x128 tile's k-tile (K 128) on one multiprocessor,
+/// measured (run 2: 8192^3 and the small-M shapes agree within 10%):
+/// per-tensor with fast_accumulate, promoting per-tensor, FP8 block,
+/// MXFP8 (from its 128x64 tiles) and NVFP4 (converted to f16).
+constexpr double kHopperFastKTile = 0.38, kHopperSplitKTile = 0.48,
+                 kHopperBlockKTile = 0.64, kHopperMXKTile = 2.83,
+                 kHopperFP4KTile = 2.33;
 } // namespace
 
 static const ChipModel &chipModel(const GemmPlan &plan) {
   return plan.tcgen05 ? kBlackwellModel : kHopperModel;
 }
 
-/// One k-tile of one output tile on one multiprocessor at its share of the
-/// peak. NVFP4: sm_90a converts to f16 (wgmma at half the FP8 rate),
-/// sm_100a's FP4 MMA runs at twice it (on 256-wide k-tiles).
+/// One k-tile of one output tile on one multiprocessor. sm_90a: the
+/// measured times above, in proportion to the tile width; sm_100a (no
+/// B200 here): its share of the peak, NVFP4's FP4 MMA at twice the FP8
+/// rate (on 256-wide k-tiles).
 static double modelKTileMicros(const GemmPlan &plan) {
+  if (!plan.tcgen05) {
+    double square = plan.fp4()              ? kHopperFP4KTile
+                    : plan.a.blockDim == 3  ? kHopperMXKTile
+                    : plan.a.blockDim != 0  ? kHopperBlockKTile
+                    : plan.splitAccumulator ? kHopperSplitKTile
+                                            : kHopperFastKTile;
+    return square * plan.tileN / 128;
+  }
   const ChipModel &chip = chipModel(plan);
-  double rate = plan.fp4() ? (plan.tcgen05 ? 2.0 : 0.5) : 1.0;
+  double rate = plan.fp4() ? 2.0 : 1.0;
   double flops = 2.0 * kTileM * plan.tileN * plan.kTileElems();
   return flops / (chip.fp8Tflops * 1e6 * rate / chip.sms);
+}
+
+/// The operands' bytes at the share of the HBM bandwidth they stream at,
+/// and one unit's fixed time: no split runs faster than its operands come
+/// in.
+static double modelOperandMicros(const GemmPlan &plan) {
+  const ChipModel &chip = chipModel(plan);
+  double bytes =
+      static_cast<double>(plan.m + plan.n) * plan.k * (plan.fp4() ? 0.5 : 1.0);
+  return bytes / (chip.hbmTBps * kOperandStreamShare * 1e6) + kUnitMicros;
 }
 
 /// One tile's FP32 plane (128 x tileN x 4 bytes) written or read by one
@@ -725,10 +782,13 @@ static double modelKTileMicros(const GemmPlan &plan) {
 /// (also on parts with fewer multiprocessors: one multiprocessor's loads
 /// do not speed up with fewer others): what a fused split-K unit or a
 /// stream-K block pays per plane it stores or sums (one block sums a
-/// tile's planes, at its share of the bandwidth, not all of it).
+/// tile's planes, at its share of the bandwidth, not all of it), at
+/// two thirds of that share: the H200's fused 2-split of 256 x 4096 x 4096
+/// (three planes on the tiles' last units) ran 18.5 us, 2.7 more than the
+/// same split with the reduction kernel.
 static double modelPlaneMicros(const GemmPlan &plan) {
   const ChipModel &chip = chipModel(plan);
-  return kTileM * plan.tileN * 4 / (chip.hbmTBps * 1e6 / chip.sms);
+  return 1.5 * kTileM * plan.tileN * 4 / (chip.hbmTBps * 1e6 / chip.sms);
 }
 
 double gemm::modelGemmMicros(const GemmPlan &plan, int64_t splitK) {
@@ -739,7 +799,9 @@ double gemm::modelGemmMicros(const GemmPlan &plan, int64_t splitK) {
   int64_t width =
       plan.persistent() ? std::min(plan.persistentBlocks, sms) : sms;
   int64_t waves = ceilDiv(plan.tiles() * splitK, width);
-  double micros = waves * (plan.kTiles() / splitK * kTileMicros + kUnitMicros);
+  double micros =
+      std::max(waves * (plan.kTiles() / splitK * kTileMicros + kUnitMicros),
+               modelOperandMicros(plan));
   if (splitK == 1)
     return micros;
   if (plan.fusesReductionWith(splitK)) {
@@ -769,6 +831,14 @@ int64_t gemm::chooseSplitK(const GemmPlan &plan) {
     }
   }
   return best;
+}
+
+int64_t gemm::chooseDefaultSplitK(const GemmPlan &plan) {
+  int64_t s = chooseSplitK(plan);
+  return modelGemmMicros(plan, s) <
+                 kDefaultSplitKGain * modelGemmMicros(plan, 1)
+             ? s
+             : 1;
 }
 
 GemmPlan gemm::withStreamK(const GemmPlan &plan) {
@@ -811,7 +881,8 @@ double gemm::modelStreamKMicros(const GemmPlan &plan) {
                                     math.segments(g) * kUnitMicros +
                                     planes[g] * modelPlaneMicros(plan));
   }
-  return ceilDiv(plan.blocks(), plan.multiprocessors()) * slowest;
+  return std::max(ceilDiv(plan.blocks(), plan.multiprocessors()) * slowest,
+                  modelOperandMicros(plan));
 }
 
 KSplit gemm::chooseKSplit(const GemmPlan &plan, bool streamKApplies) {

@@ -684,6 +684,12 @@ struct IntegerOps {
 /// kMaxAutoSplitK (GemmPlan.cpp; docs/GPU.md "Split-K").
 constexpr int64_t kMaxAutoSplitK = 16;
 int64_t chooseSplitK(const GemmPlan &plan);
+/// Split-K by default (GemmOperands::splitKDefault): chooseSplitK's split
+/// where the model makes it faster than one block per tile by more than
+/// its error on the H200's times (at most kDefaultSplitKGain of the
+/// unsplit time), else 1: a split costs a workspace and a second kernel.
+constexpr double kDefaultSplitKGain = 0.9;
+int64_t chooseDefaultSplitK(const GemmPlan &plan);
 /// The model's time of the plan's GEMM (and reduction) in microseconds
 /// with split `splitK` (a divisor of kTiles()).
 double modelGemmMicros(const GemmPlan &plan, int64_t splitK);

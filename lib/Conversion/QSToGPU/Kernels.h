@@ -214,6 +214,9 @@ struct GemmOperands {
   int64_t splitK = 1;
   /// qs.gemm_split_k = "auto": the plan picks the split (chooseSplitK).
   bool splitKAuto = false;
+  /// "auto" applied without qs.gemm_split_k (defaultsToSplitK): splits of
+  /// K summed by the reduction kernel, never stream-K.
+  bool splitKDefault = false;
   /// qs.gemm_split_k_reduce = "fused": each tile's last work unit sums the
   /// planes (GemmPlan::fusedReduce) instead of a second kernel; "kernel"
   /// said explicitly (which stream-K cannot do).
@@ -282,6 +285,20 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// (unmeasured there).
 bool defaultsToTmaStore(const GemmOperands &operands, bool accumulate,
                         int64_t cc, int64_t multiprocessors);
+
+/// Whether a GEMM without qs.gemm_split_k splits K as "auto" would, S-splits
+/// only (GemmOperands::splitKDefault): where its tiles leave multiprocessors
+/// idle. Measured on the H200 (2026-12-04, docs/performance.md): splits
+/// of K ran 5-108% faster than one block per tile on the small-M shapes
+/// timed, except one whose weights stream at the HBM floor either way
+/// (which the model now keeps whole); stream-K ran slower everywhere. So
+/// the default for sm_90a (`cc` 90) kernels with a block per tile (not
+/// persistent, ping-pong or multicast; no TMA-store or fused-reduction
+/// epilogue asked for) whose default tiles (128 wide, MXFP8 64) are fewer
+/// than the `multiprocessors` (0: the chip's), K longer than a k-tile.
+/// sm_100a: unmeasured, "auto" only.
+bool defaultsToSplitK(const GemmOperands &operands, int64_t cc,
+                      int64_t multiprocessors);
 
 /// Whether the GEMM kernels of `operands` can apply a block quantizer of
 /// D (ProducerBlockQuantizer of row blocks of `block` elements: MXFP8 32,

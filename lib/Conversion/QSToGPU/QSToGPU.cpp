@@ -411,30 +411,46 @@ struct ConvertQSToGPUPass
                             .getIntOrFloatBitWidth() /
                         8;
     operands.fastAccumulate = op.getFastAccumulate();
+    // data, [transpose], scale_inv (fusableOutputQuantizer), amax.
+    bool transposes = quantize && quantize.getNumResults() == 4;
+    bool accumulate = static_cast<bool>(op.getAccumulate());
+    unsigned cc = chip.getComputeCapability();
+    // Which quantizers of D the GEMM kernels would take (else the quantize
+    // kernels follow).
+    auto fusions = [&](const gpuk::GemmOperands &o) {
+      return std::make_pair(
+          quantize &&
+              gpuk::canFuseOutputQuantizer(o, accumulate, cc, transposes),
+          blockQuantize &&
+              gpuk::canFuseBlockQuantizer(
+                  o, accumulate, cc,
+                  gpuk::producerBlockSize(
+                      blockQuantize.getQuantizedTensorType(), target),
+                  blockQuantize.getQuantizedTensorType()
+                      .getQuantizer()
+                      .getColumnwise()));
+    };
+    // Split-K by default where it applies and takes the same quantizers.
+    if (!splitK && !integer(QSDialect::getGemmSplitKAttrName()) &&
+        gpuk::defaultsToSplitK(operands, cc, multiprocessors)) {
+      gpuk::GemmOperands split = operands;
+      split.splitKAuto = split.splitKDefault = true;
+      if (fusions(split) == fusions(operands))
+        operands = split;
+    }
     if (failed(gpuk::checkGemmSupport(operands, chip,
                                       [&] { return op.emitOpError(); })))
       return failure();
     gpuk::EmitOptions gemmOptions = options;
-    gemmOptions.tcgen05 = chip.getComputeCapability() >= 100;
+    gemmOptions.tcgen05 = cc >= 100;
     gemmOptions.multiprocessors = multiprocessors;
-    // data, [transpose], scale_inv (fusableOutputQuantizer), amax.
-    bool transposes = quantize && quantize.getNumResults() == 4;
-    if (quantize && !gpuk::canFuseOutputQuantizer(
-                        operands, static_cast<bool>(op.getAccumulate()),
-                        chip.getComputeCapability(), transposes)) {
+    auto [fusesQuantize, fusesBlockQuantize] = fusions(operands);
+    if (quantize && !fusesQuantize) {
       if (failed(lowerQuantize(quantize, target, options)))
         return failure();
       quantize = {};
     }
-    if (blockQuantize &&
-        !gpuk::canFuseBlockQuantizer(
-            operands, static_cast<bool>(op.getAccumulate()),
-            chip.getComputeCapability(),
-            gpuk::producerBlockSize(blockQuantize.getQuantizedTensorType(),
-                                    target),
-            blockQuantize.getQuantizedTensorType()
-                .getQuantizer()
-                .getColumnwise())) {
+    if (blockQuantize && !fusesBlockQuantize) {
       if (failed(lowerQuantize(blockQuantize, target, options)))
         return failure();
       blockQuantize = {};

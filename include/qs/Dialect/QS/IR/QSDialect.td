@@ -202,22 +202,31 @@ def QS_Dialect : Dialect {
     D through the TMA staging; the reduction kernel would write D instead
     of the GEMM kernel). The sum of K is FP32 in either case but
     in another order, so results may differ in the last bits within the
-    GEMM's error bound (docs/Numerics.md); absent or 1: no split.
+    GEMM's error bound (docs/Numerics.md); 1: no split. Absent: on
+    sm_90a, a GEMM whose default tiles are fewer than the multiprocessors
+    (and without `qs.gemm_persistent`, `qs.gemm_schedule = "pingpong"`,
+    `qs.gemm_cluster = 2`, `qs.gemm_epilogue = "tma"` or
+    `qs.gemm_split_k_reduce = "fused"`) splits as "auto" would, S-splits
+    only, where the model makes it more than 10% faster (split-K by
+    default); elsewhere no split.
     `qs.gemm_split_k = "auto"` lets the kernels' cost model pick S: the
     divisor of the k-tile count up to 16 that minimizes a wave model of
     the time (output tiles x S work units in waves of one per
-    multiprocessor, each unit's k-tiles at the chip's FP8 peak plus a
-    fixed cost, and for S > 1 the workspace's bytes through HBM and the
-    second launch, or with the fused reduction each tile's last unit
-    summing its S planes alone; docs/GPU.md), 1 where no split pays and
-    with `qs.gemm_epilogue = "tma"` without the fused reduction. Where stream-K ("stream", below)
+    multiprocessor, each unit's k-tiles at the time measured per k-tile on
+    an H200 (sm_100a: the chip's FP8 peak) plus a fixed cost, no faster
+    than the operands stream in from HBM, and for S > 1 the workspace's
+    bytes through HBM and the second launch, or with the fused reduction
+    each tile's last unit summing its S planes alone; docs/GPU.md), 1
+    where no split pays and with `qs.gemm_epilogue = "tma"` without the
+    fused reduction. Where stream-K ("stream", below)
     applies to the GEMM (its rules, which "auto" never breaks; sm_90a
     only: sm_100a stream-K is unmeasured), the model
     also times it (each block's k-tiles and segments and the planes it
     stores and sums; the slowest block counts) and picks it if it is the
     fastest: for GEMMs whose last wave leaves most multiprocessors idle
     and whose K is long enough to pay for the planes (8192^3 in 128x128
-    tiles on 132 multiprocessors: 31.03 waves).
+    tiles on 132 multiprocessors: 31.03 waves; the H200 ran it 2.5%
+    slower than unsplit, so "auto" stays opt-in).
 
     `qs.gemm_split_k = "stream"` (sm_90a cooperative schedule, and
     sm_100a) is stream-K: the kernel is persistent (`qs.gemm_persistent` blocks, by
