@@ -3,8 +3,9 @@
 // report-gemm-plans for the sm_100a tcgen05 kernel (128 threads, scale
 // factors in tensor memory, no promotion) and sm_90a's MXFP8 (128x64
 // tiles promoted per 32 of K), NVFP4 (converted to f16) and MN-major
-// MXFP8 dgrad (transposed in shared memory); split-K "auto" on NVFP4's
-// 256-wide sm_100a k-tiles.
+// MXFP8 dgrad (transposed in shared memory; 128x128 tiles by default
+// where a block computes a tile, 128x64 where K splits); split-K "auto"
+// on NVFP4's 256-wide sm_100a k-tiles.
 !x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
 !xn = !qs.tensor<128x8192xbf16, #qs.nvfp4<columnwise = false>>
@@ -27,6 +28,8 @@ module attributes {qs.chip = "sm_100a"} {
 !w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
 !dy = !qs.tensor<256x1024xbf16, #qs.mxfp8<columnwise = false>>
 !wt = !qs.tensor<1024x512xbf16, #qs.mxfp8<rowwise = false>>
+!dyl = !qs.tensor<2048x1024xbf16, #qs.mxfp8<columnwise = false>>
+!wtl = !qs.tensor<1024x2048xbf16, #qs.mxfp8<rowwise = false>>
 !xn = !qs.tensor<256x512xbf16, #qs.nvfp4<columnwise = false>>
 !wn = !qs.tensor<1024x512xbf16, #qs.nvfp4<columnwise = false>>
 module attributes {qs.chip = "sm_90a"} {
@@ -36,9 +39,14 @@ module attributes {qs.chip = "sm_90a"} {
     return %y : tensor<256x1024xbf16>
   }
   func.func @dgrad(%dy: !dy, %w: !wt) -> tensor<256x512xbf16> {
-    // expected-remark @+1 {{MN-major tiles transposed in shared memory}}
+    // expected-remark @+1 {{128x64 tiles (2 x 8), 7-stage ring, 8 k-tiles of 128 in 8 splits of 1 (split-K by default}}
     %y = qs.gemm %dy, %w : !dy, !wt -> tensor<256x512xbf16>
     return %y : tensor<256x512xbf16>
+  }
+  func.func @dgrad_wide(%dy: !dyl, %w: !wtl) -> tensor<2048x2048xbf16> {
+    // expected-remark @+1 {{128x128 tiles (16 x 16), 5-stage ring, 8 k-tiles of 128, FP32 promotion per 32 of K, MN-major tiles transposed in shared memory; 256 blocks}}
+    %y = qs.gemm %dy, %w : !dyl, !wtl -> tensor<2048x2048xbf16>
+    return %y : tensor<2048x2048xbf16>
   }
   func.func @fp4(%x: !xn, %w: !wn) -> tensor<256x1024xbf16> {
     // expected-remark @+1 {{E2M1 codes times E4M3 scales converted to f16 in shared memory}}

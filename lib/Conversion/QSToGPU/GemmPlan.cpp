@@ -505,11 +505,20 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
       !plan.tcgen05 && plan.a.blockDim == 0 && !operands.fastAccumulate;
   bool oneBlockPerTile = !operands.persistentBlocks && !operands.streamK &&
                          operands.splitK <= 1 && !operands.splitKAuto;
+  // sm_90a MXFP8: 128x64 tiles (the promotion overlapped with the next
+  // k-tile's wgmmas); with an MN-major operand (dgrad, wgrad: its tiles
+  // copied transposed into shared memory, no overlap) 128x128 tiles for
+  // kernels with a block per tile: measured on the H200 (2026-12-04,
+  // 8192^3 NN, docs/performance.md) 6496.9 us against 7876.7 (+21%).
+  bool mxMNMajorWide = plan.a.blockDim == 3 && !plan.tcgen05 &&
+                       (operands.a.mnMajor || operands.b.mnMajor) &&
+                       oneBlockPerTile;
   plan.tileN = operands.pingpong ? 128
                : operands.tileN  ? operands.tileN
                : plan.splitAccumulator &&
                        (!oneBlockPerTile || operands.promotionOverlapped)
                    ? 128
+               : mxMNMajorWide                             ? 128
                : plan.a.blockDim == 3 && !plan.tcgen05     ? 64
                : plan.a.blockDim != 0                      ? 128
                : plan.tilesM * ceilDiv(plan.n, 256) >= sms ? 256
