@@ -3,12 +3,13 @@
 // The sm_90a GEMM epilogue by default (defaultsToTmaStore): the TMA-store
 // epilogue for per-tensor kernels with a block per tile whose tiles fill
 // the GPU (132 multiprocessors: 64 x 32 tiles of 128x256 here), with and
-// without fast_accumulate; measured on the H200 at 8192^3 (per-tensor
-// +5.2%, fast +7.6%, docs/performance.md). The direct epilogue where
-// qs.gemm_epilogue = "direct" asks for it, where the tiles do not fill the
-// GPU (256 rows), for persistent kernels, where D's rows are not multiples
-// of 16 bytes (8196 bf16 columns) and for block-scaled operands (FP8
-// block: unmeasured there). Also 128x256 tiles without fast_accumulate
+// without fast_accumulate, and for FP8 block 1x128 x 128x128 (64 x 64
+// tiles of 128x128); measured on the H200 at 8192^3 (per-tensor +5.2%,
+// fast +7.6%, FP8 block +2.3%, docs/performance.md). The direct epilogue
+// where qs.gemm_epilogue = "direct" asks for it, where the tiles do not
+// fill the GPU (256 rows), for persistent kernels, where D's rows are not
+// multiples of 16 bytes (8196 bf16 columns) and for the other block-scaled
+// operands (unmeasured there: MXFP8 here). Also 128x256 tiles without fast_accumulate
 // where they fill the GPU and the kernel has a block per tile.
 !x = !qs.tensor<8192x1024xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<8192x1024xbf16, #qs.fp8_current<columnwise = false>>
@@ -16,6 +17,8 @@
 !xs = !qs.tensor<256x1024xbf16, #qs.fp8_current<columnwise = false>>
 !xb = !qs.tensor<8192x1024xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 !wb = !qs.tensor<8192x1024xbf16, #qs.fp8_block<columnwise = false>>
+!xm = !qs.tensor<8192x1024xbf16, #qs.mxfp8<columnwise = false>>
+!wm = !qs.tensor<8192x1024xbf16, #qs.mxfp8<columnwise = false>>
 module attributes {qs.chip = "sm_90a"} {
   func.func @large(%x: !x, %w: !w) -> tensor<8192x8192xbf16> {
     // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x256 tiles (64 x 32), 4-stage ring, 8 k-tiles of 128, FP32 promotion per 128 of K, TMA-store epilogue; 2048 blocks of 384 threads, 229440 bytes of shared memory}}
@@ -48,8 +51,13 @@ module attributes {qs.chip = "sm_90a"} {
     return %y : tensor<8192x8196xbf16>
   }
   func.func @block(%x: !xb, %w: !wb) -> tensor<8192x8192xbf16> {
-    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (64 x 64), 6-stage ring, 8 k-tiles of 128, FP32 promotion per 128 of K; 4096 blocks of 384 threads, 196704 bytes of shared memory}}
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (64 x 64), 6-stage ring, 8 k-tiles of 128, FP32 promotion per 128 of K, TMA-store epilogue; 4096 blocks of 384 threads, 229472 bytes of shared memory}}
     %y = qs.gemm %x, %w transpose_b : !xb, !wb -> tensor<8192x8192xbf16>
+    return %y : tensor<8192x8192xbf16>
+  }
+  func.func @mx(%x: !xm, %w: !wm) -> tensor<8192x8192xbf16> {
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x64 tiles (64 x 128), 8-stage ring, 8 k-tiles of 128, FP32 promotion per 32 of K; 8192 blocks}}
+    %y = qs.gemm %x, %w transpose_b : !xm, !wm -> tensor<8192x8192xbf16>
     return %y : tensor<8192x8192xbf16>
   }
 }

@@ -741,7 +741,8 @@ def test_gemm_default_epilogue(rng):
     # chunks without fast_accumulate) and the TMA-store epilogue
     # (defaultsToTmaStore; H200 measurements in docs/performance.md): here
     # 3 x 3 tiles for a GPU of 4 multiprocessors (qs-run
-    # --multiprocessors=4), partial boxes in rows and columns, with bias.
+    # --multiprocessors=4), partial boxes in rows and columns, with bias;
+    # FP8 block 1x128 x 128x128 likewise in 3 x 5 tiles of 128x128.
     # "direct" keeps the direct epilogue. Within the bound.
     extra = ("--multiprocessors=4",) if h.KERNELS == "gpu-emulated" else ()
     for fast in (False, True):
@@ -753,6 +754,13 @@ def test_gemm_default_epilogue(rng):
         (got,) = h.run(case.module, "gemm", case.inputs, 1, extra)
         bad, message = outside_bound(case, got)
         assert not bad, message
+    case = gemm_case(rng, "fp8_block", LAYOUTS[0], "bf16", m=320, n=560, k=400, bias=True)
+    ir = lowered(case.module, "multiprocessors=4")
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" in ir, ir[-3000:]
+    assert "qs_launch_grid = 15 : i64" in ir, ir[-3000:]
+    (got,) = h.run(case.module, "gemm", case.inputs, 1, extra)
+    bad, message = outside_bound(case, got)
+    assert not bad, message
     case = gemm_case(rng, "fp8_current", LAYOUTS[0], "bf16", m=320, n=560, k=400,
                      epilogue="direct")
     assert "cp.async.bulk.tensor.2d.global.shared::cta" not in lowered(case.module,

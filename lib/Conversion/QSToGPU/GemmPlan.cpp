@@ -382,14 +382,17 @@ int64_t GemmPlan::outputExtras() const {
 bool gpuk::defaultsToTmaStore(const GemmOperands &operands, bool accumulate,
                               int64_t cc, int64_t multiprocessors) {
   bool perTensor = isPerTensor(operands.a.type) && isPerTensor(operands.b.type);
-  if (cc != 90 || !perTensor || accumulate || operands.persistentBlocks ||
-      operands.pingpong || operands.clusterSize > 1 || operands.splitK > 1 ||
-      operands.splitKAuto || operands.streamK ||
-      (operands.n * operands.outBytes) % 16 != 0)
+  // FP8 block 1x128 x 128x128 (measured +2.3% at 8192^3).
+  bool block = operands.a.blockDim == 1 && operands.b.blockDim == 2;
+  if (cc != 90 || !(perTensor || block) || accumulate ||
+      operands.persistentBlocks || operands.pingpong ||
+      operands.clusterSize > 1 || operands.splitK > 1 || operands.splitKAuto ||
+      operands.streamK || (operands.n * operands.outBytes) % 16 != 0)
     return false;
-  // The default tiles (GemmPlan: 128x256 where they fill the GPU) do.
+  // The default tiles (GemmPlan: per-tensor 128x256 where they fill the
+  // GPU, FP8 block 128x128) do.
   int64_t sms = multiprocessors ? multiprocessors : kSMs;
-  int64_t tileN = operands.tileN ? operands.tileN : 256;
+  int64_t tileN = operands.tileN ? operands.tileN : block ? 128 : 256;
   return ceilDiv(operands.m, 128) * ceilDiv(operands.n, tileN) >= sms;
 }
 

@@ -276,8 +276,9 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 
 /// Whether a GEMM without qs.gemm_epilogue writes D through the TMA-store
 /// epilogue (as "tma"): measured faster on the H200 (2026-12-04, 8192^3:
-/// per-tensor +5.2%, fast_accumulate +7.6%; docs/performance.md), so the
-/// default for sm_90a (`cc` 90) per-tensor FP8 kernels with a block per
+/// per-tensor +5.2%, fast_accumulate +7.6%, FP8 block 1x128 x 128x128
+/// +2.3%; docs/performance.md), so the default for sm_90a (`cc` 90)
+/// per-tensor FP8 and FP8 1x128 x 128x128 kernels with a block per
 /// tile (not persistent, ping-pong, multicast or split-K) whose tiles fill
 /// the `multiprocessors` (0: the chip's), D's rows multiples of 16 bytes,
 /// no accumulate operand; the caller also leaves out GEMMs whose epilogue

@@ -180,8 +180,8 @@ def QS_Dialect : Dialect {
     longer reads by then) and writes them with TMA bulk tensor stores,
     which clip at D's edges and leave the threads free as soon as they are
     issued (CUTLASS's TMA epilogue). D's rows must be multiples of 16 bytes
-    (TMA's rule). Absent: "tma" for sm_90a per-tensor FP8 kernels with a
-    block per tile (not persistent, ping-pong, multicast or split-K)
+    (TMA's rule). Absent: "tma" for sm_90a per-tensor FP8 and FP8 block
+    1x128 x 128x128 kernels with a block per tile (not persistent, ping-pong, multicast or split-K)
     whose tiles fill the GPU, D's rows multiples of 16 bytes, no
     accumulate operand and no quantizer or amax in the epilogue (measured
     faster there on an H200), else "direct". It changes speed, never
