@@ -422,7 +422,8 @@ def split_k(split):
 BUNDLE_LIMIT_MIB = 61.75
 
 # Small-M GEMMs whose 128x128 tiles fill fewer than half of an H200's 132
-# multiprocessors (32-64 tiles), each timed without and with split-K (the
+# multiprocessors (32-64 tiles), each timed by default (which may split,
+# since 2026-12-05), with one block per tile (-sk1) and with split-K (the
 # count that makes about 128 work units): per-tensor fast (TE's fprop)
 # and FP8 block, and on the first shape per-tensor with the split
 # accumulator (dgrad / wgrad). (m, n, k), split_k. qs.gemm_split_k =
@@ -754,12 +755,15 @@ def main():
     runs += [(P, shape, None, "TN", None, None, None, fast, "direct")
              for shape in shapes[:1] for fast in (False, True)]
     runs = [run + (None,) for run in runs]
-    # Split-K (last field) on the small-M shapes, and their defaults; on
-    # the first, per-tensor fast also with the fused reduction ("<S>f").
+    # Split-K (last field) on the small-M shapes, their defaults (which
+    # split by default where the model gains > 10%, since 2026-12-05) and
+    # one block per tile (qs.gemm_split_k = 1, -sk1: what
+    # scripts/fit-split-k.py fits the model's unsplit times to); on the
+    # first, per-tensor fast also with the fused reduction ("<S>f").
     runs += [(family, shape, None, "TN", None, None, None, fast, None, split)
              for i, (shape, splits) in enumerate(split_k_bench)
              for family, fast in ((P, False), (P, True), ("fp8_block", False))
-             for split in (None, splits) + ((f"{splits}f",) if fast and i == 0 else ())
+             for split in (None, 1, splits) + ((f"{splits}f",) if fast and i == 0 else ())
              if fast or family != P or i == 0]
     # Stream-K on 132 blocks (one per H200 multiprocessor; compare with the
     # default, one block per tile): per-tensor fast on the first three

@@ -3,8 +3,9 @@
 device run's small-M GEMM times.
 
 Reads the GEMM table of scripts/device-run.py's output (device-run.txt):
-rows whose shape has fewer 128x128 tiles than multiprocessors, default
-(unsplit) and `skS` (S-split, reduction kernel) for the same shape and
+rows whose shape has fewer 128x128 tiles than multiprocessors, unsplit
+(`sk1`, one block per tile; before split-K by default, 2026-12-05, the
+default row) and `skS` (S-split, reduction kernel) for the same shape and
 scaling. Grid-searches the model's constants (t_k per family, t_unit, the
 operands' streaming rate, the planes' rate, t_launch) and prints the set
 with the fewest wrong split-or-not decisions and then the smallest squared
@@ -36,27 +37,31 @@ GRID = {
 
 
 def read_rows(path, sms):
-    """(m, n, k, family, split, micros) of the small-M GEMM rows."""
-    rows, in_table = [], False
-    row = re.compile(r"^(\d+)x(\d+)x(\d+)\s+(.*?)\s+(auto|\d+)\s+([\d.]+)\s+[\d.]+\s*$")
+    """(m, n, k, family, split, micros) of the small-M GEMM rows: `skS`
+    rows, and as the unsplit one `sk1` or, where a shape and scaling has
+    none, the default row."""
+    rows, defaults, in_table = [], [], False
+    pattern = re.compile(r"^(\d+)x(\d+)x(\d+)\s+(.*?)\s+(auto|\d+)\s+([\d.]+)\s+[\d.]+\s*$")
     for line in open(path):
         if line.startswith("GEMM (FP8"):
             in_table = True
             continue
         if in_table and line.startswith("GEMM schedules"):
             break
-        match = row.match(line) if in_table else None
+        match = pattern.match(line) if in_table else None
         if not match or match.group(5) != "auto":
             continue
         m, n, k = (int(match.group(i)) for i in (1, 2, 3))
         label = match.group(4).split()
-        split = 1
+        split = None
         if label and re.fullmatch(r"sk\d+", label[-1]):
             split = int(label.pop()[2:])
         family = FAMILIES.get(" ".join(label))
         if family and math.ceil(m / 128) * math.ceil(n / 128) < sms:
-            rows.append((m, n, k, family, split, float(match.group(6))))
-    return rows
+            row = (m, n, k, family, split or 1, float(match.group(6)))
+            (rows if split else defaults).append(row)
+    unsplit = {r[:4] for r in rows if r[4] == 1}
+    return rows + [r for r in defaults if r[:4] not in unsplit]
 
 
 def model(row, c, sms):
