@@ -326,10 +326,12 @@ bool qsGemmSetKernelOption(MlirValue gemm, MlirStringRef option,
           .Case("split_k_reduce", QSDialect::getGemmSplitKReduceAttrName())
           .Case("scale_loads", QSDialect::getGemmScaleLoadsAttrName())
           .Case("promotion", QSDialect::getGemmPromotionAttrName())
+          .Case("mx_scaling", QSDialect::getGemmMxScalingAttrName())
           .Default("");
   return setKernelOption(op, "GEMM", name, attrName,
                          "tile_n, persistent, cluster, schedule, epilogue, "
-                         "split_k, split_k_reduce, scale_loads, promotion",
+                         "split_k, split_k_reduce, scale_loads, promotion, "
+                         "mx_scaling",
                          value, loc);
 }
 

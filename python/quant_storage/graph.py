@@ -164,7 +164,8 @@ class Function:
     def gemm(self, a, b, layout=None, *, transpose_a=False, transpose_b=False, out_dtype=None,
              bias=None, accumulate=None, fast_accumulate=False, quantizer=None, scale=None,
              amax=None, tile_n=None, persistent=None, cluster=None, schedule=None, epilogue=None,
-             split_k=None, split_k_reduce=None, scale_loads=None, promotion=None):
+             split_k=None, split_k_reduce=None, scale_loads=None, promotion=None,
+             mx_scaling=None):
         """qs.gemm. With `layout` ("TN", "NN", "NT") the arguments follow TE's
         general_gemm(A, B, layout), which computes op(B) op(A): it builds
         qs.gemm(B, A) with transpose_a = (layout[1] == "T") and transpose_b =
@@ -219,7 +220,11 @@ class Function:
         ones, promote a k-tile's partial sums
         while the next k-tile's wgmmas run; per-tensor FP8 then takes
         128-wide tiles; "in_tile": each k-tile waited for and promoted
-        within its iteration)."""
+        within its iteration), `mx_scaling` (sm_90a MXFP8: "promote", the
+        default: FP8 wgmma, each 32-block's partial sums promoted with their
+        E8M0 scales; "convert": K-major operands (fprop, TN) only, the codes
+        times their scales converted to bf16 in shared memory and summed by
+        bf16 wgmma in 128x128 tiles, no promotion)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")
@@ -254,7 +259,7 @@ class Function:
             options.append((name, value))
         for name, value in (("schedule", schedule), ("epilogue", epilogue),
                             ("split_k_reduce", split_k_reduce), ("scale_loads", scale_loads),
-                            ("promotion", promotion)):
+                            ("promotion", promotion), ("mx_scaling", mx_scaling)):
             if value is None:
                 continue
             if not isinstance(value, str):

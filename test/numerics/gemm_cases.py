@@ -143,14 +143,15 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
               tile_n=None, chip=None, needed_usage_only=False, persistent=None,
               cluster=None, schedule=None, fast_accumulate=False, integers=False,
               tensor_cores=False, epilogue=None, split_k=None, split_k_reduce=None,
-              scale_loads=None, promotion=None, extreme=False):
+              scale_loads=None, promotion=None, extreme=False, mx_scaling=None):
     """With needed_usage_only, each operand carries only the usage its
     contraction reads (smaller inputs); persistent: qs.gemm_persistent;
     cluster: qs.gemm_cluster; schedule: qs.gemm_schedule; epilogue:
     qs.gemm_epilogue; split_k: qs.gemm_split_k (S, "auto" or "stream"); split_k_reduce:
     qs.gemm_split_k_reduce ("kernel" or "fused"); scale_loads:
     qs.gemm_scale_loads ("ahead" or "in_tile"); promotion:
-    qs.gemm_promotion ("overlapped" or "in_tile"); extreme: the first
+    qs.gemm_promotion ("overlapped" or "in_tile"); mx_scaling:
+    qs.gemm_mx_scaling ("promote" or "convert"); extreme: the first
     operand's rows at extreme scales (gemm_input); fast_accumulate:
     qs.gemm's flag (sm_90a per-tensor FP8: the tensor core sums all of K).
     integers (per-tensor FP8): operands whose values are integers in
@@ -211,6 +212,8 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
         attrs.append(f'qs.gemm_scale_loads = "{scale_loads}"')
     if promotion:
         attrs.append(f'qs.gemm_promotion = "{promotion}"')
+    if mx_scaling:
+        attrs.append(f'qs.gemm_mx_scaling = "{mx_scaling}"')
     if split_k in ("auto", "stream"):
         attrs.append(f'qs.gemm_split_k = "{split_k}"')
     elif split_k:

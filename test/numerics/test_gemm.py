@@ -128,6 +128,34 @@ def test_gemm_mxfp8_edges(rng):
     check_padded_edges(rng, "mxfp8", 320, 224, 1056)
 
 
+@pytest.mark.parametrize("options", [
+    {},
+    {"bias": True, "accumulate": True},
+    {"persistent": 3},
+    {"split_k": 3},
+    {"split_k": "stream", "persistent": 5},
+    {"cluster": 2},
+    {"epilogue": "tma"},
+], ids=["default", "bias-accumulate", "persistent", "split3", "stream", "cluster", "tma"])
+def test_gemm_mxfp8_converted(rng, options):
+    """sm_90a MXFP8 with qs.gemm_mx_scaling = "convert" (fprop, K-major
+    operands): codes times E8M0 scales converted to bf16 in shared memory,
+    half a k-tile at a time, summed by bf16 wgmma in 128x128 tiles; several
+    tiles with partial edges, K of 9 k-tiles ending inside the last one
+    (one 32-block of it), with each kernel option that applies."""
+    check_gemm(rng, "mxfp8", LAYOUTS[0], "bf16", m=320, n=224, k=1056,
+               mx_scaling="convert", **options)
+
+
+def test_gemm_mxfp8_converted_scale_ranges(rng):
+    # E8M0 codes far from 127 (zero blocks: code 0; rows at 2^-80 and
+    # 2^40), every value times its scale exact in bf16.
+    check_gemm(rng, "mxfp8", LAYOUTS[0], "f32", m=160, n=96, k=256, extreme=True,
+               mx_scaling="convert")
+    check_gemm(rng, "mxfp8", LAYOUTS[0], "bf16", m=64, n=160, k=384, extreme=True,
+               mx_scaling="convert", bias=True)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
 def test_gemm_nvfp4_many_tiles(rng, layout):
     # NVFP4 (RHT activations/gradients, 16x16 weights): several 128x128

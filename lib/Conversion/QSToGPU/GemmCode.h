@@ -236,7 +236,7 @@ struct GemmCode {
   /// mul.rn.f16x2 of two f16x2 (i32) values.
   Value mulF16x2(Value a, Value b);
 
-  /// NVFP4: byte offset of the converted f16 tile of A (or B) in buffer
+  /// converts(): byte offset of the converted 16-bit tile of A (or B) in buffer
   /// `buffer` (0 or 1), and of row `row`, element `e` (of 64) of its
   /// K-chunk `chunk`, before swizzling.
   Value convertedA(Value buffer) {
@@ -244,10 +244,28 @@ struct GemmCode {
                    env.mul(buffer, i(plan.convertedBufferBytes())));
   }
   Value convertedB(Value buffer) {
-    return env.add(convertedA(buffer), i(kTileM * 256));
+    return env.add(convertedA(buffer), i(kTileM * plan.convertedK() * 2));
   }
   Value convertedAt(Value tile, int64_t rows, Value chunk, Value row, Value e);
-  /// NVFP4: the descriptors of f16 k-step j (16 elements, 32 bytes) of
+  /// MXFP8 converted (GemmPlan::mxConverts): the E8M0 codes (i8) of the
+  /// 32-blocks that thread `t` of consumer `consumer` converts in k-tile
+  /// `kt`: A's of halves 0 and 1, then B's (row consumer * 64 + t / 2,
+  /// block 4 kt + 2 h + t % 2 in half h).
+  SmallVector<Value> mxScaleCodes(Value tm, Value tn, Value consumer, Value t,
+                                  Value kt, Value scalesA, Value scalesB);
+  /// MXFP8 converted: thread `t` of consumer `consumer` converts its 32
+  /// elements of half `h` (elements 64 h .. 64 h + 63 of the k-tile) of
+  /// one row of stage `s`'s A tile and of its B tile (128-byte swizzled
+  /// E4M3 or E5M2 codes) times the blocks' E8M0 scales (`codeA`, `codeB`)
+  /// to bf16, into the converted tiles of buffer `buffer`: per 16-bit pair
+  /// of codes cvt.rn.f16x2.e4m3x2 (e5m2x2), both halves to f32, mul.rn.f32
+  /// by the scale, cvt.rn.bf16x2.f32; the emulation decodes each code,
+  /// multiplies and rounds to bf16 (exact but for products below 2^-126).
+  void convertMx(Value consumer, Value t, Value s, int64_t h, Value buffer,
+                 Value codeA, Value codeB,
+                 const std::function<SmallVector<Value>(Value)> &load16,
+                 const std::function<void(Value, ArrayRef<Value>)> &store16);
+  /// converts(): the descriptors of 16-bit k-step j (16 elements, 32 bytes) of
   /// consumer `consumer`'s A rows and of B, in buffer `buffer`.
   Value f16DescA(Value base, Value buffer, Value consumer, int64_t j);
   Value f16DescB(Value base, Value buffer, int64_t j);

@@ -257,7 +257,8 @@ void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
   };
   Value startA = field(descA, 0), strideA = field(descA, 32);
   Value startB = field(descB, 0), strideB = field(descB, 32);
-  bool f16 = code.plan.fp4();
+  // Converted tiles (NVFP4's f16, MXFP8's bf16): typeA == typeB.
+  bool f16 = code.plan.converts();
   int64_t elementBytes = f16 ? 2 : 1;
   auto element = [&](Value start, Value stride, Value row, Value kk,
                      Type type) -> Value {
@@ -267,7 +268,7 @@ void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
     Value byte = memref::LoadOp::create(b, loc, smem, swizzle(code, address));
     if (!f16)
       return emitDecodeToF32(b, loc, byte, *SmallFloatFormat::get(type));
-    // Little-endian f16: both bytes lie in the same 16-byte chunk.
+    // Little-endian f16 / bf16: both bytes lie in the same 16-byte chunk.
     Value high = memref::LoadOp::create(
         b, loc, smem, swizzle(code, env.add(address, env.idx(1))));
     Type i16 = b.getI16Type();
@@ -275,7 +276,7 @@ void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
         b, loc, arith::ExtUIOp::create(b, loc, i16, byte),
         arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i16, high),
                               arith::ConstantIntOp::create(b, loc, i16, 8)));
-    return env.toF32(arith::BitcastOp::create(b, loc, b.getF16Type(), bits));
+    return env.toF32(arith::BitcastOp::create(b, loc, type, bits));
   };
   int64_t regsPerThread = code.plan.accRegs();
   int64_t firstReg = chunk * code.plan.mmaRegs();
@@ -348,6 +349,15 @@ private:
   /// NVFP4: every consumer thread converts, then the f16 wgmmas (k-tile kt
   /// of K, the unit's j).
   void fp4KTile(Value tm, Value tn, Value j, Value kt, Value s);
+  /// GemmPlan::mxConverts: per half k-tile, every consumer thread converts,
+  /// then the bf16 wgmmas.
+  void mxKTile(Value tm, Value tn, Value j, Value kt, Value s);
+  /// Thread t of `consumer`'s carried block-scale codes of k-tile j (the
+  /// `count` codes `load(kt)` gives; before k-tile 0 it keeps k-tile 0's),
+  /// and it keeps k-tile j + 1's, as the kernel carries them.
+  SmallVector<Value>
+  carriedCodes(Value j, Value consumer, Value t, int64_t count,
+               const std::function<SmallVector<Value>(Value)> &load);
   /// Block scaling (and per-tensor FP8's split accumulator): each scale
   /// block of K (k-tile) into zeroed partial registers, then promoted
   /// (GemmPlan::prefetchesScales: with the scales each thread loaded in the
@@ -399,7 +409,7 @@ void Sm90Emulation::emit() {
   regs = memref::AllocOp::create(b, loc,
                                  MemRefType::get({regCount}, b.getF32Type()));
   fp4Codes =
-      plan.fp4()
+      plan.converts()
           ? memref::AllocOp::create(
                 b, loc,
                 MemRefType::get({kConsumers * kWarpgroup * 8}, b.getI8Type()))
@@ -624,6 +634,10 @@ void Sm90Emulation::kTile(Value tm, Value tn, Value j, Value it,
     fp4KTile(tm, tn, j, kt, s);
     return;
   }
+  if (plan.mxConverts) {
+    mxKTile(tm, tn, j, kt, s);
+    return;
+  }
   env.loop(kConsumers, [&](Value consumer) {
     if (plan.promotes()) {
       promotingKTile(tm, tn, j, kt, s, buffer, consumer);
@@ -677,6 +691,72 @@ void Sm90Emulation::fp4KTile(Value tm, Value tn, Value j, Value kt, Value s) {
                    code.f16DescB(base, code.band(kt, 1), j), b.getF16Type(),
                    b.getF16Type());
   });
+}
+
+SmallVector<Value> Sm90Emulation::carriedCodes(
+    Value j, Value consumer, Value t, int64_t count,
+    const std::function<SmallVector<Value>(Value)> &load) {
+  Value slot =
+      env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t), env.idx(8));
+  auto keep = [&](ArrayRef<Value> codes) {
+    for (auto [q, c] : llvm::enumerate(codes))
+      memref::StoreOp::create(b, loc, c, fp4Codes, env.add(slot, env.idx(q)));
+  };
+  Value kt = code.kTileOf(j);
+  env.ifThen(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, j, env.idx(0)),
+      [&] { keep(load(kt)); });
+  SmallVector<Value> codes;
+  for (int64_t q = 0; q < count; ++q)
+    codes.push_back(
+        memref::LoadOp::create(b, loc, fp4Codes, env.add(slot, env.idx(q))));
+  keep(load(env.add(kt, env.idx(1))));
+  return codes;
+}
+
+void Sm90Emulation::mxKTile(Value tm, Value tn, Value j, Value kt, Value s) {
+  // Per consumer thread, the 8 code slots hold the codes carried into the
+  // next k-tile (0-3) and this k-tile's (4-7).
+  auto slotOf = [&](Value consumer, Value t) {
+    return env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
+                   env.idx(8));
+  };
+  env.loop(kConsumers, [&](Value consumer) {
+    env.loop(kWarpgroup, [&](Value t) {
+      SmallVector<Value> codes = carriedCodes(j, consumer, t, 4, [&](Value kt) {
+        return code.mxScaleCodes(tm, tn, consumer, t, kt, epilogueArgs[0],
+                                 epilogueArgs[1]);
+      });
+      for (auto [q, c] : llvm::enumerate(codes))
+        memref::StoreOp::create(b, loc, c, fp4Codes,
+                                env.add(slotOf(consumer, t), env.idx(4 + q)));
+    });
+  });
+  for (int64_t h = 0; h < 2; ++h) {
+    Value buffer = env.idx(h);
+    env.loop(kConsumers, [&](Value consumer) {
+      env.loop(kWarpgroup, [&](Value t) {
+        auto codeAt = [&](int64_t q) -> Value {
+          return memref::LoadOp::create(
+              b, loc, fp4Codes, env.add(slotOf(consumer, t), env.idx(4 + q)));
+        };
+        code.convertMx(
+            consumer, t, s, h, buffer, codeAt(h), codeAt(2 + h),
+            [&](Value offset) { return load16(offset); },
+            [&](Value offset, ArrayRef<Value> words) {
+              store16(offset, words);
+            });
+      });
+    });
+    env.loop(kConsumers, [&](Value consumer) {
+      Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
+      for (int64_t step = 0; step < plan.convertedK() / 16; ++step)
+        emulateWgmma(code, smem, regs, regBase,
+                     code.f16DescA(base, buffer, consumer, step),
+                     code.f16DescB(base, buffer, step), b.getBF16Type(),
+                     b.getBF16Type());
+    });
+  }
 }
 
 GemmCode::TileScales Sm90Emulation::carriedScales(

@@ -39,7 +39,7 @@ namespace {
 /// scale-d predicate is false, so acc's values are not read). FP8:
 /// m64nNk32 .<A>.<B>; NVFP4 (converted): m64nNk16 .f16.f16, K-major. N is
 /// the tile's width, or `n` (GemmPlan::mmaN: one chunk of a promoting
-/// 128x256 tile).
+/// 128x256 tile). MXFP8 converted: m64nNk16 .f32.bf16.bf16.
 Value emitWgmmas(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
                  ArrayRef<Value> descsA, ArrayRef<Value> descsB, bool fresh,
                  int64_t n = 0) {
@@ -56,12 +56,14 @@ Value emitWgmmas(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
     list += (r ? ", $" : "$") + std::to_string(r);
   list += "}";
   std::string shape =
-      plan.fp4()
-          ? llvm::formatv("m64n{0}k16.f32.f16.f16", n).str()
+      plan.converts()
+          ? llvm::formatv("m64n{0}k16.f32.{1}.{1}", n, plan.convertedType())
+                .str()
           : llvm::formatv("m64n{0}k32.f32.{1}.{2}", n, plan.typeA, plan.typeB)
                 .str();
-  // f16 takes transpose immediates (0: K-major); FP8 is K-major only.
-  StringRef trans = plan.fp4() ? ", 0, 0" : "";
+  // f16 and bf16 take transpose immediates (0: K-major); FP8 is K-major
+  // only.
+  StringRef trans = plan.converts() ? ", 0, 0" : "";
   for (int64_t j = 0; j < steps; ++j)
     text += llvm::formatv("wgmma.mma_async.sync.aligned.{0} {1}, ${2}, ${3}, "
                           "{4}, 1, 1{5};\n",
@@ -259,6 +261,11 @@ private:
   /// `codes`) and yields the next loop values.
   void fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,
                 ValueRange codes);
+  /// GemmPlan::mxConverts: k-tile `kt` in stage `s` as two conversions of
+  /// 64 elements of K (into buffers 0 and 1), each followed by its four
+  /// bf16 wgmmas, with the carried scale codes `codes` (mxScaleCodes).
+  void mxKTile(Value tm, Value tn, Value kt, Value s, Value total,
+               ValueRange codes);
   /// `given`: the k-tile's prefetched scales per chunk, `nextScales` the
   /// next k-tile's values, yielded after the totals
   /// (GemmPlan::prefetchesScales; otherwise empty, the scales loaded here).
@@ -676,13 +683,19 @@ Value Sm90Block::kLoop(Value tm, Value tn, Value tileStart) {
   int64_t kTiles = plan.kTilesPerUnit();
   Value acc = LLVM::ZeroOp::create(b, loc, accType);
   SmallVector<Value> carried{acc};
-  // NVFP4: the block-scale codes of the first k-tile; each k-tile loads the
-  // next one's (GemmCode::fp4ScaleCodes).
+  // NVFP4, MXFP8 converted: the block-scale codes of the first k-tile;
+  // each k-tile loads the next one's (GemmCode::fp4ScaleCodes,
+  // mxScaleCodes).
   if (plan.fp4())
     llvm::append_range(carried,
                        code.fp4ScaleCodes(tm, tn, consumer, t,
                                           code.kTileOf(env.idx(0)),
                                           epilogueArgs[0], epilogueArgs[1]));
+  else if (plan.mxConverts)
+    llvm::append_range(carried,
+                       code.mxScaleCodes(tm, tn, consumer, t,
+                                         code.kTileOf(env.idx(0)),
+                                         epilogueArgs[0], epilogueArgs[1]));
   // Prefetched block scales (GemmPlan::prefetchesScales): k-tile 0's, one
   // set per chunk; each k-tile loads the next one's before it waits for
   // its stage.
@@ -749,6 +762,8 @@ Value Sm90Block::kLoop(Value tm, Value tn, Value tileStart) {
     }
     if (plan.fp4())
       fp4KTile(tm, tn, kt, s, total, forOp.getRegionIterArgs().drop_front(1));
+    else if (plan.mxConverts)
+      mxKTile(tm, tn, kt, s, total, forOp.getRegionIterArgs().drop_front(1));
     else if (plan.promotes())
       promotingKTile(tm, tn, kt, s, buffer, total, scales, nextScales);
     else
@@ -759,7 +774,7 @@ Value Sm90Block::kLoop(Value tm, Value tn, Value tileStart) {
   // (the others free each stage in the k-loop; without persistence nothing
   // waits for it), so the producer streams the next tile while this one's
   // epilogue runs.
-  if (plan.persistent() && !plan.promotes() && !plan.fp4()) {
+  if (plan.persistent() && !plan.promotes() && !plan.converts()) {
     Value lastJ =
         code.kCount
             ? arith::SubIOp::create(b, loc, code.kCount, env.idx(1)).getResult()
@@ -951,6 +966,49 @@ void Sm90Block::fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,
       "wgmma.commit_group.sync.aligned;\n"
       "wgmma.wait_group.sync.aligned 1;",
       "");
+  SmallVector<Value> yielded{next};
+  yielded.append(nextCodes);
+  scf::YieldOp::create(b, loc, yielded);
+}
+
+void Sm90Block::mxKTile(Value tm, Value tn, Value kt, Value s, Value total,
+                        ValueRange codes) {
+  // The next k-tile's scale codes (past the last k-tile: the last block's,
+  // unused), loaded while this one converts.
+  SmallVector<Value> nextCodes =
+      code.mxScaleCodes(tm, tn, consumer, t, env.add(kt, env.idx(1)),
+                        block.epilogueArgs[0], block.epilogueArgs[1]);
+  Value next = total;
+  for (int64_t h = 0; h < 2; ++h) {
+    // Conversion 2 kt + h goes into buffer h while the wgmmas of the
+    // previous one (one group in flight) read the other; both consumers
+    // are past the wait_group 1 that completed the group of conversion
+    // 2 kt + h - 2, the last reader of this buffer (named barrier 1).
+    Value buffer = env.idx(h);
+    ptx({}, "bar.sync 1, 256;", "");
+    code.convertMx(
+        consumer, t, s, h, buffer, codes[h], codes[2 + h],
+        [&](Value offset) { return load16(offset); },
+        [&](Value offset, ArrayRef<Value> words) { store16(offset, words); });
+    // The generic-proxy writes, visible to wgmma (async proxy), and
+    // complete in both consumers; after the second half the stage can be
+    // refilled.
+    ptx({}, "fence.proxy.async.shared::cta;", "");
+    ptx({}, "bar.sync 1, 256;", "");
+    if (h == 1)
+      freeStage(s, eq(t, zero));
+    ptx({}, "wgmma.fence.sync.aligned;", "");
+    SmallVector<Value> descsA, descsB;
+    for (int64_t j = 0; j < plan.convertedK() / 16; ++j) {
+      descsA.push_back(code.f16DescA(block.base, buffer, consumer, j));
+      descsB.push_back(code.f16DescB(block.base, buffer, j));
+    }
+    next = emitWgmmas(b, loc, plan, next, descsA, descsB, /*fresh=*/false);
+    ptx({},
+        "wgmma.commit_group.sync.aligned;\n"
+        "wgmma.wait_group.sync.aligned 1;",
+        "");
+  }
   SmallVector<Value> yielded{next};
   yielded.append(nextCodes);
   scf::YieldOp::create(b, loc, yielded);

@@ -64,7 +64,17 @@ bool isMX(const GemmOperands &operands) {
   return isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
          isa<MXFP8Attr>(operands.b.type.getQuantizer());
 }
+
+/// MXFP8 operands that the sm_90a kernel promotes per 32-block (FP8
+/// wgmma), as opposed to converting them to bf16.
+bool isPromotedMX(const GemmOperands &operands, unsigned cc) {
+  return isMX(operands) && !mxConverts(operands, cc);
+}
 } // namespace
+
+bool gpuk::mxConverts(const GemmOperands &operands, int64_t cc) {
+  return cc == 90 && isMX(operands) && operands.mxConvert;
+}
 
 LogicalResult
 gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
@@ -143,6 +153,25 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
               "128-wide tiles: 1x128 x 1x128 would carry 32 column scales per "
               "thread and k-tile, 128x192 tiles spill, and the other "
               "families and sm_100a load their scales otherwise";
+  if ((operands.mxConvert || operands.mxPromote) && (cc != 90 || !mx))
+    return emitError() << "qs.gemm_mx_scaling (how the kernel applies E8M0 "
+                          "block scales: FP8 wgmma promoted per 32-block, or "
+                          "codes times scales converted to bf16) exists for "
+                          "MXFP8 GEMMs on sm_90a; sm_100a's tensor cores "
+                          "apply the scales themselves";
+  if (operands.mxConvert && (operands.a.mnMajor || operands.b.mnMajor))
+    return emitError()
+           << "qs.gemm_mx_scaling = \"convert\" reads K-major operands "
+              "(row-wise data of an operand contracted over its last "
+              "dimension: fprop, TN); an MN-major operand (column-wise MXFP8 "
+              "data, dgrad and wgrad) is copied transposed as FP8 and "
+              "promoted: use \"promote\"";
+  if (operands.mxConvert &&
+      (operands.promotionOverlapped || operands.promotionInTile))
+    return emitError() << "qs.gemm_promotion applies to kernels that promote "
+                          "partial sums; with qs.gemm_mx_scaling = "
+                          "\"convert\" the bf16 wgmmas sum all of K in FP32 "
+                          "and nothing is promoted";
   if (operands.promotionOverlapped &&
       (cc != 90 || !(block || mx || (perTensor && !operands.fastAccumulate)) ||
        operands.b.blockDim == 1 || operands.a.mnMajor || operands.b.mnMajor ||
@@ -189,7 +218,8 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                             "last unit writes D)";
   }
   if (operands.streamK)
-    if (const char *rule = streamKRule(operands, cc, mx))
+    if (const char *rule =
+            streamKRule(operands, cc, isPromotedMX(operands, cc)))
       return emitError() << rule;
   if (cc == 100 && operands.tileN == 192)
     return emitError() << "qs.gemm_tile_n = 192 (128x192 tiles, promoted in "
@@ -253,6 +283,8 @@ static std::string describe(const GemmPlan &plan,
     os << ", FP32 promotion per " << plan.blockK() << " of K";
   else if (plan.fp4())
     os << ", E2M1 codes times E4M3 scales converted to f16 in shared memory";
+  else if (plan.mxConverts)
+    os << ", FP8 codes times E8M0 scales converted to bf16 in shared memory";
   if (plan.transposes())
     os << ", MN-major tiles transposed in shared memory";
   if (plan.persistent())
@@ -516,8 +548,13 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   bool mxMNMajorWide = plan.a.blockDim == 3 && !plan.tcgen05 &&
                        (operands.a.mnMajor || operands.b.mnMajor) &&
                        oneBlockPerTile;
+  // sm_90a MXFP8 converted to bf16 (K-major operands; checkGemmSupport):
+  // 128-wide tiles, as NVFP4's converting kernel.
+  plan.mxConverts = !plan.tcgen05 && plan.a.blockDim == 3 &&
+                    mxConverts(operands, plan.tcgen05 ? 100 : 90);
   plan.tileN = operands.pingpong ? 128
                : operands.tileN  ? operands.tileN
+               : plan.mxConverts ? 128
                : plan.splitAccumulator &&
                        (!oneBlockPerTile || operands.promotionOverlapped)
                    ? 128
@@ -553,9 +590,10 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     bool wideQuantized =
         quantizer && plan.tileN == 256 &&
         (quantizer->transpose || (plan.tmaStore && plan.splitAccumulator));
-    bool streamKApplies = !operands.splitKDefault && !plan.tcgen05 &&
-                          !streamKRule(operands, 90, isMX(operands)) &&
-                          !blockQuantizer && !wideQuantized;
+    bool streamKApplies =
+        !operands.splitKDefault && !plan.tcgen05 &&
+        !streamKRule(operands, 90, isPromotedMX(operands, 90)) &&
+        !blockQuantizer && !wideQuantized;
     KSplit split = chooseKSplit(plan, streamKApplies);
     if (operands.splitKDefault)
       split.splitK = chooseDefaultSplitK(plan);
@@ -754,6 +792,10 @@ constexpr double kUnitMicros = 3.0, kLaunchMicros = 2.0,
 constexpr double kHopperFastKTile = 0.38, kHopperSplitKTile = 0.48,
                  kHopperBlockKTile = 0.64, kHopperMXKTile = 2.83,
                  kHopperFP4KTile = 2.33;
+/// sm_90a MXFP8 converted to bf16 (qs.gemm_mx_scaling = "convert"): not
+/// timed yet; NVFP4's converting kernel, whose conversion takes more
+/// instructions per value (docs/GPU.md), stands in for it.
+constexpr double kHopperMXConvertedKTile = kHopperFP4KTile;
 } // namespace
 
 static const ChipModel &chipModel(const GemmPlan &plan) {
@@ -767,6 +809,7 @@ static const ChipModel &chipModel(const GemmPlan &plan) {
 static double modelKTileMicros(const GemmPlan &plan) {
   if (!plan.tcgen05) {
     double square = plan.fp4()              ? kHopperFP4KTile
+                    : plan.mxConverts       ? kHopperMXConvertedKTile
                     : plan.a.blockDim == 3  ? kHopperMXKTile
                     : plan.a.blockDim != 0  ? kHopperBlockKTile
                     : plan.splitAccumulator ? kHopperSplitKTile

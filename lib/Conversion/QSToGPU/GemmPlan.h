@@ -184,6 +184,22 @@ struct GemmPlan {
   /// totals; `groupsPerRound` blocks are summed at once (one accumulator
   /// set each) between two waits.
   bool blockScaled() const { return a.blockDim != 0 && !fp4(); }
+  /// sm_90a MXFP8 with qs.gemm_mx_scaling = "convert" (K-major operands):
+  /// the consumers convert each 64-element half of a k-tile, E4M3 codes
+  /// times their E8M0 block scales, to bf16 (exact: 4 significant bits,
+  /// f32's exponent range) in shared memory, and bf16 wgmma sums them into
+  /// FP32 with no promotion, as NVFP4's f16 path (converts()).
+  bool mxConverts = false;
+  /// The consumers convert the operands to 16-bit floats in shared memory
+  /// and run f16 (NVFP4) or bf16 (MXFP8, mxConverts) wgmma: sm_90a.
+  bool converts() const { return !tcgen05 && (fp4() || mxConverts); }
+  /// converts(): the PTX type of the converted values.
+  StringRef convertedType() const { return fp4() ? "f16" : "bf16"; }
+  /// converts(): elements of K per conversion (one barrier pair, one
+  /// converted buffer): NVFP4 a whole k-tile, MXFP8 half of one (its
+  /// stages are twice NVFP4's, so two 128-wide buffers would leave two
+  /// stages in the ring).
+  int64_t convertedK() const { return fp4() ? kTileK : kTileK / 2; }
   /// sm_90a per-tensor FP8 without fast_accumulate: each k-tile (128
   /// elements of K, four wgmma k-steps) is summed on its own and added to
   /// FP32 totals, as the block-scaled kernels promote (scales of 1; alpha
@@ -193,7 +209,9 @@ struct GemmPlan {
   bool splitAccumulator = false;
   /// Whether the consumers sum each scale block (or k-tile) into fresh
   /// accumulators and promote it into FP32 totals.
-  bool promotes() const { return blockScaled() || splitAccumulator; }
+  bool promotes() const {
+    return (blockScaled() && !mxConverts) || splitAccumulator;
+  }
   /// sm_90a FP8 block scaling with B in 128x128 blocks (1x128 x 128x128:
   /// fprop, dgrad) in one-chunk tiles (128 columns or fewer): each consumer
   /// thread loads k-tile kt + 1's scales (two row scales of A, one block
@@ -372,10 +390,11 @@ struct GemmPlan {
   int64_t sfBytes() const { return tcgen05 ? sfStageChunks() * 512 : 0; }
   int64_t stageBytes() const { return tileBytes() + sfBytes(); }
   int64_t kTiles() const { return ceilDiv(k, kTileElems()); }
-  /// sm_90a NVFP4: two buffers (k-tile kt converts into buffer kt % 2
-  /// while the wgmmas of kt - 1 read the other) of converted f16 tiles
-  /// after the ring (128 x 128 f16 of A, tileN x 128 of B, each as two
-  /// K-major 64-element chunks with the 128-byte swizzle). sm_90a MN-major
+  /// converts(): two buffers (conversion c, of convertedK() elements of
+  /// K, into buffer c % 2 while the wgmmas of c - 1 read the other) of
+  /// converted 16-bit tiles after the ring (NVFP4: 128 x 128 f16 of A,
+  /// tileN x 128 of B, each as two K-major 64-element chunks with the
+  /// 128-byte swizzle; MXFP8: one such chunk of bf16 each). sm_90a MN-major
   /// operands: their transposed K-major FP8 tiles (A's 128 x 128 bytes if A
   /// is MN-major, then B's tileN x 128), 128-byte swizzled, in
   /// transposeBuffers() buffers.
@@ -391,9 +410,11 @@ struct GemmPlan {
   int64_t transposeBuffers() const {
     return (kRingBytes - 2 * transposedBytes()) / stageBytes() >= 4 ? 2 : 1;
   }
-  int64_t convertedBufferBytes() const { return (kTileM + tileN) * 256; }
+  int64_t convertedBufferBytes() const {
+    return (kTileM + tileN) * convertedK() * 2;
+  }
   int64_t convertedBytes() const {
-    if (fp4() && !tcgen05)
+    if (converts())
       return 2 * convertedBufferBytes();
     if (!transposes())
       return 0;

@@ -208,6 +208,11 @@ struct GemmOperands {
   /// explicitly (an error where the kernel cannot; 128-wide tiles for
   /// per-tensor FP8).
   bool promotionInTile = false, promotionOverlapped = false;
+  /// qs.gemm_mx_scaling: "convert" (sm_90a MXFP8 with K-major operands:
+  /// codes times scales converted to bf16, bf16 wgmma; GemmPlan::
+  /// mxConverts) and "promote" (FP8 wgmma, each 32-block promoted) said
+  /// explicitly.
+  bool mxConvert = false, mxPromote = false;
   /// qs.gemm_split_k: K cut into this many ranges of k-tiles, each tile's
   /// ranges summed by a second kernel or (fusedReduce) by the tile's last
   /// unit (GemmPlan::splitK); 1: none.
@@ -284,6 +289,12 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// no accumulate operand; the caller also leaves out GEMMs whose epilogue
 /// quantizes D or takes its amax. Elsewhere the direct epilogue
 /// (unmeasured there).
+/// Whether the sm_90a kernel of `operands` (compute capability `cc`)
+/// converts MXFP8 operands to bf16 (GemmPlan::mxConverts): MXFP8 on
+/// sm_90a with qs.gemm_mx_scaling = "convert" (K-major operands; else
+/// checkGemmSupport's diagnostic).
+bool mxConverts(const GemmOperands &operands, int64_t cc);
+
 bool defaultsToTmaStore(const GemmOperands &operands, bool accumulate,
                         int64_t cc, int64_t multiprocessors);
 

@@ -396,6 +396,10 @@ struct ConvertQSToGPUPass
     operands.promotionInTile = promotion && promotion.getValue() == "in_tile";
     operands.promotionOverlapped =
         promotion && promotion.getValue() == "overlapped";
+    auto mxScaling = dyn_cast_or_null<StringAttr>(
+        inherited(QSDialect::getGemmMxScalingAttrName()));
+    operands.mxConvert = mxScaling && mxScaling.getValue() == "convert";
+    operands.mxPromote = mxScaling && mxScaling.getValue() == "promote";
     operands.splitK =
         std::max<int64_t>(1, integer(QSDialect::getGemmSplitKAttrName()));
     auto splitK = dyn_cast_or_null<StringAttr>(

@@ -87,6 +87,11 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
        "(when the GEMM kernels promote a k-tile's partial sums: while the "
        "next k-tile's wgmmas run, or within the k-tile)",
        {"overlapped", "in_tile"}},
+      {getGemmMxScalingAttrName(),
+       nullptr,
+       "(how the sm_90a GEMM kernel applies MXFP8 block scales: FP8 wgmma "
+       "promoted per 32-block, or codes times scales converted to bf16)",
+       {"promote", "convert"}},
       {getQuantizeStoresAttrName(),
        nullptr,
        "(how the quantize kernels store codes)",

@@ -340,6 +340,11 @@ def QS_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getGemmPromotionAttrName() {
       return ::llvm::StringLiteral("qs.gemm_promotion");
     }
+    /// Name of the discardable attribute that picks how the sm_90a GEMM
+    /// kernel applies MXFP8 block scales ("promote" or "convert").
+    static constexpr ::llvm::StringLiteral getGemmMxScalingAttrName() {
+      return ::llvm::StringLiteral("qs.gemm_mx_scaling");
+    }
     /// Name of the discardable attribute that picks how the quantize
     /// kernels store codes ("coalesced" or "direct").
     static constexpr ::llvm::StringLiteral getQuantizeStoresAttrName() {

@@ -1,0 +1,124 @@
+//===- GemmMxConvert.cpp - GEMM kernels: MXFP8 to bf16 --------------------===//
+//
+// sm_90a MXFP8 GEMMs with qs.gemm_mx_scaling = "convert": the consumers
+// convert each half k-tile's FP8 codes times their E8M0 block scales to
+// bf16 in shared memory (GemmCode.h: convertMx, mxScaleCodes), with cvt /
+// mul.rn.f32 on the GPU and their arith emulation on the CPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmCode.h"
+#include "GemmPtx.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "qs/Dialect/QS/Utils/FloatEmulation.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+using namespace mlir::qs::gpuk::gemm;
+
+SmallVector<Value> GemmCode::mxScaleCodes(Value tm, Value tn, Value consumer,
+                                          Value t, Value kt, Value scalesA,
+                                          Value scalesB) {
+  Value rowInHalf = env.add(env.mul(consumer, i(64)), shr(t, 1));
+  Value kb0 = env.add(env.mul(kt, i(4)), band(t, 1));
+  SmallVector<Value> codes;
+  for (auto [op, scales, firstRow] :
+       {std::tuple<const OperandPlan &, Value, Value>{plan.a, scalesA,
+                                                      env.mul(tm, i(kTileM))},
+        {plan.b, scalesB, env.mul(tn, i(plan.tileN))}})
+    for (int64_t h = 0; h < 2; ++h)
+      codes.push_back(blockScaleCode(op, scales, env.add(firstRow, rowInHalf),
+                                     env.add(kb0, i(2 * h))));
+  return codes;
+}
+
+namespace {
+/// Four FP8 codes (an i32 word, little-endian) times `scale` (f32) as two
+/// bf16x2 words (elements 0, 1 and 2, 3; the lower element in the lower
+/// half).
+SmallVector<Value, 2> convertWord(KernelEnv &env, StringRef type, Value word,
+                                  Value scale) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Type i32 = b.getI32Type();
+  if (env.gpu) {
+    // Each 16-bit pair: cvt to f16x2 (exact), both halves to f32, times the
+    // scale (exact but below 2^-126), packed to bf16x2 (then exact too).
+    std::string cvt = ("cvt.rn.f16x2." + type + "x2").str();
+    std::string text =
+        "{\n.reg .b16 p<2>, q<4>;\n.reg .b32 h<2>;\n.reg .f32 f<4>;\n"
+        "mov.b32 {p0, p1}, $2;\n" +
+        cvt + " h0, p0;\n" + cvt +
+        " h1, p1;\n"
+        "mov.b32 {q0, q1}, h0;\nmov.b32 {q2, q3}, h1;\n"
+        "cvt.f32.f16 f0, q0;\ncvt.f32.f16 f1, q1;\n"
+        "cvt.f32.f16 f2, q2;\ncvt.f32.f16 f3, q3;\n"
+        "mul.rn.f32 f0, f0, $3;\nmul.rn.f32 f1, f1, $3;\n"
+        "mul.rn.f32 f2, f2, $3;\nmul.rn.f32 f3, f3, $3;\n"
+        "cvt.rn.bf16x2.f32 $0, f1, f0;\ncvt.rn.bf16x2.f32 $1, f3, f2;\n}";
+    auto pair = LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32});
+    Value out = Ptx{b, loc}(pair, {word, scale}, text, "=r,=r,r,f");
+    return {LLVM::ExtractValueOp::create(b, loc, out, 0),
+            LLVM::ExtractValueOp::create(b, loc, out, 1)};
+  }
+  SmallFloatFormat format =
+      type == "e5m2" ? SmallFloatFormat::e5m2() : SmallFloatFormat::e4m3();
+  auto c32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  SmallVector<Value, 2> out;
+  for (int64_t w = 0; w < 2; ++w) {
+    Value packed;
+    for (int64_t e = 0; e < 2; ++e) {
+      int64_t byte = 2 * w + e;
+      Value code = arith::TruncIOp::create(
+          b, loc, b.getI8Type(),
+          arith::ShRUIOp::create(b, loc, word, c32(8 * byte)));
+      Value value = arith::MulFOp::create(
+          b, loc, emitDecodeToF32(b, loc, code, format), scale);
+      // bf16 bits in the upper half of the rounded f32.
+      Value bits = arith::ShRUIOp::create(
+          b, loc, arith::BitcastOp::create(b, loc, i32, env.roundToBf16(value)),
+          c32(16));
+      if (e)
+        bits = arith::ShLIOp::create(b, loc, bits, c32(16));
+      packed = packed ? arith::OrIOp::create(b, loc, packed, bits).getResult()
+                      : bits;
+    }
+    out.push_back(packed);
+  }
+  return out;
+}
+} // namespace
+
+void GemmCode::convertMx(
+    Value consumer, Value t, Value s, int64_t h, Value buffer, Value codeA,
+    Value codeB, const std::function<SmallVector<Value>(Value)> &load16,
+    const std::function<void(Value, ArrayRef<Value>)> &store16) {
+  Value rowInHalf = env.add(env.mul(consumer, i(64)), shr(t, 1));
+  Value half = band(t, 1);
+  auto convert = [&](Value code, StringRef type, Value stage, Value tile,
+                     int64_t tileRows) {
+    Value scale = emitE8M0ToF32(env.b, env.loc, code);
+    // Elements 64 h + 32 half .. + 31 of the row: two 16-byte chunks of
+    // the stage's 128-byte-swizzled row, four 16-byte stores of bf16 into
+    // the converted chunk (64 elements a row, swizzled by store16).
+    Value row = env.add(stage, env.mul(rowInHalf, i(kTileK)));
+    for (int64_t c = 0; c < 2; ++c) {
+      Value src =
+          env.add(row, env.add(i(64 * h + 16 * c), env.mul(half, i(32))));
+      SmallVector<Value> words = load16(swizzle(*this, src));
+      for (int64_t g = 0; g < 2; ++g) {
+        SmallVector<Value> out;
+        for (int64_t w = 0; w < 2; ++w)
+          llvm::append_range(out,
+                             convertWord(env, type, words[2 * g + w], scale));
+        Value e = env.add(env.mul(half, i(32)), i(16 * c + 8 * g));
+        store16(convertedAt(tile, tileRows, i(0), rowInHalf, e), out);
+      }
+    }
+  };
+  convert(codeA, plan.typeA, stageA(s), convertedA(buffer), kTileM);
+  convert(codeB, plan.typeB, stageB(s), convertedB(buffer), plan.tileN);
+}
