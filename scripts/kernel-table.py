@@ -98,28 +98,28 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               # promotion with the next k-tile's wgmmas by default).
               ("e4m3 x e4m3 serial", "bf16", 128), ("block 1D x 2D serial", "bf16", 128),
               ("e4m3 x e4m3 persistent serial", "fp8", 128),
-              ("mxfp8", "bf16", 64), ("mxfp8 swizzled", "f32", 64),
+              ("mxfp8 promote", "bf16", 64), ("mxfp8 swizzled promote", "f32", 64),
               ("mxfp8 dgrad", "bf16", 64), ("mxfp8 wgrad", "f32", 64),
               # MXFP8 in 128x128 tiles (qs.gemm_tile_n = 128): two 64-column
               # chunks promoted in turn.
-              ("mxfp8", "bf16", 128), ("mxfp8 swizzled", "f32", 128),
+              ("mxfp8 promote", "bf16", 128), ("mxfp8 swizzled promote", "f32", 128),
               ("mxfp8 dgrad", "bf16", 128), ("mxfp8 wgrad", "f32", 128),
               ("nvfp4", "bf16", 128), ("nvfp4 swizzled", "f32", 128),
               # qs.gemm_persistent = 132: blocks loop over tiles.
               ("e4m3 x e4m3 persistent", "bf16", 128), ("e4m3 x e4m3 fast persistent", "bf16", 256),
               ("block 1D x 2D persistent", "bf16", 128), ("e4m3 x e4m3 persistent", "bf16", 192),
               ("mxfp8 dgrad persistent", "bf16", 64), ("nvfp4 persistent", "bf16", 128),
-              ("mxfp8 persistent", "bf16", 64), ("mxfp8 swizzled dgrad persistent", "bf16", 64),
+              ("mxfp8 persistent promote", "bf16", 64), ("mxfp8 swizzled dgrad persistent", "bf16", 64),
               ("mxfp8 dgrad persistent", "bf16", 128),
               # qs.gemm_cluster = 2: pairs of blocks multicast B.
               ("e4m3 x e4m3 fast cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128),
               ("e4m3 x e4m3 fast cluster2 persistent", "bf16", 256),
               ("e4m3 x e4m3 cluster2 persistent", "bf16", 128),
               ("e4m3 x e4m3 cluster2 persistent", "bf16", 256),
-              ("block 1D x 2D cluster2", "bf16", 128), ("mxfp8 cluster2", "bf16", 64),
+              ("block 1D x 2D cluster2", "bf16", 128), ("mxfp8 cluster2 promote", "bf16", 64),
               ("block 1D x 2D cluster2 persistent", "bf16", 192),
               ("e4m3 x e4m3 cluster2 persistent", "bf16", 192),
-              ("mxfp8 cluster2 persistent", "bf16", 128), ("mxfp8 cluster2 persistent", "bf16", 64),
+              ("mxfp8 cluster2 persistent promote", "bf16", 128), ("mxfp8 cluster2 persistent promote", "bf16", 64),
               ("nvfp4 cluster2 persistent", "bf16", 128),
               # qs.gemm_schedule = "pingpong": a 128x128 tile per consumer.
               ("e4m3 x e4m3 fast pingpong", "bf16", 128),
@@ -127,7 +127,7 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               # qs.gemm_epilogue = "tma": D staged and stored by TMA.
               ("e4m3 x e4m3 tma", "bf16", 128), ("e4m3 x e4m3 fast tma", "bf16", 256),
               ("e4m3 x e4m3 persistent tma", "f32", 256),
-              ("block 1D x 2D tma", "bf16", 128), ("mxfp8 tma", "bf16", 64),
+              ("block 1D x 2D tma", "bf16", 128), ("mxfp8 tma promote", "bf16", 64),
               ("mxfp8 dgrad persistent tma", "bf16", 64), ("nvfp4 tma", "f32", 128),
               ("e4m3 x e4m3 fast pingpong tma", "bf16", 128),
               ("e4m3 x e4m3 cluster2 persistent tma", "bf16", 192),
@@ -135,7 +135,7 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               # reduction kernel.
               ("e4m3 x e4m3 splitk4", "bf16", 128), ("e4m3 x e4m3 fast splitk4", "bf16", 256),
               ("e4m3 x e4m3 cluster2 persistent splitk4", "bf16", 128),
-              ("block 1D x 2D splitk4", "bf16", 128), ("mxfp8 splitk4", "bf16", 64),
+              ("block 1D x 2D splitk4", "bf16", 128), ("mxfp8 splitk4 promote", "bf16", 64),
               ("nvfp4 splitk4", "f32", 128),
               # qs.gemm_split_k_reduce = "fused": each tile's last unit
               # sums the planes in the GEMM kernel.
@@ -143,12 +143,12 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 fast pingpong splitk4 fused", "bf16", 128),
               ("e4m3 x e4m3 cluster2 persistent splitk4 fused", "bf16", 128),
               ("block 1D x 2D splitk4 fused", "bf16", 128),
-              ("mxfp8 splitk4 fused", "bf16", 64), ("nvfp4 splitk4 fused", "f32", 128),
+              ("mxfp8 splitk4 fused promote", "bf16", 64), ("nvfp4 splitk4 fused", "f32", 128),
               # qs.gemm_split_k = "stream": stream-K over the last tiles
               # (1024 tiles over 132 blocks; 256-wide: 512).
               ("e4m3 x e4m3 stream", "bf16", 128), ("e4m3 x e4m3 fast stream", "bf16", 256),
               ("e4m3 x e4m3 stream", "f32", 192), ("block 1D x 2D stream", "bf16", 128),
-              ("block 1D x 1D stream", "f32", 128), ("mxfp8 stream", "bf16", 64),
+              ("block 1D x 1D stream", "f32", 128), ("mxfp8 stream promote", "bf16", 64),
               ("mxfp8 dgrad stream", "bf16", 64), ("nvfp4 stream", "f32", 128),
               # The TMA-store epilogue with fused split-K and stream-K.
               ("e4m3 x e4m3 tma splitk4 fused", "bf16", 128),
@@ -158,7 +158,7 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               # which spill; a diagnostic).
               ("e4m3 x e4m3 fast tma stream", "bf16", 256), ("e4m3 x e4m3 tma stream", "f32", 192),
               ("block 1D x 2D tma stream", "bf16", 128), ("nvfp4 tma stream", "bf16", 128),
-              ("mxfp8 tma splitk4 fused", "bf16", 64),
+              ("mxfp8 tma splitk4 fused promote", "bf16", 64),
               # "fp8": a #qs.fp8_delayed result quantized in the epilogue
               # (qs.gemm's fused output quantizer).
               ("e4m3 x e4m3", "fp8", 128), ("e4m3 x e4m3 fast", "fp8", 256),
@@ -201,15 +201,15 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 cluster2 persistent tma", "cur", 256),
               # "mx": a row-wise MXFP8 result quantized in the epilogue
               # (staged in shared memory, one block per thread).
-              ("mxfp8", "mx", 64), ("mxfp8", "mx", 128), ("e4m3 x e4m3", "mx", 128),
+              ("mxfp8 promote", "mx", 64), ("mxfp8 promote", "mx", 128), ("e4m3 x e4m3", "mx", 128),
               ("e4m3 x e4m3 fast", "mx", 256), ("block 1D x 2D", "mx", 128),
-              ("nvfp4 cluster2 persistent", "mx", 128), ("mxfp8 persistent", "mx", 64),
+              ("nvfp4 cluster2 persistent", "mx", 128), ("mxfp8 persistent promote", "mx", 64),
               ("e4m3 x e4m3 fast cluster2 pingpong", "mx", 128),
               # "blk": a row-wise FP8 1x128 result likewise (both staging
               # buffers per block, read back twice by threads 0-63).
               ("e4m3 x e4m3", "blk", 128), ("e4m3 x e4m3 fast", "blk", 256),
               ("block 1D x 2D", "blk", 128), ("block 1D x 1D persistent", "blk", 128),
-              ("mxfp8", "blk", 128), ("nvfp4 cluster2 persistent", "blk", 128),
+              ("mxfp8 promote", "blk", 128), ("nvfp4 cluster2 persistent", "blk", 128),
               ("e4m3 x e4m3 fast cluster2 pingpong", "blk", 128),
               # "blk2": an FP8 1x128 result with both usages (the two
               # consumers meet at a 256-thread barrier; threads 64-127
@@ -217,11 +217,11 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               # staging); ping-pong consumers keep the quantize kernels.
               ("e4m3 x e4m3", "blk2", 128), ("e4m3 x e4m3 fast", "blk2", 256),
               ("block 1D x 2D", "blk2", 128), ("block 1D x 1D persistent", "blk2", 128),
-              ("mxfp8", "blk2", 128), ("nvfp4 cluster2 persistent", "blk2", 128),
+              ("mxfp8 promote", "blk2", 128), ("nvfp4 cluster2 persistent", "blk2", 128),
               # "mx2": an MXFP8 result with both usages (each thread also
               # reads a staged column's 32 x 1 block back); ping-pong
               # consumers keep the quantize kernels (ptxas would spill).
-              ("mxfp8", "mx2", 64), ("e4m3 x e4m3", "mx2", 128),
+              ("mxfp8 promote", "mx2", 64), ("e4m3 x e4m3", "mx2", 128),
               ("e4m3 x e4m3 fast", "mx2", 256), ("block 1D x 2D", "mx2", 128),
               ("nvfp4 cluster2 persistent", "mx2", 128),
               ("e4m3 x e4m3 fast cluster2 pingpong", "mx2", 128),
@@ -230,7 +230,18 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               # (128 x 128 with FP8 128 x 1 column blocks) and quantizes
               # their blocks (since 2026-12-03).
               ("e4m3 x e4m3 splitk4", "mx", 128), ("e4m3 x e4m3 splitk4", "mx2", 128),
-              ("block 1D x 2D splitk4", "blk", 128), ("e4m3 x e4m3 splitk4", "blk2", 128)]
+              ("block 1D x 2D splitk4", "blk", 128), ("e4m3 x e4m3 splitk4", "blk2", 128),
+              # sm_90a MXFP8 TN converted to bf16 (the default; the rows
+              # above with "promote" set qs.gemm_mx_scaling = "promote"):
+              # with each schedule, epilogue and fused output quantizer.
+              ("mxfp8", "bf16", 128), ("mxfp8 swizzled", "f32", 128),
+              ("mxfp8 persistent", "bf16", 128), ("mxfp8 cluster2 persistent", "bf16", 128),
+              ("mxfp8 tma", "bf16", 128), ("mxfp8 persistent tma", "f32", 128),
+              ("mxfp8 splitk4", "bf16", 128), ("mxfp8 splitk4 fused", "bf16", 128),
+              ("mxfp8 stream", "bf16", 128), ("mxfp8 tma stream", "bf16", 128),
+              ("mxfp8 tma splitk4 fused", "bf16", 128),
+              ("mxfp8", "mx", 128), ("mxfp8", "mx2", 128), ("mxfp8", "blk", 128),
+              ("mxfp8", "blk2", 128), ("mxfp8 persistent", "mx", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -307,11 +318,13 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     `persistent` qs.gemm_persistent = 132, `pingpong` qs.gemm_schedule =
     "pingpong", `tma` qs.gemm_epilogue = "tma", `splitk4` qs.gemm_split_k =
     4 (or `stream`: "stream"), `fused` qs.gemm_split_k_reduce = "fused",
-    `serial` qs.gemm_promotion = "in_tile"; a label with "fast" sets
-    fast_accumulate."""
+    `serial` qs.gemm_promotion = "in_tile", `promote` qs.gemm_mx_scaling =
+    "promote"; a label with "fast" sets fast_accumulate."""
     m, k = shape.split("x")
     fast = " fast" in label
     label = label.replace(" fast", "")
+    promote = label.endswith(" promote")
+    label = label.removesuffix(" promote")
     serial = label.endswith(" serial")
     label = label.removesuffix(" serial")
     fused = label.endswith(" fused")
@@ -397,6 +410,8 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         tile_attr += ', qs.gemm_split_k = "stream"'
     if fused:
         tile_attr += ', qs.gemm_split_k_reduce = "fused"'
+    if promote:
+        tile_attr += ', qs.gemm_mx_scaling = "promote"'
     args, results, names = "", r, "%y"
     if state:
         args, results, names = ", %s: tensor<1xf32>, %am: tensor<1xf32>", f"{r}, tensor<1xf32>", "%y, %am2"

@@ -19,6 +19,9 @@
 // ppmc2), and with the TMA-store epilogue (qs.gemm_epilogue = "tma"; sched
 // tma, persistent ptma) and the direct one (qs.gemm_epilogue = "direct";
 // sched dir: the default is "tma" where defaultsToTmaStore says so).
+// sm_90a MXFP8 TN, converted to bf16 by default, is also run promoted per
+// 32-block (qs.gemm_mx_scaling = "promote"; sched prom) in its default
+// and 128-wide tiles.
 // --split-k=S adds, for every shape whose k-tiles (ceil(K / 128)) S divides, a
 // run with qs.gemm_split_k = S (sched skS; the time covers the GEMM kernel and
 // the reduction kernel, the grid column is the GEMM's); --split-k-auto a run of
@@ -148,8 +151,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
                        bool tma, bool direct, int64_t splitK, bool splitKAuto,
                        bool streamK, bool fusedReduce, bool fast, bool fp8Out,
-                       bool separate, StringRef family, StringRef chip,
-                       StringRef layout) {
+                       bool separate, bool mxPromote, StringRef family,
+                       StringRef chip, StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
     int64_t rows = a ? m : n;
@@ -191,6 +194,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     attrs += ", qs.gemm_split_k = \"stream\"";
   if (fusedReduce)
     attrs += ", qs.gemm_split_k_reduce = \"fused\"";
+  if (mxPromote)
+    attrs += ", qs.gemm_mx_scaling = \"promote\"";
   std::string flags = layout == "TN"   ? " transpose_b"
                       : layout == "NT" ? " transpose_a"
                                        : "";
@@ -360,6 +365,9 @@ int main(int argc, char **argv) {
       bool separate = false;
       /// qs.gemm_epilogue = "direct" (sched dir).
       bool direct = false;
+      /// qs.gemm_mx_scaling = "promote" (sched prom): sm_90a MXFP8 TN
+      /// promoted per 32-block instead of converted to bf16.
+      bool mxPromote = false;
     };
     SmallVector<Run> runs = {Run()};
     // sm_90a ping-pong needs fast_accumulate.
@@ -371,10 +379,18 @@ int main(int argc, char **argv) {
     if (index == 0 && chip == "sm_90a" &&
         (family == "fp8_current" || family == "fp8_block"))
       runs.push_back(Run{192});
-    // sm_90a MXFP8: 128x128 tiles (two 64-column chunks) besides the
-    // default 128x64.
-    if (index == 0 && family == "mxfp8" && chip == "sm_90a")
-      runs.push_back(Run{128});
+    // sm_90a MXFP8: TN converts to bf16 in 128x128 tiles by default; the
+    // promoting kernel (sched prom) in its default 128x64 tiles and in
+    // 128x128 (two 64-column chunks). NN and NT (MN-major operands)
+    // promote: 128x128 besides their default.
+    if (index == 0 && family == "mxfp8" && chip == "sm_90a") {
+      if (layout == "TN") {
+        runs.append({Run(), Run{128}});
+        runs[runs.size() - 2].mxPromote = runs.back().mxPromote = true;
+      } else {
+        runs.push_back(Run{128});
+      }
+    }
     if (index == 0 && chip == "sm_90a" && persistentOpt > 0)
       runs.push_back(Run{0, persistentOpt});
     // Multicast pairs need K-major operands (MXFP8's column-wise data is
@@ -418,7 +434,8 @@ int main(int argc, char **argv) {
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
                      run.tma, run.direct, run.splitK, run.splitKAuto,
                      run.streamK, fused && (run.splitK || run.splitKAuto), fast,
-                     fp8OutOpt, run.separate, family, chip, layout),
+                     fp8OutOpt, run.separate, run.mxPromote, family, chip,
+                     layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
       options.chip = chip;
@@ -475,6 +492,7 @@ int main(int argc, char **argv) {
                           : run.tma && run.persistent     ? "ptma"
                           : run.tma                       ? "tma"
                           : run.direct                    ? "dir"
+                          : run.mxPromote                 ? "prom"
                           : run.persistent && run.cluster ? "pmc2"
                           : run.persistent                ? "pers"
                           : run.cluster                   ? "mc2"

@@ -198,19 +198,20 @@ int main(void) {
   MlirValue gemm = qsBuildGemm(fn2, a, a, false, true, (MlirValue){NULL}, (MlirValue){NULL},
                                mlirRankedTensorTypeGet(2, s4, f32, mlirAttributeGetNull()),
                                (MlirValue){NULL}, (MlirValue){NULL}, NULL, loc);
-  // CHECK: gemm options: 1 1 1 1 1 1
+  // CHECK: gemm options: 1 1 1 1 1 1 1
   MlirType i64 = mlirIntegerTypeGet(ctx, 64);
-  fprintf(stderr, "gemm options: %d %d %d %d %d %d\n",
+  fprintf(stderr, "gemm options: %d %d %d %d %d %d %d\n",
           qsGemmSetKernelOption(gemm, str("cluster"), mlirIntegerAttrGet(i64, 2), loc),
           qsGemmSetKernelOption(gemm, str("persistent"), mlirIntegerAttrGet(i64, 132), loc),
           qsGemmSetKernelOption(gemm, str("schedule"), mlirStringAttrGet(ctx, str("pingpong")), loc),
           qsGemmSetKernelOption(gemm, str("epilogue"), mlirStringAttrGet(ctx, str("tma")), loc),
           qsGemmSetKernelOption(gemm, str("scale_loads"), mlirStringAttrGet(ctx, str("in_tile")), loc),
-          qsGemmSetKernelOption(gemm, str("promotion"), mlirStringAttrGet(ctx, str("in_tile")), loc));
+          qsGemmSetKernelOption(gemm, str("promotion"), mlirStringAttrGet(ctx, str("in_tile")), loc),
+          qsGemmSetKernelOption(gemm, str("mx_scaling"), mlirStringAttrGet(ctx, str("promote")), loc));
   // fast_accumulate (an inherent unit attribute of qs.gemm).
   // CHECK: fast_accumulate: 1
   fprintf(stderr, "fast_accumulate: %d\n", qsGemmSetFastAccumulate(gemm, true, loc));
-  // CHECK: "qs.gemm"{{.*}} <{fast_accumulate, {{.*}}transpose_b}> {qs.gemm_cluster = 2 : i64, qs.gemm_epilogue = "tma", qs.gemm_persistent = 132 : i64, qs.gemm_promotion = "in_tile", qs.gemm_scale_loads = "in_tile", qs.gemm_schedule = "pingpong"}
+  // CHECK: "qs.gemm"{{.*}} <{fast_accumulate, {{.*}}transpose_b}> {qs.gemm_cluster = 2 : i64, qs.gemm_epilogue = "tma", qs.gemm_mx_scaling = "promote", qs.gemm_persistent = 132 : i64, qs.gemm_promotion = "in_tile", qs.gemm_scale_loads = "in_tile", qs.gemm_schedule = "pingpong"}
   mlirOperationPrint(mlirOpResultGetOwner(gemm), printToStderr, NULL);
   fprintf(stderr, "\n");
   // CHECK: diagnostic: fast_accumulate applies to the result of a 'qs.gemm'
@@ -219,7 +220,7 @@ int main(void) {
   // CHECK: diagnostic: 'qs.gemm_persistent' must be an i64 of at least 1 (the number of blocks of the persistent GEMM kernels), got 0 : i64
   // CHECK: diagnostic: 'qs.gemm_schedule' must be the string "cooperative" or "pingpong" (how the GEMM kernel's consumer warpgroups share the output tiles), got 2 : i64
   // CHECK: diagnostic: 'qs.gemm_epilogue' must be the string "direct" or "tma" (how the GEMM kernels store their output), got "stmatrix"
-  // CHECK: diagnostic: unknown GEMM kernel option 'stages' (tile_n, persistent, cluster, schedule, epilogue, split_k, split_k_reduce, scale_loads, promotion)
+  // CHECK: diagnostic: unknown GEMM kernel option 'stages' (tile_n, persistent, cluster, schedule, epilogue, split_k, split_k_reduce, scale_loads, promotion, mx_scaling)
   // CHECK: diagnostic: GEMM kernel options apply to the result of a 'qs.gemm'
   // CHECK: diagnostic: GEMM kernel option 'cluster' got a null attribute
   // CHECK: rejected options: 0 0 0 0 0 0

@@ -28,7 +28,7 @@
 !yc = !qs.tensor<224x1024xf32, #qs.mxfp8<rowwise = false, optimize_for_gemm = true, fp8_dtype = f8E5M2>>
 !yk = !qs.tensor<256x1024xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 !ykf = !qs.tensor<224x1024xf32, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
-module attributes {qs.chip = "sm_90a"} {
+module attributes {qs.chip = "sm_90a", qs.gemm_mx_scaling = "promote"} {
   // 32 KiB of staging (two 64 x 128-byte buffers per consumer) after the
   // ring.
   // CHECK-LABEL: func.func @fused

@@ -1,6 +1,6 @@
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics | FileCheck %s
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=PTX
-// RUN: sed 's/sm_100a/sm_90a/' %s | qs-opt --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans | FileCheck %s --check-prefix=SM90
+// RUN: sed 's/"sm_100a"/"sm_90a", qs.gemm_mx_scaling = "promote"/' %s | qs-opt --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans | FileCheck %s --check-prefix=SM90
 
 // A row-wise MXFP8 or FP8 1x128 result of qs.gemm on sm_100a: the
 // tcgen05 epilogue, whose thread reads 32 consecutive columns of a row per

@@ -9,7 +9,8 @@
 // where qs.gemm_epilogue = "direct" asks for it, where the tiles do not
 // fill the GPU (256 rows), for persistent kernels, where D's rows are not
 // multiples of 16 bytes (8196 bf16 columns) and for the other block-scaled
-// operands (unmeasured there: MXFP8 here). Also 128x256 tiles without fast_accumulate
+// operands (unmeasured there: MXFP8 here, converted to bf16 in 128x128
+// tiles by default). Also 128x256 tiles without fast_accumulate
 // where they fill the GPU and the kernel has a block per tile.
 !x = !qs.tensor<8192x1024xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<8192x1024xbf16, #qs.fp8_current<columnwise = false>>
@@ -56,7 +57,7 @@ module attributes {qs.chip = "sm_90a"} {
     return %y : tensor<8192x8192xbf16>
   }
   func.func @mx(%x: !xm, %w: !wm) -> tensor<8192x8192xbf16> {
-    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x64 tiles (64 x 128), 8-stage ring, 8 k-tiles of 128, FP32 promotion per 32 of K; 8192 blocks}}
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (64 x 64), 4-stage ring, 8 k-tiles of 128, FP8 codes times E8M0 scales converted to bf16 in shared memory; 4096 blocks}}
     %y = qs.gemm %x, %w transpose_b : !xm, !wm -> tensor<8192x8192xbf16>
     return %y : tensor<8192x8192xbf16>
   }

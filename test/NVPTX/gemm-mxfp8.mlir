@@ -4,7 +4,8 @@
 // RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_tile_n = 128 : i64/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=WIDE
 
 // MXFP8 on Hopper, which TE does not offer: FP8 wgmma with per-32
-// promotion. 128x64 tiles; per 128-wide k-tile, four fresh m64n64k32
+// promotion (qs.gemm_mx_scaling = "promote"; K-major operands are
+// converted to bf16 by default: gemm-mxfp8-convert.mlir). 128x64 tiles; per 128-wide k-tile, four fresh m64n64k32
 // accumulator sets (one per 32-block) issued together, waited for once,
 // the stage freed, and each set promoted with its E8M0 scales (2^(e -
 // 127), from the compact and the GEMM-swizzled layouts: a row's four
@@ -83,7 +84,7 @@
 // WIDE-NOT: m64n128k32
 !x = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<768x512xbf16, #qs.mxfp8<columnwise = false, optimize_for_gemm = true>>
-module attributes {qs.chip = "sm_90a"} {
+module attributes {qs.chip = "sm_90a", qs.gemm_mx_scaling = "promote"} {
   func.func @fprop(%x: !x, %w: !w) -> tensor<1024x768xbf16> {
     %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<1024x768xbf16>
     return %y : tensor<1024x768xbf16>

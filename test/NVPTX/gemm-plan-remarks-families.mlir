@@ -1,8 +1,10 @@
 // RUN: qs-opt %s -split-input-file --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics -o /dev/null
 
 // report-gemm-plans for the sm_100a tcgen05 kernel (128 threads, scale
-// factors in tensor memory, no promotion) and sm_90a's MXFP8 (128x64
-// tiles promoted per 32 of K), NVFP4 (converted to f16) and MN-major
+// factors in tensor memory, no promotion) and sm_90a's MXFP8 (K-major:
+// converted to bf16 in 128x128 tiles by default, here split; with
+// qs.gemm_mx_scaling = "promote" 128x64 tiles promoted per 32 of K),
+// NVFP4 (converted to f16) and MN-major
 // MXFP8 dgrad (transposed in shared memory; 128x128 tiles by default
 // where a block computes a tile, 128x64 where K splits); split-K "auto"
 // on NVFP4's 256-wide sm_100a k-tiles.
@@ -34,8 +36,13 @@ module attributes {qs.chip = "sm_100a"} {
 !wn = !qs.tensor<1024x512xbf16, #qs.nvfp4<columnwise = false>>
 module attributes {qs.chip = "sm_90a"} {
   func.func @mx(%x: !x, %w: !w) -> tensor<256x1024xbf16> {
-    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x64 tiles}}
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 4-stage ring, 4 k-tiles of 128 in 4 splits of 1 (split-K by default, model 9.1 us against 12.3 unsplit), FP8 codes times E8M0 scales converted to bf16 in shared memory; 64 blocks}}
     %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<256x1024xbf16>
+    return %y : tensor<256x1024xbf16>
+  }
+  func.func @mx_promoted(%x: !x, %w: !w) -> tensor<256x1024xbf16> {
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x64 tiles (2 x 16), 8-stage ring, 4 k-tiles of 128, FP32 promotion per 32 of K; 32 blocks}}
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_mx_scaling = "promote"} : !x, !w -> tensor<256x1024xbf16>
     return %y : tensor<256x1024xbf16>
   }
   func.func @dgrad(%dy: !dy, %w: !wt) -> tensor<256x512xbf16> {

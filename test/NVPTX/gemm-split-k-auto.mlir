@@ -11,11 +11,13 @@
 // 14336 gets stream-K instead of 4 splits (132 blocks, 5 planes of all 32
 // tiles, the counters, no reduction kernel). 8192^3's 4096 tiles are
 // 31.03 waves: stream-K (132 persistent blocks, a workspace of 2 planes of
-// the last 136 tiles, the counters, no reduction kernel), MXFP8's 8192
-// tiles of 128x64 (62.06 waves) likewise (2 planes of 140); not where
-// stream-K's rules exclude it: with qs.gemm_split_k_reduce = "kernel",
-// ping-pong (the persistent 132-block kernel as asked, no split) and
-// MXFP8 in 128x128 tiles.
+// the last 136 tiles, the counters, no reduction kernel), MXFP8 promoted
+// per 32-block in 8192 tiles of 128x64 (62.06 waves) likewise (2 planes
+// of 140), and MXFP8 converted to bf16 (the default) in 4096 128x128 tiles
+// as per-tensor's (2 planes of 136); not where stream-K's rules exclude
+// it: with qs.gemm_split_k_reduce = "kernel", ping-pong (the persistent
+// 132-block kernel as asked, no split) and MXFP8 promoted in 128x128
+// tiles.
 
 // CHECK-LABEL: func.func @deep
 // CHECK: %[[WS:.*]] = memref.alloc() : memref<2097152xf32>
@@ -53,6 +55,10 @@
 // CHECK-LABEL: func.func @mx_wide
 // CHECK-NOT: memref.alloc() : memref<{{[0-9]+}}xf32>
 // CHECK: call @qs_gemm_7_launch(
+// CHECK-NOT: split_k_reduce
+// CHECK-LABEL: func.func @mx_converted
+// CHECK: %[[WS8:.*]] = memref.alloc() : memref<4456448xf32>
+// CHECK: call @qs_gemm_8_launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[WS8]])
 // CHECK-NOT: split_k_reduce
 // CHECK: func.func private @qs_gemm_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 128 : i64
 // CHECK: func.func private @qs_gemm_split_k_reduce_launch(
@@ -106,11 +112,15 @@ module attributes {qs.chip = "sm_90a", qs.gemm_split_k = "auto"} {
     return %y : tensor<8192x8192xbf16>
   }
   func.func @mx(%x: !mx, %w: !mx) -> tensor<8192x8192xbf16> {
-    %y = qs.gemm %x, %w transpose_b : !mx, !mx -> tensor<8192x8192xbf16>
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_mx_scaling = "promote"} : !mx, !mx -> tensor<8192x8192xbf16>
     return %y : tensor<8192x8192xbf16>
   }
   func.func @mx_wide(%x: !mx, %w: !mx) -> tensor<8192x8192xbf16> {
-    %y = qs.gemm %x, %w transpose_b {qs.gemm_tile_n = 128 : i64} : !mx, !mx -> tensor<8192x8192xbf16>
+    %y = qs.gemm %x, %w transpose_b {qs.gemm_tile_n = 128 : i64, qs.gemm_mx_scaling = "promote"} : !mx, !mx -> tensor<8192x8192xbf16>
+    return %y : tensor<8192x8192xbf16>
+  }
+  func.func @mx_converted(%x: !mx, %w: !mx) -> tensor<8192x8192xbf16> {
+    %y = qs.gemm %x, %w transpose_b : !mx, !mx -> tensor<8192x8192xbf16>
     return %y : tensor<8192x8192xbf16>
   }
 }

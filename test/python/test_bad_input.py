@@ -124,6 +124,10 @@ def test_bad_builder_arguments():
         f1.gemm(q, q, transpose_b=True, promotion="late")
     with pytest.raises(TypeError, match="gemm option promotion must be a str, got 1"):
         f1.gemm(q, q, transpose_b=True, promotion=1)
+    with pytest.raises(qs.QSError, match="'qs.gemm_mx_scaling' must be the string \"promote\" or \"convert\""):
+        f1.gemm(q, q, transpose_b=True, mx_scaling="bf16")
+    with pytest.raises(TypeError, match="gemm option mx_scaling must be a str, got False"):
+        f1.gemm(q, q, transpose_b=True, mx_scaling=False)
     assert "qs.gemm" not in str(g1)
     with pytest.raises(qs.QSError, match="qs.assemble"):
         f1.assemble([f1.args[0]], spec((32, 64)))

@@ -595,11 +595,19 @@ def test_compile_errors():
     with pytest.raises(qs.QSError, match=r"test_runtime.py.*'qs.gemm_buffers' op GEMM kernels "
                                          r"need K \(here 136\) to be a multiple of 16"):
         qs.compile(linear(qs.Float8CurrentScalingQuantizer(), k=136))
-    # MXFP8 fprop and dgrad on Hopper (which TE does not offer) compile;
-    # the dgrad's MN-major w is copied transposed for wgmma by both consumer
-    # warpgroups (named barrier 1).
+    # MXFP8 fprop and dgrad on Hopper (which TE does not offer) compile:
+    # the fprop's K-major operands converted to bf16 by both consumer
+    # warpgroups (named barrier 1) for bf16 wgmma, or with mx_scaling =
+    # "promote" FP8 wgmma promoted per 32-block; the dgrad's MN-major w is
+    # copied transposed for FP8 wgmma by both consumers.
     compiled = qs.compile(linear(qs.MXFP8Quantizer()))
     assert "qs_gemm" in compiled.kernels
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" in compiled.ptx
+    assert "cvt.rn.bf16x2.f32" in compiled.ptx and "bar.sync 1, 256;" in compiled.ptx
+    assert "e4m3.e4m3" not in compiled.ptx
+    promoted = linear(qs.MXFP8Quantizer(), mx_scaling="promote")
+    assert 'qs.gemm_mx_scaling = "promote"' in str(promoted)
+    compiled = qs.compile(promoted)
     assert "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" in compiled.ptx
     assert "bar.sync 1, 256;" not in compiled.ptx
     compiled = qs.compile(linear(qs.MXFP8Quantizer(), layout="NN"))

@@ -47,16 +47,18 @@ const char *streamKRule(const GemmOperands &operands, unsigned cc, bool mx) {
   if (cc == 100)
     return nullptr;
   if (mx && operands.tileN == 128)
-    return "qs.gemm_split_k = \"stream\" with MXFP8 operands needs the "
-           "default 128x64 tiles: with qs.gemm_tile_n = 128 the segments' "
-           "bookkeeping next to two sets of partial accumulators exceeds the "
-           "consumers' 232 registers (ptxas spills)";
+    return "qs.gemm_split_k = \"stream\" with MXFP8 operands promoted per "
+           "32-block (qs.gemm_mx_scaling = \"promote\", or MN-major) needs "
+           "their default 128x64 tiles: with qs.gemm_tile_n = 128 the "
+           "segments' bookkeeping next to two sets of partial accumulators "
+           "exceeds the consumers' 232 registers (ptxas spills)";
   if (operands.tmaStore && (operands.b.blockDim == 1 || mx))
     return "qs.gemm_split_k = \"stream\" with qs.gemm_epilogue = \"tma\" "
-           "needs operands scaled per tensor, FP8 block 1x128 x 128x128 or "
-           "NVFP4: with 1x128-scaled B or MXFP8 the segments' bookkeeping, "
-           "the planes' sums and the staging exceed the consumers' 232 "
-           "registers (ptxas spills)";
+           "needs operands scaled per tensor, FP8 block 1x128 x 128x128, "
+           "MXFP8 converted to bf16 or NVFP4: with 1x128-scaled B or MXFP8 "
+           "promoted per 32-block the segments' bookkeeping, the planes' "
+           "sums and the staging exceed the consumers' 232 registers (ptxas "
+           "spills)";
   return nullptr;
 }
 
@@ -73,7 +75,14 @@ bool isPromotedMX(const GemmOperands &operands, unsigned cc) {
 } // namespace
 
 bool gpuk::mxConverts(const GemmOperands &operands, int64_t cc) {
-  return cc == 90 && isMX(operands) && operands.mxConvert;
+  // K-major operands only (MN-major ones are copied transposed as FP8 and
+  // promoted); by default unless a promotion option asks for the
+  // promoting kernel.
+  if (cc != 90 || !isMX(operands) || operands.mxPromote || operands.a.mnMajor ||
+      operands.b.mnMajor)
+    return false;
+  return operands.mxConvert ||
+         (!operands.promotionInTile && !operands.promotionOverlapped);
 }
 
 LogicalResult
@@ -153,20 +162,7 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
               "128-wide tiles: 1x128 x 1x128 would carry 32 column scales per "
               "thread and k-tile, 128x192 tiles spill, and the other "
               "families and sm_100a load their scales otherwise";
-  if ((operands.mxConvert || operands.mxPromote) && (cc != 90 || !mx))
-    return emitError() << "qs.gemm_mx_scaling (how the kernel applies E8M0 "
-                          "block scales: FP8 wgmma promoted per 32-block, or "
-                          "codes times scales converted to bf16) exists for "
-                          "MXFP8 GEMMs on sm_90a; sm_100a's tensor cores "
-                          "apply the scales themselves";
-  if (operands.mxConvert && (operands.a.mnMajor || operands.b.mnMajor))
-    return emitError()
-           << "qs.gemm_mx_scaling = \"convert\" reads K-major operands "
-              "(row-wise data of an operand contracted over its last "
-              "dimension: fprop, TN); an MN-major operand (column-wise MXFP8 "
-              "data, dgrad and wgrad) is copied transposed as FP8 and "
-              "promoted: use \"promote\"";
-  if (operands.mxConvert &&
+  if (operands.mxConvert && mxConverts(operands, cc) &&
       (operands.promotionOverlapped || operands.promotionInTile))
     return emitError() << "qs.gemm_promotion applies to kernels that promote "
                           "partial sums; with qs.gemm_mx_scaling = "
@@ -434,11 +430,11 @@ bool gpuk::defaultsToSplitK(const GemmOperands &operands, int64_t cc,
       operands.clusterSize > 1 || operands.tmaStore || operands.fusedReduce)
     return false;
   // The default tiles where they do not fill the chip (128 wide; MXFP8
-  // 64), and K in more than one k-tile.
+  // promoted 64), and K in more than one k-tile.
   int64_t sms = multiprocessors ? multiprocessors : kSMs;
-  int64_t tileN = operands.tileN             ? operands.tileN
-                  : operands.a.blockDim == 3 ? 64
-                                             : 128;
+  int64_t tileN = operands.tileN ? operands.tileN
+                  : operands.a.blockDim == 3 && !mxConverts(operands, cc) ? 64
+                                                                          : 128;
   return ceilDiv(operands.m, 128) * ceilDiv(operands.n, tileN) < sms &&
          operands.k > 128;
 }
@@ -483,8 +479,10 @@ bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
     return false;
   int64_t tileN = operands.pingpong ? 128 : operands.tileN;
   bool sm90Blocks =
-      block == 32 || (block == 128 && operands.outBytes == 2 &&
-                      (tileN ? tileN % 128 == 0 : operands.a.blockDim != 3));
+      block == 32 ||
+      (block == 128 && operands.outBytes == 2 &&
+       (tileN ? tileN % 128 == 0
+              : operands.a.blockDim != 3 || mxConverts(operands, cc)));
   bool sm100Blocks = block == 32 || !columnwise ||
                      (operands.outBytes == 2 && tileN % 128 == 0);
   return cc >= 100 ? sm100Blocks : sm90Blocks;

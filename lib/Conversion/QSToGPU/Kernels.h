@@ -211,7 +211,7 @@ struct GemmOperands {
   /// qs.gemm_mx_scaling: "convert" (sm_90a MXFP8 with K-major operands:
   /// codes times scales converted to bf16, bf16 wgmma; GemmPlan::
   /// mxConverts) and "promote" (FP8 wgmma, each 32-block promoted) said
-  /// explicitly.
+  /// explicitly; no effect on other GEMMs.
   bool mxConvert = false, mxPromote = false;
   /// qs.gemm_split_k: K cut into this many ranges of k-tiles, each tile's
   /// ranges summed by a second kernel or (fusedReduce) by the tile's last
@@ -291,8 +291,9 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// (unmeasured there).
 /// Whether the sm_90a kernel of `operands` (compute capability `cc`)
 /// converts MXFP8 operands to bf16 (GemmPlan::mxConverts): MXFP8 on
-/// sm_90a with qs.gemm_mx_scaling = "convert" (K-major operands; else
-/// checkGemmSupport's diagnostic).
+/// sm_90a with K-major operands, unless qs.gemm_mx_scaling = "promote"
+/// or (without qs.gemm_mx_scaling = "convert") a qs.gemm_promotion asks
+/// for the promoting kernel.
 bool mxConverts(const GemmOperands &operands, int64_t cc);
 
 bool defaultsToTmaStore(const GemmOperands &operands, bool accumulate,

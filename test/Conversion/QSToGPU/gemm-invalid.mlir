@@ -232,11 +232,12 @@ func.func @stream_k_reduce_kernel(%a: !a, %b: !a) -> tensor<512x512xbf16> {
 
 // -----
 
-// Stream-K with the TMA-store epilogue: not with MXFP8 (spills) ...
+// Stream-K with the TMA-store epilogue: not with MXFP8 promoted per
+// 32-block (spills) ...
 !m = !qs.tensor<512x256xbf16, #qs.mxfp8<columnwise = false>>
-module attributes {qs.gemm_epilogue = "tma"} {
+module attributes {qs.gemm_epilogue = "tma", qs.gemm_mx_scaling = "promote"} {
 func.func @stream_k_tma_mxfp8(%a: !m, %b: !m) -> tensor<512x512xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" with qs.gemm_epilogue = "tma" needs operands scaled per tensor, FP8 block 1x128 x 128x128 or NVFP4: with 1x128-scaled B or MXFP8 the segments' bookkeeping, the planes' sums and the staging exceed the consumers' 232 registers (ptxas spills)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" with qs.gemm_epilogue = "tma" needs operands scaled per tensor, FP8 block 1x128 x 128x128, MXFP8 converted to bf16 or NVFP4: with 1x128-scaled B or MXFP8 promoted per 32-block the segments' bookkeeping, the planes' sums and the staging exceed the consumers' 232 registers (ptxas spills)}}
   %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream"} : !m, !m -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }
@@ -248,7 +249,7 @@ func.func @stream_k_tma_mxfp8(%a: !m, %b: !m) -> tensor<512x512xbf16> {
 !g = !qs.tensor<512x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.gemm_epilogue = "tma"} {
 func.func @stream_k_tma_block_1d(%a: !g, %b: !g) -> tensor<512x512xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" with qs.gemm_epilogue = "tma" needs operands scaled per tensor, FP8 block 1x128 x 128x128 or NVFP4: with 1x128-scaled B or MXFP8 the segments' bookkeeping, the planes' sums and the staging exceed the consumers' 232 registers (ptxas spills)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" with qs.gemm_epilogue = "tma" needs operands scaled per tensor, FP8 block 1x128 x 128x128, MXFP8 converted to bf16 or NVFP4: with 1x128-scaled B or MXFP8 promoted per 32-block the segments' bookkeeping, the planes' sums and the staging exceed the consumers' 232 registers (ptxas spills)}}
   %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream"} : !g, !g -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }
@@ -256,11 +257,12 @@ func.func @stream_k_tma_block_1d(%a: !g, %b: !g) -> tensor<512x512xbf16> {
 
 // -----
 
-// Stream-K with MXFP8 keeps the default 128x64 tiles (128x128 spills).
+// Stream-K with MXFP8 promoted per 32-block keeps the default 128x64 tiles
+// (128x128 spills).
 !m = !qs.tensor<512x256xbf16, #qs.mxfp8<columnwise = false>>
 func.func @stream_k_mxfp8_128(%a: !m, %b: !m) -> tensor<512x512xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" with MXFP8 operands needs the default 128x64 tiles: with qs.gemm_tile_n = 128 the segments' bookkeeping next to two sets of partial accumulators exceeds the consumers' 232 registers (ptxas spills)}}
-  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream", qs.gemm_tile_n = 128 : i64} : !m, !m -> tensor<512x512xbf16>
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" with MXFP8 operands promoted per 32-block (qs.gemm_mx_scaling = "promote", or MN-major) needs their default 128x64 tiles: with qs.gemm_tile_n = 128 the segments' bookkeeping next to two sets of partial accumulators exceeds the consumers' 232 registers (ptxas spills)}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream", qs.gemm_tile_n = 128 : i64, qs.gemm_mx_scaling = "promote"} : !m, !m -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }
 
@@ -386,4 +388,15 @@ func.func @promotion_overlapped_persistent_mxfp8_output(%a: !m, %b: !m) -> !y {
   %y = qs.gemm %a, %b transpose_b : !m, !m -> !y
   return %y : !y
 }
+}
+
+// -----
+
+// qs.gemm_mx_scaling = "convert" sums all of K in bf16 wgmmas: nothing to
+// promote, so a qs.gemm_promotion on the same GEMM contradicts it.
+!m = !qs.tensor<512x256xbf16, #qs.mxfp8<columnwise = false>>
+func.func @mx_convert_promotion(%a: !m, %b: !m) -> tensor<512x512xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion applies to kernels that promote partial sums; with qs.gemm_mx_scaling = "convert" the bf16 wgmmas sum all of K in FP32 and nothing is promoted}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_mx_scaling = "convert", qs.gemm_promotion = "in_tile"} : !m, !m -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
 }

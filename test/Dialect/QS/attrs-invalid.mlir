@@ -168,6 +168,12 @@ module attributes {qs.gemm_promotion = "late"} {}
 
 // -----
 
+// How the sm_90a GEMM kernel applies MXFP8 block scales is named.
+// expected-error @+1 {{'qs.gemm_mx_scaling' must be the string "promote" or "convert" (how the sm_90a GEMM kernel applies MXFP8 block scales: FP8 wgmma promoted per 32-block, or codes times scales converted to bf16), got "bf16"}}
+module attributes {qs.gemm_mx_scaling = "bf16"} {}
+
+// -----
+
 // The quantize kernels' store strategies are named.
 // expected-error @+1 {{'qs.quantize_stores' must be the string "coalesced" or "direct" (how the quantize kernels store codes), got "staged"}}
 func.func @f() attributes {qs.quantize_stores = "staged"} {
