@@ -711,6 +711,8 @@ def plan_schedule(case):
         options.add("intile")
     if case.get("promotion") == "in_tile":
         options.add("serial")
+    if case.get("mx_scaling") == "promote":
+        options.add("promote")
     if case.get("split_k_reduce") == "fused":
         options.discard("sk")
         options.add("skf")
@@ -743,7 +745,7 @@ def work_list(bundle, only, no_bench):
             with open(os.path.join(bundle, "bench", n, "case.json")) as f:
                 cases[n] = json.load(f)
     options = ("tile_n", "persistent", "cluster", "schedule", "epilogue", "split_k",
-               "scale_loads", "promotion")
+               "scale_loads", "promotion", "mx_scaling")
     work += [("gemm", n) for n in sorted(cases, key=lambda n: (
         sum(bool(cases[n].get(k)) for k in options), n))]
     return work
@@ -879,6 +881,7 @@ class Report:
                             + (["sep"] if case.get("separate_quantize") else [])
                             + (["in_tile"] if case.get("scale_loads") == "in_tile" else [])
                             + (["serial"] if case.get("promotion") == "in_tile" else [])
+                            + (["promote"] if case.get("mx_scaling") == "promote" else [])
                             + (["stream"] if case.get("split_k") == "stream" else
                                [f"sk{case['split_k']}"
                                 + ("f" if case.get("split_k_reduce") == "fused" else "")]

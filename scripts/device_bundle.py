@@ -718,10 +718,8 @@ def main():
              for family in ("fp8_block", "mxfp8", "nvfp4") for shape in shapes[:2]]
     # MXFP8 dgrad: w's column-wise data is MN-major, copied transposed.
     runs += [("mxfp8", shape, None, "NN", None, None, None, False) for shape in shapes[:1]]
-    # MXFP8 in 128x128 tiles (two promoted 64-column chunks; the default is
-    # 128x64), fprop and dgrad.
-    runs += [("mxfp8", shape, 128, layout, None, None, None, False) for shape in shapes[:1]
-             for layout in ("TN", "NN")]
+    # (MXFP8 in 128x128 tiles: the default of both since 2026-12-05, TN
+    # converted to bf16, NN promoted; TN promoted in 128x128 below.)
     # Persistent kernels on 132 blocks (one per H200 multiprocessor).
     runs += [(family, shape, None, "TN", 132, None, None, fast)
              for family, fast in ((P, False), (P, True), ("fp8_block", False))
@@ -802,8 +800,16 @@ def main():
              for family, tile, loads, promotion in (
                  ("fp8_block", None, None, "in_tile"), (P, 128, None, None),
                  (P, 128, None, "in_tile"), ("mxfp8", None, None, "in_tile"))]
+    # MXFP8 TN promoted per 32-block (qs.gemm_mx_scaling = "promote", last
+    # field) against its default since 2026-12-05, converted to bf16, on
+    # the first two shapes (128x64 tiles) and the first (128x128, two
+    # promoted 64-column chunks).
+    runs = [run + (None,) for run in runs]
+    runs += [("mxfp8", shape, tile, "TN", None, None, None, False, None, None, False, None,
+              None, "promote") for shape, tile in ([(shape, None) for shape in shapes[:2]]
+                                                   + [(shape, 128) for shape in shapes[:1]])]
     for (family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split,
-         fp8_out, scale_loads, promotion) in (runs if args.chip == "sm_90a" else []):
+         fp8_out, scale_loads, promotion, mx_scaling) in (runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
             qa = f"!qs.tensor<{m}x{k}xbf16, #qs.mxfp8<columnwise = false>>"
             qb = f"!qs.tensor<{k}x{n}xbf16, #qs.mxfp8<rowwise = false, optimize_for_gemm = true>>"
@@ -841,7 +847,8 @@ def main():
                      f", qs.gemm_split_k = {split_k(split)[0]} : i64") if split else "")
                  + (', qs.gemm_split_k_reduce = "fused"' if split_k(split)[1] else "")
                  + (f', qs.gemm_scale_loads = "{scale_loads}"' if scale_loads else "")
-                 + (f', qs.gemm_promotion = "{promotion}"' if promotion else ""))
+                 + (f', qs.gemm_promotion = "{promotion}"' if promotion else "")
+                 + (f', qs.gemm_mx_scaling = "{mx_scaling}"' if mx_scaling else ""))
         flags = f"{' transpose_b' if layout == 'TN' else ''}{' fast_accumulate' if fast else ''}"
         if fp8_out == "sep":
             # The product is returned too: as the quantize's only input the
@@ -868,6 +875,7 @@ def main():
                  + ("-sep" if fp8_out == "sep" else "")
                  + ("-intile" if scale_loads == "in_tile" else "")
                  + ("-serial" if promotion == "in_tile" else "")
+                 + ("-promote" if mx_scaling == "promote" else "")
                  + ("-fp8out" if fp8_out else ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
@@ -877,7 +885,7 @@ def main():
                        "fast_accumulate": fast, "epilogue": epilogue,
                        "split_k": split_k(split)[0], "split_k_reduce": split_k(split)[1],
                        "output_quantizer": bool(fp8_out), "scale_loads": scale_loads,
-                       "promotion": promotion,
+                       "promotion": promotion, "mx_scaling": mx_scaling,
                        "separate_quantize": fp8_out == "sep",
                        "inputs": (6 if family == "nvfp4" else 4) + (2 if fp8_out else 0)}, f)
         bench += 1

@@ -249,8 +249,8 @@ struct GemmCode {
   Value convertedAt(Value tile, int64_t rows, Value chunk, Value row, Value e);
   /// MXFP8 converted (GemmPlan::mxConverts): the E8M0 codes (i8) of the
   /// 32-blocks that thread `t` of consumer `consumer` converts in k-tile
-  /// `kt`: A's of halves 0 and 1, then B's (row consumer * 64 + t / 2,
-  /// block 4 kt + 2 h + t % 2 in half h).
+  /// `kt`: A's of halves 0 and 1, then B's (row consumer * 64 + t % 64,
+  /// block 4 kt + 2 h + t / 64 in half h).
   SmallVector<Value> mxScaleCodes(Value tm, Value tn, Value consumer, Value t,
                                   Value kt, Value scalesA, Value scalesB);
   /// MXFP8 converted: thread `t` of consumer `consumer` converts its 32

@@ -20,8 +20,8 @@ using namespace mlir::qs::gpuk::gemm;
 SmallVector<Value> GemmCode::mxScaleCodes(Value tm, Value tn, Value consumer,
                                           Value t, Value kt, Value scalesA,
                                           Value scalesB) {
-  Value rowInHalf = env.add(env.mul(consumer, i(64)), shr(t, 1));
-  Value kb0 = env.add(env.mul(kt, i(4)), band(t, 1));
+  Value rowInHalf = env.add(env.mul(consumer, i(64)), band(t, 63));
+  Value kb0 = env.add(env.mul(kt, i(4)), shr(t, 6));
   SmallVector<Value> codes;
   for (auto [op, scales, firstRow] :
        {std::tuple<const OperandPlan &, Value, Value>{plan.a, scalesA,
@@ -96,8 +96,13 @@ void GemmCode::convertMx(
     Value consumer, Value t, Value s, int64_t h, Value buffer, Value codeA,
     Value codeB, const std::function<SmallVector<Value>(Value)> &load16,
     const std::function<void(Value, ArrayRef<Value>)> &store16) {
-  Value rowInHalf = env.add(env.mul(consumer, i(64)), shr(t, 1));
-  Value half = band(t, 1);
+  // Thread t: row consumer * 64 + t % 64, elements 32 (t / 64) .. + 31 of
+  // each half k-tile, so that the eight threads of a quarter warp read
+  // (and write) eight consecutive rows at one logical 16-byte chunk:
+  // eight different physical chunks under the 128-byte swizzle, no bank
+  // conflicts.
+  Value rowInHalf = env.add(env.mul(consumer, i(64)), band(t, 63));
+  Value half = shr(t, 6);
   auto convert = [&](Value code, StringRef type, Value stage, Value tile,
                      int64_t tileRows) {
     Value scale = emitE8M0ToF32(env.b, env.loc, code);

@@ -169,6 +169,25 @@ def QS_Dialect : Dialect {
     spills, sm_100a accumulates in tensor memory). The sums and their order are
     the same either way: it changes speed, never results.
 
+    `qs.gemm_mx_scaling = "convert" | "promote"` on a GEMM or an enclosing
+    operation picks how the sm_90a GEMM kernel applies MXFP8's E8M0 block
+    scales (Hopper has no block-scaled MMA). "convert" (the default for
+    K-major operands, i.e. fprop / TN): the consumer warpgroups convert
+    each half k-tile of both operands, every code times its block's
+    scale, to bf16 in shared memory (exact: a code has at most 4
+    significant bits and times a power of two stays in FP32's, hence
+    bf16's, exponent range) and bf16 wgmma sums all of K in FP32, in
+    128x128 tiles; nothing is promoted. "promote": FP8 wgmma, each
+    32-block summed into fresh accumulators and promoted into FP32 totals
+    with its two scales, in 128x64 tiles (128x128 with `qs.gemm_tile_n =
+    128`); MN-major operands (column-wise data: dgrad, wgrad) are always
+    promoted, as is a GEMM that carries a `qs.gemm_promotion` without
+    "convert". Both are held to the same GEMM bound (docs/Numerics.md);
+    they differ in FP32 summation order (and "convert" rounds products
+    below 2^-126 to bf16's subnormal precision). No effect on other
+    families or on sm_100a, whose tensor cores apply the scales; with
+    "convert", a `qs.gemm_promotion` on the same GEMM is an error.
+
     `qs.gemm_epilogue = "direct" | "tma"` on a GEMM or an enclosing
     operation picks how the GEMM kernels (both chips, every family and
     schedule) write D: "direct" stores each thread's
