@@ -313,13 +313,16 @@ TEST(GemmSplitK, StreamKAgainstFusedSplit) {
 namespace {
 /// GEMM operands of M x N x K (per-tensor, or MXFP8 with `mx`), no kernel
 /// options.
+/// `mx`: MXFP8 operands (K-major), 1 converted to bf16 (the default),
+/// 2 promoted per 32-block (qs.gemm_mx_scaling = "promote").
 mlir::qs::gpuk::GemmOperands makeOperands(int64_t m, int64_t n, int64_t k,
-                                          bool mx = false) {
+                                          int mx = 0) {
   mlir::qs::gpuk::GemmOperands o;
   o.m = m;
   o.n = n;
   o.k = k;
   o.a.blockDim = o.b.blockDim = mx ? 3 : 0;
+  o.mxPromote = mx == 2;
   return o;
 }
 
@@ -331,13 +334,14 @@ TEST(GemmSplitK, ByDefault) {
   EXPECT_FALSE(defaultsToSplitK(makeOperands(8192, 8192, 8192), 90, 0));
   EXPECT_FALSE(defaultsToSplitK(makeOperands(128, 4096, 128), 90, 0));
   EXPECT_FALSE(defaultsToSplitK(makeOperands(128, 4096, 14336), 100, 0));
-  // 132 tiles of 128x128 fill 132 multiprocessors, not 133; MXFP8's
-  // 128x64 tiles count double.
+  // 132 tiles of 128x128 fill 132 multiprocessors, not 133; promoted
+  // MXFP8's 128x64 tiles count double, converted MXFP8's 128x128 do not.
   EXPECT_FALSE(defaultsToSplitK(makeOperands(128, 132 * 128, 4096), 90, 0));
   EXPECT_TRUE(defaultsToSplitK(makeOperands(128, 132 * 128, 4096), 90, 133));
-  EXPECT_FALSE(
-      defaultsToSplitK(makeOperands(128, 66 * 128, 4096, true), 90, 0));
-  EXPECT_TRUE(defaultsToSplitK(makeOperands(128, 65 * 128, 4096, true), 90, 0));
+  EXPECT_FALSE(defaultsToSplitK(makeOperands(128, 66 * 128, 4096, 2), 90, 0));
+  EXPECT_TRUE(defaultsToSplitK(makeOperands(128, 65 * 128, 4096, 2), 90, 0));
+  EXPECT_TRUE(defaultsToSplitK(makeOperands(128, 131 * 128, 4096, 1), 90, 0));
+  EXPECT_FALSE(defaultsToSplitK(makeOperands(128, 132 * 128, 4096, 1), 90, 0));
   // Kernel options that fix the grid or the epilogue.
   for (int option = 0; option < 5; ++option) {
     mlir::qs::gpuk::GemmOperands o = makeOperands(128, 4096, 14336);

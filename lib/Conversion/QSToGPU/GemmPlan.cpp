@@ -78,8 +78,8 @@ bool gpuk::mxConverts(const GemmOperands &operands, int64_t cc) {
   // K-major operands only (MN-major ones are copied transposed as FP8 and
   // promoted); by default unless a promotion option asks for the
   // promoting kernel.
-  if (cc != 90 || !isMX(operands) || operands.mxPromote || operands.a.mnMajor ||
-      operands.b.mnMajor)
+  if (cc != 90 || operands.a.blockDim != 3 || operands.b.blockDim != 3 ||
+      operands.mxPromote || operands.a.mnMajor || operands.b.mnMajor)
     return false;
   return operands.mxConvert ||
          (!operands.promotionInTile && !operands.promotionOverlapped);
