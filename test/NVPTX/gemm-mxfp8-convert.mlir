@@ -2,6 +2,7 @@
 // RUN: FileCheck %s --input-file=%t.ptx
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics -o /dev/null
 // RUN: sed 's/qs.chip = "sm_90a"/qs.chip = "sm_90a", qs.gemm_mx_scaling = "promote"/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=PROMOTE
+// RUN: sed 's/1024x512xbf16, #qs.mxfp8<columnwise = false>/1024x512xbf16, #qs.mxfp8<columnwise = false, fp8_dtype = f8E5M2>/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=E5M2
 // RUN: sed 's/transpose_b/transpose_b fast_accumulate/' %s | qs-opt --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // MXFP8 on Hopper with K-major operands (fprop, TN), by default
@@ -57,6 +58,11 @@
 // CHECK-NEXT: wgmma.wait_group.sync.aligned 1;
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK-NOT: e4m3.e4m3
+// E5M2 codes of A (TE's HYBRID gradients) convert with cvt.rn.f16x2.e5m2x2.
+// E5M2-LABEL: .entry qs_gemm(
+// E5M2: cvt.rn.f16x2.e5m2x2 h0, p0;
+// E5M2: cvt.rn.f16x2.e4m3x2 h0, p0;
+// E5M2: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PROMOTE-LABEL: .entry qs_gemm(
 // PROMOTE: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
 // PROMOTE-NOT: bf16.bf16

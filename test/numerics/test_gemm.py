@@ -147,6 +147,19 @@ def test_gemm_mxfp8_converted(rng, options):
                mx_scaling="convert", **options)
 
 
+@pytest.mark.parametrize("mx_scaling", ["convert", "promote"])
+def test_gemm_mxfp8_e5m2(rng, monkeypatch, mx_scaling):
+    """MXFP8 with E5M2 codes (TE's HYBRID gradients): E5M2 x E5M2 and E5M2
+    x E4M3 with K-major operands, converted to bf16 (cvt.rn.f16x2.e5m2x2)
+    and promoted (wgmma .e5m2.e4m3)."""
+    monkeypatch.setitem(gm.FAMILIES, "mxfp8",
+                        (dict(), dict(optimize_for_gemm=True), dict(fp8_dtype="f8E5M2")))
+    check_gemm(rng, "mxfp8", ("e5m2_TN", "dy", "dy", False, True), "f32", m=160, n=288,
+               mx_scaling=mx_scaling)
+    check_gemm(rng, "mxfp8", ("e5m2xe4m3_TN", "dy", "w", False, True), "bf16", m=96, n=256,
+               k=256, bias=True, mx_scaling=mx_scaling)
+
+
 def test_gemm_mxfp8_converted_scale_ranges(rng):
     # E8M0 codes far from 127 (zero blocks: code 0; rows at 2^-80 and
     # 2^40), every value times its scale exact in bf16.
