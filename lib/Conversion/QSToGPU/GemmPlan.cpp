@@ -229,7 +229,8 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
        (fp4 && operands.tileN) ||
        (mx && operands.tileN && operands.tileN != 128)))
     return emitError() << "sm_90a block-scaled GEMM kernels use fixed tile "
-                          "widths (FP8 block 128, MXFP8 64, NVFP4 128); "
+                          "widths (FP8 block 128, MXFP8 converted to bf16 "
+                          "128 and promoted 64, NVFP4 128); "
                           "qs.gemm_tile_n applies to them as 128 to MXFP8 "
                           "and as 192 to FP8 block GEMMs whose B has "
                           "128x128 blocks (sm_100a: 128 or 256 for every "

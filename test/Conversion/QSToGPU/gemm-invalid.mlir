@@ -31,7 +31,7 @@ func.func @nvfp4_k(%a: !f, %b: !f) -> tensor<128x128xbf16> {
 !x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.gemm_tile_n = 256 : i64} {
 func.func @wide_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op sm_90a block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 64, NVFP4 128); qs.gemm_tile_n applies to them as 128 to MXFP8 and as 192 to FP8 block GEMMs whose B has 128x128 blocks (sm_100a: 128 or 256 for every family)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op sm_90a block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 converted to bf16 128 and promoted 64, NVFP4 128); qs.gemm_tile_n applies to them as 128 to MXFP8 and as 192 to FP8 block GEMMs whose B has 128x128 blocks (sm_100a: 128 or 256 for every family)}}
   %y = qs.gemm %a, %b transpose_b : !x, !w -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
@@ -43,7 +43,7 @@ func.func @wide_block(%a: !x, %b: !w) -> tensor<256x256xbf16> {
 !x = !qs.tensor<256x256xbf16, #qs.fp8_block<block_scaling_dim = 1, columnwise = false>>
 module attributes {qs.gemm_tile_n = 192 : i64} {
 func.func @block_192_wgrad(%a: !x, %b: !x) -> tensor<256x256xf32> {
-  // expected-error@+1 {{'qs.gemm_buffers' op sm_90a block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 64, NVFP4 128); qs.gemm_tile_n applies to them as 128 to MXFP8 and as 192 to FP8 block GEMMs whose B has 128x128 blocks (sm_100a: 128 or 256 for every family)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op sm_90a block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 converted to bf16 128 and promoted 64, NVFP4 128); qs.gemm_tile_n applies to them as 128 to MXFP8 and as 192 to FP8 block GEMMs whose B has 128x128 blocks (sm_100a: 128 or 256 for every family)}}
   %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xf32>
   return %y : tensor<256x256xf32>
 }
@@ -55,7 +55,7 @@ func.func @block_192_wgrad(%a: !x, %b: !x) -> tensor<256x256xf32> {
 !m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
 module attributes {qs.gemm_tile_n = 192 : i64} {
 func.func @mxfp8_192(%a: !m, %b: !m) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op sm_90a block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 64, NVFP4 128); qs.gemm_tile_n applies to them as 128 to MXFP8 and as 192 to FP8 block GEMMs whose B has 128x128 blocks (sm_100a: 128 or 256 for every family)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op sm_90a block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 converted to bf16 128 and promoted 64, NVFP4 128); qs.gemm_tile_n applies to them as 128 to MXFP8 and as 192 to FP8 block GEMMs whose B has 128x128 blocks (sm_100a: 128 or 256 for every family)}}
   %y = qs.gemm %a, %b transpose_b : !m, !m -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
@@ -67,7 +67,7 @@ func.func @mxfp8_192(%a: !m, %b: !m) -> tensor<256x256xbf16> {
 !m = !qs.tensor<256x256xbf16, #qs.mxfp8<columnwise = false>>
 module attributes {qs.gemm_tile_n = 256 : i64} {
 func.func @wide_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op sm_90a block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 64, NVFP4 128); qs.gemm_tile_n applies to them as 128 to MXFP8 and as 192 to FP8 block GEMMs whose B has 128x128 blocks (sm_100a: 128 or 256 for every family)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op sm_90a block-scaled GEMM kernels use fixed tile widths (FP8 block 128, MXFP8 converted to bf16 128 and promoted 64, NVFP4 128); qs.gemm_tile_n applies to them as 128 to MXFP8 and as 192 to FP8 block GEMMs whose B has 128x128 blocks (sm_100a: 128 or 256 for every family)}}
   %y = qs.gemm %a, %b transpose_b : !m, !m -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
