@@ -247,6 +247,12 @@ struct GemmCode {
     return env.add(convertedA(buffer), i(kTileM * plan.convertedK() * 2));
   }
   Value convertedAt(Value tile, int64_t rows, Value chunk, Value row, Value e);
+  /// converts(): the block-scale codes (i8) of row `rowInTile` of tile
+  /// (tm, tn)'s A and of its B (rows past the end read the last row's), at
+  /// scale blocks `blocks` of K each: A's, then B's.
+  SmallVector<Value> operandScaleCodes(Value tm, Value tn, Value rowInTile,
+                                       ArrayRef<Value> blocks, Value scalesA,
+                                       Value scalesB);
   /// MXFP8 converted (GemmPlan::mxConverts): the E8M0 codes (i8) of the
   /// 32-blocks that thread `t` of consumer `consumer` converts in k-tile
   /// `kt`: A's of halves 0 and 1, then B's (row consumer * 64 + t % 64,

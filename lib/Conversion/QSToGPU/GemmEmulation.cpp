@@ -352,6 +352,9 @@ private:
   /// GemmPlan::mxConverts: per half k-tile, every consumer thread converts,
   /// then the bf16 wgmmas.
   void mxKTile(Value tm, Value tn, Value j, Value kt, Value s);
+  /// converts(): both consumers' wgmmas of the converted tiles in buffer
+  /// `buffer` (16-bit `type`, convertedK() elements of K).
+  void convertedWgmmas(Value buffer, Type type);
   /// Thread t of `consumer`'s carried block-scale codes of k-tile j (the
   /// `count` codes `load(kt)` gives; before k-tile 0 it keeps k-tile 0's),
   /// and it keeps k-tile j + 1's, as the kernel carries them.
@@ -658,38 +661,26 @@ void Sm90Emulation::fp4KTile(Value tm, Value tn, Value j, Value kt, Value s) {
   // the next k-tile's, as the kernel carries them; then the wgmmas.
   env.loop(kConsumers, [&](Value consumer) {
     env.loop(kWarpgroup, [&](Value t) {
-      Value slot = env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
-                           env.idx(8));
-      auto keep = [&](ArrayRef<Value> codes) {
-        for (auto [q, c] : llvm::enumerate(codes))
-          memref::StoreOp::create(b, loc, c, fp4Codes,
-                                  env.add(slot, env.idx(q)));
-      };
-      env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, j,
-                                       env.idx(0)),
-                 [&] {
-                   keep(code.fp4ScaleCodes(tm, tn, consumer, t, kt,
-                                           epilogueArgs[0], epilogueArgs[1]));
-                 });
-      SmallVector<Value> codes;
-      for (int64_t q = 0; q < 8; ++q)
-        codes.push_back(memref::LoadOp::create(b, loc, fp4Codes,
-                                               env.add(slot, env.idx(q))));
-      keep(code.fp4ScaleCodes(tm, tn, consumer, t, env.add(kt, env.idx(1)),
-                              epilogueArgs[0], epilogueArgs[1]));
+      SmallVector<Value> codes = carriedCodes(j, consumer, t, 8, [&](Value kt) {
+        return code.fp4ScaleCodes(tm, tn, consumer, t, kt, epilogueArgs[0],
+                                  epilogueArgs[1]);
+      });
       code.convertFp4(
           consumer, t, kt, s, codes,
           [&](Value offset) { return load16(offset); },
           [&](Value offset, ArrayRef<Value> words) { store16(offset, words); });
     });
   });
+  convertedWgmmas(code.band(kt, 1), b.getF16Type());
+}
+
+void Sm90Emulation::convertedWgmmas(Value buffer, Type type) {
   env.loop(kConsumers, [&](Value consumer) {
     Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
-    for (int64_t j = 0; j < kTileK / 16; ++j)
+    for (int64_t step = 0; step < plan.convertedK() / 16; ++step)
       emulateWgmma(code, smem, regs, regBase,
-                   code.f16DescA(base, code.band(kt, 1), consumer, j),
-                   code.f16DescB(base, code.band(kt, 1), j), b.getF16Type(),
-                   b.getF16Type());
+                   code.f16DescA(base, buffer, consumer, step),
+                   code.f16DescB(base, buffer, step), type, type);
   });
 }
 
@@ -748,14 +739,7 @@ void Sm90Emulation::mxKTile(Value tm, Value tn, Value j, Value kt, Value s) {
             });
       });
     });
-    env.loop(kConsumers, [&](Value consumer) {
-      Value regBase = env.mul(consumer, env.idx(kWarpgroup * plan.accRegs()));
-      for (int64_t step = 0; step < plan.convertedK() / 16; ++step)
-        emulateWgmma(code, smem, regs, regBase,
-                     code.f16DescA(base, buffer, consumer, step),
-                     code.f16DescB(base, buffer, step), b.getBF16Type(),
-                     b.getBF16Type());
-    });
+    convertedWgmmas(buffer, b.getBF16Type());
   }
 }
 

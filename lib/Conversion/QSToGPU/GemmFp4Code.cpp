@@ -84,16 +84,26 @@ Value GemmCode::mulF16x2(Value x, Value y) {
 SmallVector<Value> GemmCode::fp4ScaleCodes(Value tm, Value tn, Value consumer,
                                            Value t, Value kt, Value scalesA,
                                            Value scalesB) {
-  Value rowInHalf = env.add(env.mul(consumer, i(64)), shr(t, 1));
   Value kb0 = env.add(env.mul(kt, i(8)), env.mul(band(t, 1), i(4)));
+  SmallVector<Value> blocks;
+  for (int64_t q = 0; q < 4; ++q)
+    blocks.push_back(env.add(kb0, i(q)));
+  return operandScaleCodes(tm, tn, env.add(env.mul(consumer, i(64)), shr(t, 1)),
+                           blocks, scalesA, scalesB);
+}
+
+SmallVector<Value> GemmCode::operandScaleCodes(Value tm, Value tn,
+                                               Value rowInTile,
+                                               ArrayRef<Value> blocks,
+                                               Value scalesA, Value scalesB) {
   SmallVector<Value> codes;
   for (auto [op, scales, firstRow] :
        {std::tuple<const OperandPlan &, Value, Value>{plan.a, scalesA,
                                                       env.mul(tm, i(kTileM))},
         {plan.b, scalesB, env.mul(tn, i(plan.tileN))}})
-    for (int64_t q = 0; q < 4; ++q)
-      codes.push_back(blockScaleCode(op, scales, env.add(firstRow, rowInHalf),
-                                     env.add(kb0, i(q))));
+    for (Value kb : blocks)
+      codes.push_back(
+          blockScaleCode(op, scales, env.add(firstRow, rowInTile), kb));
   return codes;
 }
 

@@ -266,6 +266,10 @@ private:
   /// bf16 wgmmas, with the carried scale codes `codes` (mxScaleCodes).
   void mxKTile(Value tm, Value tn, Value kt, Value s, Value total,
                ValueRange codes);
+  /// converts(): the 16-bit wgmmas of the converted tiles in `buffer`
+  /// summed into `total`, their group left in flight (wait_group 1, which
+  /// completes the group before); returns the new totals.
+  Value convertedWgmmas(Value buffer, Value total);
   /// `given`: the k-tile's prefetched scales per chunk, `nextScales` the
   /// next k-tile's values, yielded after the totals
   /// (GemmPlan::prefetchesScales; otherwise empty, the scales loaded here).
@@ -931,7 +935,6 @@ Value Sm90Block::overlappedKLoop(Value tm, Value tn, Value tileStart) {
 
 void Sm90Block::fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,
                          ValueRange codes) {
-  Value base = block.base;
   // Double-buffered f16 tiles: k-tile kt converts into buffer kt % 2 while
   // the wgmmas of kt - 1 (one group in flight) read the other. Both
   // consumers are past the wait_group 1 of the previous k-tile, so the
@@ -952,23 +955,26 @@ void Sm90Block::fp4KTile(Value tm, Value tn, Value kt, Value s, Value total,
   ptx({}, "fence.proxy.async.shared::cta;", "");
   ptx({}, "bar.sync 1, 256;", "");
   freeStage(s, eq(t, zero));
+  // Leave this k-tile's group in flight while the next converts.
+  SmallVector<Value> yielded{convertedWgmmas(code.band(kt, 1), total)};
+  yielded.append(nextCodes);
+  scf::YieldOp::create(b, loc, yielded);
+}
+
+Value Sm90Block::convertedWgmmas(Value buffer, Value total) {
   ptx({}, "wgmma.fence.sync.aligned;", "");
   SmallVector<Value> descsA, descsB;
-  Value f16Buffer = code.band(kt, 1);
-  for (int64_t j = 0; j < kTileK / 16; ++j) {
-    descsA.push_back(code.f16DescA(base, f16Buffer, consumer, j));
-    descsB.push_back(code.f16DescB(base, f16Buffer, j));
+  for (int64_t j = 0; j < plan.convertedK() / 16; ++j) {
+    descsA.push_back(code.f16DescA(block.base, buffer, consumer, j));
+    descsB.push_back(code.f16DescB(block.base, buffer, j));
   }
   Value next = emitWgmmas(b, loc, plan, total, descsA, descsB,
                           /*fresh=*/false);
-  // Leave this k-tile's group in flight while the next converts.
   ptx({},
       "wgmma.commit_group.sync.aligned;\n"
       "wgmma.wait_group.sync.aligned 1;",
       "");
-  SmallVector<Value> yielded{next};
-  yielded.append(nextCodes);
-  scf::YieldOp::create(b, loc, yielded);
+  return next;
 }
 
 void Sm90Block::mxKTile(Value tm, Value tn, Value kt, Value s, Value total,
@@ -997,17 +1003,7 @@ void Sm90Block::mxKTile(Value tm, Value tn, Value kt, Value s, Value total,
     ptx({}, "bar.sync 1, 256;", "");
     if (h == 1)
       freeStage(s, eq(t, zero));
-    ptx({}, "wgmma.fence.sync.aligned;", "");
-    SmallVector<Value> descsA, descsB;
-    for (int64_t j = 0; j < plan.convertedK() / 16; ++j) {
-      descsA.push_back(code.f16DescA(block.base, buffer, consumer, j));
-      descsB.push_back(code.f16DescB(block.base, buffer, j));
-    }
-    next = emitWgmmas(b, loc, plan, next, descsA, descsB, /*fresh=*/false);
-    ptx({},
-        "wgmma.commit_group.sync.aligned;\n"
-        "wgmma.wait_group.sync.aligned 1;",
-        "");
+    next = convertedWgmmas(buffer, next);
   }
   SmallVector<Value> yielded{next};
   yielded.append(nextCodes);

@@ -20,17 +20,10 @@ using namespace mlir::qs::gpuk::gemm;
 SmallVector<Value> GemmCode::mxScaleCodes(Value tm, Value tn, Value consumer,
                                           Value t, Value kt, Value scalesA,
                                           Value scalesB) {
-  Value rowInHalf = env.add(env.mul(consumer, i(64)), band(t, 63));
   Value kb0 = env.add(env.mul(kt, i(4)), shr(t, 6));
-  SmallVector<Value> codes;
-  for (auto [op, scales, firstRow] :
-       {std::tuple<const OperandPlan &, Value, Value>{plan.a, scalesA,
-                                                      env.mul(tm, i(kTileM))},
-        {plan.b, scalesB, env.mul(tn, i(plan.tileN))}})
-    for (int64_t h = 0; h < 2; ++h)
-      codes.push_back(blockScaleCode(op, scales, env.add(firstRow, rowInHalf),
-                                     env.add(kb0, i(2 * h))));
-  return codes;
+  return operandScaleCodes(tm, tn,
+                           env.add(env.mul(consumer, i(64)), band(t, 63)),
+                           {kb0, env.add(kb0, i(2))}, scalesA, scalesB);
 }
 
 namespace {
