@@ -17,8 +17,9 @@
 // barriers taking both blocks' consumers, a cluster barrier before exit).
 //
 // The consumers' own shared-memory buffers are modelled too: MN-major
-// operands copied transposed into one or two buffers, and NVFP4 converted
-// into two f16 buffers, each written half by each consumer between named
+// operands copied transposed into one or two buffers, NVFP4 converted
+// into two f16 buffers and MXFP8 into two bf16 buffers (a k-tile's two
+// halves), each written half by each consumer between named
 // barrier 1 (bar.sync 1, 256) and read by both consumers' wgmmas, which
 // run asynchronously until a wgmma.wait_group retires them.
 //
@@ -123,7 +124,8 @@ struct Options {
   bool orderBarrier = true; // ping-pong's named order barriers
   bool tileEndFree = true;  // persistent per-tensor: free the last stage
   bool remoteFree = true;   // multicast: free the peer's stage too
-  // Consumer buffers: 0 none, 1 transposed MN-major tiles, 2 NVFP4 f16.
+  // Consumer buffers: 0 none, 1 transposed MN-major tiles, 2 NVFP4 f16,
+  // 3 MXFP8 bf16 (two halves of each k-tile, into buffers 0 and 1).
   int staging = 0;
   int64_t buffers = 2;      // transposed tiles: 1 or 2 buffers
   bool firstBarrier = true; // bar.sync 1 before writing a buffer
@@ -303,6 +305,24 @@ private:
           push(Op::WaitGroup, 0, 0, 0, 1);
           continue;
         }
+        if (options.staging == 3) {
+          // MXFP8 converted: each half of the k-tile into bf16 buffer h
+          // between two barriers, then its wgmmas, one group in flight;
+          // the stage freed after the second half's conversion.
+          for (int64_t h = 0; h < 2; ++h) {
+            if (options.firstBarrier)
+              push(Op::NamedSync, 0, 0, 0, 1);
+            if (h == 0)
+              push(Op::Read, s, it);
+            push(Op::WriteBuf, 0, 2 * it + h, h);
+            push(Op::NamedSync, 0, 0, 0, 1);
+            if (h == 1)
+              free(s);
+            push(Op::Wgmma, 0, 2 * it + h, h);
+            push(Op::WaitGroup, 0, 0, 0, 1);
+          }
+          continue;
+        }
         if (options.staging == 1) {
           // MN-major: the transposing copy into buffer it % buffers.
           bool perTensor = !options.inLoopFree;
@@ -331,7 +351,7 @@ private:
       if (plan.pingpong && options.orderBarrier && n + 1 < its.size())
         a.steps.push_back({Op::NamedArrive, 0, 0, 0, 0, 2 + (1 - c), {}});
       // Persistent per-tensor consumers free the tile's last stage.
-      if (plan.persistent() && !options.inLoopFree && options.staging != 2 &&
+      if (plan.persistent() && !options.inLoopFree && options.staging < 2 &&
           options.tileEndFree) {
         int64_t last =
             (j * plan.kTilesPerUnit() + plan.kTilesPerUnit() - 1) % plan.stages;
@@ -629,6 +649,21 @@ TEST(GemmProtocol, Nvfp4F16Buffers) {
   fp4.staging = 2;
   EXPECT_EQ(check(makePlan(1, 4, 3, 3, 2), fp4), "");
   EXPECT_EQ(check(makePlan(2, 2, 4, 3), fp4), "");
+}
+
+TEST(GemmProtocol, Mxfp8Bf16Halves) {
+  // Two conversions per k-tile into buffers 0 and 1: the barrier before
+  // each, after both consumers' wait_group 1, keeps the wgmmas of the half
+  // before last (the buffer's last reader) complete before it is
+  // rewritten; persistent and multicast blocks too.
+  Options mx;
+  mx.staging = 3;
+  EXPECT_EQ(check(makePlan(1, 4, 3, 3, 2), mx), "");
+  EXPECT_EQ(check(makePlan(2, 2, 4, 4), mx), "");
+  EXPECT_EQ(check(makePlan(2, 2, 5, 3, 0, 2), mx), "");
+  mx.firstBarrier = false;
+  std::string error = check(makePlan(1, 2, 6, 3), mx);
+  EXPECT_NE(error.find("overwrites buffer"), std::string::npos) << error;
 }
 
 TEST(GemmProtocol, BuffersNeedTheirFirstBarrier) {
