@@ -361,6 +361,11 @@ private:
   SmallVector<Value>
   carriedCodes(Value j, Value consumer, Value t, int64_t count,
                const std::function<SmallVector<Value>(Value)> &load);
+  /// The first of thread t of `consumer`'s 8 slots in fp4Codes.
+  Value codeSlot(Value consumer, Value t) {
+    return env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
+                   env.idx(8));
+  }
   /// Block scaling (and per-tensor FP8's split accumulator): each scale
   /// block of K (k-tile) into zeroed partial registers, then promoted
   /// (GemmPlan::prefetchesScales: with the scales each thread loaded in the
@@ -687,8 +692,7 @@ void Sm90Emulation::convertedWgmmas(Value buffer, Type type) {
 SmallVector<Value> Sm90Emulation::carriedCodes(
     Value j, Value consumer, Value t, int64_t count,
     const std::function<SmallVector<Value>(Value)> &load) {
-  Value slot =
-      env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t), env.idx(8));
+  Value slot = codeSlot(consumer, t);
   auto keep = [&](ArrayRef<Value> codes) {
     for (auto [q, c] : llvm::enumerate(codes))
       memref::StoreOp::create(b, loc, c, fp4Codes, env.add(slot, env.idx(q)));
@@ -708,10 +712,6 @@ SmallVector<Value> Sm90Emulation::carriedCodes(
 void Sm90Emulation::mxKTile(Value tm, Value tn, Value j, Value kt, Value s) {
   // Per consumer thread, the 8 code slots hold the codes carried into the
   // next k-tile (0-3) and this k-tile's (4-7).
-  auto slotOf = [&](Value consumer, Value t) {
-    return env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
-                   env.idx(8));
-  };
   env.loop(kConsumers, [&](Value consumer) {
     env.loop(kWarpgroup, [&](Value t) {
       SmallVector<Value> codes = carriedCodes(j, consumer, t, 4, [&](Value kt) {
@@ -720,7 +720,7 @@ void Sm90Emulation::mxKTile(Value tm, Value tn, Value j, Value kt, Value s) {
       });
       for (auto [q, c] : llvm::enumerate(codes))
         memref::StoreOp::create(b, loc, c, fp4Codes,
-                                env.add(slotOf(consumer, t), env.idx(4 + q)));
+                                env.add(codeSlot(consumer, t), env.idx(4 + q)));
     });
   });
   for (int64_t h = 0; h < 2; ++h) {
@@ -729,7 +729,7 @@ void Sm90Emulation::mxKTile(Value tm, Value tn, Value j, Value kt, Value s) {
       env.loop(kWarpgroup, [&](Value t) {
         auto codeAt = [&](int64_t q) -> Value {
           return memref::LoadOp::create(
-              b, loc, fp4Codes, env.add(slotOf(consumer, t), env.idx(4 + q)));
+              b, loc, fp4Codes, env.add(codeSlot(consumer, t), env.idx(4 + q)));
         };
         code.convertMx(
             consumer, t, s, h, buffer, codeAt(h), codeAt(2 + h),

@@ -549,8 +549,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                        oneBlockPerTile;
   // sm_90a MXFP8 converted to bf16 (K-major operands; checkGemmSupport):
   // 128-wide tiles, as NVFP4's converting kernel.
-  plan.mxConverts = !plan.tcgen05 && plan.a.blockDim == 3 &&
-                    mxConverts(operands, plan.tcgen05 ? 100 : 90);
+  plan.mxConverts = mxConverts(operands, plan.tcgen05 ? 100 : 90);
   plan.tileN = operands.pingpong ? 128
                : operands.tileN  ? operands.tileN
                : plan.mxConverts ? 128
