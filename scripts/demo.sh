@@ -50,8 +50,8 @@ for family in fp8_current fp8_delayed fp8_block mxfp8 nvfp4 nvfp4_4over6; do
     --chips sm_90a,sm_100a --module "$root/examples/linear_$family.mlir"
 done
 echo "    (MXFP8's backward reads column-wise data, which keeps the tensor's layout:"
-echo "    sm_100a reads it MN-major, sm_90a copies it transposed into shared memory"
-echo "    for wgmma, which reads K-major operands only; docs/GPU.md)"
+echo "    sm_100a reads it MN-major, sm_90a transposes it while converting it to bf16"
+echo "    in shared memory for wgmma, which reads K-major FP8 operands only; docs/GPU.md)"
 
 if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
   echo

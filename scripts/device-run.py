@@ -32,7 +32,7 @@ finished after --case-timeout seconds (a bench plan: 3x) is a kernel that
 hangs (a barrier protocol gone wrong): the worker is killed, the case
 reported "LOST", and a new worker goes on after it (the GPU is usable again
 once the process is gone), skipping the GEMM bench plans of the lost GEMM
-check's family and kernel options (fast, pers, mc, pp, tma, t256/t192/t128); likewise after a sticky
+check's family and kernel options (fast, pers, mc, pp, tma, promote, t256/t192/t128); likewise after a sticky
 CUDA error (an illegal address: the context is unusable), reported as the
 case's failure. After --max-lost lost cases the rest is not run.
 --case-timeout 0 runs everything in this process without a watchdog (under
@@ -677,7 +677,7 @@ def copy_gbs(cuda, nbytes, iters, warmup, rotate_bytes=0):
 # whatever their width), ping-pong, fast_accumulate, the TMA-store epilogue,
 # split-K (skf: with the fused reduction), stream-K (skstream: strm).
 SCHEDULE_TOKEN = re.compile(
-    r"-(pers|mc)[0-9]+|-(sk)[0-9]+(f?)\b|-(t[0-9]+)|-(pp|fast|tma)\b|-sk(stream)\b")
+    r"-(pers|mc)[0-9]+|-(sk)[0-9]+(f?)\b|-(t[0-9]+)|-(pp|fast|tma|promote)\b|-sk(stream)\b")
 # One kernel per group: per-tensor FP8 delayed or current, NVFP4 with a
 # global or row-scaled amax.
 KERNEL_FAMILY = {"fp8_delayed": "fp8_current", "nvfp4_row_scaled": "nvfp4"}

@@ -163,7 +163,7 @@ GEMM_CHECKS += [("nvfp4_row_scaled", layout, "bf16", 256, 320, 256, True, False,
                 for layout in (0, 2)]
 # MXFP8: compact x / dY scales, swizzled w scales; K = 1056 ends with one
 # 32-block in its last k-tile; dgrad and wgrad read column-wise (MN-major)
-# data, copied transposed in shared memory.
+# data, transposed by the conversion to bf16.
 GEMM_CHECKS += [("mxfp8", 0, out, *shape, bias, acc, None)
                 for out, shape, bias, acc in [
                     ("bf16", (256, 320, 256), False, False),
@@ -213,13 +213,17 @@ GEMM_CHECKS += [("fp8_delayed", 0, "bf16", 256, 320, 1040, True, False, None, No
 GEMM_CHECKS += [("fp8_current", layout, "bf16", 144, 656, 400, True, False, 256)
                 for layout in range(3)]
 GEMM_CHECKS += [("fp8_delayed", 2, "f32", 512, 512, 272, False, False, 256, 3, 2)]
-# MXFP8 in 128x128 tiles (-t128; 64-wide by default): each round's two
-# 32-blocks per 64-column chunk, promoted in turn; a second tile in N whose
-# second chunk is 32 wide; the fprop, the MN-major dgrad (transposing
-# copy), and persistent multicast pairs.
-GEMM_CHECKS += [("mxfp8", 0, "f32", 320, 224, 1056, True, True, 128),
-                ("mxfp8", 1, "bf16", 224, 1056, 352, True, False, 128),
-                ("mxfp8", 0, "bf16", 384, 256, 512, True, False, 128, 3, 2)]
+# MXFP8 promoted per 32-block (qs.gemm_mx_scaling = "promote", names end
+# in -promote) in 128x128 tiles (-t128): each round's two 32-blocks per
+# 64-column chunk, promoted in turn; a second tile in N whose second chunk
+# is 32 wide; the fprop, the MN-major dgrad (transposing copy), and
+# persistent multicast pairs (the wgrad, both operands copied transposed:
+# at the end of the list).
+P7 = (None, None, None, None, None, None)
+GEMM_CHECKS += [("mxfp8", 0, "f32", 320, 224, 1056, True, True, 128, *P7, "promote"),
+                ("mxfp8", 1, "bf16", 224, 1056, 352, True, False, 128, *P7, "promote"),
+                ("mxfp8", 0, "bf16", 384, 256, 512, True, False, 128, 3, 2, None, None, None,
+                 None, "promote")]
 # 128x192 tiles (-t192): per-tensor split (two 96-column chunks; a last
 # tile whose second chunk is past N) and fast; FP8 block with
 # 128x128-block B (chunks straddling two B blocks), fprop, dgrad
@@ -290,6 +294,10 @@ GEMM_CHECKS += [("fp8_current", 0, "bf16", 128, 144, 384, True, True, None, 3, N
 # wgrad.
 GEMM_CHECKS += [("nvfp4_4over6", layout, "bf16", 256, 320, 256, True, False, None)
                 for layout in (0, 2)]
+# MXFP8 wgrad promoted per 32-block (qs.gemm_mx_scaling = "promote"): both
+# MN-major operands copied transposed as FP8 (by default they are
+# converted to bf16: the MXFP8 wgrad check further up).
+GEMM_CHECKS += [("mxfp8", 2, "bf16", 224, 544, 352, True, False, None, *P7, "promote")]
 
 # GEMMs with an output quantizer (gemm_cases.py output_quantizer_case):
 # each module returns the product (FP32 for #qs.fp8_delayed, else bf16; its
@@ -609,7 +617,8 @@ def main():
     if args.chip == "sm_90a":
         for i, (family, layout, out, m, n, k, bias, acc, tile, *extra) in enumerate(
                 GEMM_CHECKS[:args.limit_checks]):
-            persistent, cluster, schedule, fast, epilogue, split = (list(extra) + [None] * 6)[:6]
+            persistent, cluster, schedule, fast, epilogue, split, mx_scaling = (
+                list(extra) + [None] * 7)[:7]
             d = os.path.join(args.out, "check",
                              f"gemm{i:02d}-{family}-{LAYOUTS[layout][0]}-{m}x{n}x{k}-{out}"
                              + ("-fast" if fast else "")
@@ -618,7 +627,8 @@ def main():
                              + (f"-mc{cluster}" if cluster else "")
                              + ("-pp" if schedule == "pingpong" else "")
                              + ("-tma" if epilogue == "tma" else "")
-                             + (f"-sk{split}" if split else ""))
+                             + (f"-sk{split}" if split else "")
+                             + ("-promote" if mx_scaling == "promote" else ""))
             if not wanted(d):
                 continue
             case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
@@ -626,7 +636,7 @@ def main():
                              needed_usage_only=True, persistent=persistent, cluster=cluster,
                              schedule=schedule, fast_accumulate=bool(fast), integers=bool(fast),
                              tensor_cores=True, epilogue=epilogue, split_k=split_k(split)[0],
-                             split_k_reduce=split_k(split)[1])
+                             split_k_reduce=split_k(split)[1], mx_scaling=mx_scaling)
             export(case.module.replace("@gemm", "@f"), d, args.chip, args.format)
             for j, x in enumerate(case.inputs):
                 np.save(os.path.join(d, f"in{j}.npy"), x)
@@ -716,10 +726,11 @@ def main():
              if not (fast and persistent)]
     runs += [(family, shape, None, "TN", None, None, None, False)
              for family in ("fp8_block", "mxfp8", "nvfp4") for shape in shapes[:2]]
-    # MXFP8 dgrad: w's column-wise data is MN-major, copied transposed.
+    # MXFP8 dgrad: w's column-wise data is MN-major, converted to bf16 and
+    # transposed by the conversion (promoted, copied transposed: below).
     runs += [("mxfp8", shape, None, "NN", None, None, None, False) for shape in shapes[:1]]
-    # (MXFP8 in 128x128 tiles: the default of both since 2026-12-05, TN
-    # converted to bf16, NN promoted; TN promoted in 128x128 below.)
+    # (MXFP8 in 128x128 tiles: the default of TN and NN, converted to
+    # bf16; TN and NN promoted in 128x128 below.)
     # Persistent kernels on 132 blocks (one per H200 multiprocessor).
     runs += [(family, shape, None, "TN", 132, None, None, fast)
              for family, fast in ((P, False), (P, True), ("fp8_block", False))
@@ -800,14 +811,18 @@ def main():
              for family, tile, loads, promotion in (
                  ("fp8_block", None, None, "in_tile"), (P, 128, None, None),
                  (P, 128, None, "in_tile"), ("mxfp8", None, None, "in_tile"))]
-    # MXFP8 TN promoted per 32-block (qs.gemm_mx_scaling = "promote", last
-    # field) against its default since 2026-12-05, converted to bf16, on
-    # the first two shapes (128x64 tiles) and the first (128x128, two
-    # promoted 64-column chunks).
+    # MXFP8 promoted per 32-block (qs.gemm_mx_scaling = "promote", last
+    # field) against its default, converted to bf16 (TN since 2026-12-05,
+    # NN since the session after): TN on the first two shapes (128x64
+    # tiles) and the first (128x128, two promoted 64-column chunks); NN
+    # (copied transposed, 128x128 tiles: the plan run 2 timed) on the
+    # first.
     runs = [run + (None,) for run in runs]
-    runs += [("mxfp8", shape, tile, "TN", None, None, None, False, None, None, False, None,
-              None, "promote") for shape, tile in ([(shape, None) for shape in shapes[:2]]
-                                                   + [(shape, 128) for shape in shapes[:1]])]
+    runs += [("mxfp8", shape, tile, layout, None, None, None, False, None, None, False, None,
+              None, "promote")
+             for shape, tile, layout in ([(shape, None, "TN") for shape in shapes[:2]]
+                                         + [(shape, tile, layout) for shape in shapes[:1]
+                                            for tile, layout in ((128, "TN"), (None, "NN"))])]
     for (family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split,
          fp8_out, scale_loads, promotion, mx_scaling) in (runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]

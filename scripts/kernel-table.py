@@ -99,7 +99,7 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 serial", "bf16", 128), ("block 1D x 2D serial", "bf16", 128),
               ("e4m3 x e4m3 persistent serial", "fp8", 128),
               ("mxfp8 promote", "bf16", 64), ("mxfp8 swizzled promote", "f32", 64),
-              ("mxfp8 dgrad", "bf16", 64), ("mxfp8 wgrad", "f32", 64),
+              ("mxfp8 dgrad promote", "bf16", 64), ("mxfp8 wgrad promote", "f32", 64),
               # MXFP8 in 128x128 tiles (qs.gemm_tile_n = 128): two 64-column
               # chunks promoted in turn.
               ("mxfp8 promote", "bf16", 128), ("mxfp8 swizzled promote", "f32", 128),
@@ -108,8 +108,9 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               # qs.gemm_persistent = 132: blocks loop over tiles.
               ("e4m3 x e4m3 persistent", "bf16", 128), ("e4m3 x e4m3 fast persistent", "bf16", 256),
               ("block 1D x 2D persistent", "bf16", 128), ("e4m3 x e4m3 persistent", "bf16", 192),
-              ("mxfp8 dgrad persistent", "bf16", 64), ("nvfp4 persistent", "bf16", 128),
-              ("mxfp8 persistent promote", "bf16", 64), ("mxfp8 swizzled dgrad persistent", "bf16", 64),
+              ("mxfp8 dgrad persistent promote", "bf16", 64), ("nvfp4 persistent", "bf16", 128),
+              ("mxfp8 persistent promote", "bf16", 64),
+              ("mxfp8 swizzled dgrad persistent promote", "bf16", 64),
               ("mxfp8 dgrad persistent", "bf16", 128),
               # qs.gemm_cluster = 2: pairs of blocks multicast B.
               ("e4m3 x e4m3 fast cluster2", "bf16", 256), ("e4m3 x e4m3 cluster2", "f32", 128),
@@ -128,7 +129,7 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 tma", "bf16", 128), ("e4m3 x e4m3 fast tma", "bf16", 256),
               ("e4m3 x e4m3 persistent tma", "f32", 256),
               ("block 1D x 2D tma", "bf16", 128), ("mxfp8 tma promote", "bf16", 64),
-              ("mxfp8 dgrad persistent tma", "bf16", 64), ("nvfp4 tma", "f32", 128),
+              ("mxfp8 dgrad persistent tma promote", "bf16", 64), ("nvfp4 tma", "f32", 128),
               ("e4m3 x e4m3 fast pingpong tma", "bf16", 128),
               ("e4m3 x e4m3 cluster2 persistent tma", "bf16", 192),
               # qs.gemm_split_k = 4: FP32 partial planes, then the
@@ -149,7 +150,7 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("e4m3 x e4m3 stream", "bf16", 128), ("e4m3 x e4m3 fast stream", "bf16", 256),
               ("e4m3 x e4m3 stream", "f32", 192), ("block 1D x 2D stream", "bf16", 128),
               ("block 1D x 1D stream", "f32", 128), ("mxfp8 stream promote", "bf16", 64),
-              ("mxfp8 dgrad stream", "bf16", 64), ("nvfp4 stream", "f32", 128),
+              ("mxfp8 dgrad stream promote", "bf16", 64), ("nvfp4 stream", "f32", 128),
               # The TMA-store epilogue with fused split-K and stream-K.
               ("e4m3 x e4m3 tma splitk4 fused", "bf16", 128),
               ("e4m3 x e4m3 fast pingpong tma splitk4 fused", "bf16", 128),
@@ -241,7 +242,12 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("mxfp8 stream", "bf16", 128), ("mxfp8 tma stream", "bf16", 128),
               ("mxfp8 tma splitk4 fused", "bf16", 128),
               ("mxfp8", "mx", 128), ("mxfp8", "mx2", 128), ("mxfp8", "blk", 128),
-              ("mxfp8", "blk2", 128), ("mxfp8 persistent", "mx", 128)]
+              ("mxfp8", "blk2", 128), ("mxfp8 persistent", "mx", 128),
+              # ... with MN-major operands (dgrad, wgrad; the 128-wide
+              # dgrad / wgrad rows above too), transposed by the conversion.
+              ("mxfp8 wgrad persistent tma", "f32", 128), ("mxfp8 dgrad splitk4", "bf16", 128),
+              ("mxfp8 wgrad stream", "bf16", 128), ("mxfp8 dgrad tma stream", "bf16", 128),
+              ("mxfp8 swizzled dgrad persistent", "bf16", 128), ("mxfp8 wgrad", "mx", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),

@@ -19,9 +19,9 @@
 // ppmc2), and with the TMA-store epilogue (qs.gemm_epilogue = "tma"; sched
 // tma, persistent ptma) and the direct one (qs.gemm_epilogue = "direct";
 // sched dir: the default is "tma" where defaultsToTmaStore says so).
-// sm_90a MXFP8 TN, converted to bf16 by default, is also run promoted per
+// sm_90a MXFP8, converted to bf16 by default, is also run promoted per
 // 32-block (qs.gemm_mx_scaling = "promote"; sched prom) in its default
-// and 128-wide tiles.
+// tiles (TN 128x64, NN/NT 128x128) and, TN, 128-wide ones.
 // --split-k=S adds, for every shape whose k-tiles (ceil(K / 128)) S divides, a
 // run with qs.gemm_split_k = S (sched skS; the time covers the GEMM kernel and
 // the reduction kernel, the grid column is the GEMM's); --split-k-auto a run of
@@ -88,7 +88,8 @@ static cl::opt<std::string> familyOpt(
     "family", cl::cat(benchCategory),
     cl::desc("fp8_current (per-tensor E4M3 x E4M3), fp8_block (1x128 "
              "activations x 128x128 weights, DeepGEMM-style promotion), "
-             "mxfp8 (per-32 E8M0 promotion, swizzled weight scales) or nvfp4 "
+             "mxfp8 (sm_90a: converted to bf16, or with sched prom promoted "
+             "per 32-block; swizzled weight scales) or nvfp4 "
              "(E2M1 converted to f16 in shared memory, f16 wgmma)"),
     cl::init("fp8_current"));
 static cl::opt<std::string> layoutOpt(
@@ -365,7 +366,7 @@ int main(int argc, char **argv) {
       bool separate = false;
       /// qs.gemm_epilogue = "direct" (sched dir).
       bool direct = false;
-      /// qs.gemm_mx_scaling = "promote" (sched prom): sm_90a MXFP8 TN
+      /// qs.gemm_mx_scaling = "promote" (sched prom): sm_90a MXFP8
       /// promoted per 32-block instead of converted to bf16.
       bool mxPromote = false;
     };
@@ -379,16 +380,16 @@ int main(int argc, char **argv) {
     if (index == 0 && chip == "sm_90a" &&
         (family == "fp8_current" || family == "fp8_block"))
       runs.push_back(Run{192});
-    // sm_90a MXFP8: TN converts to bf16 in 128x128 tiles by default; the
-    // promoting kernel (sched prom) in its default 128x64 tiles and in
-    // 128x128 (two 64-column chunks). NN and NT (MN-major operands)
-    // promote: 128x128 besides their default.
+    // sm_90a MXFP8: converted to bf16 in 128x128 tiles by default; the
+    // promoting kernel (sched prom) in its default tiles (TN 128x64, NN
+    // and NT, whose MN-major operands it copies transposed, 128x128) and,
+    // TN, in 128x128 (two 64-column chunks).
     if (index == 0 && family == "mxfp8" && chip == "sm_90a") {
+      runs.push_back(Run());
+      runs.back().mxPromote = true;
       if (layout == "TN") {
-        runs.append({Run(), Run{128}});
-        runs[runs.size() - 2].mxPromote = runs.back().mxPromote = true;
-      } else {
         runs.push_back(Run{128});
+        runs.back().mxPromote = true;
       }
     }
     if (index == 0 && chip == "sm_90a" && persistentOpt > 0)

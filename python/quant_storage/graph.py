@@ -220,11 +220,12 @@ class Function:
         ones, promote a k-tile's partial sums
         while the next k-tile's wgmmas run; per-tensor FP8 then takes
         128-wide tiles; "in_tile": each k-tile waited for and promoted
-        within its iteration), `mx_scaling` (sm_90a MXFP8: "promote", the
-        default: FP8 wgmma, each 32-block's partial sums promoted with their
-        E8M0 scales; "convert": K-major operands (fprop, TN) only, the codes
-        times their scales converted to bf16 in shared memory and summed by
-        bf16 wgmma in 128x128 tiles, no promotion)."""
+        within its iteration), `mx_scaling` (sm_90a MXFP8: "convert", the
+        default: the codes times their E8M0 scales converted to K-major bf16
+        tiles in shared memory, MN-major ones (dgrad, wgrad) transposed on
+        the way, and summed by bf16 wgmma in 128x128 tiles, no promotion;
+        "promote": FP8 wgmma, each 32-block's partial sums promoted with
+        their scales, MN-major operands first copied transposed)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")

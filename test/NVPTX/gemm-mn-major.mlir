@@ -4,9 +4,11 @@
 // RUN: FileCheck %s --input-file=%t.ptx --check-prefix=COPY
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu | FileCheck %s --check-prefix=HOST
 
-// MN-major operands on Hopper: an MXFP8 dgrad reads w's column-wise data,
-// which keeps w's layout ([K, N]: MN-major), and FP8 wgmma reads K-major
-// tiles only. TMA loads it unswizzled in boxes of 128 K-rows x 64 bytes
+// MN-major operands on Hopper: an MXFP8 dgrad promoted per 32-block
+// (qs.gemm_mx_scaling = "promote"; converted to bf16 by default:
+// gemm-mxfp8-convert-mn-major.mlir) reads w's column-wise data, which
+// keeps w's layout ([K, N]: MN-major), and FP8 wgmma reads K-major tiles
+// only. TMA loads it unswizzled in boxes of 128 K-rows x 64 bytes
 // (tensor map: rows K = 768, row bytes N = 512, box 128 x 64, swizzle 0;
 // dy's rows stay K-major, swizzled); after the full barrier the consumers
 // copy the tile transposed (sixteen 16-byte loads, 4x4 byte transposes in
@@ -59,7 +61,7 @@
 // HOST: func.func private @qs_gemm_launch({{.*}}) attributes {qs_launch_block = 384 : i64, qs_launch_grid = 64 : i64, qs_launch_kernel = @qs_kernels::@qs_gemm, qs_launch_shared = 188528 : i64}
 !dy = !qs.tensor<1024x768xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<768x512xbf16, #qs.mxfp8<rowwise = false, optimize_for_gemm = true>>
-module attributes {qs.chip = "sm_90a"} {
+module attributes {qs.chip = "sm_90a", qs.gemm_mx_scaling = "promote"} {
   func.func @dgrad(%dy: !dy, %w: !w) -> tensor<1024x512xbf16> {
     %dx = qs.gemm %dy, %w : !dy, !w -> tensor<1024x512xbf16>
     return %dx : tensor<1024x512xbf16>

@@ -1,13 +1,12 @@
 // RUN: qs-opt %s -split-input-file --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics -o /dev/null
 
 // report-gemm-plans for the sm_100a tcgen05 kernel (128 threads, scale
-// factors in tensor memory, no promotion) and sm_90a's MXFP8 (K-major:
-// converted to bf16 in 128x128 tiles by default, here split; with
-// qs.gemm_mx_scaling = "promote" 128x64 tiles promoted per 32 of K),
-// NVFP4 (converted to f16) and MN-major
-// MXFP8 dgrad (transposed in shared memory; 128x128 tiles by default
-// where a block computes a tile, 128x64 where K splits); split-K "auto"
-// on NVFP4's 256-wide sm_100a k-tiles.
+// factors in tensor memory, no promotion) and sm_90a's MXFP8 (converted
+// to bf16 in 128x128 tiles by default, here split, MN-major dgrad tiles
+// transposed by the conversion; with qs.gemm_mx_scaling = "promote"
+// 128x64 tiles promoted per 32 of K, for MN-major operands 128x128 where a
+// block computes a tile, copied transposed in shared memory), NVFP4
+// (converted to f16); split-K "auto" on NVFP4's 256-wide sm_100a k-tiles.
 !x = !qs.tensor<256x512xbf16, #qs.mxfp8<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.mxfp8<columnwise = false>>
 !xn = !qs.tensor<128x8192xbf16, #qs.nvfp4<columnwise = false>>
@@ -46,13 +45,13 @@ module attributes {qs.chip = "sm_90a"} {
     return %y : tensor<256x1024xbf16>
   }
   func.func @dgrad(%dy: !dy, %w: !wt) -> tensor<256x512xbf16> {
-    // expected-remark @+1 {{128x64 tiles (2 x 8), 7-stage ring, 8 k-tiles of 128 in 8 splits of 1 (split-K by default}}
+    // expected-remark @+1 {{128x128 tiles (2 x 4), 4-stage ring, 8 k-tiles of 128 in 8 splits of 1 (split-K by default, model 9.1 us against 21.6 unsplit), FP8 codes times E8M0 scales converted to bf16 in shared memory (MN-major tiles transposed); 64 blocks}}
     %y = qs.gemm %dy, %w : !dy, !wt -> tensor<256x512xbf16>
     return %y : tensor<256x512xbf16>
   }
   func.func @dgrad_wide(%dy: !dyl, %w: !wtl) -> tensor<2048x2048xbf16> {
     // expected-remark @+1 {{128x128 tiles (16 x 16), 5-stage ring, 8 k-tiles of 128, FP32 promotion per 32 of K, MN-major tiles transposed in shared memory; 256 blocks}}
-    %y = qs.gemm %dy, %w : !dyl, !wtl -> tensor<2048x2048xbf16>
+    %y = qs.gemm %dy, %w {qs.gemm_mx_scaling = "promote"} : !dyl, !wtl -> tensor<2048x2048xbf16>
     return %y : tensor<2048x2048xbf16>
   }
   func.func @fp4(%x: !xn, %w: !wn) -> tensor<256x1024xbf16> {

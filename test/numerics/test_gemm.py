@@ -114,11 +114,13 @@ def test_gemm_mxfp8_scale_ranges(rng, layout, promotion):
     2^-80 and 2^40): the sm_90a promotion forms each scale product from the
     codes' exponent fields where all of a thread's codes lie in [64, 191]
     (GemmCode::promotePacked), else decodes them; both the overlapped and
-    the in-tile promotion."""
+    the in-tile promotion (None: the promoting kernel's default,
+    qs.gemm_mx_scaling = "promote": overlapped for K-major operands)."""
+    mx_scaling = None if promotion else "promote"
     check_gemm(rng, "mxfp8", layout, "f32", m=160, n=96, k=256, extreme=True,
-               promotion=promotion)
+               promotion=promotion, mx_scaling=mx_scaling)
     check_gemm(rng, "mxfp8", layout, "bf16", m=64, n=160, k=384, extreme=True,
-               promotion=promotion, bias=True)
+               promotion=promotion, bias=True, mx_scaling=mx_scaling)
 
 
 def test_gemm_mxfp8_edges(rng):
@@ -147,6 +149,26 @@ def test_gemm_mxfp8_converted(rng, options):
                mx_scaling="convert", **options)
 
 
+@pytest.mark.parametrize("options", [
+    {},
+    {"bias": True, "accumulate": True},
+    {"persistent": 3},
+    {"split_k": 3},
+    {"split_k": "stream", "persistent": 5},
+    {"epilogue": "tma"},
+], ids=["default", "bias-accumulate", "persistent", "split3", "stream", "tma"])
+@pytest.mark.parametrize("layout", LAYOUTS[1:], ids=[l[0] for l in LAYOUTS[1:]])
+def test_gemm_mxfp8_converted_mn_major(rng, layout, options):
+    """sm_90a MXFP8 converted to bf16 with MN-major operands (dgrad: w's
+    column-wise data, wgrad: both): each thread reads four tile rows' codes
+    at eight k (4-byte loads), transposes them into 16-bit pairs along K and
+    converts them with the four rows' scales into the K-major bf16 tile
+    (GemmCode::convertMx); partial tiles, K of 3 k-tiles ending inside the
+    last (dgrad: 32 of it, wgrad: 64)."""
+    check_gemm(rng, "mxfp8", layout, "bf16", m=320, n=288, k=224,
+               mx_scaling="convert", **options)
+
+
 @pytest.mark.parametrize("mx_scaling", ["convert", "promote"])
 def test_gemm_mxfp8_e5m2(rng, monkeypatch, mx_scaling):
     """MXFP8 with E5M2 codes (TE's HYBRID gradients): E5M2 x E5M2 and E5M2
@@ -160,12 +182,14 @@ def test_gemm_mxfp8_e5m2(rng, monkeypatch, mx_scaling):
                k=256, bias=True, mx_scaling=mx_scaling)
 
 
-def test_gemm_mxfp8_converted_scale_ranges(rng):
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+def test_gemm_mxfp8_converted_scale_ranges(rng, layout):
     # E8M0 codes far from 127 (zero blocks: code 0; rows at 2^-80 and
-    # 2^40), every value times its scale exact in bf16.
-    check_gemm(rng, "mxfp8", LAYOUTS[0], "f32", m=160, n=96, k=256, extreme=True,
+    # 2^40), every value times its scale exact in bf16; K-major and MN-major
+    # operands (each of an MN-major thread's four rows its own scale).
+    check_gemm(rng, "mxfp8", layout, "f32", m=160, n=96, k=256, extreme=True,
                mx_scaling="convert")
-    check_gemm(rng, "mxfp8", LAYOUTS[0], "bf16", m=64, n=160, k=384, extreme=True,
+    check_gemm(rng, "mxfp8", layout, "bf16", m=64, n=160, k=384, extreme=True,
                mx_scaling="convert", bias=True)
 
 
@@ -351,14 +375,17 @@ def test_gemm_is_close_to_the_unquantized_product(rng, family):
     assert rel < 0.06, f"relative error {rel:.3g} of a {family} E4M3 GEMM"
 
 
-def test_gemm_mn_major_edges(rng):
-    # sm_90a MN-major operands, copied transposed into shared memory for
-    # FP8 wgmma: MXFP8 wgrad with both operands column-wise (compact
-    # scales), 5 blocks of 32 and partial 64-wide tiles; MXFP8 dgrad with
-    # GEMM-swizzled column-wise scales, 9 k-tiles through the 7-stage ring,
-    # a partial last tile in N, bias.
-    check_gemm(rng, "mxfp8", LAYOUTS[2], "f32", m=160, n=224, k=160)
-    check_gemm(rng, "mxfp8", LAYOUTS[1], "bf16", m=224, n=1056, k=352, bias=True)
+@pytest.mark.parametrize("mx_scaling", ["convert", "promote"])
+def test_gemm_mn_major_edges(rng, mx_scaling):
+    # sm_90a MN-major operands, converted to K-major bf16 tiles (the
+    # default) or copied transposed into shared memory for FP8 wgmma
+    # ("promote"): MXFP8 wgrad with both operands column-wise (compact
+    # scales), 5 blocks of 32 and partial tiles; MXFP8 dgrad with
+    # GEMM-swizzled column-wise scales, 9 k-tiles through the ring (4
+    # stages converted, 7 promoted), a partial last tile in N, bias.
+    check_gemm(rng, "mxfp8", LAYOUTS[2], "f32", m=160, n=224, k=160, mx_scaling=mx_scaling)
+    check_gemm(rng, "mxfp8", LAYOUTS[1], "bf16", m=224, n=1056, k=352, bias=True,
+               mx_scaling=mx_scaling)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
@@ -369,12 +396,15 @@ def test_gemm_mxfp8_wide_tiles(rng, layout):
     # into that chunk's registers in turn, 2 rounds x 2 chunks per k-tile.
     # A second tile in N whose second chunk is 32 columns wide, a partial
     # last k-tile; dgrad / wgrad read MN-major data through the transposing
-    # copy; w's scales GEMM-swizzled.
-    check_gemm(rng, "mxfp8", layout, "f32", m=160, n=224, k=352, tile_n=128, bias=True)
+    # copy; w's scales GEMM-swizzled. (Promoted per 32-block: by default
+    # the kernels convert to bf16.)
+    check_gemm(rng, "mxfp8", layout, "f32", m=160, n=224, k=352, tile_n=128, bias=True,
+               mx_scaling="promote")
     # Persistent (3 blocks over 6 tiles) and, for K-major operands,
     # multicast pairs (B's halves are the two chunks).
     check_gemm(rng, "mxfp8", layout, "bf16", m=320, n=384, k=256, tile_n=128,
-               persistent=3, cluster=2 if layout is LAYOUTS[0] else None)
+               persistent=3, cluster=2 if layout is LAYOUTS[0] else None,
+               mx_scaling="promote")
 
 
 def test_gemm_sm90_kernels_on_blackwell_layouts(rng):
@@ -518,7 +548,8 @@ def test_gemm_persistent(rng, family, layout, tile_n):
     # qs.gemm_persistent = 3: 3 blocks loop over 6-12 output tiles (partial
     # edge tiles included), the stage ring continuing across a block's tiles
     # (3 k-tiles per tile: the ring wraps inside and across tiles); the
-    # sm_90a kernels in every family (MXFP8 dgrad: the transposing copy).
+    # sm_90a kernels in every family (MXFP8 dgrad: converted to bf16, its
+    # MN-major tiles transposed by the conversion).
     # "256-split": 256-wide tiles without fast_accumulate.
     fast = tile_n == 256
     tile_n = 256 if tile_n == "256-split" else tile_n

@@ -599,6 +599,7 @@ def test_compile_errors():
     # the fprop's K-major operands converted to bf16 by both consumer
     # warpgroups (named barrier 1) for bf16 wgmma, or with mx_scaling =
     # "promote" FP8 wgmma promoted per 32-block; the dgrad's MN-major w is
+    # converted too (4-byte loads regrouped along K by prmt) or, promoted,
     # copied transposed for FP8 wgmma by both consumers.
     compiled = qs.compile(linear(qs.MXFP8Quantizer()))
     assert "qs_gemm" in compiled.kernels
@@ -611,6 +612,9 @@ def test_compile_errors():
     assert "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" in compiled.ptx
     assert "bar.sync 1, 256;" not in compiled.ptx
     compiled = qs.compile(linear(qs.MXFP8Quantizer(), layout="NN"))
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" in compiled.ptx
+    assert "prmt.b32" in compiled.ptx and "e4m3.e4m3" not in compiled.ptx
+    compiled = qs.compile(linear(qs.MXFP8Quantizer(), layout="NN", mx_scaling="promote"))
     assert "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" in compiled.ptx
     assert "bar.sync 1, 256;" in compiled.ptx
 

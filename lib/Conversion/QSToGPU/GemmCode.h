@@ -255,20 +255,40 @@ struct GemmCode {
                                        Value scalesB);
   /// MXFP8 converted (GemmPlan::mxConverts): the E8M0 codes (i8) of the
   /// 32-blocks that thread `t` of consumer `consumer` converts in k-tile
-  /// `kt`: A's of halves 0 and 1, then B's (row consumer * 64 + t % 64,
-  /// block 4 kt + 2 h + t / 64 in half h).
+  /// `kt`: A's, then B's. A K-major operand's two: halves 0 and 1 of row
+  /// consumer * 64 + t % 64, block 4 kt + 2 h + t / 64 in half h. An
+  /// MN-major operand's eight: of half 0, then of half 1, the blocks of
+  /// its four tile rows (mxMNMajorSlice) at block 4 kt + 2 h + g / 4.
   SmallVector<Value> mxScaleCodes(Value tm, Value tn, Value consumer, Value t,
                                   Value kt, Value scalesA, Value scalesB);
-  /// MXFP8 converted: thread `t` of consumer `consumer` converts its 32
-  /// elements of half `h` (elements 64 h .. 64 h + 63 of the k-tile) of
-  /// one row of stage `s`'s A tile and of its B tile (128-byte swizzled
-  /// E4M3 or E5M2 codes) times the blocks' E8M0 scales (`codeA`, `codeB`)
-  /// to bf16, into the converted tiles of buffer `buffer`: per 16-bit pair
-  /// of codes cvt.rn.f16x2.e4m3x2 (e5m2x2), both halves to f32, mul.rn.f32
-  /// by the scale, cvt.rn.bf16x2.f32; the emulation decodes each code,
-  /// multiplies and rounds to bf16 (exact but for products below 2^-126).
+  /// mxScaleCodes' codes per k-tile for operand `op`.
+  static int64_t mxCodes(const OperandPlan &op) { return op.mnMajor ? 8 : 2; }
+  /// MXFP8 converted, an MN-major operand: consumer thread T = consumer *
+  /// 128 + t (lane l = T % 32, warp w = T / 32) converts tile rows 4 l ..
+  /// 4 l + 3 at elements 8 g .. 8 g + 7 of each half k-tile, g = (w + l /
+  /// 2) % 8: every load of a warp reads one 4-byte column of 32 different
+  /// banks, and the eight lanes of a quarter warp store eight different
+  /// swizzled chunks. Returns {first tile row, g}.
+  std::pair<Value, Value> mxMNMajorSlice(Value consumer, Value t);
+  /// MXFP8 converted: thread `t` of consumer `consumer` converts its share
+  /// of half `h` (elements 64 h .. 64 h + 63 of the k-tile) of stage `s`'s
+  /// A tile and of its B tile times the blocks' E8M0 scales (`codes`:
+  /// mxScaleCodes') to bf16, into the converted K-major tiles of buffer
+  /// `buffer`. A K-major operand (128-byte swizzled codes): 32 elements of
+  /// one row, two 16-byte loads. An MN-major one ([128 K rows, tile rows]
+  /// unswizzled, column-wise MXFP8 data): mxMNMajorSlice's 4 x 8 codes,
+  /// eight 4-byte loads of four rows' codes at one k, transposed into
+  /// 16-bit pairs along K with prmt, so that the conversion transposes as
+  /// well (bf16 wgmma reads the K-major result; no FP8 transposing copy).
+  /// Per 16-bit pair of codes cvt.rn.f16x2.e4m3x2 (e5m2x2), both halves to
+  /// f32, mul.rn.f32 by the scale, cvt.rn.bf16x2.f32; the emulation
+  /// decodes each code, multiplies and rounds to bf16 (exact but for
+  /// products below 2^-126). `load4` / `load16` read 4 / 16 bytes at a
+  /// shared-memory offset (as i32 words), `store16` writes four i32 at an
+  /// offset before swizzling.
   void convertMx(Value consumer, Value t, Value s, int64_t h, Value buffer,
-                 Value codeA, Value codeB,
+                 ArrayRef<Value> codes,
+                 const std::function<Value(Value)> &load4,
                  const std::function<SmallVector<Value>(Value)> &load16,
                  const std::function<void(Value, ArrayRef<Value>)> &store16);
   /// converts(): the descriptors of 16-bit k-step j (16 elements, 32 bytes) of

@@ -361,10 +361,11 @@ private:
   SmallVector<Value>
   carriedCodes(Value j, Value consumer, Value t, int64_t count,
                const std::function<SmallVector<Value>(Value)> &load);
-  /// The first of thread t of `consumer`'s 8 slots in fp4Codes.
+  /// The first of thread t of `consumer`'s kCodeSlots slots in fp4Codes.
+  static constexpr int64_t kCodeSlots = 32;
   Value codeSlot(Value consumer, Value t) {
     return env.mul(env.add(env.mul(consumer, env.idx(kWarpgroup)), t),
-                   env.idx(8));
+                   env.idx(kCodeSlots));
   }
   /// Block scaling (and per-tensor FP8's split accumulator): each scale
   /// block of K (k-tile) into zeroed partial registers, then promoted
@@ -386,9 +387,12 @@ private:
   /// offsets, then the TMA store of the 64 x 128-byte box read back from
   /// the same offsets, clipped at D's edges.
   void stagedEpilogue(Value tm, Value tn);
-  /// Emulated 16-byte shared-memory accesses (little-endian words); stores
-  /// at swizzled offsets.
+  /// Emulated 16- and 4-byte shared-memory accesses (little-endian words);
+  /// stores at swizzled offsets.
   SmallVector<Value> load16(Value offset);
+  Value load4(Value offset) { return loadWords(offset, 1)[0]; }
+  /// `count` i32 words from a shared-memory offset.
+  SmallVector<Value> loadWords(Value offset, int64_t count);
   void store16(Value offset, ArrayRef<Value> words) {
     emulateStore16(env, smem, swizzle(code, offset), words);
   }
@@ -416,13 +420,13 @@ void Sm90Emulation::emit() {
       b, loc, MemRefType::get({plan.sharedBytes()}, b.getI8Type()));
   regs = memref::AllocOp::create(b, loc,
                                  MemRefType::get({regCount}, b.getF32Type()));
-  fp4Codes =
-      plan.converts()
-          ? memref::AllocOp::create(
-                b, loc,
-                MemRefType::get({kConsumers * kWarpgroup * 8}, b.getI8Type()))
-                .getResult()
-          : Value();
+  fp4Codes = plan.converts()
+                 ? memref::AllocOp::create(
+                       b, loc,
+                       MemRefType::get({kConsumers * kWarpgroup * kCodeSlots},
+                                       b.getI8Type()))
+                       .getResult()
+                 : Value();
   prefetched = plan.prefetchesScales()
                    ? memref::AllocOp::create(
                          b, loc,
@@ -507,8 +511,12 @@ void Sm90Emulation::tile(Value tm, Value tn, Value tileStart) {
 }
 
 SmallVector<Value> Sm90Emulation::load16(Value offset) {
+  return loadWords(offset, 4);
+}
+
+SmallVector<Value> Sm90Emulation::loadWords(Value offset, int64_t count) {
   SmallVector<Value> words;
-  for (int64_t w = 0; w < 4; ++w) {
+  for (int64_t w = 0; w < count; ++w) {
     Value word;
     for (int64_t k = 0; k < 4; ++k) {
       Value byte = arith::ExtUIOp::create(
@@ -710,29 +718,33 @@ SmallVector<Value> Sm90Emulation::carriedCodes(
 }
 
 void Sm90Emulation::mxKTile(Value tm, Value tn, Value j, Value kt, Value s) {
-  // Per consumer thread, the 8 code slots hold the codes carried into the
-  // next k-tile (0-3) and this k-tile's (4-7).
+  // Per consumer thread, code slots 0 .. n - 1 hold the codes carried into
+  // the next k-tile, n .. 2n - 1 this k-tile's (n: 4 to 16,
+  // GemmCode::mxCodes).
+  int64_t n = GemmCode::mxCodes(plan.a) + GemmCode::mxCodes(plan.b);
   env.loop(kConsumers, [&](Value consumer) {
     env.loop(kWarpgroup, [&](Value t) {
-      SmallVector<Value> codes = carriedCodes(j, consumer, t, 4, [&](Value kt) {
+      SmallVector<Value> codes = carriedCodes(j, consumer, t, n, [&](Value kt) {
         return code.mxScaleCodes(tm, tn, consumer, t, kt, epilogueArgs[0],
                                  epilogueArgs[1]);
       });
       for (auto [q, c] : llvm::enumerate(codes))
         memref::StoreOp::create(b, loc, c, fp4Codes,
-                                env.add(codeSlot(consumer, t), env.idx(4 + q)));
+                                env.add(codeSlot(consumer, t), env.idx(n + q)));
     });
   });
   for (int64_t h = 0; h < 2; ++h) {
     Value buffer = env.idx(h);
     env.loop(kConsumers, [&](Value consumer) {
       env.loop(kWarpgroup, [&](Value t) {
-        auto codeAt = [&](int64_t q) -> Value {
-          return memref::LoadOp::create(
-              b, loc, fp4Codes, env.add(codeSlot(consumer, t), env.idx(4 + q)));
-        };
+        SmallVector<Value> codes;
+        for (int64_t q = 0; q < n; ++q)
+          codes.push_back(memref::LoadOp::create(
+              b, loc, fp4Codes,
+              env.add(codeSlot(consumer, t), env.idx(n + q))));
         code.convertMx(
-            consumer, t, s, h, buffer, codeAt(h), codeAt(2 + h),
+            consumer, t, s, h, buffer, codes,
+            [&](Value offset) { return load4(offset); },
             [&](Value offset) { return load16(offset); },
             [&](Value offset, ArrayRef<Value> words) {
               store16(offset, words);

@@ -302,6 +302,10 @@ private:
   /// 16-byte shared-memory accesses (four i32 words); stores at swizzled
   /// offsets.
   SmallVector<Value> load16(Value offset);
+  Value load4(Value offset) {
+    return ptx(b.getI32Type(), {ptx.i32(env.add(block.base, offset))},
+               "ld.shared.b32 $0, [$1];", "=r,r");
+  }
   void store16(Value offset, ArrayRef<Value> words);
   /// A consumer frees stage `stage` (one arrival where `cond`) on its
   /// block's empty barrier and, with multicast, on the other block's,
@@ -993,7 +997,8 @@ void Sm90Block::mxKTile(Value tm, Value tn, Value kt, Value s, Value total,
     Value buffer = env.idx(h);
     ptx({}, "bar.sync 1, 256;", "");
     code.convertMx(
-        consumer, t, s, h, buffer, codes[h], codes[2 + h],
+        consumer, t, s, h, buffer, llvm::to_vector(codes),
+        [&](Value offset) { return load4(offset); },
         [&](Value offset) { return load16(offset); },
         [&](Value offset, ArrayRef<Value> words) { store16(offset, words); });
     // The generic-proxy writes, visible to wgmma (async proxy), and

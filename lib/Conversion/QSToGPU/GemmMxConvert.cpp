@@ -1,9 +1,10 @@
 //===- GemmMxConvert.cpp - GEMM kernels: MXFP8 to bf16 --------------------===//
 //
 // sm_90a MXFP8 GEMMs with qs.gemm_mx_scaling = "convert": the consumers
-// convert each half k-tile's FP8 codes times their E8M0 block scales to
-// bf16 in shared memory (GemmCode.h: convertMx, mxScaleCodes), with cvt /
-// mul.rn.f32 on the GPU and their arith emulation on the CPU.
+// convert each half k-tile's FP8 codes (K-major or MN-major) times their
+// E8M0 block scales to K-major bf16 tiles in shared memory (GemmCode.h:
+// convertMx, mxScaleCodes), with cvt / mul.rn.f32 on the GPU and their arith
+// emulation on the CPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,18 +21,40 @@ using namespace mlir::qs::gpuk::gemm;
 SmallVector<Value> GemmCode::mxScaleCodes(Value tm, Value tn, Value consumer,
                                           Value t, Value kt, Value scalesA,
                                           Value scalesB) {
-  Value kb0 = env.add(env.mul(kt, i(4)), shr(t, 6));
-  return operandScaleCodes(tm, tn,
-                           env.add(env.mul(consumer, i(64)), band(t, 63)),
-                           {kb0, env.add(kb0, i(2))}, scalesA, scalesB);
+  SmallVector<Value> codes;
+  Value rowInHalf = env.add(env.mul(consumer, i(64)), band(t, 63));
+  auto [firstCol, g] = mxMNMajorSlice(consumer, t);
+  for (auto [op, scales, firstRow] :
+       {std::tuple<const OperandPlan &, Value, Value>{plan.a, scalesA,
+                                                      env.mul(tm, i(kTileM))},
+        {plan.b, scalesB, env.mul(tn, i(plan.tileN))}})
+    for (int64_t h = 0; h < 2; ++h) {
+      if (!op.mnMajor) {
+        Value kb = env.add(env.mul(kt, i(4)), env.add(i(2 * h), shr(t, 6)));
+        codes.push_back(
+            blockScaleCode(op, scales, env.add(firstRow, rowInHalf), kb));
+        continue;
+      }
+      Value kb = env.add(env.mul(kt, i(4)), env.add(i(2 * h), shr(g, 2)));
+      for (int64_t r = 0; r < 4; ++r)
+        codes.push_back(blockScaleCode(
+            op, scales, env.add(firstRow, env.add(firstCol, i(r))), kb));
+    }
+  return codes;
+}
+
+std::pair<Value, Value> GemmCode::mxMNMajorSlice(Value consumer, Value t) {
+  Value thread = env.add(env.mul(consumer, i(kWarpgroup)), t);
+  Value lane = band(thread, 31);
+  return {env.mul(lane, i(4)), band(env.add(shr(thread, 5), shr(lane, 1)), 7)};
 }
 
 namespace {
-/// Four FP8 codes (an i32 word, little-endian) times `scale` (f32) as two
-/// bf16x2 words (elements 0, 1 and 2, 3; the lower element in the lower
-/// half).
+/// Four FP8 codes (an i32 word, little-endian) as two bf16x2 words
+/// (elements 0, 1 times `scale0` and 2, 3 times `scale1`, f32; the lower
+/// element in the lower half).
 SmallVector<Value, 2> convertWord(KernelEnv &env, StringRef type, Value word,
-                                  Value scale) {
+                                  Value scale0, Value scale1) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   Type i32 = b.getI32Type();
@@ -48,10 +71,10 @@ SmallVector<Value, 2> convertWord(KernelEnv &env, StringRef type, Value word,
         "cvt.f32.f16 f0, q0;\ncvt.f32.f16 f1, q1;\n"
         "cvt.f32.f16 f2, q2;\ncvt.f32.f16 f3, q3;\n"
         "mul.rn.f32 f0, f0, $3;\nmul.rn.f32 f1, f1, $3;\n"
-        "mul.rn.f32 f2, f2, $3;\nmul.rn.f32 f3, f3, $3;\n"
+        "mul.rn.f32 f2, f2, $4;\nmul.rn.f32 f3, f3, $4;\n"
         "cvt.rn.bf16x2.f32 $0, f1, f0;\ncvt.rn.bf16x2.f32 $1, f3, f2;\n}";
     auto pair = LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32});
-    Value out = Ptx{b, loc}(pair, {word, scale}, text, "=r,=r,r,f");
+    Value out = Ptx{b, loc}(pair, {word, scale0, scale1}, text, "=r,=r,r,f,f");
     return {LLVM::ExtractValueOp::create(b, loc, out, 0),
             LLVM::ExtractValueOp::create(b, loc, out, 1)};
   }
@@ -69,7 +92,7 @@ SmallVector<Value, 2> convertWord(KernelEnv &env, StringRef type, Value word,
           b, loc, b.getI8Type(),
           arith::ShRUIOp::create(b, loc, word, c32(8 * byte)));
       Value value = arith::MulFOp::create(
-          b, loc, emitDecodeToF32(b, loc, code, format), scale);
+          b, loc, emitDecodeToF32(b, loc, code, format), w ? scale1 : scale0);
       // bf16 bits in the upper half of the rounded f32.
       Value bits = arith::ShRUIOp::create(
           b, loc, arith::BitcastOp::create(b, loc, i32, env.roundToBf16(value)),
@@ -86,18 +109,19 @@ SmallVector<Value, 2> convertWord(KernelEnv &env, StringRef type, Value word,
 } // namespace
 
 void GemmCode::convertMx(
-    Value consumer, Value t, Value s, int64_t h, Value buffer, Value codeA,
-    Value codeB, const std::function<SmallVector<Value>(Value)> &load16,
+    Value consumer, Value t, Value s, int64_t h, Value buffer,
+    ArrayRef<Value> codes, const std::function<Value(Value)> &load4,
+    const std::function<SmallVector<Value>(Value)> &load16,
     const std::function<void(Value, ArrayRef<Value>)> &store16) {
-  // Thread t: row consumer * 64 + t % 64, elements 32 (t / 64) .. + 31 of
-  // each half k-tile, so that the eight threads of a quarter warp read
-  // (and write) eight consecutive rows at one logical 16-byte chunk:
+  // K-major: thread t, row consumer * 64 + t % 64, elements 32 (t / 64) ..
+  // + 31 of each half k-tile, so that the eight threads of a quarter warp
+  // read (and write) eight consecutive rows at one logical 16-byte chunk:
   // eight different physical chunks under the 128-byte swizzle, no bank
   // conflicts.
   Value rowInHalf = env.add(env.mul(consumer, i(64)), band(t, 63));
   Value half = shr(t, 6);
-  auto convert = [&](Value code, StringRef type, Value stage, Value tile,
-                     int64_t tileRows) {
+  auto convertRow = [&](Value code, StringRef type, Value stage, Value tile,
+                        int64_t tileRows) {
     Value scale = emitE8M0ToF32(env.b, env.loc, code);
     // Elements 64 h + 32 half .. + 31 of the row: two 16-byte chunks of
     // the stage's 128-byte-swizzled row, four 16-byte stores of bf16 into
@@ -110,13 +134,55 @@ void GemmCode::convertMx(
       for (int64_t g = 0; g < 2; ++g) {
         SmallVector<Value> out;
         for (int64_t w = 0; w < 2; ++w)
-          llvm::append_range(out,
-                             convertWord(env, type, words[2 * g + w], scale));
+          llvm::append_range(
+              out, convertWord(env, type, words[2 * g + w], scale, scale));
         Value e = env.add(env.mul(half, i(32)), i(16 * c + 8 * g));
         store16(convertedAt(tile, tileRows, i(0), rowInHalf, e), out);
       }
     }
   };
-  convert(codeA, plan.typeA, stageA(s), convertedA(buffer), kTileM);
-  convert(codeB, plan.typeB, stageB(s), convertedB(buffer), plan.tileN);
+  // MN-major (mxMNMajorSlice): rows r0 .. r0 + 3, elements 8 g .. + 7 of
+  // the half; per pair of K rows two 4-byte loads (the four rows' codes at
+  // k and k + 1), two prmt into the rows' 16-bit pairs along K.
+  auto [sliceCol, sliceK] = mxMNMajorSlice(consumer, t);
+  Value firstCol = sliceCol, g = sliceK;
+  auto convertColumns = [&](ArrayRef<Value> rowCodes, StringRef type,
+                            Value stage, Value tile, int64_t tileRows) {
+    SmallVector<Value> scales;
+    for (Value code : rowCodes)
+      scales.push_back(emitE8M0ToF32(env.b, env.loc, code));
+    Value k0 = env.add(i(64 * h), env.mul(g, i(8)));
+    SmallVector<SmallVector<Value>> rows(4);
+    for (int64_t p = 0; p < 4; ++p) {
+      Value at =
+          env.add(stage, env.add(env.mul(env.add(k0, i(2 * p)), i(tileRows)),
+                                 firstCol));
+      Value atK = load4(at), atK1 = load4(env.add(at, i(tileRows)));
+      for (int64_t q = 0; q < 2; ++q) {
+        // Rows 2q and 2q + 1: bytes {2q at k, at k + 1, 2q + 1 at k, at
+        // k + 1}.
+        Value pairs = prmt(atK, atK1, q ? 0x7362u : 0x5140u);
+        SmallVector<Value, 2> out =
+            convertWord(env, type, pairs, scales[2 * q], scales[2 * q + 1]);
+        rows[2 * q].push_back(out[0]);
+        rows[2 * q + 1].push_back(out[1]);
+      }
+    }
+    for (int64_t r = 0; r < 4; ++r)
+      store16(convertedAt(tile, tileRows, i(0), env.add(firstCol, i(r)),
+                          env.mul(g, i(8))),
+              rows[r]);
+  };
+  ArrayRef<Value> rest = codes;
+  for (auto [op, type, stage, tile, tileRows] :
+       {std::tuple<const OperandPlan &, StringRef, Value, Value, int64_t>{
+            plan.a, plan.typeA, stageA(s), convertedA(buffer), kTileM},
+        {plan.b, plan.typeB, stageB(s), convertedB(buffer), plan.tileN}}) {
+    ArrayRef<Value> own = rest.take_front(mxCodes(op));
+    rest = rest.drop_front(mxCodes(op));
+    if (op.mnMajor)
+      convertColumns(own.slice(4 * h, 4), type, stage, tile, tileRows);
+    else
+      convertRow(own[h], type, stage, tile, tileRows);
+  }
 }

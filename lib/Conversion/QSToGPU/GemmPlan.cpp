@@ -48,8 +48,9 @@ const char *streamKRule(const GemmOperands &operands, unsigned cc, bool mx) {
     return nullptr;
   if (mx && operands.tileN == 128)
     return "qs.gemm_split_k = \"stream\" with MXFP8 operands promoted per "
-           "32-block (qs.gemm_mx_scaling = \"promote\", or MN-major) needs "
-           "their default 128x64 tiles: with qs.gemm_tile_n = 128 the "
+           "32-block (qs.gemm_mx_scaling = \"promote\" or a "
+           "qs.gemm_promotion) needs their default 128x64 tiles: with "
+           "qs.gemm_tile_n = 128 the "
            "segments' bookkeeping next to two sets of partial accumulators "
            "exceeds the consumers' 232 registers (ptxas spills)";
   if (operands.tmaStore && (operands.b.blockDim == 1 || mx))
@@ -75,11 +76,11 @@ bool isPromotedMX(const GemmOperands &operands, unsigned cc) {
 } // namespace
 
 bool gpuk::mxConverts(const GemmOperands &operands, int64_t cc) {
-  // K-major operands only (MN-major ones are copied transposed as FP8 and
-  // promoted); by default unless a promotion option asks for the
+  // By default (K-major and MN-major operands alike: the conversion
+  // transposes MN-major tiles) unless a promotion option asks for the
   // promoting kernel.
   if (cc != 90 || operands.a.blockDim != 3 || operands.b.blockDim != 3 ||
-      operands.mxPromote || operands.a.mnMajor || operands.b.mnMajor)
+      operands.mxPromote)
     return false;
   return operands.mxConvert ||
          (!operands.promotionInTile && !operands.promotionOverlapped);
@@ -188,7 +189,8 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
     return emitError() << "qs.gemm_cluster = 2 (TMA multicast of B across "
                           "a pair of blocks) exists for the sm_90a "
                           "kernels with K-major operands (not for MN-major "
-                          "data, which goes through the transposing copy)";
+                          "data, whose tiles the consumers transpose in "
+                          "shared memory)";
   if (operands.tmaStore && (operands.n * operands.outBytes) % 16 != 0)
     return emitError() << "qs.gemm_epilogue = \"tma\" needs D's rows to be "
                           "multiples of 16 bytes (TMA row strides), here N = "
@@ -281,7 +283,9 @@ static std::string describe(const GemmPlan &plan,
   else if (plan.fp4())
     os << ", E2M1 codes times E4M3 scales converted to f16 in shared memory";
   else if (plan.mxConverts)
-    os << ", FP8 codes times E8M0 scales converted to bf16 in shared memory";
+    os << ", FP8 codes times E8M0 scales converted to bf16 in shared memory"
+       << (plan.a.mnMajor || plan.b.mnMajor ? " (MN-major tiles transposed)"
+                                            : "");
   if (plan.transposes())
     os << ", MN-major tiles transposed in shared memory";
   if (plan.persistent())
@@ -539,16 +543,16 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
       !plan.tcgen05 && plan.a.blockDim == 0 && !operands.fastAccumulate;
   bool oneBlockPerTile = !operands.persistentBlocks && !operands.streamK &&
                          operands.splitK <= 1 && !operands.splitKAuto;
-  // sm_90a MXFP8: 128x64 tiles (the promotion overlapped with the next
-  // k-tile's wgmmas); with an MN-major operand (dgrad, wgrad: its tiles
-  // copied transposed into shared memory, no overlap) 128x128 tiles for
-  // kernels with a block per tile: measured on the H200 (2026-12-04,
+  // sm_90a MXFP8 promoted per 32-block: 128x64 tiles (the promotion
+  // overlapped with the next k-tile's wgmmas); with an MN-major operand (dgrad,
+  // wgrad: its tiles copied transposed into shared memory, no overlap) 128x128
+  // tiles for kernels with a block per tile: measured on the H200 (2026-12-04,
   // 8192^3 NN, docs/performance.md) 6496.9 us against 7876.7 (+21%).
   bool mxMNMajorWide = plan.a.blockDim == 3 && !plan.tcgen05 &&
                        (operands.a.mnMajor || operands.b.mnMajor) &&
                        oneBlockPerTile;
-  // sm_90a MXFP8 converted to bf16 (K-major operands; checkGemmSupport):
-  // 128-wide tiles, as NVFP4's converting kernel.
+  // sm_90a MXFP8 converted to bf16 (unless promotion is asked for;
+  // mxConverts): 128-wide tiles, as NVFP4's converting kernel.
   plan.mxConverts = mxConverts(operands, plan.tcgen05 ? 100 : 90);
   plan.tileN = operands.pingpong ? 128
                : operands.tileN  ? operands.tileN

@@ -184,10 +184,11 @@ struct GemmPlan {
   /// totals; `groupsPerRound` blocks are summed at once (one accumulator
   /// set each) between two waits.
   bool blockScaled() const { return a.blockDim != 0 && !fp4(); }
-  /// sm_90a MXFP8 with qs.gemm_mx_scaling = "convert" (K-major operands):
-  /// the consumers convert each 64-element half of a k-tile, E4M3 codes
-  /// times their E8M0 block scales, to bf16 (exact: 4 significant bits,
-  /// f32's exponent range) in shared memory, and bf16 wgmma sums them into
+  /// sm_90a MXFP8 with qs.gemm_mx_scaling = "convert" (the default): the
+  /// consumers convert each 64-element half of a k-tile, E4M3 codes times
+  /// their E8M0 block scales, to K-major bf16 tiles (exact: 4 significant
+  /// bits, f32's exponent range; MN-major operands transposed on the way)
+  /// in shared memory, and bf16 wgmma sums them into
   /// FP32 with no promotion, as NVFP4's f16 path (converts()).
   bool mxConverts = false;
   /// The consumers convert the operands to 16-bit floats in shared memory
@@ -341,10 +342,14 @@ struct GemmPlan {
   int64_t kTileElems() const { return tcgen05 && fp4() ? 2 * kTileK : kTileK; }
   /// Bytes of one row of a k-tile as loaded (FP4 packs two codes a byte).
   int64_t rowBytes() const { return fp4() ? kTileElems() / 2 : kTileElems(); }
-  /// sm_90a: MN-major FP8 operands (MXFP8 column-wise data, per-tensor FP8
-  /// without a transpose buffer) are copied transposed, K-major, into
-  /// shared memory after the ring, as FP8 wgmma reads K-major tiles only.
-  bool transposes() const { return !tcgen05 && (a.mnMajor || b.mnMajor); }
+  /// sm_90a: MN-major FP8 operands (MXFP8 column-wise data promoted per
+  /// 32-block, per-tensor FP8 without a transpose buffer) are copied
+  /// transposed, K-major, into shared memory after the ring, as FP8 wgmma
+  /// reads K-major tiles only (MXFP8 converted to bf16 transposes in its
+  /// conversion: GemmCode::convertMx).
+  bool transposes() const {
+    return !tcgen05 && !converts() && (a.mnMajor || b.mnMajor);
+  }
   /// Whether TMA writes an operand's tiles 128-byte swizzled (what the
   /// tensor cores read); sm_90a's packed FP4 tiles and MN-major tiles are
   /// read by the consumers instead (unswizzled).

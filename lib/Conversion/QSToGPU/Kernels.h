@@ -208,8 +208,8 @@ struct GemmOperands {
   /// explicitly (an error where the kernel cannot; 128-wide tiles for
   /// per-tensor FP8).
   bool promotionInTile = false, promotionOverlapped = false;
-  /// qs.gemm_mx_scaling: "convert" (sm_90a MXFP8 with K-major operands:
-  /// codes times scales converted to bf16, bf16 wgmma; GemmPlan::
+  /// qs.gemm_mx_scaling: "convert" (sm_90a MXFP8: codes times scales
+  /// converted to K-major bf16 tiles, bf16 wgmma; GemmPlan::
   /// mxConverts) and "promote" (FP8 wgmma, each 32-block promoted) said
   /// explicitly; no effect on other GEMMs.
   bool mxConvert = false, mxPromote = false;
@@ -291,7 +291,7 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// (unmeasured there).
 /// Whether the sm_90a kernel of `operands` (compute capability `cc`)
 /// converts MXFP8 operands to bf16 (GemmPlan::mxConverts): MXFP8 on
-/// sm_90a with K-major operands, unless qs.gemm_mx_scaling = "promote"
+/// sm_90a (K-major or MN-major), unless qs.gemm_mx_scaling = "promote"
 /// or (without qs.gemm_mx_scaling = "convert") a qs.gemm_promotion asks
 /// for the promoting kernel.
 bool mxConverts(const GemmOperands &operands, int64_t cc);

@@ -24,7 +24,7 @@ func.func @mn_major_pitch(%a: !g, %b: !f) -> tensor<128x136xbf16> {
 !g = !qs.tensor<128x128xbf16, #qs.fp8_current<>>
 module attributes {qs.chip = "sm_100a", qs.gemm_cluster = 2 : i64} {
 func.func @cluster_mn_major(%a: !g, %b: !g) -> tensor<128x128xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_cluster = 2 (TMA multicast of B across a pair of blocks) exists for the sm_90a kernels with K-major operands (not for MN-major data, which goes through the transposing copy)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_cluster = 2 (TMA multicast of B across a pair of blocks) exists for the sm_90a kernels with K-major operands (not for MN-major data, whose tiles the consumers transpose in shared memory)}}
   %y = qs.gemm %a, %b : !g, !g -> tensor<128x128xbf16>
   return %y : tensor<128x128xbf16>
 }

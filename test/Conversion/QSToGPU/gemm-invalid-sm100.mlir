@@ -62,7 +62,7 @@ func.func @nvfp4_k(%a: !k, %b: !k) -> tensor<128x128xbf16> {
 !x = !qs.tensor<256x256xbf16, #qs.fp8_current<columnwise = false>>
 module attributes {qs.chip = "sm_100a", qs.gemm_cluster = 2 : i64} {
 func.func @cluster(%a: !x, %b: !x) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_cluster = 2 (TMA multicast of B across a pair of blocks) exists for the sm_90a kernels with K-major operands (not for MN-major data, which goes through the transposing copy)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_cluster = 2 (TMA multicast of B across a pair of blocks) exists for the sm_90a kernels with K-major operands (not for MN-major data, whose tiles the consumers transpose in shared memory)}}
   %y = qs.gemm %a, %b transpose_b : !x, !x -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }

@@ -81,7 +81,7 @@ func.func @wide_mxfp8(%a: !m, %b: !m) -> tensor<256x256xbf16> {
 !w = !qs.tensor<256x256xbf16, #qs.mxfp8<rowwise = false>>
 module attributes {qs.gemm_cluster = 2 : i64} {
 func.func @cluster_mn_major(%a: !x, %b: !w) -> tensor<256x256xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_cluster = 2 (TMA multicast of B across a pair of blocks) exists for the sm_90a kernels with K-major operands (not for MN-major data, which goes through the transposing copy)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_cluster = 2 (TMA multicast of B across a pair of blocks) exists for the sm_90a kernels with K-major operands (not for MN-major data, whose tiles the consumers transpose in shared memory)}}
   %y = qs.gemm %a, %b : !x, !w -> tensor<256x256xbf16>
   return %y : tensor<256x256xbf16>
 }
@@ -261,7 +261,7 @@ func.func @stream_k_tma_block_1d(%a: !g, %b: !g) -> tensor<512x512xbf16> {
 // (128x128 spills).
 !m = !qs.tensor<512x256xbf16, #qs.mxfp8<columnwise = false>>
 func.func @stream_k_mxfp8_128(%a: !m, %b: !m) -> tensor<512x512xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" with MXFP8 operands promoted per 32-block (qs.gemm_mx_scaling = "promote", or MN-major) needs their default 128x64 tiles: with qs.gemm_tile_n = 128 the segments' bookkeeping next to two sets of partial accumulators exceeds the consumers' 232 registers (ptxas spills)}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = "stream" with MXFP8 operands promoted per 32-block (qs.gemm_mx_scaling = "promote" or a qs.gemm_promotion) needs their default 128x64 tiles: with qs.gemm_tile_n = 128 the segments' bookkeeping next to two sets of partial accumulators exceeds the consumers' 232 registers (ptxas spills)}}
   %y = qs.gemm %a, %b transpose_b {qs.gemm_split_k = "stream", qs.gemm_tile_n = 128 : i64, qs.gemm_mx_scaling = "promote"} : !m, !m -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }

@@ -104,7 +104,8 @@ def QS_Dialect : Dialect {
     each block loads half of B with TMA multicast into both blocks' shared
     memory, halving B's L2-to-SM traffic (as CUTLASS's 2x1 clusters). It
     changes speed, never results; MN-major operands (MXFP8 dgrad/wgrad,
-    FP8 on Blackwell layouts: the transposing copy) and sm_100a reject it.
+    FP8 on Blackwell layouts: transposed in shared memory) and sm_100a
+    reject it.
     With `qs.gemm_persistent = N` as well, the persistent grid is N rounded
     down to an even count (at least 2), the two blocks of a cluster walking
     the tile pairs together.
@@ -171,18 +172,19 @@ def QS_Dialect : Dialect {
 
     `qs.gemm_mx_scaling = "convert" | "promote"` on a GEMM or an enclosing
     operation picks how the sm_90a GEMM kernel applies MXFP8's E8M0 block
-    scales (Hopper has no block-scaled MMA). "convert" (the default for
-    K-major operands, i.e. fprop / TN): the consumer warpgroups convert
-    each half k-tile of both operands, every code times its block's
-    scale, to bf16 in shared memory (exact: a code has at most 4
-    significant bits and times a power of two stays in FP32's, hence
-    bf16's, exponent range) and bf16 wgmma sums all of K in FP32, in
-    128x128 tiles; nothing is promoted. "promote": FP8 wgmma, each
-    32-block summed into fresh accumulators and promoted into FP32 totals
-    with its two scales, in 128x64 tiles (128x128 with `qs.gemm_tile_n =
-    128`); MN-major operands (column-wise data: dgrad, wgrad) are always
-    promoted, as is a GEMM that carries a `qs.gemm_promotion` without
-    "convert". Both are held to the same GEMM bound (docs/Numerics.md);
+    scales (Hopper has no block-scaled MMA). "convert" (the default): the
+    consumer warpgroups convert each half k-tile of both operands, every
+    code times its block's scale, to K-major bf16 tiles in shared memory
+    (exact: a code has at most 4 significant bits and times a power of two
+    stays in FP32's, hence bf16's, exponent range) and bf16 wgmma sums all
+    of K in FP32, in 128x128 tiles; nothing is promoted. MN-major operands
+    (column-wise data: dgrad, wgrad) are transposed by the same
+    conversion (4-byte loads of four rows' codes, regrouped along K).
+    "promote": FP8 wgmma, each 32-block summed into fresh accumulators and
+    promoted into FP32 totals with its two scales, in 128x64 tiles
+    (128x128 with `qs.gemm_tile_n = 128`, and by default for MN-major
+    operands, which are first copied transposed as FP8); a GEMM that
+    carries a `qs.gemm_promotion` without "convert" is promoted too. Both are held to the same GEMM bound (docs/Numerics.md);
     they differ in FP32 summation order (and "convert" rounds products
     below 2^-126 to bf16's subnormal precision). No effect on other
     families or on sm_100a, whose tensor cores apply the scales; with
