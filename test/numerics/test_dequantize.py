@@ -52,3 +52,36 @@ def test_dequantize(rng, family, params, shape, out):
         with np.errstate(all="ignore"):
             want = want.astype(np.float16).astype(np.float32)
     h.assert_floats_equal(h.from_npy(got, out), want, f"dequantize {family}{params} -> {out}")
+
+
+@pytest.mark.parametrize("out", ["f32", "bf16"])
+def test_dequantize_every_e8m0_code(out):
+    """Every E8M0 scale code 0..255 as an MXFP8 block scale, exhaustively:
+    2^(e - 127), 0 the FP32 subnormal 2^-127, 255 NaN (emitE8M0ToF32,
+    which the GPU kernels and the CPU lowering share); each block's codes
+    1.0, -1.5, 0 and 448."""
+    shape = (32, 256)
+    q = h.quantizer("mxfp8", columnwise=False)
+    x = h.random_input(np.random.default_rng(0), shape, "bf16")
+    with np.errstate(all="ignore"):
+        buffers, _ = ref.quantize(x, q, "bf16")
+    e4m3 = np.array([1.0, -1.5, 0.0, 448.0], ml_dtypes.float8_e4m3fn)
+    buffers["rowwise_data"] = np.resize(e4m3.view(np.uint8), shape)
+    codes = np.arange(256, dtype=np.uint8).reshape(32, 8)
+    buffers["rowwise_scale_inv"] = buffers["rowwise_scale_inv"].copy()
+    buffers["rowwise_scale_inv"][:32, :8] = codes
+    scale = np.where(codes == 255, np.float32(np.nan),
+                     np.ldexp(np.float32(1), codes.astype(np.int32) - 127).astype(np.float32))
+    values = np.resize(e4m3.astype(np.float32), shape)
+    with np.errstate(all="ignore"):
+        want = values * np.repeat(scale, 32, axis=1)
+        if out == "bf16":
+            want = want.astype(ml_dtypes.bfloat16).astype(np.float32)
+    assert want.view(np.uint32)[0, 0] == 0x00400000  # 1.0 x 2^-127
+    qt, t = h.qtype(shape, "bf16", q), h.ttype(shape, out)
+    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
+  %x = qs.dequantize %q : {qt} -> {t}
+  return %x : {t}
+}}"""
+    (got,) = h.run(module, "dequantize", h.npy_inputs(buffers), 1)
+    h.assert_floats_equal(h.from_npy(got, out), want, f"dequantize every E8M0 code -> {out}")

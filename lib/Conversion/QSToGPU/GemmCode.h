@@ -253,7 +253,8 @@ struct GemmCode {
   SmallVector<Value> operandScaleCodes(Value tm, Value tn, Value rowInTile,
                                        ArrayRef<Value> blocks, Value scalesA,
                                        Value scalesB);
-  /// MXFP8 converted (GemmPlan::mxConverts): the E8M0 codes (i8) of the
+  /// MXFP8 converted (GemmPlan::mxConverts): the E8M0 codes (zero-extended
+  /// to i32) of the
   /// 32-blocks that thread `t` of consumer `consumer` converts in k-tile
   /// `kt`: A's, then B's. A K-major operand's two: halves 0 and 1 of row
   /// consumer * 64 + t % 64, block 4 kt + 2 h + t / 64 in half h. An

@@ -701,9 +701,16 @@ SmallVector<Value> Sm90Emulation::carriedCodes(
     Value j, Value consumer, Value t, int64_t count,
     const std::function<SmallVector<Value>(Value)> &load) {
   Value slot = codeSlot(consumer, t);
+  // The slots hold bytes (MXFP8's codes come zero-extended to i32).
   auto keep = [&](ArrayRef<Value> codes) {
-    for (auto [q, c] : llvm::enumerate(codes))
-      memref::StoreOp::create(b, loc, c, fp4Codes, env.add(slot, env.idx(q)));
+    for (auto [q, c] : llvm::enumerate(codes)) {
+      Value byte =
+          c.getType().isInteger(8)
+              ? c
+              : arith::TruncIOp::create(b, loc, b.getI8Type(), c).getResult();
+      memref::StoreOp::create(b, loc, byte, fp4Codes,
+                              env.add(slot, env.idx(q)));
+    }
   };
   Value kt = code.kTileOf(j);
   env.ifThen(

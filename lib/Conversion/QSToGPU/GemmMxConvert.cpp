@@ -21,7 +21,13 @@ using namespace mlir::qs::gpuk::gemm;
 SmallVector<Value> GemmCode::mxScaleCodes(Value tm, Value tn, Value consumer,
                                           Value t, Value kt, Value scalesA,
                                           Value scalesB) {
+  // Each code zero-extended to i32 where it is loaded (ld.global.u8 does
+  // it): carried as i8, each decode masked it again, twice.
   SmallVector<Value> codes;
+  auto push = [&](Value code) {
+    codes.push_back(
+        arith::ExtUIOp::create(env.b, env.loc, env.b.getI32Type(), code));
+  };
   Value rowInHalf = env.add(env.mul(consumer, i(64)), band(t, 63));
   auto [firstCol, g] = mxMNMajorSlice(consumer, t);
   for (auto [op, scales, firstRow] :
@@ -31,14 +37,13 @@ SmallVector<Value> GemmCode::mxScaleCodes(Value tm, Value tn, Value consumer,
     for (int64_t h = 0; h < 2; ++h) {
       if (!op.mnMajor) {
         Value kb = env.add(env.mul(kt, i(4)), env.add(i(2 * h), shr(t, 6)));
-        codes.push_back(
-            blockScaleCode(op, scales, env.add(firstRow, rowInHalf), kb));
+        push(blockScaleCode(op, scales, env.add(firstRow, rowInHalf), kb));
         continue;
       }
       Value kb = env.add(env.mul(kt, i(4)), env.add(i(2 * h), shr(g, 2)));
       for (int64_t r = 0; r < 4; ++r)
-        codes.push_back(blockScaleCode(
-            op, scales, env.add(firstRow, env.add(firstCol, i(r))), kb));
+        push(blockScaleCode(op, scales,
+                            env.add(firstRow, env.add(firstCol, i(r))), kb));
     }
   return codes;
 }

@@ -69,7 +69,8 @@ Value emitDecodeToF32(OpBuilder &b, Location loc, Value code,
 /// +inf -> 0xFE. Returns i8.
 Value emitE8M0Ceil(OpBuilder &b, Location loc, Value f32Value);
 
-/// 2^(e-127) for an E8M0 byte (i8): 0 -> 2^-127, 255 -> NaN.
+/// 2^(e-127) for an E8M0 byte (i8, or an i32 holding it zero-extended):
+/// 0 -> 2^-127, 255 -> NaN.
 Value emitE8M0ToF32(OpBuilder &b, Location loc, Value code);
 
 /// 2^(127-e) for an E8M0 byte (i8), TE exp2f_rcp: 254 -> 2^-127,
