@@ -254,12 +254,12 @@ struct GemmCode {
                                        ArrayRef<Value> blocks, Value scalesA,
                                        Value scalesB);
   /// MXFP8 converted (GemmPlan::mxConverts): the E8M0 codes (zero-extended
-  /// to i32) of the
-  /// 32-blocks that thread `t` of consumer `consumer` converts in k-tile
-  /// `kt`: A's, then B's. A K-major operand's two: halves 0 and 1 of row
-  /// consumer * 64 + t % 64, block 4 kt + 2 h + t / 64 in half h. An
-  /// MN-major operand's eight: of half 0, then of half 1, the blocks of
-  /// its four tile rows (mxMNMajorSlice) at block 4 kt + 2 h + g / 4.
+  /// to i32) of the 32-blocks that thread `t` of consumer `consumer`
+  /// converts in k-tile `kt`: A's, then B's. A K-major operand's two:
+  /// halves 0 and 1 of row consumer * 64 + t % 64, block 4 kt + 2 h + t /
+  /// 64 in half h. An MN-major operand's eight: of half 0, then of half 1,
+  /// the blocks of its four tile rows (mxMNMajorSlice) at block 4 kt + 2 h
+  /// + g / 4.
   SmallVector<Value> mxScaleCodes(Value tm, Value tn, Value consumer, Value t,
                                   Value kt, Value scalesA, Value scalesB);
   /// mxScaleCodes' codes per k-tile for operand `op`.

@@ -184,8 +184,9 @@ def QS_Dialect : Dialect {
     promoted into FP32 totals with its two scales, in 128x64 tiles
     (128x128 with `qs.gemm_tile_n = 128`, and by default for MN-major
     operands, which are first copied transposed as FP8); a GEMM that
-    carries a `qs.gemm_promotion` without "convert" is promoted too. Both are held to the same GEMM bound (docs/Numerics.md);
-    they differ in FP32 summation order (and "convert" rounds products
+    carries a `qs.gemm_promotion` without "convert" is promoted too. Both
+    are held to the same GEMM bound (docs/Numerics.md); they differ in
+    FP32 summation order (and "convert" rounds products
     below 2^-126 to bf16's subnormal precision). No effect on other
     families or on sm_100a, whose tensor cores apply the scales; with
     "convert", a `qs.gemm_promotion` on the same GEMM is an error.
