@@ -169,7 +169,28 @@ def test_gemm_mxfp8_converted_mn_major(rng, layout, options):
                mx_scaling="convert", **options)
 
 
-@pytest.mark.parametrize("mx_scaling", ["convert", "promote"])
+@pytest.mark.parametrize("options", [
+    {},
+    {"bias": True, "accumulate": True},
+    {"persistent": 3},
+    {"split_k": 3},
+    {"split_k": "stream", "persistent": 5},
+    {"epilogue": "tma"},
+    {"tile_n": 256},
+], ids=["default", "bias-accumulate", "persistent", "split3", "stream", "tma", "tile256"])
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+def test_gemm_mxfp8_dequantized(rng, layout, options):
+    """sm_90a MXFP8 with qs.gemm_mx_scaling = "dequantize": a pre-pass
+    kernel per operand writes codes times E8M0 scales as K-major bf16
+    (MN-major data transposed), then the per-tensor kernel's skeleton runs
+    bf16 wgmma on 64-element k-tiles read by TMA; partial tiles, K of 9
+    k-tiles ending inside the last (32 of it; dgrad and wgrad: 6 ending
+    inside the last, K = 352)."""
+    check_gemm(rng, "mxfp8", layout, "bf16", m=352, n=352, k=544,
+               mx_scaling="dequantize", **options)
+
+
+@pytest.mark.parametrize("mx_scaling", ["convert", "promote", "dequantize"])
 def test_gemm_mxfp8_e5m2(rng, monkeypatch, mx_scaling):
     """MXFP8 with E5M2 codes (TE's HYBRID gradients): E5M2 x E5M2 and E5M2
     x E4M3 with K-major operands, converted to bf16 (cvt.rn.f16x2.e5m2x2)
@@ -191,6 +212,9 @@ def test_gemm_mxfp8_converted_scale_ranges(rng, layout):
                mx_scaling="convert")
     check_gemm(rng, "mxfp8", layout, "bf16", m=64, n=160, k=384, extreme=True,
                mx_scaling="convert", bias=True)
+    # The dequantizing pre-pass computes the same values (convertMxWord).
+    check_gemm(rng, "mxfp8", layout, "f32", m=160, n=96, k=256, extreme=True,
+               mx_scaling="dequantize")
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])

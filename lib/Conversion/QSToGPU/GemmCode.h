@@ -697,6 +697,14 @@ void emulateSplitKArrival(GemmCode &code, const std::function<void()> &reduce);
 /// values, in arith (the emulation's).
 Value emulatePrmt(KernelEnv &env, Value a, Value b, Value selector);
 
+/// Four FP8 codes of PTX type `type` (e4m3 / e5m2; an i32 word,
+/// little-endian) times f32 scales, rounded to bf16, as two bf16x2 words:
+/// elements 0, 1 times `scale0` and 2, 3 times `scale1`, the lower element
+/// in the lower half (GemmMxConvert.cpp; the converting kernel's and the
+/// dequantizing pre-pass's values, hence the same).
+SmallVector<Value, 2> convertMxWord(KernelEnv &env, StringRef type, Value word,
+                                    Value scale0, Value scale1);
+
 /// The emulation's staged FP8 codes (GemmPlan::outputTranspose): the
 /// word of the four codes at byte `offset` of `staging` before swizzling
 /// (the first in the low byte, as ld.shared.b32 reads them).

@@ -257,8 +257,9 @@ void emulateWgmma(GemmCode &code, Value smem, Value regs, Value regBase,
   };
   Value startA = field(descA, 0), strideA = field(descA, 32);
   Value startB = field(descB, 0), strideB = field(descB, 32);
-  // Converted tiles (NVFP4's f16, MXFP8's bf16): typeA == typeB.
-  bool f16 = code.plan.converts();
+  // Converted tiles (NVFP4's f16, MXFP8's bf16) and 16-bit operands
+  // (GemmPlan::sixteenBit): typeA == typeB.
+  bool f16 = code.plan.converts() || code.plan.sixteenBit();
   int64_t elementBytes = f16 ? 2 : 1;
   auto element = [&](Value start, Value stride, Value row, Value kk,
                      Type type) -> Value {

@@ -39,7 +39,8 @@ namespace {
 /// scale-d predicate is false, so acc's values are not read). FP8:
 /// m64nNk32 .<A>.<B>; NVFP4 (converted): m64nNk16 .f16.f16, K-major. N is
 /// the tile's width, or `n` (GemmPlan::mmaN: one chunk of a promoting
-/// 128x256 tile). MXFP8 converted: m64nNk16 .f32.bf16.bf16.
+/// 128x256 tile). MXFP8 converted, or dequantized by a pre-pass
+/// (GemmPlan::sixteenBit): m64nNk16 .f32.bf16.bf16.
 Value emitWgmmas(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
                  ArrayRef<Value> descsA, ArrayRef<Value> descsB, bool fresh,
                  int64_t n = 0) {
@@ -55,15 +56,19 @@ Value emitWgmmas(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
   for (int64_t r = 0; r < regs; ++r)
     list += (r ? ", $" : "$") + std::to_string(r);
   list += "}";
+  bool sixteenBit = plan.converts() || plan.sixteenBit();
   std::string shape =
       plan.converts()
           ? llvm::formatv("m64n{0}k16.f32.{1}.{1}", n, plan.convertedType())
+                .str()
+      : plan.sixteenBit()
+          ? llvm::formatv("m64n{0}k16.f32.{1}.{1}", n, plan.sixteenBitType)
                 .str()
           : llvm::formatv("m64n{0}k32.f32.{1}.{2}", n, plan.typeA, plan.typeB)
                 .str();
   // f16 and bf16 take transpose immediates (0: K-major); FP8 is K-major
   // only.
-  StringRef trans = plan.converts() ? ", 0, 0" : "";
+  StringRef trans = sixteenBit ? ", 0, 0" : "";
   for (int64_t j = 0; j < steps; ++j)
     text += llvm::formatv("wgmma.mma_async.sync.aligned.{0} {1}, ${2}, ${3}, "
                           "{4}, 1, 1{5};\n",

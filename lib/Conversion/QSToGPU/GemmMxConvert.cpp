@@ -54,12 +54,9 @@ std::pair<Value, Value> GemmCode::mxMNMajorSlice(Value consumer, Value t) {
   return {env.mul(lane, i(4)), band(env.add(shr(thread, 5), shr(lane, 1)), 7)};
 }
 
-namespace {
-/// Four FP8 codes (an i32 word, little-endian) as two bf16x2 words
-/// (elements 0, 1 times `scale0` and 2, 3 times `scale1`, f32; the lower
-/// element in the lower half).
-SmallVector<Value, 2> convertWord(KernelEnv &env, StringRef type, Value word,
-                                  Value scale0, Value scale1) {
+SmallVector<Value, 2> gemm::convertMxWord(KernelEnv &env, StringRef type,
+                                          Value word, Value scale0,
+                                          Value scale1) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   Type i32 = b.getI32Type();
@@ -111,7 +108,6 @@ SmallVector<Value, 2> convertWord(KernelEnv &env, StringRef type, Value word,
   }
   return out;
 }
-} // namespace
 
 void GemmCode::convertMx(
     Value consumer, Value t, Value s, int64_t h, Value buffer,
@@ -140,7 +136,7 @@ void GemmCode::convertMx(
         SmallVector<Value> out;
         for (int64_t w = 0; w < 2; ++w)
           llvm::append_range(
-              out, convertWord(env, type, words[2 * g + w], scale, scale));
+              out, convertMxWord(env, type, words[2 * g + w], scale, scale));
         Value e = env.add(env.mul(half, i(32)), i(16 * c + 8 * g));
         store16(convertedAt(tile, tileRows, i(0), rowInHalf, e), out);
       }
@@ -168,7 +164,7 @@ void GemmCode::convertMx(
         // k + 1}.
         Value pairs = prmt(atK, atK1, q ? 0x7362u : 0x5140u);
         SmallVector<Value, 2> out =
-            convertWord(env, type, pairs, scales[2 * q], scales[2 * q + 1]);
+            convertMxWord(env, type, pairs, scales[2 * q], scales[2 * q + 1]);
         rows[2 * q].push_back(out[0]);
         rows[2 * q + 1].push_back(out[1]);
       }

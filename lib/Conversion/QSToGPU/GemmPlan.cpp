@@ -26,8 +26,17 @@ namespace {
 
 StringRef ptxType(Type t) { return isa<Float8E5M2Type>(t) ? "e5m2" : "e4m3"; }
 
-bool isPerTensor(QuantTensorType type) {
-  return isa<Fp8DelayedAttr, Fp8CurrentAttr>(type.getQuantizer());
+/// Per-tensor FP8, or 16-bit values scaled per tensor (an MXFP8 operand's
+/// pre-pass output: GemmOperand::sixteenBit).
+bool isPerTensor(const GemmOperand &operand) {
+  return operand.sixteenBit ||
+         isa<Fp8DelayedAttr, Fp8CurrentAttr>(operand.type.getQuantizer());
+}
+
+/// The family of an operand as the kernel reads it (dequantized MXFP8
+/// operands are per-tensor).
+template <typename Attr> bool isFamily(const GemmOperand &operand) {
+  return !operand.sixteenBit && isa<Attr>(operand.type.getQuantizer());
 }
 
 /// Why stream-K (qs.gemm_split_k = "stream") does not apply to `operands`
@@ -64,8 +73,7 @@ const char *streamKRule(const GemmOperands &operands, unsigned cc, bool mx) {
 }
 
 bool isMX(const GemmOperands &operands) {
-  return isa<MXFP8Attr>(operands.a.type.getQuantizer()) &&
-         isa<MXFP8Attr>(operands.b.type.getQuantizer());
+  return isFamily<MXFP8Attr>(operands.a) && isFamily<MXFP8Attr>(operands.b);
 }
 
 /// MXFP8 operands that the sm_90a kernel promotes per 32-block (FP8
@@ -80,21 +88,44 @@ bool gpuk::mxConverts(const GemmOperands &operands, int64_t cc) {
   // transposes MN-major tiles) unless a promotion option asks for the
   // promoting kernel.
   if (cc != 90 || operands.a.blockDim != 3 || operands.b.blockDim != 3 ||
-      operands.mxPromote)
+      operands.mxPromote || operands.mxDequantize)
     return false;
   return operands.mxConvert ||
          (!operands.promotionInTile && !operands.promotionOverlapped);
 }
 
+bool gpuk::mxDequantizes(const GemmOperands &operands, int64_t cc) {
+  return cc == 90 && operands.a.blockDim == 3 && operands.b.blockDim == 3 &&
+         operands.mxDequantize;
+}
+
+GemmOperands gpuk::dequantizedView(const GemmOperands &operands) {
+  GemmOperands view = operands;
+  for (GemmOperand *op : {&view.a, &view.b}) {
+    auto source = std::make_shared<const GemmOperand>(*op);
+    GemmOperand wide;
+    wide.type = source->type;
+    wide.data = source->data;
+    wide.scaleInv = source->scaleInv;
+    wide.kMajor = true;
+    wide.sixteenBit = BFloat16Type::get(source->type.getContext());
+    wide.source = source;
+    *op = wide;
+  }
+  view.fastAccumulate = true;
+  view.mxDequantize = false;
+  return view;
+}
+
 LogicalResult
 gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                        function_ref<InFlightDiagnostic()> emitError) {
-  bool perTensor = isPerTensor(operands.a.type) && isPerTensor(operands.b.type);
-  bool block = isa<Fp8BlockAttr>(operands.a.type.getQuantizer()) &&
-               isa<Fp8BlockAttr>(operands.b.type.getQuantizer());
+  bool perTensor = isPerTensor(operands.a) && isPerTensor(operands.b);
+  bool block =
+      isFamily<Fp8BlockAttr>(operands.a) && isFamily<Fp8BlockAttr>(operands.b);
   bool mx = isMX(operands);
-  bool fp4 = isa<NVFP4Attr>(operands.a.type.getQuantizer()) &&
-             isa<NVFP4Attr>(operands.b.type.getQuantizer());
+  bool fp4 = isFamily<NVFP4Attr>(operands.a) && isFamily<NVFP4Attr>(operands.b);
+  bool sixteenBit = operands.a.sixteenBit && operands.b.sixteenBit;
   // (Every family has a kernel; qs.gemm's verifier guarantees one family
   // for both operands and at most one 128x128-scaled FP8 block operand.)
   assert((perTensor || block || mx || fp4) && "a GEMM of mixed families");
@@ -118,6 +149,9 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
        {std::tuple<StringRef, const GemmOperand *, int64_t>{"a", &operands.a,
                                                             operands.m},
         {"b", &operands.b, operands.n}}) {
+    // A dequantized operand: its pre-pass reads the MXFP8 data.
+    if (operand->source)
+      operand = operand->source.get();
     if (operand->kMajor)
       continue;
     // MN-major operands (sm_100a: tcgen05's major bits; sm_90a: copied
@@ -163,12 +197,13 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
               "128-wide tiles: 1x128 x 1x128 would carry 32 column scales per "
               "thread and k-tile, 128x192 tiles spill, and the other "
               "families and sm_100a load their scales otherwise";
-  if (operands.mxConvert && mxConverts(operands, cc) &&
+  if (((operands.mxConvert && mxConverts(operands, cc)) || sixteenBit) &&
       (operands.promotionOverlapped || operands.promotionInTile))
     return emitError() << "qs.gemm_promotion applies to kernels that promote "
                           "partial sums; with qs.gemm_mx_scaling = "
-                          "\"convert\" the bf16 wgmmas sum all of K in FP32 "
-                          "and nothing is promoted";
+                       << (sixteenBit ? "\"dequantize\"" : "\"convert\"")
+                       << " the bf16 wgmmas sum all of K in FP32 and nothing "
+                          "is promoted";
   if (operands.promotionOverlapped &&
       (cc != 90 || !(block || mx || (perTensor && !operands.fastAccumulate)) ||
        operands.b.blockDim == 1 || operands.a.mnMajor || operands.b.mnMajor ||
@@ -198,8 +233,8 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                        << " bytes";
   if (operands.splitK > 1) {
     // K-tiles as the kernels cut K: 128 elements (sm_100a NVFP4: 256, one
-    // 128-byte row of packed codes).
-    int64_t kTileElems = cc == 100 && fp4 ? 256 : 128;
+    // 128-byte row of packed codes; MXFP8 dequantized to bf16: 64).
+    int64_t kTileElems = cc == 100 && fp4 ? 256 : sixteenBit ? 64 : 128;
     int64_t kTiles = ceilDiv(operands.k, kTileElems);
     if (kTiles % operands.splitK != 0)
       return emitError() << "qs.gemm_split_k = " << operands.splitK
@@ -286,6 +321,8 @@ static std::string describe(const GemmPlan &plan,
     os << ", FP8 codes times E8M0 scales converted to bf16 in shared memory"
        << (plan.a.mnMajor || plan.b.mnMajor ? " (MN-major tiles transposed)"
                                             : "");
+  else if (plan.sixteenBit())
+    os << ", " << plan.sixteenBitType << " wgmma (FP32 sums)";
   if (plan.transposes())
     os << ", MN-major tiles transposed in shared memory";
   if (plan.persistent())
@@ -414,7 +451,7 @@ int64_t GemmPlan::outputExtras() const {
 
 bool gpuk::defaultsToTmaStore(const GemmOperands &operands, bool accumulate,
                               int64_t cc, int64_t multiprocessors) {
-  bool perTensor = isPerTensor(operands.a.type) && isPerTensor(operands.b.type);
+  bool perTensor = isPerTensor(operands.a) && isPerTensor(operands.b);
   // FP8 block 1x128 x 128x128 (measured +2.3% at 8192^3).
   bool block = operands.a.blockDim == 1 && operands.b.blockDim == 2;
   if (cc != 90 || !(perTensor || block) || accumulate ||
@@ -493,6 +530,25 @@ bool gpuk::canFuseBlockQuantizer(const GemmOperands &operands, bool accumulate,
   return cc >= 100 ? sm100Blocks : sm90Blocks;
 }
 
+OperandPlan gemm::makeOperandPlan(const GemmOperand &op, int64_t rows,
+                                  int64_t k) {
+  OperandPlan p;
+  p.blockDim = op.blockDim;
+  p.swizzled = op.swizzled;
+  p.rowScaled = op.rowScaled;
+  p.e4m3Max = op.e4m3Max;
+  p.mnMajor = op.mnMajor;
+  p.rows = rows;
+  p.scaleLd = op.blockDim == 3 && op.mnMajor && !op.swizzled
+                  ? roundUp(rows, 128)
+              : op.blockDim == 1 ? roundUp(rows, 4)
+              : op.blockDim == 2 ? roundUp(ceilDiv(k, 128), 4)
+              : op.blockDim == 3 ? roundUp(k / 32, 4)
+              : op.blockDim == 4 ? roundUp(k / 16, 4)
+                                 : 0;
+  return p;
+}
+
 std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                            const GemmOperands &operands, Type outType,
                            Value bias, Value c, Value d,
@@ -500,32 +556,39 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                            const GemmOutputQuantizer *quantizer,
                            ValueRange outputAmaxes,
                            const ProducerBlockQuantizer *blockQuantizer) {
+  // MXFP8 dequantized by pre-passes (dequantizedView): each operand's bf16
+  // values into a workspace (freed by buffer deallocation, as the split-K
+  // planes), then the GEMM kernel on them, scale_inv 1 (written by A's
+  // pre-pass).
+  if (operands.a.source) {
+    GemmOperands wide = operands;
+    Value one =
+        memref::AllocOp::create(b, loc, MemRefType::get({1}, b.getF32Type()));
+    for (auto [op, rows] : {std::pair<GemmOperand *, int64_t>{&wide.a, wide.m},
+                            {&wide.b, wide.n}}) {
+      Value out = memref::AllocOp::create(
+          b, loc, MemRefType::get({rows * wide.k * 2}, b.getI8Type()));
+      emitGemmDequantize(b, loc, module, *op->source, rows, wide.k, out,
+                         op == &wide.a ? one : Value(), options);
+      op->data = out;
+      op->scaleInv = one;
+      op->source = nullptr;
+    }
+    return "MXFP8 operands dequantized to K-major bf16 by two pre-pass "
+           "kernels (qs_gemm_dequantize), then " +
+           emitGemm(b, loc, module, wide, outType, bias, c, d, options,
+                    quantizer, outputAmaxes, blockQuantizer);
+  }
   GemmPlan plan;
   plan.m = operands.m;
   plan.n = operands.n;
   plan.k = operands.k;
   plan.tcgen05 = options.tcgen05;
+  if (operands.a.sixteenBit)
+    plan.sixteenBitType = "bf16";
   plan.tilesM = ceilDiv(plan.m, kTileM);
-  // 128x256 tiles when they still fill every multiprocessor.
-  auto operandPlan = [&](const GemmOperand &op, int64_t rows) {
-    OperandPlan p;
-    p.blockDim = op.blockDim;
-    p.swizzled = op.swizzled;
-    p.rowScaled = op.rowScaled;
-    p.e4m3Max = op.e4m3Max;
-    p.mnMajor = op.mnMajor;
-    p.rows = rows;
-    p.scaleLd = op.blockDim == 3 && op.mnMajor && !op.swizzled
-                    ? roundUp(rows, 128)
-                : op.blockDim == 1 ? roundUp(rows, 4)
-                : op.blockDim == 2 ? roundUp(ceilDiv(plan.k, 128), 4)
-                : op.blockDim == 3 ? roundUp(plan.k / 32, 4)
-                : op.blockDim == 4 ? roundUp(plan.k / 16, 4)
-                                   : 0;
-    return p;
-  };
-  plan.a = operandPlan(operands.a, plan.m);
-  plan.b = operandPlan(operands.b, plan.n);
+  plan.a = makeOperandPlan(operands.a, plan.m, plan.k);
+  plan.b = makeOperandPlan(operands.b, plan.n, plan.k);
   // Per-tensor FP8: 128x256 tiles when they still fill every
   // multiprocessor (sm_90a and sm_100a alike; block-scaled tiles are
   // fixed).
@@ -614,10 +677,15 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   if (plan.tcgen05 && plan.stages < 4)
     plan.stages = std::min<int64_t>(4, (kRingBytesMax - plan.stagingBytes()) /
                                            plan.stageBytes());
-  Type typeA = cast<MemRefType>(operands.a.data.getType()).getElementType();
-  Type typeB = cast<MemRefType>(operands.b.data.getType()).getElementType();
-  plan.typeA = ptxType(typeA);
-  plan.typeB = ptxType(typeB);
+  // 16-bit operands: their type (the workspaces hold their bytes).
+  Type typeA = operands.a.sixteenBit
+                   ? operands.a.sixteenBit
+                   : cast<MemRefType>(operands.a.data.getType()).getElementType();
+  Type typeB = operands.b.sixteenBit
+                   ? operands.b.sixteenBit
+                   : cast<MemRefType>(operands.b.data.getType()).getElementType();
+  plan.typeA = plan.sixteenBit() ? plan.sixteenBitType : ptxType(typeA);
+  plan.typeB = plan.sixteenBit() ? plan.sixteenBitType : ptxType(typeB);
   plan.outType = outType;
   plan.outputAmaxes = outputAmaxes.size();
   // The transpose: staged by the GEMM kernel where it writes D, else
@@ -810,6 +878,8 @@ static const ChipModel &chipModel(const GemmPlan &plan) {
 /// rate (on 256-wide k-tiles).
 static double modelKTileMicros(const GemmPlan &plan) {
   if (!plan.tcgen05) {
+    // 16-bit operands: a 64-element k-tile at bf16's half the FP8 rate
+    // (as long as FP8's 128-element one).
     double square = plan.fp4()              ? kHopperFP4KTile
                     : plan.mxConverts       ? kHopperMXConvertedKTile
                     : plan.a.blockDim == 3  ? kHopperMXKTile
@@ -829,8 +899,8 @@ static double modelKTileMicros(const GemmPlan &plan) {
 /// in.
 static double modelOperandMicros(const GemmPlan &plan) {
   const ChipModel &chip = chipModel(plan);
-  double bytes =
-      static_cast<double>(plan.m + plan.n) * plan.k * (plan.fp4() ? 0.5 : 1.0);
+  double bytes = static_cast<double>(plan.m + plan.n) * plan.k *
+                 (plan.fp4() ? 0.5 : plan.sixteenBit() ? 2.0 : 1.0);
   return bytes / (chip.hbmTBps * kOperandStreamShare * 1e6) + kUnitMicros;
 }
 

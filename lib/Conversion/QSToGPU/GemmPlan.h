@@ -22,6 +22,7 @@ namespace mlir {
 namespace qs {
 namespace gpuk {
 struct ProducerBlockQuantizer; // Kernels.h
+struct GemmOperand;            // Kernels.h
 namespace gemm {
 
 constexpr int64_t kTileM = 128, kTileK = 128, kWarpgroup = 128;
@@ -64,6 +65,10 @@ struct OperandPlan {
   /// E4M3 G[row, kb] likewise, scaleLd = roundup(K / 16, 4).
   int64_t scaleLd = 0;
 };
+
+/// The OperandPlan of `op` with `rows` rows in its K-major view, of a GEMM
+/// with `k` elements of K (GemmPlan.cpp).
+OperandPlan makeOperandPlan(const GemmOperand &op, int64_t rows, int64_t k);
 
 struct GemmPlan {
   int64_t m, n, k;
@@ -175,7 +180,17 @@ struct GemmPlan {
                                 : persistentBlocks;
     return std::min(asked, units());
   }
-  StringRef typeA, typeB; // PTX names: e4m3 / e5m2
+  StringRef typeA, typeB; // PTX names: e4m3 / e5m2 (bf16: sixteenBit)
+  /// sm_90a MXFP8 with qs.gemm_mx_scaling = "dequantize": the operands are
+  /// 16-bit floats ("bf16"), K-major [rows, K] in global memory, written by
+  /// the pre-pass kernels (emitGemmDequantize) with the scales folded in,
+  /// and the kernel is the per-tensor one (fast accumulation; alpha 1)
+  /// with 64-element k-tiles: 128-byte rows as FP8's 128-element ones, so
+  /// that the stage ring, the TMA boxes, the descriptors and their 32-byte
+  /// k-steps are FP8's, and each k-step is an m64nNk16 bf16 wgmma. Empty
+  /// otherwise.
+  StringRef sixteenBitType;
+  bool sixteenBit() const { return !sixteenBitType.empty(); }
   Type outType;
   bool bias, accumulate;
   OperandPlan a, b;
@@ -338,10 +353,20 @@ struct GemmPlan {
   int64_t stepsPerGroup() const { return blockK() / 32; }
 
   /// Elements of K per k-tile: 128, or 256 for NVFP4 on tcgen05 (one
-  /// 128-byte swizzled row of packed codes).
-  int64_t kTileElems() const { return tcgen05 && fp4() ? 2 * kTileK : kTileK; }
-  /// Bytes of one row of a k-tile as loaded (FP4 packs two codes a byte).
-  int64_t rowBytes() const { return fp4() ? kTileElems() / 2 : kTileElems(); }
+  /// 128-byte swizzled row of packed codes), or 64 for 16-bit operands
+  /// (sixteenBit()).
+  /// sixteenBit(): 64 (one 128-byte row of 16-bit values).
+  int64_t kTileElems() const {
+    return sixteenBit()          ? kTileK / 2
+           : tcgen05 && fp4()    ? 2 * kTileK
+                                 : kTileK;
+  }
+  /// Bytes of one row of a k-tile as loaded (FP4 packs two codes a byte,
+  /// 16-bit operands take two): 128 on sm_90a.
+  int64_t rowBytes() const {
+    return fp4() ? kTileElems() / 2 : sixteenBit() ? 2 * kTileElems()
+                                                   : kTileElems();
+  }
   /// sm_90a: MN-major FP8 operands (MXFP8 column-wise data promoted per
   /// 32-block, per-tensor FP8 without a transpose buffer) are copied
   /// transposed, K-major, into shared memory after the ring, as FP8 wgmma
@@ -367,7 +392,7 @@ struct GemmPlan {
   }
   int64_t mnAtomBytes() const { return kTileElems() * 128; }
   /// Bytes of one operand row in global memory.
-  int64_t pitch() const { return fp4() ? k / 2 : k; }
+  int64_t pitch() const { return fp4() ? k / 2 : sixteenBit() ? 2 * k : k; }
   int64_t aBytes() const { return kTileM * rowBytes(); }
   /// Bytes TMA writes per stage (the A and B tiles).
   int64_t tileBytes() const { return (kTileM + tileN) * rowBytes(); }

@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include <functional>
+#include <memory>
 
 namespace mlir {
 namespace qs {
@@ -178,6 +179,13 @@ struct GemmOperand {
   /// buffer). The sm_100a kernel reads MN-major operands as they are; the
   /// sm_90a kernel copies them transposed into shared memory.
   bool mnMajor = false;
+  /// sm_90a MXFP8 with qs.gemm_mx_scaling = "dequantize" (dequantizedView):
+  /// the 16-bit type (bf16) a pre-pass kernel dequantizes the operand to,
+  /// K-major [rows, K], before a per-tensor-style GEMM kernel reads it
+  /// (GemmPlan::sixteenBit); `source` is the MXFP8 operand it reads
+  /// (its data, scales, layout). Null otherwise.
+  Type sixteenBit;
+  std::shared_ptr<const GemmOperand> source;
 };
 
 /// D[m, n] = op(a)[m, k] op(b)[k, n].
@@ -213,6 +221,10 @@ struct GemmOperands {
   /// mxConverts) and "promote" (FP8 wgmma, each 32-block promoted) said
   /// explicitly; no effect on other GEMMs.
   bool mxConvert = false, mxPromote = false;
+  /// qs.gemm_mx_scaling = "dequantize" (sm_90a MXFP8): a pre-pass kernel
+  /// per operand writes codes times scales as K-major bf16 into global
+  /// memory, and a GEMM kernel reads those with TMA (mxDequantizes).
+  bool mxDequantize = false;
   /// qs.gemm_split_k: K cut into this many ranges of k-tiles, each tile's
   /// ranges summed by a second kernel or (fusedReduce) by the tile's last
   /// unit (GemmPlan::splitK); 1: none.
@@ -289,15 +301,39 @@ bool canFuseOutputQuantizer(const GemmOperands &operands, bool accumulate,
 /// no accumulate operand; the caller also leaves out GEMMs whose epilogue
 /// quantizes D or takes its amax. Elsewhere the direct epilogue
 /// (unmeasured there).
+bool defaultsToTmaStore(const GemmOperands &operands, bool accumulate,
+                        int64_t cc, int64_t multiprocessors);
+
 /// Whether the sm_90a kernel of `operands` (compute capability `cc`)
 /// converts MXFP8 operands to bf16 (GemmPlan::mxConverts): MXFP8 on
 /// sm_90a (K-major or MN-major), unless qs.gemm_mx_scaling = "promote"
-/// or (without qs.gemm_mx_scaling = "convert") a qs.gemm_promotion asks
-/// for the promoting kernel.
+/// or "dequantize", or (without qs.gemm_mx_scaling = "convert") a
+/// qs.gemm_promotion asks for the promoting kernel.
 bool mxConverts(const GemmOperands &operands, int64_t cc);
 
-bool defaultsToTmaStore(const GemmOperands &operands, bool accumulate,
-                        int64_t cc, int64_t multiprocessors);
+/// Whether `operands` (MXFP8 on sm_90a, `cc` 90, with
+/// qs.gemm_mx_scaling = "dequantize") are dequantized to bf16 by pre-pass
+/// kernels before the GEMM (dequantizedView).
+bool mxDequantizes(const GemmOperands &operands, int64_t cc);
+
+/// The GEMM that mxDequantizes(`operands`) runs: both operands K-major
+/// bf16 (GemmOperand::sixteenBit, `source` the MXFP8 operand), scaled per
+/// tensor by 1 (the scales are in the values), summed in FP32 by the
+/// tensor cores (fastAccumulate: bf16 wgmma keeps FP32 sums). Every
+/// decision about the kernel (checkGemmSupport, the fusions, the
+/// defaults) is made on this view; emitGemm emits the pre-passes
+/// (emitGemmDequantize) and gives the GEMM kernel their outputs.
+GemmOperands dequantizedView(const GemmOperands &operands);
+
+/// Emits the pre-pass of a dequantized GEMM operand (GemmOperand::source,
+/// `rows` its rows of the K-major view): its MXFP8 codes times their E8M0
+/// scales, rounded to bf16 (the values the converting kernel computes),
+/// into `out` (1-D i8: the bf16 [rows, k] K-major operand, little-endian),
+/// MN-major data transposed; with `one` (memref<1xf32>) also 1.0 there
+/// (the view's per-tensor scale_inv).
+void emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
+                        const GemmOperand &source, int64_t rows, int64_t k,
+                        Value out, Value one, const EmitOptions &options);
 
 /// Whether a GEMM without qs.gemm_split_k splits K as "auto" would, S-splits
 /// only (GemmOperands::splitKDefault): where its tiles leave multiprocessors

@@ -400,6 +400,7 @@ struct ConvertQSToGPUPass
         inherited(QSDialect::getGemmMxScalingAttrName()));
     operands.mxConvert = mxScaling && mxScaling.getValue() == "convert";
     operands.mxPromote = mxScaling && mxScaling.getValue() == "promote";
+    operands.mxDequantize = mxScaling && mxScaling.getValue() == "dequantize";
     operands.splitK =
         std::max<int64_t>(1, integer(QSDialect::getGemmSplitKAttrName()));
     auto splitK = dyn_cast_or_null<StringAttr>(
@@ -415,6 +416,10 @@ struct ConvertQSToGPUPass
                             .getIntOrFloatBitWidth() /
                         8;
     operands.fastAccumulate = op.getFastAccumulate();
+    // MXFP8 dequantized by pre-passes: the kernel, its checks and its
+    // defaults are those of the bf16 GEMM that follows them.
+    if (gpuk::mxDequantizes(operands, chip.getComputeCapability()))
+      operands = gpuk::dequantizedView(operands);
     // data, [transpose], scale_inv (fusableOutputQuantizer), amax.
     bool transposes = quantize && quantize.getNumResults() == 4;
     bool accumulate = static_cast<bool>(op.getAccumulate());

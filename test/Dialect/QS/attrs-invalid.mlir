@@ -169,7 +169,7 @@ module attributes {qs.gemm_promotion = "late"} {}
 // -----
 
 // How the sm_90a GEMM kernel applies MXFP8 block scales is named.
-// expected-error @+1 {{'qs.gemm_mx_scaling' must be the string "promote" or "convert" (how the sm_90a GEMM kernel applies MXFP8 block scales: FP8 wgmma promoted per 32-block, or codes times scales converted to bf16), got "bf16"}}
+// expected-error @+1 {{'qs.gemm_mx_scaling' must be one of the strings "promote", "convert" or "dequantize" (how the sm_90a GEMM kernel applies MXFP8 block scales: FP8 wgmma promoted per 32-block, codes times scales converted to bf16 in the kernel, or dequantized to bf16 by pre-pass kernels), got "bf16"}}
 module attributes {qs.gemm_mx_scaling = "bf16"} {}
 
 // -----

@@ -27,11 +27,11 @@ void QSDialect::initialize() {
 namespace {
 struct AttributeRule {
   StringRef name;
-  /// Null: the value must be one of the two strings `choices`, and the
-  /// message says so before `rule`.
+  /// Null: the value must be one of the strings `choices` (two or three),
+  /// and the message says so before `rule`.
   bool (*accepts)(Attribute);
   StringRef rule;
-  std::array<StringRef, 2> choices = {};
+  SmallVector<StringRef, 3> choices = {};
 };
 } // namespace
 
@@ -90,8 +90,9 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
       {getGemmMxScalingAttrName(),
        nullptr,
        "(how the sm_90a GEMM kernel applies MXFP8 block scales: FP8 wgmma "
-       "promoted per 32-block, or codes times scales converted to bf16)",
-       {"promote", "convert"}},
+       "promoted per 32-block, codes times scales converted to bf16 in the "
+       "kernel, or dequantized to bf16 by pre-pass kernels)",
+       {"promote", "convert", "dequantize"}},
       {getQuantizeStoresAttrName(),
        nullptr,
        "(how the quantize kernels store codes)",
@@ -119,10 +120,15 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
       auto value = dyn_cast<StringAttr>(attr.getValue());
       if (value && llvm::is_contained(rule.choices, value.getValue()))
         return success();
-      return op->emitError()
-             << "'" << rule.name << "' must be the string \"" << rule.choices[0]
-             << "\" or \"" << rule.choices[1] << "\" " << rule.rule << ", got "
-             << attr.getValue();
+      InFlightDiagnostic diag = op->emitError();
+      diag << "'" << rule.name << "' must be "
+           << (rule.choices.size() == 2 ? "the string" : "one of the strings");
+      for (auto [i, choice] : llvm::enumerate(rule.choices))
+        diag << (i == 0                          ? " \""
+                 : i + 1 == rule.choices.size() ? "\" or \""
+                                                 : "\", \"")
+             << choice;
+      return diag << "\" " << rule.rule << ", got " << attr.getValue();
     }
     if (rule.accepts(attr.getValue()))
       return success();
