@@ -247,7 +247,16 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               # dgrad / wgrad rows above too), transposed by the conversion.
               ("mxfp8 wgrad persistent tma", "f32", 128), ("mxfp8 dgrad splitk4", "bf16", 128),
               ("mxfp8 wgrad stream", "bf16", 128), ("mxfp8 dgrad tma stream", "bf16", 128),
-              ("mxfp8 swizzled dgrad persistent", "bf16", 128), ("mxfp8 wgrad", "mx", 128)]
+              ("mxfp8 swizzled dgrad persistent", "bf16", 128), ("mxfp8 wgrad", "mx", 128),
+              # qs.gemm_mx_scaling = "dequantize": the pre-pass kernels
+              # (qs_gemm_dequantize, one per operand) and the bf16 GEMM
+              # after them, with the per-tensor kernel's tiles and schedules.
+              ("mxfp8 dequantize", "bf16", 256), ("mxfp8 dgrad dequantize", "bf16", 256),
+              ("mxfp8 wgrad dequantize", "f32", 128), ("mxfp8 swizzled tma dequantize", "bf16", 256),
+              ("mxfp8 cluster2 persistent dequantize", "bf16", 256),
+              ("mxfp8 persistent pingpong dequantize", "bf16", 128),
+              ("mxfp8 splitk4 dequantize", "bf16", 128), ("mxfp8 stream dequantize", "bf16", 128),
+              ("mxfp8 dequantize", "mx", 128), ("mxfp8 dequantize", "fp8", 256)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -325,10 +334,14 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     "pingpong", `tma` qs.gemm_epilogue = "tma", `splitk4` qs.gemm_split_k =
     4 (or `stream`: "stream"), `fused` qs.gemm_split_k_reduce = "fused",
     `serial` qs.gemm_promotion = "in_tile", `promote` qs.gemm_mx_scaling =
-    "promote"; a label with "fast" sets fast_accumulate."""
+    "promote" (`dequantize`: "dequantize", whose tiles are per-tensor FP8's,
+    so the width is always set); a label with "fast" sets
+    fast_accumulate."""
     m, k = shape.split("x")
     fast = " fast" in label
     label = label.replace(" fast", "")
+    dequantize = label.endswith(" dequantize")
+    label = label.removesuffix(" dequantize")
     promote = label.endswith(" promote")
     label = label.removesuffix(" promote")
     serial = label.endswith(" serial")
@@ -400,7 +413,7 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     fixed = (scaled and tile == 128) if chip == "sm_100a" else (
         label.startswith("nvfp4")
         or (label.startswith("block") and tile != 192)
-        or (label.startswith("mxfp8") and tile != 128))
+        or (label.startswith("mxfp8") and tile != 128 and not dequantize))
     tile_attr = "" if fixed else f", qs.gemm_tile_n = {tile} : i64"
     if persistent:
         tile_attr += ", qs.gemm_persistent = 132 : i64"
@@ -418,6 +431,8 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
         tile_attr += ', qs.gemm_split_k_reduce = "fused"'
     if promote:
         tile_attr += ', qs.gemm_mx_scaling = "promote"'
+    if dequantize:
+        tile_attr += ', qs.gemm_mx_scaling = "dequantize"'
     args, results, names = "", r, "%y"
     if state:
         args, results, names = ", %s: tensor<1xf32>, %am: tensor<1xf32>", f"{r}, tensor<1xf32>", "%y, %am2"

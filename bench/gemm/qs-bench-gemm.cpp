@@ -21,7 +21,10 @@
 // sched dir: the default is "tma" where defaultsToTmaStore says so).
 // sm_90a MXFP8, converted to bf16 by default, is also run promoted per
 // 32-block (qs.gemm_mx_scaling = "promote"; sched prom) in its default
-// tiles (TN 128x64, NN/NT 128x128) and, TN, 128-wide ones.
+// tiles (TN 128x64, NN/NT 128x128) and, TN, 128-wide ones, and dequantized
+// to bf16 by pre-pass kernels (qs.gemm_mx_scaling = "dequantize"; sched
+// deq, the time covering the pre-passes and the GEMM) in its default tiles
+// (per-tensor FP8's: 128x256 where they fill the GPU) and 128-wide ones.
 // --split-k=S adds, for every shape whose k-tiles (ceil(K / 128)) S divides, a
 // run with qs.gemm_split_k = S (sched skS; the time covers the GEMM kernel and
 // the reduction kernel, the grid column is the GEMM's); --split-k-auto a run of
@@ -89,7 +92,8 @@ static cl::opt<std::string> familyOpt(
     cl::desc("fp8_current (per-tensor E4M3 x E4M3), fp8_block (1x128 "
              "activations x 128x128 weights, DeepGEMM-style promotion), "
              "mxfp8 (sm_90a: converted to bf16, or with sched prom promoted "
-             "per 32-block; swizzled weight scales) or nvfp4 "
+             "per 32-block, with sched deq dequantized to bf16 by pre-pass "
+             "kernels; swizzled weight scales) or nvfp4 "
              "(E2M1 converted to f16 in shared memory, f16 wgmma)"),
     cl::init("fp8_current"));
 static cl::opt<std::string> layoutOpt(
@@ -152,7 +156,7 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
                        bool tma, bool direct, int64_t splitK, bool splitKAuto,
                        bool streamK, bool fusedReduce, bool fast, bool fp8Out,
-                       bool separate, bool mxPromote, StringRef family,
+                       bool separate, StringRef mxScaling, StringRef family,
                        StringRef chip, StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
@@ -195,8 +199,8 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     attrs += ", qs.gemm_split_k = \"stream\"";
   if (fusedReduce)
     attrs += ", qs.gemm_split_k_reduce = \"fused\"";
-  if (mxPromote)
-    attrs += ", qs.gemm_mx_scaling = \"promote\"";
+  if (!mxScaling.empty())
+    attrs += (", qs.gemm_mx_scaling = \"" + mxScaling + "\"").str();
   std::string flags = layout == "TN"   ? " transpose_b"
                       : layout == "NT" ? " transpose_a"
                                        : "";
@@ -366,9 +370,11 @@ int main(int argc, char **argv) {
       bool separate = false;
       /// qs.gemm_epilogue = "direct" (sched dir).
       bool direct = false;
-      /// qs.gemm_mx_scaling = "promote" (sched prom): sm_90a MXFP8
-      /// promoted per 32-block instead of converted to bf16.
-      bool mxPromote = false;
+      /// qs.gemm_mx_scaling: "promote" (sched prom: sm_90a MXFP8 promoted
+      /// per 32-block) or "dequantize" (sched deq: dequantized to bf16 by
+      /// pre-pass kernels) instead of converted to bf16 in the kernel;
+      /// empty: the default.
+      StringRef mxScaling;
     };
     SmallVector<Run> runs = {Run()};
     // sm_90a ping-pong needs fast_accumulate.
@@ -386,11 +392,13 @@ int main(int argc, char **argv) {
     // TN, in 128x128 (two 64-column chunks).
     if (index == 0 && family == "mxfp8" && chip == "sm_90a") {
       runs.push_back(Run());
-      runs.back().mxPromote = true;
+      runs.back().mxScaling = "promote";
       if (layout == "TN") {
         runs.push_back(Run{128});
-        runs.back().mxPromote = true;
+        runs.back().mxScaling = "promote";
       }
+      runs.append({Run(), Run{128}});
+      runs[runs.size() - 2].mxScaling = runs.back().mxScaling = "dequantize";
     }
     if (index == 0 && chip == "sm_90a" && persistentOpt > 0)
       runs.push_back(Run{0, persistentOpt});
@@ -435,7 +443,7 @@ int main(int argc, char **argv) {
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
                      run.tma, run.direct, run.splitK, run.splitKAuto,
                      run.streamK, fused && (run.splitK || run.splitKAuto), fast,
-                     fp8OutOpt, run.separate, run.mxPromote, family, chip,
+                     fp8OutOpt, run.separate, run.mxScaling, family, chip,
                      layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
@@ -493,7 +501,8 @@ int main(int argc, char **argv) {
                           : run.tma && run.persistent     ? "ptma"
                           : run.tma                       ? "tma"
                           : run.direct                    ? "dir"
-                          : run.mxPromote                 ? "prom"
+                          : run.mxScaling == "promote"    ? "prom"
+                          : run.mxScaling == "dequantize" ? "deq"
                           : run.persistent && run.cluster ? "pmc2"
                           : run.persistent                ? "pers"
                           : run.cluster                   ? "mc2"

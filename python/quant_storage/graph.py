@@ -225,7 +225,10 @@ class Function:
         tiles in shared memory, MN-major ones (dgrad, wgrad) transposed on
         the way, and summed by bf16 wgmma in 128x128 tiles, no promotion;
         "promote": FP8 wgmma, each 32-block's partial sums promoted with
-        their scales, MN-major operands first copied transposed)."""
+        their scales, MN-major operands first copied transposed;
+        "dequantize": a pre-pass kernel per operand writes the same bf16
+        values, K-major, to global memory once, and a bf16 GEMM with the
+        per-tensor kernel's tiles and schedules reads them with TMA)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")

@@ -124,7 +124,7 @@ def test_bad_builder_arguments():
         f1.gemm(q, q, transpose_b=True, promotion="late")
     with pytest.raises(TypeError, match="gemm option promotion must be a str, got 1"):
         f1.gemm(q, q, transpose_b=True, promotion=1)
-    with pytest.raises(qs.QSError, match="'qs.gemm_mx_scaling' must be the string \"promote\" or \"convert\""):
+    with pytest.raises(qs.QSError, match="'qs.gemm_mx_scaling' must be one of the strings \"promote\", \"convert\" or \"dequantize\""):
         f1.gemm(q, q, transpose_b=True, mx_scaling="bf16")
     with pytest.raises(TypeError, match="gemm option mx_scaling must be a str, got False"):
         f1.gemm(q, q, transpose_b=True, mx_scaling=False)

@@ -617,6 +617,12 @@ def test_compile_errors():
     compiled = qs.compile(linear(qs.MXFP8Quantizer(), layout="NN", mx_scaling="promote"))
     assert "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" in compiled.ptx
     assert "bar.sync 1, 256;" in compiled.ptx
+    # mx_scaling = "dequantize": the pre-pass kernels (one per operand),
+    # then bf16 wgmma on their outputs with no conversion in the GEMM.
+    compiled = qs.compile(linear(qs.MXFP8Quantizer(), layout="NN", mx_scaling="dequantize"))
+    assert {"qs_gemm", "qs_gemm_dequantize", "qs_gemm_dequantize_0"} <= set(compiled.kernels)
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" in compiled.ptx
+    assert "prmt.b32" not in compiled.ptx and "st.global.b16" in compiled.ptx
 
 
 def test_compile_blackwell_gemm():

@@ -88,6 +88,8 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
   // rows] data): unit u converts rows 16 g .. 16 g + 15 at element kk of K
   // (u = g K + kk), so that a warp's 32 units store 64 consecutive bytes
   // of each of the 16 rows: a 16-byte load, 16 scales, 16 2-byte stores.
+  // (MXFP8 dimensions are multiples of 32: K and the rows divide into
+  // units.)
   int64_t units = rows * k / kUnitElems;
   KernelDesc d;
   d.name = "qs_gemm_dequantize";

@@ -149,9 +149,6 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
        {std::tuple<StringRef, const GemmOperand *, int64_t>{"a", &operands.a,
                                                             operands.m},
         {"b", &operands.b, operands.n}}) {
-    // A dequantized operand: its pre-pass reads the MXFP8 data.
-    if (operand->source)
-      operand = operand->source.get();
     if (operand->kMajor)
       continue;
     // MN-major operands (sm_100a: tcgen05's major bits; sm_90a: copied

@@ -400,3 +400,26 @@ func.func @mx_convert_promotion(%a: !m, %b: !m) -> tensor<512x512xbf16> {
   %y = qs.gemm %a, %b transpose_b {qs.gemm_mx_scaling = "convert", qs.gemm_promotion = "in_tile"} : !m, !m -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }
+
+// -----
+
+// qs.gemm_mx_scaling = "dequantize": the GEMM after the pre-passes sums
+// all of K in bf16 wgmmas, so a qs.gemm_promotion contradicts it too.
+!m = !qs.tensor<512x256xbf16, #qs.mxfp8<columnwise = false>>
+func.func @mx_dequantize_promotion(%a: !m, %b: !m) -> tensor<512x512xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion applies to kernels that promote partial sums; with qs.gemm_mx_scaling = "dequantize" the bf16 wgmmas sum all of K in FP32 and nothing is promoted}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_mx_scaling = "dequantize", qs.gemm_promotion = "overlapped"} : !m, !m -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
+}
+
+// -----
+
+// The dequantized GEMM cuts K into 64-element k-tiles (128-byte rows of
+// bf16): a split of K must divide their count.
+!m = !qs.tensor<512x320xbf16, #qs.mxfp8<columnwise = false>>
+func.func @mx_dequantize_split_k(%a: !m, %b: !m) -> tensor<512x512xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_split_k = 2 must divide the GEMM's 5 k-tiles (ceil(K / 64), K = 320): each split sums an equal range of them}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_mx_scaling = "dequantize", qs.gemm_split_k = 2 : i64} : !m, !m -> tensor<512x512xbf16>
+  return %y : tensor<512x512xbf16>
+}
+
