@@ -103,7 +103,7 @@ fi
 # across both consumers): 33 checks, about the 150 s a tool gets (the
 # gemmq ones last). In one process (--case-timeout 0),
 # the one compute-sanitizer watches (REGEX: Python's re).
-sanitize='^[0-9]+-(fp8_current|mxfp8|nvfp4)-both-256x512-bf16$|^gemm[0-9]+-(fp8_current-fprop_TN-256x320x256|fp8_block-fprop_TN-256x320x256|nvfp4-fprop_TN-320x224x1056|mxfp8-(fprop_TN-256x320x256|dgrad_NN|wgrad_NT))-(?!.*-t128)|^gemm[0-9]+-fp8_current-fprop_TN-144x656x304-f16-fast$|^gemm[0-9]+-.*-(pers[0-9]+|mc[0-9]+|pp)(-sk[0-9]+)?(-promote)?$|^gemm[0-9]+-fp8_current-.*-tma$|^gemmq0[04]-'
+sanitize='^[0-9]+-(fp8_current|mxfp8|nvfp4)-both-256x512-bf16$|^gemm[0-9]+-(fp8_current-fprop_TN-256x320x256|fp8_block-fprop_TN-256x320x256|nvfp4-fprop_TN-320x224x1056|mxfp8-(fprop_TN-256x320x256|dgrad_NN|wgrad_NT))-(?!.*-t128)|^gemm[0-9]+-fp8_current-fprop_TN-144x656x304-f16-fast$|^gemm[0-9]+-.*-(pers[0-9]+|mc[0-9]+|pp)(-sk[0-9]+)?(-promote|-dequantize)?$|^gemm[0-9]+-fp8_current-.*-tma$|^gemmq0[04]-'
 baselines_s=$((SECONDS - replay_s))
 if command -v compute-sanitizer >/dev/null; then
   for tool in synccheck racecheck; do

@@ -32,7 +32,7 @@ finished after --case-timeout seconds (a bench plan: 3x) is a kernel that
 hangs (a barrier protocol gone wrong): the worker is killed, the case
 reported "LOST", and a new worker goes on after it (the GPU is usable again
 once the process is gone), skipping the GEMM bench plans of the lost GEMM
-check's family and kernel options (fast, pers, mc, pp, tma, promote, t256/t192/t128); likewise after a sticky
+check's family and kernel options (fast, pers, mc, pp, tma, promote, dequantize, t256/t192/t128); likewise after a sticky
 CUDA error (an illegal address: the context is unusable), reported as the
 case's failure. After --max-lost lost cases the rest is not run.
 --case-timeout 0 runs everything in this process without a watchdog (under
@@ -677,7 +677,8 @@ def copy_gbs(cuda, nbytes, iters, warmup, rotate_bytes=0):
 # whatever their width), ping-pong, fast_accumulate, the TMA-store epilogue,
 # split-K (skf: with the fused reduction), stream-K (skstream: strm).
 SCHEDULE_TOKEN = re.compile(
-    r"-(pers|mc)[0-9]+|-(sk)[0-9]+(f?)\b|-(t[0-9]+)|-(pp|fast|tma|promote)\b|-sk(stream)\b")
+    r"-(pers|mc)[0-9]+|-(sk)[0-9]+(f?)\b|-(t[0-9]+)|-(pp|fast|tma|promote|dequantize)\b"
+    r"|-sk(stream)\b")
 # One kernel per group: per-tensor FP8 delayed or current, NVFP4 with a
 # global or row-scaled amax.
 KERNEL_FAMILY = {"fp8_delayed": "fp8_current", "nvfp4_row_scaled": "nvfp4"}
@@ -711,8 +712,8 @@ def plan_schedule(case):
         options.add("intile")
     if case.get("promotion") == "in_tile":
         options.add("serial")
-    if case.get("mx_scaling") == "promote":
-        options.add("promote")
+    if case.get("mx_scaling") in ("promote", "dequantize"):
+        options.add(case["mx_scaling"])
     if case.get("split_k_reduce") == "fused":
         options.discard("sk")
         options.add("skf")
@@ -881,7 +882,8 @@ class Report:
                             + (["sep"] if case.get("separate_quantize") else [])
                             + (["in_tile"] if case.get("scale_loads") == "in_tile" else [])
                             + (["serial"] if case.get("promotion") == "in_tile" else [])
-                            + (["promote"] if case.get("mx_scaling") == "promote" else [])
+                            + ([case["mx_scaling"]] if case.get("mx_scaling")
+                               in ("promote", "dequantize") else [])
                             + (["stream"] if case.get("split_k") == "stream" else
                                [f"sk{case['split_k']}"
                                 + ("f" if case.get("split_k_reduce") == "fused" else "")]

@@ -298,6 +298,15 @@ GEMM_CHECKS += [("nvfp4_4over6", layout, "bf16", 256, 320, 256, True, False, Non
 # MN-major operands copied transposed as FP8 (by default they are
 # converted to bf16: the MXFP8 wgrad check further up).
 GEMM_CHECKS += [("mxfp8", 2, "bf16", 224, 544, 352, True, False, None, *P7, "promote")]
+# MXFP8 dequantized to bf16 by pre-pass kernels (qs.gemm_mx_scaling =
+# "dequantize", names end in -dequantize), then the per-tensor kernel's
+# skeleton on 64-element bf16 k-tiles: fprop with bias and C (K ending
+# inside a k-tile), dgrad (the MN-major w transposed by its pre-pass) in
+# 128x256 tiles, wgrad persistent multicast pairs (both transposed).
+GEMM_CHECKS += [("mxfp8", 0, "f32", 320, 224, 1056, True, True, None, *P7, "dequantize"),
+                ("mxfp8", 1, "bf16", 224, 1056, 352, True, False, 256, *P7, "dequantize"),
+                ("mxfp8", 2, "bf16", 384, 256, 512, True, False, None, 3, 2, None, None, None,
+                 None, "dequantize")]
 
 # GEMMs with an output quantizer (gemm_cases.py output_quantizer_case):
 # each module returns the product (FP32 for #qs.fp8_delayed, else bf16; its
@@ -628,7 +637,8 @@ def main():
                              + ("-pp" if schedule == "pingpong" else "")
                              + ("-tma" if epilogue == "tma" else "")
                              + (f"-sk{split}" if split else "")
-                             + ("-promote" if mx_scaling == "promote" else ""))
+                             + (f"-{mx_scaling}" if mx_scaling in ("promote", "dequantize")
+                                else ""))
             if not wanted(d):
                 continue
             case = gemm_case(rng, family, LAYOUTS[layout], out, m=m, n=n, k=k, bias=bias,
@@ -823,6 +833,16 @@ def main():
              for shape, tile, layout in ([(shape, None, "TN") for shape in shapes[:2]]
                                          + [(shape, tile, layout) for shape in shapes[:1]
                                             for tile, layout in ((128, "TN"), (None, "NN"))])]
+    # MXFP8 dequantized to bf16 by pre-pass kernels (qs.gemm_mx_scaling =
+    # "dequantize"; the time covers the pre-passes and the GEMM) against
+    # the converting kernel: TN on the first two shapes in the default tiles
+    # (per-tensor FP8's: 128x256 where they fill the GPU), TN 128x128 and
+    # NN on the first.
+    runs += [("mxfp8", shape, tile, layout, None, None, None, False, None, None, False, None,
+              None, "dequantize")
+             for shape, tile, layout in ([(shape, None, "TN") for shape in shapes[:2]]
+                                         + [(shape, tile, layout) for shape in shapes[:1]
+                                            for tile, layout in ((128, "TN"), (None, "NN"))])]
     for (family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split,
          fp8_out, scale_loads, promotion, mx_scaling) in (runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]
@@ -890,7 +910,7 @@ def main():
                  + ("-sep" if fp8_out == "sep" else "")
                  + ("-intile" if scale_loads == "in_tile" else "")
                  + ("-serial" if promotion == "in_tile" else "")
-                 + ("-promote" if mx_scaling == "promote" else "")
+                 + (f"-{mx_scaling}" if mx_scaling in ("promote", "dequantize") else "")
                  + ("-fp8out" if fp8_out else ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
