@@ -170,7 +170,7 @@ def QS_Dialect : Dialect {
     spills, sm_100a accumulates in tensor memory). The sums and their order are
     the same either way: it changes speed, never results.
 
-    `qs.gemm_mx_scaling = "convert" | "promote"` on a GEMM or an enclosing
+    `qs.gemm_mx_scaling = "convert" | "promote" | "dequantize"` on a GEMM or an enclosing
     operation picks how the sm_90a GEMM kernel applies MXFP8's E8M0 block
     scales (Hopper has no block-scaled MMA). "convert" (the default): the
     consumer warpgroups convert each half k-tile of both operands, every
@@ -187,9 +187,20 @@ def QS_Dialect : Dialect {
     carries a `qs.gemm_promotion` without "convert" is promoted too. Both
     are held to the same GEMM bound (docs/Numerics.md); they differ in
     FP32 summation order (and "convert" rounds products
-    below 2^-126 to bf16's subnormal precision). No effect on other
-    families or on sm_100a, whose tensor cores apply the scales; with
-    "convert", a `qs.gemm_promotion` on the same GEMM is an error.
+    below 2^-126 to bf16's subnormal precision). "dequantize": before the
+    GEMM, one kernel per operand writes the values "convert" computes
+    (same instructions, same bf16 values) as a K-major bf16 matrix in a
+    workspace in global memory, once per element instead of once per
+    output tile that reads it (MN-major data transposed on the way), and
+    the GEMM is the per-tensor FP8 kernel's on bf16 operands: 64-element
+    k-tiles (128-byte rows, as FP8's 128-element ones), m64nNk16 bf16
+    wgmmas summing in FP32, per-tensor FP8's tiles (128x256 where they fill
+    the GPU) and every per-tensor schedule (persistent, multicast pairs,
+    ping-pong, split-K of 64-element k-tiles, stream-K, the TMA-store
+    epilogue); it costs 2 (M + N) K bytes of workspace and the pre-passes'
+    traffic. No effect on other families or on sm_100a, whose tensor cores
+    apply the scales; with "convert" or "dequantize", a `qs.gemm_promotion`
+    on the same GEMM is an error.
 
     `qs.gemm_epilogue = "direct" | "tma"` on a GEMM or an enclosing
     operation picks how the GEMM kernels (both chips, every family and
