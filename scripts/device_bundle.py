@@ -307,6 +307,11 @@ GEMM_CHECKS += [("mxfp8", 0, "f32", 320, 224, 1056, True, True, None, *P7, "dequ
                 ("mxfp8", 1, "bf16", 224, 1056, 352, True, False, 256, *P7, "dequantize"),
                 ("mxfp8", 2, "bf16", 384, 256, 512, True, False, None, 3, 2, None, None, None,
                  None, "dequantize")]
+# ... and NVFP4 (f16, amax / 6E as the per-tensor scale_inv): fprop with
+# bias and C, wgrad of 4over6 operands in 128x256 tiles.
+GEMM_CHECKS += [("nvfp4", 0, "bf16", 320, 224, 1056, True, True, None, *P7, "dequantize"),
+                ("nvfp4_4over6", 2, "bf16", 256, 320, 256, True, False, 256, *P7,
+                 "dequantize")]
 
 # GEMMs with an output quantizer (gemm_cases.py output_quantizer_case):
 # each module returns the product (FP32 for #qs.fp8_delayed, else bf16; its
@@ -843,6 +848,10 @@ def main():
              for shape, tile, layout in ([(shape, None, "TN") for shape in shapes[:2]]
                                          + [(shape, tile, layout) for shape in shapes[:1]
                                             for tile, layout in ((128, "TN"), (None, "NN"))])]
+    # NVFP4 likewise (f16 pre-passes) against its converting kernel: TN on
+    # the first two shapes.
+    runs += [("nvfp4", shape, None, "TN", None, None, None, False, None, None, False, None,
+              None, "dequantize") for shape in shapes[:2]]
     for (family, (m, n, k), tile, layout, persistent, cluster, schedule, fast, epilogue, split,
          fp8_out, scale_loads, promotion, mx_scaling) in (runs if args.chip == "sm_90a" else []):
         if family == "mxfp8" and layout == "NN":  # dy [m, k] x w [k, n]

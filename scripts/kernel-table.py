@@ -256,7 +256,10 @@ GEMM_CASES = [("e4m3 x e4m3", "bf16", 128), ("e4m3 x e4m3 fast", "bf16", 256),
               ("mxfp8 cluster2 persistent dequantize", "bf16", 256),
               ("mxfp8 persistent pingpong dequantize", "bf16", 128),
               ("mxfp8 splitk4 dequantize", "bf16", 128), ("mxfp8 stream dequantize", "bf16", 128),
-              ("mxfp8 dequantize", "mx", 128), ("mxfp8 dequantize", "fp8", 256)]
+              ("mxfp8 dequantize", "mx", 128), ("mxfp8 dequantize", "fp8", 256),
+              # ... and NVFP4 (f16 pre-passes, amax / 6E as scale_inv).
+              ("nvfp4 dequantize", "bf16", 256), ("nvfp4 persistent tma dequantize", "f32", 128),
+              ("nvfp4 stream dequantize", "bf16", 128)]
 # sm_100a (tcgen05 MMA; per-tensor FP8 128x128 or 128x256 tiles).
 GEMM_CASES_SM100 = [("e4m3 x e4m3", "bf16", 128), ("e5m2 x e4m3", "f32", 256),
                     ("block 1D x 2D", "bf16", 128), ("block 1D x 1D", "f32", 128),
@@ -411,7 +414,7 @@ def gemm_module_text(shape, label, out, tile, chip="sm_90a"):
     # default) and FP8 block's 192; on sm_100a 128 by default, 256 when asked.
     scaled = label.startswith(("nvfp4", "block", "mxfp8"))
     fixed = (scaled and tile == 128) if chip == "sm_100a" else (
-        label.startswith("nvfp4")
+        (label.startswith("nvfp4") and not dequantize)
         or (label.startswith("block") and tile != 192)
         or (label.startswith("mxfp8") and tile != 128 and not dequantize))
     tile_attr = "" if fixed else f", qs.gemm_tile_n = {tile} : i64"

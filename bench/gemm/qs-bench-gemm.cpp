@@ -24,7 +24,8 @@
 // tiles (TN 128x64, NN/NT 128x128) and, TN, 128-wide ones, and dequantized
 // to bf16 by pre-pass kernels (qs.gemm_mx_scaling = "dequantize"; sched
 // deq, the time covering the pre-passes and the GEMM) in its default tiles
-// (per-tensor FP8's: 128x256 where they fill the GPU) and 128-wide ones.
+// (per-tensor FP8's: 128x256 where they fill the GPU) and 128-wide ones;
+// so is NVFP4 (f16, sched deq).
 // --split-k=S adds, for every shape whose k-tiles (ceil(K / 128)) S divides, a
 // run with qs.gemm_split_k = S (sched skS; the time covers the GEMM kernel and
 // the reduction kernel, the grid column is the GEMM's); --split-k-auto a run of
@@ -93,8 +94,9 @@ static cl::opt<std::string> familyOpt(
              "activations x 128x128 weights, DeepGEMM-style promotion), "
              "mxfp8 (sm_90a: converted to bf16, or with sched prom promoted "
              "per 32-block, with sched deq dequantized to bf16 by pre-pass "
-             "kernels; swizzled weight scales) or nvfp4 "
-             "(E2M1 converted to f16 in shared memory, f16 wgmma)"),
+             "kernels; swizzled weight scales) or nvfp4 (E2M1 converted to "
+             "f16 in shared memory, f16 wgmma; sched deq: dequantized to f16 "
+             "by pre-pass kernels)"),
     cl::init("fp8_current"));
 static cl::opt<std::string> layoutOpt(
     "layout", cl::cat(benchCategory),
@@ -397,6 +399,9 @@ int main(int argc, char **argv) {
         runs.push_back(Run{128});
         runs.back().mxScaling = "promote";
       }
+    }
+    if (index == 0 && (family == "mxfp8" || family == "nvfp4") &&
+        chip == "sm_90a") {
       runs.append({Run(), Run{128}});
       runs[runs.size() - 2].mxScaling = runs.back().mxScaling = "dequantize";
     }

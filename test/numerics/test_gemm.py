@@ -217,6 +217,24 @@ def test_gemm_mxfp8_converted_scale_ranges(rng, layout):
                mx_scaling="dequantize")
 
 
+@pytest.mark.parametrize("options", [
+    {},
+    {"bias": True, "accumulate": True},
+    {"persistent": 3, "split_k": "stream"},
+    {"epilogue": "tma", "tile_n": 256},
+], ids=["default", "bias-accumulate", "stream", "tma256"])
+@pytest.mark.parametrize("family", ["nvfp4", "nvfp4_4over6"])
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+def test_gemm_nvfp4_dequantized(rng, layout, family, options):
+    """sm_90a NVFP4 with qs.gemm_mx_scaling = "dequantize": a pre-pass
+    kernel per operand writes its E2M1 codes times E4M3 scales as K-major
+    f16 (exact) and its amax / 6E (4over6: E = 256 for x and dY) as the
+    GEMM's per-tensor scale_inv; f16 wgmma on 64-element k-tiles; partial
+    tiles, K ending inside the last k-tile (16 of it: one 16-block)."""
+    check_gemm(rng, family, layout, "bf16", m=352, n=288, k=592,
+               mx_scaling="dequantize", **options)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
 def test_gemm_nvfp4_many_tiles(rng, layout):
     # NVFP4 (RHT activations/gradients, 16x16 weights): several 128x128

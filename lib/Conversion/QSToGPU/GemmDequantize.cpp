@@ -1,13 +1,17 @@
 //===- GemmDequantize.cpp - GEMM operands dequantized by a pre-pass -------===//
 //
-// sm_90a MXFP8 GEMMs with qs.gemm_mx_scaling = "dequantize": before the
-// GEMM kernel, one kernel per operand writes its codes times their E8M0
-// block scales, rounded to bf16 (exact: at most 4 significant bits, and
-// FP32's exponent range, except products below 2^-126), as the K-major
-// [rows, K] matrix that the GEMM kernel (GemmPlan::sixteenBit) reads with
-// TMA. The values are the converting kernel's (GemmMxConvert.cpp:
-// convertMxWord), computed once per element instead of once per tile row
-// or column of the output that reads them.
+// sm_90a MXFP8 and NVFP4 GEMMs with qs.gemm_mx_scaling = "dequantize":
+// before the GEMM kernel, one kernel per operand writes its codes times
+// their block scales as the K-major [rows, K] 16-bit matrix that the GEMM
+// kernel (GemmPlan::sixteenBit) reads with TMA, and the operand's
+// per-tensor factor. MXFP8: E4M3/E5M2 codes times E8M0 scales rounded to
+// bf16 (exact: at most 4 significant bits, and FP32's exponent range,
+// except products below 2^-126), the converting kernel's values
+// (GemmMxConvert.cpp: convertMxWord), factor 1. NVFP4: E2M1 codes times
+// E4M3 scales in f16 (exact: at most 5 significant bits, 2^-10 .. 2688),
+// factor amax / 6E (the converting kernel's alpha, GemmEpilogue.cpp). Each
+// value is computed once instead of once per tile row or column of the
+// output that reads it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -31,16 +36,16 @@ constexpr int64_t kUnitElems = 16;
 /// Work units per thread and block (as the dequantize kernel's).
 constexpr int64_t kUnitsPerThread = 4;
 
-/// `count` i32 words of `memref` (1-D) at element `at`, loaded as one vector
-/// (aligned to 16 bytes on the GPU; the emulation's numpy buffers may not
-/// be).
+/// `count` i32 words of `memref` (1-D, of bytes) at element `at`, loaded as
+/// one vector (aligned to its size on the GPU; the emulation's numpy
+/// buffers may not be).
 SmallVector<Value> loadWords(KernelEnv &env, Value memref, Value at,
                              int64_t count) {
   OpBuilder &b = env.b;
   Type elem = cast<MemRefType>(memref.getType()).getElementType();
   Value bytes = vector::LoadOp::create(
       b, env.loc, VectorType::get({4 * count}, elem), memref, ValueRange{at},
-      /*nontemporal=*/false, llvm::MaybeAlign(env.gpu ? 16 : 1));
+      /*nontemporal=*/false, llvm::MaybeAlign(env.gpu ? 4 * count : 1));
   Value words = vector::BitCastOp::create(
       b, env.loc, VectorType::get({count}, b.getI32Type()), bytes);
   SmallVector<Value> out;
@@ -71,7 +76,7 @@ void storeWords(KernelEnv &env, ArrayRef<Value> words, Value out, Value at,
 
 void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
                               const GemmOperand &source, int64_t rows,
-                              int64_t k, Value out, Value one,
+                              int64_t k, Value out, Value factor,
                               const EmitOptions &options) {
   // A plan of the source operand alone, for its scales' addressing
   // (GemmCode::blockScale: compact row- or column-wise, or 128x4-tiled).
@@ -80,11 +85,13 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
   plan.k = k;
   plan.a = plan.b = makeOperandPlan(source, rows, k);
   OperandPlan op = plan.a;
+  bool fp4 = op.blockDim == 4;
   Type codeType =
       cast<MemRefType>(source.data.getType()).getElementType();
   StringRef type = isa<Float8E5M2Type>(codeType) ? "e5m2" : "e4m3";
   // K-major: unit u converts elements 16 c .. 16 c + 15 of row r (u = r K /
-  // 16 + c): a 16-byte load, one scale, one 32-byte store. MN-major ([K,
+  // 16 + c): a 16-byte load (NVFP4: 8 bytes), one scale, one 32-byte store
+  // (two 16-byte stores). MN-major ([K,
   // rows] data): unit u converts rows 16 g .. 16 g + 15 at element kk of K
   // (u = g K + kk), so that a warp's 32 units store 64 consecutive bytes
   // of each of the 16 rows: a 16-byte load, 16 scales, 16 2-byte stores.
@@ -95,9 +102,9 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
   d.name = "qs_gemm_dequantize";
   int64_t perBlock = d.threads * kUnitsPerThread;
   d.gridSize = ceilDiv(units, perBlock);
-  SmallVector<Value> args = {source.data, source.scaleInv, out};
-  if (one)
-    args.push_back(one);
+  SmallVector<Value> args = {source.data, source.scaleInv, out, factor};
+  if (fp4)
+    args.push_back(source.amax);
   d.phases.push_back([=](KernelEnv &env) {
     GemmCode code{env, plan};
     OpBuilder &b = env.b;
@@ -110,13 +117,65 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
     env.forEachUnit(perBlock, [&](Value u) {
       Value unit = env.add(env.mul(env.blockId, env.idx(perBlock)), u);
       env.ifThen(env.lt(unit, env.idx(units)), [&] {
-        if (one)
-          env.ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           unit, env.idx(0)),
-                     [&] {
-                       memref::StoreOp::create(b, loc, env.f32(1.0f),
-                                               env.args[3], env.idx(0));
-                     });
+        // The operand's per-tensor factor, by unit 0.
+        env.ifThen(
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, unit,
+                                  env.idx(0)),
+            [&] {
+              Value value =
+                  fp4 ? arith::MulFOp::create(
+                            b, loc,
+                            memref::LoadOp::create(b, loc, env.args[4],
+                                                   env.idx(0)),
+                            env.f32(nvfp4InvSixE(op.e4m3Max)))
+                            .getResult()
+                      : env.f32(1.0f);
+              memref::StoreOp::create(b, loc, value, env.args[3], env.idx(0));
+            });
+        if (fp4) {
+          // Eight bytes of packed codes (the lower nibble first), one E4M3
+          // scale; the products exact in f16.
+          int64_t chunks = k / kUnitElems;
+          Value row = env.div(unit, env.idx(chunks));
+          Value c0 =
+              env.mul(env.rem(unit, env.idx(chunks)), env.idx(kUnitElems));
+          Value at = env.add(env.mul(row, env.idx(k)), c0);
+          Value scale = code.blockScale(op, scales, row,
+                                        env.div(c0, env.idx(16)));
+          SmallVector<Value> codes =
+              loadWords(env, data, env.div(at, env.idx(2)), 2);
+          Type f16 = b.getF16Type();
+          SmallVector<Value> words;
+          for (int64_t e = 0; e < kUnitElems; e += 2) {
+            Value pair;
+            for (int64_t h = 0; h < 2; ++h) {
+              int64_t elem = e + h;
+              Value nibble = arith::TruncIOp::create(
+                  b, loc, b.getI8Type(),
+                  arith::AndIOp::create(
+                      b, loc,
+                      arith::ShRUIOp::create(b, loc, codes[elem / 8],
+                                             c32(4 * (elem % 8))),
+                      c32(0xF)));
+              Value value = arith::MulFOp::create(
+                  b, loc,
+                  emitDecodeToF32(b, loc, nibble, SmallFloatFormat::e2m1()),
+                  scale);
+              Value bits = arith::ExtUIOp::create(
+                  b, loc, i32,
+                  arith::BitcastOp::create(
+                      b, loc, b.getI16Type(),
+                      arith::TruncFOp::create(b, loc, f16, value)));
+              if (h)
+                bits = arith::ShLIOp::create(b, loc, bits, c32(16));
+              pair = pair ? arith::OrIOp::create(b, loc, pair, bits).getResult()
+                          : bits;
+            }
+            words.push_back(pair);
+          }
+          storeWords(env, words, dst, env.mul(at, env.idx(2)), 16);
+          return;
+        }
         if (!op.mnMajor) {
           int64_t chunks = k / kUnitElems;
           Value row = env.div(unit, env.idx(chunks));

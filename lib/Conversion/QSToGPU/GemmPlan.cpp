@@ -95,8 +95,9 @@ bool gpuk::mxConverts(const GemmOperands &operands, int64_t cc) {
 }
 
 bool gpuk::mxDequantizes(const GemmOperands &operands, int64_t cc) {
-  return cc == 90 && operands.a.blockDim == 3 && operands.b.blockDim == 3 &&
-         operands.mxDequantize;
+  return cc == 90 && operands.mxDequantize &&
+         operands.a.blockDim == operands.b.blockDim &&
+         (operands.a.blockDim == 3 || operands.a.blockDim == 4);
 }
 
 GemmOperands gpuk::dequantizedView(const GemmOperands &operands) {
@@ -108,7 +109,11 @@ GemmOperands gpuk::dequantizedView(const GemmOperands &operands) {
     wide.data = source->data;
     wide.scaleInv = source->scaleInv;
     wide.kMajor = true;
-    wide.sixteenBit = BFloat16Type::get(source->type.getContext());
+    // MXFP8: bf16 (FP32's exponent range); NVFP4: f16 (a code times its
+    // E4M3 scale has at most 5 significant bits, magnitude 2^-10 .. 2688).
+    MLIRContext *ctx = source->type.getContext();
+    wide.sixteenBit = source->blockDim == 4 ? Type(Float16Type::get(ctx))
+                                            : Type(BFloat16Type::get(ctx));
     wide.source = source;
     *op = wide;
   }
@@ -130,6 +135,14 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
   // for both operands and at most one 128x128-scaled FP8 block operand.)
   assert((perTensor || block || mx || fp4) && "a GEMM of mixed families");
   unsigned cc = chip.getComputeCapability();
+  for (const GemmOperand *op : {&operands.a, &operands.b})
+    if (op->source && op->source->rowScaled)
+      return emitError()
+             << "qs.gemm_mx_scaling = \"dequantize\" folds an NVFP4 "
+                "operand's global amax into the GEMM's per-tensor alpha; a "
+                "row-scaled NVFP4 operand (one amax per row) has none, so "
+                "its GEMM converts in the kernel (without "
+                "qs.gemm_mx_scaling)";
   if (cc != 90 && cc != 100)
     return emitError() << "GEMM kernels exist for sm_90a (wgmma) and sm_100a "
                           "(tcgen05), not for compute capability "
@@ -553,26 +566,29 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
                            const GemmOutputQuantizer *quantizer,
                            ValueRange outputAmaxes,
                            const ProducerBlockQuantizer *blockQuantizer) {
-  // MXFP8 dequantized by pre-passes (dequantizedView): each operand's bf16
-  // values into a workspace (freed by buffer deallocation, as the split-K
-  // planes), then the GEMM kernel on them, scale_inv 1 (written by A's
-  // pre-pass).
+  // MXFP8 and NVFP4 dequantized by pre-passes (dequantizedView): each
+  // operand's 16-bit values into a workspace (freed by buffer
+  // deallocation, as the split-K planes) and its per-tensor factor into a
+  // scale_inv of its own (MXFP8: 1; NVFP4: amax / 6E), then the GEMM
+  // kernel on them.
   if (operands.a.source) {
     GemmOperands wide = operands;
-    Value one =
-        memref::AllocOp::create(b, loc, MemRefType::get({1}, b.getF32Type()));
     for (auto [op, rows] : {std::pair<GemmOperand *, int64_t>{&wide.a, wide.m},
                             {&wide.b, wide.n}}) {
       Value out = memref::AllocOp::create(
           b, loc, MemRefType::get({rows * wide.k * 2}, b.getI8Type()));
+      Value factor =
+          memref::AllocOp::create(b, loc, MemRefType::get({1}, b.getF32Type()));
       emitGemmDequantize(b, loc, module, *op->source, rows, wide.k, out,
-                         op == &wide.a ? one : Value(), options);
+                         factor, options);
       op->data = out;
-      op->scaleInv = one;
+      op->scaleInv = factor;
       op->source = nullptr;
     }
-    return "MXFP8 operands dequantized to K-major bf16 by two pre-pass "
-           "kernels (qs_gemm_dequantize), then " +
+    bool fp4 = operands.a.source->blockDim == 4;
+    return std::string(fp4 ? "NVFP4 operands dequantized to K-major f16"
+                           : "MXFP8 operands dequantized to K-major bf16") +
+           " by two pre-pass kernels (qs_gemm_dequantize), then " +
            emitGemm(b, loc, module, wide, outType, bias, c, d, options,
                     quantizer, outputAmaxes, blockQuantizer);
   }
@@ -582,7 +598,7 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
   plan.k = operands.k;
   plan.tcgen05 = options.tcgen05;
   if (operands.a.sixteenBit)
-    plan.sixteenBitType = "bf16";
+    plan.sixteenBitType = operands.a.sixteenBit.isBF16() ? "bf16" : "f16";
   plan.tilesM = ceilDiv(plan.m, kTileM);
   plan.a = makeOperandPlan(operands.a, plan.m, plan.k);
   plan.b = makeOperandPlan(operands.b, plan.n, plan.k);

@@ -179,11 +179,12 @@ struct GemmOperand {
   /// buffer). The sm_100a kernel reads MN-major operands as they are; the
   /// sm_90a kernel copies them transposed into shared memory.
   bool mnMajor = false;
-  /// sm_90a MXFP8 with qs.gemm_mx_scaling = "dequantize" (dequantizedView):
-  /// the 16-bit type (bf16) a pre-pass kernel dequantizes the operand to,
-  /// K-major [rows, K], before a per-tensor-style GEMM kernel reads it
-  /// (GemmPlan::sixteenBit); `source` is the MXFP8 operand it reads
-  /// (its data, scales, layout). Null otherwise.
+  /// sm_90a MXFP8 and NVFP4 with qs.gemm_mx_scaling = "dequantize"
+  /// (dequantizedView): the 16-bit type (MXFP8 bf16, NVFP4 f16) a pre-pass
+  /// kernel dequantizes the operand to, K-major [rows, K], before a
+  /// per-tensor-style GEMM kernel reads it (GemmPlan::sixteenBit);
+  /// `source` is the quantized operand it reads (its data, scales,
+  /// layout, amax). Null otherwise.
   Type sixteenBit;
   std::shared_ptr<const GemmOperand> source;
 };
@@ -221,9 +222,10 @@ struct GemmOperands {
   /// mxConverts) and "promote" (FP8 wgmma, each 32-block promoted) said
   /// explicitly; no effect on other GEMMs.
   bool mxConvert = false, mxPromote = false;
-  /// qs.gemm_mx_scaling = "dequantize" (sm_90a MXFP8): a pre-pass kernel
-  /// per operand writes codes times scales as K-major bf16 into global
-  /// memory, and a GEMM kernel reads those with TMA (mxDequantizes).
+  /// qs.gemm_mx_scaling = "dequantize" (sm_90a MXFP8 and NVFP4): a pre-pass
+  /// kernel per operand writes codes times scales as K-major bf16 (NVFP4:
+  /// f16) into global memory, and a GEMM kernel reads those with TMA
+  /// (mxDequantizes).
   bool mxDequantize = false;
   /// qs.gemm_split_k: K cut into this many ranges of k-tiles, each tile's
   /// ranges summed by a second kernel or (fusedReduce) by the tile's last
@@ -311,29 +313,31 @@ bool defaultsToTmaStore(const GemmOperands &operands, bool accumulate,
 /// qs.gemm_promotion asks for the promoting kernel.
 bool mxConverts(const GemmOperands &operands, int64_t cc);
 
-/// Whether `operands` (MXFP8 on sm_90a, `cc` 90, with
-/// qs.gemm_mx_scaling = "dequantize") are dequantized to bf16 by pre-pass
-/// kernels before the GEMM (dequantizedView).
+/// Whether `operands` (MXFP8 or NVFP4 on sm_90a, `cc` 90, with
+/// qs.gemm_mx_scaling = "dequantize") are dequantized to 16-bit floats by
+/// pre-pass kernels before the GEMM (dequantizedView).
 bool mxDequantizes(const GemmOperands &operands, int64_t cc);
 
 /// The GEMM that mxDequantizes(`operands`) runs: both operands K-major
-/// bf16 (GemmOperand::sixteenBit, `source` the MXFP8 operand), scaled per
-/// tensor by 1 (the scales are in the values), summed in FP32 by the
-/// tensor cores (fastAccumulate: bf16 wgmma keeps FP32 sums). Every
+/// 16-bit (GemmOperand::sixteenBit: MXFP8 bf16, NVFP4 f16; `source` the
+/// quantized operand), scaled per tensor (MXFP8 by 1: the scales are in
+/// the values; NVFP4 by its amax / 6E), summed in FP32 by the tensor cores
+/// (fastAccumulate: 16-bit wgmma keeps FP32 sums). Every
 /// decision about the kernel (checkGemmSupport, the fusions, the
 /// defaults) is made on this view; emitGemm emits the pre-passes
 /// (emitGemmDequantize) and gives the GEMM kernel their outputs.
 GemmOperands dequantizedView(const GemmOperands &operands);
 
 /// Emits the pre-pass of a dequantized GEMM operand (GemmOperand::source,
-/// `rows` its rows of the K-major view): its MXFP8 codes times their E8M0
-/// scales, rounded to bf16 (the values the converting kernel computes),
-/// into `out` (1-D i8: the bf16 [rows, k] K-major operand, little-endian),
-/// MN-major data transposed; with `one` (memref<1xf32>) also 1.0 there
-/// (the view's per-tensor scale_inv).
+/// `rows` its rows of the K-major view): its codes times their block
+/// scales (MXFP8: rounded to bf16, the values the converting kernel
+/// computes; NVFP4: f16, exact) into `out` (1-D i8: the 16-bit [rows, k]
+/// K-major operand, little-endian), MN-major data transposed, and its
+/// per-tensor factor (MXFP8 1, NVFP4 amax / 6E) into `factor`
+/// (memref<1xf32>: the view's scale_inv).
 void emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
                         const GemmOperand &source, int64_t rows, int64_t k,
-                        Value out, Value one, const EmitOptions &options);
+                        Value out, Value factor, const EmitOptions &options);
 
 /// Whether a GEMM without qs.gemm_split_k splits K as "auto" would, S-splits
 /// only (GemmOperands::splitKDefault): where its tiles leave multiprocessors

@@ -423,3 +423,14 @@ func.func @mx_dequantize_split_k(%a: !m, %b: !m) -> tensor<512x512xbf16> {
   return %y : tensor<512x512xbf16>
 }
 
+
+// -----
+
+// NVFP4 dequantized by pre-passes scales the GEMM per tensor by each
+// operand's amax / 6E; a row-scaled operand has one amax per row.
+!x = !qs.tensor<256x256xbf16, #qs.nvfp4<columnwise = false, row_scaled_nvfp4 = true>>
+func.func @nvfp4_dequantize_row_scaled(%a: !x, %b: !x) -> tensor<256x256xbf16> {
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_mx_scaling = "dequantize" folds an NVFP4 operand's global amax into the GEMM's per-tensor alpha; a row-scaled NVFP4 operand (one amax per row) has none, so its GEMM converts in the kernel (without qs.gemm_mx_scaling)}}
+  %y = qs.gemm %a, %b transpose_b {qs.gemm_mx_scaling = "dequantize"} : !x, !x -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}
