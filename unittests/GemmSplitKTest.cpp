@@ -354,3 +354,33 @@ TEST(GemmSplitK, ByDefault) {
   }
 }
 } // namespace
+
+TEST(GemmSplitK, SixteenBitOperands) {
+  // MXFP8 / NVFP4 dequantized by pre-passes (GemmPlan::sixteenBit): the
+  // per-tensor kernel on 64-element k-tiles of 128-byte rows, twice FP8's
+  // k-tiles and bytes; each k-tile charged the FP8 fast k-tile's time
+  // (half the elements at half the rate), the operands twice the bytes.
+  GemmPlan fp8 = makePlan(8192, 8192, 8192, 256);
+  GemmPlan wide = fp8;
+  wide.sixteenBitType = "bf16";
+  EXPECT_EQ(wide.kTileElems(), 64);
+  EXPECT_EQ(wide.rowBytes(), fp8.rowBytes());
+  EXPECT_EQ(wide.tileBytes(), fp8.tileBytes());
+  EXPECT_EQ(wide.pitch(), 2 * fp8.pitch());
+  EXPECT_EQ(wide.kTiles(), 2 * fp8.kTiles());
+  // K ending inside a k-tile: 1056 = 16.5 64-element k-tiles.
+  wide.k = 1056;
+  EXPECT_EQ(wide.kTiles(), 17);
+  // So the model sees the FP8 GEMM with twice the K (the same k-tiles
+  // and operand bytes).
+  wide.k = 8192;
+  GemmPlan twiceK = makePlan(8192, 8192, 16384, 256);
+  EXPECT_DOUBLE_EQ(modelGemmMicros(wide, 1), modelGemmMicros(twiceK, 1));
+  EXPECT_GT(modelGemmMicros(wide, 1), 1.9 * modelGemmMicros(fp8, 1));
+  EXPECT_EQ(chooseSplitK(wide), 1);
+  // 128 x 8192 x 8192: the operands' bytes (twice FP8's) set the floor.
+  GemmPlan thin = makePlan(128, 8192, 8192);
+  GemmPlan thinWide = thin;
+  thinWide.sixteenBitType = "f16";
+  EXPECT_GT(modelGemmMicros(thinWide, 1), modelGemmMicros(thin, 1));
+}

@@ -228,7 +228,8 @@ class Function:
         their scales, MN-major operands first copied transposed;
         "dequantize": a pre-pass kernel per operand writes the same bf16
         values, K-major, to global memory once, and a bf16 GEMM with the
-        per-tensor kernel's tiles and schedules reads them with TMA)."""
+        per-tensor kernel's tiles and schedules reads them with TMA; NVFP4
+        likewise in f16)."""
         if layout is not None:
             if layout not in ("TN", "NN", "NT", "TT"):
                 raise ValueError(f"layout must be one of TN, NN, NT, TT, got {layout!r}")

@@ -198,9 +198,13 @@ def QS_Dialect : Dialect {
     the GPU) and every per-tensor schedule (persistent, multicast pairs,
     ping-pong, split-K of 64-element k-tiles, stream-K, the TMA-store
     epilogue); it costs 2 (M + N) K bytes of workspace and the pre-passes'
-    traffic. No effect on other families or on sm_100a, whose tensor cores
-    apply the scales; with "convert" or "dequantize", a `qs.gemm_promotion`
-    on the same GEMM is an error.
+    traffic. "dequantize" applies to NVFP4 operands as well (f16 values,
+    exact; each operand's amax / 6E as the per-tensor scale_inv; a
+    row-scaled NVFP4 operand is an error), which "convert" and "promote"
+    leave as they are (the sm_90a kernel converts NVFP4 to f16). No effect
+    on other families or on sm_100a, whose tensor cores apply the scales;
+    with "convert" or "dequantize", a `qs.gemm_promotion` on the same GEMM
+    is an error.
 
     `qs.gemm_epilogue = "direct" | "tma"` on a GEMM or an enclosing
     operation picks how the GEMM kernels (both chips, every family and
