@@ -11,8 +11,9 @@
 // cvt.rn.bf16x2.f32). K-major data (fprop's x and w, dgrad's dy): per
 // thread 16 codes (one 16-byte load, one scale), two 16-byte stores.
 // MN-major data (dgrad's column-wise w, [K, N]): 16 rows' codes at one k
-// (a 16-byte load, 16 scales), 16 2-byte stores, transposing. A's
-// pre-pass also writes the 1.0 that both operands' scale_inv read. The
+// (a 16-byte load, 16 scales), 16 2-byte stores, transposing. Each
+// pre-pass also writes its operand's per-tensor factor, 1.0, which the
+// GEMM reads as that operand's scale_inv. The
 // GEMM is the per-tensor FP8 kernel's (TMA into 128-byte-swizzled stages,
 // the mbarrier ring, both consumers' wgmmas, no conversion, no promotion)
 // on 64-element k-tiles of bf16, 128-byte rows as FP8's 128-element ones:
@@ -32,7 +33,7 @@
 // CHECK-LABEL: .entry qs_gemm_dequantize_0(
 // CHECK: ld.global.v4.b32
 // CHECK-COUNT-2: st.global.v4.b32
-// CHECK-NOT: 1065353216
+// CHECK: st.global.b32 {{.*}}, 1065353216;
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK: .maxnreg 168
 // CHECK-NOT: cvt.rn.f16x2.e4m3x2

@@ -86,8 +86,7 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
   plan.a = plan.b = makeOperandPlan(source, rows, k);
   OperandPlan op = plan.a;
   bool fp4 = op.blockDim == 4;
-  Type codeType =
-      cast<MemRefType>(source.data.getType()).getElementType();
+  Type codeType = cast<MemRefType>(source.data.getType()).getElementType();
   StringRef type = isa<Float8E5M2Type>(codeType) ? "e5m2" : "e4m3";
   // K-major: unit u converts elements 16 c .. 16 c + 15 of row r (u = r K /
   // 16 + c): a 16-byte load (NVFP4: 8 bytes), one scale, one 32-byte store
@@ -122,14 +121,13 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, unit,
                                   env.idx(0)),
             [&] {
-              Value value =
-                  fp4 ? arith::MulFOp::create(
-                            b, loc,
-                            memref::LoadOp::create(b, loc, env.args[4],
-                                                   env.idx(0)),
-                            env.f32(nvfp4InvSixE(op.e4m3Max)))
-                            .getResult()
-                      : env.f32(1.0f);
+              Value value = fp4 ? arith::MulFOp::create(
+                                      b, loc,
+                                      memref::LoadOp::create(
+                                          b, loc, env.args[4], env.idx(0)),
+                                      env.f32(nvfp4InvSixE(op.e4m3Max)))
+                                      .getResult()
+                                : env.f32(1.0f);
               memref::StoreOp::create(b, loc, value, env.args[3], env.idx(0));
             });
         if (fp4) {
@@ -140,8 +138,8 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
           Value c0 =
               env.mul(env.rem(unit, env.idx(chunks)), env.idx(kUnitElems));
           Value at = env.add(env.mul(row, env.idx(k)), c0);
-          Value scale = code.blockScale(op, scales, row,
-                                        env.div(c0, env.idx(16)));
+          Value scale =
+              code.blockScale(op, scales, row, env.div(c0, env.idx(16)));
           SmallVector<Value> codes =
               loadWords(env, data, env.div(at, env.idx(2)), 2);
           Type f16 = b.getF16Type();
@@ -179,11 +177,11 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
         if (!op.mnMajor) {
           int64_t chunks = k / kUnitElems;
           Value row = env.div(unit, env.idx(chunks));
-          Value c0 = env.mul(env.rem(unit, env.idx(chunks)),
-                             env.idx(kUnitElems));
+          Value c0 =
+              env.mul(env.rem(unit, env.idx(chunks)), env.idx(kUnitElems));
           Value at = env.add(env.mul(row, env.idx(k)), c0);
-          Value scale = code.blockScale(op, scales, row,
-                                        env.div(c0, env.idx(32)));
+          Value scale =
+              code.blockScale(op, scales, row, env.div(c0, env.idx(32)));
           SmallVector<Value> words;
           for (Value word : loadWords(env, data, at, 4))
             llvm::append_range(words,
@@ -192,8 +190,7 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
           return;
         }
         Value kk = env.rem(unit, env.idx(k));
-        Value r0 =
-            env.mul(env.div(unit, env.idx(k)), env.idx(kUnitElems));
+        Value r0 = env.mul(env.div(unit, env.idx(k)), env.idx(kUnitElems));
         SmallVector<Value> words =
             loadWords(env, data, env.add(env.mul(kk, env.idx(rows)), r0), 4);
         Value kb = env.div(kk, env.idx(32));
@@ -214,28 +211,28 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
               arith::AndIOp::create(
                   b, loc, arith::ShRUIOp::create(b, loc, word, c32(8)),
                   c32(0xFF0000)));
-          for (auto [half, pair] : llvm::enumerate(SmallVector<Value>{lo, hi})) {
+          for (auto [half, pair] :
+               llvm::enumerate(SmallVector<Value>{lo, hi})) {
             int64_t first = 4 * w + 2 * static_cast<int64_t>(half);
             Value rowA = env.add(r0, env.idx(first));
             Value rowB = env.add(r0, env.idx(first + 1));
             SmallVector<Value, 2> bf16 = convertMxWord(
                 env, type, pair, code.blockScale(op, scales, rowA, kb),
                 code.blockScale(op, scales, rowB, kb));
-            for (auto [row, value] : {std::pair<Value, Value>{rowA, bf16[0]},
-                                      {rowB, bf16[1]}}) {
+            for (auto [row, value] :
+                 {std::pair<Value, Value>{rowA, bf16[0]}, {rowB, bf16[1]}}) {
               // The low half: the row's bf16 value (2 bytes).
               Value bits = vector::FromElementsOp::create(
                   b, loc, VectorType::get({1}, b.getI16Type()),
-                  ValueRange{arith::TruncIOp::create(b, loc, b.getI16Type(),
-                                                     value)});
+                  ValueRange{
+                      arith::TruncIOp::create(b, loc, b.getI16Type(), value)});
               Value bytes = vector::BitCastOp::create(
                   b, loc, VectorType::get({2}, b.getI8Type()), bits);
               vector::StoreOp::create(
                   b, loc, bytes, dst,
                   ValueRange{env.mul(env.add(env.mul(row, env.idx(k)), kk),
                                      env.idx(2))},
-                  /*nontemporal=*/false,
-                  llvm::MaybeAlign(env.gpu ? 2 : 1));
+                  /*nontemporal=*/false, llvm::MaybeAlign(env.gpu ? 2 : 1));
             }
           }
         }

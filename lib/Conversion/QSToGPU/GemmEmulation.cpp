@@ -236,7 +236,7 @@ void gemm::emulateStore16(KernelEnv &env, Value smem, Value at,
 
 namespace {
 
-/// wgmma m64n<mmaN>k32 (FP8) or m64n<mmaN>k16 (f16, NVFP4): decodes the
+/// wgmma m64n<mmaN>k32 (FP8) or m64n<mmaN>k16 (f16, bf16): decodes the
 /// descriptors like the hardware (start address, stride byte offset,
 /// 128-byte swizzle) and adds the products into the fragment registers
 /// `regs[t][r]` of one warpgroup: r in [chunk * mmaRegs(), (chunk + 1) *

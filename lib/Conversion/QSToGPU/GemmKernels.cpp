@@ -39,8 +39,9 @@ namespace {
 /// scale-d predicate is false, so acc's values are not read). FP8:
 /// m64nNk32 .<A>.<B>; NVFP4 (converted): m64nNk16 .f16.f16, K-major. N is
 /// the tile's width, or `n` (GemmPlan::mmaN: one chunk of a promoting
-/// 128x256 tile). MXFP8 converted, or dequantized by a pre-pass
-/// (GemmPlan::sixteenBit): m64nNk16 .f32.bf16.bf16.
+/// 128x256 tile). MXFP8 converted: m64nNk16 .f32.bf16.bf16; 16-bit
+/// operands dequantized by a pre-pass (GemmPlan::sixteenBit): m64nNk16
+/// .f32.<type>.<type>.
 Value emitWgmmas(OpBuilder &b, Location loc, const GemmPlan &plan, Value acc,
                  ArrayRef<Value> descsA, ArrayRef<Value> descsB, bool fresh,
                  int64_t n = 0) {

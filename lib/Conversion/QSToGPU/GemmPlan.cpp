@@ -26,16 +26,17 @@ namespace {
 
 StringRef ptxType(Type t) { return isa<Float8E5M2Type>(t) ? "e5m2" : "e4m3"; }
 
-/// Per-tensor FP8, or 16-bit values scaled per tensor (an MXFP8 operand's
-/// pre-pass output: GemmOperand::sixteenBit).
+/// Per-tensor FP8, or 16-bit values scaled per tensor (an MXFP8 or NVFP4
+/// operand's pre-pass output: GemmOperand::sixteenBit).
 bool isPerTensor(const GemmOperand &operand) {
   return operand.sixteenBit ||
          isa<Fp8DelayedAttr, Fp8CurrentAttr>(operand.type.getQuantizer());
 }
 
-/// The family of an operand as the kernel reads it (dequantized MXFP8
-/// operands are per-tensor).
-template <typename Attr> bool isFamily(const GemmOperand &operand) {
+/// The family of an operand as the kernel reads it (dequantized MXFP8 and
+/// NVFP4 operands are per-tensor).
+template <typename Attr>
+bool isFamily(const GemmOperand &operand) {
   return !operand.sixteenBit && isa<Attr>(operand.type.getQuantizer());
 }
 
@@ -211,9 +212,10 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
       (operands.promotionOverlapped || operands.promotionInTile))
     return emitError() << "qs.gemm_promotion applies to kernels that promote "
                           "partial sums; with qs.gemm_mx_scaling = "
-                       << (sixteenBit ? "\"dequantize\"" : "\"convert\"")
-                       << " the bf16 wgmmas sum all of K in FP32 and nothing "
-                          "is promoted";
+                       << (sixteenBit ? "\"dequantize\" the 16-bit"
+                                      : "\"convert\" the bf16")
+                       << " wgmmas sum all of K in FP32 and nothing is "
+                          "promoted";
   if (operands.promotionOverlapped &&
       (cc != 90 || !(block || mx || (perTensor && !operands.fastAccumulate)) ||
        operands.b.blockDim == 1 || operands.a.mnMajor || operands.b.mnMajor ||
@@ -243,7 +245,8 @@ gpuk::checkGemmSupport(const GemmOperands &operands, const TargetInfo &chip,
                        << " bytes";
   if (operands.splitK > 1) {
     // K-tiles as the kernels cut K: 128 elements (sm_100a NVFP4: 256, one
-    // 128-byte row of packed codes; MXFP8 dequantized to bf16: 64).
+    // 128-byte row of packed codes; MXFP8 and NVFP4 dequantized to 16-bit
+    // values: 64).
     int64_t kTileElems = cc == 100 && fp4 ? 256 : sixteenBit ? 64 : 128;
     int64_t kTiles = ceilDiv(operands.k, kTileElems);
     if (kTiles % operands.splitK != 0)
@@ -579,8 +582,8 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
           b, loc, MemRefType::get({rows * wide.k * 2}, b.getI8Type()));
       Value factor =
           memref::AllocOp::create(b, loc, MemRefType::get({1}, b.getF32Type()));
-      emitGemmDequantize(b, loc, module, *op->source, rows, wide.k, out,
-                         factor, options);
+      emitGemmDequantize(b, loc, module, *op->source, rows, wide.k, out, factor,
+                         options);
       op->data = out;
       op->scaleInv = factor;
       op->source = nullptr;
@@ -691,12 +694,14 @@ std::string gpuk::emitGemm(OpBuilder &b, Location loc, ModuleOp module,
     plan.stages = std::min<int64_t>(4, (kRingBytesMax - plan.stagingBytes()) /
                                            plan.stageBytes());
   // 16-bit operands: their type (the workspaces hold their bytes).
-  Type typeA = operands.a.sixteenBit
-                   ? operands.a.sixteenBit
-                   : cast<MemRefType>(operands.a.data.getType()).getElementType();
-  Type typeB = operands.b.sixteenBit
-                   ? operands.b.sixteenBit
-                   : cast<MemRefType>(operands.b.data.getType()).getElementType();
+  Type typeA =
+      operands.a.sixteenBit
+          ? operands.a.sixteenBit
+          : cast<MemRefType>(operands.a.data.getType()).getElementType();
+  Type typeB =
+      operands.b.sixteenBit
+          ? operands.b.sixteenBit
+          : cast<MemRefType>(operands.b.data.getType()).getElementType();
   plan.typeA = plan.sixteenBit() ? plan.sixteenBitType : ptxType(typeA);
   plan.typeB = plan.sixteenBit() ? plan.sixteenBitType : ptxType(typeB);
   plan.outType = outType;
@@ -913,7 +918,9 @@ static double modelKTileMicros(const GemmPlan &plan) {
 static double modelOperandMicros(const GemmPlan &plan) {
   const ChipModel &chip = chipModel(plan);
   double bytes = static_cast<double>(plan.m + plan.n) * plan.k *
-                 (plan.fp4() ? 0.5 : plan.sixteenBit() ? 2.0 : 1.0);
+                 (plan.fp4()          ? 0.5
+                  : plan.sixteenBit() ? 2.0
+                                      : 1.0);
   return bytes / (chip.hbmTBps * kOperandStreamShare * 1e6) + kUnitMicros;
 }
 

@@ -180,15 +180,15 @@ struct GemmPlan {
                                 : persistentBlocks;
     return std::min(asked, units());
   }
-  StringRef typeA, typeB; // PTX names: e4m3 / e5m2 (bf16: sixteenBit)
-  /// sm_90a MXFP8 with qs.gemm_mx_scaling = "dequantize": the operands are
-  /// 16-bit floats ("bf16"), K-major [rows, K] in global memory, written by
-  /// the pre-pass kernels (emitGemmDequantize) with the scales folded in,
-  /// and the kernel is the per-tensor one (fast accumulation; alpha 1)
-  /// with 64-element k-tiles: 128-byte rows as FP8's 128-element ones, so
-  /// that the stage ring, the TMA boxes, the descriptors and their 32-byte
-  /// k-steps are FP8's, and each k-step is an m64nNk16 bf16 wgmma. Empty
-  /// otherwise.
+  StringRef typeA, typeB; // PTX names: e4m3 / e5m2 (sixteenBit: its type)
+  /// sm_90a MXFP8 and NVFP4 with qs.gemm_mx_scaling = "dequantize": the
+  /// operands are 16-bit floats ("bf16"; NVFP4 "f16"), K-major [rows, K] in
+  /// global memory, written by the pre-pass kernels (emitGemmDequantize)
+  /// with the block scales folded in, and the kernel is the per-tensor one
+  /// (fast accumulation; alpha the pre-passes' factors) with 64-element
+  /// k-tiles: 128-byte rows as FP8's 128-element ones, so that the stage
+  /// ring, the TMA boxes, the descriptors and their 32-byte k-steps are
+  /// FP8's, and each k-step is an m64nNk16 16-bit wgmma. Empty otherwise.
   StringRef sixteenBitType;
   bool sixteenBit() const { return !sixteenBitType.empty(); }
   Type outType;
@@ -354,18 +354,16 @@ struct GemmPlan {
 
   /// Elements of K per k-tile: 128, or 256 for NVFP4 on tcgen05 (one
   /// 128-byte swizzled row of packed codes), or 64 for 16-bit operands
-  /// (sixteenBit()).
-  /// sixteenBit(): 64 (one 128-byte row of 16-bit values).
+  /// (sixteenBit(): one 128-byte row of 16-bit values).
   int64_t kTileElems() const {
-    return sixteenBit()          ? kTileK / 2
-           : tcgen05 && fp4()    ? 2 * kTileK
-                                 : kTileK;
+    return sixteenBit() ? kTileK / 2 : tcgen05 && fp4() ? 2 * kTileK : kTileK;
   }
   /// Bytes of one row of a k-tile as loaded (FP4 packs two codes a byte,
   /// 16-bit operands take two): 128 on sm_90a.
   int64_t rowBytes() const {
-    return fp4() ? kTileElems() / 2 : sixteenBit() ? 2 * kTileElems()
-                                                   : kTileElems();
+    return fp4()          ? kTileElems() / 2
+           : sixteenBit() ? 2 * kTileElems()
+                          : kTileElems();
   }
   /// sm_90a: MN-major FP8 operands (MXFP8 column-wise data promoted per
   /// 32-block, per-tensor FP8 without a transpose buffer) are copied

@@ -9,10 +9,10 @@
 #ifndef QS_LIB_CONVERSION_QSTOGPU_KERNELS_H
 #define QS_LIB_CONVERSION_QSTOGPU_KERNELS_H
 
-#include "qs/Dialect/QS/IR/QSTarget.h"
-#include "qs/Dialect/QS/IR/QSTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "qs/Dialect/QS/IR/QSTarget.h"
+#include "qs/Dialect/QS/IR/QSTypes.h"
 #include <functional>
 #include <memory>
 

@@ -407,7 +407,7 @@ func.func @mx_convert_promotion(%a: !m, %b: !m) -> tensor<512x512xbf16> {
 // all of K in bf16 wgmmas, so a qs.gemm_promotion contradicts it too.
 !m = !qs.tensor<512x256xbf16, #qs.mxfp8<columnwise = false>>
 func.func @mx_dequantize_promotion(%a: !m, %b: !m) -> tensor<512x512xbf16> {
-  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion applies to kernels that promote partial sums; with qs.gemm_mx_scaling = "dequantize" the bf16 wgmmas sum all of K in FP32 and nothing is promoted}}
+  // expected-error@+1 {{'qs.gemm_buffers' op qs.gemm_promotion applies to kernels that promote partial sums; with qs.gemm_mx_scaling = "dequantize" the 16-bit wgmmas sum all of K in FP32 and nothing is promoted}}
   %y = qs.gemm %a, %b transpose_b {qs.gemm_mx_scaling = "dequantize", qs.gemm_promotion = "overlapped"} : !m, !m -> tensor<512x512xbf16>
   return %y : tensor<512x512xbf16>
 }

@@ -124,9 +124,9 @@ LogicalResult QSDialect::verifyOperationAttribute(Operation *op,
       diag << "'" << rule.name << "' must be "
            << (rule.choices.size() == 2 ? "the string" : "one of the strings");
       for (auto [i, choice] : llvm::enumerate(rule.choices))
-        diag << (i == 0                          ? " \""
+        diag << (i == 0                         ? " \""
                  : i + 1 == rule.choices.size() ? "\" or \""
-                                                 : "\", \"")
+                                                : "\", \"")
              << choice;
       return diag << "\" " << rule.rule << ", got " << attr.getValue();
     }
