@@ -149,14 +149,13 @@ def test_gemm_mxfp8_converted(rng, options):
                mx_scaling="convert", **options)
 
 
-@pytest.mark.parametrize("options", [
-    {},
-    {"bias": True, "accumulate": True},
-    {"persistent": 3},
-    {"split_k": 3},
-    {"split_k": "stream", "persistent": 5},
-    {"epilogue": "tma"},
-], ids=["default", "bias-accumulate", "persistent", "split3", "stream", "tma"])
+# Kernel options of the MXFP8 bf16 GEMMs' tests, and their ids.
+MX_BF16_OPTIONS = [{}, {"bias": True, "accumulate": True}, {"persistent": 3}, {"split_k": 3},
+                   {"split_k": "stream", "persistent": 5}, {"epilogue": "tma"}]
+MX_BF16_IDS = ["default", "bias-accumulate", "persistent", "split3", "stream", "tma"]
+
+
+@pytest.mark.parametrize("options", MX_BF16_OPTIONS, ids=MX_BF16_IDS)
 @pytest.mark.parametrize("layout", LAYOUTS[1:], ids=[l[0] for l in LAYOUTS[1:]])
 def test_gemm_mxfp8_converted_mn_major(rng, layout, options):
     """sm_90a MXFP8 converted to bf16 with MN-major operands (dgrad: w's
@@ -169,15 +168,8 @@ def test_gemm_mxfp8_converted_mn_major(rng, layout, options):
                mx_scaling="convert", **options)
 
 
-@pytest.mark.parametrize("options", [
-    {},
-    {"bias": True, "accumulate": True},
-    {"persistent": 3},
-    {"split_k": 3},
-    {"split_k": "stream", "persistent": 5},
-    {"epilogue": "tma"},
-    {"tile_n": 256},
-], ids=["default", "bias-accumulate", "persistent", "split3", "stream", "tma", "tile256"])
+@pytest.mark.parametrize("options", MX_BF16_OPTIONS + [{"tile_n": 256}],
+                         ids=MX_BF16_IDS + ["tile256"])
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
 def test_gemm_mxfp8_dequantized(rng, layout, options):
     """sm_90a MXFP8 with qs.gemm_mx_scaling = "dequantize": a pre-pass

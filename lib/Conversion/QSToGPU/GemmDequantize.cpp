@@ -130,16 +130,21 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
                                 : env.f32(1.0f);
               memref::StoreOp::create(b, loc, value, env.args[3], env.idx(0));
             });
-        if (fp4) {
-          // Eight bytes of packed codes (the lower nibble first), one E4M3
-          // scale; the products exact in f16.
+        // K-major: the unit's first element (row r, element c0: r K + c0)
+        // and its block's scale (blocks of `blockK` elements).
+        auto rowUnit = [&](int64_t blockK) -> std::pair<Value, Value> {
           int64_t chunks = k / kUnitElems;
           Value row = env.div(unit, env.idx(chunks));
           Value c0 =
               env.mul(env.rem(unit, env.idx(chunks)), env.idx(kUnitElems));
-          Value at = env.add(env.mul(row, env.idx(k)), c0);
-          Value scale =
-              code.blockScale(op, scales, row, env.div(c0, env.idx(16)));
+          return {
+              env.add(env.mul(row, env.idx(k)), c0),
+              code.blockScale(op, scales, row, env.div(c0, env.idx(blockK)))};
+        };
+        if (fp4) {
+          // Eight bytes of packed codes (the lower nibble first), one E4M3
+          // scale; the products exact in f16.
+          auto [at, scale] = rowUnit(16);
           SmallVector<Value> codes =
               loadWords(env, data, env.div(at, env.idx(2)), 2);
           Type f16 = b.getF16Type();
@@ -175,13 +180,7 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
           return;
         }
         if (!op.mnMajor) {
-          int64_t chunks = k / kUnitElems;
-          Value row = env.div(unit, env.idx(chunks));
-          Value c0 =
-              env.mul(env.rem(unit, env.idx(chunks)), env.idx(kUnitElems));
-          Value at = env.add(env.mul(row, env.idx(k)), c0);
-          Value scale =
-              code.blockScale(op, scales, row, env.div(c0, env.idx(32)));
+          auto [at, scale] = rowUnit(32);
           SmallVector<Value> words;
           for (Value word : loadWords(env, data, at, 4))
             llvm::append_range(words,
