@@ -90,12 +90,12 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
   StringRef type = isa<Float8E5M2Type>(codeType) ? "e5m2" : "e4m3";
   // K-major: unit u converts elements 16 c .. 16 c + 15 of row r (u = r K /
   // 16 + c): a 16-byte load (NVFP4: 8 bytes), one scale, one 32-byte store
-  // (two 16-byte stores). MN-major ([K,
-  // rows] data): unit u converts rows 16 g .. 16 g + 15 at element kk of K
-  // (u = g K + kk), so that a warp's 32 units store 64 consecutive bytes
-  // of each of the 16 rows: a 16-byte load, 16 scales, 16 2-byte stores.
-  // (MXFP8 dimensions are multiples of 32: K and the rows divide into
-  // units.)
+  // (two 16-byte stores). MN-major ([K, rows] data; MXFP8 only): unit u
+  // converts rows 16 g .. 16 g + 15 at element kk of K (u = g K + kk), so
+  // that a warp's 32 units store 64 consecutive bytes of each of the 16
+  // rows: a 16-byte load, 16 scales, 16 2-byte stores. (The GEMM kernels
+  // need K % 16 == 0, and MXFP8 dimensions are multiples of 32: units
+  // divide K and the rows.)
   int64_t units = rows * k / kUnitElems;
   KernelDesc d;
   d.name = "qs_gemm_dequantize";
