@@ -18,6 +18,18 @@ instructions an encode path takes per element.
 
 Output, one line per kernel:
   KERNEL instructions N loops L [OPCODE total T loops U]... [cycles ADDR:N...]
+
+--pipes adds, per loop, a model of its issue cost per warp and iteration
+on an SM sub-partition of Hopper (sm_90a): one instruction issued per
+clock; the integer ALU (logic, shifts, permutes, compares, min/max, integer
+adds: 16 lanes, half a warp instruction per clock); IMAD/IMUL on the
+heavy FMA half only (16 lanes); FP32 FFMA/FADD/FMUL on either FMA half (32
+lanes); MUFU and conversions on the 4-lane XU. Pipe assignments follow
+Nsight Compute's pipeline descriptions ("alu ... integer instructions,
+excluding IMAD and IMUL"); the table below is an assumption, not a
+measurement: a loop printed as `ADDR:alu=A,imad=H,fp32=F,xu=X,bound=B` is
+bound by the largest of N (issue), 2A, 2 max(H, (H + F) / 2) and 8X
+clocks, a lower bound that ignores latency, memory and dual issue.
 """
 
 import argparse
@@ -163,6 +175,34 @@ def loop_addresses(instructions, labels):
     return looped
 
 
+# Opcode (first dotted word) -> pipe, for --pipes; unlisted: issue only.
+PIPES = {
+    **{op: "alu" for op in (
+        "LOP3", "LOP", "SHF", "SHL", "SHR", "PRMT", "LEA", "IADD3", "IADD",
+        "VIADD", "IMNMX", "VIMNMX", "FMNMX", "ISETP", "FSETP", "PLOP3",
+        "FSEL", "SEL", "FSET", "ISET", "BMSK", "F2FP", "MOV", "HMNMX2",
+        "HSETP2")},
+    **{op: "imad" for op in ("IMAD", "IMUL", "IDP", "HADD2", "HMUL2",
+                              "HFMA2")},
+    **{op: "fp32" for op in ("FFMA", "FADD", "FMUL")},
+    **{op: "xu" for op in ("MUFU", "F2F", "F2I", "I2F", "FRND", "POPC",
+                            "FLO", "BREV")},
+}
+
+
+def pipe_cost(texts):
+    """{pipe: count} and the bound (clocks) of a loop's instructions."""
+    count = {"alu": 0, "imad": 0, "fp32": 0, "xu": 0}
+    for t in texts:
+        pipe = PIPES.get(opcode(t).split(".")[0])
+        if pipe:
+            count[pipe] += 1
+    heavy = max(count["imad"], (count["imad"] + count["fp32"]) / 2)
+    count["bound"] = max(len(texts), 2 * count["alu"], 2 * heavy,
+                         8 * count["xu"])
+    return count
+
+
 def stats(instructions, labels, prefixes):
     # Padding: NOPs and the `BRA self` after the last EXIT.
     real = [(a, t) for a, t in instructions
@@ -179,6 +219,9 @@ def stats(instructions, labels, prefixes):
         if a in looped:
             sizes[looped[a]] = sizes.get(looped[a], 0) + 1
     row["cycles"] = sizes
+    row["pipes"] = {
+        head: pipe_cost([t for a, t in real if looped.get(a) == head])
+        for head in sizes}
 
     # Opcode histogram of the loops' instructions (the whole kernel's when it
     # has no loop of 4 or more).
@@ -204,6 +247,9 @@ def main():
                         help="also list each cycle's (loop's) instruction "
                              "count, at its first address; mbarrier spin "
                              "loops (under 4 instructions) left out")
+    parser.add_argument("--pipes", action="store_true",
+                        help="also model each loop's issue cost by pipe "
+                             "(see above)")
     parser.add_argument("--histogram", type=int, default=0, metavar="N",
                         help="also list the N most frequent opcodes of the "
                              "instructions inside loops (of the whole "
@@ -237,6 +283,11 @@ def main():
             line += " cycles " + " ".join(
                 f"{at:#x}:{n}" for at, n in sorted(row["cycles"].items())
                 if n >= 4)
+        if args.pipes:
+            line += " pipes " + " ".join(
+                f"{at:#x}:" + ",".join(
+                    f"{k}={v:g}" for k, v in row["pipes"][at].items())
+                for at, n in sorted(row["cycles"].items()) if n >= 4)
         if args.histogram:
             line += " histogram " + " ".join(
                 f"{op}:{n}" for op, n in row["histogram"][:args.histogram])

@@ -126,27 +126,22 @@ static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
 /// The E2M1 codes of f32(x * inv) for the 16 `values`, two per byte (the
 /// even element in the low nibble): cvt.rn.satfinite.e2m1x2.f32 on sm_100a
 /// (TE's conversion; the software path gives the same codes for every
-/// finite input, QuantizePhases.cpp encode), KernelEnv::encodeE2M1 (the
-/// codes of emitEncodeF32) elsewhere.
+/// finite input, QuantizePhases.cpp encode), KernelEnv::encodeE2M1Bytes
+/// (the codes of emitEncodeF32) elsewhere.
 static SmallVector<Value> encodeWith(KernelEnv &env, Value inv,
                                      ArrayRef<Value> values) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
-  Type i8 = b.getI8Type();
+  SmallVector<Value> scaled = llvm::map_to_vector(values, [&](Value v) {
+    return arith::MulFOp::create(b, loc, v, inv).getResult();
+  });
+  if (!(env.gpu && env.hardwareMx))
+    return env.encodeE2M1Bytes(scaled);
   SmallVector<Value> bytes;
-  for (size_t t = 0; t + 1 < values.size(); t += 2) {
-    Value lo = arith::MulFOp::create(b, loc, values[t], inv);
-    Value hi = arith::MulFOp::create(b, loc, values[t + 1], inv);
-    if (env.gpu && env.hardwareMx) {
-      bytes.push_back(NVVM::ConvertF32x2ToF4x2Op::create(
-          b, loc, i8, hi, lo, /*relu=*/false, b.getType<Float4E2M1FNType>()));
-      continue;
-    }
-    Value shifted =
-        arith::ShLIOp::create(b, loc, env.encodeE2M1(hi),
-                              arith::ConstantIntOp::create(b, loc, i8, 4));
-    bytes.push_back(arith::OrIOp::create(b, loc, env.encodeE2M1(lo), shifted));
-  }
+  for (size_t t = 0; t + 1 < scaled.size(); t += 2)
+    bytes.push_back(NVVM::ConvertF32x2ToF4x2Op::create(
+        b, loc, b.getI8Type(), scaled[t + 1], scaled[t], /*relu=*/false,
+        b.getType<Float4E2M1FNType>()));
   return bytes;
 }
 

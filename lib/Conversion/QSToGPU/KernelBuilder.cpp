@@ -135,37 +135,80 @@ Value KernelEnv::absMax(Value acc, Value v) {
   return arith::MaxNumFOp::create(b, loc, acc, abs);
 }
 
-Value KernelEnv::encodeE2M1(Value q) {
+std::pair<Value, Value> KernelEnv::e2m1Parts(Value q) {
   Type i32 = b.getI32Type();
-  auto bits = [&](Value v) {
-    return arith::BitcastOp::create(b, loc, i32, v).getResult();
-  };
+  // a = min(|q|, 6) (min ignores NaN: NaN -> 6, code 7).
+  Value a = arith::MinNumFOp::create(b, loc, math::AbsFOp::create(b, loc, q),
+                                     f32(6.0f));
+  // The three spacings' candidates, each an f32 sum rounded once to an
+  // integer (a * 2 and a * 0.5 are exact): 2^23 + rne(2a), 2^23 + 2 +
+  // rne(a), 2^23 + 4 + rne(a / 2). The code is the least of them: the
+  // lines 2a, a + 2 and a / 2 + 4 meet at a = 2 and a = 4, so each is the
+  // least on its own interval, and rounding keeps that order
+  // (scripts/e2m1-encode-check.py).
+  const float magic = 8388608.0f; // 2^23: sums below 2^24 round to integers
+  Value t0 = math::FmaOp::create(b, loc, a, f32(2.0f), f32(magic));
+  Value t1 = arith::AddFOp::create(b, loc, a, f32(magic + 2.0f));
+  Value t2 = math::FmaOp::create(b, loc, a, f32(0.5f), f32(magic + 4.0f));
+  Value t = arith::MinNumFOp::create(
+      b, loc, arith::MinNumFOp::create(b, loc, t0, t1), t2);
+  // The sign: min(q, 6)'s (NaN positive, -0 negative).
+  Value m = arith::BitcastOp::create(
+      b, loc, i32, arith::MinNumFOp::create(b, loc, q, f32(6.0f)));
+  return {arith::BitcastOp::create(b, loc, i32, t), m};
+}
+
+SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
+  assert(values.size() % 8 == 0 && "eight values per word");
+  SmallVector<Value> bytes;
+  Type i32 = b.getI32Type();
   auto i32c = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
   };
-  auto fromBits = [&](Value v) {
-    return arith::BitcastOp::create(b, loc, b.getF32Type(), v).getResult();
+  // m's sign bit as 0 or 1: mul.hi.u32 by 2 on the GPU (an IMAD.HI, off
+  // the integer ALU that the min/max instructions share; LLVM would turn
+  // the shift into a shift-and-mask pair with the multiply-add below).
+  auto signBit = [&](Value m) -> Value {
+    if (!gpu)
+      return arith::ShRUIOp::create(b, loc, m, i32c(31));
+    return LLVM::InlineAsmOp::create(
+               b, loc, TypeRange{i32}, ValueRange{m},
+               b.getStringAttr("mul.hi.u32 $0, $1, 2;"),
+               b.getStringAttr("=r,r"), /*has_side_effects=*/UnitAttr(),
+               /*is_align_stack=*/UnitAttr(),
+               LLVM::TailCallKindAttr::get(
+                   b.getContext(), LLVM::tailcallkind::TailCallKind::None),
+               LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
   };
-  // |q| and q clamped at 6 (min ignores NaN: NaN -> +6, code 7).
-  Value a = arith::MinNumFOp::create(b, loc, math::AbsFOp::create(b, loc, q),
-                                     f32(6.0f));
-  Value m = arith::MinNumFOp::create(b, loc, q, f32(6.0f));
-  // The exponent field E of max(a, 1): 127, 128 or 129 (<< 23) below 2,
-  // below 4, from 4. s = 2^(128 - e) = bits 0x7F800000 - E; o = 2^23 +
-  // 2 (e - 127) = bits 0x4B000000 - 254 + (E >> 22).
-  Value e = arith::AndIOp::create(
-      b, loc, bits(arith::MaxNumFOp::create(b, loc, a, f32(1.0f))),
-      i32c(0x7F800000));
-  Value s = fromBits(arith::SubIOp::create(b, loc, i32c(0x7F800000), e));
-  Value o = fromBits(
-      arith::AddIOp::create(b, loc, arith::ShRUIOp::create(b, loc, e, i32c(22)),
-                            i32c(0x4B000000 - 254)));
-  Value t = math::FmaOp::create(b, loc, a, s, o);
-  Value magnitude = arith::AndIOp::create(b, loc, bits(t), i32c(7));
-  Value sign = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits(m), i32c(28)), i32c(8));
-  return arith::TruncIOp::create(b, loc, b.getI8Type(),
-                                 arith::OrIOp::create(b, loc, magnitude, sign));
+  // Horner over the nibbles, multiply-adds only: acc = acc * 16 + (bits(t)
+  // + 8 sign). Each bits(t) is 0x4B000000 + magnitude; of the exponent
+  // fields' sum, 0x4B000000 * 0x11111111 mod 2^32 = 0xFB000000, only
+  // values 0 and 1 reach bit 32 - 1, and it is subtracted once at the end.
+  for (size_t w = 0; w < values.size(); w += 8) {
+    Value acc;
+    for (int i = 7; i >= 0; --i) {
+      auto [t, m] = e2m1Parts(values[w + i]);
+      Value nibble = arith::AddIOp::create(
+          b, loc, t, arith::MulIOp::create(b, loc, signBit(m), i32c(8)));
+      acc = acc ? arith::AddIOp::create(
+                      b, loc, arith::MulIOp::create(b, loc, acc, i32c(16)),
+                      nibble)
+                      .getResult()
+                : nibble;
+    }
+    Value word = arith::AddIOp::create(b, loc, acc, i32c(0x05000000));
+    // The word's bytes as {trunc(w), trunc(w >> 8), ...}: storeBytes
+    // (QuantizePhases.cpp) stores such groups as the word itself.
+    for (int64_t k = 0; k < 4; ++k) {
+      Value shifted =
+          k == 0 ? word
+                 : arith::ShRUIOp::create(b, loc, word, i32c(8 * k)).getResult();
+      bytes.push_back(
+          arith::TruncIOp::create(b, loc, b.getI8Type(), shifted));
+    }
+  }
+  return bytes;
 }
 
 std::pair<Value, Value> KernelEnv::roundTripE4M3(Value v) {

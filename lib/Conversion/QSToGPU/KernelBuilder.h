@@ -66,17 +66,27 @@ struct KernelEnv {
   Value roundToBf16(Value v);
   /// |v| max-accumulated into acc, ignoring NaN (fmaxf).
   Value absMax(Value acc, Value v);
-  /// The E2M1 code (i8, 0-15) of f32 `q`, RNE with saturation as
-  /// emitEncodeF32 (te-formats.md e2m1_rn_sat; NaN -> 7, -0 -> 8) in 9
-  /// instructions instead of its ~19, for chips without
-  /// cvt.rn.satfinite.e2m1x2.f32: a = min(|q|, 6) (NaN -> 6), then the
-  /// magnitude is the low 3 bits of fma(a, s, 2^23 + o), an f32 sum rounded
-  /// once to an integer, with (s, o) = (2, 0) below 2, (1, 2) below 4,
-  /// (0.5, 4) from 4: rne(2a), rne(a) + 2, rne(a / 2) + 4, the grid's three
-  /// spacings (a s is exact); s and o come from the exponent field of
-  /// max(a, 1) by integer arithmetic (no compares or selects); the sign is
-  /// min(q, 6)'s (NaN positive, -0 negative).
-  Value encodeE2M1(Value q);
+  /// The E2M1 code of f32 `q` in two parts, as i32 bits: t, whose low 3
+  /// bits are the magnitude (t = 0x4B000000 + magnitude), and m = min(q, 6)
+  /// (NaN positive, -0 negative), whose sign bit is the code's. a = min(|q|,
+  /// 6) (NaN -> 6); t = min(fma(a, 2, 2^23), a + 2^23 + 2, fma(a, 0.5,
+  /// 2^23 + 4)): rne(2a), rne(a) + 2, rne(a / 2) + 4, the grid's three
+  /// spacings, each an f32 sum rounded once to an integer; the least is
+  /// the code because the lines 2a, a + 2 and a / 2 + 4 meet at 2 and 4
+  /// (scripts/e2m1-encode-check.py: equal to e2m1_rn_sat on all 2^32 f32
+  /// patterns). 3 min/max, 3 FP32 and no integer instruction.
+  std::pair<Value, Value> e2m1Parts(Value q);
+  /// The E2M1 codes of f32 `values` (a multiple of 8), two per i8 (value
+  /// 2k in byte k's low nibble), RNE with saturation as emitEncodeF32
+  /// (te-formats.md e2m1_rn_sat; NaN -> 7, -0 -> 8), for chips without
+  /// cvt.rn.satfinite.e2m1x2.f32, in about 11 instructions per value
+  /// instead of ~19, few of them on the integer ALU: see e2m1Parts; the
+  /// nibbles of 8 values joined into a 32-bit word by multiply-adds
+  /// (Horner: acc * 16 + bits(t) + 8 sign, the sign bit by mul.hi on the
+  /// GPU, the exponent fields' sum removed once) instead of masks, shifts
+  /// and byte permutes; the bytes returned as {trunc(w), trunc(w >> 8),
+  /// ...}, which storeBytes keeps whole.
+  SmallVector<Value> encodeE2M1Bytes(ArrayRef<Value> values);
   /// The E4M3 code (i8) of f32 `v` (RNE, saturating at 448, NaN -> 0x7F:
   /// emitEncodeF32) and the code's f32 value (emitDecodeToF32): on the GPU
   /// with hardwareFp8 by cvt.rn.satfinite.e4m3x2.f32 and cvt.rn.f16x2.e4m3x2

@@ -39,30 +39,46 @@ void quant::store1(KernelEnv &env, Value v, Value buf, Value i) {
   memref::StoreOp::create(env.b, env.loc, v, buf, ValueRange{i});
 }
 
+/// The `width`-bit values (16 or 32) whose bytes `bytes` are, group by
+/// group, when each group of width / 8 is {trunc(w), trunc(w >> 8), ...} of
+/// one w: KernelEnv::encodeFp8Pair's 16-bit pairs (hardware conversion),
+/// KernelEnv::encodeE2M1Bytes's words; empty otherwise.
+static SmallVector<Value> byteGroups(ArrayRef<Value> bytes, unsigned width) {
+  SmallVector<Value> groups;
+  size_t n = width / 8;
+  auto source = [&](Value v, uint64_t &shift) -> Value {
+    auto t = v.getDefiningOp<arith::TruncIOp>();
+    if (!t || !t.getIn().getType().isInteger(width))
+      return Value();
+    shift = 0;
+    auto shr = t.getIn().getDefiningOp<arith::ShRUIOp>();
+    APInt amount;
+    if (shr && matchPattern(shr.getRhs(), m_ConstantInt(&amount))) {
+      shift = amount.getZExtValue();
+      return shr.getLhs();
+    }
+    return t.getIn();
+  };
+  if (bytes.size() % n)
+    return {};
+  for (size_t j = 0; j < bytes.size(); j += n) {
+    uint64_t shift = 0;
+    Value whole = source(bytes[j], shift);
+    if (!whole || shift != 0)
+      return {};
+    for (size_t k = 1; k < n; ++k) {
+      Value part = source(bytes[j + k], shift);
+      if (part != whole || shift != 8 * k)
+        return {};
+    }
+    groups.push_back(whole);
+  }
+  return groups;
+}
+
 /// Stores i8 `bytes` at element `i` of `buf` (8-bit elements): one vector
 /// store when `aligned`, else byte stores, each guarded by `i + n < limit`
 /// when `limit` is set.
-/// The i16 values whose low and high bytes `bytes` are, pair by pair, when
-/// each pair is {trunc(p), trunc(p >> 8)} of one p (KernelEnv::encodeFp8Pair
-/// with the hardware conversion); empty otherwise.
-static SmallVector<Value> bytePairs(ArrayRef<Value> bytes) {
-  SmallVector<Value> pairs;
-  auto truncOf = [](Value v) -> Value {
-    auto t = v.getDefiningOp<arith::TruncIOp>();
-    return t && t.getIn().getType().isInteger(16) ? t.getIn() : Value();
-  };
-  for (size_t j = 0; j + 1 < bytes.size(); j += 2) {
-    Value lo = truncOf(bytes[j]), hi = truncOf(bytes[j + 1]);
-    auto shift = hi ? hi.getDefiningOp<arith::ShRUIOp>() : nullptr;
-    APInt amount;
-    if (!lo || !shift || shift.getLhs() != lo ||
-        !matchPattern(shift.getRhs(), m_ConstantInt(&amount)) || amount != 8)
-      return {};
-    pairs.push_back(lo);
-  }
-  return pairs;
-}
-
 static void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
                        Value i, bool aligned, std::optional<int64_t> limit) {
   OpBuilder &b = env.b;
@@ -71,18 +87,22 @@ static void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
   if (aligned && !limit) {
     // Packed conversions' 16-bit pairs stay whole (no byte shuffling to
     // split and rejoin them: ~14 fewer PRMTs per 16 codes).
-    SmallVector<Value> pairs =
-        n % 2 == 0 ? bytePairs(bytes) : SmallVector<Value>();
-    Value v = pairs.empty()
-                  ? vector::FromElementsOp::create(
-                        b, env.loc, VectorType::get({n}, b.getI8Type()), bytes)
-                        .getResult()
-                  : vector::BitCastOp::create(
-                        b, env.loc, VectorType::get({n}, b.getI8Type()),
-                        vector::FromElementsOp::create(
-                            b, env.loc,
-                            VectorType::get({n / 2}, b.getI16Type()), pairs))
-                        .getResult();
+    Value v;
+    for (unsigned width : {32u, 16u}) {
+      SmallVector<Value> groups = byteGroups(bytes, width);
+      if (groups.empty())
+        continue;
+      int64_t count = static_cast<int64_t>(groups.size());
+      v = vector::BitCastOp::create(
+          b, env.loc, VectorType::get({n}, b.getI8Type()),
+          vector::FromElementsOp::create(
+              b, env.loc,
+              VectorType::get({count}, b.getIntegerType(width)), groups));
+      break;
+    }
+    if (!v)
+      v = vector::FromElementsOp::create(
+          b, env.loc, VectorType::get({n}, b.getI8Type()), bytes);
     if (!elt.isInteger(8))
       v = arith::BitcastOp::create(b, env.loc, VectorType::get({n}, elt), v);
     vector::StoreOp::create(b, env.loc, v, buf, ValueRange{i},
@@ -110,13 +130,11 @@ static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
   SmallVector<Value> bytes;
   OpBuilder &b = env.b;
   Type i8 = b.getI8Type();
-  // Software E2M1 code of value t: stochastic with its word, else RNE
-  // (KernelEnv::encodeE2M1: the same codes as emitEncodeF32, the
-  // reference lowering's, in fewer instructions).
-  auto e2m1 = [&](size_t t) {
-    return words.empty() ? env.encodeE2M1(values[t])
-                         : emitE2M1Stochastic(b, env.loc, values[t], words[t]);
-  };
+  // Software E2M1 codes: RNE 8 at a time (KernelEnv::encodeE2M1Bytes:
+  // the codes of emitEncodeF32, the reference lowering's, in fewer
+  // instructions), stochastic one by one with their words.
+  if (r.fp4 && words.empty() && !(env.gpu && env.hardwareMx))
+    return env.encodeE2M1Bytes(values);
   for (size_t t = 0; t + 1 < values.size(); t += 2) {
     if (r.fp4 && env.gpu && env.hardwareMx && words.empty()) {
       // cvt.rn.satfinite.e2m1x2.f32 d, a, b: a in the upper nibble. TE's
@@ -129,9 +147,11 @@ static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
     }
     if (r.fp4) {
       Value shifted = arith::ShLIOp::create(
-          b, env.loc, e2m1(t + 1),
+          b, env.loc, emitE2M1Stochastic(b, env.loc, values[t + 1], words[t + 1]),
           arith::ConstantIntOp::create(b, env.loc, i8, 4));
-      bytes.push_back(arith::OrIOp::create(b, env.loc, e2m1(t), shifted));
+      bytes.push_back(arith::OrIOp::create(
+          b, env.loc, emitE2M1Stochastic(b, env.loc, values[t], words[t]),
+          shifted));
       continue;
     }
     auto [lo, hi] =
