@@ -12,10 +12,14 @@
 // the block's E4M3 scale is one cvt.rn.satfinite.e4m3x2.f32 and its value
 // one cvt.rn.f16x2.e4m3x2 (exact) back (the software encode and decode
 // are the emulation's).
+// bf16 maxima two at a time (KernelEnv::absMaxAll), in the amax kernel and
+// for each block's amax.
 // CHECK-LABEL: .entry qs_quantize_amax(
+// CHECK: max.xorsign.abs.bf16x2
 // CHECK: atom.global.max.u32
 // CHECK-LABEL: .entry qs_quantize(
 // SM90-NOT: e2m1x2
+// CHECK: max.xorsign.abs.bf16x2
 // CHECK: cvt.rn.satfinite.e4m3x2.f32
 // CHECK: cvt.rn.f16x2.e4m3x2
 // SM90-NOT: e2m1x2

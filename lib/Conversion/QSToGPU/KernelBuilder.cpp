@@ -11,6 +11,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -135,6 +136,70 @@ Value KernelEnv::absMax(Value acc, Value v) {
   return arith::MaxNumFOp::create(b, loc, acc, abs);
 }
 
+/// The i32 word whose bf16 halves f32 `lo` and `hi` are (vectorToF32's
+/// bitcast(w << 16) and bitcast(w & 0xFFFF0000)); null otherwise.
+static Value bf16PairWord(Value lo, Value hi) {
+  auto loCast = lo.getDefiningOp<arith::BitcastOp>();
+  auto hiCast = hi.getDefiningOp<arith::BitcastOp>();
+  if (!loCast || !hiCast)
+    return Value();
+  auto shl = loCast.getIn().getDefiningOp<arith::ShLIOp>();
+  auto mask = hiCast.getIn().getDefiningOp<arith::AndIOp>();
+  APInt amount, bits;
+  if (!shl || !mask || shl.getLhs() != mask.getLhs() ||
+      !matchPattern(shl.getRhs(), m_ConstantInt(&amount)) || amount != 16 ||
+      !matchPattern(mask.getRhs(), m_ConstantInt(&bits)) ||
+      bits.getZExtValue() != 0xFFFF0000u)
+    return Value();
+  return shl.getLhs();
+}
+
+Value KernelEnv::absMaxAll(Value acc, ArrayRef<Value> values) {
+  SmallVector<Value> words;
+  for (size_t i = 0; gpu && i + 1 < values.size(); i += 2)
+    if (Value w = bf16PairWord(values[i], values[i + 1]))
+      words.push_back(w);
+  if (words.size() < 2 || 2 * words.size() != values.size()) {
+    for (Value v : values)
+      acc = absMax(acc, v);
+    return acc;
+  }
+  // Pairs of bf16 maxima per instruction: max.xorsign.abs.bf16x2 gives
+  // max(|a|, |b|) per half (NaN ignored unless both are; the sign bit,
+  // the XOR of the inputs', is dropped by absMax below), a tree over the
+  // words, then the two halves of the last one in f32.
+  Type i32 = b.getI32Type();
+  while (words.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < words.size(); i += 2)
+      next.push_back(
+          LLVM::InlineAsmOp::create(
+              b, loc, TypeRange{i32}, ValueRange{words[i], words[i + 1]},
+              b.getStringAttr("max.xorsign.abs.bf16x2 $0, $1, $2;"),
+              b.getStringAttr("=r,r,r"), /*has_side_effects=*/UnitAttr(),
+              /*is_align_stack=*/UnitAttr(),
+              LLVM::TailCallKindAttr::get(
+                  b.getContext(), LLVM::tailcallkind::TailCallKind::None),
+              LLVM::AsmDialectAttr(), ArrayAttr())
+              .getResult(0));
+    if (words.size() % 2)
+      next.push_back(words.back());
+    words = std::move(next);
+  }
+  auto c = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  Type f32Type = b.getF32Type();
+  acc = absMax(acc, arith::BitcastOp::create(
+                        b, loc, f32Type,
+                        arith::ShLIOp::create(b, loc, words[0], c(16))));
+  return absMax(
+      acc, arith::BitcastOp::create(
+               b, loc, f32Type,
+               arith::AndIOp::create(b, loc, words[0],
+                                     c(static_cast<int32_t>(0xFFFF0000)))));
+}
+
 std::pair<Value, Value> KernelEnv::e2m1Parts(Value q) {
   Type i32 = b.getI32Type();
   // a = min(|q|, 6) (min ignores NaN: NaN -> 6, code 7).
@@ -152,10 +217,16 @@ std::pair<Value, Value> KernelEnv::e2m1Parts(Value q) {
   Value t2 = math::FmaOp::create(b, loc, a, f32(0.5f), f32(magic + 4.0f));
   Value t = arith::MinNumFOp::create(
       b, loc, arith::MinNumFOp::create(b, loc, t0, t1), t2);
-  // The sign: min(q, 6)'s (NaN positive, -0 negative).
-  Value m = arith::BitcastOp::create(
-      b, loc, i32, arith::MinNumFOp::create(b, loc, q, f32(6.0f)));
-  return {arith::BitcastOp::create(b, loc, i32, t), m};
+  // The sign: q's on the GPU, where every NaN an f32 operation returns is
+  // 0x7FFFFFFF (CUDA C++ Programming Guide, floating-point standard: "the
+  // result of a single-precision floating-point operation involving one
+  // or more input NaNs is the quiet NaN of bit pattern 0x7fffffff"; q is
+  // always a product, x times the block's multiplier); min(q, 6)'s in the
+  // emulation, whose x86 multiplications keep a NaN's sign (NaN positive,
+  // -0 negative either way).
+  Value m = gpu ? q : arith::MinNumFOp::create(b, loc, q, f32(6.0f));
+  return {arith::BitcastOp::create(b, loc, i32, t),
+          arith::BitcastOp::create(b, loc, i32, m)};
 }
 
 SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
@@ -202,10 +273,10 @@ SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
     // (QuantizePhases.cpp) stores such groups as the word itself.
     for (int64_t k = 0; k < 4; ++k) {
       Value shifted =
-          k == 0 ? word
-                 : arith::ShRUIOp::create(b, loc, word, i32c(8 * k)).getResult();
-      bytes.push_back(
-          arith::TruncIOp::create(b, loc, b.getI8Type(), shifted));
+          k == 0
+              ? word
+              : arith::ShRUIOp::create(b, loc, word, i32c(8 * k)).getResult();
+      bytes.push_back(arith::TruncIOp::create(b, loc, b.getI8Type(), shifted));
     }
   }
   return bytes;

@@ -66,15 +66,22 @@ struct KernelEnv {
   Value roundToBf16(Value v);
   /// |v| max-accumulated into acc, ignoring NaN (fmaxf).
   Value absMax(Value acc, Value v);
+  /// absMax over `values`; on the GPU, when they are the bf16 halves of
+  /// i32 words (vectorToF32's unpacking), by max.xorsign.abs.bf16x2 on the
+  /// words (one instruction per two values) and the last word's halves:
+  /// the same maximum, half the min/max instructions.
+  Value absMaxAll(Value acc, ArrayRef<Value> values);
   /// The E2M1 code of f32 `q` in two parts, as i32 bits: t, whose low 3
-  /// bits are the magnitude (t = 0x4B000000 + magnitude), and m = min(q, 6)
-  /// (NaN positive, -0 negative), whose sign bit is the code's. a = min(|q|,
+  /// bits are the magnitude (t = 0x4B000000 + magnitude), and m, whose sign
+  /// bit is the code's (NaN positive, -0 negative): q itself on the GPU,
+  /// where f32 operations return NaN as 0x7FFFFFFF (q is a product), min(q,
+  /// 6) in the emulation. a = min(|q|,
   /// 6) (NaN -> 6); t = min(fma(a, 2, 2^23), a + 2^23 + 2, fma(a, 0.5,
   /// 2^23 + 4)): rne(2a), rne(a) + 2, rne(a / 2) + 4, the grid's three
   /// spacings, each an f32 sum rounded once to an integer; the least is
   /// the code because the lines 2a, a + 2 and a / 2 + 4 meet at 2 and 4
   /// (scripts/e2m1-encode-check.py: equal to e2m1_rn_sat on all 2^32 f32
-  /// patterns). 3 min/max, 3 FP32 and no integer instruction.
+  /// patterns). 3 min/max, 3 FP32 and no integer instruction on the GPU.
   std::pair<Value, Value> e2m1Parts(Value q);
   /// The E2M1 codes of f32 `values` (a multiple of 8), two per i8 (value
   /// 2k in byte k's low nibble), RNE with saturation as emitEncodeF32

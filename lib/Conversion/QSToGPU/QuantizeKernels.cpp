@@ -91,11 +91,8 @@ static KernelDesc amaxKernel(const Plan &p) {
             env.b, env.loc, vt, env.args[p.xArg],
             ValueRange{env.mul(v, env.idx(vec))}, false,
             llvm::MaybeAlign(vec * p.nominal.getIntOrFloatBitWidth() / 8));
-        Value slot = load1(env, slots, env.threadId);
-        for (int64_t e = 0; e < vec; ++e)
-          slot = env.absMax(
-              slot, env.toF32(vector::ExtractOp::create(env.b, env.loc, loaded,
-                                                        ArrayRef<int64_t>{e})));
+        Value slot = env.absMaxAll(load1(env, slots, env.threadId),
+                                   env.vectorToF32(loaded));
         store1(env, slot, slots, env.threadId);
       });
     });
@@ -136,10 +133,9 @@ static KernelDesc rowAmaxKernel(const Plan &p) {
       env.forEachUnit(t.rows, [&](Value row) {
         Value gr = env.add(env.mul(tileRow, env.idx(t.rows)), row);
         env.ifThen(env.lt(gr, env.idx(p.m)), [&] {
-          Value amax = env.f32(0.0f);
-          for (Value v : readRow(env, t, smem, env.mul(row, env.idx(t.ld)),
-                                 t.cols, p.nominal))
-            amax = env.absMax(amax, v);
+          Value amax = env.absMaxAll(
+              env.f32(0.0f), readRow(env, t, smem, env.mul(row, env.idx(t.ld)),
+                                     t.cols, p.nominal));
           env.atomicMaxAt(amax, env.args[p.rowAmaxArg], gr);
         });
       });

@@ -96,8 +96,8 @@ static void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
       v = vector::BitCastOp::create(
           b, env.loc, VectorType::get({n}, b.getI8Type()),
           vector::FromElementsOp::create(
-              b, env.loc,
-              VectorType::get({count}, b.getIntegerType(width)), groups));
+              b, env.loc, VectorType::get({count}, b.getIntegerType(width)),
+              groups));
       break;
     }
     if (!v)
@@ -147,7 +147,8 @@ static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
     }
     if (r.fp4) {
       Value shifted = arith::ShLIOp::create(
-          b, env.loc, emitE2M1Stochastic(b, env.loc, values[t + 1], words[t + 1]),
+          b, env.loc,
+          emitE2M1Stochastic(b, env.loc, values[t + 1], words[t + 1]),
           arith::ConstantIntOp::create(b, env.loc, i8, 4));
       bytes.push_back(arith::OrIOp::create(
           b, env.loc, emitE2M1Stochastic(b, env.loc, values[t], words[t]),
@@ -442,9 +443,8 @@ void quant::loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t) {
     vector::StoreOp::create(b, env.loc, v, smem, ValueRange{dst}, false,
                             llvm::MaybeAlign(t.vec * t.elemBytes));
     if (p.delayed) {
-      Value slot = load1(env, env.shared[t.slots], env.threadId);
-      for (Value x : env.vectorToF32(v))
-        slot = env.absMax(slot, x);
+      Value slot = env.absMaxAll(load1(env, env.shared[t.slots], env.threadId),
+                                 env.vectorToF32(v));
       store1(env, slot, env.shared[t.slots], env.threadId);
     }
   });
@@ -547,8 +547,7 @@ static void rowLanesPhase(KernelEnv &env, const Plan &p, const Tile &t,
         env, t, smem, env.add(base, env.mul(ch, env.idx(16))), 16, p.nominal);
     Value amax = env.f32(0.0f);
     if (env.gpu) {
-      for (Value v : values)
-        amax = env.absMax(amax, v);
+      amax = env.absMaxAll(amax, values);
       for (int32_t offset = 1; offset < lanes; offset *= 2) {
         auto other = gpu::ShuffleOp::create(b, loc, amax, offset, 32,
                                             gpu::ShuffleMode::XOR);
@@ -614,9 +613,8 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         amax = env.loopReduce(
             r.block / chunk, env.f32(0.0f), [&](Value i, Value acc) {
               Value at = env.add(base, env.mul(i, env.idx(chunk)));
-              for (Value v : readRow(env, t, smem, at, chunk, p.nominal))
-                acc = env.absMax(acc, v);
-              return acc;
+              return env.absMaxAll(acc,
+                                   readRow(env, t, smem, at, chunk, p.nominal));
             });
       }
       if (r.fourOverSix) {
