@@ -154,6 +154,46 @@ static Value bf16PairWord(Value lo, Value hi) {
   return shl.getLhs();
 }
 
+Value KernelEnv::bf16x2AbsMax(ArrayRef<Value> words) {
+  assert(gpu && !words.empty() && "packed maxima are GPU instructions");
+  // max.xorsign.abs.bf16x2 gives max(|a|, |b|) per half (NaN ignored
+  // unless both are; the sign bit, the XOR of the inputs', is for the
+  // caller to drop), a tree over the words.
+  Type i32 = b.getI32Type();
+  SmallVector<Value> level(words);
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(
+          LLVM::InlineAsmOp::create(
+              b, loc, TypeRange{i32}, ValueRange{level[i], level[i + 1]},
+              b.getStringAttr("max.xorsign.abs.bf16x2 $0, $1, $2;"),
+              b.getStringAttr("=r,r,r"), /*has_side_effects=*/UnitAttr(),
+              /*is_align_stack=*/UnitAttr(),
+              LLVM::TailCallKindAttr::get(
+                  b.getContext(), LLVM::tailcallkind::TailCallKind::None),
+              LLVM::AsmDialectAttr(), ArrayAttr())
+              .getResult(0));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  return level[0];
+}
+
+std::pair<Value, Value> KernelEnv::bf16Halves(Value word) {
+  Type i32 = b.getI32Type(), f32Type = b.getF32Type();
+  auto c = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  return {arith::BitcastOp::create(b, loc, f32Type,
+                                   arith::ShLIOp::create(b, loc, word, c(16))),
+          arith::BitcastOp::create(
+              b, loc, f32Type,
+              arith::AndIOp::create(b, loc, word,
+                                    c(static_cast<int32_t>(0xFFFF0000))))};
+}
+
 Value KernelEnv::absMaxAll(Value acc, ArrayRef<Value> values) {
   SmallVector<Value> words;
   for (size_t i = 0; gpu && i + 1 < values.size(); i += 2)
@@ -164,40 +204,8 @@ Value KernelEnv::absMaxAll(Value acc, ArrayRef<Value> values) {
       acc = absMax(acc, v);
     return acc;
   }
-  // Pairs of bf16 maxima per instruction: max.xorsign.abs.bf16x2 gives
-  // max(|a|, |b|) per half (NaN ignored unless both are; the sign bit,
-  // the XOR of the inputs', is dropped by absMax below), a tree over the
-  // words, then the two halves of the last one in f32.
-  Type i32 = b.getI32Type();
-  while (words.size() > 1) {
-    SmallVector<Value> next;
-    for (size_t i = 0; i + 1 < words.size(); i += 2)
-      next.push_back(
-          LLVM::InlineAsmOp::create(
-              b, loc, TypeRange{i32}, ValueRange{words[i], words[i + 1]},
-              b.getStringAttr("max.xorsign.abs.bf16x2 $0, $1, $2;"),
-              b.getStringAttr("=r,r,r"), /*has_side_effects=*/UnitAttr(),
-              /*is_align_stack=*/UnitAttr(),
-              LLVM::TailCallKindAttr::get(
-                  b.getContext(), LLVM::tailcallkind::TailCallKind::None),
-              LLVM::AsmDialectAttr(), ArrayAttr())
-              .getResult(0));
-    if (words.size() % 2)
-      next.push_back(words.back());
-    words = std::move(next);
-  }
-  auto c = [&](int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
-  };
-  Type f32Type = b.getF32Type();
-  acc = absMax(acc, arith::BitcastOp::create(
-                        b, loc, f32Type,
-                        arith::ShLIOp::create(b, loc, words[0], c(16))));
-  return absMax(
-      acc, arith::BitcastOp::create(
-               b, loc, f32Type,
-               arith::AndIOp::create(b, loc, words[0],
-                                     c(static_cast<int32_t>(0xFFFF0000)))));
+  auto [lo, hi] = bf16Halves(bf16x2AbsMax(words));
+  return absMax(absMax(acc, lo), hi);
 }
 
 std::pair<Value, Value> KernelEnv::e2m1Parts(Value q) {
