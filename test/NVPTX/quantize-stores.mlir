@@ -9,17 +9,10 @@
 // after a barrier. "direct": a thread per block and its two 16-byte
 // stores, no shuffle; the transpose's codes stored from registers, no
 // second barrier.
-// Each of the thread's two 16-element chunks (the unit loop unrolled):
-// the block's amax from the other lane, then one 16-byte store.
 // COAL-LABEL: .entry qs_quantize(
-// COAL-NOT: st.global.v4.b32
-// COAL: shfl.sync.bfly.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, 1, 31, -1;
-// COAL-NOT: shfl.sync
 // COAL: st.global.v4.b32
 // COAL-NOT: st.global.v4.b32
 // COAL: shfl.sync.bfly.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, 1, 31, -1;
-// COAL-NOT: shfl.sync
-// COAL: st.global.v4.b32
 // COAL-NOT: st.global.v4.b32
 // COAL-LABEL: .entry qs_quantize_init(
 // COAL-LABEL: .entry qs_quantize_0(

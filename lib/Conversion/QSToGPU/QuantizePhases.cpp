@@ -547,7 +547,11 @@ static void rowLanesPhase(KernelEnv &env, const Plan &p, const Tile &t,
         env, t, smem, env.add(base, env.mul(ch, env.idx(16))), 16, p.nominal);
     Value amax = env.f32(0.0f);
     if (env.gpu) {
-      amax = env.absMaxAll(amax, values);
+      // f32 maxima, not absMaxAll's packed ones: with those LLVM unrolled
+      // the unit loop of these memory-bound kernels (MXFP8 row-wise 34 ->
+      // 40 registers, occupancy bound 87.5% -> 75%).
+      for (Value v : values)
+        amax = env.absMax(amax, v);
       for (int32_t offset = 1; offset < lanes; offset *= 2) {
         auto other = gpu::ShuffleOp::create(b, loc, amax, offset, 32,
                                             gpu::ShuffleMode::XOR);
@@ -726,23 +730,19 @@ void quant::stagedColumnStorePhase(KernelEnv &env, const Plan &p, const Tile &t,
   });
 }
 
-/// Column-wise codes of a 16-bit tile in units of 16 rows: per-tensor FP8
-/// (codes staged) and NVFP4's 16-row blocks (plain RNE: not RHT, 2-D,
-/// 4over6 or stochastic). A thread takes a column pair and 16 rows, one
-/// 32-bit shared load per row for both columns (a warp: 64 columns of a
-/// row, 128 bytes, without bank conflicts), where one 16-bit load per
-/// element kept the shared-memory pipe busy; NVFP4's two block amaxes come
-/// from the same words, two maxima per instruction on the GPU
-/// (KernelEnv::bf16x2AbsMax).
-static void columnPairs16(KernelEnv &env, const Plan &p, const Tile &t,
-                          const Rep &r, Value repScale) {
+/// Per-tensor FP8 column-wise codes of a 16-bit tile whose codes are
+/// staged: a thread takes a column pair and 16 rows, one 32-bit shared load
+/// per row for both columns (a warp: 64 columns of a row, 128 bytes,
+/// without bank conflicts), where one 16-bit load per element kept the
+/// shared-memory pipe busy.
+static void perTensorColumnPairs(KernelEnv &env, const Plan &p, const Tile &t,
+                                 const Rep &r, Value mult) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   Value smem = env.shared[0];
   Value tileRow, tileCol;
   std::tie(tileRow, tileCol) = tileCoords(env, t);
   int64_t pairs = t.cols / 2;
-  bool blockScaled = r.kind != ScaleKind::PerTensor;
   VectorType pairType = VectorType::get({2}, p.nominal);
   env.forEachUnit(pairs * (t.rows / 16), [&](Value u) {
     Value c0 = env.mul(env.rem(u, env.idx(pairs)), env.idx(2));
@@ -756,51 +756,19 @@ static void columnPairs16(KernelEnv &env, const Plan &p, const Tile &t,
           ValueRange{env.add(
               env.mul(env.add(tileRow0, env.idx(rr)), env.idx(t.ld)), c0)},
           false, llvm::MaybeAlign(2 * t.elemBytes)));
-    // columns[e][rr]: column c0 + e, row rr, in f32.
-    std::array<SmallVector<Value>, 2> columns;
-    for (Value v : rows) {
-      SmallVector<Value> both = env.vectorToF32(v);
-      columns[0].push_back(both[0]);
-      columns[1].push_back(both[1]);
-    }
-    std::array<Value, 2> amax;
-    if (blockScaled) {
-      if (env.gpu && p.nominal.isBF16()) {
-        Type i32 = b.getI32Type();
-        SmallVector<Value> words = llvm::map_to_vector(rows, [&](Value v) {
-          return vector::ExtractOp::create(
-                     b, loc,
-                     vector::BitCastOp::create(b, loc,
-                                               VectorType::get({1}, i32), v),
-                     ArrayRef<int64_t>{0})
-              .getResult();
-        });
-        auto [lo, hi] = env.bf16Halves(env.bf16x2AbsMax(words));
-        amax = {env.absMax(env.f32(0.0f), lo), env.absMax(env.f32(0.0f), hi)};
-      } else {
-        for (int64_t e = 0; e < 2; ++e) {
-          amax[e] = env.f32(0.0f);
-          for (Value v : columns[e])
-            amax[e] = env.absMax(amax[e], v);
-        }
-      }
-    }
     for (int64_t e = 0; e < 2; ++e) {
       Value c = env.add(c0, env.idx(e));
       Value gc = env.add(env.mul(tileCol, env.idx(t.cols)), c);
       Value valid =
           env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m)));
       env.ifThen(valid, [&] {
-        Value mult =
-            blockScaled
-                ? blockScale(env, p, r, amax[e], gc,
-                             env.add(env.mul(tileRow, env.idx(t.rows / 16)), i),
-                             repScale, scaleBuffer(env, r))
-                : repScale;
-        SmallVector<Value> values =
-            llvm::map_to_vector(columns[e], [&](Value v) {
-              return arith::MulFOp::create(b, loc, v, mult).getResult();
-            });
+        SmallVector<Value> values;
+        for (Value v : rows)
+          values.push_back(
+              arith::MulFOp::create(b, loc,
+                                    env.toF32(vector::ExtractOp::create(
+                                        b, loc, v, ArrayRef<int64_t>{e})),
+                                    mult));
         storeColumnCodes(env, p, t, r, encode(env, r, values), c, tileRow0, gc,
                          gr0);
       });
@@ -815,12 +783,9 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
     columnPairsPhase(env, p, t, r, repScale);
     return;
   }
-  bool plainNvfp4 = r.kind == ScaleKind::NVFP4 && r.block == 16 && !r.rht &&
-                    !r.fourOverSix && !r.stochastic && !r.xLayout;
-  if (((r.kind == ScaleKind::PerTensor && !r.fp4 && t.colStage >= 0) ||
-       plainNvfp4) &&
-      !p.twoD && t.elemBytes == 2 && t.rows % 16 == 0) {
-    columnPairs16(env, p, t, r, repScale);
+  if (r.kind == ScaleKind::PerTensor && !r.fp4 && !p.twoD && t.elemBytes == 2 &&
+      t.colStage >= 0) {
+    perTensorColumnPairs(env, p, t, r, repScale);
     return;
   }
   Value smem = env.shared[0];
