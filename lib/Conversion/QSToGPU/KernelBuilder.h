@@ -81,9 +81,9 @@ struct KernelEnv {
   /// bits are the magnitude (t = 0x4B000000 + magnitude), and m, whose sign
   /// bit is the code's (NaN positive, -0 negative): q itself on the GPU,
   /// where f32 operations return NaN as 0x7FFFFFFF (q is a product), min(q,
-  /// 6) in the emulation. a = min(|q|,
-  /// 6) (NaN -> 6); t = min(fma(a, 2, 2^23), a + 2^23 + 2, fma(a, 0.5,
-  /// 2^23 + 4)): rne(2a), rne(a) + 2, rne(a / 2) + 4, the grid's three
+  /// 6) in the emulation. a = min(|q|, 6) (NaN -> 6); t = min(fma(a, 2,
+  /// 2^23), a + 2^23 + 2, fma(a, 0.5, 2^23 + 4)): rne(2a), rne(a) + 2,
+  /// rne(a / 2) + 4, the grid's three
   /// spacings, each an f32 sum rounded once to an integer; the least is
   /// the code because the lines 2a, a + 2 and a / 2 + 4 meet at 2 and 4
   /// (scripts/e2m1-encode-check.py: equal to e2m1_rn_sat on all 2^32 f32
@@ -92,8 +92,9 @@ struct KernelEnv {
   /// The E2M1 codes of f32 `values` (a multiple of 8), two per i8 (value
   /// 2k in byte k's low nibble), RNE with saturation as emitEncodeF32
   /// (te-formats.md e2m1_rn_sat; NaN -> 7, -0 -> 8), for chips without
-  /// cvt.rn.satfinite.e2m1x2.f32, in about 11 instructions per value
-  /// instead of ~19, few of them on the integer ALU: see e2m1Parts; the
+  /// cvt.rn.satfinite.e2m1x2.f32, in 9 instructions per value on the GPU,
+  /// 3 of them on the integer ALU (the integer path: 9, 7; the general
+  /// encoder ~19): see e2m1Parts; the
   /// nibbles of 8 values joined into a 32-bit word by multiply-adds
   /// (Horner: acc * 16 + bits(t) + 8 sign, the sign bit by mul.hi on the
   /// GPU, the exponent fields' sum removed once) instead of masks, shifts
