@@ -18,6 +18,9 @@
 // CHECK: max.xorsign.abs.bf16x2
 // CHECK: atom.global.max.u32
 // CHECK-LABEL: .entry qs_quantize(
+// 8 blocks per multiprocessor (at most 64 registers) for this
+// compute-bound cast.
+// CHECK: .minnctapersm 8
 // SM90-NOT: e2m1x2
 // CHECK: max.xorsign.abs.bf16x2
 // CHECK: cvt.rn.satfinite.e4m3x2.f32

@@ -230,6 +230,15 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
   // (at most 80 registers; ptxas: 0 spills) rather than the 5 its 95 allow.
   if (t.swizzled)
     d.minBlocksPerSM = 6;
+  // NVFP4 with round-to-nearest codes (1-D, 2-D, RHT) from 16-bit input: 8
+  // blocks (at most 64 registers; ptxas 13.0, 16384^2 bf16: 57-64, 0
+  // spills, the same loops). Left to 4, the "both" kernels took 72 (7
+  // blocks) in these compute-bound casts.
+  bool plainNvfp4 = llvm::all_of(reps, [](const Rep *r) {
+    return r->kind == ScaleKind::NVFP4 && !r->fourOverSix && !r->stochastic;
+  });
+  if (!t.swizzled && plainNvfp4 && t.elemBytes == 2)
+    d.minBlocksPerSM = 8;
   t.reversed = reversed;
   d.gridSize = t.grid;
   Type f32 = Float32Type::get(p.nominal.getContext());
