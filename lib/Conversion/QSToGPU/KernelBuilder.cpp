@@ -261,9 +261,10 @@ SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
         .getResult(0);
   };
   // Horner over the nibbles, multiply-adds only: acc = acc * 16 + (bits(t)
-  // + 8 sign). Each bits(t) is 0x4B000000 + magnitude; of the exponent
-  // fields' sum, 0x4B000000 * 0x11111111 mod 2^32 = 0xFB000000, only
-  // values 0 and 1 reach bit 32 - 1, and it is subtracted once at the end.
+  // + 8 sign). Each bits(t) is 0x4B000000 + magnitude; the exponent
+  // fields add up to 0x4B000000 * 0x11111111 = 0xFB000000 mod 2^32 (the
+  // first two values' only: shifted further they leave the word), removed
+  // once at the end by adding 0x05000000.
   for (size_t w = 0; w < values.size(); w += 8) {
     Value acc;
     for (int i = 7; i >= 0; --i) {
