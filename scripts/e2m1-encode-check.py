@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Checks KernelEnv::encodeE2M1's arithmetic (lib/Conversion/QSToGPU/
-KernelBuilder.cpp: the sm_90a kernels' E2M1 encode) against the numerics
+"""Checks KernelEnv::e2m1Parts' and encodeE2M1Bytes' arithmetic
+(lib/Conversion/QSToGPU/KernelBuilder.cpp: the sm_90a kernels' E2M1
+encode) against the numerics
 reference's e2m1_rn_sat (test/numerics/qs_reference.py: ml_dtypes'
 float4_e2m1fn with saturation, NaN -> 7) on f32 bit patterns: every one
 of them with --all (2^32, a few minutes), else every pattern within 2^16
