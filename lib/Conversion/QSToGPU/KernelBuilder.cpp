@@ -154,11 +154,11 @@ static Value bf16PairWord(Value lo, Value hi) {
   return shl.getLhs();
 }
 
-Value KernelEnv::bf16x2AbsMax(ArrayRef<Value> words) {
-  assert(gpu && !words.empty() && "packed maxima are GPU instructions");
-  // max.xorsign.abs.bf16x2 gives max(|a|, |b|) per half (NaN ignored
-  // unless both are; the sign bit, the XOR of the inputs', is for the
-  // caller to drop), a tree over the words.
+/// The word whose halves are max |.| of the bf16 halves of i32 `words`:
+/// max.xorsign.abs.bf16x2 (max(|a|, |b|) per half, NaN ignored unless both
+/// are; the sign bit, the XOR of the inputs', is for the caller to drop)
+/// over a tree. GPU only.
+static Value bf16x2AbsMax(OpBuilder &b, Location loc, ArrayRef<Value> words) {
   Type i32 = b.getI32Type();
   SmallVector<Value> level(words);
   while (level.size() > 1) {
@@ -181,7 +181,9 @@ Value KernelEnv::bf16x2AbsMax(ArrayRef<Value> words) {
   return level[0];
 }
 
-std::pair<Value, Value> KernelEnv::bf16Halves(Value word) {
+/// The f32 values of i32 `word`'s bf16 halves (low, high).
+static std::pair<Value, Value> bf16Halves(OpBuilder &b, Location loc,
+                                          Value word) {
   Type i32 = b.getI32Type(), f32Type = b.getF32Type();
   auto c = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
@@ -204,7 +206,7 @@ Value KernelEnv::absMaxAll(Value acc, ArrayRef<Value> values) {
       acc = absMax(acc, v);
     return acc;
   }
-  auto [lo, hi] = bf16Halves(bf16x2AbsMax(words));
+  auto [lo, hi] = bf16Halves(b, loc, bf16x2AbsMax(b, loc, words));
   return absMax(absMax(acc, lo), hi);
 }
 

@@ -71,12 +71,6 @@ struct KernelEnv {
   /// words (one instruction per two values) and the last word's halves:
   /// the same maximum, half the min/max instructions.
   Value absMaxAll(Value acc, ArrayRef<Value> values);
-  /// GPU only: the word whose halves are max |.| of the bf16 halves of i32
-  /// `words` (max.xorsign.abs.bf16x2 over a tree; the sign bits are
-  /// garbage, for absMax to drop); NaN ignored unless all are.
-  Value bf16x2AbsMax(ArrayRef<Value> words);
-  /// The f32 values of i32 `word`'s bf16 halves (low, high).
-  std::pair<Value, Value> bf16Halves(Value word);
   /// The E2M1 code of f32 `q` in two parts, as i32 bits: t, whose low 3
   /// bits are the magnitude (t = 0x4B000000 + magnitude), and m, whose sign
   /// bit is the code's (NaN positive, -0 negative): q itself on the GPU,
