@@ -136,6 +136,22 @@ Value KernelEnv::absMax(Value acc, Value v) {
   return arith::MaxNumFOp::create(b, loc, acc, abs);
 }
 
+/// Inline PTX without side effects (LLVM may combine or drop it like any
+/// pure value) with one i32/f32 result; `$0` is the result, `$1`... the
+/// operands.
+static Value pureAsm(OpBuilder &b, Location loc, Type result,
+                     ValueRange operands, StringRef text,
+                     StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, TypeRange{result}, operands, b.getStringAttr(text),
+             b.getStringAttr(constraints), /*has_side_effects=*/UnitAttr(),
+             /*is_align_stack=*/UnitAttr(),
+             LLVM::TailCallKindAttr::get(
+                 b.getContext(), LLVM::tailcallkind::TailCallKind::None),
+             LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
 /// The i32 word whose bf16 halves f32 `lo` and `hi` are (vectorToF32's
 /// bitcast(w << 16) and bitcast(w & 0xFFFF0000)); null otherwise.
 static Value bf16PairWord(Value lo, Value hi) {
@@ -164,16 +180,8 @@ static Value bf16x2AbsMax(OpBuilder &b, Location loc, ArrayRef<Value> words) {
   while (level.size() > 1) {
     SmallVector<Value> next;
     for (size_t i = 0; i + 1 < level.size(); i += 2)
-      next.push_back(
-          LLVM::InlineAsmOp::create(
-              b, loc, TypeRange{i32}, ValueRange{level[i], level[i + 1]},
-              b.getStringAttr("max.xorsign.abs.bf16x2 $0, $1, $2;"),
-              b.getStringAttr("=r,r,r"), /*has_side_effects=*/UnitAttr(),
-              /*is_align_stack=*/UnitAttr(),
-              LLVM::TailCallKindAttr::get(
-                  b.getContext(), LLVM::tailcallkind::TailCallKind::None),
-              LLVM::AsmDialectAttr(), ArrayAttr())
-              .getResult(0));
+      next.push_back(pureAsm(b, loc, i32, {level[i], level[i + 1]},
+                             "max.xorsign.abs.bf16x2 $0, $1, $2;", "=r,r,r"));
     if (level.size() % 2)
       next.push_back(level.back());
     level = std::move(next);
@@ -252,15 +260,7 @@ SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
   auto signBit = [&](Value m) -> Value {
     if (!gpu)
       return arith::ShRUIOp::create(b, loc, m, i32c(31));
-    return LLVM::InlineAsmOp::create(
-               b, loc, TypeRange{i32}, ValueRange{m},
-               b.getStringAttr("mul.hi.u32 $0, $1, 2;"),
-               b.getStringAttr("=r,r"), /*has_side_effects=*/UnitAttr(),
-               /*is_align_stack=*/UnitAttr(),
-               LLVM::TailCallKindAttr::get(
-                   b.getContext(), LLVM::tailcallkind::TailCallKind::None),
-               LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
+    return pureAsm(b, loc, i32, m, "mul.hi.u32 $0, $1, 2;", "=r,r");
   };
   // Horner over the nibbles, multiply-adds only: acc = acc * 16 + (bits(t)
   // + 8 sign). Each bits(t) is 0x4B000000 + magnitude; the exponent
@@ -302,17 +302,11 @@ std::pair<Value, Value> KernelEnv::roundTripE4M3(Value v) {
   Value code = encodeFp8Pair(v, v, e4m3, b.getType<Float8E4M3FNType>()).first;
   // cvt.rn.f16x2.e4m3x2 d, a: a's low byte to d's low half.
   Type i16 = b.getI16Type(), i32 = b.getI32Type();
-  auto cvt = LLVM::InlineAsmOp::create(
-      b, loc, TypeRange{i32},
-      ValueRange{arith::ExtUIOp::create(b, loc, i16, code)},
-      b.getStringAttr("cvt.rn.f16x2.e4m3x2 $0, $1;"), b.getStringAttr("=r,h"),
-      /*has_side_effects=*/UnitAttr(), /*is_align_stack=*/UnitAttr(),
-      LLVM::TailCallKindAttr::get(b.getContext(),
-                                  LLVM::tailcallkind::TailCallKind::None),
-      LLVM::AsmDialectAttr(), ArrayAttr());
+  Value cvt = pureAsm(b, loc, i32,
+                      ValueRange{arith::ExtUIOp::create(b, loc, i16, code)},
+                      "cvt.rn.f16x2.e4m3x2 $0, $1;", "=r,h");
   Value half = arith::BitcastOp::create(
-      b, loc, b.getF16Type(),
-      arith::TruncIOp::create(b, loc, i16, cvt.getResult(0)));
+      b, loc, b.getF16Type(), arith::TruncIOp::create(b, loc, i16, cvt));
   return {code, arith::ExtFOp::create(b, loc, b.getF32Type(), half)};
 }
 
