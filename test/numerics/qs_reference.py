@@ -330,15 +330,32 @@ def rht_matrix(random_signs=True):
 
 
 def rht_columnwise(x2, random_signs=True):
-    """bf16(RHT(x^T)) [K, M]: each 16-row chunk of a column times diag(s) H / 4,
-    summed in f32 in order r = 0..15."""
+    """bf16(RHT(x^T)) [K, M]: each 16-row chunk v of a column times
+    diag(s) H16 / 4, rounded as Numerics.md says: the exact products
+    w = v * s / 4, then f32 butterflies over bit h = 1, 2, 4, 8 of the chunk
+    index (a[i], a[i + h] <- a[i] + a[i + h], a[i] - a[i + h])."""
+    m, k = x2.shape
+    signs = np.array(RHT_SIGNS if random_signs else [1] * 16, dtype=F32)
+    a = (x2.reshape(m // 16, 16, k) * (signs / 4)[None, :, None]).astype(F32)
+    for h in (1, 2, 4, 8):
+        v = a.reshape(m // 16, 16 // (2 * h), 2, h, k)
+        lo, hi = v[:, :, 0], v[:, :, 1]
+        a = np.stack([lo + hi, lo - hi], axis=2).astype(F32).reshape(m // 16, 16, k)
+    y = a.transpose(2, 0, 1).reshape(k, m)         # [k, chunk*16 + j]
+    return y.astype(ml_dtypes.bfloat16).astype(F32)
+
+
+def rht_columnwise_sequential(x2, random_signs=True):
+    """The same transform summed in f32 from +0 in order r = 0..15 (the
+    definition before 2026-12-05): only for tests that show the two
+    orders apart."""
     m, k = x2.shape
     r = rht_matrix(random_signs)
     chunks = x2.reshape(m // 16, 16, k)            # [chunk, r, k]
     acc = np.zeros((m // 16, 16, k), dtype=F32)    # [chunk, j, k]
     for i in range(16):
         acc = (acc + (chunks[:, i, None, :] * r[i][None, :, None]).astype(F32)).astype(F32)
-    y = acc.transpose(2, 0, 1).reshape(k, m)       # [k, chunk*16 + j]
+    y = acc.transpose(2, 0, 1).reshape(k, m)
     return y.astype(ml_dtypes.bfloat16).astype(F32)
 
 

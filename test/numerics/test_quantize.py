@@ -3,6 +3,7 @@ every inner tensor with the independent numpy reference (qs_reference.py),
 for every family x usage x {aligned, unaligned} x {bf16, f32} on random
 inputs with zeros, denormals, huge values, +-inf and NaN."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -103,6 +104,30 @@ def test_nvfp4_rht_unsigned(rng, usage):
     check_quantize(rng, "nvfp4", dict(with_rht=True, with_2d_quantization=True,
                                       with_random_sign_mask=False, **USAGES[usage]),
                    (80, 48), "bf16")
+
+
+# A 16-row chunk whose transform rounds differently in the butterfly order
+# (Numerics.md) and in a running sum from 0: one output is 0.25 (1 + 2^-8 +
+# 2^-24 + 2^-30), just above a bf16 tie, which the butterflies keep
+# (0.251953125) and the running sum loses to the tie (0.25).
+RHT_ORDER_CHUNK = {1: 1.0, 8: 2.0 ** -24, 12: -(2.0 ** -8), 14: -(2.0 ** -30)}
+
+
+@pytest.mark.parametrize("usage", ["col", "both"])
+def test_nvfp4_rht_butterfly_order(rng, usage):
+    # Small random values elsewhere (|RHT| < 0.05), the chunk in column 5:
+    # its output is the post-RHT global amax, so amax_columnwise and the
+    # chunk's scale tell the two orders apart.
+    x = (np.clip(rng.standard_normal((48, 32)), -3, 3) * 2.0 ** -8).astype(np.float32)
+    x[16:32, 5] = 0.0
+    for r, v in RHT_ORDER_CHUNK.items():
+        x[16 + r, 5] = v
+    x = x.astype(ml_dtypes.bfloat16).astype(np.float32)
+    butterfly = np.abs(ref.rht_columnwise(x)).max()
+    sequential = np.abs(ref.rht_columnwise_sequential(x)).max()
+    assert (butterfly, sequential) == (np.float32(0.251953125), np.float32(0.25))
+    check_quantize(rng, "nvfp4", dict(with_rht=True, **USAGES[usage]), (48, 32), "bf16",
+                   x=x)
 
 
 FOUR_OVER_SIX = {"mae448": dict(nvfp4_use_4over6=True),

@@ -22,8 +22,8 @@ def ConvertQSToLinalgPass : Pass<"convert-qs-to-linalg"> {
     scaling (`compute_scale_from_amax`: epsilon, power-of-two, inf), MXFP8
     1-D and 2-D (E8M0 rounded up), FP8 block 1-D and 2-D (GEMM-ready scale
     layouts, partial edge blocks), NVFP4 1-D and 2-D two-level scaling with
-    packed nibbles, row-scaled NVFP4, and the RHT (a sequential f32 sum of
-    16 products rounded to bf16); scales compact or GEMM-swizzled as the
+    packed nibbles, row-scaled NVFP4, and the RHT (exact products by s / 4,
+    four f32 butterfly stages, rounded to bf16; docs/Numerics.md); scales compact or GEMM-swizzled as the
     quantizer says, padding zero. NVFP4 stochastic rounding draws the
     random word of each code from the rng state operand (Philox4x32-10,
     docs/Numerics.md) and rounds to a neighbouring E2M1 value, up with

@@ -188,8 +188,7 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
                  [&] {
                    SmallVector<Value> xs = columnChunk(env, t, i, c);
                    Value slot = load1(env, env.shared[t.slots], env.threadId);
-                   for (Value z : rht16(env, xs, p.rhtSignMask))
-                     slot = env.absMax(slot, z);
+                   slot = env.absMax(slot, rhtAbsMax16(env, xs, p.rhtSignMask));
                    store1(env, slot, env.shared[t.slots], env.threadId);
                    if (rowAmax) {
                      Value xmax = load1(env, env.shared[t.mults], env.threadId);

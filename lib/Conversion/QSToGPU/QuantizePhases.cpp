@@ -490,19 +490,37 @@ static void storeChunk(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
   env.ifThenElse(inside, vectorStore, byteStores);
 }
 
+SmallVector<Value> quant::rhtSums16(KernelEnv &env, ArrayRef<Value> x,
+                                    uint32_t signMask) {
+  // w[r] = x[r] * s[r] / 4 (exact), then the butterflies of bit 1, 2, 4, 8.
+  SmallVector<Value> a;
+  for (int r = 0; r < 16; ++r)
+    a.push_back(arith::MulFOp::create(
+        env.b, env.loc, x[r], env.f32(ref::nvfp4RHTEntry(r, 0, signMask))));
+  for (int h = 1; h < 16; h *= 2)
+    for (int i = 0; i < 16; ++i) {
+      if (i & h)
+        continue;
+      Value lo = a[i], hi = a[i + h];
+      a[i] = arith::AddFOp::create(env.b, env.loc, lo, hi);
+      a[i + h] = arith::SubFOp::create(env.b, env.loc, lo, hi);
+    }
+  return a;
+}
+
 SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x,
                                 uint32_t signMask) {
   SmallVector<Value> z;
-  for (int j = 0; j < 16; ++j) {
-    Value sum = env.f32(0.0f);
-    for (int r = 0; r < 16; ++r) {
-      Value product = arith::MulFOp::create(
-          env.b, env.loc, x[r], env.f32(ref::nvfp4RHTEntry(r, j, signMask)));
-      sum = arith::AddFOp::create(env.b, env.loc, sum, product);
-    }
+  for (Value sum : rhtSums16(env, x, signMask))
     z.push_back(env.roundToBf16(sum));
-  }
   return z;
+}
+
+Value quant::rhtAbsMax16(KernelEnv &env, ArrayRef<Value> x, uint32_t signMask) {
+  Value amax = env.f32(0.0f);
+  for (Value sum : rhtSums16(env, x, signMask))
+    amax = env.absMax(amax, sum);
+  return env.roundToBf16(amax);
 }
 
 /// Whether rowLanesPhase quantizes `r`: row-wise blocks of 32 to 128
@@ -1063,10 +1081,8 @@ void quant::rhtSegmentAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
   env.forEachUnit(t.cols * (t.rows / 16), [&](Value u) {
     Value c = env.rem(u, env.idx(t.cols));
     Value i = env.div(u, env.idx(t.cols));
-    Value amax = env.f32(0.0f);
-    for (Value z : rht16(env, columnChunk(env, t, i, c), p.rhtSignMask))
-      amax = env.absMax(amax, z);
-    store1(env, amax, env.shared[t.segAmax], u);
+    store1(env, rhtAbsMax16(env, columnChunk(env, t, i, c), p.rhtSignMask),
+           env.shared[t.segAmax], u);
   });
 }
 

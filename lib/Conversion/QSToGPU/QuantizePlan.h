@@ -147,10 +147,18 @@ Value tileOffset(KernelEnv &env, const Tile &t, Value row, Value col);
 SmallVector<Value> readRow(KernelEnv &env, const Tile &t, Value smem,
                            Value offset, int64_t n, Type nominal);
 /// NVFP4's RHT of one 16-element chunk of a column: z[j] = bf16(sum_r x[r]
-/// R[r][j]), summed in f32 from +0 in order r = 0..15 (the reference's
-/// order; the products x * (+-1/4) are exact, so a fused multiply-add gives
-/// the same sums).
+/// R[r][j]) with the reference's (and Numerics.md's) rounding: the exact
+/// products w[r] = x[r] s[r] / 4, then four f32 butterfly stages (bit h = 1,
+/// 2, 4, 8: a[i], a[i + h] <- a[i] + a[i + h], a[i] - a[i + h]), 80
+/// operations instead of the 256 of the matrix product.
 SmallVector<Value> rht16(KernelEnv &env, ArrayRef<Value> x, uint32_t signMask);
+/// The f32 sums of rht16, before their rounding to bf16.
+SmallVector<Value> rhtSums16(KernelEnv &env, ArrayRef<Value> x,
+                             uint32_t signMask);
+/// max_j |rht16(x)[j]| ignoring NaN (0 if all are NaN), computed as the bf16
+/// rounding of max_j |sum_j|: rounding is monotone and odd, so it commutes
+/// with the maximum of magnitudes (one rounding instead of 16).
+Value rhtAbsMax16(KernelEnv &env, ArrayRef<Value> x, uint32_t signMask);
 /// The 16-row chunk `i` of tile column `c` (rows 16 i .. 16 i + 15), read
 /// from the tile in shared memory as f32: what rht16 transforms.
 SmallVector<Value> columnChunk(KernelEnv &env, const Tile &t, Value i, Value c);

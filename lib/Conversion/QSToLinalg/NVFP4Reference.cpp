@@ -52,34 +52,61 @@ struct Quantized {
 struct NVFP4Reference final
     : QuantizerReferenceInterface::ExternalModel<NVFP4Reference, NVFP4Attr> {
   /// The bf16 RHT of x^T: y[k, 16i + j] = bf16(sum_r x[16i + r, k] * R[r, j])
-  /// with R = diag(s) H16 / 4, the signs s of `signMask`.
+  /// with R = diag(s) H16 / 4, the signs s of `signMask`, rounded as
+  /// Numerics.md says: the exact products w[r] = x[16i + r, k] s[r] / 4, then
+  /// four f32 butterfly stages over bit h = 1, 2, 4, 8 of the chunk index
+  /// (a[i], a[i + h] <- a[i] + a[i + h], a[i] - a[i + h] where bit h of i is
+  /// clear), which leave sum_r w[r] (-1)^popcount(r & j) at index j.
   static Value buildRHT(OpBuilder &b, Location loc, Value x,
                         uint32_t signMask) {
     ArrayRef<int64_t> shape = shapeOf(x);
-    int64_t m = shape[0], k = shape[1];
-    SmallVector<float> matrix;
+    int64_t m = shape[0], k = shape[1], chunks = m / 16;
+    MLIRContext *ctx = b.getContext();
+    Type f32 = b.getF32Type();
+    SmallVector<float> signs;
     for (int r = 0; r < 16; ++r)
-      for (int j = 0; j < 16; ++j)
-        matrix.push_back(nvfp4RHTEntry(r, j, signMask));
-    auto matrixType = tensorOf({16, 16}, b.getF32Type());
+      signs.push_back(nvfp4RHTEntry(r, 0, signMask));
     // One fixed location for the table: bufferization turns every copy into
     // one shared memref.global whose location would otherwise be that of
     // whichever function it visits first (not deterministic across runs).
-    Value rht = arith::ConstantOp::create(
-        b, NameLoc::get(b.getStringAttr("qs.nvfp4_rht_matrix")),
-        DenseElementsAttr::get(matrixType, ArrayRef<float>(matrix)));
-    MLIRContext *ctx = b.getContext();
-    // Iterate (k, chunk, j, r) over x viewed as [M/16, 16, K] and the result
-    // viewed as [K, M/16, 16].
-    AffineExpr d0, d1, d2, d3;
-    bindDims(ctx, d0, d1, d2, d3);
-    Value chunks = reshape(b, loc, x, {m / 16, 16, k});
-    Value sum3 = contract(b, loc, {k, m / 16, 16}, chunks,
-                          AffineMap::get(4, 0, {d1, d3, d0}, ctx), rht,
-                          AffineMap::get(4, 0, {d3, d2}, ctx));
-    Value sum = reshape(b, loc, sum3, {k, m});
+    Value signTable = arith::ConstantOp::create(
+        b, NameLoc::get(b.getStringAttr("qs.nvfp4_rht_signs")),
+        DenseElementsAttr::get(tensorOf({16}, f32), ArrayRef<float>(signs)));
+    AffineExpr d0, d1, d2, d3, d4;
+    bindDims(ctx, d0, d1, d2, d3, d4);
+    // a[k, i, r] = x[16i + r, k] * s[r] / 4, with x viewed as [M/16, 16, K].
+    Value a = generic(b, loc, tensorOf({k, chunks, 16}, f32),
+                      {reshape(b, loc, x, {chunks, 16, k}), signTable},
+                      {AffineMap::get(3, 0, {d1, d2, d0}, ctx),
+                       AffineMap::get(3, 0, {d2}, ctx)},
+                      [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                        return arith::MulFOp::create(nb, nl, args[0], args[1]);
+                      });
+    // Stage h views a chunk's 16 values as [16 / 2h, 2, h]: index g * 2h +
+    // t * h + i; t = 0 takes lo + hi, t = 1 lo - hi.
+    AffineExpr zero = getAffineConstantExpr(0, ctx),
+               one = getAffineConstantExpr(1, ctx);
+    for (int64_t h = 1; h < 16; h *= 2) {
+      SmallVector<int64_t> view = {k, chunks, 16 / (2 * h), 2, h};
+      Value in = reshape(b, loc, a, view);
+      Value out = generic(
+          b, loc, tensorOf(view, f32), {in, in},
+          {AffineMap::get(5, 0, {d0, d1, d2, zero, d4}, ctx),
+           AffineMap::get(5, 0, {d0, d1, d2, one, d4}, ctx)},
+          [](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+            Value t = linalg::IndexOp::create(nb, nl, 3);
+            Value isSum = arith::CmpIOp::create(
+                nb, nl, arith::CmpIPredicate::eq, t,
+                arith::ConstantIndexOp::create(nb, nl, 0));
+            return arith::SelectOp::create(
+                nb, nl, isSum, arith::AddFOp::create(nb, nl, args[0], args[1]),
+                arith::SubFOp::create(nb, nl, args[0], args[1]));
+          });
+      a = reshape(b, loc, out, {k, chunks, 16});
+    }
+    Value sum = reshape(b, loc, a, {k, m});
     SmallFloatFormat bf16 = SmallFloatFormat::bf16();
-    return map(b, loc, b.getF32Type(), sum,
+    return map(b, loc, f32, sum,
                [&](OpBuilder &nb, Location nl, ValueRange args) {
                  return emitRoundToFormat(nb, nl, args[0], bf16);
                });

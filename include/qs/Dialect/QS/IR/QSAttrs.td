@@ -132,7 +132,11 @@ def QS_NVFP4Attr : QS_QuantizerAttr<"NVFP4", "nvfp4",
     The RHT matrix is `diag(s) H16 / 4` with TE's fixed sign vector `s`
     (`rht_matrix_random_sign_mask_t = 0xD7E8`: bit i set iff `s_i = -1`),
     or `H16 / 4` with `with_random_sign_mask = false` (mask 0); without
-    `with_rht` the flag has no effect.
+    `with_rht` the flag has no effect. The transform of a 16-element chunk
+    `v` is computed as the fast Walsh-Hadamard transform: the exact
+    products `w_r = v_r s_r / 4`, then four f32 butterfly stages (bit h = 1,
+    2, 4, 8 of the index: `a_i, a_{i+h} <- a_i + a_{i+h}, a_i - a_{i+h}`),
+    each result rounded to bf16 (docs/Numerics.md).
 
     4over6 (`nvfp4_use_4over6`, TE's recipe option for weights and
     activations; te-formats.md §5.c): with E = `nvfp4_e4m3_max`,
