@@ -117,6 +117,46 @@ def test_grid_values_are_exact():
         h.assert_bytes_equal(ref.unpack_nibbles(outs[0]), want, f"grid values {state}")
 
 
+def test_rounding_thresholds():
+    # Values on either side of their rounding threshold: element i of the
+    # row-wise codes (word w_i) holds sign * f32(g + U_i s), U_i = (w_i >> 8)
+    # * 2^-24, or its neighbour 1 ulp below or above, for every lower grid
+    # value g (spacing s): up iff U_i < (|v| - g) / s, strictly. The global
+    # amax 2688 (= 6 * 448, so S_enc = 1) and a 6 in every other 16-block
+    # (block scale 1) make the scaled values x itself.
+    rows, cols, state = 16, 256, STATES[1]
+    words = ref.philox_words(*state, 0, rows * cols)
+    u = (words >> 8).astype(np.float64) * 2.0 ** -24
+    grid = ref.E2M1_GRID.astype(np.float64)
+    flat = np.zeros(rows * cols, dtype=np.float32)
+    ties = []
+    for i in range(rows * cols):
+        if i % 16 == 0:
+            flat[i] = 2688.0 if i == 0 else 6.0
+            continue
+        k, step = (i // 3) % 7, i % 3 - 1
+        g, s = grid[k], grid[k + 1] - grid[k]
+        a = np.float32(g + u[i] * s)
+        a = np.nextafter(a, np.float32(np.inf if step > 0 else -np.inf)) if step else a
+        flat[i] = -a if (i // 21) % 2 else a
+        if i >= 16 and (float(a) - g) / s == u[i]:
+            ties.append(i)
+    x = flat.reshape(rows, cols)
+    q = h.quantizer("nvfp4", stochastic_rounding=True, columnwise=False)
+    expected, outs = run_sr(x, q, (rows, cols), "f32", state)
+    got = ref.unpack_nibbles(outs[0]).reshape(-1)
+    h.assert_bytes_equal(outs[0], expected["rowwise_data"], "threshold values")
+    # The scaled values are x: blocks 1.. round x by the definition.
+    want = ref.e2m1_stochastic(flat, words)
+    h.assert_bytes_equal(got[16:], want[16:], "threshold values, v = x")
+    # Exact ties (frac == U) round down; both directions occur.
+    assert len(ties) > 100, len(ties)
+    down = ref.e2m1_rn_sat(np.copysign(grid[(np.arange(rows * cols) // 3) % 7],
+                                       flat).astype(np.float32))
+    h.assert_bytes_equal(got[ties], down[ties], "ties round down")
+    assert 0.2 < (got[16:] != ref.e2m1_rn_sat(flat)[16:]).mean() < 0.8
+
+
 def test_gemm_product():
     # A GEMM's product quantized with stochastic rounding: on the GPU the
     # GEMM's epilogue takes the product's amax for the cast kernel (no amax

@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "qs/Dialect/QS/Utils/StochasticRounding.h"
-#include "qs/Dialect/QS/Utils/FloatEmulation.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
@@ -65,10 +64,11 @@ std::array<Value, 4> qs::emitStochasticBits(OpBuilder &b, Location loc,
 
 Value qs::emitE2M1Stochastic(OpBuilder &b, Location loc, Value v,
                              Value bits) {
-  Type f32 = b.getF32Type();
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
   auto f = [&](float c) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(c)).getResult();
   };
+  auto i = [&](uint32_t c) { return i32Const(b, loc, c); };
   auto lt = [&](Value x, Value y) {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, y)
         .getResult();
@@ -76,45 +76,43 @@ Value qs::emitE2M1Stochastic(OpBuilder &b, Location loc, Value v,
   auto select = [&](Value c, Value x, Value y) {
     return arith::SelectOp::create(b, loc, c, x, y).getResult();
   };
-  Type i32 = b.getI32Type();
   Value vBits = arith::BitcastOp::create(b, loc, i32, v);
-  Value sign = arith::AndIOp::create(b, loc, vBits, i32Const(b, loc, 0x80000000u));
   Value a = arith::BitcastOp::create(
-      b, loc, f32,
-      arith::AndIOp::create(b, loc, vBits, i32Const(b, loc, 0x7FFFFFFFu)));
-  // 1 / spacing (exact powers of two, so t = a * inv is exact).
-  Value inv = select(lt(a, f(2.0f)), f(2.0f),
-                     select(lt(a, f(4.0f)), f(1.0f), f(0.5f)));
-  Value spacing = select(lt(a, f(2.0f)), f(0.5f),
-                         select(lt(a, f(4.0f)), f(1.0f), f(2.0f)));
-  // t < 4 for every |v| < 6; larger values and NaN (whose result is
-  // selected below) are clamped so that the conversion never overflows
-  // (LLVM's fptoui of those is poison).
+      b, loc, f32, arith::AndIOp::create(b, loc, vBits, i(0x7FFFFFFFu)));
+  // The E2M1 grid in three runs of equal spacing s: |v| in [0, 2) (s = 1/2,
+  // codes 0..4), [2, 4) (s = 1, codes 4..6), [4, 6] (s = 2, codes 6, 7). In
+  // units of s from the run's start, t = |v| / s (exact: s is a power of
+  // two) and the code is base + floor(t) rounded down, + 1 rounded up.
+  Value lt2 = lt(a, f(2.0f)), lt4 = lt(a, f(4.0f));
+  Value inv = select(lt2, f(2.0f), select(lt4, f(1.0f), f(0.5f)));
+  Value base = select(lt2, i(0), select(lt4, i(2), i(4)));
+  // t < 3 for every |v| < 6; larger values and NaN (minnumf gives 7) are
+  // clamped so that the conversion never overflows (LLVM's fptoui of
+  // those is poison); base + 7 > 7 then saturates below.
   Value t = arith::MinNumFOp::create(
       b, loc, arith::MulFOp::create(b, loc, a, inv), f(7.0f));
-  // floor(t) for 0 <= t <= 7: f32 -> i32 truncates.
-  Value fl = arith::UIToFPOp::create(
-      b, loc, f32, arith::FPToUIOp::create(b, loc, i32, t));
-  Value frac = arith::SubFOp::create(b, loc, t, fl);
+  // floor(t) for 0 <= t <= 7: f32 -> i32 truncates; t - floor(t) is exact.
+  Value whole = arith::FPToUIOp::create(b, loc, i32, t);
+  Value frac = arith::SubFOp::create(
+      b, loc, t, arith::UIToFPOp::create(b, loc, f32, whole));
+  // Up iff (bits >> 8) * 2^-24 < frac.
   Value u = arith::MulFOp::create(
       b, loc,
-      arith::UIToFPOp::create(
-          b, loc, f32, arith::ShRUIOp::create(b, loc, bits, i32Const(b, loc, 8))),
+      arith::UIToFPOp::create(b, loc, f32,
+                              arith::ShRUIOp::create(b, loc, bits, i(8))),
       f(0x1p-24f));
-  Value up = select(lt(u, frac), f(1.0f), f(0.0f));
-  Value rounded = arith::MulFOp::create(
-      b, loc, arith::AddFOp::create(b, loc, fl, up), spacing);
-  // |v| >= 6 (and inf) saturates; NaN fails every comparison: the
-  // round-to-nearest conversion's code below.
-  Value magnitude = select(lt(a, f(6.0f)), rounded, f(6.0f));
-  Value isNaN =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
-  Value signed_ = arith::BitcastOp::create(
-      b, loc, f32,
-      arith::OrIOp::create(b, loc,
-                           arith::BitcastOp::create(b, loc, i32, magnitude),
-                           sign));
-  Value value = select(isNaN, v, signed_);
-  Value code = emitEncodeF32(b, loc, value, SmallFloatFormat::e2m1());
-  return code;
+  Value up = arith::ExtUIOp::create(b, loc, i32, lt(u, frac));
+  Value magnitude = arith::MinUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, base, whole),
+                            up),
+      i(7));
+  // v's sign (a negative value rounding to zero is 0x8), none for NaN.
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  Value sign = select(
+      isNaN, i(0),
+      arith::ShRUIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, vBits, i(0x80000000u)), i(28)));
+  return arith::TruncIOp::create(b, loc, b.getI8Type(),
+                                 arith::OrIOp::create(b, loc, magnitude, sign));
 }
