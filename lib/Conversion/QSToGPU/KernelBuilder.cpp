@@ -204,6 +204,22 @@ static std::pair<Value, Value> bf16Halves(OpBuilder &b, Location loc,
                                     c(static_cast<int32_t>(0xFFFF0000))))};
 }
 
+SmallVector<Value> KernelEnv::roundToBf16Values(ArrayRef<Value> values) {
+  SmallVector<Value> rounded;
+  size_t i = 0;
+  for (; gpu && i + 1 < values.size(); i += 2) {
+    // cvt.rn.bf16x2.f32 d, a, b puts a's bf16 in the upper half of d.
+    Value word = pureAsm(b, loc, b.getI32Type(), {values[i + 1], values[i]},
+                         "cvt.rn.bf16x2.f32 $0, $1, $2;", "=r,f,f");
+    auto [lo, hi] = bf16Halves(b, loc, word);
+    rounded.push_back(lo);
+    rounded.push_back(hi);
+  }
+  for (; i < values.size(); ++i)
+    rounded.push_back(roundToBf16(values[i]));
+  return rounded;
+}
+
 Value KernelEnv::absMaxAll(Value acc, ArrayRef<Value> values) {
   SmallVector<Value> words;
   for (size_t i = 0; gpu && i + 1 < values.size(); i += 2)

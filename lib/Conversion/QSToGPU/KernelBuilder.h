@@ -64,6 +64,11 @@ struct KernelEnv {
   /// RNE is (bits + 0x7FFF + bit 16) & 0xFFFF0000 for every non-NaN pattern,
   /// subnormals and the carry into infinity included.
   Value roundToBf16(Value v);
+  /// roundToBf16 of each value where a NaN's bits are never stored (only
+  /// its NaN-ness counts, e.g. before an amax or an FP4 encode): on the GPU
+  /// two at a time by cvt.rn.bf16x2.f32 (whose NaN is the hardware's),
+  /// unpacked as vectorToF32 does, so absMaxAll can pair them again.
+  SmallVector<Value> roundToBf16Values(ArrayRef<Value> values);
   /// |v| max-accumulated into acc, ignoring NaN (fmaxf).
   Value absMax(Value acc, Value v);
   /// absMax over `values`; on the GPU, when they are the bf16 halves of

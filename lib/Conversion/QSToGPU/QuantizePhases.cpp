@@ -510,10 +510,9 @@ SmallVector<Value> quant::rhtSums16(KernelEnv &env, ArrayRef<Value> x,
 
 SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x,
                                 uint32_t signMask) {
-  SmallVector<Value> z;
-  for (Value sum : rhtSums16(env, x, signMask))
-    z.push_back(env.roundToBf16(sum));
-  return z;
+  // The values' NaN bits are never stored: they feed amaxes (NaN ignored)
+  // and E2M1 encodes (NaN -> 0x7).
+  return env.roundToBf16Values(rhtSums16(env, x, signMask));
 }
 
 Value quant::rhtAbsMax16(KernelEnv &env, ArrayRef<Value> x, uint32_t signMask) {
@@ -837,9 +836,7 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         amax = load1(env, env.shared[r.rht ? t.rhtBlockAmax : t.blockAmax],
                      env.add(env.mul(i, env.idx(t.cols / p.twoD)), bj));
       } else if (r.kind != ScaleKind::PerTensor && r.rht) {
-        amax = env.f32(0.0f);
-        for (int64_t rr = 0; rr < r.block; ++rr)
-          amax = env.absMax(amax, value(rr));
+        amax = env.absMaxAll(env.f32(0.0f), transformed);
       } else if (r.kind != ScaleKind::PerTensor) {
         // A loop over 16-row chunks (see rowwisePhase).
         int64_t chunk = std::min<int64_t>(16, r.block);
