@@ -4,10 +4,12 @@
 // NVFP4 4over6: every block is measured twice, map-to-6 (sf = e4m3(base))
 // and map-to-4 (sf = e4m3(base * 1.5)), the better candidate encoded. An
 // element's error needs only its E2M1 magnitude m, which the kernel finds
-// from q = x * enc against the rounding boundaries (> 0.25, >= 0.75,
-// > 1.25, >= 1.75, > 2.5, >= 3.5, > 5 or NaN: ties to the even code),
-// selecting m's decoded value ((m * sf) * G) / 6E from eight per block
-// (IEEE divisions, div.rn, no fma contraction), negated when q < 0. The
+// from a = min(|q|, 6), q = x * enc, as the least of three candidates
+// (fma(a, 2, 2^23), a + 2^23 + 2, fma(a, 0.5, 2^23 + 4): RNE, ties to the
+// even code), loading m's decoded value ((m * sf) * G) / 6E from the eight
+// the thread stored per block and candidate (IEEE divisions, div.rn, no
+// fma contraction of the reference's arithmetic) in its column of a shared
+// table (512 bytes = 128 threads apart), with q's sign. The
 // chosen candidate's codes come from cvt.rn.satfinite.e2m1x2.f32 on
 // sm_100a and from the exact software E2M1 conversion on sm_90a, which has
 // no such instruction (no e2m1x2 anywhere in its PTX).
@@ -24,25 +26,19 @@
 // CHECK: .shared .align 16 .b8 __wg_qs_quantize_2[64];
 // CHECK: .shared .align 16 .b8 __wg_qs_quantize_3[2048];
 // CHECK: .shared .align 16 .b8 __wg_qs_quantize_4[2048];
+// CHECK: .shared .align 16 .b8 __wg_qs_quantize_5[4096];
 // CHECK-NOT: fma.rn.f32
 // CHECK: min.f32 {{.*}}, 0f43E00000;
-// CHECK: div.rn.f32 {{.*}}, 0f44C00000;
-// CHECK: abs.f32 [[Q:%r[0-9]+]], [[QS:%r[0-9]+]];
-// CHECK-NEXT: setp.gt.f32 {{%p[0-9]+}}, [[Q]], 0f3E800000;
-// CHECK-NEXT: selp.f32
-// CHECK-NEXT: setp.ge.f32 {{%p[0-9]+}}, [[Q]], 0f3F400000;
-// CHECK-NEXT: selp.f32
-// CHECK-NEXT: setp.gt.f32 {{%p[0-9]+}}, [[Q]], 0f3FA00000;
-// CHECK-NEXT: selp.f32
-// CHECK-NEXT: setp.ge.f32 {{%p[0-9]+}}, [[Q]], 0f3FE00000;
-// CHECK-NEXT: selp.f32
-// CHECK-NEXT: setp.gt.f32 {{%p[0-9]+}}, [[Q]], 0f40200000;
-// CHECK-NEXT: selp.f32
-// CHECK-NEXT: setp.ge.f32 {{%p[0-9]+}}, [[Q]], 0f40600000;
-// CHECK-NEXT: selp.f32
-// CHECK-NEXT: setp.gtu.f32 {{%p[0-9]+}}, [[Q]], 0f40A00000;
-// CHECK-NEXT: selp.f32
-// CHECK-NEXT: setp.lt.f32 {{%p[0-9]+}}, [[QS]], 0f00000000;
+// CHECK: div.rn.f32 [[B0:%r[0-9]+]], {{%r[0-9]+}}, 0f44C00000;
+// CHECK-NEXT: st.shared.b32 {{\[}}[[T:%rd[0-9]+]]{{\]}}, [[B0]];
+// CHECK-COUNT-7: st.shared.b32 {{\[}}[[T]]+{{[0-9]+}}{{\]}}
+// CHECK: abs.f32 [[A:%r[0-9]+]], [[QS:%r[0-9]+]];
+// CHECK-NEXT: min.f32 [[M:%r[0-9]+]], [[A]], 0f40C00000;
+// CHECK-NEXT: fma.rn.f32 {{%r[0-9]+}}, [[M]], 0f40000000, 0f4B000000;
+// CHECK-NEXT: add.rn.f32 {{%r[0-9]+}}, [[M]], 0f4B000002;
+// CHECK-NEXT: fma.rn.f32 {{%r[0-9]+}}, [[M]], 0f3F000000, 0f4B000004;
+// CHECK: ld.shared.b32 [[BACK:%r[0-9]+]],
+// CHECK-NEXT: copysign.f32 {{%r[0-9]+}}, [[QS]], [[BACK]];
 // CHECK: mul.rn.f32 {{.*}}, 0f3FC00000;
 // CHECK: bar.sync 0;
 // CHECK: selp.f32 {{.*}}, 0f3FC00000, 0f3F800000,
@@ -55,8 +51,9 @@
 // CHECK: bar.sync 0;
 // CHECK-NOT: bar.sync
 // CHECK: div.rn.f32 {{.*}}, 0f45280000;
-// CHECK: setp.gtu.f32 {{%p[0-9]+}}, {{%r[0-9]+}}, 0f40A00000;
-// CHECK: abs.f32
+// CHECK: fma.rn.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, 0f3F000000, 0f4B000004;
+// CHECK: ld.shared.b32
+// CHECK: copysign.f32
 // SM100: cvt.rn.satfinite.e2m1x2.f32
 // CHECK: st.global.v2.b32
 module attributes {qs.chip = "sm_90a"} {

@@ -72,49 +72,43 @@ static Scale scaleOf(KernelEnv &env, Value amax, Value sEnc, Value expand) {
 
 /// The candidate's error sum over `values`, without its codes: an element
 /// whose scaled value q = f32(x * inv) has E2M1 magnitude m (RNE with
-/// saturation, as emitEncodeF32: m counts the rounding boundaries |q|
-/// passes, > 0.25, >= 0.75, > 1.25, >= 1.75, > 2.5, >= 3.5, > 5 or NaN,
-/// the ties going to the even code) decodes to back_m = f32(f32(f32(m_value
-/// * sf) * G) / 6E), negated when q < 0. The eight back_m are computed once
-/// per block (the multiplications and the division are symmetric in sign,
-/// so this is the reference's per-element arithmetic exactly; a zero's sign
-/// only changes the sign of a zero difference, which |d| and d * d drop).
+/// saturation, NaN -> 7, as emitEncodeF32: KernelEnv::e2m1Parts, whose t
+/// holds m in its low 3 bits) decodes to back_m = f32(f32(f32(m_value *
+/// sf) * G) / 6E) with q's sign. The eight back_m are computed once per
+/// block (the multiplications and the division are symmetric in sign, so
+/// this is the reference's per-element arithmetic exactly) and stored in
+/// the thread's column of `backs` (element m * threads + thread: a warp's
+/// lookups hit 32 distinct banks whatever their m), so an element costs
+/// one shared load instead of seven compare-selects. The sign is copied
+/// from q: for q = -0 that gives -back_0 where the reference has +back_0,
+/// which only changes the sign of a zero difference (|d| and d * d drop
+/// it), and a NaN q comes from a NaN x, whose difference is NaN either way.
 static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
-                     ArrayRef<Value> values) {
+                     ArrayRef<Value> values, Value backs) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
-  // Boundary i separates magnitudes i and i + 1 (E2M1Boundaries.h); `>=`
-  // where the tie rounds up to the even code, strict elsewhere, and NaN
-  // passes the last (saturates to 6, as emitEncodeF32).
-  auto predicate = [](int i) {
-    if (i == 6)
-      return arith::CmpFPredicate::UGT;
-    return kE2M1BoundaryInclusive[i] ? arith::CmpFPredicate::OGE
-                                     : arith::CmpFPredicate::OGT;
-  };
-  static_assert(!kE2M1BoundaryInclusive[6]);
+  int64_t threads = cast<MemRefType>(backs.getType()).getDimSize(0) / 8;
   Value sixE = env.f32(nvfp4SixE(r.e4m3Max));
-  std::array<Value, 8> backs;
   for (int m = 0; m < 8; ++m) {
     Value v =
         arith::MulFOp::create(b, loc, env.f32(kE2M1Magnitudes[m]), s.sfValue);
-    backs[m] = arith::DivFOp::create(b, loc,
-                                     arith::MulFOp::create(b, loc, v, g), sixE);
+    Value back = arith::DivFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, v, g), sixE);
+    store1(env, back, backs, env.add(env.idx(m * threads), env.threadId));
   }
+  Type i32 = b.getI32Type();
   Value err = env.f32(0.0f);
   for (Value x : values) {
     Value q = arith::MulFOp::create(b, loc, x, s.inv);
-    Value mag = math::AbsFOp::create(b, loc, q);
-    Value back = backs[0];
-    for (int i = 0; i < 7; ++i) {
-      Value passes = arith::CmpFOp::create(b, loc, predicate(i), mag,
-                                           env.f32(kE2M1Boundaries[i]));
-      back = arith::SelectOp::create(b, loc, passes, backs[i + 1], back);
-    }
-    Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, q,
-                                           env.f32(0.0f));
-    back = arith::SelectOp::create(b, loc, negative,
-                                   arith::NegFOp::create(b, loc, back), back);
+    // t = 0x4B000000 + m.
+    Value m = arith::SubIOp::create(
+        b, loc, env.e2m1Parts(q).first,
+        arith::ConstantIntOp::create(b, loc, i32, 0x4B000000));
+    Value at = env.add(
+        env.mul(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), m),
+                env.idx(threads)),
+        env.threadId);
+    Value back = math::CopySignOp::create(b, loc, load1(env, backs, at), q);
     Value d = arith::SubFOp::create(b, loc, back, x);
     Value e = r.mse ? arith::MulFOp::create(b, loc, d, d).getResult()
                     : math::AbsFOp::create(b, loc, d).getResult();
@@ -145,18 +139,19 @@ static SmallVector<Value> encodeWith(KernelEnv &env, Value inv,
   return bytes;
 }
 
-std::pair<Value, Value> quant::fourOverSixErrors(KernelEnv &env, const Rep &r,
-                                                 Value amax, Value sEnc,
-                                                 Value g,
-                                                 ArrayRef<Value> values) {
-  return {errorOf(env, r, scaleOf(env, amax, sEnc, Value()), g, values),
-          errorOf(env, r, scaleOf(env, amax, sEnc, env.f32(1.5f)), g, values)};
+std::pair<Value, Value>
+quant::fourOverSixErrors(KernelEnv &env, const Rep &r, Value amax, Value sEnc,
+                         Value g, ArrayRef<Value> values, Value backs) {
+  return {errorOf(env, r, scaleOf(env, amax, sEnc, Value()), g, values, backs),
+          errorOf(env, r, scaleOf(env, amax, sEnc, env.f32(1.5f)), g, values,
+                  backs)};
 }
 
 SmallVector<Value> quant::fourOverSixEncode(KernelEnv &env, const Rep &r,
                                             Value amax, Value sEnc, Value g,
                                             ArrayRef<Value> values, Value pick4,
-                                            Value scales, Value scaleIndex) {
+                                            Value scales, Value scaleIndex,
+                                            Value backs) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   Scale chosen;
@@ -168,9 +163,10 @@ SmallVector<Value> quant::fourOverSixEncode(KernelEnv &env, const Rep &r,
   } else {
     Scale six = scaleOf(env, amax, sEnc, Value());
     Scale four = scaleOf(env, amax, sEnc, env.f32(1.5f));
-    Value better = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                         errorOf(env, r, four, g, values),
-                                         errorOf(env, r, six, g, values));
+    Value better =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                              errorOf(env, r, four, g, values, backs),
+                              errorOf(env, r, six, g, values, backs));
     chosen.sf = arith::SelectOp::create(b, loc, better, four.sf, six.sf);
     chosen.inv = arith::SelectOp::create(b, loc, better, four.inv, six.inv);
   }
@@ -215,7 +211,8 @@ void quant::fourOverSixErrorPhase(KernelEnv &env, const Plan &p, const Tile &t,
         Value amax = load1(env, env.shared[t.blockAmax],
                            env.add(env.mul(bi, env.idx(t.cols / 16)), bj));
         Value e6, e4;
-        std::tie(e6, e4) = fourOverSixErrors(env, r, amax, sEnc, g, values);
+        std::tie(e6, e4) = fourOverSixErrors(env, r, amax, sEnc, g, values,
+                                             env.shared[t.fosBacks]);
         store1(env, e6, buffer, env.mul(u, env.idx(2)));
         store1(env, e4, buffer, env.add(env.mul(u, env.idx(2)), env.idx(1)));
       });

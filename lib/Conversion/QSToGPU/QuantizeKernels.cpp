@@ -238,6 +238,14 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
   });
   if (!t.swizzled && plainNvfp4 && t.elemBytes == 2)
     d.minBlocksPerSM = 8;
+  // NVFP4 4over6 without stochastic rounding: 6 blocks (at most 80
+  // registers, as before errorOf's shared-memory table; ptxas 13.0 gives
+  // it 88-95 left to 4).
+  bool fourOverSix = llvm::all_of(reps, [](const Rep *r) {
+    return r->kind == ScaleKind::NVFP4 && r->fourOverSix;
+  });
+  if (!t.swizzled && fourOverSix)
+    d.minBlocksPerSM = 6;
   t.reversed = reversed;
   d.gridSize = t.grid;
   Type f32 = Float32Type::get(p.nominal.getContext());
@@ -271,6 +279,11 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
       t.fosErrors[r->columnwise] = d.shared.size();
       d.shared.push_back(MemRefType::get({2 * t.rows * t.cols / 16}, f32));
     }
+  }
+  // 4over6: the per-thread table of a candidate's decoded values.
+  if (llvm::any_of(owned, [](const Rep &r) { return r.fourOverSix; })) {
+    t.fosBacks = d.shared.size();
+    d.shared.push_back(MemRefType::get({8 * d.threads}, f32));
   }
   // Transposed column-wise codes staged for coalesced stores (rows padded
   // by 16 bytes: a warp's 16-byte stores of consecutive columns, rows

@@ -643,7 +643,8 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         Value pick4 = p.twoD ? fourOverSixTilePick(env, t, r, row, j) : Value();
         SmallVector<Value> bytes = fourOverSixEncode(
             env, r, amax, sEnc, g, readRow(env, t, smem, base, 16, p.nominal),
-            pick4, scaleBuffer(env, r), r.scaleIndex(env, gr, gBlock));
+            pick4, scaleBuffer(env, r), r.scaleIndex(env, gr, gBlock),
+            env.shared[t.fosBacks]);
         storeChunk(env, bytes, env.args[r.dataArg], env.mul(gr, env.idx(p.k)),
                    gc, p.k, /*fp4=*/true, p.k % 16 == 0);
         return;
@@ -859,7 +860,8 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         Value pick4 = p.twoD ? fourOverSixTilePick(env, t, r, c, i) : Value();
         SmallVector<Value> bytes = fourOverSixEncode(
             env, r, amax, sEnc, g, columnChunk(env, t, i, c), pick4,
-            scaleBuffer(env, r), r.scaleIndex(env, gc, gBlock));
+            scaleBuffer(env, r), r.scaleIndex(env, gc, gBlock),
+            env.shared[t.fosBacks]);
         storeColumnCodes(env, p, t, r, bytes, c, env.mul(i, env.idx(r.block)),
                          gc, gr0);
         return;

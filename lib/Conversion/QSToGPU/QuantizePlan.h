@@ -122,6 +122,10 @@ struct Tile {
   /// map-to-6 and map-to-4 errors of every 1 x 16 segment of its z rows in
   /// the tile ([segment][2]; fourOverSixErrorPhase), or -1.
   int fosErrors[2] = {-1, -1};
+  /// NVFP4 4over6: [8 * threads] f32, element m * threads + thread the
+  /// decoded value of E2M1 magnitude m under the candidate whose error the
+  /// thread is summing (errorOf's lookup table), or -1.
+  int fosBacks = -1;
 };
 
 /// Builds the plan; outs start at argument 1 (after x), then the optional
@@ -248,19 +252,21 @@ void rhtBlockAmaxPhase(KernelEnv &env, const Tile &t);
 std::pair<Value, Value> nvfp4Globals(KernelEnv &env, const Rep &r,
                                      Value repScale, Value zRow);
 /// The map-to-6 and map-to-4 errors of the 16 `values` (f32 of the z
-/// elements) of a block whose amax (its tile's with 2-D) is `amax`.
+/// elements) of a block whose amax (its tile's with 2-D) is `amax`;
+/// `backs` is the Tile::fosBacks buffer.
 std::pair<Value, Value> fourOverSixErrors(KernelEnv &env, const Rep &r,
                                           Value amax, Value sEnc, Value g,
-                                          ArrayRef<Value> values);
+                                          ArrayRef<Value> values, Value backs);
 /// The 16 `values` of a block encoded as 4over6 says: the chosen
 /// candidate's scale byte stored into `scales` at `scaleIndex`, its packed
 /// codes (8 bytes) returned. `pick4` (i1, with 2-D: the tile's choice,
 /// fourOverSixTilePick; only that candidate is computed) or null: both
-/// candidates, this block's own errors decide.
+/// candidates, this block's own errors decide (`backs`: Tile::fosBacks).
 SmallVector<Value> fourOverSixEncode(KernelEnv &env, const Rep &r, Value amax,
                                      Value sEnc, Value g,
                                      ArrayRef<Value> values, Value pick4,
-                                     Value scales, Value scaleIndex);
+                                     Value scales, Value scaleIndex,
+                                     Value backs);
 /// 2-D 4over6, step 1 (after blockAmaxPhase): every 1 x 16 segment's
 /// errors of both candidates, for each representation of `reps` that uses
 /// 4over6, into Tile::fosErrors.
