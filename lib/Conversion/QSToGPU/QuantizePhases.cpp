@@ -496,7 +496,7 @@ SmallVector<Value> quant::rhtSums16(KernelEnv &env, ArrayRef<Value> x,
   SmallVector<Value> a;
   for (int r = 0; r < 16; ++r)
     a.push_back(arith::MulFOp::create(
-        env.b, env.loc, x[r], env.f32(ref::nvfp4RHTEntry(r, 0, signMask))));
+        env.b, env.loc, x[r], env.f32(ref::nvfp4RHTInputFactor(r, signMask))));
   for (int h = 1; h < 16; h *= 2)
     for (int i = 0; i < 16; ++i) {
       if (i & h)

@@ -86,7 +86,7 @@ struct Plan {
   bool rowScaled = false;
   int rowAmaxArg = -1, colAmaxArg = -1;
   /// RHT: the column-wise amax buffer (max |RHT(x^T)|), else -1, and the
-  /// transform's sign mask (ref::nvfp4RHTEntry).
+  /// transform's sign mask (ref::nvfp4RHTInputFactor).
   int rhtAmaxArg = -1;
   uint32_t rhtSignMask = 0;
   float fp8Max = 448.0f, epsilon = 0.0f;

@@ -65,7 +65,7 @@ struct NVFP4Reference final
     Type f32 = b.getF32Type();
     SmallVector<float> signs;
     for (int r = 0; r < 16; ++r)
-      signs.push_back(nvfp4RHTEntry(r, 0, signMask));
+      signs.push_back(nvfp4RHTInputFactor(r, signMask));
     // One fixed location for the table: bufferization turns every copy into
     // one shared memref.global whose location would otherwise be that of
     // whichever function it visits first (not deterministic across runs).

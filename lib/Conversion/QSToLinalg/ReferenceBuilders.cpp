@@ -8,7 +8,6 @@
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "qs/Dialect/QS/IR/QSAttrs.h"
 #include "qs/Dialect/QS/Utils/FloatEmulation.h"
-#include "llvm/ADT/bit.h"
 #include <cfloat>
 
 using namespace mlir;
@@ -433,9 +432,8 @@ Value ref::nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax,
   return arith::SelectOp::create(b, loc, one, constF32(b, loc, 1.0f), s);
 }
 
-float ref::nvfp4RHTEntry(int r, int j, uint32_t signMask) {
-  float sign = (signMask >> r) & 1 ? -1.0f : 1.0f;
-  return sign * (llvm::popcount(unsigned(r & j)) % 2 ? -0.25f : 0.25f);
+float ref::nvfp4RHTInputFactor(int r, uint32_t signMask) {
+  return (signMask >> r) & 1 ? -0.25f : 0.25f;
 }
 
 float ref::maxFiniteOf(Type type) {

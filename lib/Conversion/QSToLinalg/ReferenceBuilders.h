@@ -123,10 +123,10 @@ Value blockSum(OpBuilder &b, Location loc, Value x, int64_t bc);
 /// b_i = a_i + a_{i+4}, c_i = b_i + b_{i+2}, c_0 + c_1.
 Value treeSum16Rows(OpBuilder &b, Location loc, Value x);
 
-/// Entry (r, j) of NVFP4's RHT matrix diag(s) H16 / 4 with the signs of
-/// `signMask` (bit r set iff s[r] = -1; TE's is kNvfp4RhtSignMask):
-/// s[r] * (-1)^popcount(r & j) / 4.
-float nvfp4RHTEntry(int r, int j, uint32_t signMask);
+/// The factor s[r] / 4 of input r of NVFP4's RHT, diag(s) H16 / 4, with the
+/// signs of `signMask` (bit r set iff s[r] = -1; TE's is kNvfp4RhtSignMask):
+/// the exact products the butterflies start from (Numerics.md).
+float nvfp4RHTInputFactor(int r, uint32_t signMask);
 
 /// The largest finite value of a nominal element type (bf16, f16, f32).
 float maxFiniteOf(Type type);
