@@ -156,6 +156,25 @@ def test_nvfp4_4over6(rng, usage, mode):
                        "bf16", x=x)
 
 
+@pytest.mark.parametrize("mode", list(FOUR_OVER_SIX))
+@pytest.mark.parametrize("exponents", [(-100, -90), (-80, -62), (50, 67), (90, 100)])
+def test_nvfp4_4over6_far_scales(rng, mode, exponents):
+    # The kernels divide by 6 and 6E without div.rn while the dividends lie
+    # in [2^-64, 2^64] (ConstantDivision.h) and fall back to it outside:
+    # tiles scaled by 2^e, e drawn per 16x16 tile from `exponents`, put the
+    # block amaxes and the decoded-value products f32(sf G) all outside
+    # (-100..-90, 90..100) or on both sides of the bounds (-80..-62: about
+    # 18% of the block amaxes and 65% of the products inside; 50..67: 75%
+    # and 10-20%), with no specials to flatten them.
+    x = tile_scaled_uniform(rng, 64, 128)
+    exps = rng.integers(exponents[0], exponents[1], size=(4, 8))
+    x *= np.exp2(np.repeat(np.repeat(exps, 16, 0), 16, 1)).astype(np.float32)
+    x = x.astype(ml_dtypes.bfloat16).astype(np.float32)
+    for two_d in (False, True):
+        check_quantize(rng, "nvfp4", dict(FOUR_OVER_SIX[mode], with_2d_quantization=two_d,
+                                          **USAGES["both"]), x.shape, "bf16", x=x)
+
+
 def tile_scaled_uniform(rng, m, k):
     """Uniform values in [-s, s], s random per 16x16 tile: both 4over6
     candidates win often, for 1x16 blocks and for 16x16 tiles."""

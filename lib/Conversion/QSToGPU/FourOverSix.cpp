@@ -24,7 +24,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "qs/Dialect/QS/IR/QSAttrs.h"
+#include "qs/Dialect/QS/Utils/ConstantDivision.h"
 #include "qs/Dialect/QS/Utils/E2M1Boundaries.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
 
@@ -50,14 +52,54 @@ std::pair<Value, Value> quant::nvfp4Globals(KernelEnv &env, const Rep &r,
   return {sEnc, g};
 }
 
-/// The candidate scale e4m3(min(f32(base * expand), 448)), base =
-/// f32(f32(amax / 6) * S_enc) (no multiplication when `expand` is null:
-/// map-to-6).
-static Scale scaleOf(KernelEnv &env, Value amax, Value sEnc, Value expand) {
+/// f32(v / c) without div.rn for v in [kConstantDivisionMin,
+/// kConstantDivisionMax] and c one of kConstantDivisors: q0 = f32(v * y), y
+/// = f32(1 / c), then q0 + f32(v - q0 c) y, both fused (ConstantDivision.h).
+static Value divideByConstant(KernelEnv &env, Value v, float c) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
-  Value v = arith::MulFOp::create(
-      b, loc, arith::DivFOp::create(b, loc, amax, env.f32(6.0f)), sEnc);
+  Value y = env.f32(1.0f / c);
+  Value q0 = arith::MulFOp::create(b, loc, v, y);
+  Value rem = math::FmaOp::create(b, loc, arith::NegFOp::create(b, loc, q0),
+                                  env.f32(c), v);
+  return math::FmaOp::create(b, loc, rem, y, q0);
+}
+
+/// Whether kConstantDivisionMin <= v <= `max` (false for NaN).
+static Value inDivisionRange(KernelEnv &env, Value v, float max) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  return env.land(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v,
+                                        env.f32(kConstantDivisionMin)),
+                  arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v,
+                                        env.f32(max)));
+}
+
+/// f32(amax / 6), the reference's first step of both candidates' scales:
+/// by divideByConstant where amax is in range (6 is among the checked
+/// divisors), div.rn otherwise (0, subnormal, huge, NaN).
+static Value amaxSixth(KernelEnv &env, Value amax) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  auto ifOp = scf::IfOp::create(
+      b, loc, TypeRange{b.getF32Type()},
+      inDivisionRange(env, amax, kConstantDivisionMax), /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, divideByConstant(env, amax, 6.0f));
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(
+      b, loc, arith::DivFOp::create(b, loc, amax, env.f32(6.0f)).getResult());
+  return ifOp.getResult(0);
+}
+
+/// The candidate scale e4m3(min(f32(base * expand), 448)), base =
+/// f32(f32(amax / 6) * S_enc) (`sixth` = f32(amax / 6): amaxSixth; no
+/// multiplication when `expand` is null: map-to-6).
+static Scale scaleOf(KernelEnv &env, Value sixth, Value sEnc, Value expand) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value v = arith::MulFOp::create(b, loc, sixth, sEnc);
   if (expand)
     v = arith::MulFOp::create(b, loc, v, expand);
   v = arith::MinNumFOp::create(b, loc, v, env.f32(448.0f));
@@ -76,26 +118,74 @@ static Scale scaleOf(KernelEnv &env, Value amax, Value sEnc, Value expand) {
 /// holds m in its low 3 bits) decodes to back_m = f32(f32(f32(m_value *
 /// sf) * G) / 6E) with q's sign. The eight back_m are computed once per
 /// block (the multiplications and the division are symmetric in sign, so
-/// this is the reference's per-element arithmetic exactly) and stored in
-/// the thread's column of `backs` (element m * threads + thread: a warp's
+/// this is the reference's per-element arithmetic exactly; from two
+/// quotients without div.rn in the usual range, below) and stored in the
+/// thread's column of `backs` (element m * threads + thread: a warp's
 /// lookups hit 32 distinct banks whatever their m), so an element costs
-/// one shared load instead of seven compare-selects. The sign is copied
-/// from q: for q = -0 that gives -back_0 where the reference has +back_0,
-/// which only changes the sign of a zero difference (|d| and d * d drop
-/// it), and a NaN q comes from a NaN x, whose difference is NaN either way.
+/// one shared load instead of seven compare-selects.
+///
+/// The difference is taken as d' = back_m - |x| instead of the
+/// reference's d = sign(q) back_m - x, with the same magnitude: S_enc is
+/// in (0, FLT_MAX] for every global amax the kernels compute (+0 or more,
+/// or NaN: nvfp4GlobalEncodeScale), so sf >= +0 (from f32(amax / 6) S_enc,
+/// the block amax >= +0), S_dec = 1 / S_enc > 0 and inv = min(1 / f32(sf
+/// S_dec), FLT_MAX) > 0 (sf = 0 gives inf -> FLT_MAX); every back_m is
+/// +0 or more, or NaN with G; a non-NaN x gives q with x's sign (zeros
+/// included) and d = sign(x) d' exactly, a NaN x makes both NaN. |d| and
+/// d * d, the errors, cannot tell d from d', and no sign is copied.
 static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
                      ArrayRef<Value> values, Value backs) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   int64_t threads = cast<MemRefType>(backs.getType()).getDimSize(0) / 8;
-  Value sixE = env.f32(nvfp4SixE(r.e4m3Max));
-  for (int m = 0; m < 8; ++m) {
-    Value v =
-        arith::MulFOp::create(b, loc, env.f32(kE2M1Magnitudes[m]), s.sfValue);
-    Value back = arith::DivFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, v, g), sixE);
+  float sixE = nvfp4SixE(r.e4m3Max);
+  auto product = [&](float m) -> Value {
+    return arith::MulFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, env.f32(m), s.sfValue), g);
+  };
+  auto storeBack = [&](int m, Value back) {
     store1(env, back, backs, env.add(env.idx(m * threads), env.threadId));
-  }
+  };
+  // back_0 = f32(0 * sf) * G: 0, or NaN for an infinite or NaN G, both
+  // unchanged by the division.
+  storeBack(0, product(0.0f));
+  // m sf is exact (E4M3 times E2M1: at most 6 significant bits, no
+  // underflow), so for m = 2^k m' the products and quotients are 2^k those
+  // of m' while they stay normal: the eight need two quotients, t = f32(sf
+  // G) and t' = f32(f32(1.5 sf) G), divided without div.rn
+  // (ConstantDivision.h), when kConstantDivisionMin <= t <=
+  // kConstantDivisionMax / 2 (so t' = f32(1.5 t) is in range too, and
+  // back_0.5 > 2^-77 is normal). t
+  // = 0 (sf = 0, G = 0, or sf G below 2^-149) takes the same path: m sf G
+  // < 2^-147 for every m, so every reference quotient is 0, and so is
+  // every one computed here (q0 = 0, r = t, f32(t y) = 0). Outside, and for
+  // NaN, each back_m as the reference computes it.
+  Value t = product(1.0f);
+  Value zero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, t,
+                                     env.f32(0.0f));
+  env.ifThenElse(
+      arith::OrIOp::create(
+          b, loc, inDivisionRange(env, t, kConstantDivisionMax / 2), zero),
+      [&] {
+        auto divide = [&](Value v) { return divideByConstant(env, v, sixE); };
+        Value one = divide(t), oneHalf = divide(product(1.5f));
+        // kE2M1Magnitudes: 0.5, 1, 1.5, 2, 3, 4, 6.
+        const std::pair<float, Value> multiples[7] = {
+            {0.5f, one},     {1.0f, one}, {1.0f, oneHalf}, {2.0f, one},
+            {2.0f, oneHalf}, {4.0f, one}, {4.0f, oneHalf}};
+        for (int m = 1; m < 8; ++m) {
+          auto [power, base] = multiples[m - 1];
+          storeBack(m, power == 1.0f
+                           ? base
+                           : arith::MulFOp::create(b, loc, base, env.f32(power))
+                                 .getResult());
+        }
+      },
+      [&] {
+        for (int m = 1; m < 8; ++m)
+          storeBack(m, arith::DivFOp::create(
+                           b, loc, product(kE2M1Magnitudes[m]), env.f32(sixE)));
+      });
   Type i32 = b.getI32Type();
   Value err = env.f32(0.0f);
   for (Value x : values) {
@@ -108,8 +198,8 @@ static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
         env.mul(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), m),
                 env.idx(threads)),
         env.threadId);
-    Value back = math::CopySignOp::create(b, loc, load1(env, backs, at), q);
-    Value d = arith::SubFOp::create(b, loc, back, x);
+    Value d = arith::SubFOp::create(b, loc, load1(env, backs, at),
+                                    math::AbsFOp::create(b, loc, x));
     Value e = r.mse ? arith::MulFOp::create(b, loc, d, d).getResult()
                     : math::AbsFOp::create(b, loc, d).getResult();
     err = arith::AddFOp::create(b, loc, err, e);
@@ -142,8 +232,9 @@ static SmallVector<Value> encodeWith(KernelEnv &env, Value inv,
 std::pair<Value, Value>
 quant::fourOverSixErrors(KernelEnv &env, const Rep &r, Value amax, Value sEnc,
                          Value g, ArrayRef<Value> values, Value backs) {
-  return {errorOf(env, r, scaleOf(env, amax, sEnc, Value()), g, values, backs),
-          errorOf(env, r, scaleOf(env, amax, sEnc, env.f32(1.5f)), g, values,
+  Value sixth = amaxSixth(env, amax);
+  return {errorOf(env, r, scaleOf(env, sixth, sEnc, Value()), g, values, backs),
+          errorOf(env, r, scaleOf(env, sixth, sEnc, env.f32(1.5f)), g, values,
                   backs)};
 }
 
@@ -155,14 +246,15 @@ SmallVector<Value> quant::fourOverSixEncode(KernelEnv &env, const Rep &r,
   OpBuilder &b = env.b;
   Location loc = env.loc;
   Scale chosen;
+  Value sixth = amaxSixth(env, amax);
   if (pick4) {
     // The tile has chosen: only its candidate (base * 1 is base).
     chosen = scaleOf(
-        env, amax, sEnc,
+        env, sixth, sEnc,
         arith::SelectOp::create(b, loc, pick4, env.f32(1.5f), env.f32(1.0f)));
   } else {
-    Scale six = scaleOf(env, amax, sEnc, Value());
-    Scale four = scaleOf(env, amax, sEnc, env.f32(1.5f));
+    Scale six = scaleOf(env, sixth, sEnc, Value());
+    Scale four = scaleOf(env, sixth, sEnc, env.f32(1.5f));
     Value better =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
                               errorOf(env, r, four, g, values, backs),
