@@ -1,5 +1,4 @@
-//===- ConstantDivisionTest.cpp - Markstein division by 6E
-//------------------===//
+//===- ConstantDivisionTest.cpp - Markstein division by 6 and 6E ----------===//
 //
 // ConstantDivision.h: the three-instruction division equals f32(t / c) for
 // every significand of t (exhaustive at two exponents, the argument there
