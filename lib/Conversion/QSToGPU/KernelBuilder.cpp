@@ -263,8 +263,88 @@ std::pair<Value, Value> KernelEnv::e2m1Parts(Value q) {
           arith::BitcastOp::create(b, loc, i32, m)};
 }
 
-SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
-  assert(values.size() % 8 == 0 && "eight values per word");
+/// f32(x + y) rounded toward +inf (add.rp.f32 on the GPU). The emulation
+/// rounds to nearest and steps up one ulp when the exact sum is above:
+/// the error of the rounded sum s is (x - (s - bb)) + (y - bb), bb = s - x,
+/// exact for finite x, y (Knuth's TwoSum); s = 0 is exact, and an infinite
+/// or NaN s stays (its error is NaN).
+Value KernelEnv::addRoundUp(Value x, Value y) {
+  if (gpu)
+    return pureAsm(b, loc, b.getF32Type(), {x, y}, "add.rp.f32 $0, $1, $2;",
+                   "=f,f,f");
+  Type i32 = b.getI32Type();
+  Value s = arith::AddFOp::create(b, loc, x, y);
+  Value bb = arith::SubFOp::create(b, loc, s, x);
+  Value err = arith::AddFOp::create(
+      b, loc,
+      arith::SubFOp::create(b, loc, x, arith::SubFOp::create(b, loc, s, bb)),
+      arith::SubFOp::create(b, loc, y, bb));
+  Value bits = arith::BitcastOp::create(b, loc, i32, s);
+  // The next f32 above s (s != 0 here): one ulp more in magnitude for
+  // s > 0, one less for s < 0.
+  Value step = arith::SelectOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, s, f32(0.0f)),
+      arith::ConstantIntOp::create(b, loc, i32, 1),
+      arith::ConstantIntOp::create(b, loc, i32, -1));
+  Value up = arith::BitcastOp::create(
+      b, loc, b.getF32Type(), arith::AddIOp::create(b, loc, bits, step));
+  return arith::SelectOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, err, f32(0.0f)),
+      up, s);
+}
+
+std::pair<Value, Value> KernelEnv::e2m1StochasticParts(Value v, Value word) {
+  Type i32 = b.getI32Type(), f32Type = b.getF32Type();
+  // K = word >> 8, exact in f32.
+  Value k = arith::UIToFPOp::create(
+      b, loc, f32Type,
+      arith::ShRUIOp::create(b, loc, word,
+                             arith::ConstantIntOp::create(b, loc, i32, 8)));
+  Value a = math::AbsFOp::create(b, loc, v);
+  // Run j's line L_j = base_j + a / s_j (2a, a + 2, a / 2 + 4), scaled by
+  // 2^24: Y_j = rp(a 2^24 / s_j - K), then W_j = rp(Y_j + 2^47 + 2^24 (1 +
+  // base_j)) = 2^47 + 2^24 (1 + base_j + ceil(Y_j / 2^24)): Y_j > -2^24
+  // keeps the sum in [2^47, 2^48), whose ulp is 2^24. On the GPU without a
+  // negation (rounding up is rounding down negated): Y'_j = fma.rm(a, -2^24
+  // / s_j, K) = -Y_j, W_j = sub.rp(2^47 + ..., Y'_j). In the emulation the
+  // product (exact: a power of two) and addRoundUp.
+  const float scales[3] = {0x1p25f, 0x1p24f, 0x1p23f};
+  const float biases[3] = {0x1p47f + 0x1p24f, 0x1p47f + 3 * 0x1p24f,
+                           0x1p47f + 5 * 0x1p24f};
+  Value negK = gpu ? Value() : arith::NegFOp::create(b, loc, k).getResult();
+  Value w;
+  for (int j = 0; j < 3; ++j) {
+    Value wj;
+    if (gpu) {
+      Value negY = pureAsm(b, loc, f32Type, {a, f32(-scales[j]), k},
+                           "fma.rm.f32 $0, $1, $2, $3;", "=f,f,f,f");
+      wj = pureAsm(b, loc, f32Type, {f32(biases[j]), negY},
+                   "sub.rp.f32 $0, $1, $2;", "=f,f,f");
+    } else {
+      Value y =
+          addRoundUp(arith::MulFOp::create(b, loc, a, f32(scales[j])), negK);
+      wj = addRoundUp(y, f32(biases[j]));
+    }
+    w = w ? arith::MinNumFOp::create(b, loc, w, wj).getResult() : wj;
+  }
+  // Magnitude 7 at most (|v| >= 6, infinities and NaN, whose W_j are NaN).
+  w = arith::MinNumFOp::create(b, loc, w, f32(0x1p47f + 8 * 0x1p24f));
+  Value m = gpu ? v : arith::MinNumFOp::create(b, loc, v, f32(6.0f));
+  return {arith::BitcastOp::create(b, loc, i32, w),
+          arith::BitcastOp::create(b, loc, i32, m)};
+}
+
+/// The bytes of E2M1 codes given as (t, m) pairs (e2m1Parts,
+/// e2m1StochasticParts): t = `fieldBias` + magnitude, m's sign bit the
+/// code's; see encodeE2M1Bytes.
+static SmallVector<Value>
+packE2M1Nibbles(KernelEnv &env, ArrayRef<std::pair<Value, Value>> parts,
+                uint32_t fieldBias) {
+  assert(parts.size() % 8 == 0 && "eight values per word");
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
   SmallVector<Value> bytes;
   Type i32 = b.getI32Type();
   auto i32c = [&](int64_t v) {
@@ -274,19 +354,19 @@ SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
   // the integer ALU that the min/max instructions share; LLVM would turn
   // the shift into a shift-and-mask pair with the multiply-add below).
   auto signBit = [&](Value m) -> Value {
-    if (!gpu)
+    if (!env.gpu)
       return arith::ShRUIOp::create(b, loc, m, i32c(31));
     return pureAsm(b, loc, i32, m, "mul.hi.u32 $0, $1, 2;", "=r,r");
   };
-  // Horner over the nibbles, multiply-adds only: acc = acc * 16 + (bits(t)
-  // + 8 sign). Each bits(t) is 0x4B000000 + magnitude; the exponent
-  // fields add up to 0x4B000000 * 0x11111111 = 0xFB000000 mod 2^32 (the
-  // first two values' only: shifted further they leave the word), removed
-  // once at the end by adding 0x05000000.
-  for (size_t w = 0; w < values.size(); w += 8) {
+  // Horner over the nibbles, multiply-adds only: acc = acc * 16 + (t + 8
+  // sign). The t's fields add up to fieldBias * 0x11111111 mod 2^32
+  // (0xFB000000 for e2m1Parts' 0x4B000000: shifted further they leave the
+  // word), removed once at the end.
+  uint32_t fix = 0u - fieldBias * 0x11111111u;
+  for (size_t w = 0; w < parts.size(); w += 8) {
     Value acc;
     for (int i = 7; i >= 0; --i) {
-      auto [t, m] = e2m1Parts(values[w + i]);
+      auto [t, m] = parts[w + i];
       Value nibble = arith::AddIOp::create(
           b, loc, t, arith::MulIOp::create(b, loc, signBit(m), i32c(8)));
       acc = acc ? arith::AddIOp::create(
@@ -295,7 +375,8 @@ SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
                       .getResult()
                 : nibble;
     }
-    Value word = arith::AddIOp::create(b, loc, acc, i32c(0x05000000));
+    Value word =
+        arith::AddIOp::create(b, loc, acc, i32c(static_cast<int32_t>(fix)));
     // The word's bytes as {trunc(w), trunc(w >> 8), ...}: storeBytes
     // (QuantizePhases.cpp) stores such groups as the word itself.
     for (int64_t k = 0; k < 4; ++k) {
@@ -307,6 +388,23 @@ SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
     }
   }
   return bytes;
+}
+
+SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
+  SmallVector<std::pair<Value, Value>> parts;
+  for (Value v : values)
+    parts.push_back(e2m1Parts(v));
+  return packE2M1Nibbles(*this, parts, 0x4B000000u);
+}
+
+SmallVector<Value> KernelEnv::encodeE2M1StochasticBytes(ArrayRef<Value> values,
+                                                        ArrayRef<Value> words) {
+  assert(values.size() == words.size() && "one random word per value");
+  SmallVector<std::pair<Value, Value>> parts;
+  for (auto [v, word] : llvm::zip_equal(values, words))
+    parts.push_back(e2m1StochasticParts(v, word));
+  // bits(2^47 + 2^24) = 0x57000001.
+  return packE2M1Nibbles(*this, parts, 0x57000001u);
 }
 
 std::pair<Value, Value> KernelEnv::roundTripE4M3(Value v) {

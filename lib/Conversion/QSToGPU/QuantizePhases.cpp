@@ -121,7 +121,7 @@ static void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
 
 /// Encodes 16 (FP8) or 16 (FP4, packed into 8 bytes) f32 values; FP4
 /// codes with one random word per value (`words`) round stochastically
-/// (StochasticRounding.h, the same arithmetic as the reference lowering on
+/// (StochasticRounding.h's definition, the reference lowering's codes, on
 /// both chips: sm_100a's cvt.rs.satfinite.e2m1x4.f32 uses its random bits
 /// its own way).
 static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
@@ -130,29 +130,22 @@ static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
   SmallVector<Value> bytes;
   OpBuilder &b = env.b;
   Type i8 = b.getI8Type();
-  // Software E2M1 codes: RNE 8 at a time (KernelEnv::encodeE2M1Bytes:
-  // the codes of emitEncodeF32, the reference lowering's, in fewer
-  // instructions), stochastic one by one with their words.
-  if (r.fp4 && words.empty() && !(env.gpu && env.hardwareMx))
+  // Software E2M1 codes, 8 at a time into a word: RNE
+  // (KernelEnv::encodeE2M1Bytes: the codes of emitEncodeF32, the reference
+  // lowering's, in fewer instructions), stochastic with their words
+  // (encodeE2M1StochasticBytes: emitE2M1Stochastic's codes).
+  if (r.fp4 && !words.empty())
+    return env.encodeE2M1StochasticBytes(values, words);
+  if (r.fp4 && !(env.gpu && env.hardwareMx))
     return env.encodeE2M1Bytes(values);
   for (size_t t = 0; t + 1 < values.size(); t += 2) {
-    if (r.fp4 && env.gpu && env.hardwareMx && words.empty()) {
+    if (r.fp4) {
       // cvt.rn.satfinite.e2m1x2.f32 d, a, b: a in the upper nibble. TE's
       // conversion on Blackwell (te-formats.md e2m1_rn_sat); the software
-      // path below gives the same codes for every finite input.
+      // path above gives the same codes for every finite input.
       bytes.push_back(NVVM::ConvertF32x2ToF4x2Op::create(
           b, env.loc, i8, values[t + 1], values[t], /*relu=*/false,
           b.getType<Float4E2M1FNType>()));
-      continue;
-    }
-    if (r.fp4) {
-      Value shifted = arith::ShLIOp::create(
-          b, env.loc,
-          emitE2M1Stochastic(b, env.loc, values[t + 1], words[t + 1]),
-          arith::ConstantIntOp::create(b, env.loc, i8, 4));
-      bytes.push_back(arith::OrIOp::create(
-          b, env.loc, emitE2M1Stochastic(b, env.loc, values[t], words[t]),
-          shifted));
       continue;
     }
     auto [lo, hi] =
