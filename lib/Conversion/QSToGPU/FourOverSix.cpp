@@ -186,18 +186,21 @@ static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
           storeBack(m, arith::DivFOp::create(
                            b, loc, product(kE2M1Magnitudes[m]), env.f32(sixE)));
       });
-  Type i32 = b.getI32Type();
+  // e2m1Parts' t is 0x4B000000 + m, so m * threads + thread is t *
+  // threads + (thread - 0x4B000000 * threads): no subtraction per element
+  // (ptxas computes the 32-bit shared address t * 4 threads + base' with
+  // one LEA, the constant's part of it being 0 mod 2^32).
+  Value threadBias =
+      env.add(env.threadId, env.idx(-int64_t(0x4B000000) * threads));
   Value err = env.f32(0.0f);
   for (Value x : values) {
     Value q = arith::MulFOp::create(b, loc, x, s.inv);
     // t = 0x4B000000 + m.
-    Value m = arith::SubIOp::create(
-        b, loc, env.e2m1Parts(q).first,
-        arith::ConstantIntOp::create(b, loc, i32, 0x4B000000));
-    Value at = env.add(
-        env.mul(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), m),
-                env.idx(threads)),
-        env.threadId);
+    Value at =
+        env.add(env.mul(arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                                     env.e2m1Parts(q).first),
+                        env.idx(threads)),
+                threadBias);
     Value d = arith::SubFOp::create(b, loc, load1(env, backs, at),
                                     math::AbsFOp::create(b, loc, x));
     Value e = r.mse ? arith::MulFOp::create(b, loc, d, d).getResult()
