@@ -9,9 +9,11 @@
 //                    column-wise scales = the row-wise tile scales
 //                    transposed (in the layout the quantizer names), the
 //                    global amax copied.
-// One kernel: each block transposes a 64 x 64 tile of codes through shared
-// memory (reads and writes in 16-byte vectors where the row lengths allow,
-// coalesced on both sides) and writes its share of the scale entries; the
+// One kernel: each block transposes a tile of 4 KiB of codes through
+// shared memory (64 x 64 bytes; 4-bit codes: 64 rows x 128 codes, so that
+// a thread has as many 16-byte loads in flight as for bytes) with reads
+// and writes in 16-byte vectors where the row lengths allow, coalesced on
+// both sides, and writes its share of the scale entries; the
 // scale buffers are written in full (padding zero, as the quantize kernels
 // and the reference leave it).
 //
@@ -20,6 +22,7 @@
 #include "Kernels.h"
 #include "QuantizePlan.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include "llvm/ADT/DenseSet.h"
@@ -32,19 +35,23 @@ using namespace mlir::qs::gpuk::quant;
 
 namespace {
 /// The codes' transpose: `rows` x `cols` codes of `bits` (8 or 4) bits,
-/// row-major, packed low nibble first; the output is cols x rows.
+/// row-major, packed low nibble first; the output is cols x rows. A tile
+/// is kTileRows rows of tileCols() codes, 64 bytes each.
 struct Transpose {
   int64_t rows, cols, bits;
-  static constexpr int64_t kTile = 64;
+  static constexpr int64_t kTileRows = 64;
   int64_t perByte() const { return 8 / bits; }
+  int64_t tileCols() const { return 64 * perByte(); }
   int64_t inRowBytes() const { return cols / perByte(); }
   int64_t outRowBytes() const { return rows / perByte(); }
-  int64_t tileBytes() const { return kTile / perByte(); }
+  /// Bytes of a tile row (input) and of a tile column (an output row).
+  int64_t tileBytes() const { return tileCols() / perByte(); }
+  int64_t outTileBytes() const { return kTileRows / perByte(); }
   /// Shared row stride: a tile row and 4 bytes (a word) more, so that the
   /// threads reading a tile column in the second phase spread over banks.
   int64_t ld() const { return tileBytes() + 4; }
-  int64_t tilesAcross() const { return ceilDiv(cols, kTile); }
-  int64_t tiles() const { return ceilDiv(rows, kTile) * tilesAcross(); }
+  int64_t tilesAcross() const { return ceilDiv(cols, tileCols()); }
+  int64_t tiles() const { return ceilDiv(rows, kTileRows) * tilesAcross(); }
 };
 
 /// The widest vector (bytes, at most 16) dividing both `a` and `b`.
@@ -81,10 +88,10 @@ static void loadPhase(KernelEnv &env, const Transpose &t, int dataIn,
   int64_t vec = widest(t.inRowBytes(), t.tileBytes());
   int64_t perRow = t.tileBytes() / vec;
   Type i8 = b.getI8Type();
-  env.forEachUnit(Transpose::kTile * perRow, [&](Value u) {
+  env.forEachUnit(Transpose::kTileRows * perRow, [&](Value u) {
     Value r = env.div(u, env.idx(perRow));
     Value c = env.mul(env.rem(u, env.idx(perRow)), env.idx(vec));
-    Value row = env.add(env.mul(tileRow, env.idx(Transpose::kTile)), r);
+    Value row = env.add(env.mul(tileRow, env.idx(Transpose::kTileRows)), r);
     Value byteCol = env.add(env.mul(tileCol, env.idx(t.tileBytes())), c);
     Value inside = env.land(env.lt(row, env.idx(t.rows)),
                             env.lt(byteCol, env.idx(t.inRowBytes())));
@@ -115,33 +122,63 @@ static void loadPhase(KernelEnv &env, const Transpose &t, int dataIn,
   if (scales) {
     const ScaleCopy &s = *scales;
     int64_t share = ceilDiv(s.entries(), grid);
-    env.forEachUnit(share, [&](Value u) {
+    Value dst = env.args[s.to.scaleArg];
+    Type elt = cast<MemRefType>(dst.getType()).getElementType();
+    Type bits = b.getIntegerType(elt.getIntOrFloatBitWidth());
+    // Unit u of this block's share, entry e of the created buffer: whether
+    // it exists, its index there, and its value (the source entry, or zero
+    // outside the valid region).
+    struct Copy {
+      Value exists, at, value;
+    };
+    auto copyOf = [&](Value u) {
       Value e = env.add(env.mul(env.blockId, env.idx(share)), u);
-      env.ifThen(env.lt(e, env.idx(s.entries())), [&] {
-        Value lr = env.div(e, env.idx(s.storedCols));
-        Value j = env.rem(e, env.idx(s.storedCols));
-        Value zRow = env.mul(lr, env.idx(s.rowStep));
-        Value at = s.to.scaleIndex(env, zRow, j);
-        Value dst = env.args[s.to.scaleArg];
-        Type elt = cast<MemRefType>(dst.getType()).getElementType();
-        Type bits = b.getIntegerType(elt.getIntOrFloatBitWidth());
-        Value valid = env.land(env.lt(lr, env.idx(s.validRows)),
-                               env.lt(j, env.idx(s.validBlocks)));
-        env.ifThenElse(
-            valid,
-            [&] {
-              Value from = s.from.scaleIndex(env, env.mul(j, env.idx(s.block)),
-                                             env.div(zRow, env.idx(s.block)));
-              store1(env, load1(env, env.args[s.from.scaleArg], from), dst, at);
-            },
-            [&] {
-              store1(
-                  env,
-                  arith::ConstantOp::create(b, loc, b.getIntegerAttr(bits, 0)),
-                  dst, at);
-            });
+      Value exists = env.lt(e, env.idx(s.entries()));
+      if (share % env.threads != 0)
+        exists = env.land(env.lt(u, env.idx(share)), exists);
+      Value lr = env.div(e, env.idx(s.storedCols));
+      Value j = env.rem(e, env.idx(s.storedCols));
+      Value zRow = env.mul(lr, env.idx(s.rowStep));
+      Value valid =
+          env.land(exists, env.land(env.lt(lr, env.idx(s.validRows)),
+                                    env.lt(j, env.idx(s.validBlocks))));
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{bits}, valid,
+                                    /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value from = s.from.scaleIndex(env, env.mul(j, env.idx(s.block)),
+                                       env.div(zRow, env.idx(s.block)));
+        Value v = load1(env, env.args[s.from.scaleArg], from);
+        if (v.getType() != bits)
+          v = arith::BitcastOp::create(b, loc, bits, v);
+        scf::YieldOp::create(b, loc, v);
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(
+            b, loc,
+            arith::ConstantOp::create(b, loc, b.getIntegerAttr(bits, 0))
+                .getResult());
+      }
+      return Copy{exists, s.to.scaleIndex(env, zRow, j), ifOp.getResult(0)};
+    };
+    int64_t rounds = ceilDiv(share, env.threads);
+    if (rounds <= 8) {
+      // A thread's loads all before its stores: the compiler cannot tell
+      // that a store does not alias a later load, so load-store pairs
+      // would wait for one global round trip each (NVFP4 16x16 with 4 KiB
+      // tiles: 4 a thread, before the block's barrier).
+      SmallVector<Copy> copies;
+      for (int64_t i = 0; i < rounds; ++i)
+        copies.push_back(
+            copyOf(env.add(env.idx(i * env.threads), env.threadId)));
+      for (const Copy &c : copies)
+        env.ifThen(c.exists, [&] { store1(env, c.value, dst, c.at); });
+    } else {
+      env.forEachUnit(share, [&](Value u) {
+        Copy c = copyOf(u);
+        env.ifThen(c.exists, [&] { store1(env, c.value, dst, c.at); });
       });
-    });
+    }
   }
   if (amaxIn >= 0) {
     Value first =
@@ -165,16 +202,16 @@ static void storePhase(KernelEnv &env, const Transpose &t, int dataOut) {
   Value tileRow = env.div(env.blockId, env.idx(t.tilesAcross()));
   Value tileCol = env.rem(env.blockId, env.idx(t.tilesAcross()));
   Value smem = env.shared[0];
-  int64_t outTileBytes = t.tileBytes();
+  int64_t outTileBytes = t.outTileBytes();
   int64_t vec = widest(t.outRowBytes(), outTileBytes);
   int64_t groups = outTileBytes / vec;
   Type i8 = b.getI8Type();
   // Unit u: group u % groups of tile column u / groups, so that consecutive
   // threads write consecutive bytes of an output row.
-  env.forEachUnit(Transpose::kTile * groups, [&](Value u) {
+  env.forEachUnit(t.tileCols() * groups, [&](Value u) {
     Value c = env.div(u, env.idx(groups));
     Value g = env.rem(u, env.idx(groups));
-    Value outRow = env.add(env.mul(tileCol, env.idx(Transpose::kTile)), c);
+    Value outRow = env.add(env.mul(tileCol, env.idx(t.tileCols())), c);
     Value outByte = env.add(env.mul(tileRow, env.idx(outTileBytes)),
                             env.mul(g, env.idx(vec)));
     Value inside = env.land(env.lt(outRow, env.idx(t.cols)),
@@ -291,7 +328,7 @@ void gpuk::emitUpdateUsage(OpBuilder &b, Location loc, ModuleOp module,
   d.name = "qs_update_usage";
   d.gridSize = t.tiles();
   d.shared.push_back(
-      MemRefType::get({Transpose::kTile * t.ld()}, b.getI8Type()));
+      MemRefType::get({Transpose::kTileRows * t.ld()}, b.getI8Type()));
   int dataIn = from->dataArg, dataOut = to->dataArg;
   int64_t grid = d.gridSize;
   d.phases.push_back([=](KernelEnv &env) {
