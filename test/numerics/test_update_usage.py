@@ -64,3 +64,44 @@ def test_create_columnwise(rng, family, params, shape, keep_rowwise):
                              f"update_usage {family}{params} {name}")
         # The created scales' padding is zero, as a quantize leaves it.
         h.assert_bytes_equal(got, expected, f"update_usage {family}{params} {name} (padding)")
+
+
+@pytest.mark.parametrize("family,params,shape",
+                         [c for c in CASES if c[0] in ("fp8_block", "nvfp4")
+                          and not c[1].get("optimize_for_gemm")],
+                         ids=lambda c: str(c))
+def test_source_padding_ignored(rng, family, params, shape):
+    # TE leaves the padding of compact scale buffers uninitialised
+    # (te-formats.md §9; swizzled ones it zeroes): the created
+    # representation must not read it.
+    # The source's scale padding is filled with a nonzero byte; the created
+    # buffers must equal those from zero padding, their own padding zero.
+    nominal = "bf16"
+    row = h.quantizer(family, columnwise=False, **params)
+    both = h.quantizer(family, **params)
+    x = h.random_input(rng, shape, nominal)
+    with np.errstate(all="ignore"):
+        source, _ = ref.quantize(x, row, nominal, scale=np.float32(2.0), amax_state=np.float32(0))
+        want, _ = ref.quantize(x, both, nominal, scale=np.float32(2.0), amax_state=np.float32(0))
+    if params.get("nvfp4_use_4over6"):
+        want["columnwise_data"], want["columnwise_scale_inv"] = \
+            ref.nvfp4_2d_columnwise_from_rowwise(source, shape, both)
+    name = "rowwise_scale_inv"
+    scales = np.array(source[name], copy=True)
+    valid = np.zeros(scales.shape, bool)
+    valid[ref.valid_region(name, shape, row)] = True
+    assert not valid.all(), "the case has no scale padding"
+    scales.view(np.uint8).reshape(scales.shape + (-1,))[~valid] = 0x3C
+    source[name] = scales
+    a, b = h.qtype(shape, nominal, row), h.qtype(shape, nominal, both)
+    module = f"""func.func @update(%q: {a}) -> {b} {{
+  %r = qs.update_usage %q : {a} -> {b}
+  return %r : {b}
+}}"""
+    outs = h.run(module, "update", h.npy_inputs(source), len(want))
+    for (out, expected), got in zip(want.items(), outs):
+        if not out.startswith("columnwise"):
+            # The source's own buffers pass through, padding and all.
+            region = ref.valid_region(out, shape, both)
+            got, expected = np.asarray(got)[region], np.asarray(expected)[region]
+        h.assert_bytes_equal(got, expected, f"update_usage {family}{params} {out}")

@@ -75,6 +75,61 @@ struct ScaleCopy {
 };
 } // namespace
 
+/// Whether the created NVFP4 scales are copied tile by tile: a thread per
+/// z row of the tile (an x column) and the tile's four 16-row blocks,
+/// when the buffer is exactly the tiles' cover (its padding, 128 z rows
+/// and 4 blocks, is the tiles': 128 x columns and 64 x rows each).
+static bool tileAlignedScales(const KernelEnv &env, const Transpose &t,
+                              const ScaleCopy &s) {
+  return s.block == 16 && s.rowStep == 1 && t.tileCols() == env.threads &&
+         s.storedRows == t.tilesAcross() * t.tileCols() &&
+         s.storedCols ==
+             ceilDiv(t.rows, Transpose::kTileRows) * Transpose::kTileRows / 16;
+}
+
+/// The tile's created scale entries: z row k = the thread's x column,
+/// blocks j of the tile's x rows, each from the source entry at (x row 16
+/// j, block k / 16), zero outside the valid region. A warp's loads touch
+/// two source bytes per block row (16 threads share each), where the
+/// buffer-order copy read every byte from its own 32-byte sector.
+static void tileScaleCopy(KernelEnv &env, const Transpose &t,
+                          const ScaleCopy &s, Value tileRow, Value tileCol) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value dst = env.args[s.to.scaleArg];
+  Type elt = cast<MemRefType>(dst.getType()).getElementType();
+  Type bits = b.getIntegerType(elt.getIntOrFloatBitWidth());
+  Value k = env.add(env.mul(tileCol, env.idx(t.tileCols())), env.threadId);
+  int64_t blocks = Transpose::kTileRows / 16;
+  SmallVector<std::pair<Value, Value>> copies;
+  for (int64_t jj = 0; jj < blocks; ++jj) {
+    Value j = env.add(env.mul(tileRow, env.idx(blocks)), env.idx(jj));
+    Value valid = env.land(env.lt(k, env.idx(s.validRows)),
+                           env.lt(j, env.idx(s.validBlocks)));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{bits}, valid,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value v = load1(env, env.args[s.from.scaleArg],
+                      s.from.scaleIndex(env, env.mul(j, env.idx(16)),
+                                        env.div(k, env.idx(16))));
+      if (v.getType() != bits)
+        v = arith::BitcastOp::create(b, loc, bits, v);
+      scf::YieldOp::create(b, loc, v);
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(
+          b, loc,
+          arith::ConstantOp::create(b, loc, b.getIntegerAttr(bits, 0))
+              .getResult());
+    }
+    copies.push_back({s.to.scaleIndex(env, k, j), ifOp.getResult(0)});
+  }
+  // The loads all before the stores (see loadPhase).
+  for (auto [at, value] : copies)
+    store1(env, value, dst, at);
+}
+
 /// Phase 1: the tile's source bytes into shared memory (zero outside the
 /// tensor), and this block's share of the scale entries and the amax copy.
 static void loadPhase(KernelEnv &env, const Transpose &t, int dataIn,
@@ -119,7 +174,9 @@ static void loadPhase(KernelEnv &env, const Transpose &t, int dataIn,
                                   llvm::MaybeAlign(std::min<int64_t>(vec, 4)));
         });
   });
-  if (scales) {
+  if (scales && tileAlignedScales(env, t, *scales)) {
+    tileScaleCopy(env, t, *scales, tileRow, tileCol);
+  } else if (scales) {
     const ScaleCopy &s = *scales;
     int64_t share = ceilDiv(s.entries(), grid);
     Value dst = env.args[s.to.scaleArg];
