@@ -33,13 +33,10 @@ CASES = [
 ]
 
 
-# The result keeps the row-wise representation or drops it (qs-infer-usage
-# narrows an update_usage whose consumers read column-wise only; the GPU
-# kernel then reads a representation the result lacks).
-@pytest.mark.parametrize("keep_rowwise", [True, False], ids=["both", "col"])
-@pytest.mark.parametrize("family,params,shape", CASES,
-                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
-def test_create_columnwise(rng, family, params, shape, keep_rowwise):
+def update_case(rng, family, params, shape, keep_rowwise=True):
+    """The row-wise source quantized by the reference, the expected
+    buffers of the result (row-wise kept or not), the module and the
+    result's quantizer."""
     nominal = "bf16"
     row = h.quantizer(family, columnwise=False, **params)
     both = h.quantizer(family, rowwise=keep_rowwise, **params)
@@ -57,6 +54,17 @@ def test_create_columnwise(rng, family, params, shape, keep_rowwise):
   %r = qs.update_usage %q : {a} -> {b}
   return %r : {b}
 }}"""
+    return source, want, module, both
+
+
+# The result keeps the row-wise representation or drops it (qs-infer-usage
+# narrows an update_usage whose consumers read column-wise only; the GPU
+# kernel then reads a representation the result lacks).
+@pytest.mark.parametrize("keep_rowwise", [True, False], ids=["both", "col"])
+@pytest.mark.parametrize("family,params,shape", CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_create_columnwise(rng, family, params, shape, keep_rowwise):
+    source, want, module, both = update_case(rng, family, params, shape, keep_rowwise)
     outs = h.run(module, "update", h.npy_inputs(source), len(want))
     for (name, expected), got in zip(want.items(), outs):
         region = ref.valid_region(name, shape, both)
@@ -73,19 +81,11 @@ def test_create_columnwise(rng, family, params, shape, keep_rowwise):
 def test_source_padding_ignored(rng, family, params, shape):
     # TE leaves the padding of compact scale buffers uninitialised
     # (te-formats.md §9; swizzled ones it zeroes): the created
-    # representation must not read it.
-    # The source's scale padding is filled with a nonzero byte; the created
-    # buffers must equal those from zero padding, their own padding zero.
-    nominal = "bf16"
+    # representation must not read it. The source's scale padding is
+    # filled with a nonzero byte; the created buffers must equal those from
+    # zero padding, their own padding zero.
+    source, want, module, both = update_case(rng, family, params, shape)
     row = h.quantizer(family, columnwise=False, **params)
-    both = h.quantizer(family, **params)
-    x = h.random_input(rng, shape, nominal)
-    with np.errstate(all="ignore"):
-        source, _ = ref.quantize(x, row, nominal, scale=np.float32(2.0), amax_state=np.float32(0))
-        want, _ = ref.quantize(x, both, nominal, scale=np.float32(2.0), amax_state=np.float32(0))
-    if params.get("nvfp4_use_4over6"):
-        want["columnwise_data"], want["columnwise_scale_inv"] = \
-            ref.nvfp4_2d_columnwise_from_rowwise(source, shape, both)
     name = "rowwise_scale_inv"
     scales = np.array(source[name], copy=True)
     valid = np.zeros(scales.shape, bool)
@@ -93,11 +93,6 @@ def test_source_padding_ignored(rng, family, params, shape):
     assert not valid.all(), "the case has no scale padding"
     scales.view(np.uint8).reshape(scales.shape + (-1,))[~valid] = 0x3C
     source[name] = scales
-    a, b = h.qtype(shape, nominal, row), h.qtype(shape, nominal, both)
-    module = f"""func.func @update(%q: {a}) -> {b} {{
-  %r = qs.update_usage %q : {a} -> {b}
-  return %r : {b}
-}}"""
     outs = h.run(module, "update", h.npy_inputs(source), len(want))
     for (out, expected), got in zip(want.items(), outs):
         if not out.startswith("columnwise"):

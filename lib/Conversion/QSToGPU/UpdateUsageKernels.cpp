@@ -75,6 +75,33 @@ struct ScaleCopy {
 };
 } // namespace
 
+/// The created entry at z row `zRow`, block `j`: the source entry at (z
+/// row j * block, block zRow / block) where `valid`, else zero; as an
+/// integer of the created buffer's element width (store1 bitcasts it).
+static Value sourceEntry(KernelEnv &env, const ScaleCopy &s, Value valid,
+                         Value zRow, Value j) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Type elt =
+      cast<MemRefType>(env.args[s.to.scaleArg].getType()).getElementType();
+  Type bits = b.getIntegerType(elt.getIntOrFloatBitWidth());
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{bits}, valid,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value v = load1(env, env.args[s.from.scaleArg],
+                  s.from.scaleIndex(env, env.mul(j, env.idx(s.block)),
+                                    env.div(zRow, env.idx(s.block))));
+  if (v.getType() != bits)
+    v = arith::BitcastOp::create(b, loc, bits, v);
+  scf::YieldOp::create(b, loc, v);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(
+      b, loc,
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(bits, 0)).getResult());
+  return ifOp.getResult(0);
+}
+
 /// Whether the created NVFP4 scales are copied tile by tile: a thread per
 /// z row of the tile (an x column) and the tile's four 16-row blocks,
 /// when the buffer is exactly the tiles' cover (its padding, 128 z rows
@@ -94,11 +121,6 @@ static bool tileAlignedScales(const KernelEnv &env, const Transpose &t,
 /// buffer-order copy read every byte from its own 32-byte sector.
 static void tileScaleCopy(KernelEnv &env, const Transpose &t,
                           const ScaleCopy &s, Value tileRow, Value tileCol) {
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  Value dst = env.args[s.to.scaleArg];
-  Type elt = cast<MemRefType>(dst.getType()).getElementType();
-  Type bits = b.getIntegerType(elt.getIntOrFloatBitWidth());
   Value k = env.add(env.mul(tileCol, env.idx(t.tileCols())), env.threadId);
   int64_t blocks = Transpose::kTileRows / 16;
   SmallVector<std::pair<Value, Value>> copies;
@@ -106,28 +128,12 @@ static void tileScaleCopy(KernelEnv &env, const Transpose &t,
     Value j = env.add(env.mul(tileRow, env.idx(blocks)), env.idx(jj));
     Value valid = env.land(env.lt(k, env.idx(s.validRows)),
                            env.lt(j, env.idx(s.validBlocks)));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{bits}, valid,
-                                  /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      Value v = load1(env, env.args[s.from.scaleArg],
-                      s.from.scaleIndex(env, env.mul(j, env.idx(16)),
-                                        env.div(k, env.idx(16))));
-      if (v.getType() != bits)
-        v = arith::BitcastOp::create(b, loc, bits, v);
-      scf::YieldOp::create(b, loc, v);
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(
-          b, loc,
-          arith::ConstantOp::create(b, loc, b.getIntegerAttr(bits, 0))
-              .getResult());
-    }
-    copies.push_back({s.to.scaleIndex(env, k, j), ifOp.getResult(0)});
+    copies.push_back(
+        {s.to.scaleIndex(env, k, j), sourceEntry(env, s, valid, k, j)});
   }
   // The loads all before the stores (see loadPhase).
   for (auto [at, value] : copies)
-    store1(env, value, dst, at);
+    store1(env, value, env.args[s.to.scaleArg], at);
 }
 
 /// Phase 1: the tile's source bytes into shared memory (zero outside the
@@ -180,11 +186,8 @@ static void loadPhase(KernelEnv &env, const Transpose &t, int dataIn,
     const ScaleCopy &s = *scales;
     int64_t share = ceilDiv(s.entries(), grid);
     Value dst = env.args[s.to.scaleArg];
-    Type elt = cast<MemRefType>(dst.getType()).getElementType();
-    Type bits = b.getIntegerType(elt.getIntOrFloatBitWidth());
     // Unit u of this block's share, entry e of the created buffer: whether
-    // it exists, its index there, and its value (the source entry, or zero
-    // outside the valid region).
+    // it exists, its index there, and its value.
     struct Copy {
       Value exists, at, value;
     };
@@ -199,31 +202,15 @@ static void loadPhase(KernelEnv &env, const Transpose &t, int dataIn,
       Value valid =
           env.land(exists, env.land(env.lt(lr, env.idx(s.validRows)),
                                     env.lt(j, env.idx(s.validBlocks))));
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange{bits}, valid,
-                                    /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        Value from = s.from.scaleIndex(env, env.mul(j, env.idx(s.block)),
-                                       env.div(zRow, env.idx(s.block)));
-        Value v = load1(env, env.args[s.from.scaleArg], from);
-        if (v.getType() != bits)
-          v = arith::BitcastOp::create(b, loc, bits, v);
-        scf::YieldOp::create(b, loc, v);
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(
-            b, loc,
-            arith::ConstantOp::create(b, loc, b.getIntegerAttr(bits, 0))
-                .getResult());
-      }
-      return Copy{exists, s.to.scaleIndex(env, zRow, j), ifOp.getResult(0)};
+      return Copy{exists, s.to.scaleIndex(env, zRow, j),
+                  sourceEntry(env, s, valid, zRow, j)};
     };
     int64_t rounds = ceilDiv(share, env.threads);
     if (rounds <= 8) {
       // A thread's loads all before its stores: the compiler cannot tell
       // that a store does not alias a later load, so load-store pairs
-      // would wait for one global round trip each (NVFP4 16x16 with 4 KiB
-      // tiles: 4 a thread, before the block's barrier).
+      // would wait for one global round trip each, before the block's
+      // barrier.
       SmallVector<Copy> copies;
       for (int64_t i = 0; i < rounds; ++i)
         copies.push_back(
