@@ -154,12 +154,12 @@ static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
   // of m' while they stay normal: the eight need two quotients, t = f32(sf
   // G) and t' = f32(f32(1.5 sf) G), divided without div.rn
   // (ConstantDivision.h), when kConstantDivisionMin <= t <=
-  // kConstantDivisionMax / 2 (so t' = f32(1.5 t) is in range too, and
-  // back_0.5 > 2^-77 is normal). t
-  // = 0 (sf = 0, G = 0, or sf G below 2^-149) takes the same path: m sf G
-  // < 2^-147 for every m, so every reference quotient is 0, and so is
-  // every one computed here (q0 = 0, r = t, f32(t y) = 0). Outside, and for
-  // NaN, each back_m as the reference computes it.
+  // kConstantDivisionMax / 2 (then t' <= 1.5 t rounded up is in range too,
+  // and back_0.5 > 2^-77 is normal). t = 0 (sf = 0, G = 0, or sf G below
+  // 2^-149) takes the same path: m sf G < 2^-147 for every m, so every
+  // reference quotient is 0, and so is every one computed here (q0 = 0,
+  // r = t, f32(t y) = 0). Outside, and for NaN, each back_m as the
+  // reference computes it.
   Value t = product(1.0f);
   Value zero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, t,
                                      env.f32(0.0f));
@@ -195,7 +195,6 @@ static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
   Value err = env.f32(0.0f);
   for (Value x : values) {
     Value q = arith::MulFOp::create(b, loc, x, s.inv);
-    // t = 0x4B000000 + m.
     Value at =
         env.add(env.mul(arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
                                                      env.e2m1Parts(q).first),

@@ -118,9 +118,9 @@ struct KernelEnv {
   /// base_j)) = 2^47 + 2^24 (1 + base_j + ceil(Y_j / 2^24)); then two
   /// min.f32 and a cap at 7 (|v| >= 6, infinities; NaN: every W_j is NaN,
   /// min.f32 keeps the cap, and m is positive as in e2m1Parts). On the
-  /// GPU fma.rp.f32, add.rp.f32 and min.f32 only (9 FP32 and min/max
-  /// instructions where the run selection, floor, fraction and compare
-  /// took ~23).
+  /// GPU fma.rm.f32 (giving -Y_j), sub.rp.f32 and min.f32 only (9 FP32
+  /// and min/max instructions where the run selection, floor, fraction
+  /// and compare took ~23).
   std::pair<Value, Value> e2m1StochasticParts(Value v, Value word);
   /// encodeE2M1Bytes with stochastic rounding: `words` holds one random
   /// word per value (e2m1StochasticParts), packed the same way.
