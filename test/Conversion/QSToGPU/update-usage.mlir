@@ -39,11 +39,11 @@ func.func @block_columnwise_only(%a: !qs.tensor<128x128xbf16, #qs.fp8_block<colu
   return %b : !qs.tensor<128x128xbf16, #qs.fp8_block<rowwise = false>>
 }
 
-// 64x64 tiles (2 x 2 for 128x128 codes; 1 x 2 for 64x128 nibbles), each
-// read in 16-byte vectors into 4-byte padded shared rows, then written
-// transposed in 16-byte vectors.
+// Tiles of 4 KiB (64 x 64 bytes: 2 x 2 for 128x128 codes; 64 x 128
+// nibbles: one for 64x128 NVFP4 codes), each read in 16-byte vectors into
+// 4-byte padded shared rows, then written transposed in 16-byte vectors.
 // CHECK: func.func private @qs_update_usage_launch({{.*}}) attributes {qs_launch_block = 128 : i64, qs_launch_grid = 4 : i64, qs_launch_kernel = @qs_kernels::@qs_update_usage}
-// CHECK: func.func private @qs_update_usage_0_launch({{.*}}) attributes {qs_launch_block = 128 : i64, qs_launch_grid = 2 : i64, qs_launch_kernel = @qs_kernels::@qs_update_usage_0}
+// CHECK: func.func private @qs_update_usage_0_launch({{.*}}) attributes {qs_launch_block = 128 : i64, qs_launch_grid = 1 : i64, qs_launch_kernel = @qs_kernels::@qs_update_usage_0}
 // CHECK: gpu.func @qs_update_usage({{.*}}) workgroup(%[[TILE:.*]] : memref<4352xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<16384xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK: vector.store %{{.*}}, %[[TILE]]
