@@ -61,27 +61,29 @@ def e2m1_rn_sat(v):
     return cast_rn_sat(v, E2M1, F32(6.0))
 
 
-def philox_words(seed, offset, stream, n):
-    """The random words of elements 0 .. n-1 of a representation under
+def philox_bytes(seed, offset, stream, n):
+    """The random bytes of elements 0 .. n-1 of a representation under
     stochastic rounding (docs/Numerics.md): Philox4x32-10 (randomgen's) with
-    key (lo32(seed), hi32(seed)) and, for element i, counter (lo32(g),
-    hi32(g) + 2^31 * stream, lo32(offset), hi32(offset)), g = i // 4; word
-    i % 4. As 128-bit integers the groups' counters are consecutive from
-    stream * 2^63 + offset * 2^64 (randomgen increments before its first
-    block)."""
+    key (lo32(seed), hi32(seed)) and, for group g, counter (lo32(g), hi32(g)
+    + 2^31 * stream, lo32(offset), hi32(offset)); element i takes byte i % 4
+    (little-endian) of word (i // 4) % 4 of group i // 16: the byte stream
+    of the groups' words. As 128-bit integers the groups' counters are
+    consecutive from stream * 2^63 + offset * 2^64 (randomgen increments
+    before its first block)."""
     from randomgen import Philox
-    groups = ceil_div(n, 4)
+    groups = ceil_div(n, 16)
     start = (stream << 63) | ((int(offset) % 2**64) << 64)
     g = Philox(key=int(seed) % 2**64, counter=(start - 1) % 2**128, number=4, width=32)
-    return g.random_raw(4 * groups)[:n].astype(np.uint32)
+    words = g.random_raw(4 * groups).astype("<u4")
+    return words.view(np.uint8)[:n].copy()
 
 
 E2M1_GRID = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0], dtype=F32)
 
 
-def e2m1_stochastic(v, words):
+def e2m1_stochastic(v, rbytes):
     """f32 -> E2M1 codes rounding |v| to its lower or upper grid neighbour,
-    up iff (word >> 8) * 2^-24 < (|v| - lower) / (upper - lower); |v| >= 6
+    up iff (byte + 1/2) * 2^-8 < (|v| - lower) / (upper - lower); |v| >= 6
     saturates, NaN -> 0x7, the sign is kept (-0 -> 0x8)."""
     v = np.asarray(v, dtype=F32)
     a = np.abs(v)
@@ -89,7 +91,7 @@ def e2m1_stochastic(v, words):
     idx = np.clip(np.searchsorted(E2M1_GRID, np.where(finite, a, 0), side="right") - 1, 0, 6)
     lower, upper = E2M1_GRID[idx], E2M1_GRID[idx + 1]
     p = ((a - lower) / (upper - lower)).astype(F32)
-    u = (np.asarray(words, dtype=np.uint32) >> 8).astype(F32) * F32(2.0 ** -24)
+    u = (np.asarray(rbytes, dtype=np.uint8).astype(F32) + F32(0.5)) * F32(2.0 ** -8)
     magnitude = np.where(a >= F32(6.0), F32(6.0), np.where(u < p, upper, lower)).astype(F32)
     value = np.where(finite, np.copysign(magnitude, v), v).astype(F32)
     return e2m1_rn_sat(value)
@@ -390,8 +392,8 @@ def quantize_nvfp4_rows(z, row_scaled, tiles, rng=None, stream=0):
     if rng is None:
         codes = e2m1_rn_sat((z * full).astype(F32))
     else:
-        words = philox_words(rng[0], rng[1], stream, r * c).reshape(r, c)
-        codes = e2m1_stochastic((z * full).astype(F32), words)
+        rbytes = philox_bytes(rng[0], rng[1], stream, r * c).reshape(r, c)
+        codes = e2m1_stochastic((z * full).astype(F32), rbytes)
     sf_rows = np.repeat(sf, br, 0) if tiles else sf
     return codes, sf_rows, g
 

@@ -119,14 +119,14 @@ def test_grid_values_are_exact():
 
 def test_rounding_thresholds():
     # Values on either side of their rounding threshold: element i of the
-    # row-wise codes (word w_i) holds sign * f32(g + U_i s), U_i = (w_i >> 8)
-    # * 2^-24, or its neighbour 1 ulp below or above, for every lower grid
-    # value g (spacing s): up iff U_i < (|v| - g) / s, strictly. The global
-    # amax 2688 (= 6 * 448, so S_enc = 1) and a 6 in every other 16-block
-    # (block scale 1) make the scaled values x itself.
+    # row-wise codes (random byte b_i) holds sign * f32(g + U_i s), U_i =
+    # (b_i + 1/2) * 2^-8, or its neighbour 1 ulp below or above, for every
+    # lower grid value g (spacing s): up iff U_i < (|v| - g) / s, strictly.
+    # The global amax 2688 (= 6 * 448, so S_enc = 1) and a 6 in every other
+    # 16-block (block scale 1) make the scaled values x itself.
     rows, cols, state = 16, 256, STATES[1]
-    words = ref.philox_words(*state, 0, rows * cols)
-    u = (words >> 8).astype(np.float64) * 2.0 ** -24
+    rbytes = ref.philox_bytes(*state, 0, rows * cols)
+    u = (rbytes.astype(np.float64) + 0.5) * 2.0 ** -8
     grid = ref.E2M1_GRID.astype(np.float64)
     flat = np.zeros(rows * cols, dtype=np.float32)
     ties = []
@@ -147,7 +147,7 @@ def test_rounding_thresholds():
     got = ref.unpack_nibbles(outs[0]).reshape(-1)
     h.assert_bytes_equal(outs[0], expected["rowwise_data"], "threshold values")
     # The scaled values are x: blocks 1.. round x by the definition.
-    want = ref.e2m1_stochastic(flat, words)
+    want = ref.e2m1_stochastic(flat, rbytes)
     h.assert_bytes_equal(got[16:], want[16:], "threshold values, v = x")
     # Exact ties (frac == U) round down; both directions occur.
     assert len(ties) > 100, len(ties)

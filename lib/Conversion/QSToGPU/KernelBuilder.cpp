@@ -295,42 +295,64 @@ Value KernelEnv::addRoundUp(Value x, Value y) {
       up, s);
 }
 
-std::pair<Value, Value> KernelEnv::e2m1StochasticParts(Value v, Value word) {
+std::pair<Value, Value> KernelEnv::e2m1StochasticParts(Value v, Value word,
+                                                       int64_t byteIndex) {
+  assert(byteIndex >= 0 && byteIndex < 4 && "a byte of the word");
   Type i32 = b.getI32Type(), f32Type = b.getF32Type();
-  // K = word >> 8, exact in f32.
-  Value k = arith::UIToFPOp::create(
-      b, loc, f32Type,
-      arith::ShRUIOp::create(b, loc, word,
-                             arith::ConstantIntOp::create(b, loc, i32, 8)));
+  auto i32c = [&](uint32_t c) {
+    return arith::ConstantIntOp::create(b, loc, i32, static_cast<int32_t>(c))
+        .getResult();
+  };
+  // F = 128 + u, u = (byte + 1/2) 2^-8: bits 0x43000080 | byte << 8 (the
+  // byte in F's significand, 2^-8 its unit there), one prmt on the GPU
+  // (bytes 0, 2, 3 from the constant, byte 1 the word's byte).
+  Value fBits;
+  if (gpu) {
+    fBits = NVVM::PermuteOp::create(
+        b, loc, i32, word, i32c(0x43000080u),
+        i32c(0x7604u | static_cast<uint32_t>(byteIndex) << 4),
+        NVVM::PermuteModeAttr::get(b.getContext(), NVVM::PermuteMode::DEFAULT));
+  } else {
+    Value byte = arith::AndIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, word,
+                               i32c(static_cast<uint32_t>(8 * byteIndex))),
+        i32c(0xFFu));
+    fBits = arith::OrIOp::create(b, loc,
+                                 arith::ShLIOp::create(b, loc, byte, i32c(8)),
+                                 i32c(0x43000080u));
+  }
+  Value f = arith::BitcastOp::create(b, loc, f32Type, fBits);
   Value a = math::AbsFOp::create(b, loc, v);
-  // Run j's line L_j = base_j + a / s_j (2a, a + 2, a / 2 + 4), scaled by
-  // 2^24: Y_j = rp(a 2^24 / s_j - K), then W_j = rp(Y_j + 2^47 + 2^24 (1 +
-  // base_j)) = 2^47 + 2^24 (1 + base_j + ceil(Y_j / 2^24)): Y_j > -2^24
-  // keeps the sum in [2^47, 2^48), whose ulp is 2^24. On the GPU without a
-  // negation (rounding up is rounding down negated): Y'_j = fma.rm(a, -2^24
-  // / s_j, K) = -Y_j, W_j = sub.rp(2^47 + ..., Y'_j). In the emulation the
-  // product (exact: a power of two) and addRoundUp.
-  const float scales[3] = {0x1p25f, 0x1p24f, 0x1p23f};
-  const float biases[3] = {0x1p47f + 0x1p24f, 0x1p47f + 3 * 0x1p24f,
-                           0x1p47f + 5 * 0x1p24f};
-  Value negK = gpu ? Value() : arith::NegFOp::create(b, loc, k).getResult();
+  // Run j's line L_j = base_j + a / s_j (2a, a + 2, a / 2 + 4): Z_j =
+  // rp(a / s_j - F), then W_j = rp(Z_j + 2^23 + 129 + base_j) = 2^23 + 129
+  // + base_j + ceil(a / s_j - F) = 2^23 + 1 + ceil(L_j - u): rounding up
+  // twice is rounding up once to the coarser grid (the integers, all f32
+  // at Z_j's magnitude), and Z_j > -129 keeps the sum in [2^23, 2^24),
+  // whose ulp is 1. On the GPU without a negation (rounding up is rounding
+  // down negated): -Z_j = fma.rm(a, -1 / s_j, F), W_j = sub.rp(2^23 + ...,
+  // -Z_j). In the emulation the product (exact: a power of two) and
+  // addRoundUp.
+  const float scales[3] = {2.0f, 1.0f, 0.5f};
+  const float biases[3] = {0x1p23f + 129, 0x1p23f + 131, 0x1p23f + 133};
+  Value negF = gpu ? Value() : arith::NegFOp::create(b, loc, f).getResult();
   Value w;
   for (int j = 0; j < 3; ++j) {
     Value wj;
     if (gpu) {
-      Value negY = pureAsm(b, loc, f32Type, {a, f32(-scales[j]), k},
+      Value negZ = pureAsm(b, loc, f32Type, {a, f32(-scales[j]), f},
                            "fma.rm.f32 $0, $1, $2, $3;", "=f,f,f,f");
-      wj = pureAsm(b, loc, f32Type, {f32(biases[j]), negY},
+      wj = pureAsm(b, loc, f32Type, {f32(biases[j]), negZ},
                    "sub.rp.f32 $0, $1, $2;", "=f,f,f");
     } else {
-      Value y =
-          addRoundUp(arith::MulFOp::create(b, loc, a, f32(scales[j])), negK);
-      wj = addRoundUp(y, f32(biases[j]));
+      Value z =
+          addRoundUp(arith::MulFOp::create(b, loc, a, f32(scales[j])), negF);
+      wj = addRoundUp(z, f32(biases[j]));
     }
     w = w ? arith::MinNumFOp::create(b, loc, w, wj).getResult() : wj;
   }
   // Magnitude 7 at most (|v| >= 6, infinities and NaN, whose W_j are NaN).
-  w = arith::MinNumFOp::create(b, loc, w, f32(0x1p47f + 8 * 0x1p24f));
+  w = arith::MinNumFOp::create(b, loc, w, f32(0x1p23f + 8));
   Value m = gpu ? v : arith::MinNumFOp::create(b, loc, v, f32(6.0f));
   return {arith::BitcastOp::create(b, loc, i32, w),
           arith::BitcastOp::create(b, loc, i32, m)};
@@ -399,12 +421,12 @@ SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
 
 SmallVector<Value> KernelEnv::encodeE2M1StochasticBytes(ArrayRef<Value> values,
                                                         ArrayRef<Value> words) {
-  assert(values.size() == words.size() && "one random word per value");
+  assert(values.size() == 4 * words.size() && "one random byte per value");
   SmallVector<std::pair<Value, Value>> parts;
-  for (auto [v, word] : llvm::zip_equal(values, words))
-    parts.push_back(e2m1StochasticParts(v, word));
-  // bits(2^47 + 2^24) = 0x57000001.
-  return packE2M1Nibbles(*this, parts, 0x57000001u);
+  for (auto [t, v] : llvm::enumerate(values))
+    parts.push_back(e2m1StochasticParts(v, words[t / 4], t % 4));
+  // bits(2^23 + 1) = 0x4B000001.
+  return packE2M1Nibbles(*this, parts, 0x4B000001u);
 }
 
 std::pair<Value, Value> KernelEnv::roundTripE4M3(Value v) {

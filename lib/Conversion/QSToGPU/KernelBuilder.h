@@ -104,26 +104,26 @@ struct KernelEnv {
   /// emulation the nearest sum, one ulp up when the exact sum is above it
   /// (TwoSum's error term).
   Value addRoundUp(Value x, Value y);
-  /// The stochastically rounded E2M1 code of f32 `v` with random i32
-  /// `word` (StochasticRounding.h's definition, emitE2M1Stochastic: up iff
-  /// (word >> 8) 2^-24 < frac(t)) in two parts as e2m1Parts gives them,
-  /// t = 0x57000001 + magnitude. With L = base + t the grid line of |v|'s
-  /// run (2a, a + 2, a / 2 + 4, a = |v|) and u = (word >> 8) 2^-24, the
-  /// magnitude is min(7, ceil(L - u)) (floor(L) + 1 exactly when frac(L) >
-  /// u), and ceil(L - u) = min_j ceil(L_j - u) over the three lines (ceil
-  /// is monotone and the least line is |v|'s run's: e2m1Parts). Each is
-  /// computed exactly in two operations rounding toward +inf, whose result
-  /// lies between the exact value and the next multiple of 2^24 above:
-  /// Y_j = rp(a 2^24 / s_j - (word >> 8)), W_j = rp(Y_j + 2^47 + 2^24 (1 +
-  /// base_j)) = 2^47 + 2^24 (1 + base_j + ceil(Y_j / 2^24)); then two
-  /// min.f32 and a cap at 7 (|v| >= 6, infinities; NaN: every W_j is NaN,
-  /// min.f32 keeps the cap, and m is positive as in e2m1Parts). On the
-  /// GPU fma.rm.f32 (giving -Y_j), sub.rp.f32 and min.f32 only (9 FP32
-  /// and min/max instructions where the run selection, floor, fraction
-  /// and compare took ~23).
-  std::pair<Value, Value> e2m1StochasticParts(Value v, Value word);
-  /// encodeE2M1Bytes with stochastic rounding: `words` holds one random
-  /// word per value (e2m1StochasticParts), packed the same way.
+  /// The stochastically rounded E2M1 code of f32 `v` with random byte
+  /// `byteIndex` of i32 `word` (StochasticRounding.h's definition,
+  /// emitE2M1Stochastic: up iff u = (byte + 1/2) 2^-8 < frac(t)) in two
+  /// parts as e2m1Parts gives them, t = 0x4B000001 + magnitude. With L =
+  /// base + t the grid line of |v|'s run (2a, a + 2, a / 2 + 4, a = |v|),
+  /// the magnitude is min(7, ceil(L - u)) (floor(L) + 1 exactly when
+  /// frac(L) > u; 0 < u < 1), and ceil(L - u) = min_j ceil(L_j - u) over
+  /// the three lines (ceil is monotone and the least line is |v|'s run's:
+  /// e2m1Parts). F = 128 + u comes from one byte permute (the byte placed
+  /// in F's significand); each line is computed exactly in two operations
+  /// rounding toward +inf: Z_j = rp(a / s_j - F), W_j = rp(Z_j + 2^23 +
+  /// 129 + base_j) = 2^23 + 1 + ceil(L_j - u) (the sum's ulp is 1); then
+  /// two min.f32 and a cap at 7 (|v| >= 6, infinities; NaN: every W_j is
+  /// NaN, min.f32 keeps the cap, and m is positive as in e2m1Parts). On the
+  /// GPU prmt.b32, fma.rm.f32 (giving -Z_j), sub.rp.f32 and min.f32 only.
+  std::pair<Value, Value> e2m1StochasticParts(Value v, Value word,
+                                              int64_t byteIndex);
+  /// encodeE2M1Bytes with stochastic rounding: `words` holds the random
+  /// bytes, value t taking byte t mod 4 of word t / 4
+  /// (e2m1StochasticParts), packed the same way.
   SmallVector<Value> encodeE2M1StochasticBytes(ArrayRef<Value> values,
                                                ArrayRef<Value> words);
   /// The E4M3 code (i8) of f32 `v` (RNE, saturating at 448, NaN -> 0x7F:

@@ -120,10 +120,10 @@ static void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
 }
 
 /// Encodes 16 (FP8) or 16 (FP4, packed into 8 bytes) f32 values; FP4
-/// codes with one random word per value (`words`) round stochastically
-/// (StochasticRounding.h's definition, the reference lowering's codes, on
-/// both chips: sm_100a's cvt.rs.satfinite.e2m1x4.f32 uses its random bits
-/// its own way).
+/// codes with a random byte per value (`words`, four a word) round
+/// stochastically (StochasticRounding.h's definition, the reference
+/// lowering's codes, on both chips: sm_100a's cvt.rs.satfinite.e2m1x4.f32
+/// applies its random bits its own way).
 static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
                                  ArrayRef<Value> values,
                                  ArrayRef<Value> words = {}) {
@@ -165,21 +165,17 @@ std::pair<Value, Value> quant::rngState(KernelEnv &env, const Plan &p) {
 
 /// Stochastic rounding's random words of the 16 elements of z row `zRow`
 /// (`zCols` elements, a multiple of 16 for NVFP4) from element `first` (a
-/// multiple of 16): four Philox groups, stream 0 row-wise, 1 column-wise.
+/// multiple of 16): one Philox group, a byte per element, stream 0
+/// row-wise, 1 column-wise.
 static SmallVector<Value> randomWords(KernelEnv &env, const Rep &r,
                                       std::pair<Value, Value> state,
                                       Value zRow, Value first, int64_t zCols) {
   auto [seed, offset] = state;
-  Value group = env.div(env.add(env.mul(zRow, env.idx(zCols)), first),
-                        env.idx(4));
-  SmallVector<Value> words;
-  for (int64_t g = 0; g < 4; ++g) {
-    std::array<Value, 4> w =
-        emitStochasticBits(env.b, env.loc, seed, offset,
-                           env.add(group, env.idx(g)), r.columnwise ? 1 : 0);
-    words.append(w.begin(), w.end());
-  }
-  return words;
+  Value group =
+      env.div(env.add(env.mul(zRow, env.idx(zCols)), first), env.idx(16));
+  std::array<Value, 4> w = emitStochasticBits(env.b, env.loc, seed, offset,
+                                              group, r.columnwise ? 1 : 0);
+  return SmallVector<Value>(w.begin(), w.end());
 }
 
 /// The per-tensor scale (delayed: the operand; current: from the amax).

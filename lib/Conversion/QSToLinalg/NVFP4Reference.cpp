@@ -210,27 +210,38 @@ struct NVFP4Reference final
           Value v = arith::MulFOp::create(nb, nl, args[0], args[1]);
           if (!rng.seed)
             return emitEncodeF32(nb, nl, v, e2m1);
-          // Element i = r * C + c: word i mod 4 of group i / 4.
+          // Element i = r * C + c: byte i mod 4 of word (i / 4) mod 4 of
+          // group i / 16.
           Value i = arith::AddIOp::create(
               nb, nl,
               arith::MulIOp::create(
                   nb, nl, linalg::IndexOp::create(nb, nl, 0),
                   arith::ConstantIndexOp::create(nb, nl, cols)),
               linalg::IndexOp::create(nb, nl, 1));
-          Value four = arith::ConstantIndexOp::create(nb, nl, 4);
+          auto idx = [&](int64_t c) {
+            return arith::ConstantIndexOp::create(nb, nl, c).getResult();
+          };
           std::array<Value, 4> words = emitStochasticBits(
               nb, nl, rng.seed, rng.offset,
-              arith::DivUIOp::create(nb, nl, i, four), rng.stream);
-          Value lane = arith::RemUIOp::create(nb, nl, i, four);
-          Value bits = words[3];
+              arith::DivUIOp::create(nb, nl, i, idx(16)), rng.stream);
+          Value lane = arith::RemUIOp::create(
+              nb, nl, arith::DivUIOp::create(nb, nl, i, idx(4)), idx(4));
+          Value word = words[3];
           for (int w = 2; w >= 0; --w)
-            bits = arith::SelectOp::create(
+            word = arith::SelectOp::create(
                 nb, nl,
-                arith::CmpIOp::create(
-                    nb, nl, arith::CmpIPredicate::eq, lane,
-                    arith::ConstantIndexOp::create(nb, nl, w)),
-                words[w], bits);
-          return emitE2M1Stochastic(nb, nl, v, bits);
+                arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, lane,
+                                      idx(w)),
+                words[w], word);
+          Type i32 = nb.getI32Type();
+          Value shift = arith::IndexCastUIOp::create(
+              nb, nl, i32,
+              arith::MulIOp::create(
+                  nb, nl, arith::RemUIOp::create(nb, nl, i, idx(4)), idx(8)));
+          Value byte = arith::AndIOp::create(
+              nb, nl, arith::ShRUIOp::create(nb, nl, word, shift),
+              arith::ConstantIntOp::create(nb, nl, i32, 0xFF));
+          return emitE2M1Stochastic(nb, nl, v, byte);
         });
     result.scales = tilesToRows(b, loc, sf, rows, tiles);
     return result;

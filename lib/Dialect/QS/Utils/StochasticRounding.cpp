@@ -62,8 +62,7 @@ std::array<Value, 4> qs::emitStochasticBits(OpBuilder &b, Location loc,
   return emitPhilox4x32(b, loc, {g0, g1, o0, o1}, {k0, k1});
 }
 
-Value qs::emitE2M1Stochastic(OpBuilder &b, Location loc, Value v,
-                             Value bits) {
+Value qs::emitE2M1Stochastic(OpBuilder &b, Location loc, Value v, Value byte) {
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   auto f = [&](float c) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(c)).getResult();
@@ -95,12 +94,12 @@ Value qs::emitE2M1Stochastic(OpBuilder &b, Location loc, Value v,
   Value whole = arith::FPToUIOp::create(b, loc, i32, t);
   Value frac = arith::SubFOp::create(
       b, loc, t, arith::UIToFPOp::create(b, loc, f32, whole));
-  // Up iff (bits >> 8) * 2^-24 < frac.
+  // Up iff (byte + 1/2) * 2^-8 < frac (both exact in f32).
   Value u = arith::MulFOp::create(
       b, loc,
-      arith::UIToFPOp::create(b, loc, f32,
-                              arith::ShRUIOp::create(b, loc, bits, i(8))),
-      f(0x1p-24f));
+      arith::AddFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32, byte),
+                            f(0.5f)),
+      f(0x1p-8f));
   Value up = arith::ExtUIOp::create(b, loc, i32, lt(u, frac));
   Value magnitude = arith::MinUIOp::create(
       b, loc,
