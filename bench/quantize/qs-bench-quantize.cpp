@@ -82,7 +82,7 @@ const Family kFamilies[] = {
     {"fp8_block_1x128", "fp8_block<block_scaling_dim = 1>"},
     {"nvfp4", "nvfp4<>"},
     // TE's NVFP4 recipe: RHT for activations and gradients, stochastic
-    // rounding (an rng state input: Philox words per code) for gradients.
+    // rounding (an rng state input: a Philox byte per code) for gradients.
     {"nvfp4_rht", "nvfp4<with_rht = true, with_post_rht_amax = true>"},
     {"nvfp4_sr", "nvfp4<stochastic_rounding = true>"},
     // 4over6 with E = 256 (the 4/6 paper's bound; TE's recipe option

@@ -41,6 +41,54 @@ namespace {
 struct Scale {
   Value sf, sfValue, inv;
 };
+
+/// A candidate's E2M1 codes of 16 values, accumulated while errorOf
+/// computes their magnitudes (e2m1Parts' t = 0x4B000000 + magnitude, m the
+/// sign's carrier), so that the chosen candidate needs no second encoding:
+/// per 8-value word the sum of t_i 16^i (mod 2^32, one multiply-add per
+/// value) and, when `signs` is set, of 8 sign_i 16^i (a sign is the same
+/// for both candidates: q = x inv with inv > 0, NaN positive in both).
+/// finish() adds the signs and removes the t's fields, as
+/// KernelEnv::encodeE2M1Bytes packs them (the same words).
+struct CodeWords {
+  bool signs = false;
+  std::array<Value, 2> magnitude, sign;
+
+  void add(KernelEnv &env, size_t i, Value t, Value m) {
+    auto term = [&](Value acc, Value v, uint32_t unit) -> Value {
+      Value scaled = arith::MulIOp::create(
+          env.b, env.loc, v,
+          arith::ConstantIntOp::create(env.b, env.loc, env.b.getI32Type(),
+                                       static_cast<int32_t>(unit)));
+      return acc ? arith::AddIOp::create(env.b, env.loc, scaled, acc)
+                       .getResult()
+                 : scaled;
+    };
+    uint32_t unit = 1u << (4 * (i % 8));
+    magnitude[i / 8] = term(magnitude[i / 8], t, unit);
+    if (signs)
+      sign[i / 8] = term(sign[i / 8], env.e2m1SignBit(m), 8u * unit);
+  }
+
+  /// The code bytes of `magnitudes` (one candidate's, or a selection of
+  /// two) with `signs`' sign bits.
+  static SmallVector<Value> finish(KernelEnv &env, ArrayRef<Value> magnitudes,
+                                   const CodeWords &signs) {
+    // The t's fields add up to 0x4B000000 * 0x11111111 = 0xFB000000 mod
+    // 2^32 (encodeE2M1Bytes' fix).
+    constexpr uint32_t fix = 0u - 0x4B000000u * 0x11111111u;
+    SmallVector<Value> bytes;
+    for (auto [w, mag] : llvm::enumerate(magnitudes)) {
+      Value word = arith::AddIOp::create(
+          env.b, env.loc,
+          arith::AddIOp::create(env.b, env.loc, mag, signs.sign[w]),
+          arith::ConstantIntOp::create(env.b, env.loc, env.b.getI32Type(),
+                                       static_cast<int32_t>(fix)));
+      env.appendWordBytes(word, bytes);
+    }
+    return bytes;
+  }
+};
 } // namespace
 
 std::pair<Value, Value> quant::nvfp4Globals(KernelEnv &env, const Rep &r,
@@ -134,7 +182,8 @@ static Scale scaleOf(KernelEnv &env, Value sixth, Value sEnc, Value expand) {
 /// included) and d = sign(x) d' exactly, a NaN x makes both NaN. |d| and
 /// d * d, the errors, cannot tell d from d', and no sign is copied.
 static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
-                     ArrayRef<Value> values, Value backs) {
+                     ArrayRef<Value> values, Value backs,
+                     CodeWords *codes = nullptr) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   int64_t threads = cast<MemRefType>(backs.getType()).getDimSize(0) / 8;
@@ -193,13 +242,15 @@ static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
   Value threadBias =
       env.add(env.threadId, env.idx(-int64_t(0x4B000000) * threads));
   Value err = env.f32(0.0f);
-  for (Value x : values) {
+  for (auto [i, x] : llvm::enumerate(values)) {
     Value q = arith::MulFOp::create(b, loc, x, s.inv);
-    Value at =
-        env.add(env.mul(arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
-                                                     env.e2m1Parts(q).first),
-                        env.idx(threads)),
-                threadBias);
+    auto [field, m] = env.e2m1Parts(q);
+    if (codes)
+      codes->add(env, i, field, m);
+    Value at = env.add(
+        env.mul(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), field),
+                env.idx(threads)),
+        threadBias);
     Value d = arith::SubFOp::create(b, loc, load1(env, backs, at),
                                     math::AbsFOp::create(b, loc, x));
     Value e = r.mse ? arith::MulFOp::create(b, loc, d, d).getResult()
@@ -257,12 +308,29 @@ SmallVector<Value> quant::fourOverSixEncode(KernelEnv &env, const Rep &r,
   } else {
     Scale six = scaleOf(env, sixth, sEnc, Value());
     Scale four = scaleOf(env, sixth, sEnc, env.f32(1.5f));
+    // Where the codes are encoded in software, both candidates' codes are
+    // packed as their errors are summed (CodeWords) and the better's kept;
+    // sm_100a's cvt.rn.satfinite.e2m1x2.f32 encodes the chosen one (8
+    // instructions for 16 codes, fewer than the packing).
+    bool reuse = values.size() == 16 && !(env.gpu && env.hardwareMx);
+    CodeWords sixCodes, fourCodes;
+    sixCodes.signs = true;
+    Value e6 =
+        errorOf(env, r, six, g, values, backs, reuse ? &sixCodes : nullptr);
+    Value e4 =
+        errorOf(env, r, four, g, values, backs, reuse ? &fourCodes : nullptr);
     Value better =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                              errorOf(env, r, four, g, values, backs),
-                              errorOf(env, r, six, g, values, backs));
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, e4, e6);
     chosen.sf = arith::SelectOp::create(b, loc, better, four.sf, six.sf);
     chosen.inv = arith::SelectOp::create(b, loc, better, four.inv, six.inv);
+    if (reuse) {
+      store1(env, chosen.sf, scales, scaleIndex);
+      SmallVector<Value> words;
+      for (int w = 0; w < 2; ++w)
+        words.push_back(arith::SelectOp::create(
+            b, loc, better, fourCodes.magnitude[w], sixCodes.magnitude[w]));
+      return CodeWords::finish(env, words, sixCodes);
+    }
   }
   store1(env, chosen.sf, scales, scaleIndex);
   return encodeWith(env, chosen.inv, values);

@@ -358,6 +358,27 @@ std::pair<Value, Value> KernelEnv::e2m1StochasticParts(Value v, Value word,
           arith::BitcastOp::create(b, loc, i32, m)};
 }
 
+Value KernelEnv::e2m1SignBit(Value m) {
+  Type i32 = b.getI32Type();
+  if (!gpu)
+    return arith::ShRUIOp::create(
+        b, loc, m, arith::ConstantIntOp::create(b, loc, i32, 31));
+  return pureAsm(b, loc, i32, m, "mul.hi.u32 $0, $1, 2;", "=r,r");
+}
+
+void KernelEnv::appendWordBytes(Value word, SmallVectorImpl<Value> &bytes) {
+  Type i32 = b.getI32Type();
+  for (int64_t k = 0; k < 4; ++k) {
+    Value shifted = k == 0
+                        ? word
+                        : arith::ShRUIOp::create(
+                              b, loc, word,
+                              arith::ConstantIntOp::create(b, loc, i32, 8 * k))
+                              .getResult();
+    bytes.push_back(arith::TruncIOp::create(b, loc, b.getI8Type(), shifted));
+  }
+}
+
 /// The bytes of E2M1 codes given as (t, m) pairs (e2m1Parts,
 /// e2m1StochasticParts): t = `fieldBias` + magnitude, m's sign bit the
 /// code's; see encodeE2M1Bytes.
@@ -372,14 +393,6 @@ packE2M1Nibbles(KernelEnv &env, ArrayRef<std::pair<Value, Value>> parts,
   auto i32c = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
   };
-  // m's sign bit as 0 or 1: mul.hi.u32 by 2 on the GPU (an IMAD.HI, off
-  // the integer ALU that the min/max instructions share; LLVM would turn
-  // the shift into a shift-and-mask pair with the multiply-add below).
-  auto signBit = [&](Value m) -> Value {
-    if (!env.gpu)
-      return arith::ShRUIOp::create(b, loc, m, i32c(31));
-    return pureAsm(b, loc, i32, m, "mul.hi.u32 $0, $1, 2;", "=r,r");
-  };
   // Horner over the nibbles, multiply-adds only: acc = acc * 16 + (t + 8
   // sign). The t's fields add up to fieldBias * 0x11111111 mod 2^32
   // (0xFB000000 for e2m1Parts' 0x4B000000: shifted further they leave the
@@ -390,7 +403,8 @@ packE2M1Nibbles(KernelEnv &env, ArrayRef<std::pair<Value, Value>> parts,
     for (int i = 7; i >= 0; --i) {
       auto [t, m] = parts[w + i];
       Value nibble = arith::AddIOp::create(
-          b, loc, t, arith::MulIOp::create(b, loc, signBit(m), i32c(8)));
+          b, loc, t,
+          arith::MulIOp::create(b, loc, env.e2m1SignBit(m), i32c(8)));
       acc = acc ? arith::AddIOp::create(
                       b, loc, arith::MulIOp::create(b, loc, acc, i32c(16)),
                       nibble)
@@ -399,15 +413,7 @@ packE2M1Nibbles(KernelEnv &env, ArrayRef<std::pair<Value, Value>> parts,
     }
     Value word =
         arith::AddIOp::create(b, loc, acc, i32c(static_cast<int32_t>(fix)));
-    // The word's bytes as {trunc(w), trunc(w >> 8), ...}: storeBytes
-    // (QuantizePhases.cpp) stores such groups as the word itself.
-    for (int64_t k = 0; k < 4; ++k) {
-      Value shifted =
-          k == 0
-              ? word
-              : arith::ShRUIOp::create(b, loc, word, i32c(8 * k)).getResult();
-      bytes.push_back(arith::TruncIOp::create(b, loc, b.getI8Type(), shifted));
-    }
+    env.appendWordBytes(word, bytes);
   }
   return bytes;
 }

@@ -100,6 +100,14 @@ struct KernelEnv {
   /// and byte permutes; the bytes returned as {trunc(w), trunc(w >> 8),
   /// ...}, which storeBytes keeps whole.
   SmallVector<Value> encodeE2M1Bytes(ArrayRef<Value> values);
+  /// The sign bit (0 or 1, i32) of an E2M1 code from e2m1Parts' m:
+  /// mul.hi.u32 by 2 on the GPU (an IMAD.HI, off the integer ALU that the
+  /// min/max instructions share; LLVM would turn a shift into a
+  /// shift-and-mask pair with the multiply-adds that use it).
+  Value e2m1SignBit(Value m);
+  /// Appends i32 `word`'s bytes as {trunc(w), trunc(w >> 8), ...}: storeBytes
+  /// (QuantizePhases.cpp) stores such groups as the word itself.
+  void appendWordBytes(Value word, SmallVectorImpl<Value> &bytes);
   /// f32(x + y) rounded toward +inf: add.rp.f32 on the GPU; in the
   /// emulation the nearest sum, one ulp up when the exact sum is above it
   /// (TwoSum's error term).
