@@ -2,7 +2,8 @@
 
 // FP8 1x128 block scaling, both usages of a bf16 input: a 128x128 tile
 // (32 KiB in shared memory, rows unpadded, 16-byte chunks XOR-swizzled by
-// row: Tile::swizzled), 6 resident blocks asked for (at most 80 registers).
+// row: Tile::swizzled), 7 resident blocks asked for (at most 72 registers;
+// with 32 KiB each, shared memory allows 6).
 // Row-wise: a thread per row block, 16-byte shared loads, 128 conversions,
 // f32 scales. Column-wise (columnPairsPhase): a warp per 8 column pairs of
 // a 128-row block, each lane reading its 32 rows of both columns with one
@@ -10,7 +11,7 @@
 // column's 4 lanes meeting through shfl.sync.bfly 8 and 16, then two
 // 16-byte stores of codes per column.
 // CHECK-LABEL: .entry qs_quantize(
-// CHECK: .minnctapersm 6
+// CHECK: .minnctapersm 7
 // CHECK: .shared .align 16 .b8 __wg_qs_quantize_0[32768]
 // CHECK: ld.shared.v4.b32
 // CHECK: cvt.rn.satfinite.e4m3x2.f32
