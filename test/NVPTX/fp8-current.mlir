@@ -7,8 +7,9 @@
 // butterfly reductions, then after a barrier one native unsigned atomic
 // max per block: not one per warp, see fp8-delayed.mlir), then the
 // cast kernel (tile in shared memory, packed E4M3 conversion, 16-byte
-// stores). sm_90a is TN-only: data and transpose (two conversions per
-// element); sm_100a keeps one buffer.
+// stores; 16 resident blocks asked for, at most 32 registers). sm_90a is
+// TN-only: data and transpose (two conversions per element); sm_100a
+// keeps one buffer.
 // SM90: .version 8.0
 // SM90: .target sm_90a
 // SM100: .version 8.8
@@ -22,7 +23,7 @@
 // CHECK-NOT: atom.global
 // CHECK-LABEL: .entry qs_quantize(
 // CHECK: .maxntid 128, 1, 1
-// CHECK: .minnctapersm 4
+// CHECK: .minnctapersm 16
 // CHECK: ld.global.v4.b32
 // CHECK: st.shared.v4.b32
 // CHECK: bar.sync 0

@@ -243,6 +243,27 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
   });
   if (!t.swizzled && plainNvfp4 && t.elemBytes == 2)
     d.minBlocksPerSM = 8;
+  // Per-tensor FP8 and MXFP8 (memory-bound) from 16-bit input: 16 blocks,
+  // a full multiprocessor (at most 32 registers; ptxas 13.0, 16384^2 bf16:
+  // 31-32, 0 spills, each usage and scale layout, 0-6 more instructions
+  // per thread), but MXFP8 with both usages 12 (at most 40: with 32,
+  // sm_100a spills 8-12 bytes). Left to 4, ptxas took 34-71 (7-12
+  // blocks): on the H200 the per-tensor casts ran near DRAM speed with 32
+  // registers (93-95% occupancy), MXFP8's row-wise cast was
+  // occupancy-limited at 47.
+  bool streaming = llvm::all_of(reps, [](const Rep *r) {
+    return r->kind == ScaleKind::PerTensor || r->kind == ScaleKind::E8M0;
+  });
+  if (!t.swizzled && !p.twoD && streaming && t.elemBytes == 2)
+    d.minBlocksPerSM =
+        reps.size() > 1 && reps.front()->kind == ScaleKind::E8M0 ? 12 : 16;
+  // FP8 1 x 128 row-wise only: 12 blocks (at most 40 registers, where
+  // ptxas took 50 for 9; 0 spills; 16 would spill).
+  bool rowBlocks = llvm::all_of(reps, [](const Rep *r) {
+    return r->kind == ScaleKind::F32Block && r->block == 128 && !r->columnwise;
+  });
+  if (!t.swizzled && !p.twoD && rowBlocks && t.elemBytes == 2)
+    d.minBlocksPerSM = 12;
   // NVFP4 4over6 without stochastic rounding: 6 blocks (at most 80
   // registers, as before errorOf's shared-memory table; ptxas 13.0 gives
   // it 88-95 left to 4).

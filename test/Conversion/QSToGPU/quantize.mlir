@@ -15,9 +15,10 @@
 // CHECK: func.func private @qs_quantize_launch({{.*}}) attributes {qs_launch_block = 128 : i64, qs_launch_grid = 2 : i64, qs_launch_kernel = @qs_kernels::@qs_quantize}
 
 // Kernels: 1-D grid of 128-thread blocks, the tile in 16-byte aligned
-// shared memory, phases separated by barriers.
+// shared memory, phases separated by barriers; MXFP8 with both usages
+// asks for 12 resident blocks (at most 40 registers).
 // CHECK: gpu.module @qs_kernels
-// CHECK: gpu.func @qs_quantize(%{{.*}}: memref<8192xbf16>, {{.*}}) workgroup(%[[TILE:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<128xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>, nvvm.minctasm = 4 : i32}
+// CHECK: gpu.func @qs_quantize(%{{.*}}: memref<8192xbf16>, {{.*}}) workgroup(%[[TILE:.*]] : memref<4608xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<128xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>, nvvm.minctasm = 12 : i32}
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<8192xbf16>, vector<8xbf16>
 // CHECK: vector.store %{{.*}}, %[[TILE]]
 // CHECK: gpu.barrier
