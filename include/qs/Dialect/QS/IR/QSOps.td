@@ -66,15 +66,18 @@ def QS_QuantizeOp : QS_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     state, `rng(...)`: a `tensor<2xi64>` holding (seed, offset), what TE
     takes from the PyTorch generator per quantize; advance the offset (or
     change the seed) between quantizes that should round independently.
-    Element i of a stored representation takes word i mod 4 of
-    Philox4x32-10 with key (lo32(seed), hi32(seed)) and counter (lo32(g),
-    hi32(g) + 2^31 * stream, lo32(offset), hi32(offset)), g = floor(i / 4),
-    stream 0 for the row-wise codes and 1 for the column-wise ones (in
-    their stored order), and rounds the scaled value to one of its two
-    E2M1 neighbours, up with probability equal to its distance from the
-    lower one in units of their spacing (docs/Numerics.md). The
-    distribution is TE's; the bits are ours (TE's depend on its kernels,
-    te-formats.md §9). Only such a quantizer takes `rng(...)`.
+    Element i of a stored representation takes byte i mod 4 (little
+    endian) of word (i / 4) mod 4 of Philox4x32-10 with key (lo32(seed),
+    hi32(seed)) and counter (lo32(g), hi32(g) + 2^31 * stream,
+    lo32(offset), hi32(offset)), g = floor(i / 16), stream 0 for the
+    row-wise codes and 1 for the column-wise ones (in their stored order):
+    32 random bits per 4 values, as TE's `cvt.rs.satfinite.e2m1x4.f32`.
+    With that byte b it rounds the scaled value to one of its two E2M1
+    neighbours, up iff (b + 1/2) 2^-8 is below its distance from the
+    lower one in units of their spacing: up with that probability rounded
+    to a multiple of 2^-8 (docs/Numerics.md). The distribution is TE's;
+    the bits are ours (TE's depend on its kernels, te-formats.md §9).
+    Only such a quantizer takes `rng(...)`.
 
     Examples:
     ```mlir
