@@ -83,10 +83,12 @@ uint8_t byteOf(uint32_t word, int k) {
   return static_cast<uint8_t>(word >> (8 * k));
 }
 
-TEST(StochasticE2M1, RandomPatterns) {
-  std::mt19937 rng(2026);
+/// 2M values from `value(rng)` with random words, byte i mod 4 of each.
+template <typename ValueFn>
+void checkRandomWords(uint32_t seed, ValueFn value) {
+  std::mt19937 rng(seed);
   for (int i = 0; i < 2000000; ++i) {
-    float v = fromBits(static_cast<uint32_t>(rng()));
+    float v = value(rng);
     uint32_t word = static_cast<uint32_t>(rng());
     int k = i % 4;
     ASSERT_EQ(gpuSequence(v, word, k), definition(v, byteOf(word, k)))
@@ -94,16 +96,17 @@ TEST(StochasticE2M1, RandomPatterns) {
   }
 }
 
+TEST(StochasticE2M1, RandomPatterns) {
+  checkRandomWords(2026, [](std::mt19937 &rng) {
+    return fromBits(static_cast<uint32_t>(rng()));
+  });
+}
+
 TEST(StochasticE2M1, ValuesOnTheRuns) {
-  std::mt19937 rng(7);
   std::uniform_real_distribution<float> magnitude(0.0f, 7.0f);
-  for (int i = 0; i < 2000000; ++i) {
-    float v = magnitude(rng) * (rng() & 1 ? -1.0f : 1.0f);
-    uint32_t word = static_cast<uint32_t>(rng());
-    int k = i % 4;
-    ASSERT_EQ(gpuSequence(v, word, k), definition(v, byteOf(word, k)))
-        << std::hexfloat << v << " word " << std::hex << word << " byte " << k;
-  }
+  checkRandomWords(7, [&](std::mt19937 &rng) {
+    return magnitude(rng) * (rng() & 1 ? -1.0f : 1.0f);
+  });
 }
 
 TEST(StochasticE2M1, Thresholds) {

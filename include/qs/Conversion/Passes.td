@@ -99,8 +99,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     Supported: every family and usage, 1-D and 2-D, row-scaled NVFP4, NVFP4
     with RHT, NVFP4 stochastic rounding (one Philox4x32-10 call, a random
     byte per code, per 16 codes from the rng state, read once per thread;
-    the same rounding as the reference lowering on both chips). Not yet supported, with a
-    diagnostic: NVFP4 with both RHT and 2-D quantization. Kernels whose shared buffers exceed the 48 KiB a kernel
+    the same rounding as the reference lowering on both chips). Not yet
+    supported, with a diagnostic: NVFP4 with both RHT and 2-D
+    quantization. Kernels whose shared buffers exceed the 48 KiB a kernel
     may declare statically (128x128 blocks of f32 input: 68,112 bytes) keep
     them in dynamic shared memory; the launch asks for the bytes.
 

@@ -299,6 +299,9 @@ SmallVector<Value> quant::fourOverSixEncode(KernelEnv &env, const Rep &r,
   OpBuilder &b = env.b;
   Location loc = env.loc;
   Scale chosen;
+  // The chosen candidate's code words where errorOf packed them.
+  CodeWords sixCodes, fourCodes;
+  SmallVector<Value> chosenWords;
   Value sixth = amaxSixth(env, amax);
   if (pick4) {
     // The tile has chosen: only its candidate (base * 1 is base).
@@ -313,7 +316,6 @@ SmallVector<Value> quant::fourOverSixEncode(KernelEnv &env, const Rep &r,
     // sm_100a's cvt.rn.satfinite.e2m1x2.f32 encodes the chosen one (8
     // instructions for 16 codes, fewer than the packing).
     bool reuse = values.size() == 16 && !(env.gpu && env.hardwareMx);
-    CodeWords sixCodes, fourCodes;
     sixCodes.signs = true;
     Value e6 =
         errorOf(env, r, six, g, values, backs, reuse ? &sixCodes : nullptr);
@@ -323,16 +325,14 @@ SmallVector<Value> quant::fourOverSixEncode(KernelEnv &env, const Rep &r,
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, e4, e6);
     chosen.sf = arith::SelectOp::create(b, loc, better, four.sf, six.sf);
     chosen.inv = arith::SelectOp::create(b, loc, better, four.inv, six.inv);
-    if (reuse) {
-      store1(env, chosen.sf, scales, scaleIndex);
-      SmallVector<Value> words;
+    if (reuse)
       for (int w = 0; w < 2; ++w)
-        words.push_back(arith::SelectOp::create(
+        chosenWords.push_back(arith::SelectOp::create(
             b, loc, better, fourCodes.magnitude[w], sixCodes.magnitude[w]));
-      return CodeWords::finish(env, words, sixCodes);
-    }
   }
   store1(env, chosen.sf, scales, scaleIndex);
+  if (!chosenWords.empty())
+    return CodeWords::finish(env, chosenWords, sixCodes);
   return encodeWith(env, chosen.inv, values);
 }
 
