@@ -234,14 +234,15 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
   // stay at 6, which shared memory allows.
   if (t.swizzled)
     d.minBlocksPerSM = 7;
-  // NVFP4 with round-to-nearest codes (1-D, 2-D, RHT) from 16-bit input: 8
-  // blocks (at most 64 registers; ptxas 13.0, 16384^2 bf16: 57-64, 0
-  // spills, the same loops). Left to 4, the "both" kernels took 72 (7
-  // blocks) in these compute-bound casts.
-  bool plainNvfp4 = llvm::all_of(reps, [](const Rep *r) {
-    return r->kind == ScaleKind::NVFP4 && !r->fourOverSix && !r->stochastic;
-  });
-  if (!t.swizzled && plainNvfp4 && t.elemBytes == 2)
+  // NVFP4 from 16-bit input, compute-bound casts: 8 blocks (at most 64
+  // registers; ptxas 13.0, 16384^2 bf16). Round-to-nearest codes (1-D,
+  // 2-D, RHT): 57-64, 0 spills, the same loops (left to 4, the "both"
+  // kernels took 72, 7 blocks). Since 2026-12-06 stochastic rounding and
+  // 4over6 too: 56-64, 0 spills, 0-5 more instructions per loop (left to 4
+  // and 6: 79-90 registers, 5-6 blocks).
+  bool nvfp4 = llvm::all_of(
+      reps, [](const Rep *r) { return r->kind == ScaleKind::NVFP4; });
+  if (!t.swizzled && nvfp4 && t.elemBytes == 2)
     d.minBlocksPerSM = 8;
   // Per-tensor FP8 and MXFP8 (memory-bound) from 16-bit input: 16 blocks,
   // a full multiprocessor (at most 32 registers; ptxas 13.0, 16384^2 bf16:
@@ -264,13 +265,13 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
   });
   if (!t.swizzled && !p.twoD && rowBlocks && t.elemBytes == 2)
     d.minBlocksPerSM = 12;
-  // NVFP4 4over6 without stochastic rounding: 6 blocks (at most 80
-  // registers, as before errorOf's shared-memory table; ptxas 13.0 gives
-  // it 88-95 left to 4).
+  // NVFP4 4over6 from f32 input: 6 blocks (at most 80 registers, as
+  // before errorOf's shared-memory table; ptxas 13.0 gives it 88-95 left
+  // to 4).
   bool fourOverSix = llvm::all_of(reps, [](const Rep *r) {
     return r->kind == ScaleKind::NVFP4 && r->fourOverSix;
   });
-  if (!t.swizzled && fourOverSix)
+  if (!t.swizzled && fourOverSix && t.elemBytes != 2)
     d.minBlocksPerSM = 6;
   t.reversed = reversed;
   d.gridSize = t.grid;
