@@ -376,7 +376,7 @@ int main(int argc, char **argv) {
       /// per 32-block) or "dequantize" (sched deq: dequantized to bf16 by
       /// pre-pass kernels) instead of converted to bf16 in the kernel;
       /// empty: the default.
-      StringRef mxScaling;
+      StringRef mxScaling = "";
     };
     SmallVector<Run> runs = {Run()};
     // sm_90a ping-pong needs fast_accumulate.

@@ -65,8 +65,8 @@ const char *const kGPUPipelines[] = {
     // (Blackwell layouts: MN-major operands copied transposed), planned
     // for a GPU of 7 multiprocessors (ping-pong grids, split-K "auto"),
     // with the plan remarks.
-    "qs-storage-pipeline,convert-qs-to-gpu{chip=sm_90a multiprocessors=7 "
-    "report-gemm-plans=true}",
+    ("qs-storage-pipeline,convert-qs-to-gpu{chip=sm_90a multiprocessors=7 "
+     "report-gemm-plans=true}"),
 };
 constexpr uint64_t kGPUEvery = 4;
 

@@ -216,63 +216,72 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
   return d;
 }
 
+/// The resident blocks a cast kernel asks for (`.minnctapersm`: ptxas then
+/// keeps each thread at 65536 / (128 B) registers or fewer, rounded down to
+/// a multiple of 8). Each number is the largest that ptxas 13.0 met with no
+/// spills on sm_90a and sm_100a and at most ~1% more instructions in the
+/// kernel's loops (16384^2 bf16), or what shared memory allows anyway;
+/// performance.md has the tables. On the H200 the per-tensor casts ran
+/// near DRAM speed at 32 registers (93-95% occupancy, ncu), MXFP8's
+/// row-wise cast was occupancy-limited at 47 and FP8 1x128's column-wise
+/// one at 56 (43%).
+static int64_t residentBlocks(const Plan &p, const Tile &t,
+                              ArrayRef<const Rep *> reps) {
+  auto all = [&](auto pred) {
+    return llvm::all_of(reps, [&](const Rep *r) { return pred(*r); });
+  };
+  bool sixteenBit = t.elemBytes == 2;
+  // 4over6 from f32 input: 80 registers (ptxas takes 88-95 left to 4).
+  auto fourOverSix = [](const Rep &r) {
+    return r.kind == ScaleKind::NVFP4 && r.fourOverSix;
+  };
+  if (!sixteenBit)
+    return all(fourOverSix) ? 6 : 4;
+  // FP8 1 x 128 column-pair tiles (columnPairsPhase keeps 32 packed
+  // registers): column-wise only from bf16 9 (56 registers; 72 at 7, the
+  // same instructions; f16 input spills 14 bytes at 9), else 7 (72; with
+  // both usages 32 KiB of shared memory allow 6).
+  bool bf16 = p.nominal.isBF16();
+  if (t.swizzled)
+    return reps.size() == 1 && bf16 ? 9 : 7;
+  // Per-tensor FP8 and MXFP8 (memory-bound; 1-D and 2-D MXFP8): a full
+  // multiprocessor, 16 (32 registers); MXFP8 with both usages 12 (40:
+  // with 32, sm_100a spills 8-12 bytes).
+  if (all([](const Rep &r) {
+        return r.kind == ScaleKind::PerTensor || r.kind == ScaleKind::E8M0;
+      }))
+    return reps.size() > 1 && reps.front()->kind == ScaleKind::E8M0 ? 12 : 16;
+  // FP8 1 x 128 row-wise only: 12 (40 registers; 16 would spill). 128 x 128
+  // blocks: 6 (64-80 registers; 35 KiB of shared memory allow 6, ptxas
+  // took 95 for the "both" kernel left to 4: 5 blocks).
+  if (all([](const Rep &r) { return r.kind == ScaleKind::F32Block; })) {
+    if (p.twoD)
+      return 6;
+    return all([](const Rep &r) { return !r.columnwise; }) ? 12 : 4;
+  }
+  if (!all([](const Rep &r) { return r.kind == ScaleKind::NVFP4; }))
+    return 4;
+  // NVFP4 (the casts that are compute-bound on sm_90a): 8 (at most 64
+  // registers; stochastic rounding, 4over6 and both usages take more
+  // instructions with fewer). One representation rounded to nearest:
+  // row-wise 10 (16x16; 1-D from bf16: f16 input spills 4 bytes at 10),
+  // column-wise 9 (1-D, also with the RHT) or 12 (16x16), with the same
+  // loops.
+  const Rep &r = *reps.front();
+  if (reps.size() > 1 || r.stochastic || r.fourOverSix || r.rowScaled)
+    return 8;
+  if (!r.columnwise)
+    return p.twoD || bf16 ? 10 : 8;
+  return p.twoD ? 12 : 9;
+}
+
 static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
                              bool writeScaleInv, StringRef name,
                              bool reversed) {
   KernelDesc d;
   d.name = name.str();
-  // At least 4 resident blocks (512 threads) per multiprocessor: bounds
-  // registers at 128 per thread (the 128-long blocks otherwise take ~170).
-  d.minBlocksPerSM = 4;
   Tile t = makeTile(p, reps);
-  // The column-pair phase keeps 32 packed registers per thread: 7 blocks
-  // (at most 72 registers; ptxas 13.0, 16384^2 bf16: 72, 0 spills, the
-  // "both" kernel's column loop 429 -> 417 instructions, against 79-80
-  // registers with 6)
-  // rather than the 5 its 95 allow. Column-wise only (16 KiB of shared
-  // memory) that is 7 resident blocks instead of 6; both usages (32 KiB)
-  // stay at 6, which shared memory allows.
-  if (t.swizzled)
-    d.minBlocksPerSM = 7;
-  // NVFP4 from 16-bit input, compute-bound casts: 8 blocks (at most 64
-  // registers; ptxas 13.0, 16384^2 bf16). Round-to-nearest codes (1-D,
-  // 2-D, RHT): 57-64, 0 spills, the same loops (left to 4, the "both"
-  // kernels took 72, 7 blocks). Since 2026-12-06 stochastic rounding and
-  // 4over6 too: 56-64, 0 spills, 0-5 more instructions per loop (left to 4
-  // and 6: 79-90 registers, 5-6 blocks).
-  bool nvfp4 = llvm::all_of(
-      reps, [](const Rep *r) { return r->kind == ScaleKind::NVFP4; });
-  if (!t.swizzled && nvfp4 && t.elemBytes == 2)
-    d.minBlocksPerSM = 8;
-  // Per-tensor FP8 and MXFP8 (memory-bound) from 16-bit input: 16 blocks,
-  // a full multiprocessor (at most 32 registers; ptxas 13.0, 16384^2 bf16:
-  // 31-32, 0 spills, each usage and scale layout, 0-6 more instructions
-  // per thread), but MXFP8 with both usages 12 (at most 40: with 32,
-  // sm_100a spills 8-12 bytes). Left to 4, ptxas took 34-71 (7-12
-  // blocks): on the H200 the per-tensor casts ran near DRAM speed with 32
-  // registers (93-95% occupancy), MXFP8's row-wise cast was
-  // occupancy-limited at 47.
-  bool streaming = llvm::all_of(reps, [](const Rep *r) {
-    return r->kind == ScaleKind::PerTensor || r->kind == ScaleKind::E8M0;
-  });
-  if (!t.swizzled && !p.twoD && streaming && t.elemBytes == 2)
-    d.minBlocksPerSM =
-        reps.size() > 1 && reps.front()->kind == ScaleKind::E8M0 ? 12 : 16;
-  // FP8 1 x 128 row-wise only: 12 blocks (at most 40 registers, where
-  // ptxas took 50 for 9; 0 spills; 16 would spill).
-  bool rowBlocks = llvm::all_of(reps, [](const Rep *r) {
-    return r->kind == ScaleKind::F32Block && r->block == 128 && !r->columnwise;
-  });
-  if (!t.swizzled && !p.twoD && rowBlocks && t.elemBytes == 2)
-    d.minBlocksPerSM = 12;
-  // NVFP4 4over6 from f32 input: 6 blocks (at most 80 registers, as
-  // before errorOf's shared-memory table; ptxas 13.0 gives it 88-95 left
-  // to 4).
-  bool fourOverSix = llvm::all_of(reps, [](const Rep *r) {
-    return r->kind == ScaleKind::NVFP4 && r->fourOverSix;
-  });
-  if (!t.swizzled && fourOverSix && t.elemBytes != 2)
-    d.minBlocksPerSM = 6;
+  d.minBlocksPerSM = residentBlocks(p, t, reps);
   t.reversed = reversed;
   d.gridSize = t.grid;
   Type f32 = Float32Type::get(p.nominal.getContext());
