@@ -126,7 +126,7 @@ struct GemmBlock {
   GemmBlock(KernelEnv &env, Ptx &ptx, bool tmaStore);
 };
 
-/// What the emitters of both kernel bodies (GemmKernels.cpp's Sm90Block,
+/// What the emitters of both kernel bodies (GemmSm90Block.h's Sm90Block,
 /// GemmTcgen05.cpp's Tcgen05Block) start from: the environment and plan,
 /// the shared index code, the inline-PTX helper and the block's arguments.
 struct BlockEmitter {

@@ -3,8 +3,9 @@
 // The pieces the quantize kernels are made of: the tile load into shared
 // memory, each scale family's block scale (E8M0, FP32 block, NVFP4's two
 // levels, per-tensor), the FP8/FP4 encodings (hardware conversions where
-// the chip has them, else the exact software path), and the row-wise,
-// column-wise, x-layout and 2-D amax phases over a tile.
+// the chip has them, else the exact software path), and the row-wise and
+// 2-D amax phases over a tile; the column-wise phases are in
+// QuantizeColumnPhases.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,10 +77,7 @@ static SmallVector<Value> byteGroups(ArrayRef<Value> bytes, unsigned width) {
   return groups;
 }
 
-/// Stores i8 `bytes` at element `i` of `buf` (8-bit elements): one vector
-/// store when `aligned`, else byte stores, each guarded by `i + n < limit`
-/// when `limit` is set.
-static void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
+void quant::storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
                        Value i, bool aligned, std::optional<int64_t> limit) {
   OpBuilder &b = env.b;
   Type elt = cast<MemRefType>(buf.getType()).getElementType();
@@ -119,14 +117,9 @@ static void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
   }
 }
 
-/// Encodes 16 (FP8) or 16 (FP4, packed into 8 bytes) f32 values; FP4
-/// codes with a random byte per value (`words`, four a word) round
-/// stochastically (StochasticRounding.h's definition, the reference
-/// lowering's codes, on both chips: sm_100a's cvt.rs.satfinite.e2m1x4.f32
-/// applies its random bits its own way).
-static SmallVector<Value> encode(KernelEnv &env, const Rep &r,
+SmallVector<Value> quant::encode(KernelEnv &env, const Rep &r,
                                  ArrayRef<Value> values,
-                                 ArrayRef<Value> words = {}) {
+                                 ArrayRef<Value> words) {
   SmallVector<Value> bytes;
   OpBuilder &b = env.b;
   Type i8 = b.getI8Type();
@@ -163,13 +156,9 @@ std::pair<Value, Value> quant::rngState(KernelEnv &env, const Plan &p) {
   return {load1(env, rng, env.idx(0)), load1(env, rng, env.idx(1))};
 }
 
-/// Stochastic rounding's random words of the 16 elements of z row `zRow`
-/// (`zCols` elements, a multiple of 16 for NVFP4) from element `first` (a
-/// multiple of 16): one Philox group, a byte per element, stream 0
-/// row-wise, 1 column-wise.
-static SmallVector<Value> randomWords(KernelEnv &env, const Rep &r,
-                                      std::pair<Value, Value> state,
-                                      Value zRow, Value first, int64_t zCols) {
+SmallVector<Value> quant::randomWords(KernelEnv &env, const Rep &r,
+                                      std::pair<Value, Value> state, Value zRow,
+                                      Value first, int64_t zCols) {
   auto [seed, offset] = state;
   Value group =
       env.div(env.add(env.mul(zRow, env.idx(zCols)), first), env.idx(16));
@@ -198,19 +187,13 @@ Value quant::repScale(KernelEnv &env, const Plan &p, const Rep &r,
   return Value();
 }
 
-/// The scale buffer of representation `r`; null for per-tensor FP8 (its
-/// scale_inv is written once, by scaleInvPhase).
-static Value scaleBuffer(KernelEnv &env, const Rep &r) {
+Value quant::scaleBuffer(KernelEnv &env, const Rep &r) {
   return r.scaleArg >= 0 ? env.args[r.scaleArg] : Value();
 }
 
-/// Computes the scale of one block from its amax, stores it into `scales`
-/// (the representation's scale buffer; null: not stored) where `storeWhen`
-/// holds (null: always), and returns the multiplier applied to the block's
-/// values before conversion (`repScale`: as quant::repScale gives it).
-static Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
+Value quant::blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
                         Value zRow, Value zBlock, Value repScale, Value scales,
-                        Value storeWhen = Value()) {
+                        Value storeWhen) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   // The store (and what only it needs) under `storeWhen`.
@@ -439,12 +422,7 @@ void quant::loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t) {
   });
 }
 
-/// Stores the codes of 16 consecutive elements, starting at element `first`
-/// of a z row that begins at element `rowStart` and has `rowLength`
-/// elements: one 16-byte (FP8) or 8-byte (packed FP4) vector store when the
-/// chunk lies inside the row and the row length keeps it aligned, else byte
-/// stores of the elements inside the row.
-static void storeChunk(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
+void quant::storeChunk(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
                        Value rowStart, Value first, int64_t rowLength, bool fp4,
                        bool alwaysInside) {
   auto vectorStore = [&] {
@@ -658,366 +636,6 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         storeChunk(env, bytes, env.args[r.dataArg], env.mul(gr, env.idx(p.k)),
                    env.add(gc, env.idx(c)), p.k, r.fp4, p.k % r.block == 0);
       }
-    });
-  });
-}
-
-int64_t quant::stageRowBytes(const Tile &t, const Rep &r) {
-  return t.rows / (r.fp4 ? 2 : 1) + 16;
-}
-
-bool quant::stagesColumnCodes(const Tile &t, const Rep &r) {
-  int64_t perByte = r.fp4 ? 2 : 1;
-  // In static shared memory with the tile (48 KiB): not the 2-D tiles of
-  // 128 x 128 f32 or 16-bit elements, whose occupancy it would lower.
-  int64_t bytes = t.rows * t.ld * t.elemBytes + t.cols * stageRowBytes(t, r);
-  return r.columnwise && !r.xLayout && !t.swizzled &&
-         (t.rows / perByte) % 16 == 0 && bytes <= 48 * 1024;
-}
-
-/// The 16 codes (`bytes`: 16, or 8 packed FP4) of tile column `c`, tile rows
-/// `tileRow0` ..., z row `gc`, elements `first` ...: into the staging buffer
-/// when the tile has one, else straight to z.
-static void storeColumnCodes(KernelEnv &env, const Plan &p, const Tile &t,
-                             const Rep &r, ArrayRef<Value> bytes, Value c,
-                             Value tileRow0, Value gc, Value first) {
-  if (t.colStage < 0) {
-    storeChunk(env, bytes, env.args[r.dataArg], env.mul(gc, env.idx(p.m)),
-               first, p.m, r.fp4, p.m % r.block == 0 && p.m % 16 == 0);
-    return;
-  }
-  Value at = env.add(env.mul(c, env.idx(t.stageLd)),
-                     r.fp4 ? env.div(tileRow0, env.idx(2)) : tileRow0);
-  storeBytes(env, bytes, env.shared[t.colStage], at, /*aligned=*/true,
-             std::nullopt);
-}
-
-void quant::stagedColumnStorePhase(KernelEnv &env, const Plan &p, const Tile &t,
-                                   const Rep &r) {
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  Value tileRow, tileCol;
-  std::tie(tileRow, tileCol) = tileCoords(env, t);
-  int64_t perByte = r.fp4 ? 2 : 1;
-  int64_t chunks = t.rows / perByte / 16;
-  Value stage = env.shared[t.colStage], z = env.args[r.dataArg];
-  env.forEachUnit(t.cols * chunks, [&](Value u) {
-    Value c = env.div(u, env.idx(chunks));
-    Value ch = env.rem(u, env.idx(chunks));
-    Value gc = env.add(env.mul(tileCol, env.idx(t.cols)), c);
-    Value first = env.add(env.mul(tileRow, env.idx(t.rows)),
-                          env.mul(ch, env.idx(16 * perByte)));
-    Value valid =
-        env.land(env.lt(gc, env.idx(p.k)), env.lt(first, env.idx(p.m)));
-    env.ifThen(valid, [&] {
-      Value from =
-          env.add(env.mul(c, env.idx(t.stageLd)), env.mul(ch, env.idx(16)));
-      Value rowStart = env.mul(gc, env.idx(p.m));
-      if (p.m % (16 * perByte) == 0) {
-        // Whole chunks, 16-byte aligned in z.
-        VectorType bytes = VectorType::get({16}, b.getI8Type());
-        Value v = vector::LoadOp::create(b, loc, bytes, stage, ValueRange{from},
-                                         false, llvm::MaybeAlign(16));
-        Type elt = cast<MemRefType>(z.getType()).getElementType();
-        if (!elt.isInteger(8))
-          v = arith::BitcastOp::create(b, loc, VectorType::get({16}, elt), v);
-        Value at = env.div(env.add(rowStart, first), env.idx(perByte));
-        vector::StoreOp::create(b, loc, v, z, ValueRange{at}, false,
-                                llvm::MaybeAlign(16));
-        return;
-      }
-      for (int64_t e = 0; e < 16; ++e) {
-        Value element = env.add(first, env.idx(e * perByte));
-        env.ifThen(env.lt(element, env.idx(p.m)), [&] {
-          Value at = env.div(env.add(rowStart, element), env.idx(perByte));
-          store1(env, load1(env, stage, env.add(from, env.idx(e))), z, at);
-        });
-      }
-    });
-  });
-}
-
-/// Per-tensor FP8 column-wise codes of a 16-bit tile whose codes are
-/// staged: a thread takes a column pair and 16 rows, one 32-bit shared load
-/// per row for both columns (a warp: 64 columns of a row, 128 bytes,
-/// without bank conflicts), where one 16-bit load per element kept the
-/// shared-memory pipe busy.
-static void perTensorColumnPairs(KernelEnv &env, const Plan &p, const Tile &t,
-                                 const Rep &r, Value mult) {
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  Value smem = env.shared[0];
-  Value tileRow, tileCol;
-  std::tie(tileRow, tileCol) = tileCoords(env, t);
-  int64_t pairs = t.cols / 2;
-  VectorType pairType = VectorType::get({2}, p.nominal);
-  env.forEachUnit(pairs * (t.rows / 16), [&](Value u) {
-    Value c0 = env.mul(env.rem(u, env.idx(pairs)), env.idx(2));
-    Value i = env.div(u, env.idx(pairs));
-    Value tileRow0 = env.mul(i, env.idx(16));
-    Value gr0 = env.add(env.mul(tileRow, env.idx(t.rows)), tileRow0);
-    SmallVector<Value> rows;
-    for (int64_t rr = 0; rr < 16; ++rr)
-      rows.push_back(vector::LoadOp::create(
-          b, loc, pairType, smem,
-          ValueRange{env.add(
-              env.mul(env.add(tileRow0, env.idx(rr)), env.idx(t.ld)), c0)},
-          false, llvm::MaybeAlign(2 * t.elemBytes)));
-    for (int64_t e = 0; e < 2; ++e) {
-      Value c = env.add(c0, env.idx(e));
-      Value gc = env.add(env.mul(tileCol, env.idx(t.cols)), c);
-      Value valid =
-          env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m)));
-      env.ifThen(valid, [&] {
-        SmallVector<Value> values;
-        for (Value v : rows)
-          values.push_back(
-              arith::MulFOp::create(b, loc,
-                                    env.toF32(vector::ExtractOp::create(
-                                        b, loc, v, ArrayRef<int64_t>{e})),
-                                    mult));
-        storeColumnCodes(env, p, t, r, encode(env, r, values), c, tileRow0, gc,
-                         gr0);
-      });
-    }
-  });
-}
-
-void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
-                            const Rep &r, Value repScale,
-                            std::pair<Value, Value> rng) {
-  if (t.swizzled) {
-    columnPairsPhase(env, p, t, r, repScale);
-    return;
-  }
-  if (r.kind == ScaleKind::PerTensor && !r.fp4 && !p.twoD && t.elemBytes == 2 &&
-      t.colStage >= 0) {
-    perTensorColumnPairs(env, p, t, r, repScale);
-    return;
-  }
-  Value smem = env.shared[0];
-  Value tileRow, tileCol;
-  std::tie(tileRow, tileCol) = tileCoords(env, t);
-  int64_t perCol = t.rows / r.block;
-  env.forEachUnit(t.cols * perCol, [&](Value u) {
-    Value c = env.rem(u, env.idx(t.cols));
-    Value i = env.div(u, env.idx(t.cols));
-    Value gc = env.add(env.mul(tileCol, env.idx(t.cols)), c);
-    Value gBlock = env.add(env.mul(tileRow, env.idx(perCol)), i);
-    Value gr0 = env.mul(gBlock, env.idx(r.block));
-    Value valid = env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m)));
-    env.ifThen(valid, [&] {
-      auto element = [&](int64_t rr) {
-        Value at =
-            env.add(env.mul(env.add(env.mul(i, env.idx(r.block)), env.idx(rr)),
-                            env.idx(t.ld)),
-                    c);
-        return env.toF32(load1(env, smem, at));
-      };
-      SmallVector<Value> transformed;
-      if (r.rht)
-        transformed = rht16(env, columnChunk(env, t, i, c), p.rhtSignMask);
-      auto value = [&](int64_t rr) {
-        return r.rht ? transformed[rr] : element(rr);
-      };
-      Value amax;
-      if (p.twoD) {
-        Value bj = env.div(c, env.idx(p.twoD));
-        amax = load1(env, env.shared[r.rht ? t.rhtBlockAmax : t.blockAmax],
-                     env.add(env.mul(i, env.idx(t.cols / p.twoD)), bj));
-      } else if (r.kind != ScaleKind::PerTensor && r.rht) {
-        amax = env.absMaxAll(env.f32(0.0f), transformed);
-      } else if (r.kind != ScaleKind::PerTensor) {
-        // A loop over 16-row chunks (see rowwisePhase).
-        int64_t chunk = std::min<int64_t>(16, r.block);
-        amax = env.loopReduce(
-            r.block / chunk, env.f32(0.0f), [&](Value ci, Value acc) {
-              for (int64_t rr = 0; rr < chunk; ++rr) {
-                Value row =
-                    env.add(env.mul(i, env.idx(r.block)),
-                            env.add(env.mul(ci, env.idx(chunk)), env.idx(rr)));
-                acc = env.absMax(
-                    acc,
-                    env.toF32(load1(env, smem,
-                                    env.add(env.mul(row, env.idx(t.ld)), c))));
-              }
-              return acc;
-            });
-      }
-      if (r.fourOverSix) {
-        auto [sEnc, g] = nvfp4Globals(env, r, repScale, gc);
-        Value pick4 = p.twoD ? fourOverSixTilePick(env, t, r, c, i) : Value();
-        SmallVector<Value> bytes = fourOverSixEncode(
-            env, r, amax, sEnc, g, columnChunk(env, t, i, c), pick4,
-            scaleBuffer(env, r), r.scaleIndex(env, gc, gBlock),
-            env.shared[t.fosBacks]);
-        storeColumnCodes(env, p, t, r, bytes, c, env.mul(i, env.idx(r.block)),
-                         gc, gr0);
-        return;
-      }
-      Value mult = blockScale(env, p, r, amax, gc, gBlock, repScale,
-                              scaleBuffer(env, r));
-      if (r.xLayout) {
-        // Codes in x's layout are written row by row by xLayoutEncodePhase.
-        store1(env, mult, env.shared[t.mults],
-               env.add(env.mul(i, env.idx(t.cols)), c));
-        return;
-      }
-      for (int64_t c0 = 0; c0 < r.block; c0 += 16) {
-        SmallVector<Value> values;
-        for (int64_t rr = 0; rr < 16; ++rr)
-          values.push_back(
-              arith::MulFOp::create(env.b, env.loc, value(c0 + rr), mult));
-        SmallVector<Value> words;
-        if (r.stochastic)
-          words =
-              randomWords(env, r, rng, gc, env.add(gr0, env.idx(c0)), p.m);
-        SmallVector<Value> bytes = encode(env, r, values, words);
-        // Transposed: z[gc, gr0 + c0 ...] at gc * M + gr0 + c0.
-        storeColumnCodes(env, p, t, r, bytes, c,
-                         env.add(env.mul(i, env.idx(r.block)), env.idx(c0)), gc,
-                         env.add(gr0, env.idx(c0)));
-      }
-    });
-  });
-}
-
-void quant::columnPairsPhase(KernelEnv &env, const Plan &p, const Tile &t,
-                             const Rep &r, Value repScale) {
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  Value smem = env.shared[0];
-  Value tileRow, tileCol;
-  std::tie(tileRow, tileCol) = tileCoords(env, t);
-  constexpr int64_t kQuarter = 32;
-  int64_t blocks = t.rows / r.block, groups = t.cols / 16;
-  VectorType pairType = VectorType::get({2}, p.nominal);
-  env.forEachUnit(blocks * groups * 32, [&](Value u) {
-    // Whole warps take a unit each (32 lanes: 8 column pairs x 4 quarters).
-    Value lane = env.rem(u, env.idx(32));
-    Value warpUnit = env.div(u, env.idx(32));
-    Value block = env.div(warpUnit, env.idx(groups));
-    Value pair =
-        env.add(env.mul(env.rem(warpUnit, env.idx(groups)), env.idx(8)),
-                env.rem(lane, env.idx(8)));
-    Value quarter = env.div(lane, env.idx(8));
-    Value c0 = env.mul(pair, env.idx(2));
-    Value firstRow = env.add(env.mul(block, env.idx(r.block)),
-                             env.mul(quarter, env.idx(kQuarter)));
-    // 32 rows of both columns from `from`, one 32-bit load per row.
-    auto quarterRows = [&](Value from) {
-      SmallVector<Value> rows;
-      for (int64_t rr = 0; rr < kQuarter; ++rr)
-        rows.push_back(vector::LoadOp::create(
-            b, loc, pairType, smem,
-            ValueRange{tileOffset(env, t, env.add(from, env.idx(rr)), c0)},
-            false, llvm::MaybeAlign(2 * t.elemBytes)));
-      return rows;
-    };
-    // Both columns' max |x| over `rows` in packed 16-bit arithmetic
-    // (max.bf16x2 / max.f16x2: exact, and NaN-ignoring as
-    // KernelEnv::absMax; |x| as the bits & 0x7FFF, since LLVM 22 widens a
-    // bf16 fabs to f32).
-    VectorType bitsType = VectorType::get({2}, b.getI16Type());
-    auto packedMax = [&](ArrayRef<Value> rows, Value acc) {
-      Value magnitude = arith::ConstantOp::create(
-          b, loc, bitsType,
-          DenseElementsAttr::get(bitsType, b.getI16IntegerAttr(0x7FFF)));
-      for (Value v : rows) {
-        Value bits = arith::AndIOp::create(
-            b, loc, arith::BitcastOp::create(b, loc, bitsType, v), magnitude);
-        acc = arith::MaxNumFOp::create(
-            b, loc, acc, arith::BitcastOp::create(b, loc, pairType, bits));
-      }
-      return acc;
-    };
-    auto column = [&](Value v, int64_t e) {
-      return env.toF32(
-          vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}));
-    };
-    Value gBlock = env.add(env.mul(tileRow, env.idx(blocks)), block);
-    Value gr0 = env.mul(gBlock, env.idx(r.block));
-    Value zeros = arith::ConstantOp::create(
-        b, loc, pairType,
-        DenseElementsAttr::get(pairType, b.getFloatAttr(p.nominal, 0.0)));
-    SmallVector<Value> pairs = quarterRows(firstRow);
-    Value lanesMax = packedMax(pairs, zeros);
-    if (!env.gpu) {
-      // The emulation runs lanes one by one: the other quarters' rows here
-      // (the GPU's shuffles below).
-      for (int64_t q = 0; q < r.block / kQuarter; ++q)
-        lanesMax =
-            packedMax(quarterRows(env.add(env.mul(block, env.idx(r.block)),
-                                          env.idx(q * kQuarter))),
-                      lanesMax);
-    }
-    for (int64_t e = 0; e < 2; ++e) {
-      Value amax = column(lanesMax, e);
-      if (env.gpu) {
-        // The 4 lanes of the column (lane bits 3 and 4).
-        for (int32_t offset : {8, 16}) {
-          auto other = gpu::ShuffleOp::create(b, loc, amax, offset, 32,
-                                              gpu::ShuffleMode::XOR);
-          amax =
-              arith::MaxNumFOp::create(b, loc, amax, other.getShuffleResult());
-        }
-      }
-      Value gc =
-          env.add(env.mul(tileCol, env.idx(t.cols)), env.add(c0, env.idx(e)));
-      Value valid =
-          env.land(env.lt(gc, env.idx(p.k)), env.lt(gr0, env.idx(p.m)));
-      // One lane of the four stores the block's scale.
-      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          quarter, env.idx(0));
-      Value mult = blockScale(env, p, r, amax, gc, gBlock, repScale,
-                              scaleBuffer(env, r), env.land(valid, first));
-      env.ifThen(valid, [&] {
-        for (int64_t h = 0; h < kQuarter; h += 16) {
-          SmallVector<Value> values;
-          for (int64_t rr = 0; rr < 16; ++rr)
-            values.push_back(
-                arith::MulFOp::create(b, loc, column(pairs[h + rr], e), mult));
-          SmallVector<Value> bytes = encode(env, r, values);
-          // Transposed: z[gc, gr0 + 32 quarter + h ...].
-          Value at = env.add(env.add(gr0, env.mul(quarter, env.idx(kQuarter))),
-                             env.idx(h));
-          storeChunk(env, bytes, env.args[r.dataArg], env.mul(gc, env.idx(p.m)),
-                     at, p.m, /*fp4=*/false, p.m % r.block == 0);
-        }
-      });
-    }
-  });
-}
-
-void quant::xLayoutEncodePhase(KernelEnv &env, const Plan &p, const Tile &t,
-                               const Rep &r) {
-  Value smem = env.shared[0], mults = env.shared[t.mults];
-  Value tileRow, tileCol;
-  std::tie(tileRow, tileCol) = tileCoords(env, t);
-  int64_t groups = t.cols / 16;
-  env.forEachUnit(t.rows * groups, [&](Value u) {
-    Value row = env.div(u, env.idx(groups));
-    Value g = env.rem(u, env.idx(groups));
-    Value gr = env.add(env.mul(tileRow, env.idx(t.rows)), row);
-    Value gc =
-        env.add(env.mul(tileCol, env.idx(t.cols)), env.mul(g, env.idx(16)));
-    Value valid = env.land(env.lt(gr, env.idx(p.m)), env.lt(gc, env.idx(p.k)));
-    env.ifThen(valid, [&] {
-      SmallVector<Value> values =
-          readRow(env, t, smem,
-                  env.add(env.mul(row, env.idx(t.ld)), env.mul(g, env.idx(16))),
-                  16, p.nominal);
-      Value multRow = env.mul(env.div(row, env.idx(r.block)), env.idx(t.cols));
-      for (auto [e, v] : llvm::enumerate(values)) {
-        Value m = load1(
-            env, mults,
-            env.add(multRow, env.add(env.mul(g, env.idx(16)), env.idx(e))));
-        v = arith::MulFOp::create(env.b, env.loc, v, m);
-      }
-      SmallVector<Value> bytes = encode(env, r, values);
-      storeBytes(env, bytes, env.args[r.dataArg],
-                 env.add(env.mul(gr, env.idx(p.k)), gc),
-                 /*aligned=*/p.k % 16 == 0, std::nullopt);
     });
   });
 }

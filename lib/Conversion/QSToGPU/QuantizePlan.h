@@ -5,7 +5,9 @@
 // representation, the launch's argument indices), the cast kernels' tile
 // geometry (Tile), and the phases those kernels are made of.
 //   QuantizePlan.cpp      plans (scale layouts per family) and support checks
-//   QuantizePhases.cpp    tile loads, block scales, encodings, the phases
+//   QuantizePhases.cpp    tile loads, block scales, encodings, the row-wise
+//                         and 2-D phases
+//   QuantizeColumnPhases.cpp the column-wise phases
 //   QuantizeKernels.cpp   the kernels of a quantize and their launch order
 //   DequantizeKernels.cpp the dequantize kernel
 // The design (te-formats.md §2-§5, numerics identical to the reference
@@ -170,6 +172,50 @@ SmallVector<Value> columnChunk(KernelEnv &env, const Tile &t, Value i, Value c);
 /// Phase 1: the tile into shared memory (zeros outside the tensor); for
 /// delayed scaling, the running amax of the thread into `slots`.
 void loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t);
+
+/// Stores i8 `bytes` at element `i` of `buf` (8-bit elements): one vector
+/// store when `aligned`, else byte stores, each guarded by `i + n < limit`
+/// when `limit` is set.
+void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf, Value i,
+                bool aligned, std::optional<int64_t> limit);
+
+/// Encodes 16 (FP8) or 16 (FP4, packed into 8 bytes) f32 values; FP4
+/// codes with a random byte per value (`words`, four a word) round
+/// stochastically (StochasticRounding.h's definition, the reference
+/// lowering's codes, on both chips: sm_100a's cvt.rs.satfinite.e2m1x4.f32
+/// applies its random bits its own way).
+SmallVector<Value> encode(KernelEnv &env, const Rep &r, ArrayRef<Value> values,
+                          ArrayRef<Value> words = {});
+
+/// Stochastic rounding's random words of the 16 elements of z row `zRow`
+/// (`zCols` elements, a multiple of 16 for NVFP4) from element `first` (a
+/// multiple of 16): one Philox group, a byte per element, stream 0
+/// row-wise, 1 column-wise.
+SmallVector<Value> randomWords(KernelEnv &env, const Rep &r,
+                               std::pair<Value, Value> state, Value zRow,
+                               Value first, int64_t zCols);
+
+/// The scale buffer of representation `r`; null for per-tensor FP8 (its
+/// scale_inv is written once, by scaleInvPhase).
+Value scaleBuffer(KernelEnv &env, const Rep &r);
+
+/// Computes the scale of one block from its amax, stores it into `scales`
+/// (the representation's scale buffer; null: not stored) where `storeWhen`
+/// holds (null: always), and returns the multiplier applied to the block's
+/// values before conversion (`repScale`: as quant::repScale gives it).
+Value blockScale(KernelEnv &env, const Plan &p, const Rep &r, Value amax,
+                 Value zRow, Value zBlock, Value repScale, Value scales,
+                 Value storeWhen = Value());
+
+/// Stores the codes of 16 consecutive elements, starting at element `first`
+/// of a z row that begins at element `rowStart` and has `rowLength`
+/// elements: one 16-byte (FP8) or 8-byte (packed FP4) vector store when the
+/// chunk lies inside the row and the row length keeps it aligned, else byte
+/// stores of the elements inside the row.
+void storeChunk(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
+                Value rowStart, Value first, int64_t rowLength, bool fp4,
+                bool alwaysInside);
+
 /// The per-tensor scale (delayed: the operand; current: from the amax
 /// scratch).
 Value perTensorScale(KernelEnv &env, const Plan &p);
