@@ -808,7 +808,7 @@ class Report:
         # The -direct plans (qs.quantize_stores = "direct") against the same
         # family, usage and size with the default coalesced stores: which
         # the default should be (QuantizePhases.cpp's splitsRowBlocks /
-        # stagesColumnCodes).
+        # QuantizeColumnPhases.cpp's stagesColumnCodes).
         times = {(r[0], r[1], r[2]): r[5] for r in self.rows}
         pairs = [(key, times[(key[0][:-len("-direct")],) + key[1:]], t)
                  for key, t in sorted(times.items())

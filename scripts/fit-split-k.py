@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the sm_90a split-K cost model (GemmPlan.cpp: modelGemmMicros) to a
+"""Fits the sm_90a split-K cost model (GemmSplitKModel.cpp: modelGemmMicros) to a
 device run's small-M GEMM times.
 
 Reads the GEMM table of scripts/device-run.py's output (device-run.txt):
@@ -10,7 +10,7 @@ scaling. Grid-searches the model's constants (t_k per family, t_unit, the
 operands' streaming rate, the planes' rate, t_launch) and prints the set
 with the fewest wrong split-or-not decisions and then the smallest squared
 log error, and each pair's measured and modelled times: the numbers to put
-into GemmPlan.cpp's kHopper*KTile, kUnitMicros, kLaunchMicros and
+into GemmSplitKModel.cpp's kHopper*KTile, kUnitMicros, kLaunchMicros and
 kOperandStreamShare (docs/GPU.md, "Split-K or stream-K chosen by a cost
 model").
 
@@ -23,7 +23,7 @@ import re
 import sys
 
 FAMILIES = {"1x128*128^2": "block", "per-tensor fast": "fast", "per-tensor": "promoting"}
-# The grid that chose GemmPlan.cpp's constants (from run 2 of 2026-12-04);
+# The grid that chose GemmSplitKModel.cpp's constants (from run 2 of 2026-12-04);
 # widen it when a run's fit lands on an edge.
 GRID = {
     "fast": [0.34, 0.36, 0.38, 0.40],

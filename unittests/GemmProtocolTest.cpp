@@ -1,8 +1,9 @@
 //===- GemmProtocolTest.cpp - the sm_90a GEMM's barrier protocol ----------===//
 //
-// A model of the sm_90a GEMM kernel's synchronization (GemmKernels.cpp),
-// run under many random interleavings: the CPU emulation runs each block's
-// steps in program order, so it cannot show a race or a hang; this can.
+// A model of the sm_90a GEMM kernel's synchronization (GemmKernels.cpp,
+// GemmKLoops.cpp), run under many random interleavings: the CPU emulation
+// runs each block's steps in program order, so it cannot show a race or a
+// hang; this can.
 // Each block has a producer (TMA issue) and two consumer warpgroups; shared
 // memory is a ring of `stages` stages, each with a full and an empty
 // mbarrier (arrival counts, tx-count, phase parity as the PTX ISA defines
