@@ -1,7 +1,8 @@
 """qs-run on bad input: wrong counts, dtypes, shapes, malformed or truncated
 .npy files, missing files, unknown functions, options the reference cannot
 lower. Every case exits non-zero with a message naming the argument, and
-never crashes."""
+never crashes. Also the .npy element types it reads as raw bits: the
+unsigned integers of the width, and ml_dtypes' void-typed arrays."""
 
 import os
 import subprocess
@@ -85,6 +86,67 @@ def test_malformed_npy(tmp_path, content):
     p.write_bytes(content)
     proc = qs_run(tmp_path, "--function=f", f"--input=@{p}", *outputs(tmp_path))
     assert "--input 0 (arg 0):" in proc.stderr
+
+
+DEQUANTIZE = """func.func @dq(%q: !qs.tensor<32x32xbf16, #qs.mxfp8<columnwise = false>>) -> tensor<32x32xf32> {
+  %x = qs.dequantize %q : !qs.tensor<32x32xbf16, #qs.mxfp8<columnwise = false>> -> tensor<32x32xf32>
+  return %x : tensor<32x32xf32>
+}
+"""
+
+
+def test_ml_dtypes_arrays(tmp_path):
+    # ml_dtypes' bfloat16 and FP8 / E8M0 arrays are saved with the void
+    # type strings '<V2' and '|V1'; qs-run reads them as the raw bits of
+    # uint16 / uint8, the same results as the unsigned-integer files.
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 32)).astype(ml_dtypes.bfloat16)
+    results = []
+    for name, array in (("bits", x.view(np.uint16)), ("ml", x)):
+        p = tmp_path / f"x_{name}.npy"
+        np.save(p, array)
+        outs = [tmp_path / f"{name}_{i}.npy" for i in range(2)]
+        proc = subprocess.run([h.QS_RUN, *_module(tmp_path), "--function=f", f"--input=@{p}",
+                               *[f"--output=@{o}" for o in outs]], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        results.append([np.load(o) for o in outs])
+    assert np.array_equal(results[0][0], results[1][0])
+    assert np.array_equal(results[0][1], results[1][1])
+    codes = rng.integers(0, 256, (32, 32), dtype=np.uint8)
+    codes[(codes & 0x7F) == 0x7F] = 0  # no NaN codes
+    scales = np.full((128, 4), 127, np.uint8)  # compact, padded to 128 x 4
+    scales[:32, 0] = rng.integers(110, 145, 32)
+    got = []
+    for name, data, scale in (("bits", codes, scales),
+                              ("ml", codes.view(ml_dtypes.float8_e4m3fn),
+                               scales.view(ml_dtypes.float8_e8m0fnu))):
+        pd, ps, po = (tmp_path / f"dq_{name}_{k}.npy" for k in ("d", "s", "o"))
+        np.save(pd, data)
+        np.save(ps, scale)
+        proc = subprocess.run([h.QS_RUN, *_module(tmp_path, DEQUANTIZE, "dq.mlir"), "--function=dq",
+                               f"--input=@{pd}", f"--input=@{ps}", f"--output=@{po}"],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        got.append(np.load(po))
+    assert np.array_equal(got[0], got[1])
+    want = codes.view(ml_dtypes.float8_e4m3fn).astype(np.float32) * np.exp2(
+        scales[:32, :1].astype(np.float32) - 127)
+    assert np.array_equal(got[0], want)
+
+
+def test_other_void_types(tmp_path):
+    # Void types of other widths are not raw bits of any argument type.
+    p = tmp_path / "x.npy"
+    np.save(p, np.zeros((4, 32), np.dtype("V4")))
+    proc = qs_run(tmp_path, "--function=f", f"--input=@{p}", *outputs(tmp_path))
+    assert "--input 0 (arg 0):" in proc.stderr and "not a valid .npy file" in proc.stderr
+
+
+def _module(tmp_path, text=MODULE, name="m.mlir"):
+    path = tmp_path / name
+    path.write_text(text)
+    return [str(path)]
 
 
 def test_truncated_npy(tmp_path):

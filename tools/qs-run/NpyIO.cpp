@@ -8,6 +8,9 @@
 #include "NpyIO.h"
 #include <exception>
 #include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
 #include <xtensor/xnpy.hpp>
 
 using namespace qs_run;
@@ -17,10 +20,31 @@ static llvm::Error fail(const std::string &message) {
                                              llvm::inconvertibleErrorCode());
 }
 
-llvm::Expected<NpyArray> qs_run::readNpy(const std::string &path) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream)
-    return fail("cannot open '" + path + "'");
+/// ml_dtypes' element types (bfloat16, the FP8, E8M0 and FP4 types) are
+/// NumPy void types to the .npy format: an array saved from one has the
+/// type string '<V2' or '|V1', which xtensor rejects. Its elements are the
+/// raw bits qs-run reads from the unsigned integers of the same width, so
+/// such a header's type string (at `at`, 4 characters) becomes '<u2' /
+/// '|u1' (the same length: the header's padding stands). Returns the
+/// position of a void type string of width 1 or 2 in the header, if any.
+static std::optional<std::size_t> voidTypeAt(const std::string &head) {
+  // Magic (6 bytes), version (2), header length (2 bytes for version 1,
+  // 4 after), the header dictionary.
+  if (head.size() < 10 || head.compare(0, 6, "\x93NUMPY") != 0)
+    return std::nullopt;
+  std::size_t key = head.find("'descr': '");
+  if (key == std::string::npos)
+    return std::nullopt;
+  std::size_t at = key + 10;
+  if (head.size() < at + 4 || (head[at] != '<' && head[at] != '|') ||
+      head[at + 1] != 'V' || (head[at + 2] != '1' && head[at + 2] != '2') ||
+      head[at + 3] != '\'')
+    return std::nullopt;
+  return at;
+}
+
+static llvm::Expected<NpyArray> parseNpy(std::istream &stream,
+                                         const std::string &path) {
   try {
     xt::detail::npy_file file = xt::detail::load_npy_file(stream);
     if (stream.fail())
@@ -40,6 +64,28 @@ llvm::Expected<NpyArray> qs_run::readNpy(const std::string &path) {
   } catch (...) {
     return fail("'" + path + "' is not a valid .npy file");
   }
+}
+
+llvm::Expected<NpyArray> qs_run::readNpy(const std::string &path) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream)
+    return fail("cannot open '" + path + "'");
+  // The header (at most 4 KiB in files NumPy writes for these ranks).
+  std::string head(4096, '\0');
+  stream.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(stream.gcount()));
+  std::optional<std::size_t> at = voidTypeAt(head);
+  if (!at) {
+    stream.clear();
+    stream.seekg(0);
+    return parseNpy(stream, path);
+  }
+  std::string contents = head;
+  contents.append(std::istreambuf_iterator<char>(stream),
+                  std::istreambuf_iterator<char>());
+  contents.replace(*at, 3, contents[*at + 2] == '2' ? "<u2" : "|u1");
+  std::istringstream patched(std::move(contents));
+  return parseNpy(patched, path);
 }
 
 llvm::Error qs_run::writeNpy(const std::string &path, const std::string &dtype,

@@ -24,7 +24,9 @@ struct NpyArray {
 };
 
 /// Reads a C-ordered .npy file; fails on unreadable, malformed or truncated
-/// files and on Fortran order.
+/// files and on Fortran order. A 1- or 2-byte void type string (ml_dtypes'
+/// bfloat16, FP8 and E8M0 arrays: '|V1', '<V2') reads as the unsigned
+/// integer of that width ('|u1', '<u2'): the same raw bits.
 llvm::Expected<NpyArray> readNpy(const std::string &path);
 
 /// Writes a C-ordered .npy file.
