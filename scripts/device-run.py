@@ -795,10 +795,10 @@ class Report:
         # uu: an update_usage creating the column-wise representation.
         order = {"row": 0, "col": 1, "both": 2, "uu": 3}
         if phase == "quantize" and self.rows:
-            print(f"{'family':<16} {'usage':<5} {'size':>6} {'kernels':>7} {'MiB':>6} "
+            print(f"{'family':<18} {'usage':<5} {'size':>6} {'kernels':>7} {'MiB':>6} "
                   f"{'time us':>9} {'GB/s':>7} {'copy GB/s':>9} {'ratio':>7}")
             for r in sorted(self.rows, key=lambda r: (r[2], r[0], order[r[1]])):
-                print(f"{r[0]:<16} {r[1]:<5} {r[2]:>6} {r[3]:>7} {r[4]:>6.0f} {r[5]:>9.1f} "
+                print(f"{r[0]:<18} {r[1]:<5} {r[2]:>6} {r[3]:>7} {r[4]:>6.0f} {r[5]:>9.1f} "
                       f"{r[6]:>7.0f} {r[7]:>9.0f} {r[8]:>6.1f}%")
             self._stores_summary()
         if phase == "gemm":
@@ -819,7 +819,7 @@ class Report:
         for (family, usage, size), coalesced, direct in pairs:
             family = family[:-len("-direct")]
             gain = f"{100 * (direct / coalesced - 1):+.1f}%" if coalesced > 0 else "n/a"
-            print(f"{family:<16} {usage:<5} {size:>6} coalesced {coalesced:>9.1f} direct "
+            print(f"{family:<18} {usage:<5} {size:>6} coalesced {coalesced:>9.1f} direct "
                   f"{direct:>9.1f} (direct {gain})")
 
     def _schedule_summary(self):

@@ -952,10 +952,13 @@ def main():
                             ("mxfp8", "#qs.mxfp8<{}>"),
                             ("mxfp8_swizzled", "#qs.mxfp8<optimize_for_gemm = true{}>"),
                             ("fp8_block_1x128", "#qs.fp8_block<block_scaling_dim = 1{}>"),
+                            # TE's weight quantizers of the block recipes.
+                            ("fp8_block_128x128", "#qs.fp8_block<{}>"),
                             ("nvfp4", "#qs.nvfp4<{}>"),
                             ("nvfp4_rht", "#qs.nvfp4<with_rht = true, with_post_rht_amax = true{}>"),
                             ("nvfp4_sr", "#qs.nvfp4<stochastic_rounding = true{}>"),
-                            ("nvfp4_4over6", "#qs.nvfp4<nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256{}>")]:
+                            ("nvfp4_4over6", "#qs.nvfp4<nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256{}>"),
+                            ("nvfp4_16x16", "#qs.nvfp4<with_2d_quantization = true{}>")]:
             for usage, flag in [("row", "columnwise = false"), ("col", "rowwise = false"), ("both", "")]:
                 t = f"tensor<{n}x{n}xbf16>"
                 if label == "fp8_delayed":

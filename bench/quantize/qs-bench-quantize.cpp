@@ -80,6 +80,9 @@ const Family kFamilies[] = {
     {"mxfp8", "mxfp8<>"},
     {"mxfp8_swizzled", "mxfp8<optimize_for_gemm = true>"},
     {"fp8_block_1x128", "fp8_block<block_scaling_dim = 1>"},
+    // TE's weight quantizers of the block recipes: FP8 128x128 blocks
+    // (Float8BlockQuantizer, block_scaling_dim = 2) and NVFP4 16x16 tiles.
+    {"fp8_block_128x128", "fp8_block<>"},
     {"nvfp4", "nvfp4<>"},
     // TE's NVFP4 recipe: RHT for activations and gradients, stochastic
     // rounding (an rng state input: a Philox byte per code) for gradients.
@@ -88,6 +91,7 @@ const Family kFamilies[] = {
     // 4over6 with E = 256 (the 4/6 paper's bound; TE's recipe option
     // nvfp4_4over6_e4m3_use_256): two candidates per block.
     {"nvfp4_4over6", "nvfp4<nvfp4_use_4over6 = true, nvfp4_e4m3_max = 256>"},
+    {"nvfp4_16x16", "nvfp4<with_2d_quantization = true>"},
 };
 
 /// The plan's leading arguments besides x: delayed scaling's scale and
@@ -320,7 +324,7 @@ int main(int argc, char **argv) {
   std::string deviceName = opened.name, chip = opened.chip;
   llvm::outs() << "device: " << deviceName << ", chip: " << chip
                << ", bf16 input, " << iterations << " timed runs\n";
-  llvm::outs() << llvm::format("%-16s %-5s %6s %8s %6s %10s %10s %10s %7s\n",
+  llvm::outs() << llvm::format("%-18s %-5s %6s %8s %6s %10s %10s %10s %7s\n",
                                "family", "usage", "size", "kernels", "MiB",
                                "time us", "GB/s", "copy GB/s", "ratio");
   int failures = 0;
@@ -347,7 +351,7 @@ int main(int argc, char **argv) {
             ++launches;
           }
         if (!device) {
-          llvm::outs() << llvm::format("%-16s %-5s %6ld %8zu %6.0f %10s %10s %10s %7s",
+          llvm::outs() << llvm::format("%-18s %-5s %6ld %8zu %6.0f %10s %10s %10s %7s",
                                        fam.name, usage.str().c_str(), n,
                                        launches, mib, "-", "-",
                                        "-", "-")
@@ -361,7 +365,7 @@ int main(int argc, char **argv) {
           continue;
         }
         double gbs = (plan->inputBytes + plan->outputBytes) / (t.ms * 1e6);
-        llvm::outs() << llvm::format("%-16s %-5s %6ld %8zu %6.0f %10.1f %10.0f %10.0f %6.1f%%\n",
+        llvm::outs() << llvm::format("%-18s %-5s %6ld %8zu %6.0f %10.1f %10.0f %10.0f %6.1f%%\n",
                                      fam.name, usage.str().c_str(), n,
                                      launches, mib, t.ms * 1000,
                                      gbs, copyGBs, 100.0 * gbs / copyGBs);
