@@ -645,11 +645,10 @@ void quant::segmentAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
   env.forEachUnit(t.rows * perRow, [&](Value u) {
     Value row = env.div(u, env.idx(perRow));
     Value j = env.rem(u, env.idx(perRow));
-    Value amax = env.f32(0.0f);
     Value base =
         env.add(env.mul(row, env.idx(t.ld)), env.mul(j, env.idx(p.twoD)));
-    for (Value v : readRow(env, t, env.shared[0], base, p.twoD, p.nominal))
-      amax = env.absMax(amax, v);
+    Value amax = env.absMaxAll(
+        env.f32(0.0f), readRow(env, t, env.shared[0], base, p.twoD, p.nominal));
     store1(env, amax, env.shared[t.segAmax], u);
   });
 }
