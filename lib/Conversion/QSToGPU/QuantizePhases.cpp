@@ -658,14 +658,27 @@ void quant::blockAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
   env.forEachUnit((t.rows / p.twoD) * perRow, [&](Value u) {
     Value bi = env.div(u, env.idx(perRow));
     Value bj = env.rem(u, env.idx(perRow));
-    Value amax = env.f32(0.0f);
+    SmallVector<Value> maxima;
     for (int64_t rr = 0; rr < p.twoD; ++rr) {
       Value row = env.add(env.mul(bi, env.idx(p.twoD)), env.idx(rr));
-      amax = arith::MaxNumFOp::create(
-          env.b, env.loc, amax,
-          load1(env, env.shared[t.segAmax],
-                env.add(env.mul(row, env.idx(perRow)), bj)));
+      maxima.push_back(load1(env, env.shared[t.segAmax],
+                             env.add(env.mul(row, env.idx(perRow)), bj)));
     }
+    // A tree of maxima (log2 B deep) rather than a chain of B: one thread
+    // per block does this while the block's other threads wait at the
+    // barrier (128 x 128 blocks: one thread of 128). The same value:
+    // maxnum ignores NaN in any order, and the segment maxima are >= +0.
+    while (maxima.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < maxima.size(); i += 2)
+        next.push_back(
+            arith::MaxNumFOp::create(env.b, env.loc, maxima[i], maxima[i + 1]));
+      if (maxima.size() % 2)
+        next.push_back(maxima.back());
+      maxima = std::move(next);
+    }
+    Value amax =
+        arith::MaxNumFOp::create(env.b, env.loc, env.f32(0.0f), maxima[0]);
     store1(env, amax, env.shared[t.blockAmax], u);
   });
 }
