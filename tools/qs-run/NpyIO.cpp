@@ -21,12 +21,12 @@ static llvm::Error fail(const std::string &message) {
 }
 
 /// ml_dtypes' element types (bfloat16, the FP8, E8M0 and FP4 types) are
-/// NumPy void types to the .npy format: an array saved from one has the
-/// type string '<V2' or '|V1', which xtensor rejects. Its elements are the
-/// raw bits qs-run reads from the unsigned integers of the same width, so
-/// such a header's type string (at `at`, 4 characters) becomes '<u2' /
-/// '|u1' (the same length: the header's padding stands). Returns the
-/// position of a void type string of width 1 or 2 in the header, if any.
+/// void types to the .npy format: an array of one is saved with the type
+/// string '<V2' or '|V1', which xtensor rejects. Its elements are the raw
+/// bits qs-run reads from the unsigned integer of the same width. Returns
+/// the position of such a type string (1 or 2 bytes wide) in the file's
+/// first bytes `head`, if it has one; readNpy then reads the file with
+/// '<u2' / '|u1' there (as long: the header's padding stands).
 static std::optional<std::size_t> voidTypeAt(const std::string &head) {
   // Magic (6 bytes), version (2), header length (2 bytes for version 1,
   // 4 after), the header dictionary.

@@ -44,6 +44,20 @@ static Value warpMax(OpBuilder &b, Location loc, Value value) {
   return value;
 }
 
+Value gpuk::reduceTree(ArrayRef<Value> values,
+                       llvm::function_ref<Value(Value, Value)> combine) {
+  SmallVector<Value> level(values);
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(combine(level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  return level[0];
+}
+
 Value KernelEnv::idx(int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -176,17 +190,10 @@ static Value bf16PairWord(Value lo, Value hi) {
 /// over a tree. GPU only.
 static Value bf16x2AbsMax(OpBuilder &b, Location loc, ArrayRef<Value> words) {
   Type i32 = b.getI32Type();
-  SmallVector<Value> level(words);
-  while (level.size() > 1) {
-    SmallVector<Value> next;
-    for (size_t i = 0; i + 1 < level.size(); i += 2)
-      next.push_back(pureAsm(b, loc, i32, {level[i], level[i + 1]},
-                             "max.xorsign.abs.bf16x2 $0, $1, $2;", "=r,r,r"));
-    if (level.size() % 2)
-      next.push_back(level.back());
-    level = std::move(next);
-  }
-  return level[0];
+  return reduceTree(words, [&](Value x, Value y) {
+    return pureAsm(b, loc, i32, {x, y}, "max.xorsign.abs.bf16x2 $0, $1, $2;",
+                   "=r,r,r");
+  });
 }
 
 /// The f32 values of i32 `word`'s bf16 halves (low, high).

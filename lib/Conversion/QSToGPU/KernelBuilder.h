@@ -13,9 +13,10 @@
 #ifndef QS_LIB_CONVERSION_QSTOGPU_KERNELBUILDER_H
 #define QS_LIB_CONVERSION_QSTOGPU_KERNELBUILDER_H
 
-#include "qs/Dialect/QS/Utils/FloatEmulation.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "qs/Dialect/QS/Utils/FloatEmulation.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <functional>
 #include <string>
 
@@ -24,6 +25,12 @@ namespace qs {
 namespace gpuk {
 
 /// What phase bodies build with. Integer arithmetic is on `index` values.
+/// Combines `values` (at least one) pairwise, level by level: a tree
+/// log2(n) deep instead of a chain of n, for an associative and commutative
+/// `combine` (the same result, more independent instructions in flight).
+Value reduceTree(ArrayRef<Value> values,
+                 llvm::function_ref<Value(Value, Value)> combine);
+
 struct KernelEnv {
   OpBuilder &b;
   Location loc;

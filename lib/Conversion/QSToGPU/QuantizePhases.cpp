@@ -668,17 +668,10 @@ void quant::blockAmaxPhase(KernelEnv &env, const Plan &p, const Tile &t) {
     // per block does this while the block's other threads wait at the
     // barrier (128 x 128 blocks: one thread of 128). The same value:
     // maxnum ignores NaN in any order, and the segment maxima are >= +0.
-    while (maxima.size() > 1) {
-      SmallVector<Value> next;
-      for (size_t i = 0; i + 1 < maxima.size(); i += 2)
-        next.push_back(
-            arith::MaxNumFOp::create(env.b, env.loc, maxima[i], maxima[i + 1]));
-      if (maxima.size() % 2)
-        next.push_back(maxima.back());
-      maxima = std::move(next);
-    }
-    Value amax =
-        arith::MaxNumFOp::create(env.b, env.loc, env.f32(0.0f), maxima[0]);
+    auto maxnum = [&](Value x, Value y) -> Value {
+      return arith::MaxNumFOp::create(env.b, env.loc, x, y);
+    };
+    Value amax = maxnum(env.f32(0.0f), reduceTree(maxima, maxnum));
     store1(env, amax, env.shared[t.blockAmax], u);
   });
 }
