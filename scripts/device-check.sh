@@ -85,6 +85,14 @@ if [ -f "$out/gemm-torch-baseline.txt" ]; then
   "$python" "$root/scripts/gemm-compare.py" "$out/device-run.txt" "$out/gemm-torch-baseline.txt" 2>&1 |
     tee -a "$out/device-run.txt"
 fi
+# This run against the last one recorded in bench/results (no GPU time),
+# appended to device-run.txt: every row's change, the slower ones listed.
+previous=$(ls "$root"/bench/results/*/*device-run.txt 2>/dev/null | sort | tail -n 1)
+if [ -n "$previous" ]; then
+  echo "=== against ${previous#"$root"/}"
+  "$python" "$root/scripts/compare-runs.py" "$previous" "$out/device-run.txt" 2>&1 |
+    tee -a "$out/device-run.txt" | tail -n 25
+fi
 # Quantize with both usages, and the GEMM paths with named barriers and
 # shared-memory handoffs between threads: per-tensor (split accumulator,
 # and fast_accumulate with 128x256 tiles) and FP8 block, NVFP4
