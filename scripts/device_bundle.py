@@ -108,16 +108,23 @@ for params, shape in [(dict(nvfp4_use_4over6=True), (256, 512)),
                        (208, 176))]:
     for data in (dict(specials=False), dict(specials=False, exponents=(-80, -62))):
         CHECKS.append(("nvfp4", params, shape, "bf16", "both", data))
+# 2-D blocks with both usages, the column-wise codes transposed from the
+# row-wise ones by byte permutes (2026-12-06): NVFP4 16x16 in partial
+# tiles both ways (FP8 128x128 above: 256x384 bf16, 300x200 f32).
+CHECKS.append(("nvfp4", dict(with_2d_quantization=True), (208, 176), "bf16", "both"))
 
 
 # Quantize bench plans (family label, usage) also built with
 # qs.quantize_stores = "direct" at the largest size: the kernels whose
-# stores the coalesced default (2026-12-04) changed.
+# stores the coalesced default (2026-12-04) changed, and the 2-D ones with
+# both usages whose column-wise codes are the row-wise ones transposed
+# (2026-12-06; "direct" encodes each usage on its own).
 DIRECT_STORES_BENCH = {("mxfp8", "row"), ("mxfp8", "both"), ("mxfp8_swizzled", "row"),
                        ("fp8_block_1x128", "row"), ("fp8_block_1x128", "both"),
                        ("fp8_current", "col"), ("fp8_current", "both"),
                        ("fp8_delayed", "col"), ("fp8_delayed", "both"),
-                       ("nvfp4", "col"), ("nvfp4_rht", "col")}
+                       ("nvfp4", "col"), ("nvfp4_rht", "col"),
+                       ("fp8_block_128x128", "both"), ("nvfp4_16x16", "both")}
 
 # (family, params, shape) for dequantize: reference inner tensors in.
 DEQUANTIZE_CHECKS = [

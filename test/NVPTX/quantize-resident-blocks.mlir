@@ -43,3 +43,7 @@
 // CHECK: .minnctapersm 7
 // CHECK-LABEL: .entry qs_quantize_11(
 // CHECK: .minnctapersm 8
+// NVFP4 16x16 with both usages, the column-wise codes transposed from the
+// row-wise ones (Tile::codesInPlace): 12 (40 registers).
+// CHECK-LABEL: .entry qs_quantize_12(
+// CHECK: .minnctapersm 12

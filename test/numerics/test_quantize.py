@@ -26,7 +26,7 @@ CASES = [
     ("fp8_block", dict(block_scaling_dim=1, force_pow_2_scales=False, amax_epsilon=1e-2),
      [(130, 260)]),
     ("nvfp4", {}, [(64, 128), (2, 32, 64), (48, 80)]),
-    ("nvfp4", dict(with_2d_quantization=True), [(64, 96)]),
+    ("nvfp4", dict(with_2d_quantization=True), [(64, 96), (48, 80), (2, 80, 144)]),
     ("nvfp4", dict(row_scaled_nvfp4=True), [(32, 48)]),
     ("nvfp4", dict(optimize_for_gemm=True), [(144, 160)]),
 ]
@@ -73,7 +73,11 @@ DIRECT_STORES = [("mxfp8", {}, [(64, 128), (2, 32, 96)], "bf16"),
                  ("fp8_block", dict(block_scaling_dim=1), [(2, 70, 130)], "bf16"),
                  ("fp8_current", {}, [(3, 40, 72)], "bf16"),
                  ("nvfp4", {}, [(48, 80), (64, 128)], "bf16"),
-                 ("nvfp4", dict(with_rht=True), [(32, 48)], "bf16")]
+                 ("nvfp4", dict(with_rht=True), [(32, 48)], "bf16"),
+                 # 2-D with both usages: the column-wise codes encoded
+                 # again instead of transposed from the row-wise ones.
+                 ("fp8_block", dict(block_scaling_dim=2), [(300, 200)], "bf16"),
+                 ("nvfp4", dict(with_2d_quantization=True), [(48, 80)], "bf16")]
 
 
 @pytest.mark.parametrize("usage", list(USAGES))

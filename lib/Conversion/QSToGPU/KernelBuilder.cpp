@@ -425,6 +425,30 @@ packE2M1Nibbles(KernelEnv &env, ArrayRef<std::pair<Value, Value>> parts,
   return bytes;
 }
 
+Value KernelEnv::permute(Value lo, Value hi, uint32_t selector) {
+  Type i32 = b.getI32Type();
+  auto i32c = [&](uint32_t c) {
+    return arith::ConstantIntOp::create(b, loc, i32, static_cast<int32_t>(c))
+        .getResult();
+  };
+  if (gpu)
+    return NVVM::PermuteOp::create(
+        b, loc, i32, lo, hi, i32c(selector),
+        NVVM::PermuteModeAttr::get(b.getContext(), NVVM::PermuteMode::DEFAULT));
+  Value result;
+  for (unsigned k = 0; k < 4; ++k) {
+    unsigned s = (selector >> (4 * k)) & 7;
+    Value byte = arith::AndIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, s < 4 ? lo : hi, i32c(8 * (s % 4))),
+        i32c(0xFF));
+    byte = arith::ShLIOp::create(b, loc, byte, i32c(8 * k));
+    result =
+        result ? arith::OrIOp::create(b, loc, result, byte).getResult() : byte;
+  }
+  return result;
+}
+
 SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
   SmallVector<std::pair<Value, Value>> parts;
   for (Value v : values)

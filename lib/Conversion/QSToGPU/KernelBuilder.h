@@ -115,6 +115,11 @@ struct KernelEnv {
   /// Appends i32 `word`'s bytes as {trunc(w), trunc(w >> 8), ...}: storeBytes
   /// (QuantizePhases.cpp) stores such groups as the word itself.
   void appendWordBytes(Value word, SmallVectorImpl<Value> &bytes);
+  /// The byte permute of i32 words `lo` and `hi` (prmt.b32's default mode):
+  /// byte k of the result is byte s of the pair, s = nibble k of `selector`
+  /// (0-3: lo's bytes, 4-7: hi's). One PRMT on the GPU; shifts and masks in
+  /// the emulation.
+  Value permute(Value lo, Value hi, uint32_t selector);
   /// f32(x + y) rounded toward +inf: add.rp.f32 on the GPU; in the
   /// emulation the nearest sum, one ulp up when the exact sum is above it
   /// (TwoSum's error term).

@@ -353,6 +353,154 @@ void quant::columnPairsPhase(KernelEnv &env, const Plan &p, const Tile &t,
   });
 }
 
+bool quant::derivesColumnCodes(const Plan &p, ArrayRef<const Rep *> reps) {
+  if (!p.twoD || p.directStores || reps.size() != 2 ||
+      reps[0]->columnwise == reps[1]->columnwise)
+    return false;
+  const Rep &row = *reps[reps[0]->columnwise ? 1 : 0];
+  const Rep &col = *reps[reps[0]->columnwise ? 0 : 1];
+  auto roundsAlone = [](const Rep &r) {
+    return r.stochastic || r.fourOverSix || r.rht || r.rowScaled || r.xLayout;
+  };
+  return (row.kind == ScaleKind::F32Block || row.kind == ScaleKind::NVFP4) &&
+         row.kind == col.kind && row.fp4 == col.fp4 &&
+         row.fp8Type == col.fp8Type && !roundsAlone(row) && !roundsAlone(col);
+}
+
+/// Word e of the result: byte e of each of the 4 words `w`, in order (8
+/// byte permutes).
+static SmallVector<Value> transposeBytes4x4(KernelEnv &env, ArrayRef<Value> w) {
+  Value t0 = env.permute(w[0], w[1], 0x5140);
+  Value t1 = env.permute(w[0], w[1], 0x7362);
+  Value t2 = env.permute(w[2], w[3], 0x5140);
+  Value t3 = env.permute(w[2], w[3], 0x7362);
+  return {env.permute(t0, t2, 0x5410), env.permute(t0, t2, 0x7632),
+          env.permute(t1, t3, 0x5410), env.permute(t1, t3, 0x7632)};
+}
+
+/// Word n of the result: nibble n (bits 4n) of each of the 8 words `w`, in
+/// order: the off-diagonal blocks of the 8 x 8 nibble matrix swapped as 4 x
+/// 4 blocks (16-bit halves), then 2 x 2 (bytes), then 1 x 1.
+static SmallVector<Value> transposeNibbles8x8(KernelEnv &env,
+                                              ArrayRef<Value> w) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  SmallVector<Value> a(w.begin(), w.end());
+  for (int i = 0; i < 4; ++i) {
+    Value lo = env.permute(a[i], a[i + 4], 0x5410);
+    a[i + 4] = env.permute(a[i], a[i + 4], 0x7632);
+    a[i] = lo;
+  }
+  for (int i : {0, 1, 4, 5}) {
+    Value lo = env.permute(a[i], a[i + 2], 0x6240);
+    a[i + 2] = env.permute(a[i], a[i + 2], 0x7351);
+    a[i] = lo;
+  }
+  auto c = [&](uint32_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                        static_cast<int32_t>(v))
+        .getResult();
+  };
+  for (int i : {0, 2, 4, 6}) {
+    Value x = a[i], y = a[i + 1];
+    a[i] = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, x, c(0x0F0F0F0Fu)),
+        arith::AndIOp::create(b, loc, arith::ShLIOp::create(b, loc, y, c(4)),
+                              c(0xF0F0F0F0u)));
+    a[i + 1] = arith::OrIOp::create(
+        b, loc,
+        arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, x, c(4)),
+                              c(0x0F0F0F0Fu)),
+        arith::AndIOp::create(b, loc, y, c(0xF0F0F0F0u)));
+  }
+  return a;
+}
+
+void quant::columnFromRowCodesPhase(KernelEnv &env, const Plan &p,
+                                    const Tile &t, const Rep &r) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value smem = env.shared[0];
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
+  // Read before this phase's first store (quant::repScale).
+  Value scale = repScale(env, p, r, Value());
+  int64_t perByte = r.fp4 ? 2 : 1, perWord = 4 * perByte;
+  int64_t groups = t.cols / perWord, chunks = t.rows / 16;
+  VectorType wordType = VectorType::get({4 / t.elemBytes}, p.nominal);
+  env.forEachUnit(groups * chunks, [&](Value u) {
+    // Consecutive threads take consecutive column groups of a chunk.
+    Value c0 = env.mul(env.rem(u, env.idx(groups)), env.idx(perWord));
+    Value tileRow0 = env.mul(env.div(u, env.idx(groups)), env.idx(16));
+    Value gr0 = env.add(env.mul(tileRow, env.idx(t.rows)), tileRow0);
+    Value gc0 = env.add(env.mul(tileCol, env.idx(t.cols)), c0);
+    // The codes of columns c0 ... of a tile row: in the 16-element chunk
+    // holding them, at byte (c0 % 16) / perByte (rowwisePhase).
+    Value inRow =
+        env.add(env.mul(env.div(c0, env.idx(16)), env.idx(16)),
+                env.div(env.div(env.rem(c0, env.idx(16)), env.idx(perByte)),
+                        env.idx(t.elemBytes)));
+    SmallVector<Value> words;
+    for (int64_t rr = 0; rr < 16; ++rr) {
+      Value at = env.add(env.mul(env.add(tileRow0, env.idx(rr)), env.idx(t.ld)),
+                         inRow);
+      Value v = vector::LoadOp::create(b, loc, wordType, smem, ValueRange{at},
+                                       false, llvm::MaybeAlign(4));
+      v = vector::BitCastOp::create(b, loc,
+                                    VectorType::get({1}, b.getI32Type()), v);
+      words.push_back(
+          vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0}));
+    }
+    // columns[e]: column c0 + e's 16 codes as words (4 rows of bytes or 8
+    // rows of nibbles each).
+    SmallVector<SmallVector<Value>> columns(perWord);
+    for (int64_t h = 0; h < 16; h += perWord) {
+      ArrayRef<Value> part = ArrayRef<Value>(words).slice(h, perWord);
+      SmallVector<Value> out =
+          r.fp4 ? transposeNibbles8x8(env, part) : transposeBytes4x4(env, part);
+      for (int64_t e = 0; e < perWord; ++e)
+        columns[e].push_back(out[e]);
+    }
+    bool startsBlock = r.block == 16;
+    Value blockStart =
+        startsBlock ? Value()
+                    : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            env.rem(tileRow0, env.idx(r.block)),
+                                            env.idx(0))
+                          .getResult();
+    Value gBlock = env.div(gr0, env.idx(r.block));
+    // The group's 2-D block (perWord divides the block side).
+    Value amax = load1(env, env.shared[t.blockAmax],
+                       env.add(env.mul(env.div(tileRow0, env.idx(p.twoD)),
+                                       env.idx(t.cols / p.twoD)),
+                               env.div(c0, env.idx(p.twoD))));
+    auto column = [&](int64_t e) {
+      Value c = env.add(c0, env.idx(e));
+      Value gc = env.add(gc0, env.idx(e));
+      SmallVector<Value> bytes;
+      for (Value w : columns[e])
+        env.appendWordBytes(w, bytes);
+      storeColumnCodes(env, p, t, r, bytes, c, tileRow0, gc, gr0);
+      // The column's scale entry (once per block along z).
+      blockScale(env, p, r, amax, gc, gBlock, scale, scaleBuffer(env, r),
+                 blockStart);
+    };
+    Value rowsInside = env.lt(gr0, env.idx(p.m));
+    if (p.k % perWord == 0) {
+      // The group's columns lie inside together.
+      env.ifThen(env.land(rowsInside, env.lt(gc0, env.idx(p.k))), [&] {
+        for (int64_t e = 0; e < perWord; ++e)
+          column(e);
+      });
+      return;
+    }
+    for (int64_t e = 0; e < perWord; ++e)
+      env.ifThen(
+          env.land(rowsInside, env.lt(env.add(gc0, env.idx(e)), env.idx(p.k))),
+          [&] { column(e); });
+  });
+}
+
 void quant::xLayoutEncodePhase(KernelEnv &env, const Plan &p, const Tile &t,
                                const Rep &r) {
   Value smem = env.shared[0], mults = env.shared[t.mults];

@@ -267,7 +267,12 @@ static int64_t residentBlocks(const Plan &p, const Tile &t,
   // row-wise 10 (16x16; 1-D from bf16: f16 input spills 4 bytes at 10),
   // column-wise 9 (1-D, also with the RHT) or 12 (16x16), with the same
   // loops.
+  // 16x16 with both usages, the column-wise codes transposed from the
+  // row-wise ones (Tile::codesInPlace): 12 (40 registers, the same loop as
+  // at 8, where ptxas took 51).
   const Rep &r = *reps.front();
+  if (t.codesInPlace)
+    return 12;
   if (reps.size() > 1 || r.stochastic || r.fourOverSix || r.rowScaled)
     return 8;
   if (!r.columnwise)
@@ -281,6 +286,7 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
   KernelDesc d;
   d.name = name.str();
   Tile t = makeTile(p, reps);
+  t.codesInPlace = derivesColumnCodes(p, reps);
   d.minBlocksPerSM = residentBlocks(p, t, reps);
   t.reversed = reversed;
   d.gridSize = t.grid;
@@ -363,17 +369,23 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
     Value s = perTensor ? perTensorScale(env, p) : Value();
     SmallVector<Value> scales;
     for (const Rep &r : owned)
-      scales.push_back(repScale(env, p, r, s));
+      scales.push_back(r.columnwise && t.codesInPlace ? Value()
+                                                      : repScale(env, p, r, s));
     std::pair<Value, Value> rng = rngState(env, p);
     if (writeScaleInv)
       scaleInvPhase(env, p, s);
     for (auto [r, scale] : llvm::zip(owned, scales)) {
-      if (r.columnwise)
-        columnwisePhase(env, p, t, r, scale, rng);
-      else
+      if (!r.columnwise)
         rowwisePhase(env, p, t, r, scale, rng);
+      else if (!t.codesInPlace)
+        columnwisePhase(env, p, t, r, scale, rng);
     }
   });
+  // The column-wise codes as the row-wise ones transposed.
+  for (const Rep &r : owned)
+    if (r.columnwise && t.codesInPlace)
+      d.phases.push_back(
+          [p, t, r](KernelEnv &env) { columnFromRowCodesPhase(env, p, t, r); });
   if (xLayout) {
     Rep r = *xLayout;
     d.phases.push_back(

@@ -101,12 +101,17 @@ void quant::storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
     if (!v)
       v = vector::FromElementsOp::create(
           b, env.loc, VectorType::get({n}, b.getI8Type()), bytes);
-    if (!elt.isInteger(8))
+    unsigned width = elt.getIntOrFloatBitWidth();
+    if (width > 8)
+      v = vector::BitCastOp::create(b, env.loc,
+                                    VectorType::get({n * 8 / width}, elt), v);
+    else if (!elt.isInteger(8))
       v = arith::BitcastOp::create(b, env.loc, VectorType::get({n}, elt), v);
     vector::StoreOp::create(b, env.loc, v, buf, ValueRange{i},
                             /*nontemporal=*/false, llvm::MaybeAlign(n));
     return;
   }
+  assert(elt.getIntOrFloatBitWidth() == 8 && "byte stores into bytes");
   for (int64_t t = 0; t < n; ++t) {
     Value at = env.add(i, env.idx(t));
     if (limit)
@@ -627,6 +632,10 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         if (r.stochastic)
           words = randomWords(env, r, rng, gr, env.add(gc, env.idx(c)), p.k);
         SmallVector<Value> bytes = encode(env, r, values, words);
+        // Over the chunk's start, which only this thread reads, and has.
+        if (t.codesInPlace)
+          storeBytes(env, bytes, smem, env.add(base, env.idx(c)),
+                     /*aligned=*/true, std::nullopt);
         Value at = env.add(env.mul(gr, env.idx(p.k)), env.add(gc, env.idx(c)));
         if (r.fp4)
           at = env.div(at, env.idx(2));

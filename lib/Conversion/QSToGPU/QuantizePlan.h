@@ -111,6 +111,11 @@ struct Tile {
   /// kernels) starts where that one ended, whose data L2 still holds (50
   /// MB on H100/H200: all of a 4096 x 4096 bf16 input).
   bool reversed = false;
+  /// 2-D blocks with both usages whose column-wise codes are the row-wise
+  /// codes transposed (derivesColumnCodes): the row-wise phase also writes
+  /// each 16-element chunk's codes over the chunk's start in the tile, and
+  /// columnFromRowCodesPhase writes the column-wise codes from there.
+  bool codesInPlace = false;
   /// Shared buffers besides the tile (index 0): delayed-scaling amax slots,
   /// x-layout multipliers, 2-D segment and block amaxes, and with RHT the
   /// column-wise representation's 2-D block amaxes (-1 if absent).
@@ -175,7 +180,9 @@ void loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t);
 
 /// Stores i8 `bytes` at element `i` of `buf` (8-bit elements): one vector
 /// store when `aligned`, else byte stores, each guarded by `i + n < limit`
-/// when `limit` is set.
+/// when `limit` is set. Into a buffer of wider elements (the tile in
+/// shared memory: Tile::codesInPlace) only aligned, n * 8 a multiple of
+/// their width, at element `i`.
 void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf, Value i,
                 bool aligned, std::optional<int64_t> limit);
 
@@ -274,6 +281,22 @@ int64_t stageRowBytes(const Tile &t, const Rep &r);
 /// byte by byte where the z rows' length (M) keeps vectors unaligned.
 void stagedColumnStorePhase(KernelEnv &env, const Plan &p, const Tile &t,
                             const Rep &r);
+/// Whether the column-wise codes of `reps` (a 2-D cast kernel's two
+/// representations) are the row-wise codes transposed, bit for bit: 2-D
+/// blocks give a block's elements one scale in either usage, so each
+/// element's code is the same, unless the column-wise representation rounds
+/// on its own (stochastically, 4over6's per-segment choice, after the RHT)
+/// or keeps x's layout (MXFP8). Not with qs.quantize_stores = "direct".
+bool derivesColumnCodes(const Plan &p, ArrayRef<const Rep *> reps);
+/// The column-wise representation `r` of a Tile::codesInPlace tile (after
+/// the row-wise phase and a barrier): a unit is a 16-row chunk of 4 tile
+/// columns (FP8) or 8 (FP4, packed), whose codes one 32-bit shared load
+/// per row brings in; 4 x 4 byte transposes (8 prmt) or 8 x 8 nibble
+/// transposes (16 prmt, 16 logic operations) turn them into each column's
+/// 16 codes, stored as columnwisePhase stores its own (staged or not); the
+/// column-wise scales from the 2-D block amaxes (blockScale).
+void columnFromRowCodesPhase(KernelEnv &env, const Plan &p, const Tile &t,
+                             const Rep &r);
 /// Column-wise codes kept in x's layout (MXFP8): after columnwisePhase left
 /// each block's multiplier in shared memory, each thread converts 16
 /// consecutive elements of a tile row and stores them with one 16-byte store.

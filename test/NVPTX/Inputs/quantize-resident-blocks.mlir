@@ -71,3 +71,8 @@ func.func @nvfp4_row_f16(%x: tensor<256x512xf16>) -> !qs.tensor<256x512xf16, #qs
   %q = qs.quantize %x : tensor<256x512xf16> -> !qs.tensor<256x512xf16, #qs.nvfp4<columnwise = false>>
   return %q : !qs.tensor<256x512xf16, #qs.nvfp4<columnwise = false>>
 }
+
+func.func @nvfp4_16x16_both(%x: tensor<256x512xbf16>) -> !qs.tensor<256x512xbf16, #qs.nvfp4<with_2d_quantization = true>> {
+  %q = qs.quantize %x : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.nvfp4<with_2d_quantization = true>>
+  return %q : !qs.tensor<256x512xbf16, #qs.nvfp4<with_2d_quantization = true>>
+}
