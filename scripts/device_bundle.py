@@ -116,9 +116,9 @@ CHECKS.append(("nvfp4", dict(with_2d_quantization=True), (208, 176), "bf16", "bo
 
 # Quantize bench plans (family label, usage) also built with
 # qs.quantize_stores = "direct" at the largest size: the kernels whose
-# stores the coalesced default (2026-12-04) changed, and the 2-D ones with
-# both usages whose column-wise codes are the row-wise ones transposed
-# (2026-12-06; "direct" encodes each usage on its own).
+# stores the coalesced default (2026-12-04) changed, and those with both
+# usages whose column-wise codes are the row-wise ones transposed (2-D and
+# per-tensor, 2026-12-06; "direct" encodes each usage on its own).
 DIRECT_STORES_BENCH = {("mxfp8", "row"), ("mxfp8", "both"), ("mxfp8_swizzled", "row"),
                        ("fp8_block_1x128", "row"), ("fp8_block_1x128", "both"),
                        ("fp8_current", "col"), ("fp8_current", "both"),

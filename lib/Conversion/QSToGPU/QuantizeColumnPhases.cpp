@@ -4,8 +4,10 @@
 // a thread per column block (columnwisePhase; per-tensor FP8 transposes by
 // column pairs), FP8 1x128 blocks by column pairs over lanes
 // (columnPairsPhase), transposed codes staged in shared memory for
-// coalesced stores (stagedColumnStorePhase) and MXFP8's column-wise codes
-// in x's layout (xLayoutEncodePhase). The shared building blocks (tiles,
+// coalesced stores (stagedColumnStorePhase), MXFP8's column-wise codes
+// in x's layout (xLayoutEncodePhase), and the row-wise codes transposed
+// where an element has one scale in either usage (per-tensor FP8, 2-D
+// blocks: columnFromRowCodesPhase). The shared building blocks (tiles,
 // encoders, block scales, stores) are in QuantizePhases.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -354,7 +356,7 @@ void quant::columnPairsPhase(KernelEnv &env, const Plan &p, const Tile &t,
 }
 
 bool quant::derivesColumnCodes(const Plan &p, ArrayRef<const Rep *> reps) {
-  if (!p.twoD || p.directStores || reps.size() != 2 ||
+  if (p.directStores || reps.size() != 2 ||
       reps[0]->columnwise == reps[1]->columnwise)
     return false;
   const Rep &row = *reps[reps[0]->columnwise ? 1 : 0];
@@ -362,8 +364,12 @@ bool quant::derivesColumnCodes(const Plan &p, ArrayRef<const Rep *> reps) {
   auto roundsAlone = [](const Rep &r) {
     return r.stochastic || r.fourOverSix || r.rht || r.rowScaled || r.xLayout;
   };
-  return (row.kind == ScaleKind::F32Block || row.kind == ScaleKind::NVFP4) &&
-         row.kind == col.kind && row.fp4 == col.fp4 &&
+  // One scale for an element in either usage: the tensor's, or its 2-D
+  // block's.
+  bool sharedScale =
+      p.twoD ? row.kind == ScaleKind::F32Block || row.kind == ScaleKind::NVFP4
+             : row.kind == ScaleKind::PerTensor;
+  return sharedScale && row.kind == col.kind && row.fp4 == col.fp4 &&
          row.fp8Type == col.fp8Type && !roundsAlone(row) && !roundsAlone(col);
 }
 
@@ -461,19 +467,28 @@ void quant::columnFromRowCodesPhase(KernelEnv &env, const Plan &p,
       for (int64_t e = 0; e < perWord; ++e)
         columns[e].push_back(out[e]);
     }
-    bool startsBlock = r.block == 16;
-    Value blockStart =
-        startsBlock ? Value()
-                    : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            env.rem(tileRow0, env.idx(r.block)),
-                                            env.idx(0))
-                          .getResult();
-    Value gBlock = env.div(gr0, env.idx(r.block));
-    // The group's 2-D block (perWord divides the block side).
-    Value amax = load1(env, env.shared[t.blockAmax],
-                       env.add(env.mul(env.div(tileRow0, env.idx(p.twoD)),
-                                       env.idx(t.cols / p.twoD)),
-                               env.div(c0, env.idx(p.twoD))));
+    // The column-wise scale entries: per-tensor FP8 has none (scaleInvPhase
+    // writes its one); 2-D blocks take their block's amax (perWord divides
+    // the block side), once per block along z.
+    std::function<void(Value)> storeScale;
+    if (p.twoD) {
+      Value blockStart =
+          r.block == 16
+              ? Value()
+              : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      env.rem(tileRow0, env.idx(r.block)),
+                                      env.idx(0))
+                    .getResult();
+      Value gBlock = env.div(gr0, env.idx(r.block));
+      Value amax = load1(env, env.shared[t.blockAmax],
+                         env.add(env.mul(env.div(tileRow0, env.idx(p.twoD)),
+                                         env.idx(t.cols / p.twoD)),
+                                 env.div(c0, env.idx(p.twoD))));
+      storeScale = [&, blockStart, gBlock, amax](Value gc) {
+        blockScale(env, p, r, amax, gc, gBlock, scale, scaleBuffer(env, r),
+                   blockStart);
+      };
+    }
     auto column = [&](int64_t e) {
       Value c = env.add(c0, env.idx(e));
       Value gc = env.add(gc0, env.idx(e));
@@ -481,9 +496,8 @@ void quant::columnFromRowCodesPhase(KernelEnv &env, const Plan &p,
       for (Value w : columns[e])
         env.appendWordBytes(w, bytes);
       storeColumnCodes(env, p, t, r, bytes, c, tileRow0, gc, gr0);
-      // The column's scale entry (once per block along z).
-      blockScale(env, p, r, amax, gc, gBlock, scale, scaleBuffer(env, r),
-                 blockStart);
+      if (storeScale)
+        storeScale(gc);
     };
     Value rowsInside = env.lt(gr0, env.idx(p.m));
     if (p.k % perWord == 0) {

@@ -111,8 +111,8 @@ struct Tile {
   /// kernels) starts where that one ended, whose data L2 still holds (50
   /// MB on H100/H200: all of a 4096 x 4096 bf16 input).
   bool reversed = false;
-  /// 2-D blocks with both usages whose column-wise codes are the row-wise
-  /// codes transposed (derivesColumnCodes): the row-wise phase also writes
+  /// Both usages, the column-wise codes the row-wise codes transposed
+  /// (derivesColumnCodes): the row-wise phase also writes
   /// each 16-element chunk's codes over the chunk's start in the tile, and
   /// columnFromRowCodesPhase writes the column-wise codes from there.
   bool codesInPlace = false;
@@ -281,20 +281,20 @@ int64_t stageRowBytes(const Tile &t, const Rep &r);
 /// byte by byte where the z rows' length (M) keeps vectors unaligned.
 void stagedColumnStorePhase(KernelEnv &env, const Plan &p, const Tile &t,
                             const Rep &r);
-/// Whether the column-wise codes of `reps` (a 2-D cast kernel's two
-/// representations) are the row-wise codes transposed, bit for bit: 2-D
-/// blocks give a block's elements one scale in either usage, so each
-/// element's code is the same, unless the column-wise representation rounds
-/// on its own (stochastically, 4over6's per-segment choice, after the RHT)
-/// or keeps x's layout (MXFP8). Not with qs.quantize_stores = "direct".
+/// Whether the column-wise codes of `reps` (a cast kernel's two
+/// representations) are the row-wise codes transposed, bit for bit: per-tensor
+/// FP8 and 2-D blocks give an element one scale in either usage, so its
+/// code is the same, unless the column-wise representation rounds on its
+/// own (stochastically, 4over6's per-segment choice, after the RHT) or
+/// keeps x's layout (MXFP8). Not with qs.quantize_stores = "direct".
 bool derivesColumnCodes(const Plan &p, ArrayRef<const Rep *> reps);
 /// The column-wise representation `r` of a Tile::codesInPlace tile (after
 /// the row-wise phase and a barrier): a unit is a 16-row chunk of 4 tile
 /// columns (FP8) or 8 (FP4, packed), whose codes one 32-bit shared load
 /// per row brings in; 4 x 4 byte transposes (8 prmt) or 8 x 8 nibble
 /// transposes (16 prmt, 16 logic operations) turn them into each column's
-/// 16 codes, stored as columnwisePhase stores its own (staged or not); the
-/// column-wise scales from the 2-D block amaxes (blockScale).
+/// 16 codes, stored as columnwisePhase stores its own (staged or not); 2-D
+/// blocks' column-wise scales from the block amaxes (blockScale).
 void columnFromRowCodesPhase(KernelEnv &env, const Plan &p, const Tile &t,
                              const Rep &r);
 /// Column-wise codes kept in x's layout (MXFP8): after columnwisePhase left

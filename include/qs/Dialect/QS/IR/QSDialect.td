@@ -130,9 +130,10 @@ def QS_Dialect : Dialect {
     column-wise codes (per-tensor FP8 transpose, NVFP4, FP8 1x128 of an
     f32 input) are staged in shared memory and stored in consecutive
     16-byte chunks of a transpose row, so that a warp's stores cover whole
-    32-byte sectors; 2-D blocks (FP8 128x128, NVFP4 16x16) with both
-    usages encode each element once and store the column-wise codes as
-    the row-wise codes transposed through shared memory. "direct": each
+    32-byte sectors; both usages of per-tensor FP8 and of 2-D blocks (FP8
+    128x128, NVFP4 16x16), where an element has one scale in either,
+    encode each element once and store the column-wise codes as the
+    row-wise codes transposed through shared memory. "direct": each
     thread stores the codes of the blocks it owns straight from registers,
     each usage encoding its own (the kernels before 2026-12-04). It
     changes speed, never results; it exists to time the two against each

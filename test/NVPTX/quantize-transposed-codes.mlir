@@ -1,11 +1,12 @@
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=SM90
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=SM100
 
-// 2-D blocks with both usages (TE's weight quantizers of the block recipes:
-// FP8 128x128, NVFP4 16x16): a block has one scale in either usage, so the
-// column-wise codes are the row-wise codes transposed, bit for bit. The
-// cast kernel encodes each element once (QuantizeColumnPhases.cpp
-// derivesColumnCodes): the row-wise phase leaves its codes in the tile,
+// Both usages where an element has one scale in either: 2-D blocks (TE's
+// weight quantizers of the block recipes: FP8 128x128, NVFP4 16x16) and
+// per-tensor FP8 (TE's cast + transpose). The column-wise codes are the
+// row-wise codes transposed, bit for bit, so the cast kernel encodes each
+// element once (QuantizeColumnPhases.cpp derivesColumnCodes): the
+// row-wise phase leaves its codes in the tile,
 // and columnFromRowCodesPhase reads them back a 32-bit word per row and
 // transposes them with byte permutes (FP8: 4 x 4 bytes, selectors 0x5140,
 // 0x7362, 0x5410, 0x7632; FP4: 8 x 8 nibbles, 0x5410 / 0x7632 for the
@@ -55,4 +56,24 @@ func.func @nvfp4_16x16(%x: tensor<256x512xbf16>) -> !nv {
 func.func @nvfp4_16x16_direct(%x: tensor<256x512xbf16>) -> !nv attributes {qs.quantize_stores = "direct"} {
   %q = qs.quantize %x : tensor<256x512xbf16> -> !nv
   return %q : !nv
+}
+
+// Per-tensor FP8 (current scaling; delayed scaling's cast kernel is the
+// same): 32 elements a thread, 16 conversions, where the direct kernel
+// has 32.
+// SM90-LABEL: .entry qs_quantize_3(
+// SM90-COUNT-16: cvt.rn.satfinite.e4m3x2.f32
+// SM90-NOT: cvt.rn.satfinite.e4m3x2.f32
+// SM90: prmt.b32 {{.*}}, 0x5140U;
+// SM90-LABEL: .entry qs_quantize_4(
+// SM90-COUNT-32: cvt.rn.satfinite.e4m3x2.f32
+// SM90-NOT: cvt.rn.satfinite.e4m3x2.f32
+!pt = !qs.tensor<256x512xbf16, #qs.fp8_current<>>
+func.func @fp8_current(%x: tensor<256x512xbf16>) -> !pt {
+  %q = qs.quantize %x : tensor<256x512xbf16> -> !pt
+  return %q : !pt
+}
+func.func @fp8_current_direct(%x: tensor<256x512xbf16>) -> !pt attributes {qs.quantize_stores = "direct"} {
+  %q = qs.quantize %x : tensor<256x512xbf16> -> !pt
+  return %q : !pt
 }
