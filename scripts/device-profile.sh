@@ -10,7 +10,9 @@
 # whose kernels changed since the H200 profile of 2026-12-04 without being
 # timed: the staged column-wise stores, FP8 1x128 column pairs, MXFP8 row
 # lanes, the NVFP4 encode, RHT butterflies, SR by directed roundings,
-# 4over6 without div.rn); SECONDS: the whole run's limit (default 150).
+# 4over6 without div.rn, the column-wise codes transposed from the row-wise
+# ones: per-tensor and 16x16 NVFP4 with both usages); SECONDS: the whole
+# run's limit (default 150).
 # Each plan's kernels run twice (device-run's first run and one timed call,
 # no rotation); every quantize, dequantize and update_usage launch is
 # profiled (not the timing's spin kernel), the clocks left alone
@@ -36,7 +38,7 @@ if [ "${1:-}" = --summarize ]; then
 fi
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bundle="${1:-device-bundle.tar.gz}"
-plans="${2:-^(fp8_current-col|fp8_block_1x128-both|mxfp8-row|nvfp4-row|nvfp4_rht-col|nvfp4_sr-row|nvfp4_4over6-row)-16384\$}"
+plans="${2:-^(fp8_current-col|fp8_delayed-both|fp8_block_1x128-both|mxfp8-row|nvfp4-row|nvfp4_16x16-both|nvfp4_rht-col|nvfp4_sr-row|nvfp4_4over6-row)-16384\$}"
 limit="${3:-150}"
 python="${PYTHON:-python3}"
 out="${OUT:-/tmp}"

@@ -39,14 +39,19 @@
 // CHECK-NOT: prmt
 // CHECK: st.global.v4.b32 [{{%rd[0-9]+}}], {[[W]],
 // SM100-NOT: ld.shared.v2.b16
-// The transpose (sm_90a): a thread reads a column pair with one 32-bit
-// shared load (v2.b16) per row (perTensorColumnPairs), and its codes are
-// staged in shared memory and leave after a barrier with 16-byte stores of
-// consecutive chunks of a transpose row (stagedColumnStorePhase; one
-// 16-byte store per 16-row chunk and thread wrote half a 32-byte sector
-// per instruction).
-// SM90-COUNT-16: ld.shared.v2.b16
-// SM90: cvt.rn.satfinite.e4m3x2.f32
+// The transpose (sm_90a): the row-wise codes, left in the tile over each
+// chunk's start, transposed after a barrier (columnFromRowCodesPhase: a
+// thread reads 4 columns' codes with one 32-bit shared load per row, 16
+// rows, and transposes them by byte permutes; no second conversion, where
+// perTensorColumnPairs converted each element again), staged in shared
+// memory and stored after a barrier with 16-byte stores of consecutive
+// chunks of a transpose row (stagedColumnStorePhase; one 16-byte store
+// per 16-row chunk and thread wrote half a 32-byte sector per
+// instruction).
+// SM90: bar.sync 0
+// SM90-COUNT-16: ld.shared.b32
+// SM90: prmt.b32 {{.*}}, 0x5140U;
+// SM90-NOT: cvt.rn.satfinite
 // SM90: st.shared.v4.b32
 // SM90: bar.sync 0
 // SM90: ld.shared.v4.b32 {[[V:%r[0-9]+]],

@@ -14,7 +14,7 @@ USAGES = {"row": dict(columnwise=False), "col": dict(rowwise=False), "both": {}}
 
 CASES = [
     # (family, params, shapes)
-    ("fp8_current", {}, [(64, 128), (3, 40, 72)]),
+    ("fp8_current", {}, [(64, 128), (3, 40, 72), (48, 70)]),
     ("fp8_current", dict(force_pow_2_scales=True, amax_epsilon=1e-3), [(48, 80)]),
     ("fp8_current", dict(fp8_dtype="f8E5M2"), [(32, 96)]),
     ("mxfp8", {}, [(64, 128), (2, 32, 96)]),
@@ -22,7 +22,7 @@ CASES = [
     ("mxfp8", dict(optimize_for_gemm=True), [(160, 192)]),
     ("mxfp8", dict(fp8_dtype="f8E5M2", optimize_for_gemm=True), [(32, 64)]),
     ("fp8_block", dict(block_scaling_dim=1), [(256, 384), (300, 200), (2, 70, 130), (64, 192)]),
-    ("fp8_block", dict(block_scaling_dim=2), [(256, 384), (300, 200), (64, 192)]),
+    ("fp8_block", dict(block_scaling_dim=2), [(256, 384), (300, 200), (64, 192), (130, 259)]),
     ("fp8_block", dict(block_scaling_dim=1, force_pow_2_scales=False, amax_epsilon=1e-2),
      [(130, 260)]),
     ("nvfp4", {}, [(64, 128), (2, 32, 64), (48, 80)]),
