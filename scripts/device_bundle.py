@@ -331,6 +331,14 @@ GEMM_CHECKS += [("mxfp8", 0, "f32", 320, 224, 1056, True, True, None, *P7, "dequ
 GEMM_CHECKS += [("nvfp4", 0, "bf16", 320, 224, 1056, True, True, None, *P7, "dequantize"),
                 ("nvfp4_4over6", 2, "bf16", 256, 320, 256, True, False, 256, *P7,
                  "dequantize")]
+# Multicast pairs (one block per tile) with the TMA-store epilogue:
+# per-tensor fast in 128x256 tiles (each block's staged half-tiles stored
+# while its partner's loads of B still land in its stages) and FP8 block
+# (since 2026-12-06, beside the bench plans `-mc2-tma`).
+GEMM_CHECKS += [("fp8_current", 0, "bf16", 256, 512, 384, True, False, 256, None, 2, None, True,
+                 "tma"),
+                ("fp8_block", 0, "bf16", 384, 256, 512, False, False, None, None, 2, None, None,
+                 "tma")]
 
 # GEMMs with an output quantizer (gemm_cases.py output_quantizer_case):
 # each module returns the product (FP32 for #qs.fp8_delayed, else bf16; its
@@ -798,6 +806,13 @@ def main():
     # where the tiles fill the GPU (defaultsToTmaStore, since 2026-12-04).
     runs += [(P, shape, None, "TN", None, None, None, fast, "direct")
              for shape in shapes[:1] for fast in (False, True)]
+    # Multicast pairs with the TMA-store epilogue (per-tensor split and
+    # fast, FP8 block): the two options that address the mainloop's L2
+    # traffic and the epilogue, together (since 2026-12-06; the pairs'
+    # remote arrivals lost their GPU-scope fence after the H200 runs).
+    runs += [(family, shape, None, "TN", None, 2, None, fast, "tma")
+             for shape in shapes[:1]
+             for family, fast in ((P, False), (P, True), ("fp8_block", False))]
     runs = [run + (None,) for run in runs]
     # Split-K (last field) on the small-M shapes, their defaults (which
     # split by default where the model gains > 10%, since 2026-12-05) and
