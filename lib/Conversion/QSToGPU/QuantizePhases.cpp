@@ -576,6 +576,7 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
                          const Rep &r, Value repScale,
                          std::pair<Value, Value> rng) {
   if (splitsRowBlocks(env, p, t, r)) {
+    assert(!t.codesInPlace && "row lanes leave no codes in the tile");
     rowLanesPhase(env, p, t, r, repScale);
     return;
   }
@@ -632,7 +633,8 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
         if (r.stochastic)
           words = randomWords(env, r, rng, gr, env.add(gc, env.idx(c)), p.k);
         SmallVector<Value> bytes = encode(env, r, values, words);
-        // Over the chunk's start, which only this thread reads, and has.
+        // Over the chunk's start in the tile: no other thread reads the
+        // chunk, and this one has.
         if (t.codesInPlace)
           storeBytes(env, bytes, smem, env.add(base, env.idx(c)),
                      /*aligned=*/true, std::nullopt);

@@ -112,8 +112,8 @@ struct Tile {
   /// MB on H100/H200: all of a 4096 x 4096 bf16 input).
   bool reversed = false;
   /// Both usages, the column-wise codes the row-wise codes transposed
-  /// (derivesColumnCodes): the row-wise phase also writes
-  /// each 16-element chunk's codes over the chunk's start in the tile, and
+  /// (derivesColumnCodes): the row-wise phase also writes each 16-element
+  /// chunk's codes over the chunk's start in the tile, and
   /// columnFromRowCodesPhase writes the column-wise codes from there.
   bool codesInPlace = false;
   /// Shared buffers besides the tile (index 0): delayed-scaling amax slots,
