@@ -47,11 +47,16 @@ if command -v nvidia-smi >/dev/null; then
     --format=csv,noheader,nounits -lms 500 > "$samples" 2>/dev/null &
   sampler=$!
 fi
-PYTHONUNBUFFERED=1 timeout 330 "$python" "$root/scripts/device-run.py" "$bundle" \
+# The replay's bound: on the H200 (2026-12-04) 161-280 s for 192 checks
+# and 159 bench plans; the bundle has 205 and 215 since 2026-12-06, so 390
+# s, which leaves the baselines and sanitizers what they took then (39 and
+# 78 s). A replay cut short loses the last GEMM schedules first.
+replay_limit=390
+PYTHONUNBUFFERED=1 timeout "$replay_limit" "$python" "$root/scripts/device-run.py" "$bundle" \
   --progress "$out/progress.txt" 2>&1 | tee "$out/device-run.txt"
 status=$?
 if [ $status -eq 124 ]; then
-  echo "device-run: timed out after 330 s while running:" \
+  echo "device-run: timed out after $replay_limit s while running:" \
     "$(tail -n 1 "$out/progress.txt" 2>/dev/null || echo '(no case started)')"
 fi
 if [ -n "$sampler" ]; then
