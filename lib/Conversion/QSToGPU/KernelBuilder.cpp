@@ -311,24 +311,10 @@ std::pair<Value, Value> KernelEnv::e2m1StochasticParts(Value v, Value word,
         .getResult();
   };
   // F = 128 + u, u = (byte + 1/2) 2^-8: bits 0x43000080 | byte << 8 (the
-  // byte in F's significand, 2^-8 its unit there), one prmt on the GPU
-  // (bytes 0, 2, 3 from the constant, byte 1 the word's byte).
-  Value fBits;
-  if (gpu) {
-    fBits = NVVM::PermuteOp::create(
-        b, loc, i32, word, i32c(0x43000080u),
-        i32c(0x7604u | static_cast<uint32_t>(byteIndex) << 4),
-        NVVM::PermuteModeAttr::get(b.getContext(), NVVM::PermuteMode::DEFAULT));
-  } else {
-    Value byte = arith::AndIOp::create(
-        b, loc,
-        arith::ShRUIOp::create(b, loc, word,
-                               i32c(static_cast<uint32_t>(8 * byteIndex))),
-        i32c(0xFFu));
-    fBits = arith::OrIOp::create(b, loc,
-                                 arith::ShLIOp::create(b, loc, byte, i32c(8)),
-                                 i32c(0x43000080u));
-  }
+  // byte in F's significand, 2^-8 its unit there), one byte permute (bytes
+  // 0, 2, 3 from the constant, byte 1 the word's byte).
+  Value fBits = permute(word, i32c(0x43000080u),
+                        0x7604u | static_cast<uint32_t>(byteIndex) << 4);
   Value f = arith::BitcastOp::create(b, loc, f32Type, fBits);
   Value a = math::AbsFOp::create(b, loc, v);
   // Run j's line L_j = base_j + a / s_j (2a, a + 2, a / 2 + 4): Z_j =
