@@ -27,6 +27,11 @@ CASES = [
     ("nvfp4", dict(with_2d_quantization=True), (48, 80)),
     ("nvfp4", dict(with_2d_quantization=True), (272, 32)),
     ("nvfp4", dict(with_2d_quantization=True, optimize_for_gemm=True), (144, 160)),
+    # Compact column-wise scales of 36 blocks (the 32-block jobs' second
+    # partly outside) and 16 jobs over 9 blocks (two rounds); swizzled: one
+    # 128 x 4 tile per data tile.
+    ("nvfp4", dict(with_2d_quantization=True), (576, 48)),
+    ("nvfp4", dict(with_2d_quantization=True, optimize_for_gemm=True), (576, 48)),
     ("nvfp4", dict(with_2d_quantization=True, nvfp4_use_4over6=True), (80, 48)),
     ("nvfp4", dict(with_2d_quantization=True, nvfp4_use_4over6=True, nvfp4_e4m3_max=256,
                    nvfp4_4over6_err_mode="MSE", optimize_for_gemm=True), (144, 160)),

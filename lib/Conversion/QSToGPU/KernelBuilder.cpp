@@ -435,6 +435,47 @@ Value KernelEnv::permute(Value lo, Value hi, uint32_t selector) {
   return result;
 }
 
+SmallVector<Value> KernelEnv::transposeBytes4x4(ArrayRef<Value> w) {
+  Value t0 = permute(w[0], w[1], 0x5140);
+  Value t1 = permute(w[0], w[1], 0x7362);
+  Value t2 = permute(w[2], w[3], 0x5140);
+  Value t3 = permute(w[2], w[3], 0x7362);
+  return {permute(t0, t2, 0x5410), permute(t0, t2, 0x7632),
+          permute(t1, t3, 0x5410), permute(t1, t3, 0x7632)};
+}
+
+SmallVector<Value> KernelEnv::transposeNibbles8x8(ArrayRef<Value> w) {
+  SmallVector<Value> a(w.begin(), w.end());
+  for (int i = 0; i < 4; ++i) {
+    Value lo = permute(a[i], a[i + 4], 0x5410);
+    a[i + 4] = permute(a[i], a[i + 4], 0x7632);
+    a[i] = lo;
+  }
+  for (int i : {0, 1, 4, 5}) {
+    Value lo = permute(a[i], a[i + 2], 0x6240);
+    a[i + 2] = permute(a[i], a[i + 2], 0x7351);
+    a[i] = lo;
+  }
+  auto c = [&](uint32_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                        static_cast<int32_t>(v))
+        .getResult();
+  };
+  for (int i : {0, 2, 4, 6}) {
+    Value x = a[i], y = a[i + 1];
+    a[i] = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, x, c(0x0F0F0F0Fu)),
+        arith::AndIOp::create(b, loc, arith::ShLIOp::create(b, loc, y, c(4)),
+                              c(0xF0F0F0F0u)));
+    a[i + 1] = arith::OrIOp::create(
+        b, loc,
+        arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, x, c(4)),
+                              c(0x0F0F0F0Fu)),
+        arith::AndIOp::create(b, loc, y, c(0xF0F0F0F0u)));
+  }
+  return a;
+}
+
 SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
   SmallVector<std::pair<Value, Value>> parts;
   for (Value v : values)

@@ -120,6 +120,14 @@ struct KernelEnv {
   /// (0-3: lo's bytes, 4-7: hi's). One PRMT on the GPU; shifts and masks in
   /// the emulation.
   Value permute(Value lo, Value hi, uint32_t selector);
+  /// Word e of the result: byte e of each of the 4 words `w`, in order (a
+  /// 4 x 4 byte transpose: 8 permutes).
+  SmallVector<Value> transposeBytes4x4(ArrayRef<Value> w);
+  /// Word n of the result: nibble n (bits 4n) of each of the 8 words `w`,
+  /// in order (an 8 x 8 nibble transpose): the off-diagonal blocks of the
+  /// nibble matrix swapped as 4 x 4 blocks (16-bit halves, 8 permutes),
+  /// then 2 x 2 (bytes, 8 permutes), then 1 x 1 (16 masks and shifts).
+  SmallVector<Value> transposeNibbles8x8(ArrayRef<Value> w);
   /// f32(x + y) rounded toward +inf: add.rp.f32 on the GPU; in the
   /// emulation the nearest sum, one ulp up when the exact sum is above it
   /// (TwoSum's error term).

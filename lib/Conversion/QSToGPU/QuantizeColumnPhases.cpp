@@ -373,55 +373,6 @@ bool quant::derivesColumnCodes(const Plan &p, ArrayRef<const Rep *> reps) {
          row.fp8Type == col.fp8Type && !roundsAlone(row) && !roundsAlone(col);
 }
 
-/// Word e of the result: byte e of each of the 4 words `w`, in order (8
-/// byte permutes).
-static SmallVector<Value> transposeBytes4x4(KernelEnv &env, ArrayRef<Value> w) {
-  Value t0 = env.permute(w[0], w[1], 0x5140);
-  Value t1 = env.permute(w[0], w[1], 0x7362);
-  Value t2 = env.permute(w[2], w[3], 0x5140);
-  Value t3 = env.permute(w[2], w[3], 0x7362);
-  return {env.permute(t0, t2, 0x5410), env.permute(t0, t2, 0x7632),
-          env.permute(t1, t3, 0x5410), env.permute(t1, t3, 0x7632)};
-}
-
-/// Word n of the result: nibble n (bits 4n) of each of the 8 words `w`, in
-/// order: the off-diagonal blocks of the 8 x 8 nibble matrix swapped as 4 x
-/// 4 blocks (16-bit halves), then 2 x 2 (bytes), then 1 x 1.
-static SmallVector<Value> transposeNibbles8x8(KernelEnv &env,
-                                              ArrayRef<Value> w) {
-  OpBuilder &b = env.b;
-  Location loc = env.loc;
-  SmallVector<Value> a(w.begin(), w.end());
-  for (int i = 0; i < 4; ++i) {
-    Value lo = env.permute(a[i], a[i + 4], 0x5410);
-    a[i + 4] = env.permute(a[i], a[i + 4], 0x7632);
-    a[i] = lo;
-  }
-  for (int i : {0, 1, 4, 5}) {
-    Value lo = env.permute(a[i], a[i + 2], 0x6240);
-    a[i + 2] = env.permute(a[i], a[i + 2], 0x7351);
-    a[i] = lo;
-  }
-  auto c = [&](uint32_t v) {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                        static_cast<int32_t>(v))
-        .getResult();
-  };
-  for (int i : {0, 2, 4, 6}) {
-    Value x = a[i], y = a[i + 1];
-    a[i] = arith::OrIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, x, c(0x0F0F0F0Fu)),
-        arith::AndIOp::create(b, loc, arith::ShLIOp::create(b, loc, y, c(4)),
-                              c(0xF0F0F0F0u)));
-    a[i + 1] = arith::OrIOp::create(
-        b, loc,
-        arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, x, c(4)),
-                              c(0x0F0F0F0Fu)),
-        arith::AndIOp::create(b, loc, y, c(0xF0F0F0F0u)));
-  }
-  return a;
-}
-
 void quant::columnFromRowCodesPhase(KernelEnv &env, const Plan &p,
                                     const Tile &t, const Rep &r) {
   OpBuilder &b = env.b;
@@ -463,7 +414,7 @@ void quant::columnFromRowCodesPhase(KernelEnv &env, const Plan &p,
     for (int64_t h = 0; h < 16; h += perWord) {
       ArrayRef<Value> part = ArrayRef<Value>(words).slice(h, perWord);
       SmallVector<Value> out =
-          r.fp4 ? transposeNibbles8x8(env, part) : transposeBytes4x4(env, part);
+          r.fp4 ? env.transposeNibbles8x8(part) : env.transposeBytes4x4(part);
       for (int64_t e = 0; e < perWord; ++e)
         columns[e].push_back(out[e]);
     }

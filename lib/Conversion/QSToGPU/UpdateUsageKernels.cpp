@@ -12,10 +12,13 @@
 // One kernel: each block transposes a tile of 4 KiB of codes through
 // shared memory (64 x 64 bytes; 4-bit codes: 64 rows x 128 codes, so that
 // a thread has as many 16-byte loads in flight as for bytes) with reads
-// and writes in 16-byte vectors where the row lengths allow, coalesced on
-// both sides, and writes its share of the scale entries; the
-// scale buffers are written in full (padding zero, as the quantize kernels
-// and the reference leave it).
+// in 16-byte vectors where the row lengths allow, coalesced on both sides,
+// and writes its share of the scale entries. Bytes leave in 16-byte
+// vectors of a tile column; nibbles as 32-bit words of 8 x 8 nibble
+// transposes (storeWordsPhase). NVFP4's scales go in 512-entry jobs of
+// whole words and sectors (ScaleJobs); FP8 128x128's few in buffer order.
+// The scale buffers are written in full (padding zero, as the quantize
+// kernels and the reference leave it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +27,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "qs/Dialect/QS/IR/QSAttrs.h"
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
@@ -71,6 +75,8 @@ struct ScaleCopy {
   Rep from, to;
   int64_t storedRows = 0, storedCols = 0, rowStep = 1, block = 16;
   int64_t validRows = 0, validBlocks = 0;
+  /// The created scales are in the cuBLAS 128 x 4 tiles (ScaleJobs' order).
+  bool swizzled = false;
   int64_t entries() const { return storedRows * storedCols; }
 };
 } // namespace
@@ -102,44 +108,127 @@ static Value sourceEntry(KernelEnv &env, const ScaleCopy &s, Value valid,
   return ifOp.getResult(0);
 }
 
-/// Whether the created NVFP4 scales are copied tile by tile: a thread per
-/// z row of the tile (an x column) and the tile's four 16-row blocks,
-/// when the buffer is exactly the tiles' cover (its padding, 128 z rows
-/// and 4 blocks, is the tiles': 128 x columns and 64 x rows each).
-static bool tileAlignedScales(const KernelEnv &env, const Transpose &t,
-                              const ScaleCopy &s) {
-  return s.block == 16 && s.rowStep == 1 && t.tileCols() == env.threads &&
-         s.storedRows == t.tilesAcross() * t.tileCols() &&
-         s.storedCols ==
-             ceilDiv(t.rows, Transpose::kTileRows) * Transpose::kTileRows / 16;
+/// The created NVFP4 scales in jobs of 512 entries (128 words, a word per
+/// thread): Kz consecutive z rows x J consecutive blocks, Kz J = 512, each
+/// job's entries taken from the 32 source entries S[j][b] (2-D block
+/// scales: row-wise entry (x row 16 j, block b), column-wise entries (z row
+/// 16 b + i, block j) for i < 16) that a warp stages in shared memory in the
+/// load phase, so that the stores are whole words in whole sectors: 4
+/// consecutive blocks of a z row are 4 consecutive bytes in both layouts
+/// (compact: row-major with storedCols % 4 == 0; swizzled: the 128 x 4
+/// tiles' e). The layout only decides which words a warp writes together:
+/// compact jobs are 16 z rows x 32 blocks (a warp: 4 z rows x 32 bytes),
+/// swizzled ones a 128 x 4 tile (512 consecutive bytes). Job q = blockId +
+/// r grid, r < rounds: the grid is the data tiles' (as many as jobs at
+/// tile-aligned sizes; small tensors' padding gives compact jobs up to 8
+/// per block). The byte-per-thread copy this replaces wrote 4 single bytes
+/// per thread and tile, 32 sectors per warp store: 16.7 M L2 requests for
+/// the 16 MiB of column-wise scales of a 16384^2 tensor.
+struct ScaleJobs {
+  bool swizzled = false;
+  int64_t zRows = 0, blocks = 0, across = 0, jobs = 0, rounds = 0;
+  static constexpr int64_t kEntries = 512, kStaged = 32;
+};
+
+static std::optional<ScaleJobs> scaleJobs(const ScaleCopy &s, int64_t grid,
+                                          int64_t threads) {
+  if (s.block != 16 || s.rowStep != 1 || s.storedRows % 128 != 0 ||
+      s.storedCols % 4 != 0 || threads * 4 != ScaleJobs::kEntries)
+    return std::nullopt;
+  ScaleJobs j;
+  j.swizzled = s.swizzled;
+  j.zRows = s.swizzled ? 128 : 16;
+  j.blocks = ScaleJobs::kEntries / j.zRows;
+  j.across = ceilDiv(s.storedCols, j.blocks);
+  j.jobs = s.storedRows / j.zRows * j.across;
+  j.rounds = ceilDiv(j.jobs, grid);
+  if (j.rounds > 8)
+    return std::nullopt;
+  return j;
 }
 
-/// The tile's created scale entries: z row k = the thread's x column,
-/// blocks j of the tile's x rows, each from the source entry at (x row 16
-/// j, block k / 16), zero outside the valid region. A warp's loads touch
-/// two source bytes per block row (16 threads share each), where the
-/// buffer-order copy read every byte from its own 32-byte sector.
-static void tileScaleCopy(KernelEnv &env, const Transpose &t,
-                          const ScaleCopy &s, Value tileRow, Value tileCol) {
-  Value k = env.add(env.mul(tileCol, env.idx(t.tileCols())), env.threadId);
-  int64_t blocks = Transpose::kTileRows / 16;
-  SmallVector<std::pair<Value, Value>> copies;
-  for (int64_t jj = 0; jj < blocks; ++jj) {
-    Value j = env.add(env.mul(tileRow, env.idx(blocks)), env.idx(jj));
-    Value valid = env.land(env.lt(k, env.idx(s.validRows)),
-                           env.lt(j, env.idx(s.validBlocks)));
-    copies.push_back(
-        {s.to.scaleIndex(env, k, j), sourceEntry(env, s, valid, k, j)});
+/// Load phase of the scale jobs: threads 0-31 stage the 32 source entries
+/// of each of the block's jobs, S[j0 + jj][b0 + bb] at staged[32 r + bb J +
+/// jj] (zero outside the valid region: the source's padding is never read).
+static void stageScaleJobs(KernelEnv &env, const ScaleCopy &s,
+                           const ScaleJobs &jobs, int64_t grid) {
+  Value staged = env.shared[1];
+  Value lane = env.threadId;
+  Value lanes =
+      env.lt(lane, env.idx(ScaleJobs::kStaged)); // a warp's worth of threads
+  for (int64_t r = 0; r < jobs.rounds; ++r) {
+    Value q = env.add(env.blockId, env.idx(r * grid));
+    env.ifThen(env.land(lanes, env.lt(q, env.idx(jobs.jobs))), [&] {
+      Value zg = env.div(q, env.idx(jobs.across));
+      Value jg = env.rem(q, env.idx(jobs.across));
+      Value bb = env.div(lane, env.idx(jobs.blocks));
+      Value jj = env.rem(lane, env.idx(jobs.blocks));
+      Value zRow = env.mul(env.add(env.mul(zg, env.idx(jobs.zRows / 16)), bb),
+                           env.idx(16));
+      Value j = env.add(env.mul(jg, env.idx(jobs.blocks)), jj);
+      Value valid = env.land(env.lt(zRow, env.idx(s.validRows)),
+                             env.lt(j, env.idx(s.validBlocks)));
+      store1(env, sourceEntry(env, s, valid, zRow, j), staged,
+             env.add(env.idx(r * ScaleJobs::kStaged),
+                     env.add(env.mul(bb, env.idx(jobs.blocks)), jj)));
+    });
   }
-  // The loads all before the stores (see loadPhase).
-  for (auto [at, value] : copies)
-    store1(env, value, env.args[s.to.scaleArg], at);
+}
+
+/// Store phase of the scale jobs: thread t writes word t of each job, the
+/// job's z row kk and blocks 4 jq ... 4 jq + 3 (swizzled: the tile's c = t /
+/// 4, bb = t % 4, so kk = 32 bb + c; compact: kk = t / (J / 4), jq = t % (J
+/// / 4)). Zero outside the valid region comes from the staged entries:
+/// validRows (x columns) is a multiple of 16 (NVFP4Attr::verifyShape), so
+/// z rows 16 b ... 16 b + 15 are valid together.
+static void storeScaleJobs(KernelEnv &env, const ScaleCopy &s,
+                           const ScaleJobs &jobs, int64_t grid) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value t = env.threadId;
+  Value kk, jq;
+  if (jobs.swizzled) {
+    kk = env.add(env.mul(env.rem(t, env.idx(4)), env.idx(32)),
+                 env.div(t, env.idx(4)));
+    jq = env.idx(0);
+  } else {
+    kk = env.div(t, env.idx(jobs.blocks / 4));
+    jq = env.rem(t, env.idx(jobs.blocks / 4));
+  }
+  Value inStage =
+      env.add(env.mul(env.div(kk, env.idx(16)), env.idx(jobs.blocks)),
+              env.mul(jq, env.idx(4)));
+  Value dst = env.args[s.to.scaleArg];
+  Type elt = cast<MemRefType>(dst.getType()).getElementType();
+  VectorType bytes = VectorType::get({4}, b.getI8Type());
+  for (int64_t r = 0; r < jobs.rounds; ++r) {
+    Value q = env.add(env.blockId, env.idx(r * grid));
+    Value zg = env.div(q, env.idx(jobs.across));
+    Value jg = env.rem(q, env.idx(jobs.across));
+    Value k = env.add(env.mul(zg, env.idx(jobs.zRows)), kk);
+    Value j =
+        env.add(env.mul(jg, env.idx(jobs.blocks)), env.mul(jq, env.idx(4)));
+    Value exists = env.land(env.lt(q, env.idx(jobs.jobs)),
+                            env.lt(j, env.idx(s.storedCols)));
+    env.ifThen(exists, [&] {
+      Value w = vector::LoadOp::create(
+          b, loc, bytes, env.shared[1],
+          ValueRange{env.add(env.idx(r * ScaleJobs::kStaged), inStage)}, false,
+          llvm::MaybeAlign(4));
+      if (elt != b.getI8Type())
+        w = vector::BitCastOp::create(b, loc, VectorType::get({4}, elt), w);
+      vector::StoreOp::create(b, loc, w, dst,
+                              ValueRange{s.to.scaleIndex(env, k, j)}, false,
+                              llvm::MaybeAlign(env.gpu ? 4 : 1));
+    });
+  }
 }
 
 /// Phase 1: the tile's source bytes into shared memory (zero outside the
 /// tensor), and this block's share of the scale entries and the amax copy.
 static void loadPhase(KernelEnv &env, const Transpose &t, int dataIn,
-                      const std::optional<ScaleCopy> &scales, int64_t grid,
+                      const std::optional<ScaleCopy> &scales,
+                      const std::optional<ScaleJobs> &jobs, int64_t grid,
                       int amaxIn, int amaxOut) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
@@ -180,8 +269,8 @@ static void loadPhase(KernelEnv &env, const Transpose &t, int dataIn,
                                   llvm::MaybeAlign(std::min<int64_t>(vec, 4)));
         });
   });
-  if (scales && tileAlignedScales(env, t, *scales)) {
-    tileScaleCopy(env, t, *scales, tileRow, tileCol);
+  if (jobs) {
+    stageScaleJobs(env, *scales, *jobs, grid);
   } else if (scales) {
     const ScaleCopy &s = *scales;
     int64_t share = ceilDiv(s.entries(), grid);
@@ -237,14 +326,80 @@ static void loadPhase(KernelEnv &env, const Transpose &t, int dataIn,
   }
 }
 
-/// Phase 2: the tile's columns from shared memory as rows of the output,
-/// `vec` bytes per thread (pairs of nibbles from consecutive source rows
-/// for 4-bit codes).
-static void storePhase(KernelEnv &env, const Transpose &t, int dataOut) {
+/// Phase 2 for 4-bit codes (NVFP4: rows and columns multiples of 16, so
+/// every 8 x 8 nibble block of a tile lies inside or outside the tensor
+/// together): unit u takes row group g = u % 8 (tile rows 8 g
+/// ... 8 g + 7) of word column w = u / 8 (tile columns 8 w ... 8 w + 7): 8
+/// 32-bit shared loads, an 8 x 8 nibble transpose (KernelEnv::
+/// transposeNibbles8x8), and one 32-bit store into each of the 8 output
+/// rows (bytes 4 g ... 4 g + 3 of the tile's 32). A warp's store covers 4
+/// output rows x 32 consecutive bytes, whole sectors. Against the byte
+/// path: 8 shared loads per 32 bytes instead of 64, and no per-nibble
+/// shifts (138 -> ~45 instructions per 32 bytes, sm_90a). Rows 8 g + i of
+/// the warp's 8 row groups meet in 16 banks (the 17-word row stride puts
+/// rows 32 apart in the same bank): a 2-way conflict on 8 loads per thread.
+static void storeWordsPhase(KernelEnv &env, const Transpose &t, int dataOut,
+                            Value tileRow, Value tileCol) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Value smem = env.shared[0];
+  int64_t groups = Transpose::kTileRows / 8, wordCols = t.tileBytes() / 4;
+  Value dst = env.args[dataOut];
+  Type elt = cast<MemRefType>(dst.getType()).getElementType();
+  VectorType word = VectorType::get({4}, b.getI8Type());
+  env.forEachUnit(wordCols * groups, [&](Value u) {
+    Value g = env.rem(u, env.idx(groups));
+    Value w = env.div(u, env.idx(groups));
+    Value outByte = env.add(env.mul(tileRow, env.idx(t.outTileBytes())),
+                            env.mul(g, env.idx(4)));
+    Value outRow0 = env.add(env.mul(tileCol, env.idx(t.tileCols())),
+                            env.mul(w, env.idx(8)));
+    Value inside = env.land(env.lt(outByte, env.idx(t.outRowBytes())),
+                            env.lt(outRow0, env.idx(t.cols)));
+    env.ifThen(inside, [&] {
+      SmallVector<Value> rows;
+      for (int64_t i = 0; i < 8; ++i) {
+        Value at = env.add(env.mul(env.add(env.mul(g, env.idx(8)), env.idx(i)),
+                                   env.idx(t.ld())),
+                           env.mul(w, env.idx(4)));
+        Value v = vector::LoadOp::create(b, loc, word, smem, ValueRange{at},
+                                         false, llvm::MaybeAlign(4));
+        v = vector::BitCastOp::create(b, loc,
+                                      VectorType::get({1}, b.getI32Type()), v);
+        rows.push_back(
+            vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0}));
+      }
+      SmallVector<Value> columns = env.transposeNibbles8x8(rows);
+      for (int64_t n = 0; n < 8; ++n) {
+        Value v = vector::BroadcastOp::create(
+            b, loc, VectorType::get({1}, b.getI32Type()), columns[n]);
+        v = vector::BitCastOp::create(b, loc, VectorType::get({4}, elt), v);
+        Value at = env.add(
+            env.mul(env.add(outRow0, env.idx(n)), env.idx(t.outRowBytes())),
+            outByte);
+        vector::StoreOp::create(b, loc, v, dst, ValueRange{at}, false,
+                                llvm::MaybeAlign(env.gpu ? 4 : 1));
+      }
+    });
+  });
+}
+
+/// Phase 2: the block's share of the created scales (ScaleJobs), and the
+/// tile's columns from shared memory as rows of the output: 4-bit codes by
+/// storeWordsPhase, bytes `vec` per thread.
+static void storePhase(KernelEnv &env, const Transpose &t, int dataOut,
+                       const std::optional<ScaleCopy> &scales,
+                       const std::optional<ScaleJobs> &jobs, int64_t grid) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
   Value tileRow = env.div(env.blockId, env.idx(t.tilesAcross()));
   Value tileCol = env.rem(env.blockId, env.idx(t.tilesAcross()));
+  if (jobs)
+    storeScaleJobs(env, *scales, *jobs, grid);
+  if (t.bits == 4) {
+    storeWordsPhase(env, t, dataOut, tileRow, tileCol);
+    return;
+  }
   Value smem = env.shared[0];
   int64_t outTileBytes = t.outTileBytes();
   int64_t vec = widest(t.outRowBytes(), outTileBytes);
@@ -261,35 +416,11 @@ static void storePhase(KernelEnv &env, const Transpose &t, int dataOut) {
     Value inside = env.land(env.lt(outRow, env.idx(t.cols)),
                             env.lt(outByte, env.idx(t.outRowBytes())));
     env.ifThen(inside, [&] {
-      // Tile column c sits in byte c / perByte of each shared row.
-      Value cByte = env.div(c, env.idx(t.perByte()));
-      Value shift;
-      if (t.bits == 4)
-        shift = arith::IndexCastOp::create(
-            b, loc, i8, env.mul(env.rem(c, env.idx(2)), env.idx(4)));
       SmallVector<Value> bytes;
       for (int64_t e = 0; e < vec; ++e) {
-        Value r0 = env.add(env.mul(g, env.idx(vec * t.perByte())),
-                           env.idx(e * t.perByte()));
-        auto code = [&](Value r) {
-          Value v =
-              load1(env, smem, env.add(env.mul(r, env.idx(t.ld())), cByte));
-          if (t.bits == 8)
-            return v;
-          Value nibble = arith::ShRUIOp::create(b, loc, v, shift);
-          return arith::AndIOp::create(
-                     b, loc, nibble,
-                     arith::ConstantIntOp::create(b, loc, i8, 0xF))
-              .getResult();
-        };
-        Value byte = code(r0);
-        if (t.bits == 4) {
-          Value hi = arith::ShLIOp::create(
-              b, loc, code(env.add(r0, env.idx(1))),
-              arith::ConstantIntOp::create(b, loc, i8, 4));
-          byte = arith::OrIOp::create(b, loc, byte, hi);
-        }
-        bytes.push_back(byte);
+        Value r = env.add(env.mul(g, env.idx(vec)), env.idx(e));
+        bytes.push_back(
+            load1(env, smem, env.add(env.mul(r, env.idx(t.ld())), c)));
       }
       Value dst = env.args[dataOut];
       Type elt = cast<MemRefType>(dst.getType()).getElementType();
@@ -357,6 +488,7 @@ void gpuk::emitUpdateUsage(OpBuilder &b, Location loc, ModuleOp module,
       s.rowStep = 1;
       s.validRows = p.k;
       s.validBlocks = p.m / 16;
+      s.swizzled = cast<NVFP4Attr>(resultQ).getOptimizeForGemm();
       amaxIn = from->amaxArg;
       amaxOut = to->amaxArg;
     } else {
@@ -375,9 +507,16 @@ void gpuk::emitUpdateUsage(OpBuilder &b, Location loc, ModuleOp module,
       MemRefType::get({Transpose::kTileRows * t.ld()}, b.getI8Type()));
   int dataIn = from->dataArg, dataOut = to->dataArg;
   int64_t grid = d.gridSize;
+  std::optional<ScaleJobs> jobs;
+  if (scales)
+    jobs = scaleJobs(*scales, grid, d.threads);
+  if (jobs)
+    d.shared.push_back(
+        MemRefType::get({jobs->rounds * ScaleJobs::kStaged}, b.getI8Type()));
   d.phases.push_back([=](KernelEnv &env) {
-    loadPhase(env, t, dataIn, scales, grid, amaxIn, amaxOut);
+    loadPhase(env, t, dataIn, scales, jobs, grid, amaxIn, amaxOut);
   });
-  d.phases.push_back([=](KernelEnv &env) { storePhase(env, t, dataOut); });
+  d.phases.push_back(
+      [=](KernelEnv &env) { storePhase(env, t, dataOut, scales, jobs, grid); });
   emitKernel(b, loc, module, d, args, options);
 }
