@@ -435,6 +435,16 @@ Value KernelEnv::permute(Value lo, Value hi, uint32_t selector) {
   return result;
 }
 
+Value KernelEnv::loadWord(Value mem, Value at) {
+  Type elt = cast<MemRefType>(mem.getType()).getElementType();
+  Value v = vector::LoadOp::create(
+      b, loc, VectorType::get({32 / elt.getIntOrFloatBitWidth()}, elt), mem,
+      ValueRange{at}, false, llvm::MaybeAlign(4));
+  v = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getI32Type()),
+                                v);
+  return vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0});
+}
+
 SmallVector<Value> KernelEnv::transposeBytes4x4(ArrayRef<Value> w) {
   Value t0 = permute(w[0], w[1], 0x5140);
   Value t1 = permute(w[0], w[1], 0x7362);

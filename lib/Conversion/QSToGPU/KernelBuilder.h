@@ -128,6 +128,9 @@ struct KernelEnv {
   /// nibble matrix swapped as 4 x 4 blocks (16-bit halves, 8 permutes),
   /// then 2 x 2 (bytes, 8 permutes), then 1 x 1 (16 masks and shifts).
   SmallVector<Value> transposeNibbles8x8(ArrayRef<Value> w);
+  /// The 32-bit word at element `at` of memref `mem` (elements of 1, 2 or
+  /// 4 bytes; `at` 4-byte aligned) as an i32: one 32-bit load.
+  Value loadWord(Value mem, Value at);
   /// f32(x + y) rounded toward +inf: add.rp.f32 on the GPU; in the
   /// emulation the nearest sum, one ulp up when the exact sum is above it
   /// (TwoSum's error term).

@@ -384,7 +384,6 @@ void quant::columnFromRowCodesPhase(KernelEnv &env, const Plan &p,
   Value scale = repScale(env, p, r, Value());
   int64_t perByte = r.fp4 ? 2 : 1, perWord = 4 * perByte;
   int64_t groups = t.cols / perWord, chunks = t.rows / 16;
-  VectorType wordType = VectorType::get({4 / t.elemBytes}, p.nominal);
   env.forEachUnit(groups * chunks, [&](Value u) {
     // Consecutive threads take consecutive column groups of a chunk.
     Value c0 = env.mul(env.rem(u, env.idx(groups)), env.idx(perWord));
@@ -401,12 +400,7 @@ void quant::columnFromRowCodesPhase(KernelEnv &env, const Plan &p,
     for (int64_t rr = 0; rr < 16; ++rr) {
       Value at = env.add(env.mul(env.add(tileRow0, env.idx(rr)), env.idx(t.ld)),
                          inRow);
-      Value v = vector::LoadOp::create(b, loc, wordType, smem, ValueRange{at},
-                                       false, llvm::MaybeAlign(4));
-      v = vector::BitCastOp::create(b, loc,
-                                    VectorType::get({1}, b.getI32Type()), v);
-      words.push_back(
-          vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0}));
+      words.push_back(env.loadWord(smem, at));
     }
     // columns[e]: column c0 + e's 16 codes as words (4 rows of bytes or 8
     // rows of nibbles each).

@@ -346,7 +346,6 @@ static void storeWordsPhase(KernelEnv &env, const Transpose &t, int dataOut,
   int64_t groups = Transpose::kTileRows / 8, wordCols = t.tileBytes() / 4;
   Value dst = env.args[dataOut];
   Type elt = cast<MemRefType>(dst.getType()).getElementType();
-  VectorType word = VectorType::get({4}, b.getI8Type());
   env.forEachUnit(wordCols * groups, [&](Value u) {
     Value g = env.rem(u, env.idx(groups));
     Value w = env.div(u, env.idx(groups));
@@ -362,12 +361,7 @@ static void storeWordsPhase(KernelEnv &env, const Transpose &t, int dataOut,
         Value at = env.add(env.mul(env.add(env.mul(g, env.idx(8)), env.idx(i)),
                                    env.idx(t.ld())),
                            env.mul(w, env.idx(4)));
-        Value v = vector::LoadOp::create(b, loc, word, smem, ValueRange{at},
-                                         false, llvm::MaybeAlign(4));
-        v = vector::BitCastOp::create(b, loc,
-                                      VectorType::get({1}, b.getI32Type()), v);
-        rows.push_back(
-            vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0}));
+        rows.push_back(env.loadWord(smem, at));
       }
       SmallVector<Value> columns = env.transposeNibbles8x8(rows);
       for (int64_t n = 0; n < 8; ++n) {
