@@ -48,7 +48,8 @@ func.func @block_columnwise_only(%a: !qs.tensor<128x128xbf16, #qs.fp8_block<colu
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<16384xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK: vector.store %{{.*}}, %[[TILE]]
 // CHECK: gpu.barrier
-// CHECK: memref.load %[[TILE]]
-// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<16384xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: vector.load %[[TILE]][%{{.*}}] {alignment = 4 : i64} : memref<4352xi8, #gpu.address_space<workgroup>>, vector<4xi8>
+// CHECK: nvvm.prmt
+// CHECK: vector.store %{{.*}} {alignment = 4 : i64} : memref<16384xf8E4M3FN>, vector<4xf8E4M3FN>
 // CHECK: gpu.func @qs_update_usage_0(
 // EMU: func.func private @qs_update_usage_emulated(
