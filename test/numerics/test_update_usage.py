@@ -32,6 +32,9 @@ CASES = [
     # 128 x 4 tile per data tile.
     ("nvfp4", dict(with_2d_quantization=True), (576, 48)),
     ("nvfp4", dict(with_2d_quantization=True, optimize_for_gemm=True), (576, 48)),
+    # One tile, 16 compact jobs over 2 blocks: 8 rounds (the most a block
+    # takes; ScaleJobs).
+    ("nvfp4", dict(with_2d_quantization=True), (16, 144)),
     ("nvfp4", dict(with_2d_quantization=True, nvfp4_use_4over6=True), (80, 48)),
     ("nvfp4", dict(with_2d_quantization=True, nvfp4_use_4over6=True, nvfp4_e4m3_max=256,
                    nvfp4_4over6_err_mode="MSE", optimize_for_gemm=True), (144, 160)),
