@@ -219,7 +219,8 @@ def test_compile_update_usage():
     f.returns(f.update_usage(f.args[0], columnwise=True))
     c = qs.compile(g)
     assert c.kernels == ["qs_update_usage"]
-    assert "st.global.v4.b32" in c.ptx
+    # The transpose in 32-bit words: 4 x 4 byte permutes (UpdateUsageKernels.cpp).
+    assert "prmt.b32" in c.ptx and "st.global.b32" in c.ptx
     data = np.arange(256 * 512, dtype=np.uint32).astype(np.uint8).reshape(256, 512)
     (inner,) = qs.run_cpu(g, "f", {"data": data, "scale_inv": np.ones(1, np.float32)})
     np.testing.assert_array_equal(inner["transpose"].view(np.uint8), data.T)

@@ -109,7 +109,8 @@ static Value sourceEntry(KernelEnv &env, const ScaleCopy &s, Value valid,
 }
 
 /// The created NVFP4 scales in jobs of 512 entries (128 words, a word per
-/// thread): Kz consecutive z rows x J consecutive blocks, Kz J = 512, each
+/// thread): Kz (`zRows`) consecutive z rows x J (`blocks`) consecutive
+/// blocks, Kz J = 512, each
 /// job's entries taken from the 32 source entries S[j][b] (2-D block
 /// scales: row-wise entry (x row 16 j, block b), column-wise entries (z row
 /// 16 b + i, block j) for i < 16) that a warp stages in shared memory in the
@@ -132,8 +133,11 @@ struct ScaleJobs {
 
 static std::optional<ScaleJobs> scaleJobs(const ScaleCopy &s, int64_t grid,
                                           int64_t threads) {
+  // validRows % 16 == 0: a staged entry is valid for all 16 z rows that
+  // take it (storeScaleJobs).
   if (s.block != 16 || s.rowStep != 1 || s.storedRows % 128 != 0 ||
-      s.storedCols % 4 != 0 || threads * 4 != ScaleJobs::kEntries)
+      s.storedCols % 4 != 0 || s.validRows % 16 != 0 ||
+      threads * 4 != ScaleJobs::kEntries)
     return std::nullopt;
   ScaleJobs j;
   j.swizzled = s.swizzled;
