@@ -126,7 +126,6 @@ static Value sourceEntry(KernelEnv &env, const ScaleCopy &s, Value valid,
 /// per thread and tile, 32 sectors per warp store: 16.7 M L2 requests for
 /// the 16 MiB of column-wise scales of a 16384^2 tensor.
 struct ScaleJobs {
-  bool swizzled = false;
   int64_t zRows = 0, blocks = 0, across = 0, jobs = 0, rounds = 0;
   static constexpr int64_t kEntries = 512, kStaged = 32;
 };
@@ -140,7 +139,6 @@ static std::optional<ScaleJobs> scaleJobs(const ScaleCopy &s, int64_t grid,
       threads * 4 != ScaleJobs::kEntries)
     return std::nullopt;
   ScaleJobs j;
-  j.swizzled = s.swizzled;
   j.zRows = s.swizzled ? 128 : 16;
   j.blocks = ScaleJobs::kEntries / j.zRows;
   j.across = ceilDiv(s.storedCols, j.blocks);
@@ -191,7 +189,7 @@ static void storeScaleJobs(KernelEnv &env, const ScaleCopy &s,
   Location loc = env.loc;
   Value t = env.threadId;
   Value kk, jq;
-  if (jobs.swizzled) {
+  if (s.swizzled) {
     kk = env.add(env.mul(env.rem(t, env.idx(4)), env.idx(32)),
                  env.div(t, env.idx(4)));
     jq = env.idx(0);
