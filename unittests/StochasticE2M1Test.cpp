@@ -1,14 +1,17 @@
 //===- StochasticE2M1Test.cpp - the GPU's stochastic E2M1 sequence --------===//
 //
-// KernelEnv::e2m1StochasticParts computes a stochastically rounded E2M1
-// magnitude on the GPU as min(cap, min_j sub.rp(C_j, fma.rm(|v|, -c_j,
-// F))), F = 128 + (byte + 1/2) 2^-8 built by a byte permute, and the
-// emulation cannot run those rounding modes (it steps the nearest sums
-// instead). This test runs the GPU's sequence on the host, in the rounding
-// modes it names (fesetround), against the definition of
-// StochasticRounding.h written out plainly: random f32 bit patterns and
-// bytes, values on the grid's runs with bytes at and next to their
-// thresholds, every byte, and the specials.
+// KernelEnv::encodeE2M1StochasticBytes computes stochastically rounded
+// E2M1 codes on the GPU, eight per 32-bit word: per value a = min(|v|, 6),
+// a' = mul.rp(a, 2^-126) (a subnormal a' rounded up), the field 4 bits(a')
+// + prmt(~word, 0x7FFF, 0x7k54) whose byte 3 is the magnitude; then byte
+// permutes gather the magnitudes and the signs (prmt's sign mode) into the
+// word. The emulation cannot run the upward rounding (it computes bits(a')
+// as integers instead). This test runs the GPU's sequence on the host, in
+// the rounding mode it names (fesetround) and with prmt.b32 as the PTX ISA
+// defines it, against the definition of StochasticRounding.h written out
+// plainly: random f32 bit patterns and bytes, values on the grid's runs
+// with bytes at and next to their thresholds, every byte in every
+// position, random words of eight values, and the specials.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,26 +60,62 @@ unsigned definition(float v, uint8_t byte) {
   return magnitude | (std::signbit(v) ? 8u : 0u);
 }
 
-/// The GPU's instructions, in order (prmt.b32 of byte k of `word` into
-/// 0x43000080, fma.rm.f32, sub.rp.f32, min.f32); NaN's sign bit is clear
-/// on the GPU (its f32 results' NaN is 0x7FFFFFFF).
-unsigned gpuSequence(float v, uint32_t word, int k) {
-  const float scales[3] = {2.0f, 1.0f, 0.5f};
-  const float biases[3] = {0x1p23f + 129, 0x1p23f + 131, 0x1p23f + 133};
-  volatile float f = fromBits(0x43000080u | ((word >> (8 * k)) & 0xFFu) << 8);
-  volatile float a = std::fabs(v);
-  float w = 0.0f;
-  for (int j = 0; j < 3; ++j) {
-    std::fesetround(FE_DOWNWARD);
-    volatile float negZ = std::fma(a, -scales[j], f);
-    std::fesetround(FE_UPWARD);
-    volatile float wj = biases[j] - negZ;
-    std::fesetround(FE_TONEAREST);
-    w = j ? std::fmin(w, wj) : wj;
+/// prmt.b32 d, a, b, c (the default mode): byte k of d is byte n & 7 of
+/// {b, a} (a's bytes 0-3, b's 4-7), n = nibble k of c, or that byte's bit
+/// 7 replicated over the byte where n & 8.
+uint32_t prmt(uint32_t a, uint32_t b, uint32_t c) {
+  uint64_t pair = static_cast<uint64_t>(b) << 32 | a;
+  uint32_t d = 0;
+  for (int k = 0; k < 4; ++k) {
+    unsigned n = (c >> (4 * k)) & 0xF;
+    uint32_t byte = static_cast<uint32_t>(pair >> (8 * (n & 7))) & 0xFF;
+    if (n & 8)
+      byte = byte & 0x80 ? 0xFF : 0;
+    d |= byte << (8 * k);
   }
-  w = std::fmin(w, 0x1p23f + 8);
-  unsigned magnitude = bitsOf(w) - 0x4B000001u;
-  return magnitude | (!std::isnan(v) && std::signbit(v) ? 8u : 0u);
+  return d;
+}
+
+/// The GPU's instructions for one value (KernelEnv::e2m1StochasticField):
+/// min.f32, mul.rp.f32 by 2^-126 (subnormals kept), prmt.b32 of the
+/// complemented word's byte k into 0x00007FFF, a multiply-add.
+uint32_t gpuField(float v, uint32_t notWord, int k) {
+  // min.f32: the other operand for any NaN, signaling ones too (which the
+  // kernels never see: v is a product), where fmin may return NaN.
+  volatile float a = std::isnan(v) ? 6.0f : std::fmin(std::fabs(v), 6.0f);
+  std::fesetround(FE_UPWARD);
+  volatile float scaled = a * 0x1p-126f;
+  std::fesetround(FE_TONEAREST);
+  return bitsOf(scaled) * 4 + prmt(notWord, 0x00007FFFu, 0x7054u | k << 8);
+}
+
+/// The GPU's word of eight codes: value i takes byte i mod 4 of word i / 4;
+/// the sign bits are the values' own (NaN's clear: the GPU's f32 results'
+/// NaN is 0x7FFFFFFF).
+uint32_t gpuWord(const float (&v)[8], const uint32_t (&words)[2]) {
+  uint32_t field[8], sign[8];
+  for (int i = 0; i < 8; ++i) {
+    field[i] = gpuField(v[i], ~words[i / 4], i % 4);
+    sign[i] = std::isnan(v[i]) ? 0x7FFFFFFFu : bitsOf(v[i]);
+  }
+  auto gather = [](const uint32_t *x, uint32_t sel) {
+    return prmt(prmt(x[0], x[2], sel), prmt(x[4], x[6], sel), 0x5410u);
+  };
+  uint32_t even = gather(field, 0x7373u), odd = gather(field + 1, 0x7373u);
+  uint32_t evenSign = gather(sign, 0xFBFBu),
+           oddSign = gather(sign + 1, 0x7373u);
+  return (odd * 16 + even) | (evenSign & 0x08080808u) | (oddSign & 0x80808080u);
+}
+
+/// Code k (0-3) of a word of eight copies of v, both rng words `word`; the
+/// copy at k + 4 must agree.
+unsigned gpuSequence(float v, uint32_t word, int k) {
+  float values[8];
+  std::fill(values, values + 8, v);
+  uint32_t code = gpuWord(values, {word, word});
+  unsigned low = (code >> (4 * k)) & 0xF, high = (code >> (4 * k + 16)) & 0xF;
+  EXPECT_EQ(low, high) << std::hexfloat << v;
+  return low;
 }
 
 uint8_t byteOf(uint32_t word, int k) {
@@ -160,6 +199,27 @@ TEST(StochasticE2M1, EveryByte) {
                   definition(v, static_cast<uint8_t>(byte)))
             << std::hexfloat << v << " byte " << byte << " at " << k;
       }
+  }
+}
+
+TEST(StochasticE2M1, Words) {
+  // Eight different values per word, random words: each code in its own
+  // nibble, the even and odd codes' sign paths together.
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> magnitude(0.0f, 7.0f);
+  for (int i = 0; i < 500000; ++i) {
+    float v[8];
+    for (float &x : v)
+      x = rng() % 8 == 0 ? fromBits(static_cast<uint32_t>(rng()))
+                         : magnitude(rng) * (rng() & 1 ? -1.0f : 1.0f);
+    uint32_t words[2] = {static_cast<uint32_t>(rng()),
+                         static_cast<uint32_t>(rng())};
+    uint32_t code = gpuWord(v, words);
+    for (int j = 0; j < 8; ++j)
+      ASSERT_EQ((code >> (4 * j)) & 0xF,
+                definition(v[j], byteOf(words[j / 4], j % 4)))
+          << std::hexfloat << v[j] << " at " << j << " words " << std::hex
+          << words[0] << " " << words[1];
   }
 }
 

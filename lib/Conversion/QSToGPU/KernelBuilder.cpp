@@ -270,85 +270,48 @@ std::pair<Value, Value> KernelEnv::e2m1Parts(Value q) {
           arith::BitcastOp::create(b, loc, i32, m)};
 }
 
-/// f32(x + y) rounded toward +inf (add.rp.f32 on the GPU). The emulation
-/// rounds to nearest and steps up one ulp when the exact sum is above:
-/// the error of the rounded sum s is (x - (s - bb)) + (y - bb), bb = s - x,
-/// exact for finite x, y (Knuth's TwoSum); s = 0 is exact, and an infinite
-/// or NaN s stays (its error is NaN).
-Value KernelEnv::addRoundUp(Value x, Value y) {
-  if (gpu)
-    return pureAsm(b, loc, b.getF32Type(), {x, y}, "add.rp.f32 $0, $1, $2;",
-                   "=f,f,f");
-  Type i32 = b.getI32Type();
-  Value s = arith::AddFOp::create(b, loc, x, y);
-  Value bb = arith::SubFOp::create(b, loc, s, x);
-  Value err = arith::AddFOp::create(
-      b, loc,
-      arith::SubFOp::create(b, loc, x, arith::SubFOp::create(b, loc, s, bb)),
-      arith::SubFOp::create(b, loc, y, bb));
-  Value bits = arith::BitcastOp::create(b, loc, i32, s);
-  // The next f32 above s (s != 0 here): one ulp more in magnitude for
-  // s > 0, one less for s < 0.
-  Value step = arith::SelectOp::create(
-      b, loc,
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, s, f32(0.0f)),
-      arith::ConstantIntOp::create(b, loc, i32, 1),
-      arith::ConstantIntOp::create(b, loc, i32, -1));
-  Value up = arith::BitcastOp::create(
-      b, loc, b.getF32Type(), arith::AddIOp::create(b, loc, bits, step));
-  return arith::SelectOp::create(
-      b, loc,
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, err, f32(0.0f)),
-      up, s);
-}
-
-std::pair<Value, Value> KernelEnv::e2m1StochasticParts(Value v, Value word,
-                                                       int64_t byteIndex) {
+Value KernelEnv::e2m1StochasticField(Value v, Value notWord,
+                                     int64_t byteIndex) {
   assert(byteIndex >= 0 && byteIndex < 4 && "a byte of the word");
   Type i32 = b.getI32Type(), f32Type = b.getF32Type();
   auto i32c = [&](uint32_t c) {
     return arith::ConstantIntOp::create(b, loc, i32, static_cast<int32_t>(c))
         .getResult();
   };
-  // F = 128 + u, u = (byte + 1/2) 2^-8: bits 0x43000080 | byte << 8 (the
-  // byte in F's significand, 2^-8 its unit there), one byte permute (bytes
-  // 0, 2, 3 from the constant, byte 1 the word's byte).
-  Value fBits = permute(word, i32c(0x43000080u),
-                        0x7604u | static_cast<uint32_t>(byteIndex) << 4);
-  Value f = arith::BitcastOp::create(b, loc, f32Type, fBits);
-  Value a = math::AbsFOp::create(b, loc, v);
-  // Run j's line L_j = base_j + a / s_j (2a, a + 2, a / 2 + 4): Z_j =
-  // rp(a / s_j - F), then W_j = rp(Z_j + 2^23 + 129 + base_j) = 2^23 + 129
-  // + base_j + ceil(a / s_j - F) = 2^23 + 1 + ceil(L_j - u): rounding up
-  // twice is rounding up once to the coarser grid (the integers, all f32
-  // at Z_j's magnitude), and Z_j > -129 keeps the sum in [2^23, 2^24),
-  // whose ulp is 1. On the GPU without a negation (rounding up is rounding
-  // down negated): -Z_j = fma.rm(a, -1 / s_j, F), W_j = sub.rp(2^23 + ...,
-  // -Z_j). In the emulation the product (exact: a power of two) and
-  // addRoundUp.
-  const float scales[3] = {2.0f, 1.0f, 0.5f};
-  const float biases[3] = {0x1p23f + 129, 0x1p23f + 131, 0x1p23f + 133};
-  Value negF = gpu ? Value() : arith::NegFOp::create(b, loc, f).getResult();
-  Value w;
-  for (int j = 0; j < 3; ++j) {
-    Value wj;
-    if (gpu) {
-      Value negZ = pureAsm(b, loc, f32Type, {a, f32(-scales[j]), f},
-                           "fma.rm.f32 $0, $1, $2, $3;", "=f,f,f,f");
-      wj = pureAsm(b, loc, f32Type, {f32(biases[j]), negZ},
-                   "sub.rp.f32 $0, $1, $2;", "=f,f,f");
-    } else {
-      Value z =
-          addRoundUp(arith::MulFOp::create(b, loc, a, f32(scales[j])), negF);
-      wj = addRoundUp(z, f32(biases[j]));
-    }
-    w = w ? arith::MinNumFOp::create(b, loc, w, wj).getResult() : wj;
+  // a = min(|v|, 6) (min ignores NaN: NaN -> 6, magnitude 7).
+  Value a = arith::MinNumFOp::create(b, loc, math::AbsFOp::create(b, loc, v),
+                                     f32(6.0f));
+  // bits(rp(a 2^-126)) = 2^22 L: the exponent field of a normal a' is e +
+  // 1 for a = 2^e (1 + f), its fraction f, and the line of a's run is L =
+  // 2 (e + 1 + f) on [1, 6] (2a, a + 2, a / 2 + 4); a subnormal a' (a < 1)
+  // is a 2^23 rounded up to an integer, and L = 2a there.
+  Value scaled;
+  if (gpu) {
+    scaled = arith::BitcastOp::create(b, loc, i32,
+                                      pureAsm(b, loc, f32Type, {a},
+                                              "mul.rp.f32 $0, $1, 0f00800000;",
+                                              "=f,f"));
+  } else {
+    Value normal = arith::SubIOp::create(
+        b, loc, arith::BitcastOp::create(b, loc, i32, a), i32c(0x3F000000u));
+    Value subnormal = arith::FPToUIOp::create(
+        b, loc, i32,
+        math::CeilOp::create(b, loc,
+                             arith::MulFOp::create(b, loc, a, f32(0x1p23f))));
+    scaled = arith::SelectOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, a, f32(1.0f)),
+        normal, subnormal);
   }
-  // Magnitude 7 at most (|v| >= 6, infinities and NaN, whose W_j are NaN).
-  w = arith::MinNumFOp::create(b, loc, w, f32(0x1p23f + 8));
-  Value m = gpu ? v : arith::MinNumFOp::create(b, loc, v, f32(6.0f));
-  return {arith::BitcastOp::create(b, loc, i32, w),
-          arith::BitcastOp::create(b, loc, i32, m)};
+  // 2^24 L + (255 - byte) 2^16 + 0x7FFF: frac(L) 2^24 is a multiple of 4,
+  // and it carries into bit 24 iff frac(L) 2^24 >= (byte + 1) 2^16 -
+  // 0x7FFF, that is iff frac(L) > (byte + 1/2) 2^-8. The addend is one
+  // byte permute: bytes 0, 1 and 3 from 0x00007FFF, byte 2 the
+  // complemented random byte.
+  Value addend = permute(notWord, i32c(0x00007FFFu),
+                         0x7054u | static_cast<uint32_t>(byteIndex) << 8);
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, scaled, i32c(4)), addend);
 }
 
 Value KernelEnv::e2m1SignBit(Value m) {
@@ -372,9 +335,8 @@ void KernelEnv::appendWordBytes(Value word, SmallVectorImpl<Value> &bytes) {
   }
 }
 
-/// The bytes of E2M1 codes given as (t, m) pairs (e2m1Parts,
-/// e2m1StochasticParts): t = `fieldBias` + magnitude, m's sign bit the
-/// code's; see encodeE2M1Bytes.
+/// The bytes of E2M1 codes given as (t, m) pairs (e2m1Parts): t =
+/// `fieldBias` + magnitude, m's sign bit the code's; see encodeE2M1Bytes.
 static SmallVector<Value>
 packE2M1Nibbles(KernelEnv &env, ArrayRef<std::pair<Value, Value>> parts,
                 uint32_t fieldBias) {
@@ -424,10 +386,19 @@ Value KernelEnv::permute(Value lo, Value hi, uint32_t selector) {
   Value result;
   for (unsigned k = 0; k < 4; ++k) {
     unsigned s = (selector >> (4 * k)) & 7;
-    Value byte = arith::AndIOp::create(
-        b, loc,
-        arith::ShRUIOp::create(b, loc, s < 4 ? lo : hi, i32c(8 * (s % 4))),
-        i32c(0xFF));
+    bool sign = (selector >> (4 * k)) & 8;
+    // The byte, or its bit 7 replicated (an arithmetic shift of the byte
+    // placed at the top).
+    Value byte = sign ? arith::ShRSIOp::create(
+                            b, loc,
+                            arith::ShLIOp::create(b, loc, s < 4 ? lo : hi,
+                                                  i32c(24 - 8 * (s % 4))),
+                            i32c(31))
+                            .getResult()
+                      : arith::ShRUIOp::create(b, loc, s < 4 ? lo : hi,
+                                               i32c(8 * (s % 4)))
+                            .getResult();
+    byte = arith::AndIOp::create(b, loc, byte, i32c(0xFF));
     byte = arith::ShLIOp::create(b, loc, byte, i32c(8 * k));
     result =
         result ? arith::OrIOp::create(b, loc, result, byte).getResult() : byte;
@@ -495,12 +466,51 @@ SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
 
 SmallVector<Value> KernelEnv::encodeE2M1StochasticBytes(ArrayRef<Value> values,
                                                         ArrayRef<Value> words) {
-  assert(values.size() == 4 * words.size() && "one random byte per value");
-  SmallVector<std::pair<Value, Value>> parts;
-  for (auto [t, v] : llvm::enumerate(values))
-    parts.push_back(e2m1StochasticParts(v, words[t / 4], t % 4));
-  // bits(2^23 + 1) = 0x4B000001.
-  return packE2M1Nibbles(*this, parts, 0x4B000001u);
+  assert(values.size() == 4 * words.size() && values.size() % 8 == 0 &&
+         "one random byte per value, eight values per word");
+  Type i32 = b.getI32Type();
+  auto i32c = [&](uint32_t c) {
+    return arith::ConstantIntOp::create(b, loc, i32, static_cast<int32_t>(c))
+        .getResult();
+  };
+  SmallVector<Value> notWords;
+  for (Value w : words)
+    notWords.push_back(arith::XOrIOp::create(b, loc, w, i32c(~0u)));
+  // Byte 3 of each of a0..a3 (its bit 7 replicated where `sign`) as bytes
+  // 0..3 of a word: three byte permutes.
+  auto gather = [&](Value a0, Value a1, Value a2, Value a3, bool sign) {
+    uint32_t sel = sign ? 0xFBFBu : 0x7373u;
+    return permute(permute(a0, a1, sel), permute(a2, a3, sel), 0x5410u);
+  };
+  SmallVector<Value> bytes;
+  for (size_t w = 0; w < values.size(); w += 8) {
+    SmallVector<Value> field, sign;
+    for (size_t i = w; i < w + 8; ++i) {
+      field.push_back(e2m1StochasticField(values[i], notWords[i / 4], i % 4));
+      // The sign as e2m1Parts' m: v on the GPU (NaN positive: f32 results'
+      // NaN is 0x7FFFFFFF), min(v, 6) in the emulation.
+      Value m = gpu ? values[i]
+                    : arith::MinNumFOp::create(b, loc, values[i], f32(6.0f))
+                          .getResult();
+      sign.push_back(arith::BitcastOp::create(b, loc, i32, m));
+    }
+    Value even = gather(field[0], field[2], field[4], field[6], false);
+    Value odd = gather(field[1], field[3], field[5], field[7], false);
+    Value evenSign = gather(sign[0], sign[2], sign[4], sign[6], true);
+    Value oddSign = gather(sign[1], sign[3], sign[5], sign[7], false);
+    // Nibble 2k: even value k's magnitude, its sign at bit 3 of byte k;
+    // nibble 2k + 1: odd value k's, its sign at bit 7, where it was.
+    Value word = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, odd, i32c(16)), even);
+    word = arith::OrIOp::create(
+        b, loc, word,
+        arith::AndIOp::create(b, loc, evenSign, i32c(0x08080808u)));
+    word = arith::OrIOp::create(
+        b, loc, word,
+        arith::AndIOp::create(b, loc, oddSign, i32c(0x80808080u)));
+    appendWordBytes(word, bytes);
+  }
+  return bytes;
 }
 
 std::pair<Value, Value> KernelEnv::roundTripE4M3(Value v) {

@@ -116,9 +116,10 @@ struct KernelEnv {
   /// (QuantizePhases.cpp) stores such groups as the word itself.
   void appendWordBytes(Value word, SmallVectorImpl<Value> &bytes);
   /// The byte permute of i32 words `lo` and `hi` (prmt.b32's default mode):
-  /// byte k of the result is byte s of the pair, s = nibble k of `selector`
-  /// (0-3: lo's bytes, 4-7: hi's). One PRMT on the GPU; shifts and masks in
-  /// the emulation.
+  /// byte k of the result is byte s of the pair, s = bits 0-2 of nibble k
+  /// of `selector` (0-3: lo's bytes, 4-7: hi's), or, where the nibble's bit
+  /// 3 is set, that byte's bit 7 replicated over the 8 bits (sign mode).
+  /// One PRMT on the GPU; shifts and masks in the emulation.
   Value permute(Value lo, Value hi, uint32_t selector);
   /// Word e of the result: byte e of each of the 4 words `w`, in order (a
   /// 4 x 4 byte transpose: 8 permutes).
@@ -131,30 +132,34 @@ struct KernelEnv {
   /// The 32-bit word at element `at` of memref `mem` (elements of 1, 2 or
   /// 4 bytes; `at` 4-byte aligned) as an i32: one 32-bit load.
   Value loadWord(Value mem, Value at);
-  /// f32(x + y) rounded toward +inf: add.rp.f32 on the GPU; in the
-  /// emulation the nearest sum, one ulp up when the exact sum is above it
-  /// (TwoSum's error term).
-  Value addRoundUp(Value x, Value y);
-  /// The stochastically rounded E2M1 code of f32 `v` with random byte
-  /// `byteIndex` of i32 `word` (StochasticRounding.h's definition,
-  /// emitE2M1Stochastic: up iff u = (byte + 1/2) 2^-8 < frac(t)) in two
-  /// parts as e2m1Parts gives them, t = 0x4B000001 + magnitude. With L =
-  /// base + t the grid line of |v|'s run (2a, a + 2, a / 2 + 4, a = |v|),
-  /// the magnitude is min(7, ceil(L - u)) (floor(L) + 1 exactly when
-  /// frac(L) > u; 0 < u < 1), and ceil(L - u) = min_j ceil(L_j - u) over
-  /// the three lines (ceil is monotone and the least line is |v|'s run's:
-  /// e2m1Parts). F = 128 + u comes from one byte permute (the byte placed
-  /// in F's significand); each line is computed exactly in two operations
-  /// rounding toward +inf: Z_j = rp(a / s_j - F), W_j = rp(Z_j + 2^23 +
-  /// 129 + base_j) = 2^23 + 1 + ceil(L_j - u) (the sum's ulp is 1); then
-  /// two min.f32 and a cap at 7 (|v| >= 6, infinities; NaN: every W_j is
-  /// NaN, min.f32 keeps the cap, and m is positive as in e2m1Parts). On the
-  /// GPU prmt.b32, fma.rm.f32 (giving -Z_j), sub.rp.f32 and min.f32 only.
-  std::pair<Value, Value> e2m1StochasticParts(Value v, Value word,
-                                              int64_t byteIndex);
+  /// The stochastically rounded E2M1 magnitude of f32 `v` with random
+  /// byte `byteIndex` of the i32 `notWord` (the complement of the rng
+  /// word; StochasticRounding.h's definition, emitE2M1Stochastic: up iff u
+  /// = (byte + 1/2) 2^-8 < frac(L), L = base + |v| / s the grid line of
+  /// |v|'s run) in byte 3 of the i32 result, whose bits 27-31 are zero and
+  /// bits 0-23 unspecified. With a = min(|v|, 6) (NaN -> 6) and a' = a
+  /// 2^-126 rounded toward +inf, bits(a') = 2^22 L exactly for a >= 1
+  /// (exponent field e + 127 - 126 and fraction f of a = 2^e (1 + f): L =
+  /// 2 (e + 1 + f) on the runs 2a, a + 2, a / 2 + 4 of [1, 6]) and
+  /// ceil(2^22 2a) for a < 1 (a' subnormal, 2^-149 its quantum), which
+  /// leaves the comparison with u, a multiple of 2^-9, unchanged. Then
+  /// 4 bits(a') + (255 - byte) 2^16 + 0x7FFF carries into bit 24 exactly
+  /// when frac(L) 2^24 > (byte + 1/2) 2^16. On the GPU min.f32, mul.rp.f32
+  /// (subnormals kept: no .ftz), one prmt.b32 of the complemented byte
+  /// into 0x00007FFF (selector 0x7k54) and a multiply-add; the emulation
+  /// computes bits(a') as integers (a - 2^-126 exponent bias, or the
+  /// ceiling of a 2^23).
+  Value e2m1StochasticField(Value v, Value notWord, int64_t byteIndex);
   /// encodeE2M1Bytes with stochastic rounding: `words` holds the random
   /// bytes, value t taking byte t mod 4 of word t / 4
-  /// (e2m1StochasticParts), packed the same way.
+  /// (e2m1StochasticField), eight values per 32-bit word: the magnitudes
+  /// (byte 3 of each field) gathered by byte permutes, even values' into
+  /// one word and odd values' into another, joined as even + 16 odd; the
+  /// sign bits (e2m1Parts' m: v on the GPU) gathered likewise, the even
+  /// values' replicated over their bytes by prmt's sign mode and masked
+  /// to bit 3, the odd values' bit 7 where it is; 15 instructions per
+  /// word, 6 per code in all with the field's 4 and a complement per
+  /// rng word.
   SmallVector<Value> encodeE2M1StochasticBytes(ArrayRef<Value> values,
                                                ArrayRef<Value> words);
   /// The E4M3 code (i8) of f32 `v` (RNE, saturating at 448, NaN -> 0x7F:
