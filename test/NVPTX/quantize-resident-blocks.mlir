@@ -47,3 +47,13 @@
 // row-wise ones (Tile::codesInPlace): 12 (40 registers).
 // CHECK-LABEL: .entry qs_quantize_12(
 // CHECK: .minnctapersm 12
+// NVFP4 with stochastic rounding, one representation: 9 (1-D row-wise and
+// column-wise, f16 input, 16x16 row-wise; at most 56 registers).
+// CHECK-LABEL: .entry qs_quantize_13(
+// CHECK: .minnctapersm 9
+// CHECK-LABEL: .entry qs_quantize_14(
+// CHECK: .minnctapersm 9
+// CHECK-LABEL: .entry qs_quantize_15(
+// CHECK: .minnctapersm 9
+// CHECK-LABEL: .entry qs_quantize_16(
+// CHECK: .minnctapersm 9

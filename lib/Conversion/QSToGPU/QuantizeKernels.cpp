@@ -273,6 +273,10 @@ static int64_t residentBlocks(const Plan &p, const Tile &t,
   const Rep &r = *reps.front();
   if (t.codesInPlace)
     return 12;
+  // Stochastic rounding, one representation: 9 (55 registers; the loops
+  // within 1% of 8's since its codes take 4 instructions, 2026-12-06).
+  if (reps.size() == 1 && r.stochastic)
+    return 9;
   if (reps.size() > 1 || r.stochastic || r.fourOverSix || r.rowScaled)
     return 8;
   if (!r.columnwise)

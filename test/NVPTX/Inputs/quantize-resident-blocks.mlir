@@ -76,3 +76,23 @@ func.func @nvfp4_16x16_both(%x: tensor<256x512xbf16>) -> !qs.tensor<256x512xbf16
   %q = qs.quantize %x : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.nvfp4<with_2d_quantization = true>>
   return %q : !qs.tensor<256x512xbf16, #qs.nvfp4<with_2d_quantization = true>>
 }
+
+func.func @nvfp4_sr_row(%x: tensor<256x512xbf16>, %rng: tensor<2xi64>) -> !qs.tensor<256x512xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>> {
+  %q = qs.quantize %x rng(%rng : tensor<2xi64>) : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>>
+  return %q : !qs.tensor<256x512xbf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>>
+}
+
+func.func @nvfp4_sr_col(%x: tensor<256x512xbf16>, %rng: tensor<2xi64>) -> !qs.tensor<256x512xbf16, #qs.nvfp4<stochastic_rounding = true, rowwise = false>> {
+  %q = qs.quantize %x rng(%rng : tensor<2xi64>) : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.nvfp4<stochastic_rounding = true, rowwise = false>>
+  return %q : !qs.tensor<256x512xbf16, #qs.nvfp4<stochastic_rounding = true, rowwise = false>>
+}
+
+func.func @nvfp4_sr_row_f16(%x: tensor<256x512xf16>, %rng: tensor<2xi64>) -> !qs.tensor<256x512xf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>> {
+  %q = qs.quantize %x rng(%rng : tensor<2xi64>) : tensor<256x512xf16> -> !qs.tensor<256x512xf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>>
+  return %q : !qs.tensor<256x512xf16, #qs.nvfp4<stochastic_rounding = true, columnwise = false>>
+}
+
+func.func @nvfp4_sr_16x16_row(%x: tensor<256x512xbf16>, %rng: tensor<2xi64>) -> !qs.tensor<256x512xbf16, #qs.nvfp4<stochastic_rounding = true, with_2d_quantization = true, columnwise = false>> {
+  %q = qs.quantize %x rng(%rng : tensor<2xi64>) : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.nvfp4<stochastic_rounding = true, with_2d_quantization = true, columnwise = false>>
+  return %q : !qs.tensor<256x512xbf16, #qs.nvfp4<stochastic_rounding = true, with_2d_quantization = true, columnwise = false>>
+}
