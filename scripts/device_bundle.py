@@ -112,6 +112,13 @@ for params, shape in [(dict(nvfp4_use_4over6=True), (256, 512)),
 # row-wise ones by byte permutes (2026-12-06): NVFP4 16x16 in partial
 # tiles both ways (FP8 128x128 above: 256x384 bf16, 300x200 f32).
 CHECKS.append(("nvfp4", dict(with_2d_quantization=True), (208, 176), "bf16", "both"))
+# f16 input converted by cvt.f32.f16 (2026-12-06; the emulation decodes it
+# in software; per-tensor f16 above): MXFP8, FP8 1x128's column-pair tile,
+# NVFP4 rounded to nearest and stochastically.
+CHECKS += [("mxfp8", {}, (2, 32, 96), "f16", "both"),
+           ("fp8_block", dict(block_scaling_dim=1, rowwise=False), (300, 200), "f16", "col"),
+           ("nvfp4", {}, (48, 80), "f16", "both"),
+           ("nvfp4", dict(stochastic_rounding=True), (64, 128), "f16", "both")]
 
 
 # Quantize bench plans (family label, usage) also built with

@@ -84,7 +84,18 @@ Value KernelEnv::land(Value a, Value c) {
   return arith::AndIOp::create(b, loc, a, c);
 }
 
-Value KernelEnv::toF32(Value v) { return emitExtToF32(b, loc, v); }
+Value KernelEnv::toF32(Value v) {
+  // f16 on the GPU by cvt.f32.f16: exact (f32 holds every f16 value,
+  // subnormals as normals). Only a NaN's sign and payload may differ from
+  // the software decode's (emitExtToF32, the reference's and the
+  // emulation's), and no output carries them: the codes come from
+  // products x * multiplier (the GPU's NaN result is 0x7FFFFFFF either
+  // way), the amaxes ignore NaN, and sums and differences of x (the RHT,
+  // 4over6's errors) are NaN either way.
+  if (gpu && v.getType().isF16())
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  return emitExtToF32(b, loc, v);
+}
 
 SmallVector<Value> KernelEnv::vectorToF32(Value vec) {
   auto type = cast<VectorType>(vec.getType());

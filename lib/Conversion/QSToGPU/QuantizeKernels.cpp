@@ -238,12 +238,13 @@ static int64_t residentBlocks(const Plan &p, const Tile &t,
   if (!sixteenBit)
     return all(fourOverSix) ? 6 : 4;
   // FP8 1 x 128 column-pair tiles (columnPairsPhase keeps 32 packed
-  // registers): column-wise only from bf16 9 (56 registers; 72 at 7, the
-  // same instructions; f16 input spills 14 bytes at 9), else 7 (72; with
-  // both usages 32 KiB of shared memory allow 6).
+  // registers): column-wise only 9 (56 registers; 72 at 7, the same
+  // instructions; f16 input too since its values convert by cvt.f32.f16,
+  // KernelEnv::toF32: the software decode spilled 14 bytes at 9), else 7
+  // (72; with both usages 32 KiB of shared memory allow 6).
   bool bf16 = p.nominal.isBF16();
   if (t.swizzled)
-    return reps.size() == 1 && bf16 ? 9 : 7;
+    return reps.size() == 1 ? 9 : 7;
   // Per-tensor FP8 and MXFP8 (memory-bound; 1-D and 2-D MXFP8): a full
   // multiprocessor, 16 (32 registers); MXFP8 with both usages 12 (40:
   // with 32, sm_100a spills 8-12 bytes).
