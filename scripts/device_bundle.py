@@ -139,7 +139,10 @@ DEQUANTIZE_CHECKS = [
     ("mxfp8", {}, (256, 512)), ("mxfp8", dict(rowwise=False, optimize_for_gemm=True), (160, 192)),
     ("fp8_block", dict(block_scaling_dim=1), (300, 200)),
     ("fp8_block", dict(block_scaling_dim=1, rowwise=False), (2, 70, 130)),
-    ("nvfp4", {}, (256, 512))
+    ("nvfp4", {}, (256, 512)),
+    # E5M2 codes decoded by cvt.rn.f16x2.e5m2x2 (16-code chunks of rows,
+    # since 2026-12-06).
+    ("fp8_current", dict(fp8_dtype="f8E5M2"), (64, 96)),
 ]
 
 # update_usage creating column-wise from row-wise (the reference's row-wise

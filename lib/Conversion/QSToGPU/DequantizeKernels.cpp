@@ -49,29 +49,25 @@ static Value loadCode(KernelEnv &env, const Plan &p, const Rep &r, Value row,
       arith::ConstantIntOp::create(b, env.loc, b.getI8Type(), 0xF));
 }
 
-/// The f32 value of element (r, c).
-static Value dequantizeElement(KernelEnv &env, const Plan &p, const Rep &r,
-                               Value row, Value col) {
+/// The factor of element (r, c)'s block: the representation's scale
+/// inverse, decoded block scale times what the format multiplies it by.
+static Value dequantizeFactor(KernelEnv &env, const Plan &p, const Rep &r,
+                              Value row, Value col) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
-  Value q = emitDecodeToF32(b, loc, loadCode(env, p, r, row, col), r.format);
   Value zRow = r.columnwise ? col : row, zCol = r.columnwise ? row : col;
-  Value factor;
   switch (r.kind) {
   case ScaleKind::PerTensor:
-    factor = load1(env, env.args[p.scaleInvArg], env.idx(0));
-    break;
+    return load1(env, env.args[p.scaleInvArg], env.idx(0));
   case ScaleKind::E8M0: {
     Value e = load1(env, env.args[r.scaleArg],
                     r.scaleIndex(env, zRow, env.div(zCol, env.idx(32))));
-    factor = emitE8M0ToF32(b, loc,
-                           arith::BitcastOp::create(b, loc, b.getI8Type(), e));
-    break;
+    return emitE8M0ToF32(b, loc,
+                         arith::BitcastOp::create(b, loc, b.getI8Type(), e));
   }
   case ScaleKind::F32Block:
-    factor = load1(env, env.args[r.scaleArg],
-                   r.scaleIndex(env, zRow, env.div(zCol, env.idx(128))));
-    break;
+    return load1(env, env.args[r.scaleArg],
+                 r.scaleIndex(env, zRow, env.div(zCol, env.idx(128))));
   case ScaleKind::NVFP4: {
     Value sf = load1(env, env.args[r.scaleArg],
                      r.scaleIndex(env, zRow, env.div(zCol, env.idx(16))));
@@ -79,12 +75,73 @@ static Value dequantizeElement(KernelEnv &env, const Plan &p, const Rep &r,
                          arith::BitcastOp::create(b, loc, b.getI8Type(), sf),
                          SmallFloatFormat::e4m3());
     Value g = load1(env, env.args[r.amaxArg], r.rowScaled ? zRow : env.idx(0));
-    factor = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, sf, g),
-                                   env.f32(nvfp4InvSixE(r.e4m3Max)));
-    break;
+    return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, sf, g),
+                                 env.f32(nvfp4InvSixE(r.e4m3Max)));
   }
   }
-  return arith::MulFOp::create(b, loc, q, factor);
+  llvm_unreachable("scale kind");
+}
+
+/// The f32 value of element (r, c).
+static Value dequantizeElement(KernelEnv &env, const Plan &p, const Rep &r,
+                               Value row, Value col) {
+  Value q =
+      emitDecodeToF32(env.b, env.loc, loadCode(env, p, r, row, col), r.format);
+  return arith::MulFOp::create(env.b, env.loc, q,
+                               dequantizeFactor(env, p, r, row, col));
+}
+
+/// The f32 values of the 16 codes of row `row`, columns `c0` ... `c0` + 15
+/// of a row-wise representation (`c0` a multiple of 16, K too): one
+/// vector load of their 16 (8 for FP4) bytes, one factor (every block
+/// length is a multiple of 16), and the FP8 codes decoded in pairs
+/// (KernelEnv::decodeFp8Pair: cvt.rn.f16x2.e4m3x2 / e5m2x2 on the GPU; a
+/// NaN's pattern may differ from the software decode's, but its product
+/// with the factor is 0x7FFFFFFF for any NaN there).
+static SmallVector<Value> dequantizeChunk(KernelEnv &env, const Plan &p,
+                                          const Rep &r, Value row, Value c0) {
+  OpBuilder &b = env.b;
+  Location loc = env.loc;
+  Type i8 = b.getI8Type();
+  Value buf = env.args[r.dataArg];
+  Type elt = cast<MemRefType>(buf.getType()).getElementType();
+  int64_t bytes = r.fp4 ? 8 : 16;
+  Value at = env.add(env.mul(row, env.idx(p.k)), c0);
+  if (r.fp4)
+    at = env.div(at, env.idx(2));
+  Value vec = vector::LoadOp::create(b, loc, VectorType::get({bytes}, elt), buf,
+                                     ValueRange{at}, false,
+                                     llvm::MaybeAlign(env.gpu ? bytes : 1));
+  if (elt != i8)
+    vec = vector::BitCastOp::create(b, loc, VectorType::get({bytes}, i8), vec);
+  auto byteAt = [&](int64_t e) {
+    return vector::ExtractOp::create(b, loc, vec, ArrayRef<int64_t>{e})
+        .getResult();
+  };
+  Value factor = dequantizeFactor(env, p, r, row, c0);
+  SmallVector<Value> q;
+  for (int64_t e = 0; e < 16; e += 2) {
+    if (!r.fp4) {
+      auto [lo, hi] = env.decodeFp8Pair(byteAt(e), byteAt(e + 1), r.format);
+      q.append({lo, hi});
+      continue;
+    }
+    // E2M1 nibbles, the even element's low.
+    Value byte = byteAt(e / 2);
+    for (int64_t h = 0; h < 2; ++h)
+      q.push_back(emitDecodeToF32(
+          b, loc,
+          arith::AndIOp::create(
+              b, loc,
+              arith::ShRUIOp::create(
+                  b, loc, byte,
+                  arith::ConstantIntOp::create(b, loc, i8, 4 * h)),
+              arith::ConstantIntOp::create(b, loc, i8, 0xF)),
+          r.format));
+  }
+  for (Value &v : q)
+    v = arith::MulFOp::create(b, loc, v, factor);
+  return q;
 }
 
 void gpuk::emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
@@ -109,6 +166,9 @@ void gpuk::emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
   int64_t perBlock = d.threads * 4;
   d.gridSize = ceilDiv(units, perBlock);
   bool vectorStore = p.k % 16 == 0;
+  // Whole 16-code chunks of rows (dequantizeChunk) for the row-wise
+  // representation (row-major codes, blocks along the row).
+  bool chunks16 = vectorStore && !r.columnwise;
   int64_t outBytes = outType.getIntOrFloatBitWidth() / 8;
   d.phases.push_back([=](KernelEnv &env) {
     env.forEachUnit(perBlock, [&](Value u) {
@@ -117,7 +177,10 @@ void gpuk::emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
         Value row = env.div(unit, env.idx(chunks));
         Value c0 = env.mul(env.rem(unit, env.idx(chunks)), env.idx(16));
         SmallVector<Value> values;
-        for (int64_t e = 0; e < 16; ++e) {
+        if (chunks16)
+          for (Value v : dequantizeChunk(env, p, r, row, c0))
+            values.push_back(env.fromF32(v, outType));
+        for (int64_t e = 0; !chunks16 && e < 16; ++e) {
           Value col = env.add(c0, env.idx(e));
           if (vectorStore) {
             values.push_back(

@@ -524,6 +524,34 @@ SmallVector<Value> KernelEnv::encodeE2M1StochasticBytes(ArrayRef<Value> values,
   return bytes;
 }
 
+std::pair<Value, Value>
+KernelEnv::decodeFp8Pair(Value lo, Value hi, const SmallFloatFormat &format) {
+  if (!gpu || !hardwareFp8)
+    return {emitDecodeToF32(b, loc, lo, format),
+            emitDecodeToF32(b, loc, hi, format)};
+  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  // cvt.rn.f16x2.e4m3x2 d, a: a's low byte to d's low half.
+  Value pair = arith::OrIOp::create(
+      b, loc, arith::ExtUIOp::create(b, loc, i16, lo),
+      arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i16, hi),
+                            arith::ConstantIntOp::create(b, loc, i16, 8)));
+  Value halves = pureAsm(b, loc, i32, {pair},
+                         format.expBits == 5 ? "cvt.rn.f16x2.e5m2x2 $0, $1;"
+                                             : "cvt.rn.f16x2.e4m3x2 $0, $1;",
+                         "=r,h");
+  auto half = [&](int64_t k) {
+    Value bits = arith::TruncIOp::create(
+        b, loc, i16,
+        k ? arith::ShRUIOp::create(
+                b, loc, halves, arith::ConstantIntOp::create(b, loc, i32, 16))
+                .getResult()
+          : halves);
+    Value h = arith::BitcastOp::create(b, loc, b.getF16Type(), bits);
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), h).getResult();
+  };
+  return {half(0), half(1)};
+}
+
 std::pair<Value, Value> KernelEnv::roundTripE4M3(Value v) {
   SmallFloatFormat e4m3 = SmallFloatFormat::e4m3();
   if (!gpu || !hardwareFp8) {

@@ -168,6 +168,12 @@ struct KernelEnv {
   /// (exact; f16 holds every E4M3 value), 3 instructions instead of the
   /// software's ~40; elsewhere the software pair (the emulation's).
   std::pair<Value, Value> roundTripE4M3(Value v);
+  /// The f32 values of two FP8 codes (i8) of `format` (E4M3 or E5M2): on
+  /// the GPU with hardwareFp8 one cvt.rn.f16x2.e4m3x2 / e5m2x2 (exact: f16
+  /// holds every E4M3 and E5M2 value) and two cvt.f32.f16; elsewhere
+  /// emitDecodeToF32 (the same values; a NaN's pattern may differ).
+  std::pair<Value, Value> decodeFp8Pair(Value lo, Value hi,
+                                        const SmallFloatFormat &format);
   /// Two f32 values to FP8 codes of `format`; returns {code(lo), code(hi)}
   /// as i8.
   std::pair<Value, Value> encodeFp8Pair(Value lo, Value hi,
