@@ -48,7 +48,7 @@ if command -v nvidia-smi >/dev/null; then
   sampler=$!
 fi
 # The replay's bound: on the H200 (2026-12-04) 161-280 s for 192 checks
-# and 159 bench plans; the bundle has 209 and 215 since 2026-12-06, so 390
+# and 159 bench plans; the bundle has 210 and 215 since 2026-12-06, so 390
 # s, which leaves the baselines and sanitizers what they took then (39 and
 # 78 s). A replay cut short loses the last GEMM schedules first.
 replay_limit=390
