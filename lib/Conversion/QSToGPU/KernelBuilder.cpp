@@ -269,7 +269,11 @@ std::pair<Value, Value> KernelEnv::e2m1Parts(Value q) {
   Value t2 = math::FmaOp::create(b, loc, a, f32(0.5f), f32(magic + 4.0f));
   Value t = arith::MinNumFOp::create(
       b, loc, arith::MinNumFOp::create(b, loc, t0, t1), t2);
-  // The sign: q's on the GPU, where every NaN an f32 operation returns is
+  return {arith::BitcastOp::create(b, loc, i32, t), e2m1SignCarrier(q)};
+}
+
+Value KernelEnv::e2m1SignCarrier(Value q) {
+  // q's sign on the GPU, where every NaN an f32 operation returns is
   // 0x7FFFFFFF (CUDA C++ Programming Guide, floating-point standard: "the
   // result of a single-precision floating-point operation involving one
   // or more input NaNs is the quiet NaN of bit pattern 0x7fffffff"; q is
@@ -277,8 +281,7 @@ std::pair<Value, Value> KernelEnv::e2m1Parts(Value q) {
   // emulation, whose x86 multiplications keep a NaN's sign (NaN positive,
   // -0 negative either way).
   Value m = gpu ? q : arith::MinNumFOp::create(b, loc, q, f32(6.0f));
-  return {arith::BitcastOp::create(b, loc, i32, t),
-          arith::BitcastOp::create(b, loc, i32, m)};
+  return arith::BitcastOp::create(b, loc, b.getI32Type(), m);
 }
 
 Value KernelEnv::e2m1StochasticField(Value v, Value notWord,
@@ -498,12 +501,7 @@ SmallVector<Value> KernelEnv::encodeE2M1StochasticBytes(ArrayRef<Value> values,
     SmallVector<Value> field, sign;
     for (size_t i = w; i < w + 8; ++i) {
       field.push_back(e2m1StochasticField(values[i], notWords[i / 4], i % 4));
-      // The sign as e2m1Parts' m: v on the GPU (NaN positive: f32 results'
-      // NaN is 0x7FFFFFFF), min(v, 6) in the emulation.
-      Value m = gpu ? values[i]
-                    : arith::MinNumFOp::create(b, loc, values[i], f32(6.0f))
-                          .getResult();
-      sign.push_back(arith::BitcastOp::create(b, loc, i32, m));
+      sign.push_back(e2m1SignCarrier(values[i]));
     }
     Value even = gather(field[0], field[2], field[4], field[6], false);
     Value odd = gather(field[1], field[3], field[5], field[7], false);

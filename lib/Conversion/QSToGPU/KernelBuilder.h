@@ -107,6 +107,10 @@ struct KernelEnv {
   /// and byte permutes; the bytes returned as {trunc(w), trunc(w >> 8),
   /// ...}, which storeBytes keeps whole.
   SmallVector<Value> encodeE2M1Bytes(ArrayRef<Value> values);
+  /// The i32 whose bit 31 is the sign of the E2M1 code of f32 `q` (NaN
+  /// positive, -0 negative): q's bits on the GPU, min(q, 6)'s in the
+  /// emulation (e2m1Parts' m, encodeE2M1StochasticBytes' signs).
+  Value e2m1SignCarrier(Value q);
   /// The sign bit (0 or 1, i32) of an E2M1 code from e2m1Parts' m:
   /// mul.hi.u32 by 2 on the GPU (an IMAD.HI, off the integer ALU that the
   /// min/max instructions share; LLVM would turn a shift into a
@@ -155,7 +159,7 @@ struct KernelEnv {
   /// (e2m1StochasticField), eight values per 32-bit word: the magnitudes
   /// (byte 3 of each field) gathered by byte permutes, even values' into
   /// one word and odd values' into another, joined as even + 16 odd; the
-  /// sign bits (e2m1Parts' m: v on the GPU) gathered likewise, the even
+  /// sign bits (e2m1SignCarrier) gathered likewise, the even
   /// values' replicated over their bytes by prmt's sign mode and masked
   /// to bit 3, the odd values' bit 7 where it is; 15 instructions per
   /// word, 6 per code in all with the field's 4 and a complement per
