@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tarfile
 
+import ml_dtypes
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -143,6 +144,18 @@ DEQUANTIZE_CHECKS = [
     # E5M2 codes decoded by cvt.rn.f16x2.e5m2x2 (16-code chunks of rows,
     # since 2026-12-06).
     ("fp8_current", dict(fp8_dtype="f8E5M2"), (64, 96)),
+    # bf16 and f16 outputs by cvt.rn.bf16x2.f32 / cvt.rn.f16x2.f32 and the
+    # NaN fix-up (KernelEnv::packFromF32Pair, since 2026-12-06), compared
+    # bytewise with the reference's NaN (bf16 0x7FC0, f16 0x7E00); a fourth
+    # item is the output type (f32 if absent), a fifth makes the inputs
+    # h.code_sweep's with that factor: every code byte, NaN and zero block
+    # scales, outputs that overflow f16 or are subnormal.
+    ("nvfp4", {}, (256, 512), "bf16"), ("nvfp4", {}, (256, 512), "f16"),
+    ("fp8_current", {}, (256, 512), "bf16"), ("mxfp8", {}, (256, 512), "f16"),
+    ("nvfp4", {}, (32, 512), "f32", 3e5), ("nvfp4", {}, (32, 512), "bf16", 3e5),
+    ("nvfp4", {}, (32, 512), "f16", 1e-36), ("fp8_current", {}, (32, 512), "f16", 300.0),
+    ("fp8_current", {}, (32, 512), "bf16", 1e-40),
+    ("fp8_current", dict(fp8_dtype="f8E5M2"), (32, 512), "f16", 3.0),
 ]
 
 # update_usage creating column-wise from row-wise (the reference's row-wise
@@ -619,24 +632,39 @@ def main():
                        "inputs": 2 if state else 1, "results": list(expected)}, f)
         count += 1
     # Dequantize: reference inner tensors in, the reference's values out.
-    for i, (family, params, shape) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):
-        d = os.path.join(args.out, "check", f"dq{i:02d}-{family}-{'x'.join(map(str, shape))}")
+    for i, (family, params, shape, *rest) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):
+        out = rest[0] if rest else "f32"
+        d = os.path.join(args.out, "check", f"dq{i:02d}-{family}-{'x'.join(map(str, shape))}"
+                         + ("" if out == "f32" else f"-{out}") + ("-sweep" if len(rest) > 1 else ""))
         if not wanted(d):
             continue
-        q = h.quantizer(family, **params)
-        x = h.random_input(rng, shape, "bf16")
+        if len(rest) > 1:
+            q, buffers = h.code_sweep(family, shape, rest[1], **params)
+        else:
+            q = h.quantizer(family, **params)
+            x = h.random_input(rng, shape, "bf16")
+            with np.errstate(all="ignore"):
+                buffers, _ = ref.quantize(x, q, "bf16", scale=np.float32(3.0),
+                                          amax_state=np.float32(0))
         with np.errstate(all="ignore"):
-            buffers, _ = ref.quantize(x, q, "bf16", scale=np.float32(3.0), amax_state=np.float32(0))
-            want = ref.dequantize(buffers, shape, q)
+            want = ref.dequantize(buffers, shape, q).astype(np.float32)
+        if out != "f32":
+            # The reference's 16-bit patterns: RNE, overflow to inf, every
+            # NaN its quiet NaN.
+            dtype, nan = (ml_dtypes.bfloat16, 0x7FC0) if out == "bf16" else (np.float16, 0x7E00)
+            with np.errstate(all="ignore"):
+                bits = want.astype(dtype).view(np.uint16)
+            want = np.where(np.isnan(want), np.uint16(nan), bits).astype(np.uint16)
         text = unary_module(args.chip, "qs.dequantize", h.qtype(shape, "bf16", q),
-                            h.ttype(shape, "f32"))
+                            h.ttype(shape, out))
         export(text, d, args.chip, args.format)
         for j, b in enumerate(h.npy_inputs(buffers)):
             np.save(os.path.join(d, f"in{j}.npy"), b)
-        np.save(os.path.join(d, "want0.npy"), want.astype(np.float32))
+        np.save(os.path.join(d, "want0.npy"), want)
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"family": family, "params": params, "shape": shape, "nominal": "bf16",
-                       "inputs": len(buffers), "results": ["values"], "nan_equal": True}, f)
+                       "inputs": len(buffers), "results": ["values"],
+                       "nan_equal": out == "f32"}, f)
         count += 1
     # update_usage: the reference's row-wise inner tensors in, the
     # reference's inner tensors of both usages out. On sm_100a per-tensor

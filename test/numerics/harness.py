@@ -196,3 +196,31 @@ def assert_floats_equal(actual, expected, what):
 def npy_inputs(buffers):
     """Reference inner tensors -> the arrays qs-run takes, in order."""
     return [np.ascontiguousarray(b) for b in buffers.values()]
+
+
+# E4M3 block scale codes that code_sweep's NVFP4 blocks cycle through: 1.0,
+# 448, the least subnormal, zero, NaN, 2, the least normal (2^-6), 0.5.
+SWEEP_SCALE_CODES = np.array([0x38, 0x7E, 0x01, 0x00, 0x7F, 0x40, 0x08, 0x30], np.uint8)
+
+
+def code_sweep(family, shape, factor, **params):
+    """(quantizer, row-wise inner tensors) whose codes are the bytes 0..255
+    in turn (FP8: a code per element; NVFP4: two), for dequantize: every
+    FP8 code (NaN and, for E5M2, infinities included) and every E2M1 code
+    at every position of a word. FP8's scale_inv and NVFP4's global amax
+    are `factor`; NVFP4's block scales cycle through SWEEP_SCALE_CODES."""
+    import qs_reference as ref
+    q = quantizer(family, columnwise=False, **params)
+    x = random_input(np.random.default_rng(0), shape, "bf16")
+    with np.errstate(all="ignore"):
+        buffers, _ = ref.quantize(x, q, "bf16", scale=np.float32(3.0), amax_state=np.float32(0))
+    key = "rowwise_data" if "rowwise_data" in buffers else "data"
+    data = buffers[key]
+    buffers[key] = np.resize(np.arange(256, dtype=np.uint8), data.shape).astype(data.dtype)
+    if family == "nvfp4":
+        buffers["amax_rowwise"] = np.full_like(buffers["amax_rowwise"], factor)
+        scales = buffers["rowwise_scale_inv"]
+        buffers["rowwise_scale_inv"] = np.resize(SWEEP_SCALE_CODES, scales.shape)
+    else:
+        buffers["scale_inv"] = np.full_like(buffers["scale_inv"], factor)
+    return q, buffers

@@ -87,3 +87,36 @@ def test_dequantize_every_e8m0_code(out):
 }}"""
     (got,) = h.run(module, "dequantize", h.npy_inputs(buffers), 1)
     h.assert_floats_equal(h.from_npy(got, out), want, f"dequantize every E8M0 code -> {out}")
+
+
+SWEEPS = [("nvfp4", {}, 3e5), ("nvfp4", {}, 1e-36), ("fp8_current", {}, 300.0),
+          ("fp8_current", {}, 1e-40), ("fp8_current", dict(fp8_dtype="f8E5M2"), 3.0)]
+
+
+@pytest.mark.parametrize("out", ["f32", "bf16", "f16"])
+@pytest.mark.parametrize("family,params,factor", SWEEPS,
+                         ids=[f"{s[0]}-{i}" for i, s in enumerate(SWEEPS)])
+def test_dequantize_every_code_byte(family, params, factor, out):
+    """Every code byte 0..255 (h.code_sweep) at every position of the
+    16-code chunks: NVFP4 with block scales NaN, zero, subnormal and 448
+    and a global amax that overflows f16 (3e5) or makes f32 subnormals
+    (1e-36); FP8 with NaN codes, E5M2 infinities, a scale that overflows
+    f16 and one that is an f32 subnormal. The outputs' NaN, infinity,
+    overflow and subnormal roundings are those of the reference."""
+    shape = (32, 512)
+    q, buffers = h.code_sweep(family, shape, factor, **params)
+    with np.errstate(all="ignore"):
+        want = ref.dequantize(buffers, shape, q)
+        if out == "bf16":
+            want = want.astype(ml_dtypes.bfloat16).astype(np.float32)
+        elif out == "f16":
+            want = want.astype(np.float16).astype(np.float32)
+    assert np.isnan(want).any() and (want == 0).any()
+    qt, t = h.qtype(shape, "bf16", q), h.ttype(shape, out)
+    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
+  %x = qs.dequantize %q : {qt} -> {t}
+  return %x : {t}
+}}"""
+    (got,) = h.run(module, "dequantize", h.npy_inputs(buffers), 1)
+    h.assert_floats_equal(h.from_npy(got, out), want,
+                          f"dequantize every code byte {family}{params} x {factor} -> {out}")

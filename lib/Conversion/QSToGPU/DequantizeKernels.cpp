@@ -94,10 +94,11 @@ static Value dequantizeElement(KernelEnv &env, const Plan &p, const Rep &r,
 /// The f32 values of the 16 codes of row `row`, columns `c0` ... `c0` + 15
 /// of a row-wise representation (`c0` a multiple of 16, K too): one
 /// vector load of their 16 (8 for FP4) bytes, one factor (every block
-/// length is a multiple of 16), and the FP8 codes decoded in pairs
+/// length is a multiple of 16), the FP8 codes decoded in pairs
 /// (KernelEnv::decodeFp8Pair: cvt.rn.f16x2.e4m3x2 / e5m2x2 on the GPU; a
 /// NaN's pattern may differ from the software decode's, but its product
-/// with the factor is 0x7FFFFFFF for any NaN there).
+/// with the factor is 0x7FFFFFFF for any NaN there), the E2M1 codes eight
+/// per word (KernelEnv::decodeE2M1Word).
 static SmallVector<Value> dequantizeChunk(KernelEnv &env, const Plan &p,
                                           const Rep &r, Value row, Value c0) {
   OpBuilder &b = env.b;
@@ -120,24 +121,19 @@ static SmallVector<Value> dequantizeChunk(KernelEnv &env, const Plan &p,
   };
   Value factor = dequantizeFactor(env, p, r, row, c0);
   SmallVector<Value> q;
-  for (int64_t e = 0; e < 16; e += 2) {
-    if (!r.fp4) {
-      auto [lo, hi] = env.decodeFp8Pair(byteAt(e), byteAt(e + 1), r.format);
-      q.append({lo, hi});
-      continue;
-    }
-    // E2M1 nibbles, the even element's low.
-    Value byte = byteAt(e / 2);
-    for (int64_t h = 0; h < 2; ++h)
-      q.push_back(emitDecodeToF32(
-          b, loc,
-          arith::AndIOp::create(
-              b, loc,
-              arith::ShRUIOp::create(
-                  b, loc, byte,
-                  arith::ConstantIntOp::create(b, loc, i8, 4 * h)),
-              arith::ConstantIntOp::create(b, loc, i8, 0xF)),
-          r.format));
+  if (r.fp4) {
+    // E2M1 nibbles, the even element's low: eight codes per 32-bit word.
+    Value words = vector::BitCastOp::create(
+        b, loc, VectorType::get({2}, b.getI32Type()), vec);
+    for (int64_t w = 0; w < 2; ++w)
+      llvm::append_range(
+          q, env.decodeE2M1Word(
+                 vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w})
+                     .getResult()));
+  }
+  for (int64_t e = 0; !r.fp4 && e < 16; e += 2) {
+    auto [lo, hi] = env.decodeFp8Pair(byteAt(e), byteAt(e + 1), r.format);
+    q.append({lo, hi});
   }
   for (Value &v : q)
     v = arith::MulFOp::create(b, loc, v, factor);
@@ -177,9 +173,16 @@ void gpuk::emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
         Value row = env.div(unit, env.idx(chunks));
         Value c0 = env.mul(env.rem(unit, env.idx(chunks)), env.idx(16));
         SmallVector<Value> values;
-        if (chunks16)
-          for (Value v : dequantizeChunk(env, p, r, row, c0))
-            values.push_back(env.fromF32(v, outType));
+        if (chunks16) {
+          SmallVector<Value> chunk = dequantizeChunk(env, p, r, row, c0);
+          // bf16 and f16 outputs converted two at a time
+          // (KernelEnv::packFromF32Pair), stored as eight words.
+          for (int64_t e = 0; e < 16; e += outBytes == 2 ? 2 : 1)
+            values.push_back(
+                outBytes == 2
+                    ? env.packFromF32Pair(chunk[e], chunk[e + 1], outType)
+                    : chunk[e]);
+        }
         for (int64_t e = 0; !chunks16 && e < 16; ++e) {
           Value col = env.add(c0, env.idx(e));
           if (vectorStore) {
@@ -197,7 +200,13 @@ void gpuk::emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
         if (!vectorStore)
           return;
         Value vec = vector::FromElementsOp::create(
-            env.b, env.loc, VectorType::get({16}, outType), values);
+            env.b, env.loc,
+            VectorType::get({static_cast<int64_t>(values.size())},
+                            values.front().getType()),
+            values);
+        if (values.size() != 16)
+          vec = vector::BitCastOp::create(env.b, env.loc,
+                                          VectorType::get({16}, outType), vec);
         vector::StoreOp::create(
             env.b, env.loc, vec, env.args[0],
             ValueRange{env.add(env.mul(row, env.idx(p.k)), c0)}, false,

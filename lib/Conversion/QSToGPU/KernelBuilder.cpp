@@ -161,12 +161,9 @@ Value KernelEnv::absMax(Value acc, Value v) {
   return arith::MaxNumFOp::create(b, loc, acc, abs);
 }
 
-/// Inline PTX without side effects (LLVM may combine or drop it like any
-/// pure value) with one i32/f32 result; `$0` is the result, `$1`... the
-/// operands.
-static Value pureAsm(OpBuilder &b, Location loc, Type result,
-                     ValueRange operands, StringRef text,
-                     StringRef constraints) {
+Value gpuk::pureAsm(OpBuilder &b, Location loc, Type result,
+                    ValueRange operands, StringRef text,
+                    StringRef constraints) {
   return LLVM::InlineAsmOp::create(
              b, loc, TypeRange{result}, operands, b.getStringAttr(text),
              b.getStringAttr(constraints), /*has_side_effects=*/UnitAttr(),
@@ -520,34 +517,6 @@ SmallVector<Value> KernelEnv::encodeE2M1StochasticBytes(ArrayRef<Value> values,
     appendWordBytes(word, bytes);
   }
   return bytes;
-}
-
-std::pair<Value, Value>
-KernelEnv::decodeFp8Pair(Value lo, Value hi, const SmallFloatFormat &format) {
-  if (!gpu || !hardwareFp8)
-    return {emitDecodeToF32(b, loc, lo, format),
-            emitDecodeToF32(b, loc, hi, format)};
-  Type i16 = b.getI16Type(), i32 = b.getI32Type();
-  // cvt.rn.f16x2.e4m3x2 d, a: a's low byte to d's low half.
-  Value pair = arith::OrIOp::create(
-      b, loc, arith::ExtUIOp::create(b, loc, i16, lo),
-      arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i16, hi),
-                            arith::ConstantIntOp::create(b, loc, i16, 8)));
-  Value halves = pureAsm(b, loc, i32, {pair},
-                         format.expBits == 5 ? "cvt.rn.f16x2.e5m2x2 $0, $1;"
-                                             : "cvt.rn.f16x2.e4m3x2 $0, $1;",
-                         "=r,h");
-  auto half = [&](int64_t k) {
-    Value bits = arith::TruncIOp::create(
-        b, loc, i16,
-        k ? arith::ShRUIOp::create(
-                b, loc, halves, arith::ConstantIntOp::create(b, loc, i32, 16))
-                .getResult()
-          : halves);
-    Value h = arith::BitcastOp::create(b, loc, b.getF16Type(), bits);
-    return arith::ExtFOp::create(b, loc, b.getF32Type(), h).getResult();
-  };
-  return {half(0), half(1)};
 }
 
 std::pair<Value, Value> KernelEnv::roundTripE4M3(Value v) {

@@ -31,6 +31,11 @@ namespace gpuk {
 Value reduceTree(ArrayRef<Value> values,
                  llvm::function_ref<Value(Value, Value)> combine);
 
+/// Inline PTX without side effects (LLVM may combine or drop it like any
+/// pure value) with one result; `$0` is the result, `$1`... the operands.
+Value pureAsm(OpBuilder &b, Location loc, Type result, ValueRange operands,
+              StringRef text, StringRef constraints);
+
 struct KernelEnv {
   OpBuilder &b;
   Location loc;
@@ -178,6 +183,31 @@ struct KernelEnv {
   /// emitDecodeToF32 (the same values; a NaN's pattern may differ).
   std::pair<Value, Value> decodeFp8Pair(Value lo, Value hi,
                                         const SmallFloatFormat &format);
+  /// The f32 values of the 8 E2M1 codes of i32 `word` (value i from nibble
+  /// i, bits 4i..4i+3). On sm_100a (hardwareMx) cvt.rn.f16x2.e2m1x2 per
+  /// byte (its low nibble to the low half); elsewhere, the emulation
+  /// included, the same f16 arithmetic: a code's magnitude bits placed at
+  /// bits 9-11 of an f16 and its sign at bit 15 make the f16 whose value is
+  /// the code's times 2^-14 (exponent field e and fraction bit m give 2^(e
+  /// - 15) (1 + m / 2) against the code's 2^(e - 1) (1 + m / 2), and the
+  /// subnormal m 2^-15 against m / 2), for codes i and i + 4 at once (two
+  /// shifts by 9 - 4i and 12 - 4i, a mask, an AND-OR), times 2^14 in one
+  /// mul.rn.f16x2 (exact: every E2M1 value is an f16), widened by
+  /// cvt.f32.f16. 4-5 instructions per two codes before the widening,
+  /// where the general decoder takes ~20 per code.
+  SmallVector<Value> decodeE2M1Word(Value word);
+  /// The i32 whose low and high 16 bits are fromF32(lo, type) and
+  /// fromF32(hi, type), `type` bf16 or f16 (RNE, overflow to inf, NaN to
+  /// the reference's quiet NaN: bf16 0x7FC0, f16 the format's nanCode). On
+  /// the GPU one cvt.rn.bf16x2.f32 / cvt.rn.f16x2.f32 and a NaN fix-up
+  /// whatever NaN the hardware writes: bit 15 of each half of n = (w |
+  /// 0x80008000) - (inf + 1) 0x10001 is set where the half's magnitude
+  /// exceeds infinity's (no borrow crosses the halves), m = prmt(n, n,
+  /// 0xBB99) spreads it over the half (sign mode), and (w & ~m) | (nan
+  /// 0x10001 & m) is the result: 4 integer instructions per pair against
+  /// roundToBf16's 6 per value and the general f16 encoder's ~25; the
+  /// emulation packs fromF32's two halves.
+  Value packFromF32Pair(Value lo, Value hi, Type type);
   /// Two f32 values to FP8 codes of `format`; returns {code(lo), code(hi)}
   /// as i8.
   std::pair<Value, Value> encodeFp8Pair(Value lo, Value hi,
