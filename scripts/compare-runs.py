@@ -24,7 +24,7 @@ import re
 import sys
 
 QUANTIZE = re.compile(
-    r"^(\S+)\s+(row|col|both|uu)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+([\d.]+)%$")
+    r"^(\S+)\s+(row|col|both|uu|dq)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+([\d.]+)%$")
 GEMM = re.compile(r"^(\d+x\d+x\d+)\s+(.+?)\s+(auto|\d+)\s+([\d.]+)\s+([\d.]+)$")
 CUBLAS = re.compile(r"^(\d+x\d+x\d+)\s+(.+?)\s+([\d.]+)\s+([\d.]+) \((.+?)\)\s+([\d.]+|-)\s+")
 

@@ -1090,6 +1090,25 @@ def main():
             with open(os.path.join(d, "case.json"), "w") as f:
                 json.dump({"family": label, "usage": "uu", "n": n, "inputs": len(src)}, f)
             bench += 1
+        # Dequantize of the row-wise representation to bf16 (usage "dq",
+        # since 2026-12-06): the inner tensors in (the codes random bits,
+        # the scales whatever the allocation holds: the kernel has no
+        # data-dependent branch), the bf16 tensor out; the bytes moved are
+        # the codes' and the output's, as for "uu" (scales and amax, up to
+        # 1/32 of the codes' bytes, not counted).
+        for label, q in [("fp8_current", h.quantizer("fp8_current")),
+                         ("mxfp8", h.quantizer("mxfp8")),
+                         ("fp8_block_1x128", h.quantizer("fp8_block", block_scaling_dim=1)),
+                         ("nvfp4", h.quantizer("nvfp4"))]:
+            src = ref_inner_types(q, (n, n), False, args.chip)
+            text = unary_module(args.chip, "qs.dequantize",
+                                h.qtype((n, n), "bf16", dict(q, columnwise=False)),
+                                h.ttype((n, n), "bf16"))
+            d = os.path.join(args.out, "bench", f"{label}-dq-{n}")
+            export(text, d, args.chip, args.format)
+            with open(os.path.join(d, "case.json"), "w") as f:
+                json.dump({"family": label, "usage": "dq", "n": n, "inputs": len(src)}, f)
+            bench += 1
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(args.out)
                for f in files) / 2**20
     # What travels: the bundle as one gzip'd tar (random FP8 codes and
