@@ -43,7 +43,7 @@ struct Scale {
 };
 
 /// A candidate's E2M1 codes of 16 values, accumulated while errorOf
-/// computes their magnitudes (e2m1Parts' t = 0x4B000000 + magnitude, m the
+/// computes their magnitudes (e2m1Parts' t = kE2M1FieldBias + magnitude, m the
 /// sign's carrier), so that the chosen candidate needs no second encoding:
 /// per 8-value word the sum of t_i 16^i (mod 2^32, one multiply-add per
 /// value) and, when `signs` is set, of 8 sign_i 16^i (a sign is the same
@@ -74,9 +74,9 @@ struct CodeWords {
   /// two) with `signs`' sign bits.
   static SmallVector<Value> finish(KernelEnv &env, ArrayRef<Value> magnitudes,
                                    const CodeWords &signs) {
-    // The t's fields add up to 0x4B000000 * 0x11111111 = 0xFB000000 mod
-    // 2^32 (encodeE2M1Bytes' fix).
-    constexpr uint32_t fix = 0u - 0x4B000000u * 0x11111111u;
+    // The t's fields add up to kE2M1FieldBias * 0x11111111 = 0xFB000000
+    // mod 2^32 (encodeE2M1Bytes' fix).
+    constexpr uint32_t fix = 0u - kE2M1FieldBias * 0x11111111u;
     SmallVector<Value> bytes;
     for (auto [w, mag] : llvm::enumerate(magnitudes)) {
       Value word = arith::AddIOp::create(
@@ -235,12 +235,12 @@ static Value errorOf(KernelEnv &env, const Rep &r, const Scale &s, Value g,
           storeBack(m, arith::DivFOp::create(
                            b, loc, product(kE2M1Magnitudes[m]), env.f32(sixE)));
       });
-  // e2m1Parts' t is 0x4B000000 + m, so m * threads + thread is t *
-  // threads + (thread - 0x4B000000 * threads): no subtraction per element
+  // e2m1Parts' t is kE2M1FieldBias + m, so m * threads + thread is t *
+  // threads + (thread - kE2M1FieldBias * threads): no subtraction per element
   // (ptxas computes the 32-bit shared address t * 4 threads + base' with
   // one LEA, the constant's part of it being 0 mod 2^32).
   Value threadBias =
-      env.add(env.threadId, env.idx(-int64_t(0x4B000000) * threads));
+      env.add(env.threadId, env.idx(-int64_t(kE2M1FieldBias) * threads));
   Value err = env.f32(0.0f);
   for (auto [i, x] : llvm::enumerate(values)) {
     Value q = arith::MulFOp::create(b, loc, x, s.inv);

@@ -347,10 +347,10 @@ void KernelEnv::appendWordBytes(Value word, SmallVectorImpl<Value> &bytes) {
 }
 
 /// The bytes of E2M1 codes given as (t, m) pairs (e2m1Parts): t =
-/// `fieldBias` + magnitude, m's sign bit the code's; see encodeE2M1Bytes.
+/// kE2M1FieldBias + magnitude, m's sign bit the code's; see
+/// encodeE2M1Bytes.
 static SmallVector<Value>
-packE2M1Nibbles(KernelEnv &env, ArrayRef<std::pair<Value, Value>> parts,
-                uint32_t fieldBias) {
+packE2M1Nibbles(KernelEnv &env, ArrayRef<std::pair<Value, Value>> parts) {
   assert(parts.size() % 8 == 0 && "eight values per word");
   OpBuilder &b = env.b;
   Location loc = env.loc;
@@ -360,10 +360,10 @@ packE2M1Nibbles(KernelEnv &env, ArrayRef<std::pair<Value, Value>> parts,
     return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
   };
   // Horner over the nibbles, multiply-adds only: acc = acc * 16 + (t + 8
-  // sign). The t's fields add up to fieldBias * 0x11111111 mod 2^32
-  // (0xFB000000 for e2m1Parts' 0x4B000000: shifted further they leave the
-  // word), removed once at the end.
-  uint32_t fix = 0u - fieldBias * 0x11111111u;
+  // sign). The t's fields add up to kE2M1FieldBias * 0x11111111 =
+  // 0xFB000000 mod 2^32 (shifted further they leave the word), removed
+  // once at the end.
+  constexpr uint32_t fix = 0u - kE2M1FieldBias * 0x11111111u;
   for (size_t w = 0; w < parts.size(); w += 8) {
     Value acc;
     for (int i = 7; i >= 0; --i) {
@@ -472,7 +472,7 @@ SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
   SmallVector<std::pair<Value, Value>> parts;
   for (Value v : values)
     parts.push_back(e2m1Parts(v));
-  return packE2M1Nibbles(*this, parts, 0x4B000000u);
+  return packE2M1Nibbles(*this, parts);
 }
 
 SmallVector<Value> KernelEnv::encodeE2M1StochasticBytes(ArrayRef<Value> values,

@@ -36,6 +36,10 @@ Value reduceTree(ArrayRef<Value> values,
 Value pureAsm(OpBuilder &b, Location loc, Type result, ValueRange operands,
               StringRef text, StringRef constraints);
 
+/// f32 2^23's bits (0x4B000000): e2m1Parts' t is this plus the code's
+/// magnitude (the sum 2^23 + magnitude rounded to an integer).
+constexpr uint32_t kE2M1FieldBias = 0x4B000000u;
+
 struct KernelEnv {
   OpBuilder &b;
   Location loc;
