@@ -156,6 +156,8 @@ DEQUANTIZE_CHECKS = [
     ("nvfp4", {}, (32, 512), "f16", 1e-36), ("fp8_current", {}, (32, 512), "f16", 300.0),
     ("fp8_current", {}, (32, 512), "bf16", 1e-40),
     ("fp8_current", dict(fp8_dtype="f8E5M2"), (32, 512), "f16", 3.0),
+    # The column-wise representation (codes read per element) to bf16 pairs.
+    ("mxfp8", dict(rowwise=False, optimize_for_gemm=True), (160, 192), "bf16"),
 ]
 
 # update_usage creating column-wise from row-wise (the reference's row-wise

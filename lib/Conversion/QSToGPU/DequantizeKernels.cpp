@@ -172,33 +172,31 @@ void gpuk::emitDequantize(OpBuilder &b, Location loc, ModuleOp module,
       env.ifThen(env.lt(unit, env.idx(units)), [&] {
         Value row = env.div(unit, env.idx(chunks));
         Value c0 = env.mul(env.rem(unit, env.idx(chunks)), env.idx(16));
-        SmallVector<Value> values;
-        if (chunks16) {
-          SmallVector<Value> chunk = dequantizeChunk(env, p, r, row, c0);
-          // bf16 and f16 outputs converted two at a time
-          // (KernelEnv::packFromF32Pair), stored as eight words.
-          for (int64_t e = 0; e < 16; e += outBytes == 2 ? 2 : 1)
-            values.push_back(
-                outBytes == 2
-                    ? env.packFromF32Pair(chunk[e], chunk[e + 1], outType)
-                    : chunk[e]);
-        }
-        for (int64_t e = 0; !chunks16 && e < 16; ++e) {
-          Value col = env.add(c0, env.idx(e));
-          if (vectorStore) {
-            values.push_back(
-                env.fromF32(dequantizeElement(env, p, r, row, col), outType));
-            continue;
+        if (!vectorStore) {
+          for (int64_t e = 0; e < 16; ++e) {
+            Value col = env.add(c0, env.idx(e));
+            env.ifThen(env.lt(col, env.idx(p.k)), [&] {
+              Value v =
+                  env.fromF32(dequantizeElement(env, p, r, row, col), outType);
+              store1(env, v, env.args[0],
+                     env.add(env.mul(row, env.idx(p.k)), col));
+            });
           }
-          env.ifThen(env.lt(col, env.idx(p.k)), [&] {
-            Value v =
-                env.fromF32(dequantizeElement(env, p, r, row, col), outType);
-            store1(env, v, env.args[0],
-                   env.add(env.mul(row, env.idx(p.k)), col));
-          });
-        }
-        if (!vectorStore)
           return;
+        }
+        SmallVector<Value> chunk;
+        if (chunks16)
+          chunk = dequantizeChunk(env, p, r, row, c0);
+        for (int64_t e = 0; !chunks16 && e < 16; ++e)
+          chunk.push_back(
+              dequantizeElement(env, p, r, row, env.add(c0, env.idx(e))));
+        // bf16 and f16 outputs converted two at a time
+        // (KernelEnv::packFromF32Pair), stored as eight words.
+        SmallVector<Value> values;
+        for (int64_t e = 0; e < 16; e += outBytes == 2 ? 2 : 1)
+          values.push_back(outBytes == 2 ? env.packFromF32Pair(
+                                               chunk[e], chunk[e + 1], outType)
+                                         : chunk[e]);
         Value vec = vector::FromElementsOp::create(
             env.b, env.loc,
             VectorType::get({static_cast<int64_t>(values.size())},
