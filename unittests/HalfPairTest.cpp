@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PtxModel.h"
 #include "qs/Dialect/QS/Utils/FloatEmulation.h"
 #include "gtest/gtest.h"
 #include <cmath>
@@ -20,19 +21,7 @@
 
 namespace {
 
-/// prmt.b32 d, a, b, c (the default mode, as the PTX ISA defines it).
-uint32_t prmt(uint32_t a, uint32_t b, uint32_t c) {
-  uint64_t pair = static_cast<uint64_t>(b) << 32 | a;
-  uint32_t d = 0;
-  for (int k = 0; k < 4; ++k) {
-    unsigned n = (c >> (4 * k)) & 0xF;
-    uint32_t byte = static_cast<uint32_t>(pair >> (8 * (n & 7))) & 0xFF;
-    if (n & 8)
-      byte = byte & 0x80 ? 0xFF : 0;
-    d |= byte << (8 * k);
-  }
-  return d;
-}
+using qs_test::prmt;
 
 /// The value of IEEE half bits `h` (exact in double).
 double halfValue(uint16_t h) {

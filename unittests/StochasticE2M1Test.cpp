@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PtxModel.h"
 #include <algorithm>
 #include <cfenv>
 #include <cmath>
@@ -27,6 +28,8 @@
 #pragma STDC FENV_ACCESS ON
 
 namespace {
+
+using qs_test::prmt;
 
 uint32_t bitsOf(float f) {
   uint32_t u;
@@ -58,22 +61,6 @@ unsigned definition(float v, uint8_t byte) {
         base + static_cast<unsigned>(whole) + (u < t - whole ? 1u : 0u), 7u);
   }
   return magnitude | (std::signbit(v) ? 8u : 0u);
-}
-
-/// prmt.b32 d, a, b, c (the default mode): byte k of d is byte n & 7 of
-/// {b, a} (a's bytes 0-3, b's 4-7), n = nibble k of c, or that byte's bit
-/// 7 replicated over the byte where n & 8.
-uint32_t prmt(uint32_t a, uint32_t b, uint32_t c) {
-  uint64_t pair = static_cast<uint64_t>(b) << 32 | a;
-  uint32_t d = 0;
-  for (int k = 0; k < 4; ++k) {
-    unsigned n = (c >> (4 * k)) & 0xF;
-    uint32_t byte = static_cast<uint32_t>(pair >> (8 * (n & 7))) & 0xFF;
-    if (n & 8)
-      byte = byte & 0x80 ? 0xFF : 0;
-    d |= byte << (8 * k);
-  }
-  return d;
 }
 
 /// The GPU's instructions for one value (KernelEnv::e2m1StochasticField):

@@ -9,6 +9,17 @@ import pytest
 import harness as h
 import qs_reference as ref
 
+def run_dequantize(qt, t, buffers):
+    """qs-run of a function dequantizing `qt` (its inner tensors
+    `buffers`) to the tensor type `t`."""
+    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
+  %x = qs.dequantize %q : {qt} -> {t}
+  return %x : {t}
+}}"""
+    (got,) = h.run(module, "dequantize", h.npy_inputs(buffers), 1)
+    return got
+
+
 CASES = [
     ("fp8_current", {}, (64, 128)),
     ("fp8_current", dict(rowwise=False), (3, 40, 72)),   # from the transpose
@@ -41,11 +52,7 @@ def test_dequantize(rng, family, params, shape, out):
         buffers, _ = ref.quantize(x, q, nominal, scale=np.float32(3.0), amax_state=np.float32(0))
         want = ref.dequantize(buffers, shape, q)
     qt, t = h.qtype(shape, nominal, q), h.ttype(shape, out)
-    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
-  %x = qs.dequantize %q : {qt} -> {t}
-  return %x : {t}
-}}"""
-    (got,) = h.run(module, "dequantize", h.npy_inputs(buffers), 1)
+    got = run_dequantize(qt, t, buffers)
     if out == "bf16":
         want = want.astype(ml_dtypes.bfloat16).astype(np.float32)
     elif out == "f16":
@@ -81,11 +88,7 @@ def test_dequantize_every_e8m0_code(out):
             want = want.astype(ml_dtypes.bfloat16).astype(np.float32)
     assert want.view(np.uint32)[0, 0] == 0x00400000  # 1.0 x 2^-127
     qt, t = h.qtype(shape, "bf16", q), h.ttype(shape, out)
-    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
-  %x = qs.dequantize %q : {qt} -> {t}
-  return %x : {t}
-}}"""
-    (got,) = h.run(module, "dequantize", h.npy_inputs(buffers), 1)
+    got = run_dequantize(qt, t, buffers)
     h.assert_floats_equal(h.from_npy(got, out), want, f"dequantize every E8M0 code -> {out}")
 
 
@@ -113,10 +116,6 @@ def test_dequantize_every_code_byte(family, params, factor, out):
             want = want.astype(np.float16).astype(np.float32)
     assert np.isnan(want).any() and (want == 0).any()
     qt, t = h.qtype(shape, "bf16", q), h.ttype(shape, out)
-    module = f"""func.func @dequantize(%q: {qt}) -> {t} {{
-  %x = qs.dequantize %q : {qt} -> {t}
-  return %x : {t}
-}}"""
-    (got,) = h.run(module, "dequantize", h.npy_inputs(buffers), 1)
+    got = run_dequantize(qt, t, buffers)
     h.assert_floats_equal(h.from_npy(got, out), want,
                           f"dequantize every code byte {family}{params} x {factor} -> {out}")
