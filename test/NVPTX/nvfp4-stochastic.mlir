@@ -43,13 +43,14 @@
 // CHECK: prmt.b32 [[E01:%r[0-9]+]], [[F0]], {{%r[0-9]+}}, 0x7373U;
 // CHECK-NEXT: prmt.b32 [[E23:%r[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}}, 0x7373U;
 // CHECK-NEXT: prmt.b32 [[EVEN:%r[0-9]+]], [[E01]], [[E23]], 0x5410U;
+// The signs as the plain encoder's (KernelEnv::orE2M1Signs).
 // CHECK: prmt.b32 [[ODD:%r[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}}, 0x5410U;
+// CHECK-NEXT: shl.b32 [[ODD16:%r[0-9]+]], [[ODD]], 4;
+// CHECK-NEXT: add.s32 [[MAG:%r[0-9]+]], [[ODD16]], [[EVEN]];
 // CHECK-NEXT: prmt.b32 [[S01:%r[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}}, 0xfbfbU;
 // CHECK-NEXT: prmt.b32 [[S23:%r[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}}, 0xfbfbU;
 // CHECK-NEXT: prmt.b32 [[ES:%r[0-9]+]], [[S01]], [[S23]], 0x5410U;
 // CHECK: prmt.b32 [[OS:%r[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}}, 0x5410U;
-// CHECK-NEXT: shl.b32 [[ODD16:%r[0-9]+]], [[ODD]], 4;
-// CHECK-NEXT: add.s32 [[MAG:%r[0-9]+]], [[ODD16]], [[EVEN]];
 // CHECK-NEXT: and.b32 [[ESB:%r[0-9]+]], [[ES]], 134744072;
 // CHECK-NEXT: and.b32 [[OSB:%r[0-9]+]], [[OS]], -2139062144;
 // CHECK-NEXT: or.b32 [[SB:%r[0-9]+]], [[OSB]], [[ESB]];

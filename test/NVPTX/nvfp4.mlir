@@ -6,8 +6,9 @@
 // TE does not offer and which has no E2M1 conversion, the codes come from
 // exact arithmetic (KernelEnv::encodeE2M1Bytes: the least of three f32
 // sums rounded to integers, 2^23 + rne(2a), 2^23 + 2 + rne(a), 2^23 + 4 +
-// rne(a / 2); each code's sign by mul.hi.u32 by 2; 8 codes joined into a
-// word by multiply-adds); on Blackwell from cvt.rn.satfinite.e2m1x2.f32,
+// rne(a / 2); 8 magnitudes joined into a word by multiply-adds, the field
+// sums removed by one add, the 8 signs joined by byte permutes in prmt's
+// sign mode, KernelEnv::orE2M1Signs); on Blackwell from cvt.rn.satfinite.e2m1x2.f32,
 // TE's conversion (the same codes for every finite input). On both chips
 // the block's E4M3 scale is one cvt.rn.satfinite.e4m3x2.f32 and its value
 // one cvt.rn.f16x2.e4m3x2 (exact) back (the software encode and decode
@@ -29,8 +30,9 @@
 // SM90: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f40000000, 0f4B000000;
 // SM90: add.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f4B000002;
 // SM90: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f3F000000, 0f4B000004;
-// SM90: mul.hi.u32 %r{{[0-9]+}}, %r{{[0-9]+}}, 2;
 // SM90: add.s32 %r{{[0-9]+}}, %r{{[0-9]+}}, 83886080;
+// SM90: prmt.b32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, 0xfbfbU;
+// SM90-NOT: mul.hi.u32
 // SM100: cvt.rn.satfinite.e2m1x2.f32
 // CHECK: st.global.v2.b32
 // SM90-NOT: e2m1x2

@@ -359,27 +359,26 @@ packE2M1Nibbles(KernelEnv &env, ArrayRef<std::pair<Value, Value>> parts) {
   auto i32c = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
   };
-  // Horner over the nibbles, multiply-adds only: acc = acc * 16 + (t + 8
-  // sign). The t's fields add up to kE2M1FieldBias * 0x11111111 =
-  // 0xFB000000 mod 2^32 (shifted further they leave the word), removed
-  // once at the end.
+  // Horner over the magnitudes, multiply-adds only: acc = acc * 16 + t.
+  // The t's fields add up to kE2M1FieldBias * 0x11111111 = 0xFB000000 mod
+  // 2^32 (shifted further they leave the word), removed once at the end;
+  // the signs joined by byte permutes (KernelEnv::orE2M1Signs).
   constexpr uint32_t fix = 0u - kE2M1FieldBias * 0x11111111u;
   for (size_t w = 0; w < parts.size(); w += 8) {
     Value acc;
+    SmallVector<Value> carriers;
     for (int i = 7; i >= 0; --i) {
-      auto [t, m] = parts[w + i];
-      Value nibble = arith::AddIOp::create(
-          b, loc, t,
-          arith::MulIOp::create(b, loc, env.e2m1SignBit(m), i32c(8)));
+      Value t = parts[w + i].first;
       acc = acc ? arith::AddIOp::create(
-                      b, loc, arith::MulIOp::create(b, loc, acc, i32c(16)),
-                      nibble)
+                      b, loc, arith::MulIOp::create(b, loc, acc, i32c(16)), t)
                       .getResult()
-                : nibble;
+                : t;
     }
+    for (size_t i = w; i < w + 8; ++i)
+      carriers.push_back(parts[i].second);
     Value word =
         arith::AddIOp::create(b, loc, acc, i32c(static_cast<int32_t>(fix)));
-    env.appendWordBytes(word, bytes);
+    env.appendWordBytes(env.orE2M1Signs(word, carriers), bytes);
   }
   return bytes;
 }
@@ -475,6 +474,15 @@ SmallVector<Value> KernelEnv::encodeE2M1Bytes(ArrayRef<Value> values) {
   return packE2M1Nibbles(*this, parts);
 }
 
+/// Byte 3 of each of a0..a3 (its bit 7 replicated over the byte where
+/// `sign`: prmt's sign mode) as bytes 0..3 of a word: three byte permutes.
+static Value gatherHighBytes(KernelEnv &env, Value a0, Value a1, Value a2,
+                             Value a3, bool sign) {
+  uint32_t sel = sign ? 0xFBFBu : 0x7373u;
+  return env.permute(env.permute(a0, a1, sel), env.permute(a2, a3, sel),
+                     0x5410u);
+}
+
 SmallVector<Value> KernelEnv::encodeE2M1StochasticBytes(ArrayRef<Value> values,
                                                         ArrayRef<Value> words) {
   assert(values.size() == 4 * words.size() && values.size() % 8 == 0 &&
@@ -487,12 +495,6 @@ SmallVector<Value> KernelEnv::encodeE2M1StochasticBytes(ArrayRef<Value> values,
   SmallVector<Value> notWords;
   for (Value w : words)
     notWords.push_back(arith::XOrIOp::create(b, loc, w, i32c(~0u)));
-  // Byte 3 of each of a0..a3 (its bit 7 replicated where `sign`) as bytes
-  // 0..3 of a word: three byte permutes.
-  auto gather = [&](Value a0, Value a1, Value a2, Value a3, bool sign) {
-    uint32_t sel = sign ? 0xFBFBu : 0x7373u;
-    return permute(permute(a0, a1, sel), permute(a2, a3, sel), 0x5410u);
-  };
   SmallVector<Value> bytes;
   for (size_t w = 0; w < values.size(); w += 8) {
     SmallVector<Value> field, sign;
@@ -500,23 +502,36 @@ SmallVector<Value> KernelEnv::encodeE2M1StochasticBytes(ArrayRef<Value> values,
       field.push_back(e2m1StochasticField(values[i], notWords[i / 4], i % 4));
       sign.push_back(e2m1SignCarrier(values[i]));
     }
-    Value even = gather(field[0], field[2], field[4], field[6], false);
-    Value odd = gather(field[1], field[3], field[5], field[7], false);
-    Value evenSign = gather(sign[0], sign[2], sign[4], sign[6], true);
-    Value oddSign = gather(sign[1], sign[3], sign[5], sign[7], false);
-    // Nibble 2k: even value k's magnitude, its sign at bit 3 of byte k;
-    // nibble 2k + 1: odd value k's, its sign at bit 7, where it was.
+    Value even =
+        gatherHighBytes(*this, field[0], field[2], field[4], field[6], false);
+    Value odd =
+        gatherHighBytes(*this, field[1], field[3], field[5], field[7], false);
+    // Nibble 2k: even value k's magnitude; nibble 2k + 1: odd value k's.
     Value word = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, odd, i32c(16)), even);
-    word = arith::OrIOp::create(
-        b, loc, word,
-        arith::AndIOp::create(b, loc, evenSign, i32c(0x08080808u)));
-    word = arith::OrIOp::create(
-        b, loc, word,
-        arith::AndIOp::create(b, loc, oddSign, i32c(0x80808080u)));
-    appendWordBytes(word, bytes);
+    appendWordBytes(orE2M1Signs(word, sign), bytes);
   }
   return bytes;
+}
+
+Value KernelEnv::orE2M1Signs(Value word, ArrayRef<Value> carriers) {
+  assert(carriers.size() == 8 && "eight values per word");
+  Type i32 = b.getI32Type();
+  auto i32c = [&](uint32_t c) {
+    return arith::ConstantIntOp::create(b, loc, i32, static_cast<int32_t>(c))
+        .getResult();
+  };
+  // Even value k's sign to bit 3 of byte k (its carrier's bit 31 replicated
+  // over the byte by the sign mode, then masked), odd value k's to bit 7,
+  // where it is in byte 3 of the carrier.
+  Value evenSign = gatherHighBytes(*this, carriers[0], carriers[2], carriers[4],
+                                   carriers[6], true);
+  Value oddSign = gatherHighBytes(*this, carriers[1], carriers[3], carriers[5],
+                                  carriers[7], false);
+  word = arith::OrIOp::create(
+      b, loc, word, arith::AndIOp::create(b, loc, evenSign, i32c(0x08080808u)));
+  return arith::OrIOp::create(
+      b, loc, word, arith::AndIOp::create(b, loc, oddSign, i32c(0x80808080u)));
 }
 
 std::pair<Value, Value> KernelEnv::roundTripE4M3(Value v) {

@@ -107,24 +107,31 @@ struct KernelEnv {
   /// The E2M1 codes of f32 `values` (a multiple of 8), two per i8 (value
   /// 2k in byte k's low nibble), RNE with saturation as emitEncodeF32
   /// (te-formats.md e2m1_rn_sat; NaN -> 7, -0 -> 8), for chips without
-  /// cvt.rn.satfinite.e2m1x2.f32, in 9 instructions per value on the GPU,
-  /// 3 of them on the integer ALU (the integer path: 9, 7; the general
-  /// encoder ~19): see e2m1Parts; the
-  /// nibbles of 8 values joined into a 32-bit word by multiply-adds
-  /// (Horner: acc * 16 + bits(t) + 8 sign, the sign bit by mul.hi on the
-  /// GPU, the exponent fields' sum removed once) instead of masks, shifts
-  /// and byte permutes; the bytes returned as {trunc(w), trunc(w >> 8),
-  /// ...}, which storeBytes keeps whole.
+  /// cvt.rn.satfinite.e2m1x2.f32: see e2m1Parts; the magnitudes of 8
+  /// values joined into a 32-bit word by multiply-adds (Horner: acc * 16 +
+  /// bits(t), the exponent fields' sum removed once), their signs by byte
+  /// permutes (orE2M1Signs, since 2026-12-06: 8 integer instructions per
+  /// word where a mul.hi and a multiply-add per value took 16); 8
+  /// instructions per value on the GPU (the general encoder ~19); the
+  /// bytes returned as {trunc(w), trunc(w >> 8), ...}, which storeBytes
+  /// keeps whole.
   SmallVector<Value> encodeE2M1Bytes(ArrayRef<Value> values);
   /// The i32 whose bit 31 is the sign of the E2M1 code of f32 `q` (NaN
   /// positive, -0 negative): q's bits on the GPU, min(q, 6)'s in the
-  /// emulation (e2m1Parts' m, encodeE2M1StochasticBytes' signs).
+  /// emulation (e2m1Parts' m, the signs orE2M1Signs joins).
   Value e2m1SignCarrier(Value q);
   /// The sign bit (0 or 1, i32) of an E2M1 code from e2m1Parts' m:
   /// mul.hi.u32 by 2 on the GPU (an IMAD.HI, off the integer ALU that the
   /// min/max instructions share; LLVM would turn a shift into a
   /// shift-and-mask pair with the multiply-adds that use it).
   Value e2m1SignBit(Value m);
+  /// `word` (eight E2M1 magnitudes, value i in nibble i, bit 3 of each
+  /// nibble clear) with the signs of the 8 values whose e2m1SignCarrier's
+  /// are `carriers`: the even values' carriers' byte 3 gathered by byte
+  /// permutes in prmt's sign mode (bit 31 over the byte) and masked to bit
+  /// 3, the odd values' byte 3 gathered and masked to bit 7 (6 permutes, 2
+  /// AND-ORs).
+  Value orE2M1Signs(Value word, ArrayRef<Value> carriers);
   /// Appends i32 `word`'s bytes as {trunc(w), trunc(w >> 8), ...}: storeBytes
   /// (QuantizePhases.cpp) stores such groups as the word itself.
   void appendWordBytes(Value word, SmallVectorImpl<Value> &bytes);
