@@ -258,4 +258,65 @@ def QSDistinctReturnedBuffersPass : Pass<"qs-distinct-returned-buffers"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def QSLowerAssertsPass : Pass<"qs-lower-asserts", "::mlir::ModuleOp"> {
+  let summary = "Lower cf.assert to a branch to puts and abort, in time "
+                "linear in the function";
+  let description = [{
+    Replaces every `cf.assert %cond, "message"` by a conditional branch:
+    when `%cond` holds, to a new block that continues with the operations
+    that followed the assert; otherwise to a new block that passes the
+    message to `puts` (`llvm.call`, the message a NUL-terminated private
+    global `assert_msg...`), calls `abort` and ends in `llvm.unreachable`.
+    `puts` and `abort` are declared once in the module; asserts with the
+    same message share its global, and within a region its failure block.
+    This is what `convert-cf-to-llvm` does with an assert (the same calls,
+    the same message), apart from the branch, which stays a `cf.cond_br`
+    for `convert-cf-to-llvm` to lower, the shared globals and blocks, and
+    the message globals' numbering. An assert whose parent op holds a
+    single block (`scf.for`, `scf.if`) cannot become a branch and is
+    reported; so is a module symbol `puts` or `abort` that is not an
+    `llvm.func` of the type the calls need.
+
+    Why: `convert-cf-to-llvm` splits each assert's block inside the dialect
+    conversion, which moves the operations after the assert one at a time
+    and records each move; a block with n asserts among m operations costs
+    O(n m) (MLIR 22.1.8). `generate-runtime-verification` puts one assert
+    (or several) before every memref access, so the emulated GPU kernels
+    with `qs-cpu-pipeline{runtime-checks}` have hundreds of asserts in long
+    blocks: `convert-cf-to-llvm` took up to 39% of the pipeline's time on
+    them. This pass splits each block at its last assert first, so every
+    operation moves once, and uses a symbol table for the declarations and
+    message globals. `qs-cpu-pipeline` runs it right before
+    `convert-cf-to-llvm` when it has runtime checks.
+
+    Example:
+    ```mlir
+    func.func @f(%c: i1) {
+      cf.assert %c, "out of bounds"
+      "test.use"() : () -> ()
+      return
+    }
+    ```
+    becomes
+    ```mlir
+    llvm.func @abort()
+    llvm.mlir.global private constant @assert_msg("out of bounds\00")
+    llvm.func @puts(!llvm.ptr)
+    func.func @f(%c: i1) {
+      cf.cond_br %c, ^bb1, ^bb2
+    ^bb1:
+      "test.use"() : () -> ()
+      return
+    ^bb2:
+      %0 = llvm.mlir.addressof @assert_msg : !llvm.ptr
+      %1 = llvm.getelementptr %0[0] : (!llvm.ptr) -> !llvm.ptr, i8
+      llvm.call @puts(%1) : (!llvm.ptr) -> ()
+      llvm.call @abort() : () -> ()
+      llvm.unreachable
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // QS_DIALECT_QS_TRANSFORMS_PASSES_TD
