@@ -6,8 +6,10 @@
 // gemm-mxfp8-dequantize.mlir): one pre-pass kernel per operand writes its
 // E2M1 codes times their E4M3 block scales as K-major f16 (exact), per
 // thread 16 codes of a row (one 8-byte load, one scale decoded from its
-// E4M3 byte, per code the E2M1 decode, mul.rn.f32, cvt.rn.f16.f32, then
-// two 16-byte stores), and its amax / 6E (E = 448: 1 / 2688 =
+// E4M3 byte, the codes decoded in f16 pairs by KernelEnv::decodeE2M1Word
+// (mul.rn.f16x2 by 2^14, cvt.f32.f16), per code mul.rn.f32, per pair
+// cvt.rn.f16x2.f32 and the NaN fix-up (prmt 0xBB99), no per-code
+// cvt.rn.f16.f32, then two 16-byte stores), and its amax / 6E (E = 448: 1 / 2688 =
 // 0f39C30C31) as the GEMM's per-tensor scale_inv, which the per-tensor
 // epilogue multiplies (alpha = (amaxA / 6E)(amaxB / 6E), the converting
 // kernel's). The GEMM: f16 wgmma (m64nNk16 .f16.f16) on 64-element
@@ -20,7 +22,14 @@
 // CHECK-NEXT: st.global.b32 {{.*}}, [[FACTOR]];
 // CHECK-LABEL: .entry qs_gemm_dequantize_0(
 // CHECK: ld.global.v2.b32
-// CHECK: cvt.rn.f16.f32
+// CHECK-NOT: cvt.rn.f16.f32
+// CHECK-COUNT-8: mul.rn.f16x2
+// CHECK: cvt.f32.f16
+// CHECK: mul.rn.f32
+// CHECK: cvt.rn.f16x2.f32
+// CHECK: prmt.b32 {{.*}}0xbb99U
+// CHECK-COUNT-7: cvt.rn.f16x2.f32
+// CHECK-NOT: cvt.rn.f16.f32
 // CHECK-COUNT-2: st.global.v4.b32
 // CHECK-LABEL: .entry qs_gemm(
 // CHECK-NOT: cvt.rn.f16.f32

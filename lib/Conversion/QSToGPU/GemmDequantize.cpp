@@ -143,39 +143,18 @@ void gpuk::emitGemmDequantize(OpBuilder &b, Location loc, ModuleOp module,
         };
         if (fp4) {
           // Eight bytes of packed codes (the lower nibble first), one E4M3
-          // scale; the products exact in f16.
+          // scale; the products exact in f16 (at most 6 x 448), packed in
+          // pairs (a NaN scale gives the reference's NaN).
           auto [at, scale] = rowUnit(16);
-          SmallVector<Value> codes =
-              loadWords(env, data, env.div(at, env.idx(2)), 2);
-          Type f16 = b.getF16Type();
+          SmallVector<Value> values;
+          for (Value word : loadWords(env, data, env.div(at, env.idx(2)), 2))
+            llvm::append_range(values, env.decodeE2M1Word(word));
           SmallVector<Value> words;
-          for (int64_t e = 0; e < kUnitElems; e += 2) {
-            Value pair;
-            for (int64_t h = 0; h < 2; ++h) {
-              int64_t elem = e + h;
-              Value nibble = arith::TruncIOp::create(
-                  b, loc, b.getI8Type(),
-                  arith::AndIOp::create(
-                      b, loc,
-                      arith::ShRUIOp::create(b, loc, codes[elem / 8],
-                                             c32(4 * (elem % 8))),
-                      c32(0xF)));
-              Value value = arith::MulFOp::create(
-                  b, loc,
-                  emitDecodeToF32(b, loc, nibble, SmallFloatFormat::e2m1()),
-                  scale);
-              Value bits = arith::ExtUIOp::create(
-                  b, loc, i32,
-                  arith::BitcastOp::create(
-                      b, loc, b.getI16Type(),
-                      arith::TruncFOp::create(b, loc, f16, value)));
-              if (h)
-                bits = arith::ShLIOp::create(b, loc, bits, c32(16));
-              pair = pair ? arith::OrIOp::create(b, loc, pair, bits).getResult()
-                          : bits;
-            }
-            words.push_back(pair);
-          }
+          for (int64_t e = 0; e < kUnitElems; e += 2)
+            words.push_back(env.packFromF32Pair(
+                arith::MulFOp::create(b, loc, values[e], scale),
+                arith::MulFOp::create(b, loc, values[e + 1], scale),
+                b.getF16Type()));
           storeWords(env, words, dst, env.mul(at, env.idx(2)), 16);
           return;
         }
