@@ -4,7 +4,7 @@
 // expected-note @below {{@puts defined here}}
 llvm.func @puts(i32) -> i32
 func.func @f(%a: i1) {
-  // expected-error @below {{'cf.assert' op is lowered to a call of @puts of type '!llvm.func<void (ptr)>', but the module's @puts is not an llvm.func of that type}}
+  // expected-error @below {{'cf.assert' op is lowered to a call of @puts of type '!llvm.func<void (ptr)>', but @puts in the enclosing 'builtin.module' is not an llvm.func of that type}}
   cf.assert %a, "bad"
   return
 }
@@ -15,7 +15,7 @@ func.func @f(%a: i1) {
 // expected-note @below {{@abort defined here}}
 func.func private @abort()
 func.func @f(%a: i1) {
-  // expected-error @below {{'cf.assert' op is lowered to a call of @abort of type '!llvm.func<void ()>', but the module's @abort is not an llvm.func of that type}}
+  // expected-error @below {{'cf.assert' op is lowered to a call of @abort of type '!llvm.func<void ()>', but @abort in the enclosing 'builtin.module' is not an llvm.func of that type}}
   cf.assert %a, "bad"
   return
 }
@@ -31,4 +31,19 @@ func.func @f(%a: i1, %n: index) {
     cf.assert %a, "bad"
   }
   return
+}
+
+// -----
+
+// In a nested symbol table, its own puts is the one that must fit.
+module {
+  gpu.module @kernels {
+    // expected-note @below {{@puts defined here}}
+    llvm.func @puts(!llvm.ptr) -> i32
+    llvm.func @f(%a: i1) {
+      // expected-error @below {{'cf.assert' op is lowered to a call of @puts of type '!llvm.func<void (ptr)>', but @puts in the enclosing 'gpu.module' is not an llvm.func of that type}}
+      cf.assert %a, "bad"
+      llvm.return
+    }
+  }
 }

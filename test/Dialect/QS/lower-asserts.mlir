@@ -116,3 +116,34 @@ llvm.func @loop(%n: i64) {
   %next = llvm.add %i, %one : i64
   llvm.br ^head(%next : i64)
 }
+
+// -----
+
+// An assert in a nested symbol table (a gpu.module's function) calls that
+// table's puts and abort and reads its message global; the outer module's
+// asserts, the outer ones.
+// CHECK-LABEL: module
+//   CHECK-DAG:   llvm.mlir.global private constant @[[OUTER:assert_msg[_0-9]*]]("outer\00")
+//   CHECK-DAG:   llvm.func @abort()
+//   CHECK-DAG:   llvm.func @puts(!llvm.ptr)
+//       CHECK:   gpu.module @kernels {
+//   CHECK-DAG:     llvm.mlir.global private constant @[[INNER:assert_msg[_0-9]*]]("inner\00")
+//   CHECK-DAG:     llvm.func @abort()
+//   CHECK-DAG:     llvm.func @puts(!llvm.ptr)
+//       CHECK:     llvm.func @k
+//       CHECK:       llvm.mlir.addressof @[[INNER]]
+//       CHECK:   }
+//       CHECK:   func.func @host
+//       CHECK:     llvm.mlir.addressof @[[OUTER]]
+module {
+  gpu.module @kernels {
+    llvm.func @k(%a: i1) {
+      cf.assert %a, "inner"
+      llvm.return
+    }
+  }
+  func.func @host(%a: i1) {
+    cf.assert %a, "outer"
+    return
+  }
+}

@@ -15,6 +15,7 @@
 #include "qs/Dialect/QS/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include <map>
 
 namespace mlir::qs {
 #define GEN_PASS_DEF_QSLOWERASSERTSPASS
@@ -25,17 +26,28 @@ using namespace mlir;
 using namespace mlir::qs;
 
 namespace {
-/// The module's declaration of `name` with `type`, created at the start of
-/// the module if it has none; failure (with a diagnostic on the assert
-/// that needs it) if the symbol exists as something else.
-FailureOr<LLVM::LLVMFuncOp> declare(SymbolTable &symbols, ModuleOp module,
-                                    StringRef name, LLVM::LLVMFunctionType type,
+/// What the asserts under one symbol table op (the module, or a nested one
+/// such as a gpu.module, whose functions call its own symbols) call: its
+/// puts and abort, and its message globals, one per distinct message.
+struct Callees {
+  SymbolTable *symbols = nullptr;
+  Operation *table = nullptr;
+  LLVM::LLVMFuncOp puts, abort;
+  llvm::StringMap<LLVM::GlobalOp> globals;
+};
+
+/// The declaration of `name` with `type` in `callees`' symbol table,
+/// created at the start of its body if it has none; failure (with a
+/// diagnostic on the assert that needs it) if the symbol exists as
+/// something else.
+FailureOr<LLVM::LLVMFuncOp> declare(Callees &callees, StringRef name,
+                                    LLVM::LLVMFunctionType type,
                                     cf::AssertOp user) {
-  Operation *existing = symbols.lookup(name);
+  Operation *existing = callees.symbols->lookup(name);
   if (!existing) {
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    auto fn = LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type);
-    symbols.insert(fn);
+    OpBuilder b = OpBuilder::atBlockBegin(&callees.table->getRegion(0).front());
+    auto fn = LLVM::LLVMFuncOp::create(b, callees.table->getLoc(), name, type);
+    callees.symbols->insert(fn);
     return fn;
   }
   auto fn = dyn_cast<LLVM::LLVMFuncOp>(existing);
@@ -43,8 +55,9 @@ FailureOr<LLVM::LLVMFuncOp> declare(SymbolTable &symbols, ModuleOp module,
     return fn;
   InFlightDiagnostic diag = user.emitOpError()
                             << "is lowered to a call of @" << name
-                            << " of type " << type << ", but the module's @"
-                            << name << " is not an llvm.func of that type";
+                            << " of type " << type << ", but @" << name
+                            << " in the enclosing '" << callees.table->getName()
+                            << "' is not an llvm.func of that type";
   diag.attachNote(existing->getLoc()) << "@" << name << " defined here";
   return failure();
 }
@@ -52,46 +65,55 @@ FailureOr<LLVM::LLVMFuncOp> declare(SymbolTable &symbols, ModuleOp module,
 struct QSLowerAssertsPass final
     : qs::impl::QSLowerAssertsPassBase<QSLowerAssertsPass> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    SmallVector<cf::AssertOp> asserts;
-    bool splittable = true;
-    module.walk([&](cf::AssertOp op) {
-      asserts.push_back(op);
+    MLIRContext *ctx = &getContext();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto voidType = LLVM::LLVMVoidType::get(ctx);
+    auto putsType = LLVM::LLVMFunctionType::get(voidType, {ptr});
+    auto abortType = LLVM::LLVMFunctionType::get(voidType, {});
+
+    // Every assert, with the callees of its nearest symbol table (declared
+    // when the table's first assert is seen), before anything is split.
+    SymbolTableCollection tables;
+    std::map<Operation *, Callees> calleesOf; // stable addresses
+    SmallVector<std::pair<cf::AssertOp, Callees *>> asserts;
+    bool valid = true;
+    getOperation().walk([&](cf::AssertOp op) {
       Operation *parent = op->getParentOp();
       if (parent->hasTrait<OpTrait::SingleBlock>()) {
         op.emitOpError() << "inside '" << parent->getName()
                          << "', whose region holds a single block, cannot "
                             "become a branch: lower structured control flow "
                             "first (convert-scf-to-cf)";
-        splittable = false;
+        valid = false;
+        return;
       }
+      Operation *table = SymbolTable::getNearestSymbolTable(op);
+      auto [it, inserted] = calleesOf.try_emplace(table);
+      Callees &callees = it->second;
+      if (inserted) {
+        callees.table = table;
+        callees.symbols = &tables.getSymbolTable(table);
+        FailureOr<LLVM::LLVMFuncOp> puts =
+            declare(callees, "puts", putsType, op);
+        FailureOr<LLVM::LLVMFuncOp> abort =
+            declare(callees, "abort", abortType, op);
+        if (failed(puts) || failed(abort))
+          valid = false;
+        else
+          std::tie(callees.puts, callees.abort) = std::make_pair(*puts, *abort);
+      }
+      asserts.emplace_back(op, &callees);
     });
-    if (asserts.empty())
-      return;
-    if (!splittable)
+    if (!valid)
       return signalPassFailure();
 
-    MLIRContext *ctx = &getContext();
-    SymbolTable symbols(module);
-    auto ptr = LLVM::LLVMPointerType::get(ctx);
-    auto voidType = LLVM::LLVMVoidType::get(ctx);
-    FailureOr<LLVM::LLVMFuncOp> puts =
-        declare(symbols, module, "puts",
-                LLVM::LLVMFunctionType::get(voidType, {ptr}), asserts.front());
-    FailureOr<LLVM::LLVMFuncOp> abort =
-        declare(symbols, module, "abort",
-                LLVM::LLVMFunctionType::get(voidType, {}), asserts.front());
-    if (failed(puts) || failed(abort))
-      return signalPassFailure();
-
-    // One message global per distinct message, one failure block per
-    // message and region.
-    llvm::StringMap<LLVM::GlobalOp> globals;
+    // One failure block per message and region.
     DenseMap<std::pair<Region *, Operation *>, Block *> failureBlocks;
-    auto failureBlock = [&](cf::AssertOp op) {
-      LLVM::GlobalOp &global = globals[op.getMsg()];
+    auto failureBlock = [&](cf::AssertOp op, Callees &callees) {
+      LLVM::GlobalOp &global = callees.globals[op.getMsg()];
       if (!global) {
-        OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+        OpBuilder b =
+            OpBuilder::atBlockBegin(&callees.table->getRegion(0).front());
         SmallVector<char> bytes(op.getMsg().begin(), op.getMsg().end());
         bytes.push_back(0);
         auto type =
@@ -100,7 +122,7 @@ struct QSLowerAssertsPass final
             b, op.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::Private,
             "assert_msg",
             b.getStringAttr(StringRef(bytes.data(), bytes.size())));
-        symbols.insert(global); // renamed assert_msg_N if taken
+        callees.symbols->insert(global); // renamed assert_msg_N if taken
       }
       Region *region = op->getParentRegion();
       Block *&block = failureBlocks[{region, global.getOperation()}];
@@ -108,8 +130,8 @@ struct QSLowerAssertsPass final
         OpBuilder b(ctx);
         block = b.createBlock(region, region->end());
         Value message = LLVM::AddressOfOp::create(b, op.getLoc(), global);
-        LLVM::CallOp::create(b, op.getLoc(), *puts, ValueRange{message});
-        LLVM::CallOp::create(b, op.getLoc(), *abort, ValueRange{});
+        LLVM::CallOp::create(b, op.getLoc(), callees.puts, ValueRange{message});
+        LLVM::CallOp::create(b, op.getLoc(), callees.abort, ValueRange{});
         LLVM::UnreachableOp::create(b, op.getLoc());
       }
       return block;
@@ -117,10 +139,10 @@ struct QSLowerAssertsPass final
 
     // The walk lists a block's asserts in order: the last is split first,
     // so the operations after an assert move once, into its continuation.
-    for (cf::AssertOp op : llvm::reverse(asserts)) {
+    for (auto [op, callees] : llvm::reverse(asserts)) {
       Block *block = op->getBlock();
       Block *rest = block->splitBlock(std::next(op->getIterator()));
-      Block *failure = failureBlock(op);
+      Block *failure = failureBlock(op, *callees);
       OpBuilder b(op);
       cf::CondBranchOp::create(b, op.getLoc(), op.getArg(), rest, ValueRange{},
                                failure, ValueRange{});

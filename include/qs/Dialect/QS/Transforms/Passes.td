@@ -267,15 +267,18 @@ def QSLowerAssertsPass : Pass<"qs-lower-asserts", "::mlir::ModuleOp"> {
     that followed the assert; otherwise to a new block that passes the
     message to `puts` (`llvm.call`, the message a NUL-terminated private
     global `assert_msg...`), calls `abort` and ends in `llvm.unreachable`.
-    `puts` and `abort` are declared once in the module; asserts with the
-    same message share its global, and within a region its failure block.
+    `puts`, `abort` and the message globals are declared once in the
+    assert's nearest symbol table (the module, or a nested `gpu.module` or
+    `builtin.module`, whose functions call its own symbols); asserts with
+    the same message share its global, and within a region its failure
+    block.
     This is what `convert-cf-to-llvm` does with an assert (the same calls,
     the same message), apart from the branch, which stays a `cf.cond_br`
     for `convert-cf-to-llvm` to lower, the shared globals and blocks, and
     the message globals' numbering. An assert whose parent op holds a
     single block (`scf.for`, `scf.if`) cannot become a branch and is
-    reported; so is a module symbol `puts` or `abort` that is not an
-    `llvm.func` of the type the calls need.
+    reported; so is a symbol `puts` or `abort` of that symbol table that is
+    not an `llvm.func` of the type the calls need.
 
     Why: `convert-cf-to-llvm` splits each assert's block inside the dialect
     conversion, which moves the operations after the assert one at a time
