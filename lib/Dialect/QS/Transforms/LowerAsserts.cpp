@@ -35,14 +35,15 @@ struct Callees {
   LLVM::LLVMFuncOp puts, abort;
   llvm::StringMap<LLVM::GlobalOp> globals;
 };
+} // namespace
 
 /// The declaration of `name` with `type` in `callees`' symbol table,
 /// created at the start of its body if it has none; failure (with a
 /// diagnostic on the assert that needs it) if the symbol exists as
 /// something else.
-FailureOr<LLVM::LLVMFuncOp> declare(Callees &callees, StringRef name,
-                                    LLVM::LLVMFunctionType type,
-                                    cf::AssertOp user) {
+static FailureOr<LLVM::LLVMFuncOp> declare(Callees &callees, StringRef name,
+                                           LLVM::LLVMFunctionType type,
+                                           cf::AssertOp user) {
   Operation *existing = callees.symbols->lookup(name);
   if (!existing) {
     OpBuilder b = OpBuilder::atBlockBegin(&callees.table->getRegion(0).front());
@@ -62,6 +63,7 @@ FailureOr<LLVM::LLVMFuncOp> declare(Callees &callees, StringRef name,
   return failure();
 }
 
+namespace {
 struct QSLowerAssertsPass final
     : qs::impl::QSLowerAssertsPassBase<QSLowerAssertsPass> {
   void runOnOperation() override {
