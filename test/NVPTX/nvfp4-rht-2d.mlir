@@ -1,5 +1,7 @@
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM90
 // RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefixes=CHECK,SM100
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=SCALAR
+// RUN: sed 's/sm_90a/sm_100a/' %s | qs-opt --qs-nvptx-pipeline="chip=sm_100a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=PAIRED
 
 // NVFP4 with the random Hadamard transform and 16x16 tiles together: the
 // column-wise tiles are tiles of bf16(RHT(x^T)), so their scales come from
@@ -26,6 +28,21 @@
 // one maximum per chunk without it.
 // CHECK-COUNT-8: cvt.rn.bf16x2.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}};
 // CHECK-NOT: cvt.rn.bf16x2.f32
+// The Hadamard sums of a chunk: on sm_100a its products and first three
+// butterflies as f32 pairs (lanes i and i + 8; FMUL2, FADD2), 8
+// multiplications, 12 additions and 12 subtractions; in the amax kernel
+// its last butterfly only as f32(|p| + |q|), the larger magnitude of the
+// two sums (8 scalar additions). sm_90a has no f32x2 instructions.
+// SCALAR-NOT: f32x2
+// PAIRED-LABEL: .entry qs_quantize_rht_amax(
+// PAIRED-COUNT-8: mul.rn.f32x2
+// PAIRED-COUNT-24: {{add|sub}}.rn.f32x2
+// PAIRED-NOT: f32x2
+// PAIRED-COUNT-8: add.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}};
+// PAIRED-LABEL: .entry qs_quantize(
+// PAIRED: mul.rn.f32x2
+// PAIRED: add.rn.f32x2
+// PAIRED: sub.rn.f32x2
 module attributes {qs.chip = "sm_90a"} {
 func.func @f(%x: tensor<256x512xbf16>) -> !qs.tensor<256x512xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true, with_2d_quantization = true>> {
   %q = qs.quantize %x : tensor<256x512xbf16> -> !qs.tensor<256x512xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true, with_2d_quantization = true>>

@@ -134,6 +134,32 @@ def test_nvfp4_rht_butterfly_order(rng, usage):
                    x=x)
 
 
+def rht_amax_inputs(rng):
+    """Inputs whose column-wise global amax (max |RHT(x^T)| over 16-row
+    chunks) comes from the last butterfly's pair (p + q, p - q) in each way
+    it can: finite sums (no specials), +inf and -inf paired (p + q NaN, p - q
+    infinite), a NaN chunk beside finite ones (ignored), sums that
+    overflow."""
+    base = h.random_input(rng, (48, 32), "bf16", specials=False)
+    paired = base.copy()
+    paired[16, 3], paired[24, 3] = np.inf, -np.inf  # rows r and r + 8 of a chunk
+    nan = base.copy()
+    nan[20, 7] = np.nan
+    huge = base.copy()
+    huge[0:16, 9] = np.float32(ml_dtypes.finfo(ml_dtypes.bfloat16).max)
+    return {"finite": base, "paired_inf": paired, "nan_chunk": nan, "overflow": huge}
+
+
+@pytest.mark.parametrize("usage", ["col", "both"])
+@pytest.mark.parametrize("case", ["finite", "paired_inf", "nan_chunk", "overflow"])
+def test_nvfp4_rht_amax_pairs(rng, usage, case):
+    # The amax kernel takes each chunk's last butterfly as f32(|p| + |q|),
+    # the larger magnitude of p + q and p - q: equal to the reference's max
+    # over the 16 sums for finite, infinite, NaN and overflowing sums.
+    x = rht_amax_inputs(rng)[case]
+    check_quantize(rng, "nvfp4", dict(with_rht=True, **USAGES[usage]), x.shape, "bf16", x=x)
+
+
 FOUR_OVER_SIX = {"mae448": dict(nvfp4_use_4over6=True),
                  "mse256": dict(nvfp4_use_4over6=True, nvfp4_e4m3_max=256,
                                 nvfp4_4over6_err_mode="MSE")}

@@ -58,6 +58,30 @@ Value gpuk::reduceTree(ArrayRef<Value> values,
   return level[0];
 }
 
+KernelEnv::F32Pair KernelEnv::pairwise(PairOp op, F32Pair a, F32Pair c) {
+  auto apply = [&](Value x, Value y) -> Value {
+    switch (op) {
+    case PairOp::Add:
+      return arith::AddFOp::create(b, loc, x, y);
+    case PairOp::Sub:
+      return arith::SubFOp::create(b, loc, x, y);
+    case PairOp::Mul:
+      return arith::MulFOp::create(b, loc, x, y);
+    }
+    llvm_unreachable("a pair operation");
+  };
+  if (!pairedF32())
+    return {apply(a[0], c[0]), apply(a[1], c[1])};
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  auto pack = [&](const F32Pair &p) -> Value {
+    return vector::FromElementsOp::create(b, loc, pairType,
+                                          ValueRange{p[0], p[1]});
+  };
+  Value r = apply(pack(a), pack(c));
+  return {vector::ExtractOp::create(b, loc, r, 0),
+          vector::ExtractOp::create(b, loc, r, 1)};
+}
+
 Value KernelEnv::idx(int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }

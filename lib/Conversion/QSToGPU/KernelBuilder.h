@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "qs/Dialect/QS/Utils/FloatEmulation.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include <array>
 #include <functional>
 #include <string>
 
@@ -54,6 +55,21 @@ struct KernelEnv {
   /// Hardware E2M1 and UE8M0 conversions (cvt.rn.satfinite.e2m1x2.f32,
   /// cvt.rp.satfinite.ue8m0x2.f32; sm_100a).
   bool hardwareMx = false;
+
+  /// Whether two f32 lanes compute as one instruction: add/sub/mul.rn.f32x2
+  /// (FADD2, FMUL2; PTX ISA 8.6, sm_100 and later), in sm_100a GPU kernels.
+  bool pairedF32() const { return gpu && hardwareMx; }
+  /// Two f32 values computed lane by lane (pairwise).
+  using F32Pair = std::array<Value, 2>;
+  enum class PairOp { Add, Sub, Mul };
+  /// a op c in each lane, rounded to nearest even as the scalar op: one
+  /// vector<2xf32> operation where pairedF32() (LLVM's fadd/fsub/fmul <2 x
+  /// float>, add/sub/mul.rn.f32x2), else two scalar ones; the same bits
+  /// either way. Caution: ptxas 13.0 contracts mul.rn.f32x2 feeding
+  /// add/sub.rn.f32x2 into FFMA2 (one rounding) although both carry .rn
+  /// (the scalar forms it keeps apart), so a Mul whose products can round
+  /// must not feed an Add or Sub.
+  F32Pair pairwise(PairOp op, F32Pair a, F32Pair c);
 
   Value idx(int64_t v);
   Value f32(float v);

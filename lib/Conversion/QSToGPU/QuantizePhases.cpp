@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -462,22 +463,41 @@ void quant::storeChunk(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
   env.ifThenElse(inside, vectorStore, byteStores);
 }
 
+/// The RHT's first three butterflies (bits 1, 2, 4) on w[r] = x[r] * s[r]
+/// / 4 (exact), held as the pairs (w'[i], w'[i + 8]) of i < 8: the two
+/// lanes of a pair take the same steps (their partners are i + h and i + 8
+/// + h), so each step is one pairwise operation (one f32x2 instruction on
+/// sm_100a), and the last butterfly (bit 8) combines a pair's own lanes.
+static SmallVector<KernelEnv::F32Pair>
+rhtPairs(KernelEnv &env, ArrayRef<Value> x, uint32_t signMask) {
+  using PairOp = KernelEnv::PairOp;
+  auto factor = [&](int r) {
+    return env.f32(ref::nvfp4RHTInputFactor(r, signMask));
+  };
+  SmallVector<KernelEnv::F32Pair> a;
+  for (int i = 0; i < 8; ++i)
+    a.push_back(env.pairwise(PairOp::Mul, {x[i], x[i + 8]},
+                             {factor(i), factor(i + 8)}));
+  for (int h = 1; h < 8; h *= 2)
+    for (int i = 0; i < 8; ++i) {
+      if (i & h)
+        continue;
+      KernelEnv::F32Pair lo = a[i], hi = a[i + h];
+      a[i] = env.pairwise(PairOp::Add, lo, hi);
+      a[i + h] = env.pairwise(PairOp::Sub, lo, hi);
+    }
+  return a;
+}
+
 SmallVector<Value> quant::rhtSums16(KernelEnv &env, ArrayRef<Value> x,
                                     uint32_t signMask) {
   // w[r] = x[r] * s[r] / 4 (exact), then the butterflies of bit 1, 2, 4, 8.
-  SmallVector<Value> a;
-  for (int r = 0; r < 16; ++r)
-    a.push_back(arith::MulFOp::create(
-        env.b, env.loc, x[r], env.f32(ref::nvfp4RHTInputFactor(r, signMask))));
-  for (int h = 1; h < 16; h *= 2)
-    for (int i = 0; i < 16; ++i) {
-      if (i & h)
-        continue;
-      Value lo = a[i], hi = a[i + h];
-      a[i] = arith::AddFOp::create(env.b, env.loc, lo, hi);
-      a[i + h] = arith::SubFOp::create(env.b, env.loc, lo, hi);
-    }
-  return a;
+  SmallVector<Value> sums(16);
+  for (auto [i, pair] : llvm::enumerate(rhtPairs(env, x, signMask))) {
+    sums[i] = arith::AddFOp::create(env.b, env.loc, pair[0], pair[1]);
+    sums[i + 8] = arith::SubFOp::create(env.b, env.loc, pair[0], pair[1]);
+  }
+  return sums;
 }
 
 SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x,
@@ -488,9 +508,17 @@ SmallVector<Value> quant::rht16(KernelEnv &env, ArrayRef<Value> x,
 }
 
 Value quant::rhtAbsMax16(KernelEnv &env, ArrayRef<Value> x, uint32_t signMask) {
+  // The last butterfly's sums p + q and p - q: one has the real magnitude
+  // |p| + |q|, the other ||p| - |q||, and rounding to nearest is monotonic
+  // and odd, so the larger rounded magnitude is f32(|p| + |q|) (inf where
+  // either overflows; NaN, which the amax ignores, where both are NaN).
+  // One addition per pair instead of two sums and two maxima.
   Value amax = env.f32(0.0f);
-  for (Value sum : rhtSums16(env, x, signMask))
-    amax = env.absMax(amax, sum);
+  for (const KernelEnv::F32Pair &pair : rhtPairs(env, x, signMask))
+    amax = env.absMax(amax, arith::AddFOp::create(
+                                env.b, env.loc,
+                                math::AbsFOp::create(env.b, env.loc, pair[0]),
+                                math::AbsFOp::create(env.b, env.loc, pair[1])));
   return env.roundToBf16(amax);
 }
 

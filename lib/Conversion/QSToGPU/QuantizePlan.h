@@ -161,14 +161,18 @@ SmallVector<Value> readRow(KernelEnv &env, const Tile &t, Value smem,
 /// R[r][j]) with the reference's (and Numerics.md's) rounding: the exact
 /// products w[r] = x[r] s[r] / 4, then four f32 butterfly stages (bit h = 1,
 /// 2, 4, 8: a[i], a[i + h] <- a[i] + a[i + h], a[i] - a[i + h]), 80
-/// operations instead of the 256 of the matrix product.
+/// operations instead of the 256 of the matrix product; on sm_100a the
+/// products and the first three stages as f32 pairs (a[i], a[i + 8]), 32
+/// f32x2 instructions and 16 scalar ones.
 SmallVector<Value> rht16(KernelEnv &env, ArrayRef<Value> x, uint32_t signMask);
 /// The f32 sums of rht16, before their rounding to bf16.
 SmallVector<Value> rhtSums16(KernelEnv &env, ArrayRef<Value> x,
                              uint32_t signMask);
 /// max_j |rht16(x)[j]| ignoring NaN (0 if all are NaN), computed as the bf16
 /// rounding of max_j |sum_j|: rounding is monotone and odd, so it commutes
-/// with the maximum of magnitudes (one rounding instead of 16).
+/// with the maximum of magnitudes (one rounding instead of 16); the last
+/// stage's pair of sums p + q, p - q enters as f32(|p| + |q|), their larger
+/// magnitude (8 additions and maxima instead of 16 each).
 Value rhtAbsMax16(KernelEnv &env, ArrayRef<Value> x, uint32_t signMask);
 /// The 16-row chunk `i` of tile column `c` (rows 16 i .. 16 i + 15), read
 /// from the tile in shared memory as f32: what rht16 transforms.

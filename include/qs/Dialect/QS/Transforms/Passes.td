@@ -302,8 +302,8 @@ def QSLowerAssertsPass : Pass<"qs-lower-asserts", "::mlir::ModuleOp"> {
     ```
     becomes
     ```mlir
+    llvm.mlir.global private constant @assert_msg("out of bounds\00") {addr_space = 0 : i32}
     llvm.func @abort()
-    llvm.mlir.global private constant @assert_msg("out of bounds\00")
     llvm.func @puts(!llvm.ptr)
     func.func @f(%c: i1) {
       cf.cond_br %c, ^bb1, ^bb2
@@ -312,8 +312,7 @@ def QSLowerAssertsPass : Pass<"qs-lower-asserts", "::mlir::ModuleOp"> {
       return
     ^bb2:
       %0 = llvm.mlir.addressof @assert_msg : !llvm.ptr
-      %1 = llvm.getelementptr %0[0] : (!llvm.ptr) -> !llvm.ptr, i8
-      llvm.call @puts(%1) : (!llvm.ptr) -> ()
+      llvm.call @puts(%0) : (!llvm.ptr) -> ()
       llvm.call @abort() : () -> ()
       llvm.unreachable
     }
