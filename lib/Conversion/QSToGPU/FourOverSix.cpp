@@ -269,9 +269,7 @@ static SmallVector<Value> encodeWith(KernelEnv &env, Value inv,
                                      ArrayRef<Value> values) {
   OpBuilder &b = env.b;
   Location loc = env.loc;
-  SmallVector<Value> scaled = llvm::map_to_vector(values, [&](Value v) {
-    return arith::MulFOp::create(b, loc, v, inv).getResult();
-  });
+  SmallVector<Value> scaled = scaleValues(env, values, inv);
   if (!(env.gpu && env.hardwareMx))
     return env.encodeE2M1Bytes(scaled);
   SmallVector<Value> bytes;

@@ -138,13 +138,10 @@ static void perTensorColumnPairs(KernelEnv &env, const Plan &p, const Tile &t,
       env.ifThen(valid, [&] {
         SmallVector<Value> values;
         for (Value v : rows)
-          values.push_back(
-              arith::MulFOp::create(b, loc,
-                                    env.toF32(vector::ExtractOp::create(
-                                        b, loc, v, ArrayRef<int64_t>{e})),
-                                    mult));
-        storeColumnCodes(env, p, t, r, encode(env, r, values), c, tileRow0, gc,
-                         gr0);
+          values.push_back(env.toF32(
+              vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e})));
+        storeColumnCodes(env, p, t, r, encodeScaled(env, r, values, mult), c,
+                         tileRow0, gc, gr0);
       });
     }
   });
@@ -233,8 +230,8 @@ void quant::columnwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
       for (int64_t c0 = 0; c0 < r.block; c0 += 16) {
         SmallVector<Value> values;
         for (int64_t rr = 0; rr < 16; ++rr)
-          values.push_back(
-              arith::MulFOp::create(env.b, env.loc, value(c0 + rr), mult));
+          values.push_back(value(c0 + rr));
+        values = scaleValues(env, values, mult);
         SmallVector<Value> words;
         if (r.stochastic)
           words = randomWords(env, r, rng, gc, env.add(gr0, env.idx(c0)), p.m);
@@ -341,9 +338,8 @@ void quant::columnPairsPhase(KernelEnv &env, const Plan &p, const Tile &t,
         for (int64_t h = 0; h < kQuarter; h += 16) {
           SmallVector<Value> values;
           for (int64_t rr = 0; rr < 16; ++rr)
-            values.push_back(
-                arith::MulFOp::create(b, loc, column(pairs[h + rr], e), mult));
-          SmallVector<Value> bytes = encode(env, r, values);
+            values.push_back(column(pairs[h + rr], e));
+          SmallVector<Value> bytes = encodeScaled(env, r, values, mult);
           // Transposed: z[gc, gr0 + 32 quarter + h ...].
           Value at = env.add(env.add(gr0, env.mul(quarter, env.idx(kQuarter))),
                              env.idx(h));
@@ -479,13 +475,14 @@ void quant::xLayoutEncodePhase(KernelEnv &env, const Plan &p, const Tile &t,
                   env.add(env.mul(row, env.idx(t.ld)), env.mul(g, env.idx(16))),
                   16, p.nominal);
       Value multRow = env.mul(env.div(row, env.idx(r.block)), env.idx(t.cols));
-      for (auto [e, v] : llvm::enumerate(values)) {
-        Value m = load1(
-            env, mults,
-            env.add(multRow, env.add(env.mul(g, env.idx(16)), env.idx(e))));
-        v = arith::MulFOp::create(env.b, env.loc, v, m);
-      }
-      SmallVector<Value> bytes = encode(env, r, values);
+      SmallVector<Value> factors;
+      for (size_t e = 0; e < values.size(); ++e)
+        factors.push_back(
+            load1(env, mults,
+                  env.add(multRow, env.add(env.mul(g, env.idx(16)),
+                                           env.idx(static_cast<int64_t>(e))))));
+      SmallVector<Value> bytes =
+          encode(env, r, scaleValues(env, values, factors));
       storeBytes(env, bytes, env.args[r.dataArg],
                  env.add(env.mul(gr, env.idx(p.k)), gc),
                  /*aligned=*/p.k % 16 == 0, std::nullopt);

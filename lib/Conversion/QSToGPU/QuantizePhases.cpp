@@ -273,12 +273,27 @@ Value quant::producerBlockScale(KernelEnv &env, const Plan &p, const Rep &r,
   return blockScale(env, p, r, amax, zRow, zBlock, /*repScale=*/{}, scales);
 }
 
+SmallVector<Value> quant::scaleValues(KernelEnv &env, ArrayRef<Value> values,
+                                      ArrayRef<Value> mults) {
+  assert((mults.size() == 1 || mults.size() == values.size()) &&
+         "one factor, or one per value");
+  auto mult = [&](size_t i) { return mults.size() == 1 ? mults[0] : mults[i]; };
+  SmallVector<Value> scaled;
+  size_t i = 0;
+  for (; i + 1 < values.size(); i += 2) {
+    KernelEnv::F32Pair product =
+        env.pairwise(KernelEnv::PairOp::Mul, {values[i], values[i + 1]},
+                     {mult(i), mult(i + 1)});
+    scaled.append(product.begin(), product.end());
+  }
+  for (; i < values.size(); ++i)
+    scaled.push_back(arith::MulFOp::create(env.b, env.loc, values[i], mult(i)));
+  return scaled;
+}
+
 SmallVector<Value> quant::encodeScaled(KernelEnv &env, const Rep &r,
                                        ArrayRef<Value> values, Value mult) {
-  SmallVector<Value> scaled = llvm::map_to_vector(values, [&](Value v) {
-    return arith::MulFOp::create(env.b, env.loc, v, mult).getResult();
-  });
-  return encode(env, r, scaled);
+  return encode(env, r, scaleValues(env, values, mult));
 }
 
 std::pair<Value, Value> quant::tileCoords(KernelEnv &env, const Tile &t) {
@@ -592,9 +607,7 @@ static void rowLanesPhase(KernelEnv &env, const Plan &p, const Tile &t,
         env, p, r, amax, gr, gBlock, repScale, scaleBuffer(env, r),
         env.land(env.land(rowValid, firstLane), env.lt(gc, env.idx(p.k))));
     env.ifThen(env.land(rowValid, env.lt(gcChunk, env.idx(p.k))), [&] {
-      for (Value &v : values)
-        v = arith::MulFOp::create(b, loc, v, mult);
-      storeChunk(env, encode(env, r, values), env.args[r.dataArg],
+      storeChunk(env, encodeScaled(env, r, values, mult), env.args[r.dataArg],
                  env.mul(gr, env.idx(p.k)), gcChunk, p.k, r.fp4, p.k % 16 == 0);
     });
   });
@@ -653,10 +666,10 @@ void quant::rowwisePhase(KernelEnv &env, const Plan &p, const Tile &t,
       Value mult = blockScale(env, p, r, amax, gr, gBlock, repScale,
                               scaleBuffer(env, r));
       for (int64_t c = 0; c < r.block; c += 16) {
-        SmallVector<Value> values =
-            readRow(env, t, smem, env.add(base, env.idx(c)), 16, p.nominal);
-        for (Value &v : values)
-          v = arith::MulFOp::create(env.b, env.loc, v, mult);
+        SmallVector<Value> values = scaleValues(
+            env,
+            readRow(env, t, smem, env.add(base, env.idx(c)), 16, p.nominal),
+            mult);
         SmallVector<Value> words;
         if (r.stochastic)
           words = randomWords(env, r, rng, gr, env.add(gc, env.idx(c)), p.k);

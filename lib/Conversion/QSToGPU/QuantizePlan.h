@@ -190,6 +190,14 @@ void loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t);
 void storeBytes(KernelEnv &env, ArrayRef<Value> bytes, Value buf, Value i,
                 bool aligned, std::optional<int64_t> limit);
 
+/// values[i] * mults[i] (one mult: the same factor for every value), f32
+/// RNE, before a conversion: on sm_100a values 2k and 2k + 1 as one f32
+/// pair (mul.rn.f32x2; the pairs the conversions take), else one by one,
+/// the same bits. The products feed conversions, never a sum (ptxas
+/// contracts an f32x2 product into an f32x2 sum: KernelEnv::pairwise).
+SmallVector<Value> scaleValues(KernelEnv &env, ArrayRef<Value> values,
+                               ArrayRef<Value> mults);
+
 /// Encodes 16 (FP8) or 16 (FP4, packed into 8 bytes) f32 values; FP4
 /// codes with a random byte per value (`words`, four a word) round
 /// stochastically (StochasticRounding.h's definition, the reference
