@@ -479,10 +479,11 @@ void quant::storeChunk(KernelEnv &env, ArrayRef<Value> bytes, Value buf,
 }
 
 /// The RHT's first three butterflies (bits 1, 2, 4) on w[r] = x[r] * s[r]
-/// / 4 (exact), held as the pairs (w'[i], w'[i + 8]) of i < 8: the two
-/// lanes of a pair take the same steps (their partners are i + h and i + 8
-/// + h), so each step is one pairwise operation (one f32x2 instruction on
-/// sm_100a), and the last butterfly (bit 8) combines a pair's own lanes.
+/// / 4 (exact), the 16 partial sums a[r] held as the pairs (a[i], a[i + 8])
+/// of i < 8: the two lanes of a pair take the same steps (their partners
+/// are i + h and i + 8 + h), so each step is one pairwise operation (one
+/// f32x2 instruction on sm_100a), and the last butterfly (bit 8) combines
+/// a pair's own lanes.
 static SmallVector<KernelEnv::F32Pair>
 rhtPairs(KernelEnv &env, ArrayRef<Value> x, uint32_t signMask) {
   using PairOp = KernelEnv::PairOp;
