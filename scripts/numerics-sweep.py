@@ -24,7 +24,7 @@ A configuration the verifier or a kernel rule rejects is counted with its
 message (a diagnostic, not a failure). A mismatch, a crash or a run that
 fails without a diagnostic is a failure: its configuration, the module and
 the input go to --out (default /tmp/qs-sweep), and the command that replays
-exactly that case (--replay SEED:INDEX) is printed. Exit status 1 when any
+exactly that case (--replay SEED:INDEX, with the same --op) is printed. Exit status 1 when any
 case failed.
 """
 
@@ -310,28 +310,34 @@ def draw_dequantize_config(r):
     return config
 
 
+def expect_rejected(h, module, function, inputs, config, kernels, why):
+    """For a configuration the numpy reference cannot express: qs must
+    reject it too ('rejected' with its diagnostic); else 'unreferenced'
+    (a configuration only qs takes, reported, not a failure). Without
+    inputs the module's verification decides."""
+    try:
+        h.run(module, function, inputs, 1, extra_args=kernel_args(config, kernels))
+    except h.QSRunError as err:
+        return classify_error(str(err))
+    return "unreferenced", f"{type(why).__name__}: {why}"
+
+
 def run_dequantize_case(config, h, kernels):
     import ml_dtypes
     import qs_reference as ref
-    try:
-        _, _, buffers, _, q = build_case(config, h)
-    except Exception as e:
-        return "unreferenced", f"{type(e).__name__}: {e}"
     shape, out = tuple(config["shape"]), config["out"]
+    q = h.quantizer(config["family"], **config["params"])
     qt, t = h.qtype(shape, config["nominal"], q), h.ttype(shape, out)
     module = unary_module(config["chip"], "dequantize", "qs.dequantize", qt, t)
     try:
+        _, _, buffers, _, q = build_case(config, h)
+    except Exception as e:  # the quantized type's shape is outside the reference
+        return expect_rejected(h, module, "dequantize", [], config, kernels, e)
+    try:
         with np.errstate(all="ignore"):
             want = ref.dequantize(buffers, shape, q)
-    except Exception as e:
-        # The reference has no dequantization here (NVFP4 column-wise only):
-        # qs must reject it too.
-        try:
-            h.run(module, "dequantize", h.npy_inputs(buffers), 1,
-                  extra_args=kernel_args(config, kernels))
-        except h.QSRunError as err:
-            return classify_error(str(err))
-        return "unreferenced", f"{type(e).__name__}: {e}"
+    except Exception as e:  # no reference dequantization (NVFP4 column-wise only)
+        return expect_rejected(h, module, "dequantize", h.npy_inputs(buffers), config, kernels, e)
     try:
         (got,) = h.run(module, "dequantize", h.npy_inputs(buffers), 1,
                        extra_args=kernel_args(config, kernels))
@@ -389,6 +395,7 @@ def run_update_case(config, h, kernels):
     both = h.quantizer(family, rowwise=config["keep_rowwise"], **params)
     r = np.random.default_rng(config["input_seed"])
     tn_only = config["chip"] != "sm_100a"
+    reference_error = None
     try:
         with np.errstate(all="ignore"):
             x = h.random_input(r, shape, nominal)
@@ -400,9 +407,11 @@ def run_update_case(config, h, kernels):
                 want["columnwise_data"], want["columnwise_scale_inv"] = \
                     ref.nvfp4_2d_columnwise_from_rowwise(source, shape, both)
     except Exception as e:
-        return "unreferenced", f"{type(e).__name__}: {e}"
+        reference_error = e
     a, b = h.qtype(shape, nominal, row), h.qtype(shape, nominal, both)
     module = unary_module(config["chip"], "update", "qs.update_usage", a, b)
+    if reference_error:
+        return expect_rejected(h, module, "update", [], config, kernels, reference_error)
     try:
         outs = h.run(module, "update", h.npy_inputs(source), len(want),
                      extra_args=kernel_args(config, kernels))
@@ -426,13 +435,8 @@ def run_case(config, h, kernels):
     extra = kernel_args(config, kernels)
     try:
         module, inputs, expected, updated, q = build_case(config, h)
-    except Unreferenced as e:
-        # qs must reject what the reference cannot express (a block rule).
-        try:
-            h.run(e.module, "quantize", e.inputs, 1, extra_args=extra)
-        except h.QSRunError as err:
-            return classify_error(str(err))
-        return "unreferenced", str(e)
+    except Unreferenced as e:  # a block rule: qs must reject it too
+        return expect_rejected(h, e.module, "quantize", e.inputs, config, kernels, e)
     n = len(expected) + (updated is not None)
     try:
         outs = h.run(module, "quantize", inputs, n, extra_args=extra)
@@ -485,6 +489,11 @@ def draw_gemm_quantized_config(r):
     if qfamily in ("mxfp8", "nvfp4"):
         for key in (rows_key, cols_key):
             opts[key] = max(32, opts[key] // 32 * 32)
+        contracted = opts[["k", "n", "m"][config["layout"]]]
+        width = 256 if config["family"].startswith(("mxfp8", "nvfp4")) else 128
+        if isinstance(opts.get("split_k"), int) and -(-contracted // width) % opts["split_k"]:
+            del opts["split_k"]  # no longer divides the k-tiles
+            opts.pop("split_k_reduce", None)
     attrs = [KERNEL_ATTRS[k].format(v) for k, v in opts.items() if k in KERNEL_ATTRS]
     if "split_k" in opts:
         v = opts["split_k"]
@@ -561,7 +570,8 @@ def main():
     ap.add_argument("--kernels", default="gpu-emulated", choices=["gpu-emulated", "reference"])
     ap.add_argument("--jit-opt-level", default="0")
     ap.add_argument("--out", default="/tmp/qs-sweep")
-    ap.add_argument("--replay", help="SEED:INDEX: run only case INDEX of seed SEED, verbosely")
+    ap.add_argument("--replay", help="SEED:INDEX: run only case INDEX of seed SEED (drawn with "
+                                     "the same --op), verbosely")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--mutate", action="store_true",
                     help="corrupt every result: each compared case must fail (exit 0 when all do)")
@@ -619,7 +629,8 @@ def main():
         print(f"mutation: {caught} of {caught + counts['ok']} compared cases caught")
         return 0 if counts["ok"] == 0 else 1
     if failures:
-        print("failed (replay with --replay SEED:INDEX): " + " ".join(failures))
+        print(f"failed: {' '.join(failures)}; replay one with "
+              f"--op {a.op} --kernels {a.kernels} --replay SEED:INDEX")
         return 1
     return 0
 
