@@ -1,31 +1,36 @@
 #!/usr/bin/env python3
-"""Random differential testing of qs.quantize and qs.gemm: configurations
-drawn at random are run through qs-run and compared with the independent
-numpy reference (test/numerics/qs_reference.py, gemm_cases.py), for a time
-budget. The pytest suites check chosen combinations; this finds the ones
-nobody listed.
+"""Random differential testing of what qs-run executes: configurations
+drawn at random are run through qs-run (the emulated GPU kernels, or the
+CPU reference lowering) and compared with the independent numpy reference
+(test/numerics/qs_reference.py, gemm_cases.py), for a time budget. The
+pytest suites check chosen combinations; this draws from all of them
+(docs/Testing.md, "Numerics sweep"):
 
 * quantize: family, every quantizer option, rank-1..3 shapes of odd and
   aligned sizes, bf16/f16/f32 input, the layout chip, the kernels' chip,
   coalesced or direct stores, delayed scaling's scale and amax state,
-  stochastic rounding's rng state; every byte of every inner tensor.
+  stochastic rounding's rng state; every byte of every inner tensor;
+* dequantize (bit for bit) and update_usage (every byte) of the same
+  quantizers;
 * gemm: family (the Linear recipes of gemm_cases.py), layout (TN/NN/NT),
   output type, M/N/K with partial tiles, bias, accumulate, fast
   accumulation, and every kernel option (tile width, persistent grid,
   multicast pairs, ping-pong, TMA-store epilogue, split-K/stream-K and
   its reduction, scale loads, promotion, MX scaling) on either chip, for
   GPUs of 4, 8 or 132 multiprocessors; the result within the documented
-  bound.
+  bound; gemm_quantized: the same with an output quantizer.
 
-  .venv/bin/python scripts/numerics-sweep.py --seconds 600 [--op quantize|gemm|dequantize|update_usage|gemm_quantized|all]
+  .venv/bin/python scripts/numerics-sweep.py --seconds 600
+      [--op quantize|gemm|dequantize|update_usage|gemm_quantized|all]
       [--seed N] [--kernels gpu-emulated|reference] [--out DIR]
 
 A configuration the verifier or a kernel rule rejects is counted with its
-message (a diagnostic, not a failure). A mismatch, a crash or a run that
-fails without a diagnostic is a failure: its configuration, the module and
-the input go to --out (default /tmp/qs-sweep), and the command that replays
-exactly that case (--replay SEED:INDEX, with the same --op) is printed. Exit status 1 when any
-case failed.
+diagnostic (not a failure); one the numpy reference cannot express must be
+rejected by qs too. A mismatch, a crash or a run that fails without a
+diagnostic is a failure: its configuration (whose seeds give the input)
+and the message with the module go to --out (default /tmp/qs-sweep), and
+the command that replays exactly that case (--replay SEED:INDEX, with the
+same --op) is printed. Exit status 1 when any case failed.
 """
 
 import argparse
