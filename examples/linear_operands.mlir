@@ -1,9 +1,8 @@
 // The quantize step of the bundled TE Linear layers (linear_*.mlir: in 512
 // features, out 1024, 256 tokens): for each recipe, X, W and dY quantized
-// with the quantizers, usages and options of that example. This is what
-// qs-nvptx-pipeline compiles to GPU kernels today (the GEMMs of the full
-// examples need issue 7's GEMM kernels); `bash scripts/demo.sh` prints
-// their kernels for sm_90a and sm_100a.
+// with the quantizers, usages and options of that example: the quantize
+// kernels alone, which `bash scripts/demo.sh` prints for sm_90a and sm_100a
+// before the whole layers (quantize and GEMM kernels).
 
 func.func @fp8_delayed(%x: tensor<256x512xbf16>, %w: tensor<1024x512xbf16>,
                        %dy: tensor<256x1024xbf16>, %scale: tensor<1xf32>,

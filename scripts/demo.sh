@@ -61,6 +61,9 @@ if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
   echo "=== On the GPU: GEMMs of every family with a kernel (every layout, edges) vs the CPU reference"
   QS_KERNELS=cuda QS_RUN="$build/bin/qs-run" "$root/.venv/bin/python" -m pytest -q \
     -p no:cacheprovider "$root/test/numerics/test_gemm.py"
+  echo "=== On the GPU: the bundled Linear layers, forward then backward, vs the CPU reference"
+  QS_KERNELS=cuda QS_RUN="$build/bin/qs-run" "$root/.venv/bin/python" -m pytest -q \
+    -p no:cacheprovider "$root/test/numerics/test_linear.py"
   echo "=== Bandwidth (bf16 8192x8192; GB/s vs a device-to-device copy)"
   "$build/bin/qs-bench-quantize" --sizes 8192
   case "$device" in

@@ -324,7 +324,9 @@ def expect_rejected(h, module, function, inputs, config, kernels, why):
         h.run(module, function, inputs, 1, extra_args=kernel_args(config, kernels))
     except h.QSRunError as err:
         return classify_error(str(err))
-    return "unreferenced", f"{type(why).__name__}: {why}"
+    # An Unreferenced already names the reference's exception.
+    return "unreferenced", str(why) if isinstance(why, Unreferenced) else \
+        f"{type(why).__name__}: {why}"
 
 
 def run_dequantize_case(config, h, kernels):
