@@ -402,25 +402,26 @@ def quantized_results(case, product, inputs):
             "updated_amax": np.array([amax], np.float32)}
 
 
-def gemm_reference(case, directory):
-    """(want, tol, problem) of a GEMM check: the float64 expected values
-    and bound of test/numerics/gemm_cases.py (gemm_reference, which needs
-    ml_dtypes besides numpy), recomputed from the case's inputs; problem
-    (want and tol None) when that fails or its sums differ from the ones
-    the bundle recorded (another numpy reference: its environment
-    differs, and the check would say nothing about the kernels)."""
+def gemm_reference(entry, inputs):
+    """(want, tol, problem) of a bounded GEMM result: the float64 expected
+    values and bound of test/numerics/gemm_cases.py (gemm_reference, which
+    needs ml_dtypes besides numpy), recomputed from `inputs` (the reference
+    buffers of its operands, then bias and C) and entry["reference"];
+    problem (want and tol None) when that fails or its sums differ from the
+    ones the bundle recorded (entry["want_abs_sum"], entry["tol_sum"]:
+    another numpy reference, whose environment differs, and the check
+    would say nothing about the kernels)."""
     try:
         sys.path.insert(0, os.path.join(ROOT, "test", "numerics"))
         try:
             import gemm_cases
         finally:
             sys.path.pop(0)
-        inputs = [np.load(os.path.join(directory, f"in{i}.npy")) for i in range(case["inputs"])]
-        want, tol = gemm_cases.gemm_reference(case["reference"], inputs)
+        want, tol = gemm_cases.gemm_reference(entry["reference"], inputs)
     except Exception as e:  # noqa: BLE001 (reported as the check's problem)
         return None, None, f"reference not computed here ({type(e).__name__}: {e})"
-    for what, got, recorded in (("sum |want|", float(np.abs(want).sum()), case["want_abs_sum"]),
-                                ("sum of the bound", float(tol.sum()), case["tol_sum"])):
+    for what, got, recorded in (("sum |want|", float(np.abs(want).sum()), entry["want_abs_sum"]),
+                                ("sum of the bound", float(tol.sum()), entry["tol_sum"])):
         if not abs(got - recorded) <= 1e-9 * abs(recorded):
             return None, None, (f"reference recomputed here differs from the bundle's: {what} "
                                 f"{got!r}, bundle {recorded!r}")
@@ -492,9 +493,18 @@ def evaluate(case, directory, results):
                                     f"{want_stat:.6g} (within 1%)")
             continue
         elif case.get("reference"):  # GEMM: within the bound of gemm_cases.py
-            want, tol, problem = gemm_reference(case, directory)
+            inputs = [np.load(os.path.join(directory, f"in{i}.npy"))
+                      for i in range(case["inputs"])]
+            want, tol, problem = gemm_reference(case, inputs)
             problems.extend([f"{name}: {problem}"] if problem else
                             bound_problems(name, got, want, tol, case["out"]))
+            continue
+        elif str(j) in case.get("references", {}):  # a GEMM result among others (Linear)
+            entry = case["references"][str(j)]
+            operands = [np.load(os.path.join(directory, f)) for f in entry["operands"]]
+            want, tol, problem = gemm_reference(entry, operands)
+            problems.extend([f"{name}: {problem}"] if problem else
+                            bound_problems(name, got, want, tol, entry["reference"]["out"]))
             continue
         elif case.get("bound"):
             problems.append(f"{name}: a bounded GEMM result without its reference spec "

@@ -37,7 +37,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "test", "numerics"))
 import harness as h  # noqa: E402
 import qs_reference as ref  # noqa: E402
-from gemm_cases import LAYOUTS, gemm_case, output_quantizer_case  # noqa: E402
+from gemm_cases import LAYOUTS, gemm_case, gemm_reference, output_quantizer_case  # noqa: E402
+from linear_cases import FAMILIES as LINEAR_FAMILIES, linear_case  # noqa: E402
 
 QS_RUN = os.path.join(ROOT, "build", "bin", "qs-run")
 QS_OPT = os.path.join(ROOT, "build", "bin", "qs-opt")
@@ -403,6 +404,11 @@ OUTPUT_QUANTIZER_CHECKS = [
 # in 128x256 persistent tiles (MXFP8 rows; FP8 1x128 both usages in
 # multicast pairs) and from block-scaled operands (FP8 block -> FP8 1x128,
 # MXFP8 -> MXFP8, NVFP4 -> MXFP8).
+# The bundled Linear layers (examples/linear_*.mlir, every recipe; since
+# 2026-12-07), forward and backward as two checks each, at this (M, N, K)
+# instead of the examples' 256 x 1024 x 512 (a fifth of the bytes: the
+# bundle's size is limited): quantize and GEMM kernels in one plan.
+LINEAR_SHAPE = (128, 384, 256)
 _TMA, _PP = 'qs.gemm_epilogue = "tma"', 'qs.gemm_schedule = "pingpong"'
 _T256, _MC2 = "qs.gemm_tile_n = 256 : i64", "qs.gemm_cluster = 2 : i64"
 _STREAM, _FUSED = 'qs.gemm_split_k = "stream"', 'qs.gemm_split_k_reduce = "fused"'
@@ -781,6 +787,46 @@ def main():
                                          {"blocks": qfamily, "fp8": q["fp8_dtype"],
                                           "rowwise": q["rowwise"],
                                           "columnwise": q["columnwise"]})}, f)
+            count += 1
+    # Linear layers: byte results as want<j>.npy; each GEMM result's
+    # reference spec under "references" with the files of its operands'
+    # reference buffers (mostly the check's own inputs or wants).
+    for family in LINEAR_FAMILIES:
+        for step in linear_case(rng, family, LINEAR_SHAPE, tensor_cores=args.chip != "sm_100a"):
+            d = os.path.join(args.out, "check",
+                             f"linear-{family}-{step.function.removeprefix('linear_')}")
+            if not wanted(d):
+                continue
+            export(re.sub(rf"@{step.function}\b", "@f", step.module), d, args.chip, args.format)
+            files = []  # (name, array) saved in d
+
+            def save(name, array, reuse=True):
+                """The file holding `array`: one saved already, or `name`."""
+                for other, saved in files if reuse else []:
+                    if (saved.dtype == array.dtype and saved.shape == array.shape
+                            and np.array_equal(saved.view(np.uint8), array.view(np.uint8))):
+                        return other
+                np.save(os.path.join(d, name), array)
+                files.append((name, array))
+                return name
+            for i, x in enumerate(step.inputs):  # every input under its own name
+                save(f"in{i}.npy", np.ascontiguousarray(x), reuse=False)
+            references = {}
+            for j, result in enumerate(step.results):
+                if result[0] == "bytes":
+                    save(f"want{j}.npy", np.ascontiguousarray(result[2]), reuse=False)
+                    continue
+                _, name, spec, operands = result
+                want, tol = gemm_reference(spec, operands)
+                references[str(j)] = {
+                    "reference": spec, "want_abs_sum": float(np.abs(want).sum()),
+                    "tol_sum": float(tol.sum()),
+                    "operands": [save(f"ref{j}-{n}.npy", np.ascontiguousarray(a))
+                                 for n, a in enumerate(operands)]}
+            with open(os.path.join(d, "case.json"), "w") as f:
+                json.dump({"family": family, "shape": list(LINEAR_SHAPE),
+                           "inputs": len(step.inputs), "results": [r[1] for r in step.results],
+                           "references": references}, f)
             count += 1
     # Bench plans (no data: the device makes random inputs).
     bench = 0

@@ -18,10 +18,13 @@ pytest suites check chosen combinations; this draws from all of them
   multicast pairs, ping-pong, TMA-store epilogue, split-K/stream-K and
   its reduction, scale loads, promotion, MX scaling) on either chip, for
   GPUs of 4, 8 or 132 multiprocessors; the result within the documented
-  bound; gemm_quantized: the same with an output quantizer.
+  bound; gemm_quantized: the same with an output quantizer;
+* linear: a bundled TE Linear layer (examples/linear_*.mlir, every recipe)
+  resized to a random M x N x K, forward then backward from the forward's
+  buffers, on either chip's kernels (test/numerics/linear_cases.py).
 
   .venv/bin/python scripts/numerics-sweep.py --seconds 600
-      [--op quantize|gemm|dequantize|update_usage|gemm_quantized|all]
+      [--op quantize|gemm|dequantize|update_usage|gemm_quantized|linear|all]
       [--seed N] [--kernels gpu-emulated|reference] [--out DIR]
 
 A configuration the verifier or a kernel rule rejects is counted with its
@@ -559,11 +562,59 @@ def run_gemm_quantized_case(config, h, kernels):
     return "ok", ""
 
 
+def draw_linear_config(r):
+    """A bundled Linear layer at a random size: dimensions multiples of 32
+    for the block-scaled recipes (their blocks and packed rows), of 16 for
+    per-tensor and FP8 block scaling (16-byte TMA rows), now and then any."""
+    import linear_cases as lc
+    family = pick(r, lc.FAMILIES)
+    align = 16 if family in ("fp8_current", "fp8_delayed", "fp8_block") else 32
+    def dim(hi):
+        if r.random() < 0.05:
+            return int(r.integers(1, hi))
+        return int(align * r.integers(1, hi // align + 1))
+    return dict(op="linear", family=family, shape=[dim(320), dim(320), dim(640)],
+                kernel_chip=pick(r, CHIPS + [None], p=[0.3, 0.3, 0.4]),
+                multiprocessors=int(pick(r, [4, 8, 132])), input_seed=int(r.integers(0, 2**31)))
+
+
+def run_linear_case(config, h, kernels):
+    import linear_cases as lc
+    r = np.random.default_rng(config["input_seed"])
+    extra = kernel_args(config, kernels)
+    try:
+        with np.errstate(all="ignore"):
+            fwd, bwd = lc.linear_case(r, config["family"], tuple(config["shape"]))
+    except Exception as e:  # a size the reference cannot express: qs must reject it
+        module, _ = lc.example(config["family"], tuple(config["shape"]))
+        return expect_rejected(h, module, "linear_fwd", [], config, kernels, e)
+    try:
+        outs = h.run(fwd.module, fwd.function, fwd.inputs, len(fwd.results), extra)
+        n = bwd.saved
+        back = h.run(bwd.module, bwd.function, [bwd.inputs[0]] + outs[1:1 + n]
+                     + bwd.inputs[1 + n:], len(bwd.results), extra)
+    except h.QSRunError as e:
+        return classify_error(str(e))
+    if MUTATE:  # Y's first element far off
+        outs[0] = outs[0].copy()
+        outs[0].view(np.uint8)[..., :2] ^= np.uint8(0x7F)
+    try:
+        with np.errstate(all="ignore"):
+            for step, results in (("forward", zip(fwd.results, outs)),
+                                  ("backward", zip(bwd.results, back))):
+                for result, got in results:
+                    lc.check_result(result, got, f"{config['family']} {step}")
+    except AssertionError as e:
+        return "failed", f"{e}\n{fwd.module}"
+    return "ok", ""
+
+
 # op: (draw a configuration, run and compare it)
 OPS = {"quantize": (draw_config, run_case), "gemm": (draw_gemm_config, run_gemm_case),
        "dequantize": (draw_dequantize_config, run_dequantize_case),
        "update_usage": (draw_update_config, run_update_case),
-       "gemm_quantized": (draw_gemm_quantized_config, run_gemm_quantized_case)}
+       "gemm_quantized": (draw_gemm_quantized_config, run_gemm_quantized_case),
+       "linear": (draw_linear_config, run_linear_case)}
 
 
 def main():
@@ -573,7 +624,7 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--op", default="all",
                     choices=["quantize", "gemm", "dequantize", "update_usage", "gemm_quantized",
-                             "all"])
+                             "linear", "all"])
     ap.add_argument("--kernels", default="gpu-emulated", choices=["gpu-emulated", "reference"])
     ap.add_argument("--jit-opt-level", default="0")
     ap.add_argument("--out", default="/tmp/qs-sweep")
@@ -603,7 +654,7 @@ def main():
     start = time.time()
     index = 0
     while True:
-        op = a.op if a.op != "all" else pick(r, list(OPS), p=[0.4, 0.25, 0.1, 0.1, 0.15])
+        op = a.op if a.op != "all" else pick(r, list(OPS), p=[0.35, 0.25, 0.1, 0.1, 0.1, 0.1])
         config = OPS[op][0](r)
         if only is not None and index != only:
             index += 1
