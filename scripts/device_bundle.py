@@ -14,9 +14,11 @@ only); any other non-empty directory is an error. OUT_DIR.tar.gz, the
 bundle packed, is what travels to the device (scripts/device-check.sh
 unpacks it there); it must stay under --limit-mib (61).
 
-Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,module.mlir,in*.npy,[want*.npy],case.json}
+Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,module.mlir,in*.npy,[want*.npy],[ref*.npy],case.json}
         (GEMM checks carry no want*.npy: device-run.py recomputes the
-        expected values and their bound from the inputs)
+        expected values and their bound from the inputs; linear-* checks
+        from the files case.json's "references" names, ref*.npy those
+        that are neither an input nor a want)
         OUT_DIR/bench/<family>-<usage>-<n>/{plan.json,kernels.bin,case.json}
           (usage uu: an update_usage creating the column-wise representation)
         OUT_DIR/bench/gemm-<m>x<n>x<k>[-<schedule>...]/{plan.json,kernels.bin,case.json}"""
