@@ -606,7 +606,8 @@ def main():
                         help="small-M GEMM bench shapes MxNxK:S,... (sm_90a; empty: none), "
                              "each timed without and with qs.gemm_split_k = S")
     parser.add_argument("--limit-checks", type=int, default=None,
-                        help="only the first N quantize and N dequantize checks (tests)")
+                        help="only the first N checks of each kind (tests; Linear layers: "
+                             "the first N recipes, forward and backward)")
     parser.add_argument("--checks", help="only the checks whose names match this regular "
                         "expression (tests)")
     parser.add_argument("--limit-mib", type=float, default=BUNDLE_LIMIT_MIB,
@@ -793,7 +794,7 @@ def main():
     # Linear layers: byte results as want<j>.npy; each GEMM result's
     # reference spec under "references" with the files of its operands'
     # reference buffers (mostly the check's own inputs or wants).
-    for family in LINEAR_FAMILIES:
+    for family in LINEAR_FAMILIES[:args.limit_checks]:
         for step in linear_case(rng, family, LINEAR_SHAPE, tensor_cores=args.chip != "sm_100a"):
             d = os.path.join(args.out, "check",
                              f"linear-{family}-{step.function.removeprefix('linear_')}")
