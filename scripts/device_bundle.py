@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.join(ROOT, "test", "numerics"))
 import harness as h  # noqa: E402
 import qs_reference as ref  # noqa: E402
 from gemm_cases import LAYOUTS, gemm_case, gemm_reference, output_quantizer_case  # noqa: E402
-from linear_cases import FAMILIES as LINEAR_FAMILIES, linear_case  # noqa: E402
+from linear_cases import FAMILIES as LINEAR_FAMILIES, SMALL_SHAPE as LINEAR_SHAPE, linear_case  # noqa: E402
 
 QS_RUN = os.path.join(ROOT, "build", "bin", "qs-run")
 QS_OPT = os.path.join(ROOT, "build", "bin", "qs-opt")
@@ -407,10 +407,10 @@ OUTPUT_QUANTIZER_CHECKS = [
 # multicast pairs) and from block-scaled operands (FP8 block -> FP8 1x128,
 # MXFP8 -> MXFP8, NVFP4 -> MXFP8).
 # The bundled Linear layers (examples/linear_*.mlir, every recipe; since
-# 2026-12-07), forward and backward as two checks each, at this (M, N, K)
-# instead of the examples' 256 x 1024 x 512 (a fifth of the bytes: the
-# bundle's size is limited): quantize and GEMM kernels in one plan.
-LINEAR_SHAPE = (128, 384, 256)
+# 2026-12-07), forward and backward as two checks each, at
+# linear_cases.SMALL_SHAPE, 128 x 384 x 256, instead of the examples' 256
+# x 1024 x 512 (a fifth of the bytes: the bundle's size is limited):
+# quantize and GEMM kernels in one plan.
 _TMA, _PP = 'qs.gemm_epilogue = "tma"', 'qs.gemm_schedule = "pingpong"'
 _T256, _MC2 = "qs.gemm_tile_n = 256 : i64", "qs.gemm_cluster = 2 : i64"
 _STREAM, _FUSED = 'qs.gemm_split_k = "stream"', 'qs.gemm_split_k_reduce = "fused"'
@@ -814,10 +814,12 @@ def main():
                 return name
             for i, x in enumerate(step.inputs):  # every input under its own name
                 save(f"in{i}.npy", np.ascontiguousarray(x), reuse=False)
-            references = {}
-            for j, result in enumerate(step.results):
+            for j, result in enumerate(step.results):  # the wants first, for reuse
                 if result[0] == "bytes":
                     save(f"want{j}.npy", np.ascontiguousarray(result[2]), reuse=False)
+            references = {}
+            for j, result in enumerate(step.results):
+                if result[0] != "gemm":
                     continue
                 _, name, spec, operands = result
                 want, tol = gemm_reference(spec, operands)

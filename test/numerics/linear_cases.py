@@ -18,6 +18,9 @@ import qs_reference as ref
 EXAMPLES = os.path.join(h.ROOT, "examples")
 FAMILIES = ["fp8_delayed", "fp8_current", "mxfp8", "fp8_block", "nvfp4", "nvfp4_4over6"]
 SHAPE = (256, 1024, 512)  # the examples' tokens M, out features N, in features K
+# A fifth of the bytes and work: the device bundle's checks and the
+# emulated kernels' run (the CPU's emulation of a GEMM is slow).
+SMALL_SHAPE = (128, 384, 256)
 
 
 def parse_quantizer(text):
