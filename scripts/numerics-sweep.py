@@ -226,8 +226,11 @@ def run_gemm_case(config, h, kernels):
 def classify_error(text):
     """('rejected', the diagnostic) for a run that stopped at a diagnostic;
     ('failed', text) for a crash or a failure without one."""
+    # Sanitizer reports (a qs-run of build-asan/): UBSan's "runtime error:"
+    # exits with code 1 like a diagnostic.
     crashed = any(s in text for s in ("Assertion", "LLVM ERROR", "Stack dump",
-                                      "PLEASE submit", "Segmentation", "AddressSanitizer"))
+                                      "PLEASE submit", "Segmentation", "Sanitizer",
+                                      "runtime error:"))
     code = text.split("(", 1)[1].split(")", 1)[0] if "(" in text else ""
     if not crashed and "error:" in text and code == "1":
         line = next(l for l in text.splitlines() if "error:" in l)
