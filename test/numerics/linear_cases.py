@@ -87,7 +87,8 @@ class Step:
 def linear_case(rng, family, shape=SHAPE, tensor_cores=False):
     """(forward Step, backward Step) of the layer; the backward's inputs
     hold the reference's X and W buffers (the forward's results must equal
-    them: a test may pass those instead, Step.saved). tensor_cores: the GEMM bounds get Hopper's slack (on a GPU)."""
+    them: run_layer passes those instead, Step.saved). tensor_cores: the
+    GEMM bounds get Hopper's slack (on a GPU)."""
     module, q = example(family, shape)
     m, n, k = shape
     fam = "nvfp4" if family.startswith("nvfp4") else family
@@ -121,6 +122,18 @@ def linear_case(rng, family, shape=SHAPE, tensor_cores=False):
                + ([("bytes", "updated amax of dY", dy_amax)] if delayed else []),
                saved=len(xb) + len(wb))
     return fwd, bwd
+
+
+def run_layer(fwd, bwd, extra_args=()):
+    """Runs the layer as a user does: the forward, then the backward on the
+    forward's own returned X and W buffers (not the reference's). Returns
+    (forward outputs, backward outputs) as qs-run wrote them; raises
+    harness.QSRunError when qs-run fails."""
+    outs = h.run(fwd.module, fwd.function, fwd.inputs, len(fwd.results), extra_args)
+    n = bwd.saved
+    back = h.run(bwd.module, bwd.function, [bwd.inputs[0]] + outs[1:1 + n] + bwd.inputs[1 + n:],
+                 len(bwd.results), extra_args)
+    return outs, back
 
 
 def check_result(result, got, what=""):

@@ -30,15 +30,11 @@ SHAPE = lc.SMALL_SHAPE if EMULATED else lc.SHAPE
 def test_linear_example(rng, family, kernel_chip):
     extra = [f"--chip={kernel_chip}"] if kernel_chip else []
     fwd, bwd = lc.linear_case(rng, family, SHAPE, tensor_cores=h.KERNELS == "cuda")
-    outs = h.run(fwd.module, fwd.function, fwd.inputs, len(fwd.results), extra)
-    for result, got in zip(fwd.results, outs):
-        lc.check_result(result, got, f"{family} forward")
-    # The backward from the forward's own X and W buffers.
-    n = bwd.saved
-    inputs = [bwd.inputs[0]] + outs[1:1 + n] + bwd.inputs[1 + n:]
-    outs = h.run(bwd.module, bwd.function, inputs, len(bwd.results), extra)
-    for result, got in zip(bwd.results, outs):
-        lc.check_result(result, got, f"{family} backward")
+    outs, back = lc.run_layer(fwd, bwd, extra)
+    for step, results, got_all in (("forward", fwd.results, outs),
+                                   ("backward", bwd.results, back)):
+        for result, got in zip(results, got_all):
+            lc.check_result(result, got, f"{family} {step}")
 
 
 def test_every_example_is_covered():
