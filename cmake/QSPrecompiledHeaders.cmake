@@ -7,9 +7,9 @@
 # REUSE_FROM needs the same compile flags, which every add_mlir_library target
 # of this project has: -fPIC, -fno-exceptions, the sanitizer flags of a
 # sanitized build; a -D of the target's own, like QSRunner's, is accepted by
-# clang as long as the PCH's headers do not use it). Executables compile with -fPIE, which clang refuses to mix
-# with a -fPIC PCH: the unit tests (12 files) build their own, the 1-2 file
-# tools none.
+# clang as long as the PCH's headers do not use it). Executables compile
+# with -fPIE, which clang refuses to mix with a -fPIC PCH: the unit tests
+# (12 files) build their own, the 1-2 file tools none.
 #
 # Only upstream MLIR/LLVM headers are listed: they never change within a
 # build tree, so the PCH is built once; the project's own headers stay
