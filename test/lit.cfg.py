@@ -32,6 +32,17 @@ llvm_config.with_environment("PATH", config.qs_tools_dir, append_path=True)
 
 config.substitutions.append(("%qs_python", config.qs_python or sys.executable))
 
+# test/Install: a project of its own configured against `cmake --install` of
+# this build tree, with this build's CMake, generator, compilers and linker.
+config.substitutions.append(("%cmake", config.cmake_command))
+_downstream = [f'-G "{config.cmake_generator}"',
+               f'-DCMAKE_MAKE_PROGRAM="{config.cmake_make_program}"',
+               f'-DCMAKE_C_COMPILER="{config.c_compiler}"',
+               f'-DCMAKE_CXX_COMPILER="{config.cxx_compiler}"']
+if config.llvm_use_linker:
+    _downstream.append(f'-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld={config.llvm_use_linker}')
+config.substitutions.append(("%downstream_cmake_args", " ".join(_downstream)))
+
 # The numerics tests need numpy, ml_dtypes, pytest and randomgen (Philox4x32
 # for the stochastic-rounding reference; the project's .venv).
 def _has_numerics_python():
@@ -53,6 +64,10 @@ if config.qs_python_bindings and "numerics-python" in config.available_features:
 
 if config.qs_enable_unittests:
     config.available_features.add("unittests")
+
+# A build compiled with ASan + UBSan (scripts/test-sanitizers.sh).
+if config.qs_sanitizers:
+    config.available_features.add("sanitizers")
 
 # ptxas (CUDA toolkit) assembles generated PTX: CUDA_HOME, PATH, /usr/local/cuda.
 def _find_ptxas():
