@@ -1,5 +1,9 @@
 // RUN: qs-opt %s -split-input-file | qs-opt -split-input-file | FileCheck %s
 // RUN: qs-opt %s -split-input-file -mlir-print-op-generic | qs-opt -split-input-file | FileCheck %s
+// Every chunk also survives the text and bytecode round trips unchanged
+// (MlirOptMain's -verify-roundtrip: bytecode falls back to the text form
+// for qs attributes and types).
+// RUN: qs-opt %s -split-input-file -verify-roundtrip -o /dev/null
 
 // Every parameter of #qs.fp8_delayed at its non-default value survives a round trip.
 // CHECK-LABEL: func.func private @fp8_delayed
