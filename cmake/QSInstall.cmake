@@ -1,7 +1,7 @@
 # `cmake --install BUILD --prefix PREFIX`: the libraries, headers (with the
-# TableGen'd .inc files and the .td sources), qs-opt and qs-run, and a CMake
-# package, so that another compiler links the dialect, the passes and the
-# pipelines without this source tree:
+# TableGen'd .inc files and the .td sources), qs-opt, qs-run and
+# qs-lsp-server, and a CMake package, so that another compiler links the
+# dialect, the passes and the pipelines without this source tree:
 #
 #   find_package(QuantStorage CONFIG REQUIRED)   # CMAKE_PREFIX_PATH=PREFIX
 #   target_link_libraries(my-compiler PRIVATE QuantStorage::QSRegistration)
@@ -42,9 +42,9 @@ install(TARGETS ${QS_EXPORTED_LIBRARIES}
 # The installed tools find libQSCUDARuntime.so beside them and libMLIR.so
 # where it was at build time (Debian's /usr/lib/llvm-22/lib is not on the
 # loader's path).
-set_target_properties(qs-opt qs-run PROPERTIES
+set_target_properties(qs-opt qs-run qs-lsp-server PROPERTIES
   INSTALL_RPATH "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR};${LLVM_LIBRARY_DIR}")
-install(TARGETS qs-opt qs-run
+install(TARGETS qs-opt qs-run qs-lsp-server
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT quant-storage)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/qs ${PROJECT_SOURCE_DIR}/include/qs-c

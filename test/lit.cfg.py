@@ -25,7 +25,7 @@ llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.qs_tools_dir, config.llvm_tools_dir]
-tools = ["qs-opt", "qs-run", "qs-bench-quantize", "qs-bench-gemm"]
+tools = ["qs-opt", "qs-run", "qs-lsp-server", "qs-bench-quantize", "qs-bench-gemm"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.qs_tools_dir, append_path=True)

@@ -20,6 +20,7 @@
 // The installed tools run from the install (RUNPATH: the install's lib and
 // libMLIR.so's directory).
 // RUN: %t/prefix/bin/qs-opt %s --qs-storage-pipeline | FileCheck %s --check-prefix=TOOL
+// RUN: %t/prefix/bin/qs-lsp-server -lit-test < %S/../Tools/qs-lsp-server.test | FileCheck %s --check-prefix=LSP
 //
 // PACKAGE: QuantStorage 0.1.0 in {{.*}}/prefix/lib/cmake/QuantStorage, MLIR in {{.*}}mlir
 //
@@ -35,6 +36,8 @@
 // CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
 // CHECK-DAG: cp.async.bulk.tensor
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.f32.e4m3.e4m3
+//
+// LSP: "message": "MXFP8 needs the last dimension K to be a multiple of 32, got K = 100",
 //
 // TOOL-LABEL: func.func @linear_fwd
 // TOOL: qs.quantize_buffers %arg0 outs({{.*}} : tensor<256x512xf8E4M3FN>, tensor<1xf32>)
