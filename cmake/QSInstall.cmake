@@ -46,6 +46,10 @@ set_target_properties(qs-opt qs-run qs-lsp-server PROPERTIES
   INSTALL_RPATH "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR};${LLVM_LIBRARY_DIR}")
 install(TARGETS qs-opt qs-run qs-lsp-server
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT quant-storage)
+# The mlir-opt plugin (lib/Plugin), for --load-dialect-plugin and
+# --load-pass-plugin.
+install(TARGETS QSPlugin
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT quant-storage)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/qs ${PROJECT_SOURCE_DIR}/include/qs-c
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT quant-storage

@@ -12,24 +12,32 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
-void mlir::qs::registerAllQSDialects(DialectRegistry &registry) {
+void mlir::qs::registerQSDialect(DialectRegistry &registry) {
   registry.insert<qs::QSDialect>();
+  qs::registerQSToLinalgInterfaces(registry);
+}
+
+void mlir::qs::registerAllQSDialects(DialectRegistry &registry) {
+  registerQSDialect(registry);
   // Every upstream dialect (func, arith, tensor, linalg, scf, cf, memref,
   // bufferization, gpu, nvvm, nvgpu, llvm, math, ...) with its interface
   // implementations (bufferization, inlining, conversion to LLVM); they
   // load lazily, so registering all costs nothing until used.
   registerAllDialects(registry);
   registerAllExtensions(registry);
-  qs::registerQSToLinalgInterfaces(registry);
   // Translation to LLVM IR (gpu-module-to-binary serializes kernels).
   registerAllToLLVMIRTranslations(registry);
 }
 
-void mlir::qs::registerAllQSPasses() {
-  registerAllPasses();
+void mlir::qs::registerQSPassesAndPipelines() {
   qs::registerQSPasses();
   qs::registerQSConversionPasses();
   qs::registerStoragePipeline();
   qs::registerCPUPipeline();
   qs::registerNVPTXPipeline();
+}
+
+void mlir::qs::registerAllQSPasses() {
+  registerAllPasses();
+  registerQSPassesAndPipelines();
 }

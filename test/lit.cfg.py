@@ -32,6 +32,11 @@ llvm_config.with_environment("PATH", config.qs_tools_dir, append_path=True)
 
 config.substitutions.append(("%qs_python", config.qs_python or sys.executable))
 
+# lib/Plugin: QSPlugin.so, loaded by Debian's mlir-opt (test/Tools/qs-plugin.mlir).
+config.substitutions.append(("%qs_plugin", os.path.join(config.qs_obj_root, "lib", "QSPlugin.so")))
+if os.access(os.path.join(config.llvm_tools_dir, "mlir-opt"), os.X_OK):
+    config.available_features.add("mlir-opt")
+
 # test/Install: a project of its own configured against `cmake --install` of
 # this build tree, with this build's CMake, generator, compilers and linker.
 config.substitutions.append(("%cmake", config.cmake_command))
