@@ -197,31 +197,15 @@ def gemm_case(rng, family, layout, out, m=64, n=96, k=128, bias=False, accumulat
   %d = qs.gemm %a, %b{flags}{extra} : {at}, {bt} -> {rt}
   return %d : {rt}
 }}"""
-    attrs = []
-    if tile_n:
-        attrs.append(f"qs.gemm_tile_n = {tile_n} : i64")
-    if persistent:
-        attrs.append(f"qs.gemm_persistent = {persistent} : i64")
-    if cluster:
-        attrs.append(f"qs.gemm_cluster = {cluster} : i64")
-    if schedule:
-        attrs.append(f'qs.gemm_schedule = "{schedule}"')
-    if epilogue:
-        attrs.append(f'qs.gemm_epilogue = "{epilogue}"')
-    if scale_loads:
-        attrs.append(f'qs.gemm_scale_loads = "{scale_loads}"')
-    if promotion:
-        attrs.append(f'qs.gemm_promotion = "{promotion}"')
-    if mx_scaling:
-        attrs.append(f'qs.gemm_mx_scaling = "{mx_scaling}"')
-    if split_k in ("auto", "stream"):
-        attrs.append(f'qs.gemm_split_k = "{split_k}"')
-    elif split_k:
-        attrs.append(f"qs.gemm_split_k = {split_k} : i64")
-    if split_k_reduce:
-        attrs.append(f'qs.gemm_split_k_reduce = "{split_k_reduce}"')
-    if chip:
-        attrs.append(f'qs.chip = "{chip}"')
+    # The module's GEMM options: strings as strings, the rest as i64.
+    options = (("gemm_tile_n", tile_n), ("gemm_persistent", persistent),
+               ("gemm_cluster", cluster), ("gemm_schedule", schedule),
+               ("gemm_epilogue", epilogue), ("gemm_scale_loads", scale_loads),
+               ("gemm_promotion", promotion), ("gemm_mx_scaling", mx_scaling),
+               ("gemm_split_k", split_k), ("gemm_split_k_reduce", split_k_reduce),
+               ("chip", chip))
+    attrs = [f'qs.{key} = "{value}"' if isinstance(value, str) else f"qs.{key} = {int(value)} : i64"
+             for key, value in options if value]
     if attrs:
         module = f"module attributes {{{', '.join(attrs)}}} {{\n{module}\n}}"
     case = GemmCase()
