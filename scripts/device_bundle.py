@@ -116,6 +116,13 @@ for params, shape in [(dict(nvfp4_use_4over6=True), (256, 512)),
 # row-wise ones by byte permutes (2026-12-06): NVFP4 16x16 in partial
 # tiles both ways (FP8 128x128 above: 256x384 bf16, 300x200 f32).
 CHECKS.append(("nvfp4", dict(with_2d_quantization=True), (208, 176), "bf16", "both"))
+# Current scaling given its global amax (TE's amax reduction, since
+# 2026-12-07: the init kernel copies it, no amax kernel): params'
+# "given_amax" is the given amax as a multiple of the input's own.
+CHECKS += [("fp8_current", dict(given_amax=2.5), (256, 512), "bf16", "both",
+            dict(specials=False)),
+           ("fp8_current", dict(given_amax=0.25, fp8_dtype="f8E5M2"), (3, 40, 72), "f32", "both",
+            dict(specials=False))]
 # f16 input converted by cvt.f32.f16 (2026-12-06; the emulation decodes it
 # in software; per-tensor f16 above): MXFP8, FP8 1x128's column-pair tile,
 # NVFP4 rounded to nearest and stochastically.
@@ -577,10 +584,20 @@ def unary_module(chip, op, operand, result):
             f"  %r = {op} %a : {operand} -> {result}\n  return %r : {result}\n}}\n}}\n")
 
 
-def quantize_module(shape, nominal, q, chip):
+def quantize_module(shape, nominal, q, chip, given_amax=False):
     if q.get("stochastic_rounding"):
         return stochastic_quantize_module(chip, h.ttype(shape, nominal), h.qtype(shape, nominal, q))
+    if given_amax:
+        return given_amax_module(chip, h.ttype(shape, nominal), h.qtype(shape, nominal, q))
     return unary_module(chip, "qs.quantize", h.ttype(shape, nominal), h.qtype(shape, nominal, q))
+
+
+def given_amax_module(chip, t, qt):
+    """@f(x, global amax) quantizing with current scaling's given amax."""
+    return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
+            f"func.func @f(%x: {t}, %g: tensor<1xf32>) -> {qt} {{\n"
+            f"  %q = qs.quantize %x amax(%g : tensor<1xf32>) : {t} -> {qt}\n"
+            f"  return %q : {qt}\n}}\n}}\n")
 
 
 def stochastic_quantize_module(chip, t, qt):
@@ -623,24 +640,33 @@ def main():
     count = 0
     for i, (family, params, shape, nominal, usage, *data) in enumerate(
             CHECKS[:args.limit_checks]):
-        d = os.path.join(args.out, "check", f"{i:03d}-{family}-{usage}-{'x'.join(map(str, shape))}-{nominal}")
+        d = os.path.join(args.out, "check", f"{i:03d}-{family}-{usage}-{'x'.join(map(str, shape))}-{nominal}"
+                         + ("-given-amax" if "given_amax" in params else ""))
         if not wanted(d):
             continue
-        q = h.quantizer(family, **params)
+        factor = params.get("given_amax")
+        q = h.quantizer(family, **{k: v for k, v in params.items() if k != "given_amax"})
         x = h.random_input(rng, shape, nominal, **(data[0] if data else {}))
         state = (-2026, 2**40 + i) if q.get("stochastic_rounding") else None
+        given = None
+        if factor is not None:
+            given = np.float32(ref.amax(ref.flat2d(x).astype(np.float32)) * np.float32(factor))
         with np.errstate(all="ignore"):
             expected, _ = ref.quantize(x, q, nominal, chip_tn_only=args.chip != "sm_100a",
-                                       rng=state)
-        export(quantize_module(shape, nominal, q, args.chip), d, args.chip, args.format)
+                                       rng=state, global_amax=given)
+        export(quantize_module(shape, nominal, q, args.chip, given is not None), d, args.chip,
+               args.format)
         np.save(os.path.join(d, "in0.npy"), h.to_npy(x, nominal))
         if state:
             np.save(os.path.join(d, "in1.npy"), np.array(state, np.int64))
+        if given is not None:
+            np.save(os.path.join(d, "in1.npy"), np.array([given], np.float32))
         for j, (name, want) in enumerate(expected.items()):
             np.save(os.path.join(d, f"want{j}.npy"), np.ascontiguousarray(want))
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"family": family, "params": params, "shape": shape, "nominal": nominal,
-                       "inputs": 2 if state else 1, "results": list(expected)}, f)
+                       "inputs": 2 if state or given is not None else 1,
+                       "results": list(expected)}, f)
         count += 1
     # Dequantize: reference inner tensors in, the reference's values out.
     for i, (family, params, shape, *rest) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):

@@ -35,9 +35,10 @@ MLIR_CAPI_EXPORTED MlirLogicalResult qsFuncFinish(MlirOperation func,
 /// qs.empty of type `type`.
 MLIR_CAPI_EXPORTED MlirValue qsBuildEmpty(MlirOperation func, MlirType type,
                                           MlirLocation loc);
-/// qs.quantize; `scale` and `amax` (tensor<1xf32>) only for delayed scaling,
+/// qs.quantize; `scale` and `amax` (tensor<1xf32>) for delayed scaling,
 /// which also returns the updated amax through `updatedAmax` (may be null
-/// otherwise); `rng` (tensor<2xi64>: seed, offset) only for NVFP4 with
+/// otherwise); `amax` alone for current scaling (the given global amax: TE's
+/// amax reduction); `rng` (tensor<2xi64>: seed, offset) only for NVFP4 with
 /// stochastic rounding. Absent operands are null values.
 MLIR_CAPI_EXPORTED MlirValue qsBuildQuantize(MlirOperation func,
                                              MlirValue input,

@@ -172,11 +172,14 @@ MlirValue qsBuildQuantize(MlirOperation func, MlirValue input,
   Value s = mlirValueIsNull(scale) ? Value() : unwrap(scale);
   Value a = mlirValueIsNull(amax) ? Value() : unwrap(amax);
   Value r = mlirValueIsNull(rng) ? Value() : unwrap(rng);
-  Type amaxType = a ? a.getType() : Type();
+  // Delayed scaling returns the updated amax state; current scaling's
+  // amax is a given global amax, and nothing is returned for it.
+  Type updatedType =
+      a && type.getQuantizer().takesRecipeScale() ? a.getType() : Type();
   if (!definedIn(funcOf(func), {unwrap(input), s, a, r}, loc, "qs.quantize"))
     return nullValue();
   OpBuilder b = builderAtEnd(funcOf(func));
-  auto op = checked(QuantizeOp::create(b, unwrap(loc), type, amaxType,
+  auto op = checked(QuantizeOp::create(b, unwrap(loc), type, updatedType,
                                        unwrap(input), s, a, r));
   if (!op)
     return nullValue();

@@ -34,9 +34,15 @@ def _fp8(dtype):
     return names[dtype]
 
 
-def _unsupported(name, value, default):
+def _unsupported(name, value, default, instead=""):
     if value != default:
-        raise ValueError(f"{name}={value!r} is not modelled by quant-storage (only {default!r})")
+        raise ValueError(f"{name}={value!r} is not modelled by quant-storage (only {default!r})"
+                         + (f"; {instead}" if instead else ""))
+
+
+# Current scaling's amax reduction is explicit data flow in the graph.
+_AMAX_REDUCTION = ("reduce max|x| across the group yourself and pass the result: "
+                   "Function.quantize(x, quantizer, amax=global_amax)")
 
 
 class Quantizer:
@@ -111,7 +117,9 @@ class Float8Quantizer(Quantizer):
 
 class Float8CurrentScalingQuantizer(Quantizer):
     """TE Float8CurrentScalingQuantizer. `device` is accepted and ignored;
-    amax reduction across a process group is not modelled."""
+    amax reduction across a process group is the graph's own data flow (the
+    all-reduced amax passed to Function.quantize(..., amax=...)), not a
+    quantizer setting."""
 
     family = "fp8_current"
 
@@ -119,8 +127,8 @@ class Float8CurrentScalingQuantizer(Quantizer):
                  columnwise=True, with_amax_reduction=False, amax_reduction_group=None,
                  force_pow_2_scales=False, amax_epsilon=0.0):
         super().__init__(rowwise, columnwise)
-        _unsupported("with_amax_reduction", with_amax_reduction, False)
-        _unsupported("amax_reduction_group", amax_reduction_group, None)
+        _unsupported("with_amax_reduction", with_amax_reduction, False, _AMAX_REDUCTION)
+        _unsupported("amax_reduction_group", amax_reduction_group, None, _AMAX_REDUCTION)
         self.dtype = _fp8(fp8_dtype)
         self.device = device
         self.with_amax_reduction = False

@@ -178,11 +178,14 @@ def input_max(nominal):
 
 # --- per-tensor FP8 (spec 2) ------------------------------------------------
 
-def quantize_fp8_per_tensor(x, q, chip_tn_only=True, scale=None, amax_state=None):
-    """x: f32 array of the logical shape. Returns {name: array}, [updated amax]."""
+def quantize_fp8_per_tensor(x, q, chip_tn_only=True, scale=None, amax_state=None,
+                            global_amax=None):
+    """x: f32 array of the logical shape. Returns {name: array}, [updated amax].
+    global_amax: current scaling's given amax (TE's amax reduction, §2.c
+    step 2) in place of max|x|."""
     x2 = flat2d(x).astype(F32)
     m, k = x2.shape
-    a = amax(x2)
+    a = amax(x2) if global_amax is None else F32(global_amax)
     if q["family"] == "fp8_current":
         s = compute_scale_from_amax(a, FP8[q["fp8_dtype"]][1], q["force_pow_2_scales"],
                                     q["amax_epsilon"], FLT_MAX)
@@ -548,12 +551,14 @@ def unswizzle(s):
 
 # --- dispatch ----------------------------------------------------------------
 
-def quantize(x, q, nominal="bf16", chip_tn_only=True, scale=None, amax_state=None, rng=None):
+def quantize(x, q, nominal="bf16", chip_tn_only=True, scale=None, amax_state=None, rng=None,
+             global_amax=None):
     """Returns ({inner name: buffer}, updated amax or None). `rng`: (seed,
-    offset) of NVFP4 stochastic rounding."""
+    offset) of NVFP4 stochastic rounding; `global_amax`: current scaling's
+    given (all-reduced) amax."""
     family = q["family"]
     if family in ("fp8_current", "fp8_delayed"):
-        return quantize_fp8_per_tensor(x, q, chip_tn_only, scale, amax_state)
+        return quantize_fp8_per_tensor(x, q, chip_tn_only, scale, amax_state, global_amax)
     if family == "mxfp8":
         return quantize_mxfp8(x, q), None
     if family == "fp8_block":

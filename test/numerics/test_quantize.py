@@ -3,6 +3,8 @@ every inner tensor with the independent numpy reference (qs_reference.py),
 for every family x usage x {aligned, unaligned} x {bf16, f32} on random
 inputs with zeros, denormals, huge values, +-inf and NaN."""
 
+import os
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -359,6 +361,67 @@ def test_fp8_delayed(rng, usage):
     for (name, want), got in zip(expected.items(), outs):
         h.assert_bytes_equal(got, want, f"fp8_delayed {name}")
     h.assert_bytes_equal(outs[-1], updated, "fp8_delayed updated amax")
+
+
+def given_amax_module(shape, nominal, q):
+    t, qt, s = h.ttype(shape, nominal), h.qtype(shape, nominal, q), "tensor<1xf32>"
+    return f"""func.func @quantize(%x: {t}, %g: {s}) -> {qt} {{
+  %q = qs.quantize %x amax(%g : {s}) : {t} -> {qt}
+  return %q : {qt}
+}}"""
+
+
+@pytest.mark.parametrize("usage", list(USAGES))
+@pytest.mark.parametrize("params", [{}, dict(fp8_dtype="f8E5M2", force_pow_2_scales=True,
+                                             amax_epsilon=1e-3)])
+def test_fp8_current_given_amax(rng, usage, params):
+    """Current scaling with a given global amax (TE's amax reduction):
+    against the reference with that amax, for amaxes above, below and at
+    the input's own, zero, +inf and NaN (compute_scale_from_amax's cases)."""
+    shape, nominal = (48, 80), "bf16"
+    q = h.quantizer("fp8_current", **params, **USAGES[usage])
+    x = h.random_input(rng, shape, nominal, specials=False)
+    own = ref.amax(ref.flat2d(x).astype(np.float32))
+    for g in [own, own * np.float32(4.5), own / np.float32(3), np.float32(0),
+              np.float32(np.inf), np.float32(np.nan), np.float32(1e-30)]:
+        with np.errstate(all="ignore"):
+            expected, _ = ref.quantize(x, q, nominal, global_amax=g)
+        outs = h.run(given_amax_module(shape, nominal, q), "quantize",
+                     [h.to_npy(x, nominal), np.array([g], np.float32)], len(expected))
+        for (name, want), got in zip(expected.items(), outs):
+            h.assert_bytes_equal(got, want, f"fp8_current{params} amax {g} {name}")
+
+
+def test_fp8_current_amax_reduction(rng):
+    """TE's amax reduction across ranks, as examples/amax_reduction.mlir
+    spells it: x (with zeros, denormals, huge values, +-inf and NaN) split
+    by rows into three parts (sequence parallelism), each part's amax by the
+    example's @local_amax, their maximum as the all-reduce's result, each
+    part quantized by @quantize_part with it: every part's codes are those
+    rows of x quantized whole, and every scale_inv is x's."""
+    with open(os.path.join(h.ROOT, "examples", "amax_reduction.mlir")) as f:
+        example = f.read()
+    part_shape, nominal, parts = (32, 512), "bf16", 3
+    q = h.quantizer("fp8_current")
+    for trial in range(3):
+        x = h.random_input(rng, (parts * 32, 512), nominal, specials=trial > 0)
+        with np.errstate(all="ignore"):
+            names = list(ref.quantize(x, q, nominal)[0])  # data, transpose, scale_inv
+        whole = h.run(quantize_module(x.shape, nominal, q), "quantize",
+                      [h.to_npy(x, nominal)], len(names))
+        chunks = np.split(x, parts)
+        local = [h.run(example, "local_amax", [h.to_npy(c, nominal)], 1)[0] for c in chunks]
+        g = np.fmax.reduce([np.float32(a.reshape(())) for a in local])
+        for i, chunk in enumerate(chunks):
+            outs = h.run(example, "quantize_part",
+                         [h.to_npy(chunk, nominal), np.array([g], np.float32)], len(names))
+            rows = slice(i * part_shape[0], (i + 1) * part_shape[0])
+            for name, got, want in zip(names, outs, whole):
+                if name == "data":
+                    want = want[rows]
+                elif name == "transpose":
+                    want = want[:, rows]
+                h.assert_bytes_equal(got, want, f"trial {trial} part {i} {name}")
 
 
 # Shapes that fill the kernels' tiles and ones that do not (bounds-guarded

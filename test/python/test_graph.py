@@ -134,6 +134,23 @@ def test_delayed_scaling_needs_its_state():
         f.quantize(f.args[0], qs.Float8Quantizer())
 
 
+def test_current_scaling_given_amax():
+    # TE's amax reduction: the caller's all-reduced amax scales the cast.
+    g = qs.Graph()
+    s1 = g.context.ranked_tensor_type([1], "f32")
+    f = g.function("f", [qs.TensorSpec((32, 32), "bf16"), s1])
+    x, amax = f.args
+    q = f.quantize(x, qs.Float8CurrentScalingQuantizer(), amax=amax)
+    assert q.is_quantized and q.quantizer == qs.Float8CurrentScalingQuantizer()
+    f.returns(q)
+    g.module.verify()
+    assert "qs.quantize %arg0 amax(%arg1 : tensor<1xf32>)" in str(g)
+    with pytest.raises(qs.QSError, match=r"takes a global amax\(...\) alone only for current"):
+        f.quantize(x, qs.MXFP8Quantizer(), amax=amax)
+    with pytest.raises(ValueError, match="pass the result: Function.quantize"):
+        qs.Float8CurrentScalingQuantizer(with_amax_reduction=True)
+
+
 def test_gemm_output_quantizer():
     # TE's general_gemm(..., quantization_params=quantizer): a quantized
     # result; delayed scaling also takes (scale, amax) and returns the

@@ -104,7 +104,8 @@ struct ProducerBlockQuantizer {
 
 /// Emits the kernels and launches for one quantize: `x` the input, `scale`
 /// the delayed-scaling scale (memref<1xf32>, else null), `amaxIn` the
-/// delayed amax state (else null), `rng` stochastic rounding's rng state
+/// delayed amax state or current scaling's given global amax (no amax
+/// kernel then; else null), `rng` stochastic rounding's rng state
 /// (memref<2xi64>: seed, offset; else null), `outs` the inner tensors in interface
 /// order followed, for delayed scaling, by the updated amax state. With
 /// `fillAmax` (only where takesProducerAmax) the amax kernel is not

@@ -179,6 +179,8 @@ struct ConvertQSToGPUPass
     if (op.getScale()) {
       scale = bufferOf(b, loc, op.getScale());
       amaxIn = bufferOf(b, loc, op.getOuts().back());
+    } else if (op.getAmax()) { // current scaling's given global amax
+      amaxIn = bufferOf(b, loc, op.getAmax());
     }
     SmallVector<Value> allocs, outs, results;
     for (Type t : op.getResultTypes()) {
@@ -320,9 +322,12 @@ struct ConvertQSToGPUPass
   /// the GEMM's epilogue can take instead, or null.
   static QuantizeBuffersOp amaxTakingQuantize(GemmBuffersOp gemm,
                                               const TargetInfo &target) {
-    return supportedProductQuantize(gemm, [&](QuantTensorType type) {
-      return gpuk::takesProducerAmax(type, target);
-    });
+    QuantizeBuffersOp quantize =
+        supportedProductQuantize(gemm, [&](QuantTensorType type) {
+          return gpuk::takesProducerAmax(type, target);
+        });
+    // A quantize given its global amax (TE's amax reduction) reads none.
+    return quantize && !quantize.getAmax() ? quantize : QuantizeBuffersOp();
   }
 
   /// The quantize of a GEMM's product (its only use) that the GEMM's

@@ -25,7 +25,8 @@ static int64_t numElements(Value buf) {
   return cast<MemRefType>(buf.getType()).getNumElements();
 }
 
-/// Zeroes `zeroArgs` and copies the delayed amax state.
+/// Zeroes `zeroArgs`, copies the delayed amax state and current scaling's
+/// given global amax.
 static KernelDesc initKernel(const Plan &p, ValueRange args) {
   KernelDesc d;
   d.name = "qs_quantize_init";
@@ -63,6 +64,18 @@ static KernelDesc initKernel(const Plan &p, ValueRange args) {
         old = arith::SelectOp::create(env.b, env.loc, positive, old,
                                       env.f32(0.0f));
         store1(env, old, env.args[p.amaxStateOutArg], env.idx(0));
+      });
+    }
+    if (p.givenAmaxArg >= 0) {
+      Value first = env.land(
+          arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::eq,
+                                env.blockId, env.idx(0)),
+          arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::eq,
+                                env.threadId, env.idx(0)));
+      env.ifThen(first, [&] {
+        Value given = load1(env, env.args[p.givenAmaxArg], env.idx(0));
+        for (int a : p.globalAmaxArgs)
+          store1(env, given, env.args[a], env.idx(0));
       });
     }
   });
@@ -504,7 +517,7 @@ void gpuk::emitQuantize(
   auto launch = [&](const KernelDesc &d) {
     emitKernel(b, loc, module, d, args, options);
   };
-  if (!p.zeroArgs.empty() || p.amaxStateOutArg >= 0)
+  if (!p.zeroArgs.empty() || p.amaxStateOutArg >= 0 || p.givenAmaxArg >= 0)
     launch(initKernel(p, args));
   if (fillAmax) {
     // The producer of x takes the global amax (takesProducerAmax).
@@ -512,7 +525,8 @@ void gpuk::emitQuantize(
     for (int a : p.globalAmaxArgs)
       amaxes.push_back(args[a]);
     fillAmax(b, amaxes);
-  } else if (!p.globalAmaxArgs.empty() && p.rhtAmaxArg < 0) {
+  } else if (!p.globalAmaxArgs.empty() && p.rhtAmaxArg < 0 &&
+             p.givenAmaxArg < 0) {
     launch(amaxKernel(p)); // with RHT, rhtAmaxKernel takes both amaxes
   }
   if (p.rowScaled)
@@ -527,7 +541,8 @@ void gpuk::emitQuantize(
   bool scaleInv = p.scaleInvArg >= 0;
   // Passes over x alternate direction (Tile::reversed): the amax kernels
   // run forward, so a cast kernel after one starts at x's end.
-  bool amaxPass = !p.globalAmaxArgs.empty() || p.rowScaled || p.rhtAmaxArg >= 0;
+  bool amaxPass = (!p.globalAmaxArgs.empty() && p.givenAmaxArg < 0) ||
+                  p.rowScaled || p.rhtAmaxArg >= 0;
   if (reps.size() < 2 || bytes <= 48 * 1024 || p.twoD) {
     launch(castKernel(p, reps, scaleInv, "qs_quantize", amaxPass));
     return;

@@ -93,7 +93,7 @@ Plan quant::makePlan(QuantTensorType type, const TargetInfo &target,
   if (hasScale)
     p.scaleOperandArg = next++;
   if (hasAmaxIn)
-    p.amaxStateInArg = next++;
+    (isa<Fp8DelayedAttr>(q) ? p.amaxStateInArg : p.givenAmaxArg) = next++;
   if (hasRng)
     p.rngArg = next++;
   int scratchBase = next;
@@ -151,7 +151,8 @@ Plan quant::makePlan(QuantTensorType type, const TargetInfo &target,
     p.pow2 = pt.getForcePow_2Scales();
     p.epsilon = pt.getAmaxEpsilon().convertToFloat();
     p.amaxScratchArg = scratchBase;
-    p.zeroArgs.push_back(scratchBase);
+    if (p.givenAmaxArg < 0) // else the init kernel copies the given amax
+      p.zeroArgs.push_back(scratchBase);
     p.globalAmaxArgs.push_back(scratchBase);
   } else if (auto mx = dyn_cast<MXFP8Attr>(q)) {
     Type fp8 = mx.getFp8Dtype();

@@ -78,6 +78,10 @@ struct Plan {
   bool directStores = false;
   int xArg = 0, scaleOperandArg = -1, amaxStateInArg = -1, amaxStateOutArg = -1,
       scaleInvArg = -1, amaxScratchArg = -1, rngArg = -1;
+  /// Current scaling with a given global amax (TE's amax reduction): its
+  /// buffer, which the init kernel copies into the amax scratch buffer in
+  /// place of the amax kernel; else -1.
+  int givenAmaxArg = -1;
   /// Buffers the init kernel zeroes (every element), and the amax buffers the
   /// amax kernel max-reduces into.
   SmallVector<int> zeroArgs, globalAmaxArgs;
@@ -136,7 +140,8 @@ struct Tile {
 };
 
 /// Builds the plan; outs start at argument 1 (after x), then the optional
-/// delayed scale and amax state, the rng state (`hasRng`), then scratch.
+/// delayed scale and amax state (`hasAmaxIn`; for current scaling the given
+/// global amax), the rng state (`hasRng`), then scratch.
 Plan makePlan(QuantTensorType type, const TargetInfo &target, bool hasScale,
               bool hasAmaxIn, unsigned numScratch, bool hasRng = false);
 

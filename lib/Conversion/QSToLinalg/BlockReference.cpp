@@ -71,7 +71,7 @@ struct BlockReference final
 
   SmallVector<Value> buildQuantize(Attribute attr, OpBuilder &b, Location loc,
                                    QuantTensorType type, Value input, Value,
-                                   Value, ValueRange,
+                                   Value, Value, ValueRange,
                                    const TargetInfo &target) const {
     auto q = cast<Fp8BlockAttr>(attr);
     Value x = toF32(b, loc, to2D(b, loc, input));

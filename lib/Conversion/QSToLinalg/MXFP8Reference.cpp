@@ -66,7 +66,7 @@ struct MXFP8Reference final
     : QuantizerReferenceInterface::ExternalModel<MXFP8Reference, MXFP8Attr> {
   SmallVector<Value> buildQuantize(Attribute attr, OpBuilder &b, Location loc,
                                    QuantTensorType type, Value input, Value,
-                                   Value, ValueRange,
+                                   Value, Value, ValueRange,
                                    const TargetInfo &target) const {
     auto q = cast<MXFP8Attr>(attr);
     Type fp8 = q.getFp8Dtype();

@@ -365,7 +365,7 @@ struct NVFP4Reference final
 
   SmallVector<Value> buildQuantize(Attribute attr, OpBuilder &b, Location loc,
                                    QuantTensorType type, Value input, Value,
-                                   Value rngState, ValueRange,
+                                   Value, Value rngState, ValueRange,
                                    const TargetInfo &target) const {
     auto q = cast<NVFP4Attr>(attr);
     auto [m, k] = flatten2D(type.getShape());

@@ -1,7 +1,8 @@
 //===- PerTensorReference.cpp - per-tensor FP8 reference numerics ---------===//
 //
 // te-formats.md §2.c/§2.d for #qs.fp8_delayed and #qs.fp8_current:
-//   current: amax = max|x|, scale = compute_scale_from_amax(amax, fp8_max,
+//   current: amax = max|x| (or the given global amax: TE's amax reduction),
+//            scale = compute_scale_from_amax(amax, fp8_max,
 //            force_pow_2_scales, amax_epsilon, FLT_MAX);
 //   delayed: scale from the recipe, amax state updated to max(amax, max|x|);
 //   q = fp8_rn_sat(x * scale), scale_inv = 1 / scale; the transpose holds the
@@ -30,13 +31,16 @@ struct PerTensorReference final
 
   SmallVector<Value> buildQuantize(Attribute attr, OpBuilder &b, Location loc,
                                    QuantTensorType type, Value input,
-                                   Value scaleOperand, Value, ValueRange outs,
+                                   Value scaleOperand, Value givenAmax, Value,
+                                   ValueRange outs,
                                    const TargetInfo &target) const {
     auto q = cast<AttrT>(attr);
     Type fp8 = q.getFp8Dtype();
     SmallFloatFormat format = *SmallFloatFormat::get(fp8);
     Value x = toF32(b, loc, to2D(b, loc, input));
-    Value amax = absMaxAll(b, loc, x);
+    // Current scaling with a given (all-reduced) global amax scales by it.
+    Value amax = givenAmax ? extractScalar(b, loc, givenAmax)
+                           : absMaxAll(b, loc, x);
     Value scale, updatedAmax;
     if constexpr (kCurrent) {
       scale = computeScaleFromAmax(b, loc, amax, fp8MaxOf(fp8),

@@ -144,7 +144,7 @@ struct LowerQuantizeBuffers final : OpRewritePattern<QuantizeBuffersOp> {
       return rewriter.notifyMatchFailure(op, "no reference model");
     SmallVector<Value> results = reference.buildQuantize(
         rewriter, op.getLoc(), type, op.getInput(), op.getScale(),
-        op.getRng(), op.getOuts(), TargetInfo::lookup(op));
+        op.getAmax(), op.getRng(), op.getOuts(), TargetInfo::lookup(op));
     rewriter.replaceOp(op, results);
     return success();
   }

@@ -49,6 +49,21 @@ func.func @quantize_delayed(%x: tensor<64x128xbf16>, %s: tensor<1xf32>, %a: tens
 
 // -----
 
+// Current scaling with a given global amax (TE's amax reduction): an operand
+// of the buffer op, not an outs.
+!cur = !qs.tensor<64x128xbf16, #qs.fp8_current<columnwise = false>>
+// CHECK-LABEL: func.func @quantize_given_amax
+//  CHECK-SAME:     %[[X:[a-z0-9]+]]: tensor<64x128xbf16>, %[[A:[a-z0-9]+]]: tensor<1xf32>
+//       CHECK:   %[[B:.*]]:2 = qs.quantize_buffers %[[X]] amax(%[[A]] : tensor<1xf32>) outs(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<1xf32>)
+//       CHECK:   %[[Q:.*]] = qs.assemble %[[B]]#0, %[[B]]#1 :
+//       CHECK:   return %[[Q]]
+func.func @quantize_given_amax(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !cur {
+  %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !cur
+  return %q : !cur
+}
+
+// -----
+
 // qs.dequantize reads all inner tensors through qs.disassemble.
 !nv = !qs.tensor<32x64xf32, #qs.nvfp4<columnwise = false>>
 // CHECK-LABEL: func.func @dequantize

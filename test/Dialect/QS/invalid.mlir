@@ -542,6 +542,49 @@ func.func @stochastic_without_rng(%x: tensor<64x128xbf16>) -> !q {
 
 // -----
 
+// qs.quantize: a given global amax alone (TE's amax reduction) is current
+// scaling's; other quantizers compute their own amaxes or have none.
+!q = !qs.tensor<64x128xbf16, #qs.mxfp8>
+func.func @given_amax_mxfp8(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone only for current scaling (#qs.fp8_current: TE's amax reduction); #qs.mxfp8 computes its own amaxes or has none}}
+  %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !q
+  return %q : !q
+}
+
+// -----
+
+// qs.quantize: NVFP4 computes its global amaxes itself (one per usage with
+// the post-RHT amax, one per row when row-scaled).
+!q = !qs.tensor<64x128xbf16, #qs.nvfp4>
+func.func @given_amax_nvfp4(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone only for current scaling (#qs.fp8_current: TE's amax reduction); #qs.nvfp4 computes its own amaxes or has none}}
+  %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !q
+  return %q : !q
+}
+
+// -----
+
+// qs.quantize: current scaling with a given amax returns no updated amax.
+!q = !qs.tensor<64x128xbf16, #qs.fp8_current>
+func.func @given_amax_updated(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op takes scale/amax operands and returns an updated amax only for delayed scaling (#qs.fp8_delayed)}}
+  %q, %u = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !q, tensor<1xf32>
+  return %q : !q
+}
+
+// -----
+
+// qs.quantize_buffers: the same rule for the given amax.
+!q = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
+func.func @quantize_buffers_given_amax(%x: tensor<64x128xbf16>, %a: tensor<1xf32>, %d: tensor<64x128xf8E4M3FN>, %s: tensor<128x4xf8E8M0FNU>) {
+  // expected-error @+1 {{'qs.quantize_buffers' op takes a global amax(...) alone only for current scaling (#qs.fp8_current: TE's amax reduction); #qs.mxfp8<columnwise = false> computes its own amaxes or has none}}
+  %r:2 = qs.quantize_buffers %x amax(%a : tensor<1xf32>) outs(%d, %s : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) as !q
+      : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+  return
+}
+
+// -----
+
 // qs.quantize: only stochastic rounding takes an rng state.
 !q = !qs.tensor<64x128xbf16, #qs.nvfp4>
 func.func @rng_without_stochastic(%x: tensor<64x128xbf16>, %r: tensor<2xi64>) -> !q {

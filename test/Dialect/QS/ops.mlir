@@ -45,6 +45,23 @@ func.func @quantize_delayed(%x: tensor<64x128xbf16>, %scale: tensor<1xf32>,
 
 // -----
 
+// Current scaling may take a given global amax (TE's amax reduction) and
+// returns nothing more; so does its buffer-level form.
+!cur = !qs.tensor<64x128xbf16, #qs.fp8_current<columnwise = false>>
+// CHECK-LABEL: func.func @quantize_given_amax
+//       CHECK:   qs.quantize %{{.*}} amax(%{{.*}} : tensor<1xf32>) : tensor<64x128xbf16> -> !qs.tensor<64x128xbf16, #qs.fp8_current<columnwise = false>>
+//       CHECK:   qs.quantize_buffers %{{.*}} amax(%{{.*}} : tensor<1xf32>) outs(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<1xf32>) as !qs.tensor<64x128xbf16, #qs.fp8_current<columnwise = false>>
+func.func @quantize_given_amax(%x: tensor<64x128xbf16>, %a: tensor<1xf32>,
+                               %d: tensor<64x128xf8E4M3FN>, %s: tensor<1xf32>)
+    -> (!cur, tensor<64x128xf8E4M3FN>, tensor<1xf32>) {
+  %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !cur
+  %b:2 = qs.quantize_buffers %x amax(%a : tensor<1xf32>) outs(%d, %s : tensor<64x128xf8E4M3FN>, tensor<1xf32>) as !cur
+      : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<1xf32>
+  return %q, %b#0, %b#1 : !cur, tensor<64x128xf8E4M3FN>, tensor<1xf32>
+}
+
+// -----
+
 // qs.assemble / qs.disassemble take the exact inner tensors, in interface order.
 !mx = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
 // CHECK-LABEL: func.func @assemble_disassemble

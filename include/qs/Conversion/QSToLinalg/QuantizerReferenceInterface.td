@@ -36,13 +36,16 @@ def QS_QuantizerReferenceInterface
         Quantizes `input` (the expressed type of `type`) into every inner
         tensor of `type`, interface order; for delayed scaling `scale` is the
         recipe's scale and the last of `outs` the amax state, and the updated
-        amax is returned after the inner tensors; for stochastic rounding
-        `rng` is the rng state (tensor<2xi64>: seed, offset), else null.
+        amax is returned after the inner tensors; for current scaling `amax`
+        is the given global amax (TE's amax reduction) or null; for
+        stochastic rounding `rng` is the rng state (tensor<2xi64>: seed,
+        offset), else null.
       }],
       "::llvm::SmallVector<::mlir::Value>", "buildQuantize",
       (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc,
            "::mlir::qs::QuantTensorType":$type, "::mlir::Value":$input,
-           "::mlir::Value":$scale, "::mlir::Value":$rng,
+           "::mlir::Value":$scale, "::mlir::Value":$amax,
+           "::mlir::Value":$rng,
            "::mlir::ValueRange":$outs,
            "const ::mlir::qs::TargetInfo &":$target)>,
     InterfaceMethod<[{

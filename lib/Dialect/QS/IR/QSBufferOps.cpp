@@ -15,7 +15,8 @@ using namespace mlir::qs;
 LogicalResult QuantizeBuffersOp::verify() {
   QuantTensorType type = getQuantizedTensorType();
   if (failed(detail::verifyQuantizeTypes(*this, getInput().getType(), type)) ||
-      failed(detail::verifyRngState(*this, type, getRng())))
+      failed(detail::verifyRngState(*this, type, getRng())) ||
+      (getAmax() && failed(detail::verifyGivenAmax(*this, type))))
     return failure();
   bool recipe = type.getQuantizer().takesRecipeScale();
   if (recipe != static_cast<bool>(getScale()))

@@ -74,6 +74,16 @@ LogicalResult qs::detail::verifyRngState(Operation *op, QuantTensorType result,
   return success();
 }
 
+LogicalResult qs::detail::verifyGivenAmax(Operation *op,
+                                          QuantTensorType result) {
+  if (!isa<Fp8CurrentAttr>(result.getQuantizer()))
+    return op->emitOpError("takes a global amax(...) alone only for current "
+                           "scaling (#qs.fp8_current: TE's amax reduction); ")
+           << result.getQuantizer()
+           << " computes its own amaxes or has none";
+  return success();
+}
+
 LogicalResult qs::detail::verifyDequantizeTypes(Operation *op,
                                                 QuantTensorType input,
                                                 RankedTensorType result) {
@@ -259,6 +269,10 @@ LogicalResult QuantizeOp::verify() {
                                          resultType)) ||
       failed(detail::verifyRngState(*this, resultType, getRng())))
     return failure();
+  // Current scaling may take the global amax alone (TE's amax reduction).
+  if (getAmax() && !getScale() && !getUpdatedAmax() &&
+      !resultType.getQuantizer().takesRecipeScale())
+    return detail::verifyGivenAmax(*this, resultType);
   return verifyRecipeState(*this, resultType.getQuantizer().takesRecipeScale(),
                            {getScale(), getAmax(), getUpdatedAmax()},
                            "delayed scaling");

@@ -27,6 +27,10 @@ LogicalResult verifyQuantizeTypes(Operation *op, Type input,
 /// quantizer rounds stochastically (NVFP4 `stochastic_rounding`).
 LogicalResult verifyRngState(Operation *op, QuantTensorType result, Value rng);
 
+/// A quantize into `result` takes a given global amax (TE's amax reduction)
+/// only for current scaling (#qs.fp8_current).
+LogicalResult verifyGivenAmax(Operation *op, QuantTensorType result);
+
 /// The result of dequantizing `input` is `result`, and `input` can be
 /// dequantized.
 LogicalResult verifyDequantizeTypes(Operation *op, QuantTensorType input,

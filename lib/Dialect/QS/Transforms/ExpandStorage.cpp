@@ -52,10 +52,10 @@ static void keepDiscardableAttrs(Operation *from, Operation *to) {
 
 /// tensor.empty per inner tensor of `type` + qs.quantize_buffers of `input`
 /// (read as `readAs`, a quantized type with the same inner tensors and
-/// `input`'s type as its expressed type; the amax state of delayed scaling,
-/// if any, as the last init; `rng`: stochastic rounding's state, or null) +
-/// qs.assemble. Returns the quantized value and,
-/// with an amax state, the updated amax.
+/// `input`'s type as its expressed type; `amax`: the amax state of delayed
+/// scaling, as the last init, or current scaling's given global amax, an
+/// operand; `rng`: stochastic rounding's state, or null) + qs.assemble.
+/// Returns the quantized value and, with an amax state, the updated amax.
 static SmallVector<Value>
 quantizeInto(PatternRewriter &rewriter, Location loc, const TargetInfo &target,
              Value input, Value scale, Value amax, Value rng,
@@ -63,17 +63,17 @@ quantizeInto(PatternRewriter &rewriter, Location loc, const TargetInfo &target,
              QuantizeBuffersOp *created = nullptr) {
   SmallVector<InnerTensor> inner = type.getInnerTensors(target);
   SmallVector<Value> outs = createEmpties(rewriter, loc, inner);
-  if (amax)
+  bool state = amax && type.getQuantizer().takesRecipeScale();
+  if (state)
     outs.push_back(amax);
-  auto buffers =
-      QuantizeBuffersOp::create(rewriter, loc, ValueRange(outs).getTypes(),
-                                input, scale, rng, outs,
-                                TypeAttr::get(readAs));
+  auto buffers = QuantizeBuffersOp::create(
+      rewriter, loc, ValueRange(outs).getTypes(), input, scale,
+      state ? Value() : amax, rng, outs, TypeAttr::get(readAs));
   if (created)
     *created = buffers;
   SmallVector<Value> results = {AssembleOp::create(
       rewriter, loc, type, buffers.getResults().take_front(inner.size()))};
-  if (amax)
+  if (state)
     results.push_back(buffers.getResults().back());
   return results;
 }

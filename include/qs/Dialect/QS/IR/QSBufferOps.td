@@ -32,8 +32,10 @@ def QS_QuantizeBuffersOp : QS_BufferOp<"quantize_buffers",
     quantizer writes GEMM-swizzled scales (then they are zero). For delayed
     scaling the recipe's `scale` is an operand and the amax state is an extra,
     last `outs` operand that is read and updated (`max(amax, max|input|)`).
-    NVFP4 with stochastic rounding takes its rng state, `rng(...)`, as
-    `qs.quantize` does.
+    Current scaling may take the global amax, `amax(...)`, to compute its
+    scale from instead of `max|input|` (TE's amax reduction, as
+    `qs.quantize` describes). NVFP4 with stochastic rounding takes its rng
+    state, `rng(...)`, as `qs.quantize` does.
 
     Example:
     ```mlir
@@ -44,12 +46,14 @@ def QS_QuantizeBuffersOp : QS_BufferOp<"quantize_buffers",
   }];
   let arguments = (ins AnyRankedTensor:$input,
                        Optional<QS_F32ScalarTensor>:$scale,
+                       Optional<QS_F32ScalarTensor>:$amax,
                        Optional<QS_RngStateTensor>:$rng,
                        Variadic<AnyRankedTensor>:$outs,
                        TypeAttrOf<QS_QuantTensor>:$quantized_type);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $input (`scale` `(` $scale^ `:` type($scale) `)`)?
+    (`amax` `(` $amax^ `:` type($amax) `)`)?
     (`rng` `(` $rng^ `:` type($rng) `)`)?
     `outs` `(` $outs `:` type($outs) `)` `as` $quantized_type attr-dict
     `:` type($input) `->` type($results)

@@ -59,8 +59,18 @@ def QS_QuantizeOp : QS_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     Delayed scaling (`#qs.fp8_delayed`) quantizes with a scale owned by the
     recipe, so it takes two `tensor<1xf32>` operands, `scale(...)` and the
     amax state `amax(...)`, and returns, after the quantized tensor, the
-    updated amax `max(amax, max|input|)` (TE's atomic amax update). No other
-    quantizer takes or returns them.
+    updated amax `max(amax, max|input|)` (TE's atomic amax update).
+
+    Current scaling (`#qs.fp8_current`) may take `amax(...)` alone: the
+    global amax to compute its scale from, in place of `max|input|` (no
+    updated amax is returned). This is TE's `with_amax_reduction`: with the
+    tensor split across ranks (sequence or tensor parallelism), each rank
+    reduces `max|x|` over its part (`math.absf` then an `arith.maxnumf`
+    reduction: what the quantize computes itself, exact in any order), the
+    ranks all-reduce (MAX) it with a collective of the user's choice, and
+    each rank quantizes its part with the global amax, so that every part
+    has the scale of the whole (`te-formats.md` §2.c step 2). No other
+    quantizer takes `scale(...)` or `amax(...)`.
 
     NVFP4 with `stochastic_rounding` draws its random bits from an rng
     state, `rng(...)`: a `tensor<2xi64>` holding (seed, offset), what TE
@@ -88,6 +98,8 @@ def QS_QuantizeOp : QS_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
            -> !qs.tensor<64x128xbf16, #qs.fp8_delayed<>>, tensor<1xf32>
     %g = qs.quantize %dy rng(%state : tensor<2xi64>) : tensor<64x128xbf16>
            -> !qs.tensor<64x128xbf16, #qs.nvfp4<stochastic_rounding = true>>
+    %c = qs.quantize %x amax(%all_reduced : tensor<1xf32>) : tensor<64x128xbf16>
+           -> !qs.tensor<64x128xbf16, #qs.fp8_current<>>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input,

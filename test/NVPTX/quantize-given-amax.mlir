@@ -1,0 +1,44 @@
+// RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics | FileCheck %s --check-prefix=PLAN
+// RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=PTX
+
+// Current scaling with a given global amax (TE's amax reduction): no amax
+// kernel reads x; the init kernel's first thread copies the given amax
+// into the amax buffer the cast kernel reads (instead of zeroing it), and
+// a GEMM whose product is quantized that way does not take max |D| in its
+// epilogue (the given amax is the scale's).
+!c = !qs.tensor<256x512xbf16, #qs.fp8_current>
+!x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
+!w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
+!h = !qs.tensor<256x1024xbf16, #qs.fp8_current>
+module attributes {qs.chip = "sm_90a"} {
+  // PLAN-LABEL: func.func @given
+  //  PLAN-SAME:     %[[X:[a-z0-9]+]]: tensor<256x512xbf16>, %[[A:[a-z0-9]+]]: tensor<1xf32>
+  //       PLAN:   call @qs_quantize_init_launch(%{{.*}}) : (memref<131072xbf16>, memref<131072xf8E4M3FN>, memref<131072xf8E4M3FN>, memref<1xf32>, memref<1xf32>, memref<1xf32>) -> ()
+  //   PLAN-NOT:   qs_quantize_amax
+  //       PLAN:   call @qs_quantize_launch
+  func.func @given(%x: tensor<256x512xbf16>, %a: tensor<1xf32>) -> !c {
+    %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<256x512xbf16> -> !c
+    return %q : !c
+  }
+  // PLAN-LABEL: func.func @gemm_given
+  //       PLAN:   call @qs_gemm_launch(%{{.*}}) : (memref<16xi64>, memref<16xi64>, memref<1xf32>, memref<1xf32>, memref<262144xbf16>) -> ()
+  //   PLAN-NOT:   qs_quantize_amax
+  //       PLAN:   call @qs_quantize_init_0_launch
+  //   PLAN-NOT:   qs_quantize_amax
+  //       PLAN:   call @qs_quantize_0_launch
+  func.func @gemm_given(%x: !x, %w: !w, %a: tensor<1xf32>) -> !h {
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128, FP32 promotion per 128 of K; 16 blocks}}
+    %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<256x1024xbf16>
+    %q = qs.quantize %y amax(%a : tensor<1xf32>) : tensor<256x1024xbf16> -> !h
+    return %q : !h
+  }
+}
+
+// The init kernel: one thread loads the given amax and stores it.
+// PTX-LABEL: .entry qs_quantize_init(
+// PTX: ld.global.{{[bf]}}32
+// PTX: st.global.{{[bf]}}32
+// PTX: ret;
+// PTX-NOT: .entry qs_quantize_amax(
+// PTX-LABEL: .entry qs_quantize(
+// PTX: cvt.rn.satfinite.e4m3x2.f32
