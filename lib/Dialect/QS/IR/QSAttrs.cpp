@@ -180,6 +180,7 @@ DictionaryAttr Fp8DelayedAttr::getStorageMetadata(Type nominalType) const {
                              baseMetadata(*this, "fp8_dtype", nominalType));
 }
 bool Fp8DelayedAttr::takesRecipeScale() const { return true; }
+bool Fp8CurrentAttr::takesGlobalAmax() const { return true; }
 bool NVFP4Attr::takesRngState() const { return getStochasticRounding(); }
 std::optional<uint32_t> NVFP4Attr::getColumnwiseRhtSignMask() const {
   if (!getWithRht())

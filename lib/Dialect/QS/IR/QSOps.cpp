@@ -76,7 +76,7 @@ LogicalResult qs::detail::verifyRngState(Operation *op, QuantTensorType result,
 
 LogicalResult qs::detail::verifyGivenAmax(Operation *op,
                                           QuantTensorType result) {
-  if (!isa<Fp8CurrentAttr>(result.getQuantizer()))
+  if (!result.getQuantizer().takesGlobalAmax())
     return op->emitOpError("takes a global amax(...) alone only for current "
                            "scaling (#qs.fp8_current: TE's amax reduction); ")
            << result.getQuantizer()

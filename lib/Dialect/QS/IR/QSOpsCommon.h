@@ -28,7 +28,7 @@ LogicalResult verifyQuantizeTypes(Operation *op, Type input,
 LogicalResult verifyRngState(Operation *op, QuantTensorType result, Value rng);
 
 /// A quantize into `result` takes a given global amax (TE's amax reduction)
-/// only for current scaling (#qs.fp8_current).
+/// only where its quantizer takesGlobalAmax (current scaling).
 LogicalResult verifyGivenAmax(Operation *op, QuantTensorType result);
 
 /// The result of dequantizing `input` is `result`, and `input` can be

@@ -33,14 +33,15 @@ def QS_Fp8DelayedAttr : QS_QuantizerAttr<"Fp8Delayed", "fp8_delayed",
 }
 
 def QS_Fp8CurrentAttr : QS_QuantizerAttr<"Fp8Current", "fp8_current",
-    ["getAvailableUsage"]> {
+    ["getAvailableUsage", "takesGlobalAmax"]> {
   let summary = "Per-tensor FP8 with current scaling "
                 "(TE Float8CurrentScalingQuantizer)";
   let description = [{
-    The scale is computed from the tensor's own amax at quantization time:
-    `scale = fp8_max / max(amax, amax_epsilon)`, optionally rounded down to a
-    power of two (`force_pow_2_scales`). Same inner tensors as
-    `#qs.fp8_delayed`.
+    The scale is computed from the tensor's own amax at quantization time
+    (or from a given global amax, `qs.quantize ... amax(...)`: TE's amax
+    reduction): `scale = fp8_max / max(amax, amax_epsilon)`, optionally
+    rounded down to a power of two (`force_pow_2_scales`). Same inner
+    tensors as `#qs.fp8_delayed`.
 
     Example: `#qs.fp8_current<force_pow_2_scales = true, amax_epsilon = 1.0e-12>`.
   }];

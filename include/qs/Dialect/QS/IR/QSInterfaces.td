@@ -120,6 +120,13 @@ def QS_QuantizerAttrInterface : AttrInterface<"QuantizerAttrInterface"> {
       }],
       "bool", "takesRecipeScale", (ins), [{}], [{ return false; }]>,
     InterfaceMethod<[{
+        Whether `qs.quantize` may be given the global amax to scale with,
+        `amax(...)` alone (TE's amax reduction across ranks): the quantizer
+        computes exactly one tensor-wide amax and nothing else from the
+        whole tensor (current scaling).
+      }],
+      "bool", "takesGlobalAmax", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
         Whether the quantizer rounds stochastically, so that `qs.quantize`
         takes an rng state operand (`rng(...)`: seed, offset) and a GEMM
         cannot use it as its output quantizer.
