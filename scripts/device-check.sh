@@ -48,8 +48,9 @@ if command -v nvidia-smi >/dev/null; then
   sampler=$!
 fi
 # The replay's bound: on the H200 (2026-12-04) 161-280 s for 192 checks
-# and 159 bench plans; the bundle has 210 and 215 since 2026-12-06 (233
-# checks since 2026-12-07: 12 small Linear-layer plans), so 390 s, which
+# and 159 bench plans; the bundle has 210 and 215 since 2026-12-06 (235
+# checks since 2026-12-07: 12 small Linear-layer plans, 2 given-amax
+# quantizes), so 390 s, which
 # leaves the baselines and sanitizers what they took then (39 and 78 s). A
 # replay cut short loses the last GEMM schedules first.
 replay_limit=390
