@@ -48,13 +48,16 @@ static KernelDesc initKernel(const Plan &p, ValueRange args) {
                    [&] { store1(env, zero, env.args[a], at); });
       });
     }
-    if (p.amaxStateOutArg >= 0) {
-      Value first = env.land(
+    // The grid's first thread copies the single-value state.
+    auto firstThread = [&] {
+      return env.land(
           arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::eq,
                                 env.blockId, env.idx(0)),
           arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::eq,
                                 env.threadId, env.idx(0)));
-      env.ifThen(first, [&] {
+    };
+    if (p.amaxStateOutArg >= 0) {
+      env.ifThen(firstThread(), [&] {
         // max(state, amax) with amax >= +0 equals max(state', amax) for
         // state' = state if state > 0 else +0 (NaN too: maxnum ignores it),
         // and state' is what the unsigned-integer atomic max can combine.
@@ -67,12 +70,7 @@ static KernelDesc initKernel(const Plan &p, ValueRange args) {
       });
     }
     if (p.givenAmaxArg >= 0) {
-      Value first = env.land(
-          arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::eq,
-                                env.blockId, env.idx(0)),
-          arith::CmpIOp::create(env.b, env.loc, arith::CmpIPredicate::eq,
-                                env.threadId, env.idx(0)));
-      env.ifThen(first, [&] {
+      env.ifThen(firstThread(), [&] {
         Value given = load1(env, env.args[p.givenAmaxArg], env.idx(0));
         for (int a : p.globalAmaxArgs)
           store1(env, given, env.args[a], env.idx(0));
