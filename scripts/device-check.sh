@@ -48,8 +48,8 @@ if command -v nvidia-smi >/dev/null; then
   sampler=$!
 fi
 # The replay's bound: on the H200 (2026-12-04) 161-280 s for 192 checks
-# and 159 bench plans; the bundle has 210 and 215 since 2026-12-06 (235
-# checks since 2026-12-07: 12 small Linear-layer plans, 2 given-amax
+# and 159 bench plans; the bundle has 210 and 215 since 2026-12-06 (237
+# checks since 2026-12-07: 12 small Linear-layer plans, 4 given-amax
 # quantizes), so 390 s, which
 # leaves the baselines and sanitizers what they took then (39 and 78 s). A
 # replay cut short loses the last GEMM schedules first.

@@ -116,12 +116,15 @@ for params, shape in [(dict(nvfp4_use_4over6=True), (256, 512)),
 # row-wise ones by byte permutes (2026-12-06): NVFP4 16x16 in partial
 # tiles both ways (FP8 128x128 above: 256x384 bf16, 300x200 f32).
 CHECKS.append(("nvfp4", dict(with_2d_quantization=True), (208, 176), "bf16", "both"))
-# Current scaling given its global amax (TE's amax reduction, since
-# 2026-12-07: the init kernel copies it, no amax kernel): params'
+# Current scaling and NVFP4 given their global amax (TE's amax reduction,
+# since 2026-12-07: the init kernel copies it, no amax kernel): params'
 # "given_amax" is the given amax as a multiple of the input's own.
 CHECKS += [("fp8_current", dict(given_amax=2.5), (256, 512), "bf16", "both",
             dict(specials=False)),
            ("fp8_current", dict(given_amax=0.25, fp8_dtype="f8E5M2"), (3, 40, 72), "f32", "both",
+            dict(specials=False)),
+           ("nvfp4", dict(given_amax=3.0), (256, 512), "bf16", "both", dict(specials=False)),
+           ("nvfp4", dict(given_amax=0.5, with_2d_quantization=True), (208, 176), "bf16", "both",
             dict(specials=False))]
 # f16 input converted by cvt.f32.f16 (2026-12-06; the emulation decodes it
 # in software; per-tensor f16 above): MXFP8, FP8 1x128's column-pair tile,

@@ -123,10 +123,10 @@ class Function:
         """qs.quantize x (a high-precision value) with `quantizer`. Delayed
         scaling (Float8Quantizer) takes `scale` and `amax` values and returns
         (quantized, updated amax). Current scaling
-        (Float8CurrentScalingQuantizer) may take `amax` alone: the global
-        amax to scale with instead of max|x| (TE's with_amax_reduction: the
-        maximum of every rank's max|x| over its part, all-reduced by the
-        caller). NVFP4 with stochastic_rounding takes `rng`,
+        (Float8CurrentScalingQuantizer) and NVFP4 without RHT or row scales
+        may take `amax` alone: the global amax to scale with instead of
+        max|x| (TE's with_amax_reduction: the maximum of every rank's max|x|
+        over its part, all-reduced by the caller). NVFP4 with stochastic_rounding takes `rng`,
         a (2,) int64 value holding (seed, offset) (TensorSpec((2,), "int64")).
 
         Kernel option (speed only, never results; docs/GPU.md), set as the

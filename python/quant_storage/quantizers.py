@@ -40,7 +40,8 @@ def _unsupported(name, value, default, instead=""):
                          + (f"; {instead}" if instead else ""))
 
 
-# Current scaling's amax reduction is explicit data flow in the graph.
+# Amax reduction (current scaling; NVFP4 without RHT or row scales) is
+# explicit data flow in the graph.
 _AMAX_REDUCTION = ("reduce max|x| across the group yourself and pass the result: "
                    "Function.quantize(x, quantizer, amax=global_amax)")
 
@@ -212,8 +213,8 @@ class NVFP4Quantizer(Quantizer):
         super().__init__(rowwise, columnwise)
         if fp4_dtype not in (DType.kFloat4E2M1, "f4E2M1FN"):
             raise ValueError(f"fp4_dtype must be DType.kFloat4E2M1, got {fp4_dtype!r}")
-        _unsupported("with_amax_reduction", with_amax_reduction, False)
-        _unsupported("amax_reduction_group", amax_reduction_group, None)
+        _unsupported("with_amax_reduction", with_amax_reduction, False, _AMAX_REDUCTION)
+        _unsupported("amax_reduction_group", amax_reduction_group, None, _AMAX_REDUCTION)
         self.dtype = DType.kFloat4E2M1
         self.with_rht = bool(with_rht)
         self.with_post_rht_amax = bool(with_post_rht_amax)

@@ -1,15 +1,17 @@
 // RUN: qs-opt %s --qs-storage-pipeline --convert-qs-to-gpu=report-gemm-plans -verify-diagnostics | FileCheck %s --check-prefix=PLAN
 // RUN: qs-opt %s --qs-nvptx-pipeline="chip=sm_90a format=isa" | %python %qs_src_root/scripts/extract-ptx.py /dev/stdin | FileCheck %s --check-prefix=PTX
 
-// Current scaling with a given global amax (TE's amax reduction): no amax
-// kernel reads x; the init kernel's first thread copies the given amax
-// into the amax buffer the cast kernel reads (instead of zeroing it), and
-// a GEMM whose product is quantized that way does not take max |D| in its
-// epilogue (the given amax is the scale's).
+// Current scaling and NVFP4 with a given global amax (TE's amax
+// reduction): no amax kernel reads x; the init kernel's first thread copies
+// the given amax into the amax buffers the cast kernel reads (instead of
+// zeroing them; NVFP4: amax_rowwise and amax_columnwise), and a GEMM whose
+// product is quantized that way does not take max |D| in its epilogue (the
+// given amax is the scale's).
 !c = !qs.tensor<256x512xbf16, #qs.fp8_current>
 !x = !qs.tensor<256x512xbf16, #qs.fp8_current<columnwise = false>>
 !w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
 !h = !qs.tensor<256x1024xbf16, #qs.fp8_current>
+!n = !qs.tensor<256x512xbf16, #qs.nvfp4>
 module attributes {qs.chip = "sm_90a"} {
   // PLAN-LABEL: func.func @given
   //  PLAN-SAME:     %[[X:[a-z0-9]+]]: tensor<256x512xbf16>, %[[A:[a-z0-9]+]]: tensor<1xf32>
@@ -20,12 +22,20 @@ module attributes {qs.chip = "sm_90a"} {
     %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<256x512xbf16> -> !c
     return %q : !c
   }
+  // PLAN-LABEL: func.func @nvfp4_given
+  //       PLAN:   call @qs_quantize_init_0_launch(%{{.*}}) : (memref<131072xbf16>, memref<65536xi8>, memref<8192xf8E4M3FN>, memref<65536xi8>, memref<8192xf8E4M3FN>, memref<1xf32>, memref<1xf32>, memref<1xf32>) -> ()
+  //   PLAN-NOT:   qs_quantize_amax
+  //       PLAN:   call @qs_quantize_0_launch
+  func.func @nvfp4_given(%x: tensor<256x512xbf16>, %a: tensor<1xf32>) -> !n {
+    %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<256x512xbf16> -> !n
+    return %q : !n
+  }
   // PLAN-LABEL: func.func @gemm_given
   //       PLAN:   call @qs_gemm_launch(%{{.*}}) : (memref<16xi64>, memref<16xi64>, memref<1xf32>, memref<1xf32>, memref<262144xbf16>) -> ()
   //   PLAN-NOT:   qs_quantize_amax
-  //       PLAN:   call @qs_quantize_init_0_launch
+  //       PLAN:   call @qs_quantize_init_1_launch
   //   PLAN-NOT:   qs_quantize_amax
-  //       PLAN:   call @qs_quantize_0_launch
+  //       PLAN:   call @qs_quantize_1_launch
   func.func @gemm_given(%x: !x, %w: !w, %a: tensor<1xf32>) -> !h {
     // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128, FP32 promotion per 128 of K; 16 blocks}}
     %y = qs.gemm %x, %w transpose_b : !x, !w -> tensor<256x1024xbf16>

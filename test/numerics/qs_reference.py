@@ -373,16 +373,17 @@ def global_encode_scale(g, e4m3_max=448):
     return s
 
 
-def quantize_nvfp4_rows(z, row_scaled, tiles, rng=None, stream=0):
+def quantize_nvfp4_rows(z, row_scaled, tiles, rng=None, stream=0, given=None):
     """Rows of z [R, C]: codes [R, C] (uint8 nibbles), sf [R, C/16] (E4M3 bytes), amax.
     With `rng` = (seed, offset) the codes round stochastically (stream 0
-    row-wise, 1 column-wise)."""
+    row-wise, 1 column-wise); `given`: the global amax to use (TE's amax
+    reduction) instead of max|z|."""
     r, c = z.shape
     if row_scaled:
         g = amax(z, axis=1)
         s_enc = np.array([global_encode_scale(v) for v in g], dtype=F32)[:, None]
     else:
-        g = amax(z)
+        g = amax(z) if given is None else F32(given)
         s_enc = np.full((r, 1), global_encode_scale(g), dtype=F32)
     br = 16 if tiles else 1
     blocks = amax(z.reshape(r // br, br, c // 16, 16), axis=(1, 3))   # [R/br, C/16]
@@ -411,18 +412,19 @@ def _sum_in_order(err, n):
     return acc
 
 
-def quantize_nvfp4_4over6_rows(z, row_scaled, tiles, e4m3_max, mse, return_pick=False):
+def quantize_nvfp4_4over6_rows(z, row_scaled, tiles, e4m3_max, mse, return_pick=False,
+                               given=None):
     """NVFP4 4over6 (TE reference_nvfp4.py _quantize_blockwise_4over6_reference,
     exact error path): per block (16x16 tile if `tiles`) a map-to-6 and a map-to-4
     candidate; map-to-4 iff its error sum is strictly smaller (`return_pick`:
-    also that choice per block)."""
+    also that choice per block); `given`: the global amax to use."""
     r, c = z.shape
     if row_scaled:
         g = amax(z, axis=1)
         s_enc = np.array([global_encode_scale(v, e4m3_max) for v in g], dtype=F32)[:, None]
         g_rows = g.astype(F32)[:, None]
     else:
-        g = amax(z)
+        g = amax(z) if given is None else F32(given)
         s_enc = np.full((r, 1), global_encode_scale(g, e4m3_max), dtype=F32)
         g_rows = np.full((r, 1), g, dtype=F32)
     br = 16 if tiles else 1
@@ -467,7 +469,9 @@ def unpack_nibbles(packed):
     return out
 
 
-def quantize_nvfp4(x, q, rng=None):
+def quantize_nvfp4(x, q, rng=None, global_amax=None):
+    """`global_amax`: the given global amax of both usages (TE's amax
+    reduction; not with RHT or row scales) instead of max|x|."""
     x2 = flat2d(x).astype(F32)
     m, k = x2.shape
     out = {}
@@ -478,9 +482,10 @@ def quantize_nvfp4(x, q, rng=None):
         if q.get("nvfp4_use_4over6"):
             return quantize_nvfp4_4over6_rows(z, q["row_scaled_nvfp4"], q["with_2d_quantization"],
                                               q["nvfp4_e4m3_max"],
-                                              q["nvfp4_4over6_err_mode"] == "MSE")
+                                              q["nvfp4_4over6_err_mode"] == "MSE",
+                                              given=global_amax)
         return quantize_nvfp4_rows(z, q["row_scaled_nvfp4"], q["with_2d_quantization"], rng,
-                                   stream)
+                                   stream, given=global_amax)
     if q["rowwise"]:
         rows["rowwise"] = (rows_of(x2, 0), m, k)
     if q["columnwise"]:
@@ -554,8 +559,8 @@ def unswizzle(s):
 def quantize(x, q, nominal="bf16", chip_tn_only=True, scale=None, amax_state=None, rng=None,
              global_amax=None):
     """Returns ({inner name: buffer}, updated amax or None). `rng`: (seed,
-    offset) of NVFP4 stochastic rounding; `global_amax`: current scaling's
-    given (all-reduced) amax."""
+    offset) of NVFP4 stochastic rounding; `global_amax`: the given
+    (all-reduced) global amax of current scaling or NVFP4."""
     family = q["family"]
     if family in ("fp8_current", "fp8_delayed"):
         return quantize_fp8_per_tensor(x, q, chip_tn_only, scale, amax_state, global_amax)
@@ -563,7 +568,7 @@ def quantize(x, q, nominal="bf16", chip_tn_only=True, scale=None, amax_state=Non
         return quantize_mxfp8(x, q), None
     if family == "fp8_block":
         return quantize_fp8_block(x, q, nominal), None
-    return quantize_nvfp4(x, q, rng), None
+    return quantize_nvfp4(x, q, rng, global_amax), None
 
 
 def valid_region(name, shape, q):

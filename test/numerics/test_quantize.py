@@ -424,6 +424,63 @@ def test_fp8_current_amax_reduction(rng):
                 h.assert_bytes_equal(got, want, f"trial {trial} part {i} {name}")
 
 
+@pytest.mark.parametrize("params", [{}, dict(columnwise=False, optimize_for_gemm=True),
+                                    dict(with_2d_quantization=True),
+                                    dict(nvfp4_use_4over6=True, rowwise=False)])
+def test_nvfp4_given_amax(rng, params):
+    """NVFP4 (no RHT, no row scales) with a given global amax: against the
+    reference with that amax (S_enc and both stored amaxes from it), for
+    amaxes above, below and at the input's own, and zero."""
+    shape, nominal = (48, 96), "bf16"
+    q = h.quantizer("nvfp4", **params)
+    x = h.random_input(rng, shape, nominal, specials=False)
+    own = ref.amax(ref.flat2d(x).astype(np.float32))
+    for g in [own, own * np.float32(3.5), own / np.float32(5), np.float32(0)]:
+        with np.errstate(all="ignore"):
+            expected, _ = ref.quantize(x, q, nominal, global_amax=g)
+        outs = h.run(given_amax_module(shape, nominal, q), "quantize",
+                     [h.to_npy(x, nominal), np.array([g], np.float32)], len(expected))
+        for (name, want), got in zip(expected.items(), outs):
+            h.assert_bytes_equal(got, want, f"nvfp4{params} amax {g} {name}")
+
+
+@pytest.mark.parametrize("params", [{}, dict(with_2d_quantization=True)])
+def test_nvfp4_amax_reduction(rng, params):
+    """NVFP4's amax reduction: x split by rows into three parts of 32 rows
+    (whole 1x16, 16x1 and 16x16 blocks), each quantized with the maximum of
+    the parts' amaxes: the parts' codes, block scales and amaxes are the
+    whole tensor's, in both usages (the column-wise codes and scales of a
+    part are the whole's columns of its rows)."""
+    m, k, part, nominal = 96, 128, 32, "bf16"
+    q = h.quantizer("nvfp4", **params)
+    x = h.random_input(rng, (m, k), nominal)
+    with np.errstate(all="ignore"):
+        names = list(ref.quantize(x, q, nominal)[0])
+    whole = dict(zip(names, h.run(quantize_module((m, k), nominal, q), "quantize",
+                                  [h.to_npy(x, nominal)], len(names))))
+    chunks = np.split(x, m // part)
+    g = np.fmax.reduce([ref.amax(c.astype(np.float32)) for c in chunks])
+    for i, chunk in enumerate(chunks):
+        got = dict(zip(names, h.run(given_amax_module((part, k), nominal, q), "quantize",
+                                    [h.to_npy(chunk, nominal), np.array([g], np.float32)],
+                                    len(names))))
+        r0 = i * part
+        pairs = {
+            "rowwise_data": (got["rowwise_data"], whole["rowwise_data"][r0:r0 + part]),
+            "rowwise_scale_inv": (got["rowwise_scale_inv"][:part, :k // 16],
+                                  whole["rowwise_scale_inv"][r0:r0 + part, :k // 16]),
+            "columnwise_data": (got["columnwise_data"],
+                                whole["columnwise_data"][:, r0 // 2:(r0 + part) // 2]),
+            "columnwise_scale_inv": (got["columnwise_scale_inv"][:k, :part // 16],
+                                     whole["columnwise_scale_inv"][:k, r0 // 16:(r0 + part) // 16]),
+            "amax_rowwise": (got["amax_rowwise"], whole["amax_rowwise"]),
+            "amax_columnwise": (got["amax_columnwise"], whole["amax_columnwise"]),
+        }
+        for name, (have, want) in pairs.items():
+            h.assert_bytes_equal(np.ascontiguousarray(have), np.ascontiguousarray(want),
+                                 f"nvfp4{params} part {i} {name}")
+
+
 # Shapes that fill the kernels' tiles and ones that do not (bounds-guarded
 # loads: on x86 hosts with AVX512-BF16, LLVM carried a guarded bf16 load
 # through vcvtneps2bf16, which flushed it to zero; Numerics.md).

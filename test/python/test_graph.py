@@ -145,8 +145,11 @@ def test_current_scaling_given_amax():
     f.returns(q)
     g.module.verify()
     assert "qs.quantize %arg0 amax(%arg1 : tensor<1xf32>)" in str(g)
-    with pytest.raises(qs.QSError, match=r"takes a global amax\(...\) alone only for current"):
+    f.quantize(x, qs.NVFP4Quantizer(with_2d_quantization=True), amax=amax)  # one global amax
+    with pytest.raises(qs.QSError, match=r"takes a global amax\(...\) alone \(TE's amax reduction\) only"):
         f.quantize(x, qs.MXFP8Quantizer(), amax=amax)
+    with pytest.raises(qs.QSError, match="with_rht = true, with_post_rht_amax = true> computes"):
+        f.quantize(x, qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True), amax=amax)
     with pytest.raises(ValueError, match="pass the result: Function.quantize"):
         qs.Float8CurrentScalingQuantizer(with_amax_reduction=True)
 

@@ -104,11 +104,11 @@ struct ProducerBlockQuantizer {
 
 /// Emits the kernels and launches for one quantize: `x` the input, `scale`
 /// the delayed-scaling scale (memref<1xf32>, else null), `amaxIn` the
-/// delayed amax state or current scaling's given global amax (no amax
+/// delayed amax state or a given global amax (TE's amax reduction: no amax
 /// kernel then; else null), `rng` stochastic rounding's rng state
-/// (memref<2xi64>: seed, offset; else null), `outs` the inner tensors in interface
-/// order followed, for delayed scaling, by the updated amax state. With
-/// `fillAmax` (only where takesProducerAmax) the amax kernel is not
+/// (memref<2xi64>: seed, offset; else null), `outs` the inner tensors in
+/// interface order followed, for delayed scaling, by the updated amax state.
+/// With `fillAmax` (only where takesProducerAmax) the amax kernel is not
 /// emitted: after the kernel that zeroes the global amax buffers,
 /// fillAmax(b, buffers) emits (with `b`) whatever writes x and
 /// max-combines max |x| into each of them (a GEMM's epilogue). With

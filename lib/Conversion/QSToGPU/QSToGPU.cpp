@@ -179,7 +179,7 @@ struct ConvertQSToGPUPass
     if (op.getScale()) {
       scale = bufferOf(b, loc, op.getScale());
       amaxIn = bufferOf(b, loc, op.getOuts().back());
-    } else if (op.getAmax()) { // current scaling's given global amax
+    } else if (op.getAmax()) { // a given global amax (TE's amax reduction)
       amaxIn = bufferOf(b, loc, op.getAmax());
     }
     SmallVector<Value> allocs, outs, results;

@@ -25,8 +25,8 @@ static int64_t numElements(Value buf) {
   return cast<MemRefType>(buf.getType()).getNumElements();
 }
 
-/// Zeroes `zeroArgs`, copies the delayed amax state and current scaling's
-/// given global amax.
+/// Zeroes `zeroArgs`, copies the delayed amax state and a given global amax
+/// (TE's amax reduction) into the global amax buffers.
 static KernelDesc initKernel(const Plan &p, ValueRange args) {
   KernelDesc d;
   d.name = "qs_quantize_init";

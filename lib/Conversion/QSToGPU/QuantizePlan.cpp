@@ -235,7 +235,8 @@ Plan quant::makePlan(QuantTensorType type, const TargetInfo &target,
       int64_t rows = col ? k : m, blocks = (col ? m : k) / 16;
       r.scaleIndex = gLayout(roundUp(blocks, 4), swz);
       zeroIfPadded((prefix + "_scale_inv").str(), rows * blocks);
-      p.zeroArgs.push_back(r.amaxArg);
+      if (p.givenAmaxArg < 0) // else the init kernel copies the given amax
+        p.zeroArgs.push_back(r.amaxArg);
       if (r.rht) {
         p.rhtAmaxArg = r.amaxArg;
         p.rhtSignMask = *nv.getColumnwiseRhtSignMask();

@@ -78,9 +78,10 @@ struct Plan {
   bool directStores = false;
   int xArg = 0, scaleOperandArg = -1, amaxStateInArg = -1, amaxStateOutArg = -1,
       scaleInvArg = -1, amaxScratchArg = -1, rngArg = -1;
-  /// Current scaling with a given global amax (TE's amax reduction): its
-  /// buffer, which the init kernel copies into the amax scratch buffer in
-  /// place of the amax kernel; else -1.
+  /// A given global amax (TE's amax reduction; current scaling, NVFP4
+  /// without RHT or row scales): its buffer, which the init kernel copies
+  /// into every buffer of globalAmaxArgs in place of the amax kernel; else
+  /// -1.
   int givenAmaxArg = -1;
   /// Buffers the init kernel zeroes (every element), and the amax buffers the
   /// amax kernel max-reduces into.

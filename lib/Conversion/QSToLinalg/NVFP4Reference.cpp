@@ -148,9 +148,10 @@ struct NVFP4Reference final
 
   /// Quantizes the rows of z [R, C] as `q` says (global amax per row if
   /// row-scaled, 16x16 tiles, 4over6); codes rounded stochastically if
-  /// `rng.seed`.
+  /// `rng.seed`; `givenAmax` (f32, TE's amax reduction) is the global amax
+  /// instead of max |z|.
   static Quantized quantizeRows(OpBuilder &b, Location loc, Value z,
-                                NVFP4Attr q, Rng rng) {
+                                NVFP4Attr q, Rng rng, Value givenAmax) {
     bool rowScaled = q.getRowScaledNvfp4(), tiles = q.getWith_2dQuantization();
     int64_t e4m3Max = q.getNvfp4E4m3Max();
     ArrayRef<int64_t> shape = shapeOf(z);
@@ -173,7 +174,7 @@ struct NVFP4Reference final
                 return ref::nvfp4GlobalEncodeScale(nb, nl, args[0], e4m3Max);
               });
     } else {
-      result.amax = absMaxAll(b, loc, z);
+      result.amax = givenAmax ? givenAmax : absMaxAll(b, loc, z);
       scalarEnc = ref::nvfp4GlobalEncodeScale(b, loc, result.amax, e4m3Max);
     }
     int64_t br = tiles ? 16 : 1;
@@ -365,11 +366,14 @@ struct NVFP4Reference final
 
   SmallVector<Value> buildQuantize(Attribute attr, OpBuilder &b, Location loc,
                                    QuantTensorType type, Value input, Value,
-                                   Value, Value rngState, ValueRange,
-                                   const TargetInfo &target) const {
+                                   Value amaxOperand, Value rngState,
+                                   ValueRange, const TargetInfo &target) const {
     auto q = cast<NVFP4Attr>(attr);
     auto [m, k] = flatten2D(type.getShape());
     Value x = toF32(b, loc, to2D(b, loc, input));
+    // The given global amax of both usages (TE's amax reduction), or null.
+    Value givenAmax =
+        amaxOperand ? extractScalar(b, loc, amaxOperand) : Value();
     bool rowScaled = q.getRowScaledNvfp4();
     Rng rng;
     if (rngState) {
@@ -383,13 +387,13 @@ struct NVFP4Reference final
     }
     Quantized row, col;
     if (q.getRowwise())
-      row = quantizeRows(b, loc, x, q, rng);
+      row = quantizeRows(b, loc, x, q, rng, givenAmax);
     if (q.getColumnwise()) {
       std::optional<uint32_t> signMask = q.getColumnwiseRhtSignMask();
       Value y =
           signMask ? buildRHT(b, loc, x, *signMask) : transpose2D(b, loc, x);
       rng.stream = 1;
-      col = quantizeRows(b, loc, y, q, rng);
+      col = quantizeRows(b, loc, y, q, rng, givenAmax);
     }
     auto amaxTensor = [&](Value amax) {
       return rowScaled ? amax : scalarTensor(b, loc, amax);

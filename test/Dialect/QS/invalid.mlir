@@ -542,22 +542,32 @@ func.func @stochastic_without_rng(%x: tensor<64x128xbf16>) -> !q {
 
 // -----
 
-// qs.quantize: a given global amax alone (TE's amax reduction) is current
-// scaling's; other quantizers compute their own amaxes or have none.
+// qs.quantize: a given global amax alone (TE's amax reduction) is for the
+// quantizers one amax scales (current scaling, NVFP4 without RHT or row
+// scales); the others compute their own amaxes or have none.
 !q = !qs.tensor<64x128xbf16, #qs.mxfp8>
 func.func @given_amax_mxfp8(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q {
-  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone only for current scaling (#qs.fp8_current: TE's amax reduction); #qs.mxfp8 computes its own amaxes or has none}}
+  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone (TE's amax reduction) only where one amax scales the whole tensor: #qs.fp8_current, #qs.nvfp4 without with_rht or row_scaled_nvfp4; #qs.mxfp8 computes its own amaxes or has none}}
   %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !q
   return %q : !q
 }
 
 // -----
 
-// qs.quantize: NVFP4 computes its global amaxes itself (one per usage with
-// the post-RHT amax, one per row when row-scaled).
-!q = !qs.tensor<64x128xbf16, #qs.nvfp4>
-func.func @given_amax_nvfp4(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q {
-  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone only for current scaling (#qs.fp8_current: TE's amax reduction); #qs.nvfp4 computes its own amaxes or has none}}
+// qs.quantize: NVFP4 with RHT computes two global amaxes (max |x| and
+// max |RHT(x^T)|), row-scaled NVFP4 one per row: neither takes one.
+!q = !qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
+func.func @given_amax_nvfp4_rht(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone (TE's amax reduction) only where one amax scales the whole tensor: #qs.fp8_current, #qs.nvfp4 without with_rht or row_scaled_nvfp4; #qs.nvfp4<with_rht = true, with_post_rht_amax = true> computes its own amaxes or has none}}
+  %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !q
+  return %q : !q
+}
+
+// -----
+
+!q = !qs.tensor<64x128xbf16, #qs.nvfp4<row_scaled_nvfp4 = true>>
+func.func @given_amax_nvfp4_row_scaled(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone (TE's amax reduction) only where one amax scales the whole tensor: #qs.fp8_current, #qs.nvfp4 without with_rht or row_scaled_nvfp4; #qs.nvfp4<row_scaled_nvfp4 = true> computes its own amaxes or has none}}
   %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !q
   return %q : !q
 }
@@ -577,7 +587,7 @@ func.func @given_amax_updated(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q 
 // qs.quantize_buffers: the same rule for the given amax.
 !q = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
 func.func @quantize_buffers_given_amax(%x: tensor<64x128xbf16>, %a: tensor<1xf32>, %d: tensor<64x128xf8E4M3FN>, %s: tensor<128x4xf8E8M0FNU>) {
-  // expected-error @+1 {{'qs.quantize_buffers' op takes a global amax(...) alone only for current scaling (#qs.fp8_current: TE's amax reduction); #qs.mxfp8<columnwise = false> computes its own amaxes or has none}}
+  // expected-error @+1 {{'qs.quantize_buffers' op takes a global amax(...) alone (TE's amax reduction) only where one amax scales the whole tensor: #qs.fp8_current, #qs.nvfp4 without with_rht or row_scaled_nvfp4; #qs.mxfp8<columnwise = false> computes its own amaxes or has none}}
   %r:2 = qs.quantize_buffers %x amax(%a : tensor<1xf32>) outs(%d, %s : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) as !q
       : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
   return

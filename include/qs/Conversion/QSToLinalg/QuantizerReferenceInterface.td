@@ -36,8 +36,9 @@ def QS_QuantizerReferenceInterface
         Quantizes `input` (the expressed type of `type`) into every inner
         tensor of `type`, interface order; for delayed scaling `scale` is the
         recipe's scale and the last of `outs` the amax state, and the updated
-        amax is returned after the inner tensors; for current scaling `amax`
-        is the given global amax (TE's amax reduction) or null; for
+        amax is returned after the inner tensors; `amax` is the given global
+        amax (TE's amax reduction: current scaling, NVFP4 without RHT or row
+        scales) or null; for
         stochastic rounding `rng` is the rng state (tensor<2xi64>: seed,
         offset), else null.
       }],

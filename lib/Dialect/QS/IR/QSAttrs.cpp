@@ -181,6 +181,11 @@ DictionaryAttr Fp8DelayedAttr::getStorageMetadata(Type nominalType) const {
 }
 bool Fp8DelayedAttr::takesRecipeScale() const { return true; }
 bool Fp8CurrentAttr::takesGlobalAmax() const { return true; }
+// One global amax for both usages: not max |RHT(x^T)| beside max |x|, not
+// one per row.
+bool NVFP4Attr::takesGlobalAmax() const {
+  return !getWithRht() && !getRowScaledNvfp4();
+}
 bool NVFP4Attr::takesRngState() const { return getStochasticRounding(); }
 std::optional<uint32_t> NVFP4Attr::getColumnwiseRhtSignMask() const {
   if (!getWithRht())

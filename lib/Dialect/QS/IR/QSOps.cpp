@@ -77,10 +77,11 @@ LogicalResult qs::detail::verifyRngState(Operation *op, QuantTensorType result,
 LogicalResult qs::detail::verifyGivenAmax(Operation *op,
                                           QuantTensorType result) {
   if (!result.getQuantizer().takesGlobalAmax())
-    return op->emitOpError("takes a global amax(...) alone only for current "
-                           "scaling (#qs.fp8_current: TE's amax reduction); ")
-           << result.getQuantizer()
-           << " computes its own amaxes or has none";
+    return op->emitOpError("takes a global amax(...) alone (TE's amax "
+                           "reduction) only where one amax scales the whole "
+                           "tensor: #qs.fp8_current, #qs.nvfp4 without "
+                           "with_rht or row_scaled_nvfp4; ")
+           << result.getQuantizer() << " computes its own amaxes or has none";
   return success();
 }
 

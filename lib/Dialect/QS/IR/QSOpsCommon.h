@@ -28,7 +28,8 @@ LogicalResult verifyQuantizeTypes(Operation *op, Type input,
 LogicalResult verifyRngState(Operation *op, QuantTensorType result, Value rng);
 
 /// A quantize into `result` takes a given global amax (TE's amax reduction)
-/// only where its quantizer takesGlobalAmax (current scaling).
+/// only where its quantizer takesGlobalAmax (current scaling, NVFP4 without
+/// RHT or row scales).
 LogicalResult verifyGivenAmax(Operation *op, QuantTensorType result);
 
 /// The result of dequantizing `input` is `result`, and `input` can be

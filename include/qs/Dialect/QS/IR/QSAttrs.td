@@ -110,7 +110,8 @@ def QS_Fp8BlockAttr : QS_QuantizerAttr<"Fp8Block", "fp8_block"> {
 def QS_NVFP4Attr : QS_QuantizerAttr<"NVFP4", "nvfp4",
     ["canDequantizeColumnwise", "supportsGemmOutputType",
      "canWriteGemmSwizzledScales", "writesGemmSwizzledScales",
-     "withGemmSwizzledScales", "takesRngState", "getColumnwiseRhtSignMask"]> {
+     "withGemmSwizzledScales", "takesRngState", "getColumnwiseRhtSignMask",
+     "takesGlobalAmax"]> {
   let summary = "NVFP4: E2M1 elements, one E4M3 scale per 16 elements and an "
                 "FP32 global amax (TE NVFP4Quantizer)";
   let description = [{

@@ -32,9 +32,9 @@ def QS_QuantizeBuffersOp : QS_BufferOp<"quantize_buffers",
     quantizer writes GEMM-swizzled scales (then they are zero). For delayed
     scaling the recipe's `scale` is an operand and the amax state is an extra,
     last `outs` operand that is read and updated (`max(amax, max|input|)`).
-    Current scaling may take the global amax, `amax(...)`, to compute its
-    scale from instead of `max|input|` (TE's amax reduction, as
-    `qs.quantize` describes). NVFP4 with stochastic rounding takes its rng
+    Current scaling and NVFP4 without RHT or row scales may take the global
+    amax, `amax(...)`, to compute the scale from instead of `max|input|`
+    (TE's amax reduction, as `qs.quantize` describes). NVFP4 with stochastic rounding takes its rng
     state, `rng(...)`, as `qs.quantize` does.
 
     Example:

@@ -123,7 +123,8 @@ def QS_QuantizerAttrInterface : AttrInterface<"QuantizerAttrInterface"> {
         Whether `qs.quantize` may be given the global amax to scale with,
         `amax(...)` alone (TE's amax reduction across ranks): the quantizer
         computes exactly one tensor-wide amax and nothing else from the
-        whole tensor (current scaling).
+        whole tensor (current scaling; NVFP4 without the Hadamard transform
+        or row scales).
       }],
       "bool", "takesGlobalAmax", (ins), [{}], [{ return false; }]>,
     InterfaceMethod<[{

@@ -61,16 +61,18 @@ def QS_QuantizeOp : QS_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     amax state `amax(...)`, and returns, after the quantized tensor, the
     updated amax `max(amax, max|input|)` (TE's atomic amax update).
 
-    Current scaling (`#qs.fp8_current`) may take `amax(...)` alone: the
-    global amax to compute its scale from, in place of `max|input|` (no
+    Current scaling (`#qs.fp8_current`) and NVFP4 without the Hadamard
+    transform or row scales (`#qs.nvfp4`, one global amax for both usages)
+    may take `amax(...)` alone: the global amax to compute the scale (NVFP4:
+    `S_enc`, and the stored amaxes) from, in place of `max|input|` (no
     updated amax is returned). This is TE's `with_amax_reduction`: with the
     tensor split across ranks (sequence or tensor parallelism), each rank
     reduces `max|x|` over its part (`math.absf` then an `arith.maxnumf`
     reduction: what the quantize computes itself, exact in any order), the
     ranks all-reduce (MAX) it with a collective of the user's choice, and
     each rank quantizes its part with the global amax, so that every part
-    has the scale of the whole (`te-formats.md` §2.c step 2). No other
-    quantizer takes `scale(...)` or `amax(...)`.
+    has the scale of the whole (`te-formats.md` §2.c step 2, §5.c). No
+    other quantizer takes `scale(...)` or `amax(...)`.
 
     NVFP4 with `stochastic_rounding` draws its random bits from an rng
     state, `rng(...)`: a `tensor<2xi64>` holding (seed, offset), what TE
