@@ -371,6 +371,22 @@ def given_amax_module(shape, nominal, q):
 }}"""
 
 
+def check_given_amax(rng, q, shape, amaxes, nominal="bf16"):
+    """qs.quantize with a given global amax against the reference with it:
+    the input's own amax, then each of `amaxes` (finite ones as multiples of
+    it, inf and NaN as they are)."""
+    x = h.random_input(rng, shape, nominal, specials=False)
+    own = ref.amax(ref.flat2d(x).astype(np.float32))
+    for a in [1.0] + amaxes:
+        g = np.float32(own * np.float32(a)) if np.isfinite(a) else np.float32(a)
+        with np.errstate(all="ignore"):
+            expected, _ = ref.quantize(x, q, nominal, global_amax=g)
+        outs = h.run(given_amax_module(shape, nominal, q), "quantize",
+                     [h.to_npy(x, nominal), np.array([g], np.float32)], len(expected))
+        for (name, want), got in zip(expected.items(), outs):
+            h.assert_bytes_equal(got, want, f"{q['family']} amax {g} {name}")
+
+
 @pytest.mark.parametrize("usage", list(USAGES))
 @pytest.mark.parametrize("params", [{}, dict(fp8_dtype="f8E5M2", force_pow_2_scales=True,
                                              amax_epsilon=1e-3)])
@@ -378,18 +394,8 @@ def test_fp8_current_given_amax(rng, usage, params):
     """Current scaling with a given global amax (TE's amax reduction):
     against the reference with that amax, for amaxes above, below and at
     the input's own, zero, +inf and NaN (compute_scale_from_amax's cases)."""
-    shape, nominal = (48, 80), "bf16"
     q = h.quantizer("fp8_current", **params, **USAGES[usage])
-    x = h.random_input(rng, shape, nominal, specials=False)
-    own = ref.amax(ref.flat2d(x).astype(np.float32))
-    for g in [own, own * np.float32(4.5), own / np.float32(3), np.float32(0),
-              np.float32(np.inf), np.float32(np.nan), np.float32(1e-30)]:
-        with np.errstate(all="ignore"):
-            expected, _ = ref.quantize(x, q, nominal, global_amax=g)
-        outs = h.run(given_amax_module(shape, nominal, q), "quantize",
-                     [h.to_npy(x, nominal), np.array([g], np.float32)], len(expected))
-        for (name, want), got in zip(expected.items(), outs):
-            h.assert_bytes_equal(got, want, f"fp8_current{params} amax {g} {name}")
+    check_given_amax(rng, q, (48, 80), [4.5, 1 / 3, 0, np.inf, np.nan, 1e-30])
 
 
 def test_fp8_current_amax_reduction(rng):
@@ -431,17 +437,7 @@ def test_nvfp4_given_amax(rng, params):
     """NVFP4 (no RHT, no row scales) with a given global amax: against the
     reference with that amax (S_enc and both stored amaxes from it), for
     amaxes above, below and at the input's own, and zero."""
-    shape, nominal = (48, 96), "bf16"
-    q = h.quantizer("nvfp4", **params)
-    x = h.random_input(rng, shape, nominal, specials=False)
-    own = ref.amax(ref.flat2d(x).astype(np.float32))
-    for g in [own, own * np.float32(3.5), own / np.float32(5), np.float32(0)]:
-        with np.errstate(all="ignore"):
-            expected, _ = ref.quantize(x, q, nominal, global_amax=g)
-        outs = h.run(given_amax_module(shape, nominal, q), "quantize",
-                     [h.to_npy(x, nominal), np.array([g], np.float32)], len(expected))
-        for (name, want), got in zip(expected.items(), outs):
-            h.assert_bytes_equal(got, want, f"nvfp4{params} amax {g} {name}")
+    check_given_amax(rng, h.quantizer("nvfp4", **params), (48, 96), [3.5, 1 / 5, 0])
 
 
 @pytest.mark.parametrize("params", [{}, dict(with_2d_quantization=True)])
