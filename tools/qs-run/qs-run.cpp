@@ -265,6 +265,14 @@ int main(int argc, char **argv) {
                  "crashes the MLIR 22.1 parser (llvm-project issue 179045); "
                  "use an integer element type such as i64");
   }
+  if (std::optional<size_t> at =
+          findMalformedLinalgDimensions(file->getBuffer())) {
+    unsigned line = file->getBuffer().take_front(*at).count('\n') + 1;
+    return error(inputFile + ":" + std::to_string(line) +
+                 ": a linalg `dimensions`/`permutation` list that is not "
+                 "`[` integers `]` crashes the MLIR 22.1 parser (llvm-project "
+                 "issue 132747)");
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)

@@ -39,6 +39,43 @@ inline std::optional<size_t> findIndexDenseArray(llvm::StringRef text) {
   return std::nullopt;
 }
 
+/// The offset in `text` of a linalg `dimensions = ...` / `permutation = ...`
+/// list (linalg.reduce, linalg.broadcast, linalg.transpose) that is not a
+/// plain `[i, j, ...]` of integers: MLIR 22.1's custom parser then adds a
+/// null attribute and crashes (llvm-project issue 132747, open). The
+/// generic form (`array<i64: ...>`) is not affected.
+inline std::optional<size_t>
+findMalformedLinalgDimensions(llvm::StringRef text) {
+  for (llvm::StringRef keyword : {"dimensions", "permutation"}) {
+    for (size_t at = text.find(keyword); at != llvm::StringRef::npos;
+         at = text.find(keyword, at + 1)) {
+      size_t i = at + keyword.size();
+      auto skipSpace = [&] {
+        while (i < text.size() &&
+               std::isspace(static_cast<unsigned char>(text[i])))
+          ++i;
+      };
+      skipSpace();
+      if (i >= text.size() || text[i] != '=')
+        continue;
+      ++i;
+      skipSpace();
+      if (text.substr(i).starts_with("array"))
+        continue;
+      if (i >= text.size() || text[i] != '[')
+        return at;
+      size_t close = text.find(']', i);
+      if (close == llvm::StringRef::npos)
+        return at;
+      for (char c : text.substr(i + 1, close - i - 1))
+        if (!std::isdigit(static_cast<unsigned char>(c)) && c != ',' &&
+            c != '-' && !std::isspace(static_cast<unsigned char>(c)))
+          return at;
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace qs
 } // namespace mlir
 
