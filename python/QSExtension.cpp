@@ -666,6 +666,12 @@ NB_MODULE(_qs, m) {
           "rng"_a = nb::none(),
           "options"_a = std::vector<std::pair<std::string, std::string>>(),
           "site"_a = nb::none())
+      .def("amax",
+           [](Function &f, const Value &x, const Type &t, const Site &site) {
+             f.module->context->clear();
+             return f.checked(qsBuildAmax(f.func, x.value, t.type, f.loc(site)),
+                              "qs.amax");
+           })
       .def("dequantize",
            [](Function &f, const Value &q, const Type &t, const Site &site) {
              f.module->context->clear();

@@ -125,6 +125,10 @@ CHECKS += [("fp8_current", dict(given_amax=2.5), (256, 512), "bf16", "both",
             dict(specials=False)),
            ("nvfp4", dict(given_amax=3.0), (256, 512), "bf16", "both", dict(specials=False)),
            ("nvfp4", dict(given_amax=0.5, with_2d_quantization=True), (208, 176), "bf16", "both",
+            dict(specials=False)),
+           # NVFP4 with RHT given both amaxes (max |x|, max |RHT(x^T)|;
+           # 2026-12-07): a pair of factors.
+           ("nvfp4", dict(given_amax=(2.0, 0.5), with_rht=True), (256, 512), "bf16", "both",
             dict(specials=False))]
 # f16 input converted by cvt.f32.f16 (2026-12-06; the emulation decodes it
 # in software; per-tensor f16 above): MXFP8, FP8 1x128's column-pair tile,
@@ -148,6 +152,17 @@ DIRECT_STORES_BENCH = {("mxfp8", "row"), ("mxfp8", "both"), ("mxfp8_swizzled", "
                        ("fp8_block_128x128", "both"), ("nvfp4_16x16", "both")}
 
 # (family, params, shape) for dequantize: reference inner tensors in.
+# qs.amax (2026-12-07): the quantize's own amax kernels alone, into a
+# tensor<1xf32> (max |x|) or with RHT a tensor<2xf32> (max |x|,
+# max |RHT(x^T)|), on finite inputs (distinct amaxes) and on inputs with
+# specials (NaN ignored, infinities kept). The fifth element:
+# h.random_input's options.
+AMAX_CHECKS = [("fp8_current", {}, (256, 512), "bf16", dict(specials=False)),
+               ("fp8_current", {}, (3, 40, 72), "f32", {}),
+               ("nvfp4", dict(with_rht=True), (256, 512), "bf16", dict(specials=False)),
+               ("nvfp4", dict(with_rht=True, with_2d_quantization=True, rowwise=False),
+                (208, 176), "bf16", {})]
+
 DEQUANTIZE_CHECKS = [
     ("fp8_current", {}, (256, 512)), ("fp8_current", dict(rowwise=False), (3, 40, 72)),
     ("mxfp8", {}, (256, 512)), ("mxfp8", dict(rowwise=False, optimize_for_gemm=True), (160, 192)),
@@ -591,16 +606,30 @@ def quantize_module(shape, nominal, q, chip, given_amax=False):
     if q.get("stochastic_rounding"):
         return stochastic_quantize_module(chip, h.ttype(shape, nominal), h.qtype(shape, nominal, q))
     if given_amax:
-        return given_amax_module(chip, h.ttype(shape, nominal), h.qtype(shape, nominal, q))
+        return given_amax_module(chip, h.ttype(shape, nominal), h.qtype(shape, nominal, q), q)
     return unary_module(chip, "qs.quantize", h.ttype(shape, nominal), h.qtype(shape, nominal, q))
 
 
-def given_amax_module(chip, t, qt):
-    """@f(x, global amax) quantizing with current scaling's given amax."""
+def amax_type(q):
+    return f"tensor<{2 if q.get('with_rht') else 1}xf32>"
+
+
+def given_amax_module(chip, t, qt, q):
+    """@f(x, global amaxes) quantizing with the given amaxes."""
+    a = amax_type(q)
     return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
-            f"func.func @f(%x: {t}, %g: tensor<1xf32>) -> {qt} {{\n"
-            f"  %q = qs.quantize %x amax(%g : tensor<1xf32>) : {t} -> {qt}\n"
+            f"func.func @f(%x: {t}, %g: {a}) -> {qt} {{\n"
+            f"  %q = qs.quantize %x amax(%g : {a}) : {t} -> {qt}\n"
             f"  return %q : {qt}\n}}\n}}\n")
+
+
+def amax_module(chip, t, qt, q):
+    """@f(x) returning qs.amax of x."""
+    a = amax_type(q)
+    return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
+            f"func.func @f(%x: {t}) -> {a} {{\n"
+            f"  %a = qs.amax %x as {qt} : {t} -> {a}\n"
+            f"  return %a : {a}\n}}\n}}\n")
 
 
 def stochastic_quantize_module(chip, t, qt):
@@ -652,24 +681,44 @@ def main():
         x = h.random_input(rng, shape, nominal, **(data[0] if data else {}))
         state = (-2026, 2**40 + i) if q.get("stochastic_rounding") else None
         given = None
-        if factor is not None:
-            given = np.float32(ref.amax(ref.flat2d(x).astype(np.float32)) * np.float32(factor))
+        if factor is not None:  # the input's own global amaxes times the factor(s)
+            given = (ref.global_amaxes(x, q) * np.asarray(factor, np.float32)).astype(np.float32)
         with np.errstate(all="ignore"):
             expected, _ = ref.quantize(x, q, nominal, chip_tn_only=args.chip != "sm_100a",
-                                       rng=state, global_amax=given)
+                                       rng=state,
+                                       global_amax=given if given is None or given.size > 1
+                                       else given[0])
         export(quantize_module(shape, nominal, q, args.chip, given is not None), d, args.chip,
                args.format)
         np.save(os.path.join(d, "in0.npy"), h.to_npy(x, nominal))
         if state:
             np.save(os.path.join(d, "in1.npy"), np.array(state, np.int64))
         if given is not None:
-            np.save(os.path.join(d, "in1.npy"), np.array([given], np.float32))
+            np.save(os.path.join(d, "in1.npy"), given)
         for j, (name, want) in enumerate(expected.items()):
             np.save(os.path.join(d, f"want{j}.npy"), np.ascontiguousarray(want))
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"family": family, "params": params, "shape": shape, "nominal": nominal,
                        "inputs": 2 if state or given is not None else 1,
                        "results": list(expected)}, f)
+        count += 1
+    # qs.amax: the input in, the reference's global amaxes out.
+    for i, (family, params, shape, nominal, data) in enumerate(AMAX_CHECKS[:args.limit_checks]):
+        d = os.path.join(args.out, "check", f"am{i:02d}-{family}-{'x'.join(map(str, shape))}"
+                         f"-{nominal}")
+        if not wanted(d):
+            continue
+        q = h.quantizer(family, **params)
+        x = h.random_input(rng, shape, nominal, **data)
+        with np.errstate(all="ignore"):
+            want = ref.global_amaxes(x, q)
+        export(amax_module(args.chip, h.ttype(shape, nominal), h.qtype(shape, nominal, q), q),
+               d, args.chip, args.format)
+        np.save(os.path.join(d, "in0.npy"), h.to_npy(x, nominal))
+        np.save(os.path.join(d, "want0.npy"), want)
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"family": family, "params": params, "shape": shape, "nominal": nominal,
+                       "inputs": 1, "results": ["amax"]}, f)
         count += 1
     # Dequantize: reference inner tensors in, the reference's values out.
     for i, (family, params, shape, *rest) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):

@@ -37,9 +37,10 @@ MLIR_CAPI_EXPORTED MlirValue qsBuildEmpty(MlirOperation func, MlirType type,
                                           MlirLocation loc);
 /// qs.quantize; `scale` and `amax` (tensor<1xf32>) for delayed scaling,
 /// which also returns the updated amax through `updatedAmax` (may be null
-/// otherwise); `amax` alone for current scaling (the given global amax: TE's
-/// amax reduction); `rng` (tensor<2xi64>: seed, offset) only for NVFP4 with
-/// stochastic rounding. Absent operands are null values.
+/// otherwise); `amax` alone for current scaling and NVFP4 (the given global
+/// amaxes, as qsBuildAmax returns them: TE's amax reduction); `rng`
+/// (tensor<2xi64>: seed, offset) only for NVFP4 with stochastic rounding.
+/// Absent operands are null values.
 MLIR_CAPI_EXPORTED MlirValue qsBuildQuantize(MlirOperation func,
                                              MlirValue input,
                                              MlirType resultType,
@@ -47,6 +48,12 @@ MLIR_CAPI_EXPORTED MlirValue qsBuildQuantize(MlirOperation func,
                                              MlirValue rng,
                                              MlirValue *updatedAmax,
                                              MlirLocation loc);
+/// qs.amax: the global amaxes a qs.quantize of `input` into
+/// `quantizedType` computes (tensor<1xf32>, or tensor<2xf32> for NVFP4 with
+/// RHT); a diagnostic for quantizers without them.
+MLIR_CAPI_EXPORTED MlirValue qsBuildAmax(MlirOperation func, MlirValue input,
+                                         MlirType quantizedType,
+                                         MlirLocation loc);
 MLIR_CAPI_EXPORTED MlirValue qsBuildDequantize(MlirOperation func,
                                                MlirValue input,
                                                MlirType resultType,

@@ -188,6 +188,29 @@ MlirValue qsBuildQuantize(MlirOperation func, MlirValue input,
   return wrap(op.getResult());
 }
 
+MlirValue qsBuildAmax(MlirOperation func, MlirValue input,
+                      MlirType quantizedType, MlirLocation loc) {
+  if (anyNull({input}))
+    return nullOperand(loc, "qs.amax");
+  auto type = dyn_cast<QuantTensorType>(unwrap(quantizedType));
+  if (!type) {
+    emitError(unwrap(loc)) << "'qs.amax' takes the !qs.tensor type a "
+                              "quantize would produce, got "
+                           << unwrap(quantizedType);
+    return nullValue();
+  }
+  if (!definedIn(funcOf(func), {unwrap(input)}, loc, "qs.amax"))
+    return nullValue();
+  // One amax where the quantizer has none: the verifier says why not.
+  int64_t count = std::max(1u, type.getQuantizer().getNumGlobalAmaxes());
+  auto resultType =
+      RankedTensorType::get({count}, Float32Type::get(type.getContext()));
+  OpBuilder b = builderAtEnd(funcOf(func));
+  auto op = checked(AmaxOp::create(b, unwrap(loc), resultType, unwrap(input),
+                                   TypeAttr::get(type)));
+  return op ? wrap(op.getResult()) : nullValue();
+}
+
 /// The !qs.tensor operand of a single-operand builder, or a diagnostic.
 static TypedValue<QuantTensorType>
 quantizedOperand(MlirOperation func, MlirValue input, MlirLocation loc,

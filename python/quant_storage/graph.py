@@ -123,11 +123,13 @@ class Function:
         """qs.quantize x (a high-precision value) with `quantizer`. Delayed
         scaling (Float8Quantizer) takes `scale` and `amax` values and returns
         (quantized, updated amax). Current scaling
-        (Float8CurrentScalingQuantizer) and NVFP4 without RHT or row scales
-        may take `amax` alone: the global amax to scale with instead of
-        max|x| (TE's with_amax_reduction: the maximum of every rank's max|x|
-        over its part, all-reduced by the caller). NVFP4 with stochastic_rounding takes `rng`,
-        a (2,) int64 value holding (seed, offset) (TensorSpec((2,), "int64")).
+        (Float8CurrentScalingQuantizer) and NVFP4 without row scales may
+        take `amax` alone: the global amaxes to scale with instead of the
+        ones the quantize computes (TE's with_amax_reduction: the elementwise
+        maximum of every rank's `amax(part, quantizer)`, all-reduced by the
+        caller; a (1,) float32 value, (2,) for NVFP4 with RHT). NVFP4 with
+        stochastic_rounding takes `rng`, a (2,) int64 value holding (seed,
+        offset) (TensorSpec((2,), "int64")).
 
         Kernel option (speed only, never results; docs/GPU.md), set as the
         op's qs.quantize_stores attribute when given: `stores`
@@ -151,6 +153,20 @@ class Function:
         if updated is not None:
             return Value(q), Value(updated)
         return Value(q)
+
+    def amax(self, x, quantizer):
+        """qs.amax: the global amaxes quantize(x, quantizer) computes, as a
+        float32 value of shape (1,) (max|x|; current scaling, NVFP4) or
+        (2,) (max|x|, max|RHT(x^T)|; NVFP4 with RHT), for TE's amax
+        reduction: all-reduce (MAX) it across the ranks and pass the result
+        to quantize(..., amax=...). QSError for quantizers without them."""
+        _impl(x, "amax()'s input")
+        if not isinstance(quantizer, Quantizer):
+            raise TypeError(f"amax() needs a Quantizer, got {quantizer!r}")
+        if x.is_quantized:
+            raise TypeError(f"amax() takes a high-precision tensor, got {x.type}")
+        spec = TensorSpec(x.shape, x.dtype, quantizer, chip=self.graph.chip, context=self._context)
+        return Value(self._impl.amax(x._impl, spec.mlir_type(), _site()))
 
     def dequantize(self, q, dtype="f32"):
         return Value(self._impl.dequantize(_impl(q, "dequantize()'s input"), self._tensor(q.shape, dtype), _site()))

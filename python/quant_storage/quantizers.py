@@ -40,10 +40,10 @@ def _unsupported(name, value, default, instead=""):
                          + (f"; {instead}" if instead else ""))
 
 
-# Amax reduction (current scaling; NVFP4 without RHT or row scales) is
-# explicit data flow in the graph.
-_AMAX_REDUCTION = ("reduce max|x| across the group yourself and pass the result: "
-                   "Function.quantize(x, quantizer, amax=global_amax)")
+# Amax reduction (current scaling; NVFP4 without row scales) is explicit
+# data flow in the graph.
+_AMAX_REDUCTION = ("all-reduce Function.amax(x, quantizer) across the group yourself and "
+                   "pass the result: Function.quantize(x, quantizer, amax=global_amax)")
 
 
 class Quantizer:
@@ -118,9 +118,9 @@ class Float8Quantizer(Quantizer):
 
 class Float8CurrentScalingQuantizer(Quantizer):
     """TE Float8CurrentScalingQuantizer. `device` is accepted and ignored;
-    amax reduction across a process group is the graph's own data flow (the
-    all-reduced amax passed to Function.quantize(..., amax=...)), not a
-    quantizer setting."""
+    amax reduction across a process group is the graph's own data flow
+    (Function.amax of each part, all-reduced, passed to
+    Function.quantize(..., amax=...)), not a quantizer setting."""
 
     family = "fp8_current"
 
@@ -197,8 +197,9 @@ class Float8BlockQuantizer(Quantizer):
 
 
 class NVFP4Quantizer(Quantizer):
-    """TE NVFP4Quantizer. Amax reduction is not modelled (ValueError);
-    `optimize_for_gemm` writes GEMM-swizzled scales. As in TE,
+    """TE NVFP4Quantizer. Amax reduction is the graph's own data flow, as
+    for Float8CurrentScalingQuantizer (with RHT two amaxes; not with
+    row_scaled_nvfp4); `optimize_for_gemm` writes GEMM-swizzled scales. As in TE,
     `nvfp4_e4m3_max` is 448 unless 4over6 is on and the error mode is
     upper-cased."""
 

@@ -164,6 +164,22 @@ int main(void) {
           mlirValueIsNull(qsBuildQuantize(fnSr, qsFuncGetArgument(fnSr, 0), srType,
                                           (MlirValue){NULL}, (MlirValue){NULL},
                                           (MlirValue){NULL}, NULL, loc)));
+  // qs.amax: the quantize's global amaxes, a tensor<1xf32> here (NVFP4
+  // without RHT); a quantizer without them gets the dialect's diagnostic.
+  // CHECK: amax type: tensor<1xf32>
+  MlirValue amax = qsBuildAmax(fnSr, qsFuncGetArgument(fnSr, 0), srType, loc);
+  fprintf(stderr, "amax type: ");
+  mlirTypePrint(mlirValueGetType(amax), printToStderr, NULL);
+  fprintf(stderr, "\n");
+  mlirOperationDestroy(mlirOpResultGetOwner(amax));
+  // CHECK: diagnostic: 'qs.amax' op returns the global amaxes only where tensor-wide amaxes scale the whole tensor
+  // CHECK: amax of mxfp8 is null: 1
+  fprintf(stderr, "amax of mxfp8 is null: %d\n",
+          mlirValueIsNull(qsBuildAmax(
+              fnSr, qsFuncGetArgument(fnSr, 0),
+              qsTensorTypeGet(ctx, 2, s5, bf16, mx), loc)));
+  // CHECK: diagnostic: 'qs.amax' takes the !qs.tensor type a quantize would produce, got 'f32'
+  qsBuildAmax(fnSr, qsFuncGetArgument(fnSr, 0), f32, loc);
   // The quantize kernel option: qs.quantize_stores on the qs.quantize,
   // checked by the dialect's rule at once.
   // CHECK: quantize option: 1

@@ -12,6 +12,7 @@
 !w = !qs.tensor<1024x512xbf16, #qs.fp8_current<columnwise = false>>
 !h = !qs.tensor<256x1024xbf16, #qs.fp8_current>
 !n = !qs.tensor<256x512xbf16, #qs.nvfp4>
+!r = !qs.tensor<256x512xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
 module attributes {qs.chip = "sm_90a"} {
   // PLAN-LABEL: func.func @given
   //  PLAN-SAME:     %[[X:[a-z0-9]+]]: tensor<256x512xbf16>, %[[A:[a-z0-9]+]]: tensor<1xf32>
@@ -42,6 +43,28 @@ module attributes {qs.chip = "sm_90a"} {
     %q = qs.quantize %y amax(%a : tensor<1xf32>) : tensor<256x1024xbf16> -> !h
     return %q : !h
   }
+  // NVFP4 with RHT given both amaxes: the init kernel copies max |x| into
+  // amax_rowwise and max |RHT(x^T)| into amax_columnwise; no amax kernel.
+  // PLAN-LABEL: func.func @nvfp4_rht_given
+  //       PLAN:   call @qs_quantize_init_2_launch(%{{.*}}) : (memref<131072xbf16>, memref<65536xi8>, memref<8192xf8E4M3FN>, memref<65536xi8>, memref<8192xf8E4M3FN>, memref<1xf32>, memref<1xf32>, memref<2xf32>) -> ()
+  //   PLAN-NOT:   amax_launch
+  //       PLAN:   call @qs_quantize_2_launch
+  func.func @nvfp4_rht_given(%x: tensor<256x512xbf16>, %a: tensor<2xf32>) -> !r {
+    %q = qs.quantize %x amax(%a : tensor<2xf32>) : tensor<256x512xbf16> -> !r
+    return %q : !r
+  }
+  // qs.amax: the quantize's own amax kernels into the result, zeroed
+  // first; with RHT one kernel takes both amaxes from one read of x.
+  // PLAN-LABEL: func.func @local_amaxes
+  //       PLAN:   call @qs_quantize_init_3_launch(%{{.*}}) : (memref<131072xbf16>, memref<2xf32>) -> ()
+  //       PLAN:   call @qs_quantize_rht_amax_launch(%{{.*}}) : (memref<131072xbf16>, memref<2xf32>) -> ()
+  //       PLAN:   call @qs_quantize_init_4_launch(%{{.*}}) : (memref<131072xbf16>, memref<1xf32>) -> ()
+  //       PLAN:   call @qs_quantize_amax_launch(%{{.*}}) : (memref<131072xbf16>, memref<1xf32>) -> ()
+  func.func @local_amaxes(%x: tensor<256x512xbf16>) -> (tensor<2xf32>, tensor<1xf32>) {
+    %r = qs.amax %x as !r : tensor<256x512xbf16> -> tensor<2xf32>
+    %c = qs.amax %x as !c : tensor<256x512xbf16> -> tensor<1xf32>
+    return %r, %c : tensor<2xf32>, tensor<1xf32>
+  }
 }
 
 // The init kernel: one thread loads the given amax and stores it.
@@ -52,3 +75,14 @@ module attributes {qs.chip = "sm_90a"} {
 // PTX-NOT: .entry qs_quantize_amax(
 // PTX-LABEL: .entry qs_quantize(
 // PTX: cvt.rn.satfinite.e4m3x2.f32
+
+// Given both NVFP4 RHT amaxes: element 1 (byte offset 4) is the column-wise.
+// PTX-LABEL: .entry qs_quantize_init_2(
+// PTX: ld.global.b32 {{.*}}+4]
+// PTX-LABEL: .entry qs_quantize_2(
+// qs.amax with RHT: max |RHT(x^T)| max-combined into element 1 of the
+// result, max |x| into element 0.
+// PTX-LABEL: .entry qs_quantize_rht_amax(
+// PTX: atom.{{(global.)?}}max.u32 {{.*}}+4]
+// PTX-LABEL: .entry qs_quantize_amax(
+// PTX: atom.global.max.u32

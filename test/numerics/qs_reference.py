@@ -469,29 +469,52 @@ def unpack_nibbles(packed):
     return out
 
 
+def global_amaxes(x, q):
+    """What qs.amax returns (te-formats.md §2.c step 1, §5.c): [max|x|] for
+    current scaling and NVFP4, [max|x|, max|RHT(x^T)|] for NVFP4 with RHT;
+    ValueError for quantizers without tensor-wide amaxes."""
+    family = q["family"]
+    if family not in ("fp8_current", "nvfp4") or q.get("row_scaled_nvfp4"):
+        raise ValueError(f"{family} computes no tensor-wide amax")
+    x2 = flat2d(x).astype(F32)
+    out = [amax(x2)]
+    if family == "nvfp4" and q["with_rht"]:
+        out.append(amax(rht_columnwise(x2, q.get("with_random_sign_mask", True))))
+    return np.array(out, dtype=F32)
+
+
 def quantize_nvfp4(x, q, rng=None, global_amax=None):
-    """`global_amax`: the given global amax of both usages (TE's amax
-    reduction; not with RHT or row scales) instead of max|x|."""
+    """`global_amax`: the given global amaxes (TE's amax reduction; not with
+    row scales) instead of the computed ones: one value for both usages, or
+    with RHT a pair (max|x| for the row-wise, max|RHT(x^T)| for the
+    column-wise representation), as global_amaxes returns them."""
     x2 = flat2d(x).astype(F32)
     m, k = x2.shape
     out = {}
     rows = {}
     if q["stochastic_rounding"] != (rng is not None):
         raise ValueError("stochastic rounding needs rng=(seed, offset), and only it takes one")
-    def rows_of(z, stream):
+    given = {"rowwise": None, "columnwise": None}
+    if global_amax is not None:
+        g = np.atleast_1d(np.asarray(global_amax, dtype=F32))
+        if g.shape != ((2,) if q["with_rht"] else (1,)):
+            raise ValueError(f"NVFP4 {'with' if q['with_rht'] else 'without'} RHT takes "
+                             f"{2 if q['with_rht'] else 1} global amaxes, got {g.shape}")
+        given = {"rowwise": g[0], "columnwise": g[-1]}
+    def rows_of(z, stream, rep):
         if q.get("nvfp4_use_4over6"):
             return quantize_nvfp4_4over6_rows(z, q["row_scaled_nvfp4"], q["with_2d_quantization"],
                                               q["nvfp4_e4m3_max"],
                                               q["nvfp4_4over6_err_mode"] == "MSE",
-                                              given=global_amax)
+                                              given=given[rep])
         return quantize_nvfp4_rows(z, q["row_scaled_nvfp4"], q["with_2d_quantization"], rng,
-                                   stream, given=global_amax)
+                                   stream, given=given[rep])
     if q["rowwise"]:
-        rows["rowwise"] = (rows_of(x2, 0), m, k)
+        rows["rowwise"] = (rows_of(x2, 0, "rowwise"), m, k)
     if q["columnwise"]:
         y = (rht_columnwise(x2, q.get("with_random_sign_mask", True)) if q["with_rht"]
              else x2.T.copy())
-        rows["columnwise"] = (rows_of(y, 1), k, m)
+        rows["columnwise"] = (rows_of(y, 1, "columnwise"), k, m)
     for rep in ("rowwise", "columnwise"):
         if rep not in rows:
             continue

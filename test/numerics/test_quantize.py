@@ -363,28 +363,69 @@ def test_fp8_delayed(rng, usage):
     h.assert_bytes_equal(outs[-1], updated, "fp8_delayed updated amax")
 
 
+def amax_type(q):
+    """The tensor of global amaxes: two for NVFP4 with RHT (qs.amax)."""
+    return f"tensor<{2 if q.get('with_rht') else 1}xf32>"
+
+
 def given_amax_module(shape, nominal, q):
-    t, qt, s = h.ttype(shape, nominal), h.qtype(shape, nominal, q), "tensor<1xf32>"
+    t, qt, s = h.ttype(shape, nominal), h.qtype(shape, nominal, q), amax_type(q)
     return f"""func.func @quantize(%x: {t}, %g: {s}) -> {qt} {{
   %q = qs.quantize %x amax(%g : {s}) : {t} -> {qt}
   return %q : {qt}
 }}"""
 
 
+def amax_module(shape, nominal, q):
+    t, qt, s = h.ttype(shape, nominal), h.qtype(shape, nominal, q), amax_type(q)
+    return f"""func.func @amax(%x: {t}) -> {s} {{
+  %a = qs.amax %x as {qt} : {t} -> {s}
+  return %a : {s}
+}}"""
+
+
 def check_given_amax(rng, q, shape, amaxes, nominal="bf16"):
-    """qs.quantize with a given global amax against the reference with it:
-    the input's own amax, then each of `amaxes` (finite ones as multiples of
-    it, inf and NaN as they are)."""
+    """qs.quantize with given global amaxes against the reference with them:
+    the input's own (ref.global_amaxes), then each of `amaxes` (finite ones
+    as multiples of them, inf and NaN as they are; a tuple scales each
+    amax by its own factor)."""
     x = h.random_input(rng, shape, nominal, specials=False)
-    own = ref.amax(ref.flat2d(x).astype(np.float32))
+    own = ref.global_amaxes(x, q)
     for a in [1.0] + amaxes:
-        g = np.float32(own * np.float32(a)) if np.isfinite(a) else np.float32(a)
+        a = np.broadcast_to(np.asarray(a, np.float32), own.shape)
+        g = np.where(np.isfinite(a), own * a, a).astype(np.float32)
         with np.errstate(all="ignore"):
-            expected, _ = ref.quantize(x, q, nominal, global_amax=g)
+            expected, _ = ref.quantize(x, q, nominal, global_amax=g if g.size > 1 else g[0])
         outs = h.run(given_amax_module(shape, nominal, q), "quantize",
-                     [h.to_npy(x, nominal), np.array([g], np.float32)], len(expected))
+                     [h.to_npy(x, nominal), g], len(expected))
         for (name, want), got in zip(expected.items(), outs):
             h.assert_bytes_equal(got, want, f"{q['family']} amax {g} {name}")
+
+
+RHT = dict(with_rht=True, with_post_rht_amax=True)
+
+
+@pytest.mark.parametrize("family,params,shape,nominal", [
+    ("fp8_current", {}, (48, 80), "bf16"),
+    ("fp8_current", dict(columnwise=False), (3, 5, 7), "f32"),
+    ("nvfp4", {}, (48, 96), "bf16"),
+    ("nvfp4", RHT, (64, 128), "bf16"),
+    ("nvfp4", dict(RHT, rowwise=False, with_random_sign_mask=False), (2, 16, 48), "bf16"),
+    ("nvfp4", dict(RHT, with_2d_quantization=True, columnwise=False), (48, 96), "bf16"),
+])
+def test_global_amax(rng, family, params, shape, nominal):
+    """qs.amax against the reference's global amaxes (max|x|, and with RHT
+    max|RHT(x^T)| whatever the usages), on inputs with and without zeros,
+    denormals, huge values, +-inf and NaN (ignored, as by the quantize),
+    and on all-zero input."""
+    q = h.quantizer(family, **params)
+    for specials in (False, True, None):
+        x = (np.zeros(shape, np.float32) if specials is None
+             else h.random_input(rng, shape, nominal, specials=specials))
+        with np.errstate(all="ignore"):
+            want = ref.global_amaxes(x, q)
+        got = h.run(amax_module(shape, nominal, q), "amax", [h.to_npy(x, nominal)], 1)[0]
+        h.assert_bytes_equal(got, want, f"{family}{params} specials={specials}")
 
 
 @pytest.mark.parametrize("usage", list(USAGES))
@@ -398,15 +439,20 @@ def test_fp8_current_given_amax(rng, usage, params):
     check_given_amax(rng, q, (48, 80), [4.5, 1 / 3, 0, np.inf, np.nan, 1e-30])
 
 
+def amax_reduction_example():
+    with open(os.path.join(h.ROOT, "examples", "amax_reduction.mlir")) as f:
+        return f.read()
+
+
 def test_fp8_current_amax_reduction(rng):
     """TE's amax reduction across ranks, as examples/amax_reduction.mlir
     spells it: x (with zeros, denormals, huge values, +-inf and NaN) split
     by rows into three parts (sequence parallelism), each part's amax by the
-    example's @local_amax, their maximum as the all-reduce's result, each
+    example's @local_amax (qs.amax; the same as its linalg.reduce spelling,
+    @local_amax_linalg), their maximum as the all-reduce's result, each
     part quantized by @quantize_part with it: every part's codes are those
     rows of x quantized whole, and every scale_inv is x's."""
-    with open(os.path.join(h.ROOT, "examples", "amax_reduction.mlir")) as f:
-        example = f.read()
+    example = amax_reduction_example()
     part_shape, nominal, parts = (32, 512), "bf16", 3
     q = h.quantizer("fp8_current")
     for trial in range(3):
@@ -417,6 +463,9 @@ def test_fp8_current_amax_reduction(rng):
                       [h.to_npy(x, nominal)], len(names))
         chunks = np.split(x, parts)
         local = [h.run(example, "local_amax", [h.to_npy(c, nominal)], 1)[0] for c in chunks]
+        for c, a in zip(chunks, local):
+            by_hand = h.run(example, "local_amax_linalg", [h.to_npy(c, nominal)], 1)[0]
+            h.assert_bytes_equal(a.reshape(()), by_hand.reshape(()), f"trial {trial} amax")
         g = np.fmax.reduce([np.float32(a.reshape(())) for a in local])
         for i, chunk in enumerate(chunks):
             outs = h.run(example, "quantize_part",
@@ -434,19 +483,30 @@ def test_fp8_current_amax_reduction(rng):
                                     dict(with_2d_quantization=True),
                                     dict(nvfp4_use_4over6=True, rowwise=False)])
 def test_nvfp4_given_amax(rng, params):
-    """NVFP4 (no RHT, no row scales) with a given global amax: against the
+    """NVFP4 (no row scales) with a given global amax: against the
     reference with that amax (S_enc and both stored amaxes from it), for
     amaxes above, below and at the input's own, and zero."""
     check_given_amax(rng, h.quantizer("nvfp4", **params), (48, 96), [3.5, 1 / 5, 0])
 
 
-@pytest.mark.parametrize("params", [{}, dict(with_2d_quantization=True)])
+@pytest.mark.parametrize("params", [RHT, dict(RHT, rowwise=False), dict(RHT, columnwise=False)])
+def test_nvfp4_rht_given_amax(rng, params):
+    """NVFP4 with RHT given its two global amaxes (max|x| for the row-wise,
+    max|RHT(x^T)| for the column-wise representation): against the
+    reference with them, each scaled alone and both together, and zero."""
+    check_given_amax(rng, h.quantizer("nvfp4", **params), (48, 96),
+                     [3.5, (1.0, 1 / 5), (2.5, 1.0), 0])
+
+
+@pytest.mark.parametrize("params", [{}, dict(with_2d_quantization=True), RHT])
 def test_nvfp4_amax_reduction(rng, params):
     """NVFP4's amax reduction: x split by rows into three parts of 32 rows
-    (whole 1x16, 16x1 and 16x16 blocks), each quantized with the maximum of
-    the parts' amaxes: the parts' codes, block scales and amaxes are the
-    whole tensor's, in both usages (the column-wise codes and scales of a
-    part are the whole's columns of its rows)."""
+    (whole 1x16, 16x1 and 16x16 blocks, and the RHT's 16-row chunks), each
+    part's global amaxes by qs.amax, their maximum as the all-reduce's
+    result (the whole tensor's), each part quantized with it: the parts'
+    codes, block scales and amaxes are the whole tensor's, in both usages
+    (the column-wise codes and scales of a part are the whole's columns of
+    its rows)."""
     m, k, part, nominal = 96, 128, 32, "bf16"
     q = h.quantizer("nvfp4", **params)
     x = h.random_input(rng, (m, k), nominal)
@@ -455,26 +515,58 @@ def test_nvfp4_amax_reduction(rng, params):
     whole = dict(zip(names, h.run(quantize_module((m, k), nominal, q), "quantize",
                                   [h.to_npy(x, nominal)], len(names))))
     chunks = np.split(x, m // part)
-    g = np.fmax.reduce([ref.amax(c.astype(np.float32)) for c in chunks])
+    local = [h.run(amax_module((part, k), nominal, q), "amax", [h.to_npy(c, nominal)], 1)[0]
+             for c in chunks]
+    g = np.fmax.reduce(local).astype(np.float32)
+    with np.errstate(all="ignore"):
+        h.assert_bytes_equal(g, ref.global_amaxes(x, q), f"nvfp4{params} reduced amaxes")
     for i, chunk in enumerate(chunks):
         got = dict(zip(names, h.run(given_amax_module((part, k), nominal, q), "quantize",
-                                    [h.to_npy(chunk, nominal), np.array([g], np.float32)],
-                                    len(names))))
-        r0 = i * part
-        pairs = {
-            "rowwise_data": (got["rowwise_data"], whole["rowwise_data"][r0:r0 + part]),
-            "rowwise_scale_inv": (got["rowwise_scale_inv"][:part, :k // 16],
-                                  whole["rowwise_scale_inv"][r0:r0 + part, :k // 16]),
-            "columnwise_data": (got["columnwise_data"],
-                                whole["columnwise_data"][:, r0 // 2:(r0 + part) // 2]),
-            "columnwise_scale_inv": (got["columnwise_scale_inv"][:k, :part // 16],
-                                     whole["columnwise_scale_inv"][:k, r0 // 16:(r0 + part) // 16]),
-            "amax_rowwise": (got["amax_rowwise"], whole["amax_rowwise"]),
-            "amax_columnwise": (got["amax_columnwise"], whole["amax_columnwise"]),
-        }
-        for name, (have, want) in pairs.items():
-            h.assert_bytes_equal(np.ascontiguousarray(have), np.ascontiguousarray(want),
-                                 f"nvfp4{params} part {i} {name}")
+                                    [h.to_npy(chunk, nominal), g], len(names))))
+        check_nvfp4_part(got, whole, i, part, k, f"nvfp4{params}")
+
+
+def test_nvfp4_rht_amax_reduction_example(rng):
+    """examples/amax_reduction.mlir's NVFP4 with RHT: three parts of 32
+    rows, each part's two amaxes by @local_amax_nvfp4, reduced elementwise,
+    each part quantized by @quantize_part_nvfp4: the whole tensor's codes,
+    scales and amaxes."""
+    example = amax_reduction_example()
+    m, k, part, nominal = 96, 512, 32, "bf16"
+    q = h.quantizer("nvfp4", with_rht=True)
+    x = h.random_input(rng, (m, k), nominal)
+    with np.errstate(all="ignore"):
+        names = list(ref.quantize(x, q, nominal)[0])
+    whole = dict(zip(names, h.run(quantize_module((m, k), nominal, q), "quantize",
+                                  [h.to_npy(x, nominal)], len(names))))
+    chunks = np.split(x, m // part)
+    g = np.fmax.reduce([h.run(example, "local_amax_nvfp4", [h.to_npy(c, nominal)], 1)[0]
+                        for c in chunks]).astype(np.float32)
+    for i, chunk in enumerate(chunks):
+        got = dict(zip(names, h.run(example, "quantize_part_nvfp4",
+                                    [h.to_npy(chunk, nominal), g], len(names))))
+        check_nvfp4_part(got, whole, i, part, k, "example")
+
+
+def check_nvfp4_part(got, whole, i, part, k, what):
+    """Part i (rows i * part ...) of an NVFP4 tensor quantized with the
+    whole's amaxes: its buffers are the whole's rows (row-wise) and columns
+    (column-wise, stored transposed) of its rows, amaxes the whole's."""
+    r0 = i * part
+    pairs = {
+        "rowwise_data": (got["rowwise_data"], whole["rowwise_data"][r0:r0 + part]),
+        "rowwise_scale_inv": (got["rowwise_scale_inv"][:part, :k // 16],
+                              whole["rowwise_scale_inv"][r0:r0 + part, :k // 16]),
+        "columnwise_data": (got["columnwise_data"],
+                            whole["columnwise_data"][:, r0 // 2:(r0 + part) // 2]),
+        "columnwise_scale_inv": (got["columnwise_scale_inv"][:k, :part // 16],
+                                 whole["columnwise_scale_inv"][:k, r0 // 16:(r0 + part) // 16]),
+        "amax_rowwise": (got["amax_rowwise"], whole["amax_rowwise"]),
+        "amax_columnwise": (got["amax_columnwise"], whole["amax_columnwise"]),
+    }
+    for name, (have, want) in pairs.items():
+        h.assert_bytes_equal(np.ascontiguousarray(have), np.ascontiguousarray(want),
+                             f"{what} part {i} {name}")
 
 
 # Shapes that fill the kernels' tiles and ones that do not (bounds-guarded

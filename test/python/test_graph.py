@@ -146,12 +146,46 @@ def test_current_scaling_given_amax():
     g.module.verify()
     assert "qs.quantize %arg0 amax(%arg1 : tensor<1xf32>)" in str(g)
     f.quantize(x, qs.NVFP4Quantizer(with_2d_quantization=True), amax=amax)  # one global amax
-    with pytest.raises(qs.QSError, match=r"takes a global amax\(...\) alone \(TE's amax reduction\) only"):
+    with pytest.raises(qs.QSError, match=r"takes a global amax\(...\) alone only where "
+                       r"tensor-wide amaxes scale the whole tensor \(TE's amax reduction\)"):
         f.quantize(x, qs.MXFP8Quantizer(), amax=amax)
-    with pytest.raises(qs.QSError, match="with_rht = true, with_post_rht_amax = true> computes"):
+    with pytest.raises(qs.QSError, match=r"with_post_rht_amax = true> has 2 global amaxes, "
+                       r"max\|x\| \(row-wise\) and max\|RHT\(x\^T\)\| \(column-wise\), "
+                       r"a tensor<2xf32>; got 'tensor<1xf32>'"):
         f.quantize(x, qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True), amax=amax)
-    with pytest.raises(ValueError, match="pass the result: Function.quantize"):
+    with pytest.raises(ValueError, match=r"all-reduce Function.amax\(x, quantizer\) across the "
+                       "group yourself and pass the result: Function.quantize"):
         qs.Float8CurrentScalingQuantizer(with_amax_reduction=True)
+
+
+def test_amax_reduction_with_function_amax():
+    # Function.amax: the global amaxes the quantize computes (qs.amax), two
+    # for NVFP4 with RHT; the all-reduced result goes back into quantize.
+    g = qs.Graph()
+    s2 = g.context.ranked_tensor_type([2], "f32")
+    f = g.function("f", [qs.TensorSpec((32, 64), "bf16"), s2])
+    x, reduced = f.args
+    rht = qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True)
+    local = f.amax(x, rht)
+    assert local.shape == (2,) and local.dtype == "f32"
+    current = f.amax(x, qs.Float8CurrentScalingQuantizer())
+    assert current.shape == (1,)
+    q = f.quantize(x, rht, amax=reduced)
+    f.returns(local, current, q)
+    g.module.verify()
+    text = str(g)
+    assert "qs.amax %arg0 as !qs.tensor<32x64xbf16, #qs.nvfp4<with_rht = true, " \
+           "with_post_rht_amax = true>> : tensor<32x64xbf16> -> tensor<2xf32>" in text
+    assert "qs.quantize %arg0 amax(%arg1 : tensor<2xf32>)" in text
+    with pytest.raises(qs.QSError, match=r"'qs.amax' op returns the global amaxes only where "
+                       r"tensor-wide amaxes scale the whole tensor .* #qs.mxfp8 computes none"):
+        f.amax(x, qs.MXFP8Quantizer())
+    with pytest.raises(qs.QSError, match="#qs.nvfp4<row_scaled_nvfp4 = true> computes none"):
+        f.amax(x, qs.NVFP4Quantizer(row_scaled_nvfp4=True))
+    with pytest.raises(TypeError, match="amax\\(\\) takes a high-precision tensor"):
+        f.amax(q, rht)
+    with pytest.raises(TypeError, match="amax\\(\\) needs a Quantizer"):
+        f.amax(x, "nvfp4")
 
 
 def test_gemm_output_quantizer():

@@ -45,6 +45,35 @@ def test_run_cpu_matches_the_reference(family, quantizer, params):
     h.assert_floats_equal(values, want, "dequantize")
 
 
+def test_run_cpu_amax_reduction():
+    # TE's amax reduction from Python: Function.amax of each of two row
+    # halves, their elementwise maximum (the all-reduce), each half
+    # quantized with it: the whole tensor's amaxes and row-wise codes.
+    import harness as h
+    rng = np.random.default_rng(11)
+    quantizer = qs.NVFP4Quantizer(with_rht=True, with_post_rht_amax=True)
+    x = h.random_input(rng, (64, 128), "bf16")
+    g = qs.Graph()
+    part = qs.TensorSpec((32, 128), "bf16")
+    local = g.function("local", [part])
+    local.returns(local.amax(local.args[0], quantizer))
+    f = g.function("part", [part, qs.TensorSpec((2,), "f32")])
+    f.returns(f.quantize(f.args[0], quantizer, amax=f.args[1]))
+    halves = [x[:32].astype(ml_dtypes.bfloat16), x[32:].astype(ml_dtypes.bfloat16)]
+    amaxes = [qs.run_cpu(g, "local", half)[0] for half in halves]
+    reduced = np.fmax(*amaxes).astype(np.float32)
+    q = h.quantizer("nvfp4", with_rht=True)
+    with np.errstate(all="ignore"):
+        h.assert_bytes_equal(reduced, ref.global_amaxes(x, q), "reduced amaxes")
+        whole, _ = ref.quantize(x, q, "bf16")
+    for i, half in enumerate(halves):
+        (inner,) = qs.run_cpu(g, "part", half, reduced)
+        h.assert_bytes_equal(inner["rowwise_data"].view(np.uint8),
+                             whole["rowwise_data"][32 * i:32 * (i + 1)], f"half {i} codes")
+        for name in ("amax_rowwise", "amax_columnwise"):
+            h.assert_bytes_equal(inner[name], whole[name], f"half {i} {name}")
+
+
 def test_run_cpu_plain_argument_dtypes():
     # A bf16 argument takes bfloat16 or its bits as uint16, and nothing else
     # of two bytes: float16 values were read as bf16 bits (silently wrong).

@@ -12,7 +12,7 @@ def ConvertQSToLinalgPass : Pass<"convert-qs-to-linalg"> {
     The target-independent reference of quant-storage's numerics, runnable on
     the CPU: every buffer-level op (`qs.quantize_buffers`,
     `qs.dequantize_buffers`, `qs.gemm_buffers`, `qs.update_usage_buffers`)
-    becomes `linalg.generic`s on tensors whose bodies use only IEEE f32
+    and `qs.amax` becomes `linalg.generic`s on tensors whose bodies use only IEEE f32
     arithmetic (round to nearest even) and the exact integer emulation of the
     FP8/FP4/E8M0 conversions (`FloatEmulation.h`). Run after
     `qs-expand-storage` (flattened or not).
@@ -55,7 +55,8 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
                 "GPU kernels";
   let description = [{
     Rewrites every `qs.quantize_buffers`, `qs.dequantize_buffers`,
-    `qs.update_usage_buffers` and (where a kernel exists) `qs.gemm_buffers` (run
+    `qs.update_usage_buffers`, `qs.amax` (the quantize's amax kernels alone)
+    and (where a kernel exists) `qs.gemm_buffers` (run
     after `qs-expand-storage`, flattened or not) into launches of kernels
     emitted as `gpu.func`s in one `gpu.module @qs_kernels`. Operands become
     memrefs (`bufferization.to_buffer`, fresh `memref.alloc` for results,

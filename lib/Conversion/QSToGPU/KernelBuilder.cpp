@@ -693,13 +693,14 @@ void KernelEnv::stageWarpMax(Value slots) {
   });
 }
 
-void KernelEnv::blockMaxToGlobal(Value slots, ArrayRef<Value> targets) {
-  Value zero = idx(0);
+void KernelEnv::blockMaxToGlobal(Value slots, ArrayRef<Value> targets,
+                                 int64_t index) {
+  Value zero = idx(0), at = idx(index);
   if (!gpu) {
     Value value = memref::LoadOp::create(b, loc, slots, ValueRange{threadId});
     for (Value target : targets)
       memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::maxnumf, value,
-                                  target, ValueRange{zero});
+                                  target, ValueRange{at});
     return;
   }
   Value isFirst =
@@ -711,7 +712,7 @@ void KernelEnv::blockMaxToGlobal(Value slots, ArrayRef<Value> targets) {
           b, loc, value,
           memref::LoadOp::create(b, loc, slots, ValueRange{idx(w * 32)}));
     for (Value target : targets)
-      emitUnsignedMax(b, loc, value, target, zero);
+      emitUnsignedMax(b, loc, value, target, at);
   });
 }
 

@@ -260,7 +260,8 @@ struct KernelEnv {
   /// in the emulation an atomic per thread.
   void atomicMaxToGlobal(Value value, Value target);
   /// Block-wide max of every thread's `slots[threadId]` (shared f32, >= 0,
-  /// not NaN) into memref<1xf32> `targets`, in two phases with the phase
+  /// not NaN) into element `index` of each f32 buffer of `targets`, in two
+  /// phases with the phase
   /// barrier between them (every thread of the block calls both): on the
   /// GPU, stageWarpMax leaves each warp's max (shuffles) in the slot of its
   /// lane 0, and blockMaxToGlobal has thread 0 combine those and issue one
@@ -270,7 +271,8 @@ struct KernelEnv {
   /// the L2: 4 per 64x64 tile made FP8 delayed scaling's cast kernel take
   /// twice MXFP8's time on H200 (docs/performance.md, 2026-12-04).
   void stageWarpMax(Value slots);
-  void blockMaxToGlobal(Value slots, ArrayRef<Value> targets);
+  void blockMaxToGlobal(Value slots, ArrayRef<Value> targets,
+                        int64_t index = 0);
   /// Max-combines this thread's f32 (>= 0, not NaN) into element `index` of
   /// `target` (one atomic per thread).
   void atomicMaxAt(Value value, Value target, Value index);

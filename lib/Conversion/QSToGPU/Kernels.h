@@ -124,6 +124,13 @@ void emitQuantize(
     const std::function<void(OpBuilder &, const ProducerBlockQuantizer &)>
         &produce = nullptr);
 
+/// Emits the kernels and launches of one qs.amax: the global amaxes a
+/// quantize of x into `type` computes (its own amax kernels) into `out`
+/// (memref<Nxf32>, QuantizerAttrInterface::getNumGlobalAmaxes).
+void emitGlobalAmaxes(OpBuilder &b, Location loc, ModuleOp module,
+                      QuantTensorType type, const TargetInfo &target, Value x,
+                      Value out, const EmitOptions &options);
+
 /// The block size of a quantize of `type` that its producer can apply
 /// block by block (emitQuantize's `produce`), else 0: 32 for 1-D MXFP8
 /// (E8M0 scales, compact or GEMM-swizzled; row-wise 1 x 32 and column-wise

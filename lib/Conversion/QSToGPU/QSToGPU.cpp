@@ -81,7 +81,7 @@ struct ConvertQSToGPUPass
       if (isa<gpu::GPUModuleOp>(op))
         return WalkResult::skip();
       if (isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
-              UpdateUsageBuffersOp>(op))
+              UpdateUsageBuffersOp, AmaxOp>(op))
         ops.push_back(op);
       return WalkResult::advance();
     });
@@ -130,6 +130,8 @@ struct ConvertQSToGPUPass
       } else if (auto u = dyn_cast<UpdateUsageBuffersOp>(op)) {
         if (failed(lowerUpdateUsage(u, target, options)))
           failedAny = true;
+      } else if (auto a = dyn_cast<AmaxOp>(op)) {
+        lowerAmax(a, target, options);
       } else if (failed(lowerDequantize(cast<DequantizeBuffersOp>(op), target,
                                         options))) {
         failedAny = true;
@@ -592,6 +594,21 @@ struct ConvertQSToGPUPass
     op->replaceAllUsesWith(ValueRange{tensor});
     op->erase();
     return success();
+  }
+
+  /// qs.amax: the quantize's own amax kernels into a fresh buffer.
+  void lowerAmax(AmaxOp op, const TargetInfo &target,
+                 const gpuk::EmitOptions &options) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value x = flat(b, loc, bufferOf(b, loc, op.getInput()));
+    Type resultType = op.getResult().getType();
+    Value alloc = newBuffer(b, loc, resultType);
+    gpuk::emitGlobalAmaxes(b, loc, kernelModule(op),
+                           op.getQuantizedTensorType(), target, x, alloc,
+                           options);
+    op->replaceAllUsesWith(ValueRange{readBack(b, loc, resultType, alloc)});
+    op->erase();
   }
 
   LogicalResult lowerUpdateUsage(UpdateUsageBuffersOp op,

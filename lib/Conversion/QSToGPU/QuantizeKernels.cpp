@@ -25,7 +25,7 @@ static int64_t numElements(Value buf) {
   return cast<MemRefType>(buf.getType()).getNumElements();
 }
 
-/// Zeroes `zeroArgs`, copies the delayed amax state and a given global amax
+/// Zeroes `zeroArgs`, copies the delayed amax state and given global amaxes
 /// (TE's amax reduction) into the global amax buffers.
 static KernelDesc initKernel(const Plan &p, ValueRange args) {
   KernelDesc d;
@@ -74,6 +74,9 @@ static KernelDesc initKernel(const Plan &p, ValueRange args) {
         Value given = load1(env, env.args[p.givenAmaxArg], env.idx(0));
         for (int a : p.globalAmaxArgs)
           store1(env, given, env.args[a], env.idx(0));
+        if (p.rhtAmaxArg >= 0)
+          store1(env, load1(env, env.args[p.givenAmaxArg], env.idx(1)),
+                 env.args[p.rhtAmaxArg], env.idx(0));
       });
     }
   });
@@ -216,7 +219,8 @@ static KernelDesc rhtAmaxKernel(const Plan &p) {
       env.stageWarpMax(env.shared[t.mults]);
   });
   d.phases.push_back([p, t, rowAmax](KernelEnv &env) {
-    env.blockMaxToGlobal(env.shared[t.slots], {env.args[p.rhtAmaxArg]});
+    env.blockMaxToGlobal(env.shared[t.slots], {env.args[p.rhtAmaxArg]},
+                         p.rhtAmaxIndex);
     if (rowAmax) {
       SmallVector<Value> targets;
       for (int a : p.globalAmaxArgs)
@@ -529,7 +533,7 @@ void gpuk::emitQuantize(
   }
   if (p.rowScaled)
     launch(rowAmaxKernel(p));
-  if (p.rhtAmaxArg >= 0)
+  if (p.rhtAmaxArg >= 0 && p.givenAmaxArg < 0)
     launch(rhtAmaxKernel(p));
   SmallVector<const Rep *> reps;
   for (const Rep &r : p.reps)
@@ -539,8 +543,9 @@ void gpuk::emitQuantize(
   bool scaleInv = p.scaleInvArg >= 0;
   // Passes over x alternate direction (Tile::reversed): the amax kernels
   // run forward, so a cast kernel after one starts at x's end.
-  bool amaxPass = (!p.globalAmaxArgs.empty() && p.givenAmaxArg < 0) ||
-                  p.rowScaled || p.rhtAmaxArg >= 0;
+  bool amaxPass = ((!p.globalAmaxArgs.empty() || p.rhtAmaxArg >= 0) &&
+                   p.givenAmaxArg < 0) ||
+                  p.rowScaled;
   if (reps.size() < 2 || bytes <= 48 * 1024 || p.twoD) {
     launch(castKernel(p, reps, scaleInv, "qs_quantize", amaxPass));
     return;
@@ -553,4 +558,29 @@ void gpuk::emitQuantize(
                       r->columnwise ? "qs_quantize_columnwise"
                                     : "qs_quantize_rowwise",
                       amaxPass != (i % 2 == 1)));
+}
+
+void gpuk::emitGlobalAmaxes(OpBuilder &b, Location loc, ModuleOp module,
+                            QuantTensorType type, const TargetInfo &target,
+                            Value x, Value out, const EmitOptions &options) {
+  // The quantize's own amax kernels, on x and out alone: out is zeroed,
+  // then out[0] takes max |x| and, with RHT, out[1] max |RHT(x^T)| (one
+  // read of x for both, whatever the usages).
+  Plan p = makePlan(type, target, /*hasScale=*/false, /*hasAmaxIn=*/false,
+                    /*numScratch=*/0);
+  p.xArg = 0;
+  p.zeroArgs = {1};
+  p.globalAmaxArgs = {1};
+  p.givenAmaxArg = p.amaxStateInArg = p.amaxStateOutArg = -1;
+  SmallVector<Value> args = {x, out};
+  emitKernel(b, loc, module, initKernel(p, args), args, options);
+  if (std::optional<uint32_t> signMask =
+          type.getQuantizer().getColumnwiseRhtSignMask()) {
+    p.rhtAmaxArg = 1;
+    p.rhtAmaxIndex = 1;
+    p.rhtSignMask = *signMask;
+    emitKernel(b, loc, module, rhtAmaxKernel(p), args, options);
+  } else {
+    emitKernel(b, loc, module, amaxKernel(p), args, options);
+  }
 }

@@ -78,10 +78,10 @@ struct Plan {
   bool directStores = false;
   int xArg = 0, scaleOperandArg = -1, amaxStateInArg = -1, amaxStateOutArg = -1,
       scaleInvArg = -1, amaxScratchArg = -1, rngArg = -1;
-  /// A given global amax (TE's amax reduction; current scaling, NVFP4
-  /// without RHT or row scales): its buffer, which the init kernel copies
-  /// into every buffer of globalAmaxArgs in place of the amax kernel; else
-  /// -1.
+  /// Given global amaxes (TE's amax reduction; current scaling, NVFP4
+  /// without row scales): their buffer, whose element 0 the init kernel
+  /// copies into every buffer of globalAmaxArgs, and with RHT element 1
+  /// into rhtAmaxArg, in place of the amax kernel; else -1.
   int givenAmaxArg = -1;
   /// Buffers the init kernel zeroes (every element), and the amax buffers the
   /// amax kernel max-reduces into.
@@ -92,9 +92,11 @@ struct Plan {
   /// column-wise representation (-1 if absent).
   bool rowScaled = false;
   int rowAmaxArg = -1, colAmaxArg = -1;
-  /// RHT: the column-wise amax buffer (max |RHT(x^T)|), else -1, and the
-  /// transform's sign mask (ref::nvfp4RHTInputFactor).
+  /// RHT: the column-wise amax buffer (max |RHT(x^T)|), else -1, the
+  /// element of it the amax goes to (qs.amax's result holds max |x| first),
+  /// and the transform's sign mask (ref::nvfp4RHTInputFactor).
   int rhtAmaxArg = -1;
+  int64_t rhtAmaxIndex = 0;
   uint32_t rhtSignMask = 0;
   float fp8Max = 448.0f, epsilon = 0.0f;
   bool pow2 = false;

@@ -364,6 +364,18 @@ struct NVFP4Reference final
     return {roundUp(rows, 128), roundUp(cols / 16, 4)};
   }
 
+  Value buildGlobalAmaxes(Attribute attr, OpBuilder &b, Location loc,
+                          QuantTensorType, Value input) const {
+    auto q = cast<NVFP4Attr>(attr);
+    if (q.getRowScaledNvfp4())
+      return {}; // one amax per row
+    Value x = toF32(b, loc, to2D(b, loc, input));
+    SmallVector<Value> amaxes = {absMaxAll(b, loc, x)};
+    if (std::optional<uint32_t> signMask = q.getColumnwiseRhtSignMask())
+      amaxes.push_back(absMaxAll(b, loc, buildRHT(b, loc, x, *signMask)));
+    return scalarTensor(b, loc, amaxes);
+  }
+
   SmallVector<Value> buildQuantize(Attribute attr, OpBuilder &b, Location loc,
                                    QuantTensorType type, Value input, Value,
                                    Value amaxOperand, Value rngState,
@@ -371,9 +383,14 @@ struct NVFP4Reference final
     auto q = cast<NVFP4Attr>(attr);
     auto [m, k] = flatten2D(type.getShape());
     Value x = toF32(b, loc, to2D(b, loc, input));
-    // The given global amax of both usages (TE's amax reduction), or null.
-    Value givenAmax =
-        amaxOperand ? extractScalar(b, loc, amaxOperand) : Value();
+    // The given global amaxes (TE's amax reduction): of both usages, or
+    // with RHT max |x| then max |RHT(x^T)|; else null.
+    Value givenRowAmax, givenColAmax;
+    if (amaxOperand) {
+      givenRowAmax = extractScalar(b, loc, amaxOperand);
+      givenColAmax =
+          q.getWithRht() ? extractScalar(b, loc, amaxOperand, 1) : givenRowAmax;
+    }
     bool rowScaled = q.getRowScaledNvfp4();
     Rng rng;
     if (rngState) {
@@ -387,13 +404,13 @@ struct NVFP4Reference final
     }
     Quantized row, col;
     if (q.getRowwise())
-      row = quantizeRows(b, loc, x, q, rng, givenAmax);
+      row = quantizeRows(b, loc, x, q, rng, givenRowAmax);
     if (q.getColumnwise()) {
       std::optional<uint32_t> signMask = q.getColumnwiseRhtSignMask();
       Value y =
           signMask ? buildRHT(b, loc, x, *signMask) : transpose2D(b, loc, x);
       rng.stream = 1;
-      col = quantizeRows(b, loc, y, q, rng, givenAmax);
+      col = quantizeRows(b, loc, y, q, rng, givenColAmax);
     }
     auto amaxTensor = [&](Value amax) {
       return rowScaled ? amax : scalarTensor(b, loc, amax);

@@ -29,6 +29,14 @@ struct PerTensorReference final
                                                  AttrT> {
   static constexpr bool kCurrent = std::is_same_v<AttrT, Fp8CurrentAttr>;
 
+  Value buildGlobalAmaxes(Attribute, OpBuilder &b, Location loc,
+                          QuantTensorType, Value input) const {
+    if constexpr (!kCurrent)
+      return {}; // the recipe's amax, not the tensor's
+    return scalarTensor(b, loc,
+                        absMaxAll(b, loc, toF32(b, loc, to2D(b, loc, input))));
+  }
+
   SmallVector<Value> buildQuantize(Attribute attr, OpBuilder &b, Location loc,
                                    QuantTensorType type, Value input,
                                    Value scaleOperand, Value givenAmax, Value,
@@ -51,7 +59,7 @@ struct PerTensorReference final
       scale = extractScalar(b, loc, scaleOperand);
       Value state = extractScalar(b, loc, outs.back());
       updatedAmax = scalarTensor(
-          b, loc, arith::MaxNumFOp::create(b, loc, state, amax));
+          b, loc, arith::MaxNumFOp::create(b, loc, state, amax).getResult());
     }
     Value scaleInv =
         arith::DivFOp::create(b, loc, constF32(b, loc, 1.0f), scale);

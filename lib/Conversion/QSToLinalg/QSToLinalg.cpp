@@ -210,11 +210,28 @@ struct LowerUpdateUsageBuffers final
   }
 };
 
+struct LowerAmax final : OpRewritePattern<AmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    QuantTensorType type = op.getQuantizedTensorType();
+    QuantizerReferenceInterface reference = referenceOf(type);
+    if (!reference)
+      return rewriter.notifyMatchFailure(op, "no reference model");
+    Value amaxes =
+        reference.buildGlobalAmaxes(rewriter, op.getLoc(), type, op.getInput());
+    if (!amaxes) // the verifier allows only quantizers with global amaxes
+      return rewriter.notifyMatchFailure(op, "no global amaxes");
+    rewriter.replaceOp(op, amaxes);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::qs::populateQSToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<LowerQuantizeBuffers, LowerDequantizeBuffers, LowerGemmBuffers,
-               LowerUpdateUsageBuffers>(patterns.getContext());
+               LowerUpdateUsageBuffers, LowerAmax>(patterns.getContext());
 }
 
 void mlir::qs::registerQSToLinalgInterfaces(DialectRegistry &registry) {
@@ -254,6 +271,8 @@ static LogicalResult checkSupport(Operation *root) {
       check(op, g.getBTensorType());
     } else if (auto u = dyn_cast<UpdateUsageBuffersOp>(op))
       check(op, u.getSourceTensorType());
+    else if (auto a = dyn_cast<AmaxOp>(op))
+      check(op, a.getQuantizedTensorType());
     else if (isa<EmptyOp, QuantizeOp, DequantizeOp, UpdateUsageOp, GemmOp>(op)) {
       op->emitError() << "'" << op->getName()
                       << "' is a proto-level op; run qs-expand-storage before "

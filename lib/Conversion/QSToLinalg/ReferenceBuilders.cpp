@@ -22,14 +22,18 @@ Value ref::findInner(QuantTensorType type, ValueRange inner,
   return {};
 }
 
-Value ref::extractScalar(OpBuilder &b, Location loc, Value tensor1) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  return tensor::ExtractOp::create(b, loc, tensor1, zero);
+Value ref::extractScalar(OpBuilder &b, Location loc, Value tensor1,
+                         int64_t index) {
+  Value at = arith::ConstantIndexOp::create(b, loc, index);
+  return tensor::ExtractOp::create(b, loc, tensor1, at);
 }
 
-Value ref::scalarTensor(OpBuilder &b, Location loc, Value scalar) {
+Value ref::scalarTensor(OpBuilder &b, Location loc, ValueRange scalars) {
   return tensor::FromElementsOp::create(
-      b, loc, RankedTensorType::get({1}, scalar.getType()), scalar);
+      b, loc,
+      RankedTensorType::get({static_cast<int64_t>(scalars.size())},
+                            scalars.front().getType()),
+      scalars);
 }
 
 RankedTensorType ref::tensorOf(ArrayRef<int64_t> shape, Type elementType) {

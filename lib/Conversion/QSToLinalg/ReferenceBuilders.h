@@ -27,8 +27,10 @@ using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 Value findInner(QuantTensorType type, ValueRange inner,
                 const TargetInfo &target, StringRef name);
 /// element [0] of a tensor<1xT>, and the tensor<1xT> holding a scalar.
-Value extractScalar(OpBuilder &b, Location loc, Value tensor1);
-Value scalarTensor(OpBuilder &b, Location loc, Value scalar);
+Value extractScalar(OpBuilder &b, Location loc, Value tensor1,
+                    int64_t index = 0);
+/// The 1-D tensor of `scalars` (one or more, of one type).
+Value scalarTensor(OpBuilder &b, Location loc, ValueRange scalars);
 
 RankedTensorType tensorOf(ArrayRef<int64_t> shape, Type elementType);
 ArrayRef<int64_t> shapeOf(Value tensor);

@@ -59,3 +59,23 @@ func.func @transpose(%d: tensor<4x8xf8E4M3FN>, %s: tensor<1xf32>, %t: tensor<8x4
       from !row to !both -> tensor<8x4xf8E4M3FN>
   return %r : tensor<8x4xf8E4M3FN>
 }
+
+// -----
+
+// qs.amax: max |x| over the whole tensor, and with RHT max |RHT(x^T)| of
+// the transform's four butterfly stages, joined into one tensor<2xf32>.
+!q = !qs.tensor<32x64xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
+// CHECK-LABEL: func.func @global_amaxes
+//   CHECK-NOT:   qs.amax
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+//       CHECK:     math.absf
+//       CHECK:     arith.maxnumf
+//       CHECK:   arith.constant {{.*}}dense<{{.*}}> : tensor<16xf32>
+// CHECK-COUNT-4:   arith.subf
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+//       CHECK:   %[[A:.*]] = tensor.from_elements %{{.*}}, %{{.*}} : tensor<2xf32>
+//       CHECK:   return %[[A]]
+func.func @global_amaxes(%x: tensor<32x64xbf16>) -> tensor<2xf32> {
+  %a = qs.amax %x as !q : tensor<32x64xbf16> -> tensor<2xf32>
+  return %a : tensor<2xf32>
+}

@@ -542,12 +542,12 @@ func.func @stochastic_without_rng(%x: tensor<64x128xbf16>) -> !q {
 
 // -----
 
-// qs.quantize: a given global amax alone (TE's amax reduction) is for the
-// quantizers one amax scales (current scaling, NVFP4 without RHT or row
-// scales); the others compute their own amaxes or have none.
+// qs.quantize: given global amaxes alone (TE's amax reduction) are for the
+// quantizers tensor-wide amaxes scale (current scaling, NVFP4 without row
+// scales); the others compute per-block or per-row amaxes only.
 !q = !qs.tensor<64x128xbf16, #qs.mxfp8>
 func.func @given_amax_mxfp8(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q {
-  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone (TE's amax reduction) only where one amax scales the whole tensor: #qs.fp8_current, #qs.nvfp4 without with_rht or row_scaled_nvfp4; #qs.mxfp8 computes its own amaxes or has none}}
+  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone only where tensor-wide amaxes scale the whole tensor (TE's amax reduction): #qs.fp8_current, #qs.nvfp4 without row_scaled_nvfp4; #qs.mxfp8 computes none (per-block or per-row amaxes, or the recipe's)}}
   %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !q
   return %q : !q
 }
@@ -555,21 +555,100 @@ func.func @given_amax_mxfp8(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q {
 // -----
 
 // qs.quantize: NVFP4 with RHT computes two global amaxes (max |x| and
-// max |RHT(x^T)|), row-scaled NVFP4 one per row: neither takes one.
+// max |RHT(x^T)|) and takes both.
 !q = !qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
 func.func @given_amax_nvfp4_rht(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q {
-  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone (TE's amax reduction) only where one amax scales the whole tensor: #qs.fp8_current, #qs.nvfp4 without with_rht or row_scaled_nvfp4; #qs.nvfp4<with_rht = true, with_post_rht_amax = true> computes its own amaxes or has none}}
+  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone: #qs.nvfp4<with_rht = true, with_post_rht_amax = true> has 2 global amaxes, max|x| (row-wise) and max|RHT(x^T)| (column-wise), a tensor<2xf32>; got 'tensor<1xf32>'}}
   %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !q
   return %q : !q
 }
 
 // -----
 
+!q = !qs.tensor<64x128xbf16, #qs.nvfp4>
+func.func @given_amax_nvfp4_two(%x: tensor<64x128xbf16>, %a: tensor<2xf32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone: #qs.nvfp4 has 1 global amax, max|x|, a tensor<1xf32>; got 'tensor<2xf32>'}}
+  %q = qs.quantize %x amax(%a : tensor<2xf32>) : tensor<64x128xbf16> -> !q
+  return %q : !q
+}
+
+// -----
+
+// Row-scaled NVFP4 has one amax per row, which TE does not reduce.
 !q = !qs.tensor<64x128xbf16, #qs.nvfp4<row_scaled_nvfp4 = true>>
 func.func @given_amax_nvfp4_row_scaled(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q {
-  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone (TE's amax reduction) only where one amax scales the whole tensor: #qs.fp8_current, #qs.nvfp4 without with_rht or row_scaled_nvfp4; #qs.nvfp4<row_scaled_nvfp4 = true> computes its own amaxes or has none}}
+  // expected-error @+1 {{'qs.quantize' op takes a global amax(...) alone only where tensor-wide amaxes scale the whole tensor (TE's amax reduction): #qs.fp8_current, #qs.nvfp4 without row_scaled_nvfp4; #qs.nvfp4<row_scaled_nvfp4 = true> computes none (per-block or per-row amaxes, or the recipe's)}}
   %q = qs.quantize %x amax(%a : tensor<1xf32>) : tensor<64x128xbf16> -> !q
   return %q : !q
+}
+
+// -----
+
+// qs.quantize: the amax state of delayed scaling is one value.
+!q = !qs.tensor<64x128xbf16, #qs.fp8_delayed>
+func.func @delayed_amax_two(%x: tensor<64x128xbf16>, %s: tensor<1xf32>, %a: tensor<2xf32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op the amax state of delayed scaling is a tensor<1xf32>, got 'tensor<2xf32>'}}
+  %q, %u = qs.quantize %x scale(%s : tensor<1xf32>) amax(%a : tensor<2xf32>) : tensor<64x128xbf16> -> !q, tensor<1xf32>
+  return %q : !q
+}
+
+// -----
+
+// qs.quantize: an amax operand holds one or two f32 values.
+!q = !qs.tensor<64x128xbf16, #qs.fp8_current>
+func.func @given_amax_three(%x: tensor<64x128xbf16>, %a: tensor<3xf32>) -> !q {
+  // expected-error @+1 {{'qs.quantize' op operand #1 must be tensor<1xf32> or tensor<2xf32>, but got 'tensor<3xf32>'}}
+  %q = qs.quantize %x amax(%a : tensor<3xf32>) : tensor<64x128xbf16> -> !q
+  return %q : !q
+}
+
+// -----
+
+// qs.amax: the global amaxes of the quantizers that have them.
+func.func @amax_mxfp8(%x: tensor<64x128xbf16>) -> tensor<1xf32> {
+  // expected-error @+1 {{'qs.amax' op returns the global amaxes only where tensor-wide amaxes scale the whole tensor (TE's amax reduction): #qs.fp8_current, #qs.nvfp4 without row_scaled_nvfp4; #qs.mxfp8 computes none (per-block or per-row amaxes, or the recipe's)}}
+  %a = qs.amax %x as !qs.tensor<64x128xbf16, #qs.mxfp8> : tensor<64x128xbf16> -> tensor<1xf32>
+  return %a : tensor<1xf32>
+}
+
+// -----
+
+func.func @amax_delayed(%x: tensor<64x128xbf16>) -> tensor<1xf32> {
+  // expected-error @+1 {{'qs.amax' op returns the global amaxes only where tensor-wide amaxes scale the whole tensor (TE's amax reduction): #qs.fp8_current, #qs.nvfp4 without row_scaled_nvfp4; #qs.fp8_delayed computes none (per-block or per-row amaxes, or the recipe's)}}
+  %a = qs.amax %x as !qs.tensor<64x128xbf16, #qs.fp8_delayed> : tensor<64x128xbf16> -> tensor<1xf32>
+  return %a : tensor<1xf32>
+}
+
+// -----
+
+func.func @amax_rht_one(%x: tensor<64x128xbf16>) -> tensor<1xf32> {
+  // expected-error @+1 {{'qs.amax' op returns the global amaxes: #qs.nvfp4<with_rht = true, with_post_rht_amax = true> has 2 global amaxes, max|x| (row-wise) and max|RHT(x^T)| (column-wise), a tensor<2xf32>; got 'tensor<1xf32>'}}
+  %a = qs.amax %x as !qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>> : tensor<64x128xbf16> -> tensor<1xf32>
+  return %a : tensor<1xf32>
+}
+
+// -----
+
+func.func @amax_input_type(%x: tensor<64x128xf32>) -> tensor<1xf32> {
+  // expected-error @+1 {{'qs.amax' op input type 'tensor<64x128xf32>' must be the expressed type of the result, 'tensor<64x128xbf16>'}}
+  %a = qs.amax %x as !qs.tensor<64x128xbf16, #qs.fp8_current> : tensor<64x128xf32> -> tensor<1xf32>
+  return %a : tensor<1xf32>
+}
+
+// -----
+
+func.func @amax_result_type(%x: tensor<64x128xbf16>) -> tensor<1xf16> {
+  // expected-error @+1 {{'qs.amax' op result #0 must be tensor<1xf32> or tensor<2xf32>, but got 'tensor<1xf16>'}}
+  %a = qs.amax %x as !qs.tensor<64x128xbf16, #qs.fp8_current> : tensor<64x128xbf16> -> tensor<1xf16>
+  return %a : tensor<1xf16>
+}
+
+// -----
+
+func.func @amax_not_quantized(%x: tensor<64x128xbf16>) -> tensor<1xf32> {
+  // expected-error @+1 {{'qs.amax' op attribute 'quantized_type' failed to satisfy constraint: type attribute of quantized tensor}}
+  %a = qs.amax %x as tensor<64x128xbf16> : tensor<64x128xbf16> -> tensor<1xf32>
+  return %a : tensor<1xf32>
 }
 
 // -----
@@ -587,7 +666,7 @@ func.func @given_amax_updated(%x: tensor<64x128xbf16>, %a: tensor<1xf32>) -> !q 
 // qs.quantize_buffers: the same rule for the given amax.
 !q = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
 func.func @quantize_buffers_given_amax(%x: tensor<64x128xbf16>, %a: tensor<1xf32>, %d: tensor<64x128xf8E4M3FN>, %s: tensor<128x4xf8E8M0FNU>) {
-  // expected-error @+1 {{'qs.quantize_buffers' op takes a global amax(...) alone (TE's amax reduction) only where one amax scales the whole tensor: #qs.fp8_current, #qs.nvfp4 without with_rht or row_scaled_nvfp4; #qs.mxfp8<columnwise = false> computes its own amaxes or has none}}
+  // expected-error @+1 {{'qs.quantize_buffers' op takes a global amax(...) only where tensor-wide amaxes scale the whole tensor (TE's amax reduction): #qs.fp8_current, #qs.nvfp4 without row_scaled_nvfp4; #qs.mxfp8<columnwise = false> computes none (per-block or per-row amaxes, or the recipe's)}}
   %r:2 = qs.quantize_buffers %x amax(%a : tensor<1xf32>) outs(%d, %s : tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) as !q
       : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
   return

@@ -62,6 +62,23 @@ func.func @quantize_given_amax(%x: tensor<64x128xbf16>, %a: tensor<1xf32>,
 
 // -----
 
+// qs.amax returns the global amaxes a quantize computes: one for current
+// scaling and NVFP4, two for NVFP4 with RHT (max |x|, max |RHT(x^T)|),
+// which such a quantize takes back as its amax(...).
+!rht = !qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
+// CHECK-LABEL: func.func @global_amaxes
+//       CHECK:   %[[C:.*]] = qs.amax %{{.*}} as !qs.tensor<64x128xbf16, #qs.fp8_current> : tensor<64x128xbf16> -> tensor<1xf32>
+//       CHECK:   %[[R:.*]] = qs.amax %{{.*}} as !qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>> : tensor<64x128xbf16> -> tensor<2xf32>
+//       CHECK:   qs.quantize %{{.*}} amax(%[[R]] : tensor<2xf32>) : tensor<64x128xbf16> -> !qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
+func.func @global_amaxes(%x: tensor<64x128xbf16>) -> (tensor<1xf32>, !rht) {
+  %c = qs.amax %x as !qs.tensor<64x128xbf16, #qs.fp8_current> : tensor<64x128xbf16> -> tensor<1xf32>
+  %r = qs.amax %x as !rht : tensor<64x128xbf16> -> tensor<2xf32>
+  %q = qs.quantize %x amax(%r : tensor<2xf32>) : tensor<64x128xbf16> -> !rht
+  return %c, %q : tensor<1xf32>, !rht
+}
+
+// -----
+
 // qs.assemble / qs.disassemble take the exact inner tensors, in interface order.
 !mx = !qs.tensor<64x128xbf16, #qs.mxfp8<columnwise = false>>
 // CHECK-LABEL: func.func @assemble_disassemble

@@ -37,8 +37,8 @@ def QS_QuantizerReferenceInterface
         tensor of `type`, interface order; for delayed scaling `scale` is the
         recipe's scale and the last of `outs` the amax state, and the updated
         amax is returned after the inner tensors; `amax` is the given global
-        amax (TE's amax reduction: current scaling, NVFP4 without RHT or row
-        scales) or null; for
+        amaxes (TE's amax reduction: current scaling, NVFP4 without row
+        scales; what buildGlobalAmaxes computes) or null; for
         stochastic rounding `rng` is the rng state (tensor<2xi64>: seed,
         offset), else null.
       }],
@@ -49,6 +49,15 @@ def QS_QuantizerReferenceInterface
            "::mlir::Value":$rng,
            "::mlir::ValueRange":$outs,
            "const ::mlir::qs::TargetInfo &":$target)>,
+    InterfaceMethod<[{
+        The global amaxes a quantize of `input` (the expressed type of
+        `type`) computes, as the `tensor<Nxf32>` `qs.amax` returns (N =
+        QuantizerAttrInterface::getNumGlobalAmaxes, at least 1).
+      }],
+      "::mlir::Value", "buildGlobalAmaxes",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::Location":$loc,
+           "::mlir::qs::QuantTensorType":$type, "::mlir::Value":$input),
+      [{}], [{ return {}; }]>,
     InterfaceMethod<[{
         The logical values of a quantized tensor (all its inner tensors in
         `inner`) as an f32 tensor of its logical shape, from the row-wise

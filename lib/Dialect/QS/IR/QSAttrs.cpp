@@ -180,11 +180,14 @@ DictionaryAttr Fp8DelayedAttr::getStorageMetadata(Type nominalType) const {
                              baseMetadata(*this, "fp8_dtype", nominalType));
 }
 bool Fp8DelayedAttr::takesRecipeScale() const { return true; }
-bool Fp8CurrentAttr::takesGlobalAmax() const { return true; }
-// One global amax for both usages: not max |RHT(x^T)| beside max |x|, not
-// one per row.
-bool NVFP4Attr::takesGlobalAmax() const {
-  return !getWithRht() && !getRowScaledNvfp4();
+unsigned Fp8CurrentAttr::getNumGlobalAmaxes() const { return 1; }
+// One global amax for both usages, or with RHT max |x| and max |RHT(x^T)|;
+// row scales are one amax per row, which TE does not reduce across ranks
+// (te-formats.md §5: row-scaled excludes amax reduction).
+unsigned NVFP4Attr::getNumGlobalAmaxes() const {
+  if (getRowScaledNvfp4())
+    return 0;
+  return getWithRht() ? 2 : 1;
 }
 bool NVFP4Attr::takesRngState() const { return getStochasticRounding(); }
 std::optional<uint32_t> NVFP4Attr::getColumnwiseRhtSignMask() const {

@@ -16,7 +16,9 @@ LogicalResult QuantizeBuffersOp::verify() {
   QuantTensorType type = getQuantizedTensorType();
   if (failed(detail::verifyQuantizeTypes(*this, getInput().getType(), type)) ||
       failed(detail::verifyRngState(*this, type, getRng())) ||
-      (getAmax() && failed(detail::verifyGivenAmax(*this, type))))
+      (getAmax() &&
+       failed(detail::verifyGlobalAmaxes(*this, type, getAmax().getType(),
+                                         "takes a global amax(...)"))))
     return failure();
   bool recipe = type.getQuantizer().takesRecipeScale();
   if (recipe != static_cast<bool>(getScale()))

@@ -74,14 +74,33 @@ LogicalResult qs::detail::verifyRngState(Operation *op, QuantTensorType result,
   return success();
 }
 
-LogicalResult qs::detail::verifyGivenAmax(Operation *op,
-                                          QuantTensorType result) {
-  if (!result.getQuantizer().takesGlobalAmax())
-    return op->emitOpError("takes a global amax(...) alone (TE's amax "
-                           "reduction) only where one amax scales the whole "
-                           "tensor: #qs.fp8_current, #qs.nvfp4 without "
-                           "with_rht or row_scaled_nvfp4; ")
-           << result.getQuantizer() << " computes its own amaxes or has none";
+/// The amaxes `quantizer` computes from a whole tensor, in the order
+/// qs.amax returns them (for diagnostics).
+static StringRef globalAmaxesOf(unsigned count) {
+  return count == 2 ? "max|x| (row-wise) and max|RHT(x^T)| (column-wise)"
+                    : "max|x|";
+}
+
+LogicalResult qs::detail::verifyGlobalAmaxes(Operation *op,
+                                             QuantTensorType quantized,
+                                             Type amaxType, StringRef what) {
+  QuantizerAttrInterface quantizer = quantized.getQuantizer();
+  unsigned count = quantizer.getNumGlobalAmaxes();
+  if (count == 0)
+    return op->emitOpError()
+           << what
+           << " only where tensor-wide amaxes scale the whole tensor (TE's "
+              "amax reduction): #qs.fp8_current, #qs.nvfp4 without "
+              "row_scaled_nvfp4; "
+           << quantizer << " computes none (per-block or per-row amaxes, or "
+           << "the recipe's)";
+  auto type = cast<RankedTensorType>(amaxType);
+  if (type.getDimSize(0) != count)
+    return op->emitOpError()
+           << what << ": " << quantizer << " has " << count
+           << (count == 1 ? " global amax, " : " global amaxes, ")
+           << globalAmaxesOf(count) << ", a tensor<" << count << "xf32>; got "
+           << type;
   return success();
 }
 
@@ -270,13 +289,33 @@ LogicalResult QuantizeOp::verify() {
                                          resultType)) ||
       failed(detail::verifyRngState(*this, resultType, getRng())))
     return failure();
-  // Current scaling may take the global amax alone (TE's amax reduction).
-  if (getAmax() && !getScale() && !getUpdatedAmax() &&
-      !resultType.getQuantizer().takesRecipeScale())
-    return detail::verifyGivenAmax(*this, resultType);
-  return verifyRecipeState(*this, resultType.getQuantizer().takesRecipeScale(),
-                           {getScale(), getAmax(), getUpdatedAmax()},
-                           "delayed scaling");
+  // Current scaling and NVFP4 may take the global amaxes alone (TE's amax
+  // reduction).
+  bool recipe = resultType.getQuantizer().takesRecipeScale();
+  if (getAmax() && !getScale() && !getUpdatedAmax() && !recipe)
+    return detail::verifyGlobalAmaxes(*this, resultType, getAmax().getType(),
+                                      "takes a global amax(...) alone");
+  if (failed(verifyRecipeState(*this, recipe,
+                               {getScale(), getAmax(), getUpdatedAmax()},
+                               "delayed scaling")))
+    return failure();
+  if (getAmax() && getAmax().getType().getDimSize(0) != 1)
+    return emitOpError("the amax state of delayed scaling is a "
+                       "tensor<1xf32>, got ")
+           << getAmax().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AmaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AmaxOp::verify() {
+  QuantTensorType type = getQuantizedTensorType();
+  if (failed(detail::verifyQuantizeTypes(*this, getInput().getType(), type)))
+    return failure();
+  return detail::verifyGlobalAmaxes(*this, type, getResult().getType(),
+                                    "returns the global amaxes");
 }
 
 //===----------------------------------------------------------------------===//

@@ -27,10 +27,13 @@ LogicalResult verifyQuantizeTypes(Operation *op, Type input,
 /// quantizer rounds stochastically (NVFP4 `stochastic_rounding`).
 LogicalResult verifyRngState(Operation *op, QuantTensorType result, Value rng);
 
-/// A quantize into `result` takes a given global amax (TE's amax reduction)
-/// only where its quantizer takesGlobalAmax (current scaling, NVFP4 without
-/// RHT or row scales).
-LogicalResult verifyGivenAmax(Operation *op, QuantTensorType result);
+/// `amaxType` holds the global amaxes a quantize into `quantized` computes
+/// (QuantizerAttrInterface::getNumGlobalAmaxes: current scaling, NVFP4
+/// without row scales), which a quantize may be given (TE's amax
+/// reduction) and qs.amax returns; `what` is the op's subject for the
+/// diagnostics.
+LogicalResult verifyGlobalAmaxes(Operation *op, QuantTensorType quantized,
+                                 Type amaxType, StringRef what);
 
 /// The result of dequantizing `input` is `result`, and `input` can be
 /// dequantized.

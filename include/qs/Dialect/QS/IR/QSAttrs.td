@@ -33,7 +33,7 @@ def QS_Fp8DelayedAttr : QS_QuantizerAttr<"Fp8Delayed", "fp8_delayed",
 }
 
 def QS_Fp8CurrentAttr : QS_QuantizerAttr<"Fp8Current", "fp8_current",
-    ["getAvailableUsage", "takesGlobalAmax"]> {
+    ["getAvailableUsage", "getNumGlobalAmaxes"]> {
   let summary = "Per-tensor FP8 with current scaling "
                 "(TE Float8CurrentScalingQuantizer)";
   let description = [{
@@ -111,7 +111,7 @@ def QS_NVFP4Attr : QS_QuantizerAttr<"NVFP4", "nvfp4",
     ["canDequantizeColumnwise", "supportsGemmOutputType",
      "canWriteGemmSwizzledScales", "writesGemmSwizzledScales",
      "withGemmSwizzledScales", "takesRngState", "getColumnwiseRhtSignMask",
-     "takesGlobalAmax"]> {
+     "getNumGlobalAmaxes"]> {
   let summary = "NVFP4: E2M1 elements, one E4M3 scale per 16 elements and an "
                 "FP32 global amax (TE NVFP4Quantizer)";
   let description = [{

@@ -32,9 +32,10 @@ def QS_QuantizeBuffersOp : QS_BufferOp<"quantize_buffers",
     quantizer writes GEMM-swizzled scales (then they are zero). For delayed
     scaling the recipe's `scale` is an operand and the amax state is an extra,
     last `outs` operand that is read and updated (`max(amax, max|input|)`).
-    Current scaling and NVFP4 without RHT or row scales may take the global
-    amax, `amax(...)`, to compute the scale from instead of `max|input|`
-    (TE's amax reduction, as `qs.quantize` describes). NVFP4 with stochastic rounding takes its rng
+    Current scaling and NVFP4 without row scales may take the global
+    amaxes, `amax(...)`, to compute the scales from instead of the ones
+    they would compute (TE's amax reduction, as `qs.quantize` describes:
+    `tensor<2xf32>` for NVFP4 with RHT). NVFP4 with stochastic rounding takes its rng
     state, `rng(...)`, as `qs.quantize` does.
 
     Example:
@@ -46,7 +47,7 @@ def QS_QuantizeBuffersOp : QS_BufferOp<"quantize_buffers",
   }];
   let arguments = (ins AnyRankedTensor:$input,
                        Optional<QS_F32ScalarTensor>:$scale,
-                       Optional<QS_F32ScalarTensor>:$amax,
+                       Optional<QS_F32AmaxTensor>:$amax,
                        Optional<QS_RngStateTensor>:$rng,
                        Variadic<AnyRankedTensor>:$outs,
                        TypeAttrOf<QS_QuantTensor>:$quantized_type);

@@ -120,13 +120,16 @@ def QS_QuantizerAttrInterface : AttrInterface<"QuantizerAttrInterface"> {
       }],
       "bool", "takesRecipeScale", (ins), [{}], [{ return false; }]>,
     InterfaceMethod<[{
-        Whether `qs.quantize` may be given the global amax to scale with,
-        `amax(...)` alone (TE's amax reduction across ranks): the quantizer
-        computes exactly one tensor-wide amax and nothing else from the
-        whole tensor (current scaling; NVFP4 without the Hadamard transform
-        or row scales).
+        How many tensor-wide amaxes the quantizer computes from the whole
+        tensor, so that `qs.amax` returns them and `qs.quantize` may be
+        given them instead, `amax(...)` alone as a `tensor<Nxf32>` (TE's
+        amax reduction across ranks): 1 for current scaling and NVFP4
+        without the Hadamard transform or row scales (max |x|), 2 for NVFP4
+        with the Hadamard transform (max |x| for the row-wise
+        representation, then max |RHT(x^T)| for the column-wise one), 0
+        for every other quantizer (none, or one per block or row only).
       }],
-      "bool", "takesGlobalAmax", (ins), [{}], [{ return false; }]>,
+      "unsigned", "getNumGlobalAmaxes", (ins), [{}], [{ return 0; }]>,
     InterfaceMethod<[{
         Whether the quantizer rounds stochastically, so that `qs.quantize`
         takes an rng state operand (`rng(...)`: seed, offset) and a GEMM

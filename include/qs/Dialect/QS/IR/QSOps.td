@@ -15,6 +15,13 @@ def QS_F32ScalarTensor : Type<And<[
           "::llvm::ArrayRef<int64_t>{1}">,
     CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getElementType().isF32()">]>,
     "tensor<1xf32>", "::mlir::RankedTensorType">;
+def QS_F32AmaxTensor : Type<And<[
+    CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,
+    CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getRank() == 1">,
+    CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getDimSize(0) == 1 || "
+          "::llvm::cast<::mlir::RankedTensorType>($_self).getDimSize(0) == 2">,
+    CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getElementType().isF32()">]>,
+    "tensor<1xf32> or tensor<2xf32>", "::mlir::RankedTensorType">;
 def QS_RngStateTensor : Type<And<[
     CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,
     CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getShape() == "
@@ -61,18 +68,20 @@ def QS_QuantizeOp : QS_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     amax state `amax(...)`, and returns, after the quantized tensor, the
     updated amax `max(amax, max|input|)` (TE's atomic amax update).
 
-    Current scaling (`#qs.fp8_current`) and NVFP4 without the Hadamard
-    transform or row scales (`#qs.nvfp4`, one global amax for both usages)
-    may take `amax(...)` alone: the global amax to compute the scale (NVFP4:
-    `S_enc`, and the stored amaxes) from, in place of `max|input|` (no
-    updated amax is returned). This is TE's `with_amax_reduction`: with the
-    tensor split across ranks (sequence or tensor parallelism), each rank
-    reduces `max|x|` over its part (`math.absf` then an `arith.maxnumf`
-    reduction: what the quantize computes itself, exact in any order), the
-    ranks all-reduce (MAX) it with a collective of the user's choice, and
-    each rank quantizes its part with the global amax, so that every part
-    has the scale of the whole (`te-formats.md` §2.c step 2, §5.c). No
-    other quantizer takes `scale(...)` or `amax(...)`.
+    Current scaling (`#qs.fp8_current`) and NVFP4 without row scales
+    (`#qs.nvfp4`) may take `amax(...)` alone: the global amaxes to compute
+    the scales (NVFP4: `S_enc`, and the stored amaxes) from, in place of
+    the ones the quantize would compute (no updated amax is returned): a
+    `tensor<1xf32>` holding `max|input|`, or for NVFP4 with `with_rht` a
+    `tensor<2xf32>` holding `max|input|` (the row-wise representation's)
+    and `max|RHT(input^T)|` (the column-wise one's), both present whatever
+    the usages (`qs.amax` returns exactly these). This is TE's
+    `with_amax_reduction`: with the tensor split across ranks (sequence or
+    tensor parallelism), each rank takes `qs.amax` of its part, the ranks
+    all-reduce (MAX) it with a collective of the user's choice, and each
+    rank quantizes its part with the global amaxes, so that every part has
+    the scales of the whole (`te-formats.md` §2.c step 2, §5.c). No other
+    quantizer takes `scale(...)` or `amax(...)`.
 
     NVFP4 with `stochastic_rounding` draws its random bits from an rng
     state, `rng(...)`: a `tensor<2xi64>` holding (seed, offset), what TE
@@ -106,7 +115,7 @@ def QS_QuantizeOp : QS_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
   }];
   let arguments = (ins AnyRankedTensor:$input,
                        Optional<QS_F32ScalarTensor>:$scale,
-                       Optional<QS_F32ScalarTensor>:$amax,
+                       Optional<QS_F32AmaxTensor>:$amax,
                        Optional<QS_RngStateTensor>:$rng);
   let results = (outs QS_QuantTensor:$result,
                       Optional<QS_F32ScalarTensor>:$updated_amax);
@@ -115,6 +124,59 @@ def QS_QuantizeOp : QS_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     (`amax` `(` $amax^ `:` type($amax) `)`)?
     (`rng` `(` $rng^ `:` type($rng) `)`)? attr-dict
     `:` type($input) `->` qualified(type($result)) (`,` type($updated_amax)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// qs.amax
+//===----------------------------------------------------------------------===//
+
+def QS_AmaxOp : QS_Op<"amax", [Pure]> {
+  let summary = "The tensor-wide amaxes a quantize computes";
+  let description = [{
+    Returns the global amaxes that `qs.quantize` of `input` into
+    `quantized_type` would compute and scale with, exactly as it computes
+    them (`te-formats.md` §2.c step 1, §5.c): for current scaling
+    (`#qs.fp8_current`) and NVFP4 without the Hadamard transform a
+    `tensor<1xf32>` holding `max|input|`; for NVFP4 with `with_rht` a
+    `tensor<2xf32>` holding `max|input|` (the row-wise representation's
+    amax) and `max|RHT(input^T)|` (the column-wise one's, the bf16
+    transform of §5.e), both whatever the usages. Other quantizers have no
+    such amax (delayed scaling uses the recipe's, MXFP8 and block FP8 only
+    per-block ones, row-scaled NVFP4 one per row, which TE does not reduce
+    across ranks): an error.
+
+    Its result is what `qs.quantize ... amax(...)` takes: TE's amax
+    reduction (`with_amax_reduction`) is `qs.amax` of each rank's part,
+    an all-reduce (MAX) of the results across the ranks by a collective of
+    the program's choice, then `qs.quantize` of each part with the reduced
+    amaxes. A maximum is exact in any order, so a tensor split by rows
+    (any multiple of 16 rows for RHT, whose 16-element blocks run along
+    the rows) reduces to the whole tensor's amaxes, and each part is
+    quantized with the scales of the whole. NaN elements are ignored and
+    infinities kept, as by the quantize.
+
+    The reference lowering reduces with linalg; `convert-qs-to-gpu` runs
+    the quantize's own amax kernel (`qs_quantize_amax`, or with RHT
+    `qs_quantize_rht_amax`, which takes both in one read of `input`).
+
+    Example:
+    ```mlir
+    %local = qs.amax %x as !qs.tensor<64x128xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
+        : tensor<64x128xbf16> -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       TypeAttrOf<QS_QuantTensor>:$quantized_type);
+  let results = (outs QS_F32AmaxTensor:$result);
+  let assemblyFormat = [{
+    $input `as` $quantized_type attr-dict `:` type($input) `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::qs::QuantTensorType getQuantizedTensorType() {
+      return ::llvm::cast<::mlir::qs::QuantTensorType>(getQuantizedType());
+    }
   }];
   let hasVerifier = 1;
 }
