@@ -597,9 +597,7 @@ def ref_inner_types(q, shape, columnwise, chip):
 def unary_module(chip, op, operand, result):
     """A module of `chip` whose @f applies `op` (qs.quantize, qs.dequantize,
     qs.update_usage) to its argument and returns the result."""
-    return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
-            f"func.func @f(%a: {operand}) -> {result} {{\n"
-            f"  %r = {op} %a : {operand} -> {result}\n  return %r : {result}\n}}\n}}\n")
+    return function_module(chip, f"%a: {operand}", result, f"{op} %a : {operand} -> {result}")
 
 
 def quantize_module(shape, nominal, q, chip, given_amax=False):
@@ -617,27 +615,27 @@ def amax_type(q):
 def given_amax_module(chip, t, qt, q):
     """@f(x, global amaxes) quantizing with the given amaxes."""
     a = amax_type(q)
-    return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
-            f"func.func @f(%x: {t}, %g: {a}) -> {qt} {{\n"
-            f"  %q = qs.quantize %x amax(%g : {a}) : {t} -> {qt}\n"
-            f"  return %q : {qt}\n}}\n}}\n")
+    return function_module(chip, f"%x: {t}, %g: {a}", qt,
+                           f"qs.quantize %x amax(%g : {a}) : {t} -> {qt}")
 
 
 def amax_module(chip, t, qt, q):
     """@f(x) returning qs.amax of x."""
     a = amax_type(q)
+    return function_module(chip, f"%x: {t}", a, f"qs.amax %x as {qt} : {t} -> {a}")
+
+
+def function_module(chip, args, result, op):
+    """A module on `chip` with @f(args) -> result returning `op`'s result."""
     return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
-            f"func.func @f(%x: {t}) -> {a} {{\n"
-            f"  %a = qs.amax %x as {qt} : {t} -> {a}\n"
-            f"  return %a : {a}\n}}\n}}\n")
+            f"func.func @f({args}) -> {result} {{\n"
+            f"  %r = {op}\n  return %r : {result}\n}}\n}}\n")
 
 
 def stochastic_quantize_module(chip, t, qt):
     """@f(x, rng state) quantizing with stochastic rounding."""
-    return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
-            f"func.func @f(%x: {t}, %rng: tensor<2xi64>) -> {qt} {{\n"
-            f"  %q = qs.quantize %x rng(%rng : tensor<2xi64>) : {t} -> {qt}\n"
-            f"  return %q : {qt}\n}}\n}}\n")
+    return function_module(chip, f"%x: {t}, %rng: tensor<2xi64>", qt,
+                           f"qs.quantize %x rng(%rng : tensor<2xi64>) : {t} -> {qt}")
 
 
 def main():

@@ -132,6 +132,15 @@ def draw_config(r):
     if params.get("stochastic_rounding"):
         config["rng"] = [int(r.integers(-2**63, 2**63 - 1, dtype="int64")),
                          int(r.integers(-2**63, 2**63 - 1, dtype="int64"))]
+    # TE's amax reduction (2026-12-07): the quantize given its global
+    # amaxes (the input's own times a factor each: 1, another, 0 or inf),
+    # and qs.amax of the input beside it.
+    if family == "fp8_current" or (family == "nvfp4" and not params["row_scaled_nvfp4"]):
+        count = 2 if params.get("with_rht") else 1
+        if r.random() < 0.25:
+            config["given_amax"] = [float(pick(r, [1.0, r.uniform(0.1, 8.0), 0.0, np.inf],
+                                               p=[0.4, 0.4, 0.1, 0.1])) for _ in range(count)]
+        config["amax_op"] = bool(r.random() < 0.25)
     return config
 
 
@@ -239,7 +248,8 @@ def classify_error(text):
 
 
 def build_case(config, h):
-    """(module text, inputs, reference buffers, updated amax) of a config."""
+    """(module text, inputs, reference buffers, updated amax, quantizer,
+    qs.amax's reference result or None) of a config."""
     import qs_reference as ref
     family, shape, nominal = config["family"], tuple(config["shape"]), config["nominal"]
     q = h.quantizer(family, **config["params"])
@@ -260,17 +270,40 @@ def build_case(config, h):
                    np.array([config["amax_state"]], np.float32)]
         results.append(s)
         returns.append("%amax")
-        kwargs = dict(scale=np.float32(config["scale"]), amax_state=np.float32(config["amax_state"]))
+        kwargs.update(scale=np.float32(config["scale"]),
+                      amax_state=np.float32(config["amax_state"]))
     if "rng" in config:
         args.append("%rng: tensor<2xi64>")
         operands += " rng(%rng : tensor<2xi64>)"
         inputs.append(np.array(config["rng"], dtype=np.int64))
-        kwargs = dict(rng=tuple(config["rng"]))
+        kwargs["rng"] = tuple(config["rng"])
+    a = f"tensor<{len(config.get('given_amax', [])) or (2 if q.get('with_rht') else 1)}xf32>"
+    own = None
+    if "given_amax" in config or config.get("amax_op"):
+        try:
+            with np.errstate(all="ignore"):
+                own = ref.global_amaxes(x, q)
+        except Exception:  # shapes outside the reference's blocks: own stays None
+            pass
+    if "given_amax" in config:
+        factors = np.array(config["given_amax"], np.float32)
+        with np.errstate(all="ignore"):  # inf * 0 in the branch not taken
+            g = (np.where(np.isfinite(factors), (own if own is not None else 1) * factors,
+                          factors).astype(np.float32))
+        args.append(f"%g: {a}")
+        operands += f" amax(%g : {a})"
+        inputs.append(g)
+        kwargs["global_amax"] = g if g.size > 1 else g[0]
     lhs = ", ".join(returns)
     rtypes = ", ".join(results)
-    body = f"""func.func @quantize({', '.join(args)}) -> ({rtypes}){attrs} {{
-  {lhs} = qs.quantize %x{operands} : {t} -> {rtypes}
-  return {lhs} : {rtypes}
+    amax_line = ""
+    if config.get("amax_op"):
+        amax_line = f"\n  %am = qs.amax %x as {qt} : {t} -> {a}"
+        results.append(a)
+        returns.append("%am")
+    body = f"""func.func @quantize({', '.join(args)}) -> ({', '.join(results)}){attrs} {{
+  {lhs} = qs.quantize %x{operands} : {t} -> {rtypes}{amax_line}
+  return {', '.join(returns)} : {', '.join(results)}
 }}"""
     module = f'module attributes {{qs.chip = "{config["chip"]}"}} {{\n{body}\n}}'
     try:
@@ -279,7 +312,9 @@ def build_case(config, h):
                                              chip_tn_only=config["chip"] != "sm_100a", **kwargs)
     except Exception as e:
         raise Unreferenced(f"{type(e).__name__}: {e}", module, inputs) from None
-    return module, inputs, expected, updated, q
+    if config.get("amax_op") and own is None:
+        raise Unreferenced("the reference has no global amaxes for this shape", module, inputs)
+    return module, inputs, expected, updated, q, own if config.get("amax_op") else None
 
 
 class Unreferenced(Exception):
@@ -343,7 +378,7 @@ def run_dequantize_case(config, h, kernels):
     qt, t = h.qtype(shape, config["nominal"], q), h.ttype(shape, out)
     module = unary_module(config["chip"], "dequantize", "qs.dequantize", qt, t)
     try:
-        _, _, buffers, _, q = build_case(config, h)
+        _, _, buffers, _, q, _ = build_case(config, h)
     except Exception as e:  # the quantized type's shape is outside the reference
         return expect_rejected(h, module, "dequantize", [], config, kernels, e)
     try:
@@ -447,10 +482,10 @@ def run_case(config, h, kernels):
     import qs_reference as ref
     extra = kernel_args(config, kernels)
     try:
-        module, inputs, expected, updated, q = build_case(config, h)
+        module, inputs, expected, updated, q, amaxes = build_case(config, h)
     except Unreferenced as e:  # a block rule: qs must reject it too
         return expect_rejected(h, e.module, "quantize", e.inputs, config, kernels, e)
-    n = len(expected) + (updated is not None)
+    n = len(expected) + (updated is not None) + (amaxes is not None)
     try:
         outs = h.run(module, "quantize", inputs, n, extra_args=extra)
     except h.QSRunError as e:
@@ -465,7 +500,9 @@ def run_case(config, h, kernels):
             h.assert_bytes_equal(got[region], np.asarray(want)[region], name)
             h.assert_bytes_equal(got, want, f"{name} (padding)")
         if updated is not None:
-            h.assert_bytes_equal(outs[-1], updated, "updated amax")
+            h.assert_bytes_equal(outs[len(expected)], updated, "updated amax")
+        if amaxes is not None:
+            h.assert_bytes_equal(outs[-1], amaxes, "qs.amax")
     except AssertionError as e:
         return "failed", f"{e}\n{module}"
     return "ok", ""

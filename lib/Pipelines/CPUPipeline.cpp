@@ -58,6 +58,9 @@ void mlir::qs::addBufferizationPasses(OpPassManager &pm) {
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createQSStripFlattenAttributesPass());
+  // The constant globals in an order and with names that do not depend on
+  // the order in which bufferization visited the functions.
+  pm.addPass(createQSOrderConstantGlobalsPass());
 }
 
 LogicalResult

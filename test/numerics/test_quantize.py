@@ -507,23 +507,13 @@ def test_nvfp4_amax_reduction(rng, params):
     codes, block scales and amaxes are the whole tensor's, in both usages
     (the column-wise codes and scales of a part are the whole's columns of
     its rows)."""
-    m, k, part, nominal = 96, 128, 32, "bf16"
-    q = h.quantizer("nvfp4", **params)
-    x = h.random_input(rng, (m, k), nominal)
-    with np.errstate(all="ignore"):
-        names = list(ref.quantize(x, q, nominal)[0])
-    whole = dict(zip(names, h.run(quantize_module((m, k), nominal, q), "quantize",
-                                  [h.to_npy(x, nominal)], len(names))))
-    chunks = np.split(x, m // part)
-    local = [h.run(amax_module((part, k), nominal, q), "amax", [h.to_npy(c, nominal)], 1)[0]
-             for c in chunks]
-    g = np.fmax.reduce(local).astype(np.float32)
-    with np.errstate(all="ignore"):
-        h.assert_bytes_equal(g, ref.global_amaxes(x, q), f"nvfp4{params} reduced amaxes")
-    for i, chunk in enumerate(chunks):
-        got = dict(zip(names, h.run(given_amax_module((part, k), nominal, q), "quantize",
-                                    [h.to_npy(chunk, nominal), g], len(names))))
-        check_nvfp4_part(got, whole, i, part, k, f"nvfp4{params}")
+    q, k, part = h.quantizer("nvfp4", **params), 128, (32, 128)
+    check_nvfp4_amax_reduction(
+        rng, q, k,
+        lambda c: h.run(amax_module(part, "bf16", q), "amax", [h.to_npy(c, "bf16")], 1)[0],
+        lambda c, g, n: h.run(given_amax_module(part, "bf16", q), "quantize",
+                              [h.to_npy(c, "bf16"), g], n),
+        f"nvfp4{params}")
 
 
 def test_nvfp4_rht_amax_reduction_example(rng):
@@ -532,20 +522,32 @@ def test_nvfp4_rht_amax_reduction_example(rng):
     each part quantized by @quantize_part_nvfp4: the whole tensor's codes,
     scales and amaxes."""
     example = amax_reduction_example()
-    m, k, part, nominal = 96, 512, 32, "bf16"
-    q = h.quantizer("nvfp4", with_rht=True)
+    check_nvfp4_amax_reduction(
+        rng, h.quantizer("nvfp4", with_rht=True), 512,
+        lambda c: h.run(example, "local_amax_nvfp4", [h.to_npy(c, "bf16")], 1)[0],
+        lambda c, g, n: h.run(example, "quantize_part_nvfp4", [h.to_npy(c, "bf16"), g], n),
+        "example")
+
+
+def check_nvfp4_amax_reduction(rng, q, k, local_amax, quantize_part, what):
+    """x (96 x k, bf16) split by rows into three parts of 32 rows:
+    `local_amax(part)` gives a part's global amaxes, their elementwise
+    maximum must be the whole's (ref.global_amaxes), and
+    `quantize_part(part, amaxes, number of results)` with it must give the
+    whole tensor's buffers (check_nvfp4_part)."""
+    m, part, nominal = 96, 32, "bf16"
     x = h.random_input(rng, (m, k), nominal)
     with np.errstate(all="ignore"):
         names = list(ref.quantize(x, q, nominal)[0])
     whole = dict(zip(names, h.run(quantize_module((m, k), nominal, q), "quantize",
                                   [h.to_npy(x, nominal)], len(names))))
     chunks = np.split(x, m // part)
-    g = np.fmax.reduce([h.run(example, "local_amax_nvfp4", [h.to_npy(c, nominal)], 1)[0]
-                        for c in chunks]).astype(np.float32)
+    g = np.fmax.reduce([local_amax(c) for c in chunks]).astype(np.float32)
+    with np.errstate(all="ignore"):
+        h.assert_bytes_equal(g, ref.global_amaxes(x, q), f"{what} reduced amaxes")
     for i, chunk in enumerate(chunks):
-        got = dict(zip(names, h.run(example, "quantize_part_nvfp4",
-                                    [h.to_npy(chunk, nominal), g], len(names))))
-        check_nvfp4_part(got, whole, i, part, k, "example")
+        got = dict(zip(names, quantize_part(chunk, g, len(names))))
+        check_nvfp4_part(got, whole, i, part, k, what)
 
 
 def check_nvfp4_part(got, whole, i, part, k, what):

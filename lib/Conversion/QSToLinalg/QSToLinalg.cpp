@@ -134,37 +134,40 @@ static Value buildGemm(OpBuilder &b, Location loc, ReferenceGemmOperand a,
 
 namespace {
 
-struct LowerQuantizeBuffers final : OpRewritePattern<QuantizeBuffersOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(QuantizeBuffersOp op,
+/// Lowers an op whose numerics are its quantized type's reference model
+/// alone (the type `typeOf` gives): `build` returns its replacement values,
+/// none for no match.
+template <typename OpT>
+struct LowerThroughReference final : OpRewritePattern<OpT> {
+  using Build = SmallVector<Value> (*)(OpT, QuantizerReferenceInterface,
+                                       PatternRewriter &);
+  LowerThroughReference(MLIRContext *ctx, QuantTensorType (*typeOf)(OpT),
+                        Build build)
+      : OpRewritePattern<OpT>(ctx), typeOf(typeOf), build(build) {}
+  LogicalResult matchAndRewrite(OpT op,
                                 PatternRewriter &rewriter) const override {
-    QuantTensorType type = op.getQuantizedTensorType();
-    QuantizerReferenceInterface reference = referenceOf(type);
+    QuantizerReferenceInterface reference = referenceOf(typeOf(op));
     if (!reference)
       return rewriter.notifyMatchFailure(op, "no reference model");
-    SmallVector<Value> results = reference.buildQuantize(
-        rewriter, op.getLoc(), type, op.getInput(), op.getScale(),
-        op.getAmax(), op.getRng(), op.getOuts(), TargetInfo::lookup(op));
+    SmallVector<Value> results = build(op, reference, rewriter);
+    // None only for a qs.amax of a quantizer without global amaxes, which
+    // the verifier rejects.
+    if (results.empty())
+      return rewriter.notifyMatchFailure(op, "no reference values");
     rewriter.replaceOp(op, results);
     return success();
   }
+  QuantTensorType (*typeOf)(OpT);
+  Build build;
 };
 
-struct LowerDequantizeBuffers final : OpRewritePattern<DequantizeBuffersOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(DequantizeBuffersOp op,
-                                PatternRewriter &rewriter) const override {
-    QuantTensorType type = op.getQuantizedTensorType();
-    QuantizerReferenceInterface reference = referenceOf(type);
-    if (!reference)
-      return rewriter.notifyMatchFailure(op, "no reference model");
-    Value x = reference.buildDequantize(rewriter, op.getLoc(), type,
-                                        op.getInputs(), TargetInfo::lookup(op));
-    rewriter.replaceOp(op, fromF32(rewriter, op.getLoc(), x,
-                                   op.getResult().getType().getElementType()));
-    return success();
-  }
-};
+template <typename OpT>
+static void
+addThroughReference(RewritePatternSet &patterns, QuantTensorType (*typeOf)(OpT),
+                    typename LowerThroughReference<OpT>::Build build) {
+  patterns.add(std::make_unique<LowerThroughReference<OpT>>(
+      patterns.getContext(), typeOf, build));
+}
 
 struct LowerGemmBuffers final : OpRewritePattern<GemmBuffersOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -193,45 +196,49 @@ struct LowerGemmBuffers final : OpRewritePattern<GemmBuffersOp> {
   }
 };
 
-struct LowerUpdateUsageBuffers final
-    : OpRewritePattern<UpdateUsageBuffersOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(UpdateUsageBuffersOp op,
-                                PatternRewriter &rewriter) const override {
-    QuantTensorType source = op.getSourceTensorType();
-    QuantizerReferenceInterface reference = referenceOf(source);
-    if (!reference)
-      return rewriter.notifyMatchFailure(op, "no reference model");
-    SmallVector<Value> created = reference.buildCreatedInnerTensors(
-        rewriter, op.getLoc(), source, op.getResultTensorType(),
-        op.getInputs(), TargetInfo::lookup(op));
-    rewriter.replaceOp(op, created);
-    return success();
-  }
-};
-
-struct LowerAmax final : OpRewritePattern<AmaxOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AmaxOp op,
-                                PatternRewriter &rewriter) const override {
-    QuantTensorType type = op.getQuantizedTensorType();
-    QuantizerReferenceInterface reference = referenceOf(type);
-    if (!reference)
-      return rewriter.notifyMatchFailure(op, "no reference model");
-    Value amaxes =
-        reference.buildGlobalAmaxes(rewriter, op.getLoc(), type, op.getInput());
-    if (!amaxes) // the verifier allows only quantizers with global amaxes
-      return rewriter.notifyMatchFailure(op, "no global amaxes");
-    rewriter.replaceOp(op, amaxes);
-    return success();
-  }
-};
-
 } // namespace
 
 void mlir::qs::populateQSToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerQuantizeBuffers, LowerDequantizeBuffers, LowerGemmBuffers,
-               LowerUpdateUsageBuffers, LowerAmax>(patterns.getContext());
+  patterns.add<LowerGemmBuffers>(patterns.getContext());
+  addThroughReference<QuantizeBuffersOp>(
+      patterns,
+      [](QuantizeBuffersOp op) { return op.getQuantizedTensorType(); },
+      [](QuantizeBuffersOp op, QuantizerReferenceInterface reference,
+         PatternRewriter &rewriter) {
+        return reference.buildQuantize(
+            rewriter, op.getLoc(), op.getQuantizedTensorType(), op.getInput(),
+            op.getScale(), op.getAmax(), op.getRng(), op.getOuts(),
+            TargetInfo::lookup(op));
+      });
+  addThroughReference<DequantizeBuffersOp>(
+      patterns,
+      [](DequantizeBuffersOp op) { return op.getQuantizedTensorType(); },
+      [](DequantizeBuffersOp op, QuantizerReferenceInterface reference,
+         PatternRewriter &rewriter) {
+        Value x = reference.buildDequantize(
+            rewriter, op.getLoc(), op.getQuantizedTensorType(), op.getInputs(),
+            TargetInfo::lookup(op));
+        return SmallVector<Value>{
+            fromF32(rewriter, op.getLoc(), x,
+                    op.getResult().getType().getElementType())};
+      });
+  addThroughReference<UpdateUsageBuffersOp>(
+      patterns,
+      [](UpdateUsageBuffersOp op) { return op.getSourceTensorType(); },
+      [](UpdateUsageBuffersOp op, QuantizerReferenceInterface reference,
+         PatternRewriter &rewriter) {
+        return reference.buildCreatedInnerTensors(
+            rewriter, op.getLoc(), op.getSourceTensorType(),
+            op.getResultTensorType(), op.getInputs(), TargetInfo::lookup(op));
+      });
+  addThroughReference<AmaxOp>(
+      patterns, [](AmaxOp op) { return op.getQuantizedTensorType(); },
+      [](AmaxOp op, QuantizerReferenceInterface reference,
+         PatternRewriter &rewriter) {
+        Value amaxes = reference.buildGlobalAmaxes(
+            rewriter, op.getLoc(), op.getQuantizedTensorType(), op.getInput());
+        return amaxes ? SmallVector<Value>{amaxes} : SmallVector<Value>();
+      });
 }
 
 void mlir::qs::registerQSToLinalgInterfaces(DialectRegistry &registry) {

@@ -361,6 +361,19 @@ func.func @gemm_delayed_result_state(%x: !x, %w: !w) -> !y {
 
 // -----
 
+// qs.gemm: an output quantizer with global amaxes cannot be given them
+// (amax reduction of a product goes through qs.amax and qs.quantize).
+!x = !qs.tensor<128x256xbf16, #qs.fp8_current>
+!w = !qs.tensor<512x256xbf16, #qs.fp8_current>
+!h = !qs.tensor<128x512xbf16, #qs.fp8_current>
+func.func @gemm_given_amax(%x: !x, %w: !w, %a: tensor<1xf32>) -> !h {
+  // expected-error @+1 {{'qs.gemm' op cannot be given its output quantizer's global amax(...) (TE's amax reduction): the product's amax exists only after the GEMM; return the high-precision product, all-reduce its qs.amax and qs.quantize it with amax(...)}}
+  %h = qs.gemm %x, %w transpose_b amax(%a : tensor<1xf32>) : !x, !w -> !h
+  return %h : !h
+}
+
+// -----
+
 // qs.gemm: only a delayed-scaling result takes scale and amax.
 !x = !qs.tensor<128x256xbf16, #qs.fp8_delayed>
 !w = !qs.tensor<512x256xbf16, #qs.fp8_delayed>

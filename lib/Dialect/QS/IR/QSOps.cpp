@@ -430,6 +430,14 @@ LogicalResult GemmOp::verify() {
                        "stochastic_rounding): a GEMM takes no rng state; "
                        "return the high-precision product and qs.quantize it "
                        "with rng(...)");
+  // TE's amax reduction of a product: its amax exists only after the GEMM.
+  if (quantized && getAmax() && !getScale() && !getUpdatedAmax() &&
+      quantized.getQuantizer().getNumGlobalAmaxes() > 0)
+    return emitOpError("cannot be given its output quantizer's global "
+                       "amax(...) (TE's amax reduction): the product's amax "
+                       "exists only after the GEMM; return the "
+                       "high-precision product, all-reduce its qs.amax and "
+                       "qs.quantize it with amax(...)");
   return verifyRecipeState(
       *this, quantized && quantized.getQuantizer().takesRecipeScale(),
       {getScale(), getAmax(), getUpdatedAmax()}, "a delayed-scaling result");

@@ -258,6 +258,40 @@ def QSDistinctReturnedBuffersPass : Pass<"qs-distinct-returned-buffers"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def QSOrderConstantGlobalsPass
+    : Pass<"qs-order-constant-globals", "::mlir::ModuleOp"> {
+  let summary = "Give the constant globals of bufferization a deterministic "
+                "order and names";
+  let description = [{
+    One-shot module bufferization turns every tensor constant into a
+    private constant `memref.global` named `__constant_<type>` (`_0`, `_1`,
+    ... for further values of one type) in the order it bufferizes the
+    functions, which in MLIR 22.1.8 varies from run to run (with or
+    without threads) when several functions hold constants: the same input
+    then compiles to differently ordered, differently named globals
+    (`test/Reliability/determinism.test`). This pass sorts the private
+    constant globals of each module by type, then initial value, moves
+    them to the front of the module in that order and renames them
+    `__constant_<type>`, `__constant_<type>_1`, ... in it, updating every
+    `memref.get_global`. `qs-cpu-pipeline` and `qs-nvptx-pipeline` run it
+    after bufferization. Other globals and symbols are left alone (a name
+    another symbol holds gets a further suffix).
+
+    Example:
+    ```mlir
+    memref.global "private" constant @__constant_2xf32_0 : memref<2xf32> = dense<[1.0, 2.0]>
+    memref.global "private" constant @__constant_2xf32 : memref<2xf32> = dense<[0.5, 2.0]>
+    ```
+    becomes, whichever was created first,
+    ```mlir
+    memref.global "private" constant @__constant_2xf32 : memref<2xf32> = dense<[1.000000e+00, 2.000000e+00]>
+    memref.global "private" constant @__constant_2xf32_1 : memref<2xf32> = dense<[5.000000e-01, 2.000000e+00]>
+    ```
+    (the order of the types' and values' printed forms).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def QSLowerAssertsPass : Pass<"qs-lower-asserts", "::mlir::ModuleOp"> {
   let summary = "Lower cf.assert to a branch to puts and abort, in time "
                 "linear in the function";

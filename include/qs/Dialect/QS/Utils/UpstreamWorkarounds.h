@@ -15,6 +15,14 @@
 
 namespace mlir {
 namespace qs {
+namespace detail {
+/// The first offset at or after `i` in `text` that is not white space.
+inline size_t skipSpace(llvm::StringRef text, size_t i) {
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+    ++i;
+  return i;
+}
+} // namespace detail
 
 /// The offset in `text` of a dense array of `index` elements
 /// (`array<index ...>`, spaces allowed): MLIR 22.1's parser asks an index
@@ -23,16 +31,10 @@ namespace qs {
 inline std::optional<size_t> findIndexDenseArray(llvm::StringRef text) {
   for (size_t at = text.find("array"); at != llvm::StringRef::npos;
        at = text.find("array", at + 1)) {
-    size_t i = at + 5;
-    auto skipSpace = [&] {
-      while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
-        ++i;
-    };
-    skipSpace();
+    size_t i = detail::skipSpace(text, at + 5);
     if (i >= text.size() || text[i] != '<')
       continue;
-    ++i;
-    skipSpace();
+    i = detail::skipSpace(text, i + 1);
     if (text.substr(i).starts_with("index"))
       return at;
   }
@@ -49,17 +51,10 @@ findMalformedLinalgDimensions(llvm::StringRef text) {
   for (llvm::StringRef keyword : {"dimensions", "permutation"}) {
     for (size_t at = text.find(keyword); at != llvm::StringRef::npos;
          at = text.find(keyword, at + 1)) {
-      size_t i = at + keyword.size();
-      auto skipSpace = [&] {
-        while (i < text.size() &&
-               std::isspace(static_cast<unsigned char>(text[i])))
-          ++i;
-      };
-      skipSpace();
+      size_t i = detail::skipSpace(text, at + keyword.size());
       if (i >= text.size() || text[i] != '=')
         continue;
-      ++i;
-      skipSpace();
+      i = detail::skipSpace(text, i + 1);
       if (text.substr(i).starts_with("array"))
         continue;
       if (i >= text.size() || text[i] != '[')
