@@ -220,6 +220,7 @@ private:
       if (!x)
         return;
       Value q = *x;
+      const std::string xName = x->name;
       q.name = fresh();
       q.quantized = true;
       q.quantizer = quantizer();
@@ -245,11 +246,34 @@ private:
         body << "    " << q.name << " = qs.quantize " << x->name << " rng("
              << state.name << " : tensor<2xi64>) : " << x->type() << " -> "
              << q.type() << "\n";
+      } else if ((q.quantizer.family == "fp8_current" ||
+                  q.quantizer.family == "nvfp4") &&
+                 in.ConsumeIntegralInRange(0, 3) == 0) {
+        // Given global amaxes (TE's amax reduction): one, or two for NVFP4
+        // with RHT (the other count: a diagnostic).
+        Value amax = plain({in.ConsumeIntegralInRange<int64_t>(1, 2)}, "f32");
+        amax.name = "%s" + std::to_string(args.size());
+        args.push_back(amax);
+        body << "    " << q.name << " = qs.quantize " << x->name << " amax("
+             << amax.name << " : " << amax.type() << ") : " << x->type()
+             << " -> " << q.type() << "\n";
       } else {
         body << "    " << q.name << " = qs.quantize " << x->name << " : "
              << x->type() << " -> " << q.type() << "\n";
       }
       values.push_back(q);
+      // The quantize's global amaxes (a diagnostic where it has none); q
+      // has x's name and shape, and x may dangle now (values grew).
+      if (in.ConsumeIntegralInRange(0, 7) == 0) {
+        Value input = q;
+        input.quantized = false;
+        input.name = xName;
+        Value amax = plain({in.ConsumeIntegralInRange<int64_t>(1, 2)}, "f32");
+        body << "    " << amax.name << " = qs.amax " << xName << " as "
+             << q.type() << " : " << input.type() << " -> " << amax.type()
+             << "\n";
+        values.push_back(amax);
+      }
       return;
     }
     case 2: { // dequantize
