@@ -381,7 +381,9 @@ def quantized_results(case, product, inputs):
     product (float32 values, [rows, cols]): the FP8 data (and transpose),
     scale_inv = 1 / scale and, for delayed scaling, the updated amax
     max(state, max |product|) (a state that is not > 0 counts as +0);
-    current scaling's scale comes from max |product| (current_scale)."""
+    current scaling's scale comes from max |product| (current_scale), which
+    is also its qs.amax ("amax", where the check has one: output_quantizer_case's
+    product_uses "amax", the quantize given that amax)."""
     spec = case["quantized"]
     if spec.get("blocks"):
         return block_results(spec, product)
@@ -390,7 +392,8 @@ def quantized_results(case, product, inputs):
         scale = current_scale(amax, spec["fp8"])
         codes = fp8_codes(product * scale, spec["fp8"])
         return {"data": codes, "transpose": np.ascontiguousarray(codes.T),
-                "scale_inv": np.array([np.float32(1.0) / scale], np.float32)}
+                "scale_inv": np.array([np.float32(1.0) / scale], np.float32),
+                "amax": np.array([amax], np.float32)}
     scale = np.float32(inputs[spec["scale_input"]].reshape(-1)[0])
     state = np.float32(inputs[spec["state_input"]].reshape(-1)[0])
     codes = fp8_codes(product * scale, spec["fp8"])

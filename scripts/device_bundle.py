@@ -487,7 +487,16 @@ OUTPUT_QUANTIZER_CHECKS += [
     # padding).
     ("fp8_current", 0, dict(family="mxfp8"), 256, 256, 384, True, (_split(3),)),
     ("fp8_current", 0, dict(family="fp8_block", block_scaling_dim=1), 256, 384, 512, True,
-     (_split(2),))]
+     (_split(2),)),
+    # One GEMM whose product is a result too (since 2026-12-07;
+    # output_quantizer_case's product_uses): beside its qs.amax and the
+    # quantize given it (results d, the amax, the quantized tensor; the
+    # epilogue takes max |D|, both usages, partial tiles), and beside its
+    # quantize (the split-K reduction kernel takes max |D| for it).
+    ("fp8_current", 0, dict(family="fp8_current"), 144, 160, 256, True, (),
+     dict(product_uses="amax")),
+    ("fp8_current", 0, dict(family="fp8_current", columnwise=False), 144, 136, 384, True,
+     (_split(3),), dict(product_uses="quantize"))]
 
 
 def attrs_label(attrs):
@@ -839,7 +848,8 @@ def main():
                              + ("" if delayed else "-" + qfamily.removeprefix("fp8_"))
                              + attrs_label(attrs)
                              + ("-fast" if options.get("fast_accumulate") else "")
-                             + ("-dom" if options.get("dominant_bias") else ""))
+                             + ("-dom" if options.get("dominant_bias") else "")
+                             + {"amax": "-amax", "quantize": "-kept"}.get(options.get("product_uses"), ""))
             if not wanted(d):
                 continue
             case = output_quantizer_case(rng, family, LAYOUTS[layout], q, "bf16", bias, m, n, k,
@@ -854,7 +864,8 @@ def main():
             with open(os.path.join(d, "case.json"), "w") as f:
                 json.dump({"family": family, "layout": LAYOUTS[layout][0], "shape": [m, n, k],
                            "out": case.product, "inputs": len(case.inputs),
-                           "results": ["d", *case.names] + (["updated_amax"] if delayed else []),
+                           "results": ["d", *(["amax"] if options.get("product_uses") == "amax" else []),
+                                       *case.names] + (["updated_amax"] if delayed else []),
                            "product": {"shape": list(case.want.shape),
                                        "max_abs": float(magnitude.max()),
                                        "mean_abs": float(magnitude.mean())},

@@ -551,7 +551,14 @@ def draw_gemm_quantized_config(r):
                      f"qs.gemm_split_k = {v} : i64")
     nominal = pick(r, ["bf16", "f32"] if config["family"].startswith("nvfp4")
                    else ["bf16", "f16", "f32"])
+    # Quantizers with one global amax: sometimes one GEMM whose product is
+    # returned beside its qs.amax and the quantize given it, or beside its
+    # quantize (output_quantizer_case's product_uses).
+    uses = None
+    if qfamily in ("fp8_current", "nvfp4"):
+        uses = pick(r, [None, "amax", "quantize"], p=[0.6, 0.25, 0.15])
     config.update(op="gemm_quantized", qout=dict(family=qfamily, **qparams), nominal=nominal,
+                  product_uses=uses,
                   attrs=attrs, bias=bool(opts["bias"]),
                   dims=dict(m=opts["m"], n=opts["n"], k=opts["k"]),
                   fast_accumulate=bool(opts.get("fast_accumulate")),
@@ -572,10 +579,12 @@ def run_gemm_quantized_case(config, h, kernels):
                 r, config["family"], gm.LAYOUTS[config["layout"]], qout, config["nominal"],
                 config["bias"], chip=config["chip"], attrs=config["attrs"],
                 needed_usage_only=config["needed_usage_only"],
-                fast_accumulate=config["fast_accumulate"], **config["dims"])
+                fast_accumulate=config["fast_accumulate"],
+                product_uses=config.get("product_uses"), **config["dims"])
     except Exception as e:
         return "unreferenced", f"{type(e).__name__}: {e}"
-    n = 1 + len(c.names) + (1 if c.scale is not None else 0)
+    given = config.get("product_uses") == "amax"  # outs[1]: the qs.amax
+    n = 1 + given + len(c.names) + (1 if c.scale is not None else 0)
     try:
         outs = h.run(c.module, "gemm", c.inputs, n, extra_args=kernel_args(config, kernels))
     except h.QSRunError as e:
@@ -588,11 +597,16 @@ def run_gemm_quantized_case(config, h, kernels):
         bad = ~(np.abs(d - c.want) <= c.tol)
         if bad.any():
             return "failed", f"{c.label} product: {bad.sum()} of {bad.size} outside the bound\n{c.module}"
-        expected, updated = ref.quantize(h.from_npy(outs[0], c.product), qout, c.product,
+        product = h.from_npy(outs[0], c.product)
+        amax = np.array([ref.amax(product)], np.float32)
+        expected, updated = ref.quantize(product, qout, c.product,
                                          chip_tn_only=config["chip"] != "sm_100a",
-                                         scale=c.scale, amax_state=c.state)
+                                         scale=c.scale, amax_state=c.state,
+                                         **({"global_amax": amax[0]} if given else {}))
     try:
-        for (buf, value), got in zip(expected.items(), outs[1:]):
+        if given:
+            h.assert_bytes_equal(outs[1], amax, "qs.amax of the product")
+        for (buf, value), got in zip(expected.items(), outs[1 + given:]):
             region = ref.valid_region(buf, c.want.shape, qout)
             h.assert_bytes_equal(np.asarray(got)[region], np.asarray(value)[region], buf)
         if c.scale is not None:

@@ -13,6 +13,7 @@
 !c = !qs.tensor<256x1024xbf16, #qs.fp8_current>
 !n = !qs.tensor<256x1024xbf16, #qs.nvfp4<columnwise = false>>
 !m = !qs.tensor<256x1024xbf16, #qs.mxfp8>
+!r = !qs.tensor<256x1024xbf16, #qs.nvfp4<with_rht = true, with_post_rht_amax = true>>
 module attributes {qs.chip = "sm_90a"} {
   // PLAN-LABEL: func.func @current
   //       PLAN:   call @qs_quantize_init_launch({{.*}}, %[[AMAX:.*]]) :
@@ -20,7 +21,7 @@ module attributes {qs.chip = "sm_90a"} {
   //   PLAN-NOT:   qs_quantize_amax
   //       PLAN:   call @qs_quantize_launch
   func.func @current(%x: !x, %w: !w) -> !c {
-    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128, FP32 promotion per 128 of K, D's amax taken in the epilogue for its quantize; 16 blocks}}
+    // expected-remark @+1 {{GEMM kernel plan: sm_90a wgmma kernel, 128x128 tiles (2 x 8), 6-stage ring, 4 k-tiles of 128, FP32 promotion per 128 of K, D's amax taken in the epilogue; 16 blocks}}
     %h = qs.gemm %x, %w transpose_b : !x, !w -> !c
     return %h : !c
   }
@@ -31,18 +32,58 @@ module attributes {qs.chip = "sm_90a"} {
   //   PLAN-NOT:   qs_quantize_amax
   //       PLAN:   call @qs_quantize_{{[0-9]+}}_launch
   func.func @nvfp4_split_k(%x: !x, %w: !w) -> !n {
-    // expected-remark @+1 {{in 2 splits of 2, FP32 promotion per 128 of K, D's amax taken in the split-K reduction for its quantize}}
+    // expected-remark @+1 {{in 2 splits of 2, FP32 promotion per 128 of K, D's amax taken in the split-K reduction}}
     %h = qs.gemm %x, %w transpose_b {qs.gemm_split_k = 2 : i64} : !x, !w -> !n
     return %h : !n
   }
-  // A second use of the product keeps the amax kernel.
+  // With a second use of the product the GEMM stays where it is and still
+  // takes the amax, into a buffer of its own (zeroed before it) that the
+  // quantize is then given: its init kernel copies it, no amax kernel.
   // PLAN-LABEL: func.func @product_used
-  //       PLAN:   call @qs_quantize_amax
+  //       PLAN:   call @qs_quantize_init_{{[0-9]+}}_launch({{.*}}, %[[UAMAX:.*]]) : (memref<262144xbf16>, memref<1xf32>) -> ()
+  //       PLAN:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}, %[[UAMAX]]) : ({{.*}}memref<262144xbf16>, memref<1xf32>) -> ()
+  //   PLAN-NOT:   qs_quantize_amax
+  //       PLAN:   call @qs_quantize_init_{{[0-9]+}}_launch({{.*}}) : (memref<262144xbf16>, memref<262144xf8E4M3FN>, memref<262144xf8E4M3FN>, memref<1xf32>, memref<1xf32>, memref<1xf32>) -> ()
+  //   PLAN-NOT:   qs_quantize_amax
+  //       PLAN:   call @qs_quantize_{{[0-9]+}}_launch(
+  //   PLAN-NOT:   qs_quantize_amax
+  //       PLAN:   return
   func.func @product_used(%x: !x, %w: !w) -> (!c, tensor<256x1024xbf16>) {
-    // expected-remark @+1 {{FP32 promotion per 128 of K; 16 blocks}}
+    // expected-remark @+1 {{FP32 promotion per 128 of K, D's amax taken in the epilogue; 16 blocks}}
     %p = qs.gemm %x, %w transpose_b : !x, !w -> tensor<256x1024xbf16>
     %h = qs.quantize %p : tensor<256x1024xbf16> -> !c
     return %h, %p : !c, tensor<256x1024xbf16>
+  }
+  // A qs.amax of the product (TE's amax reduction of a GEMM output): the
+  // GEMM, between that qs.amax's init kernel and the quantize given its
+  // result, takes the amax; D stays a result; no amax kernel.
+  // PLAN-LABEL: func.func @product_amax
+  //       PLAN:   call @qs_quantize_init_{{[0-9]+}}_launch({{.*}}, %[[PAMAX:.*]]) : (memref<262144xbf16>, memref<1xf32>) -> ()
+  //       PLAN:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}, %[[PAMAX]]) : ({{.*}}memref<262144xbf16>, memref<1xf32>) -> ()
+  //   PLAN-NOT:   qs_quantize_amax
+  //       PLAN:   call @qs_quantize_init_{{[0-9]+}}_launch(
+  //   PLAN-NOT:   qs_quantize_amax
+  //       PLAN:   call @qs_quantize_{{[0-9]+}}_launch(
+  //   PLAN-NOT:   qs_quantize_amax
+  //       PLAN:   return {{.*}} : tensor<256x1024xf8E4M3FN>, tensor<1024x256xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<256x1024xbf16>
+  func.func @product_amax(%x: !x, %w: !w) -> (!c, tensor<1xf32>, tensor<256x1024xbf16>) {
+    // expected-remark @+1 {{FP32 promotion per 128 of K, D's amax taken in the epilogue; 16 blocks}}
+    %p = qs.gemm %x, %w transpose_b : !x, !w -> tensor<256x1024xbf16>
+    %a = qs.amax %p as !c : tensor<256x1024xbf16> -> tensor<1xf32>
+    %h = qs.quantize %p amax(%a : tensor<1xf32>) : tensor<256x1024xbf16> -> !c
+    return %h, %a, %p : !c, tensor<1xf32>, tensor<256x1024xbf16>
+  }
+  // With the Hadamard transform the amax kernel reads D back for both
+  // amaxes (max |RHT(D^T)| needs the transform); the GEMM takes none.
+  // PLAN-LABEL: func.func @product_amax_rht
+  //       PLAN:   call @qs_gemm_{{[0-9]+}}_launch({{.*}}) : ({{.*}}, memref<262144xbf16>) -> ()
+  //       PLAN:   call @qs_quantize_init_{{[0-9]+}}_launch({{.*}}) : (memref<262144xbf16>, memref<2xf32>) -> ()
+  //       PLAN:   call @qs_quantize_rht_amax{{(_[0-9]+)?}}_launch(
+  func.func @product_amax_rht(%x: !x, %w: !w) -> tensor<2xf32> {
+    // expected-remark @+1 {{FP32 promotion per 128 of K; 16 blocks}}
+    %p = qs.gemm %x, %w transpose_b : !x, !w -> tensor<256x1024xbf16>
+    %a = qs.amax %p as !r : tensor<256x1024xbf16> -> tensor<2xf32>
+    return %a : tensor<2xf32>
   }
   // PLAN-LABEL: func.func @mxfp8
   //   PLAN-NOT:   qs_quantize_amax

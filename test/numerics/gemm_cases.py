@@ -279,7 +279,7 @@ def output_quantization_fused(family, q):
 
 def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, k=128,
                           chip=None, attrs=(), tensor_cores=False, needed_usage_only=False,
-                          fast_accumulate=False, dominant_bias=False):
+                          fast_accumulate=False, dominant_bias=False, product_uses=None):
     """qs.gemm with output quantizer `qout` (a quantizer description) and
     nominal type `nominal`, in a function @gemm returning the same GEMM
     twice: into its product type (.product: f32 when the quantization is
@@ -294,7 +294,12 @@ def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, 
     bf16, so every D[m, n] = (A B)[m, n] + bias[n] is smaller in magnitude
     than bias[n] (where the product is positive): the bias-only values a
     kernel computes for rows past M would raise any amax that counted
-    them (delayed scaling: with an amax history of 0)."""
+    them (delayed scaling: with an amax history of 0). product_uses (a
+    quantizer with one global amax): the GEMM once, into `nominal`, and
+    @gemm returns the product and, with "amax", its qs.amax (`as` the
+    quantized type) and the qs.quantize of the product given that amax
+    (TE's amax reduction with one rank); with "quantize", the qs.quantize
+    of the product (a second use of it)."""
     name, lhs, rhs, ta, tb = layout
     tn_only = chip != "sm_100a"
     shapes = {"x": (m, k), "w": (n, k), "dy": (m, n)}
@@ -340,7 +345,23 @@ def output_quantizer_case(rng, family, layout, qout, nominal, bias, m=64, n=96, 
     qresults = f"{qt}, {s1}" if delayed else qt
     qnames = "%q, %am2" if delayed else "%q"
     recipe = f" scale(%s : {s1}) amax(%am : {s1})" if delayed else ""
-    module = f"""func.func @gemm({', '.join(args)}) -> ({pt}, {qresults}) {{
+    if product_uses == "amax":
+        assert not delayed and product == nominal, "a quantizer with a global amax"
+        module = f"""func.func @gemm({', '.join(args)}) -> ({pt}, {s1}, {qt}) {{
+  %d = qs.gemm %a, %b{extra} : {at}, {bt} -> {pt}
+  %g = qs.amax %d as {qt} : {pt} -> {s1}
+  %q = qs.quantize %d amax(%g : {s1}) : {pt} -> {qt}
+  return %d, %g, %q : {pt}, {s1}, {qt}
+}}"""
+    elif product_uses == "quantize":
+        assert not delayed and product == nominal, "a quantizer with a global amax"
+        module = f"""func.func @gemm({', '.join(args)}) -> ({pt}, {qt}) {{
+  %d = qs.gemm %a, %b{extra} : {at}, {bt} -> {pt}
+  %q = qs.quantize %d : {pt} -> {qt}
+  return %d, %q : {pt}, {qt}
+}}"""
+    else:
+        module = f"""func.func @gemm({', '.join(args)}) -> ({pt}, {qresults}) {{
   %d = qs.gemm %a, %b{extra} : {at}, {bt} -> {pt}
   {qnames} = qs.gemm %a, %b{extra}{recipe} : {at}, {bt} -> {qresults}
   return %d, {qnames} : {pt}, {qresults}

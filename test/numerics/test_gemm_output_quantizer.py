@@ -549,3 +549,94 @@ def test_gemm_output_quantizer_rows_past_m(rng):
     check_output_quantizer(rng, "fp8_current", LAYOUTS[0],
                            h.quantizer("fp8_block", block_scaling_dim=1), "bf16", True,
                            chip="sm_100a", **shape)
+
+
+def check_product_amax(rng, family, layout, qout, nominal, bias, m, n, k, chip=None, attrs=(),
+                       dominant_bias=False, uses="amax"):
+    """The GEMM's product returned beside (uses "amax") its qs.amax and the
+    quantize given that amax, or ("quantize") its quantize
+    (gm.output_quantizer_case's product_uses): the amax equals the
+    reference's max |D| of the product as returned, the quantize equals the
+    numpy quantization of the product with that amax."""
+    if chip and h.KERNELS == "cuda":
+        pytest.skip("QS_KERNELS=cuda compiles for the device's own chip")
+    c = gm.output_quantizer_case(rng, family, layout, qout, nominal, bias, m, n, k, chip, attrs,
+                                 tensor_cores=h.KERNELS == "cuda", dominant_bias=dominant_bias,
+                                 product_uses=uses)
+    given = uses == "amax"
+    outs = h.run(c.module, "gemm", c.inputs, 1 + given + len(c.names))
+    d = h.from_npy(outs[0], c.product)
+    bad = ~(np.abs(d.astype(np.float64) - c.want) <= c.tol)
+    assert not bad.any(), f"{c.label} product: {bad.sum()} of {bad.size} outside the bound"
+    stored = d.astype(np.float32)
+    amax = np.array([ref.amax(stored)], np.float32)
+    if given:
+        h.assert_bytes_equal(outs[1], amax, f"{c.label}: qs.amax")
+    with np.errstate(all="ignore"):
+        expected, _ = ref.quantize(stored, qout, c.product, chip_tn_only=chip != "sm_100a",
+                                   global_amax=amax[0])
+    for (buf, value), got in zip(expected.items(), outs[1 + given:]):
+        region = ref.valid_region(buf, c.want.shape, qout)
+        h.assert_bytes_equal(np.asarray(got)[region], np.asarray(value)[region], f"{c.label}: {buf}")
+
+
+def test_gemm_product_amax(rng):
+    # qs.amax of a GEMM's product (TE's amax reduction of a GEMM output,
+    # then its quantize given the reduced amax), and a quantize of a
+    # product that has another use: the pass that writes D takes max |D|
+    # (no amax kernel reads D back) while D stays a result. Both usages
+    # with bias; the split-K reduction kernel (f16, E5M2); stream-K with
+    # the TMA store; rows past M computing larger bias-only values
+    # (dominant_bias: counting them changes the amax); sm_100a and NVFP4
+    # (persistent); then the quantize of a kept product (current scaling
+    # both usages, NVFP4 on sm_100a with 4over6).
+    q = h.quantizer("fp8_current")
+    check_product_amax(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=208, n=144, k=256)
+    check_product_amax(rng, "fp8_delayed", LAYOUTS[1],
+                       h.quantizer("fp8_current", fp8_dtype="f8E5M2", columnwise=False),
+                       "f16", False, m=144, n=256, k=376, attrs=["qs.gemm_split_k = 2 : i64"])
+    check_product_amax(rng, "fp8_current", LAYOUTS[0], h.quantizer("fp8_current", columnwise=False),
+                       "bf16", True, m=272, n=256, k=640,
+                       attrs=['qs.gemm_epilogue = "tma"', 'qs.gemm_split_k = "stream"',
+                              "qs.gemm_persistent = 4 : i64"])
+    check_product_amax(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=144, n=256, k=256,
+                       dominant_bias=True)
+    check_product_amax(rng, "fp8_current", LAYOUTS[2], q, "bf16", False, m=144, n=176, k=512,
+                       chip="sm_100a")
+    check_product_amax(rng, "nvfp4", LAYOUTS[0], h.quantizer("nvfp4", columnwise=False), "bf16",
+                       True, m=272, n=256, k=256, chip="sm_100a",
+                       attrs=["qs.gemm_persistent = 3 : i64"])
+    check_product_amax(rng, "fp8_current", LAYOUTS[0], q, "bf16", True, m=208, n=144, k=256,
+                       uses="quantize")
+    check_product_amax(rng, "fp8_current", LAYOUTS[0],
+                       h.quantizer("nvfp4", nvfp4_use_4over6=True, nvfp4_e4m3_max=256), "bf16",
+                       True, m=160, n=256, k=256, chip="sm_100a", uses="quantize")
+
+
+def test_gemm_product_quantize_stochastic(rng):
+    # A kept product's NVFP4 quantize with stochastic rounding: lowered as
+    # given the amax the GEMM took, with its rng state; its bytes equal
+    # those of a quantize (in a module of its own) of the product the run
+    # returned, with the same state (the reference lowering's under
+    # QS_KERNELS=reference).
+    q0, q = h.quantizer("nvfp4"), h.quantizer("nvfp4", stochastic_rounding=True)
+    for chip in ("sm_100a", "sm_90a"):
+        if h.KERNELS == "cuda":
+            pytest.skip("QS_KERNELS=cuda compiles for the device's own chip")
+        c = gm.output_quantizer_case(rng, "fp8_current", LAYOUTS[0], q0, "bf16", True, 128, 256,
+                                     256, chip=chip, product_uses="quantize")
+        t0, t = h.qtype((128, 256), "bf16", q0), h.qtype((128, 256), "bf16", q)
+        module = (c.module.replace(t0, t)
+                  .replace("qs.quantize %d :", "qs.quantize %d rng(%s : tensor<2xi64>) :")
+                  .replace("%bias: tensor<256xbf16>)", "%bias: tensor<256xbf16>, %s: tensor<2xi64>)"))
+        state = np.array([1234, 64], np.int64)
+        outs = h.run(module, "gemm", c.inputs + [state], 1 + len(c.names))
+        alone = f"""module attributes {{qs.chip = "{chip}"}} {{
+func.func @q(%d: tensor<128x256xbf16>, %s: tensor<2xi64>) -> {t} {{
+  %h = qs.quantize %d rng(%s : tensor<2xi64>) : tensor<128x256xbf16> -> {t}
+  return %h : {t}
+}}
+}}"""
+        want = h.run(alone, "q", [outs[0], state], len(c.names))
+        for name, got, w in zip(c.names, outs[1:], want):
+            h.assert_bytes_equal(got, w, f"{chip} {name}")

@@ -373,8 +373,7 @@ static std::string describe(const GemmPlan &plan,
   if (plan.outputAmaxes)
     os << ", D's amax taken in the "
        << (plan.splitsK() && !plan.fusesReduction() ? "split-K reduction"
-                                                    : "epilogue")
-       << " for its quantize";
+                                                    : "epilogue");
   os << "; " << plan.blocks() << (plan.blocks() == 1 ? " block" : " blocks")
      << " of " << plan.threads() << " threads, " << plan.sharedBytes()
      << " bytes of shared memory";

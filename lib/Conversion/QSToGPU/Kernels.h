@@ -127,9 +127,14 @@ void emitQuantize(
 /// Emits the kernels and launches of one qs.amax: the global amaxes a
 /// quantize of x into `type` computes (its own amax kernels) into `out`
 /// (memref<Nxf32>, QuantizerAttrInterface::getNumGlobalAmaxes).
-void emitGlobalAmaxes(OpBuilder &b, Location loc, ModuleOp module,
-                      QuantTensorType type, const TargetInfo &target, Value x,
-                      Value out, const EmitOptions &options);
+/// With `fillAmax` (only where N is 1: no Hadamard transform) the amax
+/// kernel is not emitted: after the kernel that zeroes `out`,
+/// fillAmax(b, out) emits whatever writes x and max-combines max |x| into
+/// `out` (a GEMM's epilogue), as emitQuantize's.
+void emitGlobalAmaxes(
+    OpBuilder &b, Location loc, ModuleOp module, QuantTensorType type,
+    const TargetInfo &target, Value x, Value out, const EmitOptions &options,
+    const std::function<void(OpBuilder &, ValueRange)> &fillAmax = nullptr);
 
 /// The block size of a quantize of `type` that its producer can apply
 /// block by block (emitQuantize's `produce`), else 0: 32 for 1-D MXFP8

@@ -74,7 +74,12 @@ struct ConvertQSToGPUPass
     : public qs::impl::ConvertQSToGPUPassBase<ConvertQSToGPUPass> {
   using Base::Base;
 
+  /// The amax a quantize is lowered with as if given it (lowerGemm's
+  /// amaxUses): a tensor<1xf32> the GEMM that wrote its input filled.
+  DenseMap<Operation *, Value> givenAmaxes;
+
   void runOnOperation() override {
+    givenAmaxes.clear();
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -124,8 +129,14 @@ struct ConvertQSToGPUPass
         for (QuantizeBuffersOp q : {quantize, amaxQuantize, blockQuantize})
           if (q)
             fused.insert(q);
+        SmallVector<Operation *> amaxUses;
+        if (!quantize && !amaxQuantize && !blockQuantize)
+          amaxUses = productAmaxUses(g, target);
+        for (Operation *use : amaxUses)
+          if (isa<AmaxOp>(use))
+            fused.insert(use);
         if (failed(lowerGemm(g, target, forced ? *forced : target, options,
-                             quantize, amaxQuantize, blockQuantize)))
+                             quantize, amaxQuantize, blockQuantize, amaxUses)))
           failedAny = true;
       } else if (auto u = dyn_cast<UpdateUsageBuffersOp>(op)) {
         if (failed(lowerUpdateUsage(u, target, options)))
@@ -183,6 +194,9 @@ struct ConvertQSToGPUPass
       amaxIn = bufferOf(b, loc, op.getOuts().back());
     } else if (op.getAmax()) { // a given global amax (TE's amax reduction)
       amaxIn = bufferOf(b, loc, op.getAmax());
+    } else if (Value given = givenAmaxes.lookup(op)) {
+      // max |x| taken by the GEMM that wrote x (productAmaxUses): as given.
+      amaxIn = bufferOf(b, loc, given);
     }
     SmallVector<Value> allocs, outs, results;
     for (Type t : op.getResultTypes()) {
@@ -332,6 +346,32 @@ struct ConvertQSToGPUPass
     return quantize && !quantize.getAmax() ? quantize : QuantizeBuffersOp();
   }
 
+  /// The uses of a GEMM's product whose one global amax is max |D|
+  /// (current scaling, NVFP4 without the Hadamard transform or row
+  /// scales), which the GEMM's epilogue can take instead of an amax kernel
+  /// reading D back: its qs.amax ops, and its quantizes (given no amax)
+  /// whose one pass over D is for that amax alone (gpuk::
+  /// takesProducerAmax); the product keeps its other uses.
+  static SmallVector<Operation *> productAmaxUses(GemmBuffersOp gemm,
+                                                  const TargetInfo &target) {
+    auto oneAmax = [](QuantTensorType type) {
+      return type.getQuantizer().getNumGlobalAmaxes() == 1;
+    };
+    SmallVector<Operation *> uses;
+    for (Operation *user : gemm.getResult().getUsers()) {
+      if (auto amax = dyn_cast<AmaxOp>(user)) {
+        if (oneAmax(amax.getQuantizedTensorType()))
+          uses.push_back(amax);
+      } else if (auto q = dyn_cast<QuantizeBuffersOp>(user)) {
+        if (q.getInput() == gemm.getResult() && !q.getAmax() && !q.getScale() &&
+            oneAmax(q.getQuantizedTensorType()) &&
+            gpuk::takesProducerAmax(q.getQuantizedTensorType(), target))
+          uses.push_back(q);
+      }
+    }
+    return uses;
+  }
+
   /// The quantize of a GEMM's product (its only use) that the GEMM's
   /// epilogue can apply block by block (gpuk::producerBlockSize: row-wise
   /// MXFP8 or FP8 1x128), or null.
@@ -352,10 +392,15 @@ struct ConvertQSToGPUPass
   /// takes the amax. With `blockQuantize` (blockTakingQuantize) the GEMM
   /// kernel writes that quantize's codes and scales, where its plan allows
   /// (gpuk::canFuseBlockQuantizer), in place of the quantize's cast kernel.
+  /// With `amaxUses` (productAmaxUses; none of the three) the GEMM's
+  /// epilogue takes max |D| into a buffer that an init kernel before it
+  /// zeroes: the value of those qs.amax ops, and the given amax those
+  /// quantizes are lowered with (givenAmaxes); D is kept for every use.
   LogicalResult
   lowerGemm(GemmBuffersOp op, const TargetInfo &target, const TargetInfo &chip,
             const gpuk::EmitOptions &options, QuantizeBuffersOp quantize,
-            QuantizeBuffersOp amaxQuantize, QuantizeBuffersOp blockQuantize) {
+            QuantizeBuffersOp amaxQuantize, QuantizeBuffersOp blockQuantize,
+            ArrayRef<Operation *> amaxUses) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto [a0, a1] = flatten2D(op.getATensorType().getShape());
@@ -472,6 +517,7 @@ struct ConvertQSToGPUPass
       blockQuantize = {};
     }
     if (!epilogue && !quantize && !amaxQuantize && !blockQuantize &&
+        amaxUses.empty() &&
         gpuk::defaultsToTmaStore(operands,
                                  static_cast<bool>(op.getAccumulate()),
                                  chip.getComputeCapability(), multiprocessors))
@@ -568,8 +614,36 @@ struct ConvertQSToGPUPass
       op->erase();
       return success();
     }
-    plan = gpuk::emitGemm(b, loc, kernelModule(op), operands, outType, bias, c,
-                          flat(b, loc, alloc), gemmOptions);
+    if (!amaxUses.empty()) {
+      // A qs.amax's init kernel (zeroing the buffer), then the GEMM
+      // max-combining max |D| into it.
+      Value d = flat(b, loc, alloc);
+      auto amaxType = RankedTensorType::get({1}, b.getF32Type());
+      Value amax = newBuffer(b, loc, amaxType);
+      Operation *first = amaxUses.front();
+      QuantTensorType type =
+          isa<AmaxOp>(first)
+              ? cast<AmaxOp>(first).getQuantizedTensorType()
+              : cast<QuantizeBuffersOp>(first).getQuantizedTensorType();
+      gpuk::emitGlobalAmaxes(b, loc, kernelModule(op), type, target, d, amax,
+                             options, [&](OpBuilder &ab, ValueRange amaxes) {
+                               plan = gpuk::emitGemm(
+                                   ab, loc, kernelModule(op), operands, outType,
+                                   bias, c, d, gemmOptions, nullptr, amaxes);
+                             });
+      Value value = readBack(b, loc, amaxType, amax);
+      for (Operation *use : amaxUses) {
+        if (isa<AmaxOp>(use)) {
+          use->replaceAllUsesWith(ValueRange{value});
+          use->erase();
+        } else {
+          givenAmaxes[use] = value;
+        }
+      }
+    } else {
+      plan = gpuk::emitGemm(b, loc, kernelModule(op), operands, outType, bias,
+                            c, flat(b, loc, alloc), gemmOptions);
+    }
     if (reportGemmPlans) // At the GEMM's location, without the op's text.
       emitRemark(loc) << "GEMM kernel plan: " << plan;
     op->replaceAllUsesWith(ValueRange{readBack(b, loc, resultType, alloc)});

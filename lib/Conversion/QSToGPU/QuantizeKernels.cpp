@@ -560,9 +560,10 @@ void gpuk::emitQuantize(
                       amaxPass != (i % 2 == 1)));
 }
 
-void gpuk::emitGlobalAmaxes(OpBuilder &b, Location loc, ModuleOp module,
-                            QuantTensorType type, const TargetInfo &target,
-                            Value x, Value out, const EmitOptions &options) {
+void gpuk::emitGlobalAmaxes(
+    OpBuilder &b, Location loc, ModuleOp module, QuantTensorType type,
+    const TargetInfo &target, Value x, Value out, const EmitOptions &options,
+    const std::function<void(OpBuilder &, ValueRange)> &fillAmax) {
   // The quantize's own amax kernels, on x and out alone: out is zeroed,
   // then out[0] takes max |x| and, with RHT, out[1] max |RHT(x^T)| (one
   // read of x for both, whatever the usages).
@@ -574,8 +575,13 @@ void gpuk::emitGlobalAmaxes(OpBuilder &b, Location loc, ModuleOp module,
   p.givenAmaxArg = p.amaxStateInArg = p.amaxStateOutArg = -1;
   SmallVector<Value> args = {x, out};
   emitKernel(b, loc, module, initKernel(p, args), args, options);
-  if (std::optional<uint32_t> signMask =
-          type.getQuantizer().getColumnwiseRhtSignMask()) {
+  std::optional<uint32_t> signMask =
+      type.getQuantizer().getColumnwiseRhtSignMask();
+  assert((!fillAmax || !signMask) &&
+         "a producer takes max |x| alone, not max |RHT(x^T)|");
+  if (fillAmax) {
+    fillAmax(b, ValueRange{out});
+  } else if (signMask) {
     p.rhtAmaxArg = 1;
     p.rhtAmaxIndex = 1;
     p.rhtSignMask = *signMask;
