@@ -886,7 +886,9 @@ class Report:
             scaling += " fast"
         if case.get("layout", "TN") != "TN":
             scaling += " " + case["layout"]
-        if case.get("output_quantizer"):  # E4M3 out: in the GEMM unless sep
+        if case.get("current_output"):  # E4M3 out, current scaling: amax by the GEMM
+            scaling += " cur-out"
+        elif case.get("output_quantizer"):  # E4M3 out: in the GEMM unless sep
             scaling += " fp8-out"
         schedule = " ".join(([f"p{case['persistent']}"] if case.get("persistent") else [])
                             + ([f"mc{case['cluster']}"] if case.get("cluster") else [])
@@ -894,6 +896,7 @@ class Report:
                             + ([case["epilogue"]] if case.get("epilogue") in ("tma", "direct")
                                else [])
                             + (["sep"] if case.get("separate_quantize") else [])
+                            + (["kept"] if case.get("kept_product") else [])
                             + (["in_tile"] if case.get("scale_loads") == "in_tile" else [])
                             + (["serial"] if case.get("promotion") == "in_tile" else [])
                             + ([case["mx_scaling"]] if case.get("mx_scaling")

@@ -1016,10 +1016,14 @@ def main():
     # A #qs.fp8_delayed output quantizer (last field) on the first shape,
     # per-tensor: quantized in the epilogue (default schedule, True) against
     # the unfused baseline ("sep": a GEMM into FP32, returned too, then
-    # qs.quantize: the quantize kernels).
+    # qs.quantize: the quantize kernels). Since 2026-12-07 a #qs.fp8_current
+    # one too ("cur": the GEMM inside the quantize's kernels, taking max |D|
+    # in its epilogue, then the cast kernel) and the product kept beside it
+    # ("cur-kept": returned too, D written; the GEMM still takes max |D|,
+    # the quantize is given it).
     runs = [run + (False,) for run in runs]
     runs += [(P, shape, None, "TN", None, None, None, False, None, None, fp8_out)
-             for shape in shapes[:1] for fp8_out in (True, "sep")]
+             for shape in shapes[:1] for fp8_out in (True, "sep", "cur", "cur-kept")]
     # FP8 block with its scales loaded in the k-tile that uses them
     # (qs.gemm_scale_loads = "in_tile", last field) against the default,
     # which loads them a k-tile ahead (since 2026-12-05), on the first shape.
@@ -1090,6 +1094,11 @@ def main():
             pt = f"tensor<{m}x{n}xf32>"
             rt = f"!qs.tensor<{m}x{n}xf32, #qs.fp8_delayed<columnwise = false>>, tensor<1xf32>, {pt}"
             args_text = ", %s: tensor<1xf32>, %am: tensor<1xf32>"
+        elif fp8_out == "cur":
+            rt = f"!qs.tensor<{m}x{n}xbf16, #qs.fp8_current<columnwise = false>>"
+        elif fp8_out == "cur-kept":
+            pt = f"tensor<{m}x{n}xbf16>"
+            rt = f"!qs.tensor<{m}x{n}xbf16, #qs.fp8_current<columnwise = false>>, {pt}"
         elif fp8_out:
             rt = f"!qs.tensor<{m}x{n}xbf16, #qs.fp8_delayed<columnwise = false>>, tensor<1xf32>"
             args_text = ", %s: tensor<1xf32>, %am: tensor<1xf32>"
@@ -1115,6 +1124,11 @@ def main():
                     f"  %d, %am2 = qs.quantize %p scale(%s : tensor<1xf32>) "
                     f"amax(%am : tensor<1xf32>) : {pt} -> {qt}\n"
                     f"  return %d, %am2, %p : {rt}\n")
+        elif fp8_out == "cur-kept":
+            qt = rt.rsplit(", ", 1)[0]
+            body = (f"  %p = qs.gemm %a, %b{flags} : {qa}, {qb} -> {pt}\n"
+                    f"  %d = qs.quantize %p : {pt} -> {qt}\n"
+                    f"  return %d, %p : {rt}\n")
         else:
             body = (f"  {names} = qs.gemm %a, %b{flags}{state} : {qa}, {qb} -> {rt}\n"
                     f"  return {names} : {rt}\n")
@@ -1133,7 +1147,8 @@ def main():
                  + ("-intile" if scale_loads == "in_tile" else "")
                  + ("-serial" if promotion == "in_tile" else "")
                  + (f"-{mx_scaling}" if mx_scaling in ("promote", "dequantize") else "")
-                 + ("-fp8out" if fp8_out else ""))
+                 + ({"cur": "-curout", "cur-kept": "-kept-curout"}.get(fp8_out, "-fp8out")
+                    if fp8_out else ""))
         d = os.path.join(args.out, "bench", label)
         export(text, d, args.chip, args.format)
         with open(os.path.join(d, "case.json"), "w") as f:
@@ -1144,7 +1159,10 @@ def main():
                        "output_quantizer": bool(fp8_out), "scale_loads": scale_loads,
                        "promotion": promotion, "mx_scaling": mx_scaling,
                        "separate_quantize": fp8_out == "sep",
-                       "inputs": (6 if family == "nvfp4" else 4) + (2 if fp8_out else 0)}, f)
+                       "current_output": fp8_out in ("cur", "cur-kept"),
+                       "kept_product": fp8_out == "cur-kept",
+                       "inputs": (6 if family == "nvfp4" else 4)
+                       + (2 if fp8_out in (True, "sep") else 0)}, f)
         bench += 1
     sizes = list(map(int, args.bench_sizes.split(","))) if args.bench_sizes else []
     for n in sizes:

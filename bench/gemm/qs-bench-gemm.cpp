@@ -51,6 +51,12 @@
 // plan allows; one more run, sched "sep+q", is the unfused baseline: a
 // qs.gemm into FP32, then a qs.quantize (the quantize kernels). "+q" marks
 // every run whose plan has quantize kernels.
+// --current-out quantizes D with a #qs.fp8_current output quantizer (E4M3,
+// row-wise; TE's current-scaling GEMM output): the GEMM runs inside the
+// quantize's kernels (an init kernel, the GEMM taking max |D| in the pass
+// that writes D, the cast kernel; sched "+q"); one more run, sched
+// "kept+q", returns the product too (a second use: the GEMM takes max |D|
+// into a buffer of its own and the quantize is given it; D is written).
 // The chip is the device's: sm_90a (wgmma kernels, every family) or
 // sm_100a (tcgen05 kernels, every family); --chip picks it without a
 // device. Without a device (or with --dry-run) it prints the launch plans.
@@ -146,6 +152,12 @@ static cl::opt<bool> fp8OutOpt(
              "row-wise; TE's FP8 GEMM output): per-tensor GEMMs quantize it "
              "in the epilogue where the plan allows (not split-K, stream-K "
              "or the TMA store, whose runs add the quantize kernels)"));
+static cl::opt<bool> currentOutOpt(
+    "current-out", cl::cat(benchCategory),
+    cl::desc("Quantize D with a #qs.fp8_current output quantizer (E4M3, "
+             "row-wise; TE's current-scaling GEMM output): the pass that "
+             "writes D takes its amax, the quantize's cast kernel follows; "
+             "sched kept: the product returned too"));
 static cl::opt<bool>
     dryRun("dry-run", cl::cat(benchCategory),
            cl::desc("Compile and print the launch plans only"));
@@ -158,8 +170,9 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
                        int64_t persistent, int64_t cluster, bool pingpong,
                        bool tma, bool direct, int64_t splitK, bool splitKAuto,
                        bool streamK, bool fusedReduce, bool fast, bool fp8Out,
-                       bool separate, StringRef mxScaling, StringRef family,
-                       StringRef chip, StringRef layout) {
+                       bool separate, bool currentOut, bool kept,
+                       StringRef mxScaling, StringRef family, StringRef chip,
+                       StringRef layout) {
   auto q = [&](bool a) {
     bool columnwise = a ? layout == "NT" : layout != "TN";
     int64_t rows = a ? m : n;
@@ -217,6 +230,20 @@ std::string moduleText(int64_t m, int64_t n, int64_t k, int64_t tileN,
     flags += " scale(%s : tensor<1xf32>) amax(%am : tensor<1xf32>)";
     names = "%d, %am2";
   }
+  std::string mn = std::to_string(m) + "x" + std::to_string(n);
+  if (currentOut && kept) {
+    // The product returned beside its quantize.
+    std::string p = "tensor<" + mn + "xbf16>";
+    std::string qt =
+        "!qs.tensor<" + mn + "xbf16, #qs.fp8_current<columnwise = false>>";
+    return "module attributes {" + attrs + "} {\nfunc.func @f(%a: " + q(true) +
+           ", %b: " + q(false) + ") -> (" + qt + ", " + p +
+           ") {\n  %p = qs.gemm %a, %b" + flags + " : " + q(true) + ", " +
+           q(false) + " -> " + p + "\n  %d = qs.quantize %p : " + p + " -> " +
+           qt + "\n  return %d, %p : " + qt + ", " + p + "\n}\n}\n";
+  }
+  if (currentOut)
+    r = "!qs.tensor<" + mn + "xbf16, #qs.fp8_current<columnwise = false>>";
   if (fp8Out && separate) {
     // The unfused baseline: the GEMM into FP32, then qs.quantize, which
     // keeps the nominal type (FP32; the codes are the fused GEMM's). The
@@ -332,6 +359,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   bool fused = splitKReduceOpt == "fused";
+  if (fp8OutOpt && currentOutOpt) {
+    llvm::errs() << "qs-bench-gemm: --fp8-out and --current-out are "
+                    "alternatives (D has one output quantizer)\n";
+    return 1;
+  }
   bool block = family != "fp8_current";
   StringRef pass = layout == "TN" ? " fprop" : layout == "NN" ? " dgrad (NN)"
                                                               : " wgrad (NT)";
@@ -342,7 +374,9 @@ int main(int argc, char **argv) {
                                          : ", per-tensor FP8 E4M3")
                << pass
                << (fp8OutOpt ? ", E4M3 out (#qs.fp8_delayed output quantizer)"
-                             : ", bf16 out")
+                   : currentOutOpt
+                       ? ", E4M3 out (#qs.fp8_current output quantizer)"
+                       : ", bf16 out")
                << (fastOpt && !block ? ", fast_accumulate" : "") << ", "
                << iterations << " timed runs\n";
   llvm::outs() << llvm::format("%-22s %6s %5s %6s %6s %8s %10s %9s\n",
@@ -368,7 +402,8 @@ int main(int argc, char **argv) {
       bool pingpong = false, tma = false;
       int64_t splitK = 0;
       bool splitKAuto = false, streamK = false;
-      /// --fp8-out: the GEMM into FP32, then qs.quantize (unfused).
+      /// --fp8-out: the GEMM into FP32, then qs.quantize (unfused);
+      /// --current-out: the product returned too (sched kept).
       bool separate = false;
       /// qs.gemm_epilogue = "direct" (sched dir).
       bool direct = false;
@@ -438,7 +473,7 @@ int main(int argc, char **argv) {
     if (streamKOpt && chip == "sm_90a")
       runs.push_back(Run{0, persistentOpt, 0, false, false, 0, false, true});
     // --fp8-out: the unfused baseline.
-    if (index == 0 && fp8OutOpt) {
+    if (index == 0 && (fp8OutOpt || currentOutOpt)) {
       runs.push_back(Run());
       runs.back().separate = true;
     }
@@ -448,7 +483,8 @@ int main(int argc, char **argv) {
           moduleText(m, n, k, tileN, run.persistent, run.cluster, run.pingpong,
                      run.tma, run.direct, run.splitK, run.splitKAuto,
                      run.streamK, fused && (run.splitK || run.splitKAuto), fast,
-                     fp8OutOpt, run.separate, run.mxScaling, family, chip,
+                     fp8OutOpt, run.separate, currentOutOpt,
+                     currentOutOpt && run.separate, run.mxScaling, family, chip,
                      layout),
           &ctx);
       qs::NVPTXPipelineOptions options;
@@ -497,7 +533,7 @@ int main(int argc, char **argv) {
         splitName = "astrm";
       if (defaultSplit)
         splitName = "dsk" + std::to_string(autoSplit);
-      std::string sched = run.separate  ? "sep"
+      std::string sched = run.separate  ? (currentOutOpt ? "kept" : "sep")
                           : run.streamK ? "strm"
                           : run.splitK || run.splitKAuto || defaultSplit
                               ? splitName.c_str()
