@@ -672,6 +672,13 @@ NB_MODULE(_qs, m) {
              return f.checked(qsBuildAmax(f.func, x.value, t.type, f.loc(site)),
                               "qs.amax");
            })
+      .def("bias_grad",
+           [](Function &f, const Value &x, const Type &t, const Site &site) {
+             f.module->context->clear();
+             return f.checked(
+                 qsBuildBiasGrad(f.func, x.value, t.type, f.loc(site)),
+                 "qs.bias_grad");
+           })
       .def("dequantize",
            [](Function &f, const Value &q, const Type &t, const Site &site) {
              f.module->context->clear();

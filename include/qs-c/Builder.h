@@ -54,6 +54,13 @@ MLIR_CAPI_EXPORTED MlirValue qsBuildQuantize(MlirOperation func,
 MLIR_CAPI_EXPORTED MlirValue qsBuildAmax(MlirOperation func, MlirValue input,
                                          MlirType quantizedType,
                                          MlirLocation loc);
+/// qs.bias_grad: the column sums of `input` (rows folded) rounded to the
+/// element type of `resultType` (a 1-D ranked tensor of the input's last
+/// dimension); a diagnostic otherwise.
+MLIR_CAPI_EXPORTED MlirValue qsBuildBiasGrad(MlirOperation func,
+                                             MlirValue input,
+                                             MlirType resultType,
+                                             MlirLocation loc);
 MLIR_CAPI_EXPORTED MlirValue qsBuildDequantize(MlirOperation func,
                                                MlirValue input,
                                                MlirType resultType,

@@ -242,6 +242,26 @@ MlirValue qsBuildDequantize(MlirOperation func, MlirValue input,
   return op ? wrap(op.getResult()) : nullValue();
 }
 
+MlirValue qsBuildBiasGrad(MlirOperation func, MlirValue input,
+                          MlirType resultType, MlirLocation loc) {
+  if (anyNull({input}))
+    return nullOperand(loc, "qs.bias_grad");
+  RankedTensorType type = tensorResult(resultType, loc, "qs.bias_grad");
+  if (!type)
+    return nullValue();
+  if (!isa<RankedTensorType>(unwrap(input).getType())) {
+    emitError(unwrap(loc))
+        << "'qs.bias_grad' takes a high-precision ranked tensor, got "
+        << unwrap(input).getType();
+    return nullValue();
+  }
+  if (!definedIn(funcOf(func), {unwrap(input)}, loc, "qs.bias_grad"))
+    return nullValue();
+  OpBuilder b = builderAtEnd(funcOf(func));
+  auto op = checked(BiasGradOp::create(b, unwrap(loc), type, unwrap(input)));
+  return op ? wrap(op.getResult()) : nullValue();
+}
+
 MlirValue qsBuildUpdateUsage(MlirOperation func, MlirValue input,
                              MlirType resultType, MlirLocation loc) {
   QuantTensorType type = quantizedResult(resultType, loc, "qs.update_usage");

@@ -168,6 +168,19 @@ class Function:
         spec = TensorSpec(x.shape, x.dtype, quantizer, chip=self.graph.chip, context=self._context)
         return Value(self._impl.amax(x._impl, spec.mlir_type(), _site()))
 
+    def bias_grad(self, dy, dtype=None):
+        """qs.bias_grad: the bias gradient of a Linear layer, the column sums
+        of `dy` folded to 2-D (TE's tex.bgrad_quantize returns it next to
+        the quantized dY), a 1-D value of dy's last dimension and element
+        type `dtype` (default dy's own, as TE's). The FP32 additions run in
+        the op's fixed order (chunks of 32 rows), so every lowering gives
+        the same bits."""
+        _impl(dy, "bias_grad()'s input")
+        if dy.is_quantized:
+            raise TypeError(f"bias_grad() takes a high-precision tensor, got {dy.type}")
+        out = self._tensor((dy.shape[-1],) if dy.shape else (), dtype or nominal(dy.dtype))
+        return Value(self._impl.bias_grad(dy._impl, out, _site()))
+
     def dequantize(self, q, dtype="f32"):
         return Value(self._impl.dequantize(_impl(q, "dequantize()'s input"), self._tensor(q.shape, dtype), _site()))
 

@@ -180,6 +180,20 @@ int main(void) {
               qsTensorTypeGet(ctx, 2, s5, bf16, mx), loc)));
   // CHECK: diagnostic: 'qs.amax' takes the !qs.tensor type a quantize would produce, got 'f32'
   qsBuildAmax(fnSr, qsFuncGetArgument(fnSr, 0), f32, loc);
+  // qs.bias_grad: the column sums of a high-precision tensor, 1-D of its
+  // last dimension; a quantized operand is refused.
+  // CHECK: bias_grad type: tensor<64xf32>
+  int64_t s64[] = {64};
+  MlirType dbType = mlirRankedTensorTypeGet(1, s64, f32, mlirAttributeGetNull());
+  MlirValue db = qsBuildBiasGrad(fnSr, qsFuncGetArgument(fnSr, 0), dbType, loc);
+  fprintf(stderr, "bias_grad type: ");
+  mlirTypePrint(mlirValueGetType(db), printToStderr, NULL);
+  fprintf(stderr, "\n");
+  mlirOperationDestroy(mlirOpResultGetOwner(db));
+  // CHECK: diagnostic: 'qs.bias_grad' takes a high-precision ranked tensor, got '!qs.tensor<32x64xbf16, #qs.nvfp4
+  // CHECK: bias_grad of a quantized tensor is null: 1
+  fprintf(stderr, "bias_grad of a quantized tensor is null: %d\n",
+          mlirValueIsNull(qsBuildBiasGrad(fnSr, srQ, dbType, loc)));
   // The quantize kernel option: qs.quantize_stores on the qs.quantize,
   // checked by the dialect's rule at once.
   // CHECK: quantize option: 1

@@ -673,3 +673,25 @@ def gemm_operand(bufs, shape, q, contracts_last, dequantized=False):
     g = g[:, None] if q["row_scaled_nvfp4"] else g[0]
     return (decode(codes, E2M1).astype(np.float64) * np.repeat(sf, 16, 1) * g
             / (6.0 * q.get("nvfp4_e4m3_max", 448)))
+
+
+BIAS_GRAD_CHUNK_ROWS = 32
+
+
+def bias_grad(x):
+    """qs.bias_grad's FP32 column sums of x (f32 values) folded to 2-D: each
+    chunk of 32 rows summed from +0.0 in row order, then the chunks' sums
+    from +0.0 in chunk order (float32 additions, one element at a time);
+    any NaN as +0x7FC00000. Round to the result type with the caller's
+    conversion (to_npy)."""
+    x2 = flat2d(np.asarray(x, dtype=F32))
+    m, n = x2.shape
+    total = np.zeros(n, F32)
+    with np.errstate(all="ignore"):
+        for start in range(0, m, BIAS_GRAD_CHUNK_ROWS):
+            part = np.zeros(n, F32)
+            for row in x2[start:start + BIAS_GRAD_CHUNK_ROWS]:
+                part = part + row
+            total = total + part
+    total[np.isnan(total)] = np.uint32(0x7FC00000).view(F32)
+    return total

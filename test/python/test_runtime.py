@@ -74,6 +74,28 @@ def test_run_cpu_amax_reduction():
             h.assert_bytes_equal(inner[name], whole[name], f"half {i} {name}")
 
 
+def test_run_cpu_bias_grad():
+    # A Linear backward with bias from Python: dY quantized for the GEMMs
+    # and its bias gradient (Function.bias_grad, TE's bgrad_quantize), the
+    # sums equal to the reference's order bit for bit, in dY's type and f32.
+    import harness as h
+    rng = np.random.default_rng(13)
+    dy = h.random_input(rng, (2, 48, 96), "bf16", specials=False)
+    g = qs.Graph()
+    f = g.function("bwd", [qs.TensorSpec(dy.shape, "bf16")])
+    qdy = f.quantize(f.args[0], qs.MXFP8Quantizer())
+    db, db32 = f.bias_grad(f.args[0]), f.bias_grad(f.args[0], dtype="f32")
+    assert db.shape == (96,) and db.dtype == "bf16" and db32.dtype == "f32"
+    f.returns(qdy, db, db32)
+    _, got, got32 = qs.run_cpu(g, "bwd", dy.astype(ml_dtypes.bfloat16))
+    want = ref.bias_grad(dy)
+    h.assert_bytes_equal(got32, want, "bias_grad f32")
+    h.assert_bytes_equal(np.asarray(got).view(np.uint16),
+                         want.astype(ml_dtypes.bfloat16).view(np.uint16), "bias_grad bf16")
+    with pytest.raises(TypeError, match=r"bias_grad\(\) takes a high-precision tensor"):
+        f.bias_grad(qdy)
+
+
 def test_run_cpu_plain_argument_dtypes():
     # A bf16 argument takes bfloat16 or its bits as uint16, and nothing else
     # of two bytes: float16 values were read as bf16 bits (silently wrong).

@@ -276,7 +276,19 @@ private:
       }
       return;
     }
-    case 2: { // dequantize
+    case 2: { // dequantize, or the bias gradient of a plain value
+      if (in.ConsumeIntegralInRange(0, 3) == 0) {
+        Value *x = any([](const Value &v) { return !v.quantized; });
+        if (!x)
+          return;
+        // 1-D of the last dimension (a 1-D input: a diagnostic).
+        Value d = plain({x->shape.empty() ? 1 : x->shape.back()},
+                        pick((const char *[]){"f32", "bf16", "f16"}));
+        body << "    " << d.name << " = qs.bias_grad " << x->name << " : "
+             << x->type() << " -> " << d.type() << "\n";
+        values.push_back(d);
+        return;
+      }
       Value *q = any([](const Value &v) { return v.quantized; });
       if (!q)
         return;

@@ -136,6 +136,18 @@ void emitGlobalAmaxes(
     const TargetInfo &target, Value x, Value out, const EmitOptions &options,
     const std::function<void(OpBuilder &, ValueRange)> &fillAmax = nullptr);
 
+/// The FP32 elements of qs.bias_grad's workspace for an input folded to
+/// [m, n]: one sum per chunk of kBiasGradChunkRows rows and column.
+int64_t biasGradWorkspaceSize(int64_t m, int64_t n);
+
+/// Emits the kernels and launches of one qs.bias_grad of `x` (1-D, the
+/// row-major elements of the input folded to [m, n]; bf16, f16 or f32)
+/// into `out` (memref<n x T>) through `workspace` (memref<
+/// biasGradWorkspaceSize(m, n) x f32>): chunk sums, then column sums.
+void emitBiasGrad(OpBuilder &b, Location loc, ModuleOp module, Value x,
+                  int64_t m, int64_t n, Value workspace, Value out,
+                  const EmitOptions &options);
+
 /// The block size of a quantize of `type` that its producer can apply
 /// block by block (emitQuantize's `produce`), else 0: 32 for 1-D MXFP8
 /// (E8M0 scales, compact or GEMM-swizzled; row-wise 1 x 32 and column-wise

@@ -86,7 +86,7 @@ struct ConvertQSToGPUPass
       if (isa<gpu::GPUModuleOp>(op))
         return WalkResult::skip();
       if (isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
-              UpdateUsageBuffersOp, AmaxOp>(op))
+              UpdateUsageBuffersOp, AmaxOp, BiasGradOp>(op))
         ops.push_back(op);
       return WalkResult::advance();
     });
@@ -143,6 +143,8 @@ struct ConvertQSToGPUPass
           failedAny = true;
       } else if (auto a = dyn_cast<AmaxOp>(op)) {
         lowerAmax(a, target, options);
+      } else if (auto g = dyn_cast<BiasGradOp>(op)) {
+        lowerBiasGrad(g, options);
       } else if (failed(lowerDequantize(cast<DequantizeBuffersOp>(op), target,
                                         options))) {
         failedAny = true;
@@ -681,6 +683,25 @@ struct ConvertQSToGPUPass
     gpuk::emitGlobalAmaxes(b, loc, kernelModule(op),
                            op.getQuantizedTensorType(), target, x, alloc,
                            options);
+    op->replaceAllUsesWith(ValueRange{readBack(b, loc, resultType, alloc)});
+    op->erase();
+  }
+
+  /// qs.bias_grad: chunk sums into a workspace, then column sums.
+  void lowerBiasGrad(BiasGradOp op, const gpuk::EmitOptions &options) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value x = flat(b, loc, bufferOf(b, loc, op.getInput()));
+    Flat2D shape =
+        flatten2D(cast<RankedTensorType>(op.getInput().getType()).getShape());
+    Type resultType = op.getResult().getType();
+    Value alloc = newBuffer(b, loc, resultType);
+    Value workspace = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({gpuk::biasGradWorkspaceSize(shape.m, shape.k)},
+                        b.getF32Type()));
+    gpuk::emitBiasGrad(b, loc, kernelModule(op), x, shape.m, shape.k, workspace,
+                       flat(b, loc, alloc), options);
     op->replaceAllUsesWith(ValueRange{readBack(b, loc, resultType, alloc)});
     op->erase();
   }

@@ -196,10 +196,41 @@ struct LowerGemmBuffers final : OpRewritePattern<GemmBuffersOp> {
   }
 };
 
+/// qs.bias_grad: column sums of the input folded to [M, N], in chunks of
+/// kBiasGradChunkRows rows (the op's order): the transposed rows zero-padded
+/// to whole chunks (adding +0.0 to a sum that started at +0.0 changes
+/// nothing), each chunk summed from 0 in row order, the chunks' sums summed
+/// from 0 in chunk order, rounded to the result type.
+struct LowerBiasGrad final : OpRewritePattern<BiasGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BiasGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = toF32(rewriter, loc, to2D(rewriter, loc, op.getInput()));
+    int64_t m = shapeOf(x)[0], n = shapeOf(x)[1];
+    int64_t chunks = ceilDiv(m, kBiasGradChunkRows);
+    Value xt = padZero(rewriter, loc, transpose2D(rewriter, loc, x),
+                       {n, chunks * kBiasGradChunkRows});
+    Value partial = blockSum(rewriter, loc, xt, kBiasGradChunkRows);
+    Value total = blockSum(rewriter, loc, partial, chunks);
+    // Any NaN as +0x7FC00000 (which fromF32 writes as the format's quiet
+    // NaN): NaN bits from additions differ between CPUs and GPUs.
+    total = map(rewriter, loc, rewriter.getF32Type(), total,
+                [](OpBuilder &nb, Location nl, ValueRange args) {
+                  return emitCanonicalNaN(nb, nl, args[0]);
+                });
+    RankedTensorType resultType = op.getResult().getType();
+    total = fromF32(rewriter, loc, total, resultType.getElementType());
+    rewriter.replaceOp(op,
+                       reshape(rewriter, loc, total, resultType.getShape()));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::qs::populateQSToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerGemmBuffers>(patterns.getContext());
+  patterns.add<LowerGemmBuffers, LowerBiasGrad>(patterns.getContext());
   addThroughReference<QuantizeBuffersOp>(
       patterns,
       [](QuantizeBuffersOp op) { return op.getQuantizedTensorType(); },

@@ -727,3 +727,44 @@ func.func @quantize_buffers_without_rng(%x: tensor<16x32xbf16>, %d: tensor<16x16
       : tensor<16x32xbf16> -> tensor<16x16xi8>, tensor<128x4xf8E4M3FN>, tensor<1xf32>
   return
 }
+
+// -----
+
+// qs.bias_grad: a static tensor of rank 2 or more.
+func.func @bias_grad_rank1(%x: tensor<64xbf16>) -> tensor<64xbf16> {
+  // expected-error @+1 {{'qs.bias_grad' op input must be a statically shaped tensor of rank 2 or more (rows folded to M, columns the last dimension N), got 'tensor<64xbf16>'}}
+  %db = qs.bias_grad %x : tensor<64xbf16> -> tensor<64xbf16>
+  return %db : tensor<64xbf16>
+}
+
+// -----
+
+func.func @bias_grad_dynamic(%x: tensor<?x64xbf16>) -> tensor<64xbf16> {
+  // expected-error @+1 {{'qs.bias_grad' op input must be a statically shaped tensor of rank 2 or more (rows folded to M, columns the last dimension N), got 'tensor<?x64xbf16>'}}
+  %db = qs.bias_grad %x : tensor<?x64xbf16> -> tensor<64xbf16>
+  return %db : tensor<64xbf16>
+}
+
+// -----
+
+func.func @bias_grad_input_type(%x: tensor<32x64xi8>) -> tensor<64xbf16> {
+  // expected-error @+1 {{'qs.bias_grad' op input element type must be bf16, f16 or f32, got 'i8'}}
+  %db = qs.bias_grad %x : tensor<32x64xi8> -> tensor<64xbf16>
+  return %db : tensor<64xbf16>
+}
+
+// -----
+
+func.func @bias_grad_result_shape(%x: tensor<32x64xbf16>) -> tensor<32xbf16> {
+  // expected-error @+1 {{'qs.bias_grad' op result must be a 1-D tensor of the input's last dimension (64), got 'tensor<32xbf16>'}}
+  %db = qs.bias_grad %x : tensor<32x64xbf16> -> tensor<32xbf16>
+  return %db : tensor<32xbf16>
+}
+
+// -----
+
+func.func @bias_grad_result_type(%x: tensor<32x64xbf16>) -> tensor<64xf64> {
+  // expected-error @+1 {{'qs.bias_grad' op result element type must be bf16, f16 or f32, got 'f64'}}
+  %db = qs.bias_grad %x : tensor<32x64xbf16> -> tensor<64xf64>
+  return %db : tensor<64xf64>
+}

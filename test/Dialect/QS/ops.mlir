@@ -232,3 +232,17 @@ func.func @gemm_output_quantizer(%x: !x, %w: !w, %bias: tensor<512xbf16>, %s: te
   %g = qs.gemm %m, %m transpose_b : !mx, !mx -> !mxh
   return %h, %a2, %g : !h, tensor<1xf32>, !mxh
 }
+
+// -----
+
+// qs.bias_grad: column sums of a gradient (rows folded), rounded to the
+// result type.
+// CHECK-LABEL: func.func @bias_grad
+//       CHECK:   qs.bias_grad %{{.*}} : tensor<2x64x256xbf16> -> tensor<256xbf16>
+//       CHECK:   qs.bias_grad %{{.*}} : tensor<128x48xf16> -> tensor<48xf32>
+func.func @bias_grad(%dy: tensor<2x64x256xbf16>, %g: tensor<128x48xf16>)
+    -> (tensor<256xbf16>, tensor<48xf32>) {
+  %db = qs.bias_grad %dy : tensor<2x64x256xbf16> -> tensor<256xbf16>
+  %dg = qs.bias_grad %g : tensor<128x48xf16> -> tensor<48xf32>
+  return %db, %dg : tensor<256xbf16>, tensor<48xf32>
+}

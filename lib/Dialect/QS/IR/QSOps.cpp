@@ -319,6 +319,32 @@ LogicalResult AmaxOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// BiasGradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BiasGradOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (input.getRank() < 2 || !input.hasStaticShape())
+    return emitOpError("input must be a statically shaped tensor of rank 2 "
+                       "or more (rows folded to M, columns the last "
+                       "dimension N), got ")
+           << input;
+  if (!isNominalFloat(input.getElementType()))
+    return emitOpError("input element type must be bf16, f16 or f32, got ")
+           << input.getElementType();
+  int64_t n = input.getShape().back();
+  if (result.getRank() != 1 || result.getDimSize(0) != n)
+    return emitOpError("result must be a 1-D tensor of the input's last "
+                       "dimension (")
+           << n << "), got " << result;
+  if (!isNominalFloat(result.getElementType()))
+    return emitOpError("result element type must be bf16, f16 or f32, got ")
+           << result.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // DequantizeOp
 //===----------------------------------------------------------------------===//
 

@@ -283,3 +283,11 @@ Value mlir::qs::emitTruncFromF32(OpBuilder &b, Location loc, Value f32Value,
   Value code = emitEncodeF32(b, loc, f32Value, *format);
   return arith::BitcastOp::create(b, loc, type, code);
 }
+
+Value mlir::qs::emitCanonicalNaN(OpBuilder &b, Location loc, Value f32Value) {
+  Value nan = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(llvm::bit_cast<float>(0x7FC00000u)));
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                      f32Value, f32Value);
+  return arith::SelectOp::create(b, loc, isNaN, nan, f32Value);
+}

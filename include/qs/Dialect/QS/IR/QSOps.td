@@ -182,6 +182,50 @@ def QS_AmaxOp : QS_Op<"amax", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// qs.bias_grad
+//===----------------------------------------------------------------------===//
+
+def QS_BiasGradOp : QS_Op<"bias_grad", [Pure]> {
+  let summary = "The bias gradient: column sums of a gradient";
+  let description = [{
+    Returns `dbias[n] = sum over m of input[m, n]` of `input` folded to
+    2-D by TE's rule (`te-formats.md` §0.1: M = the product of all but the
+    last dimension, N = the last), rounded to the result's element type:
+    the gradient of a bias added to every row, which TE's Linear backward
+    computes next to the quantize of the output gradient
+    (`tex.bgrad_quantize(dY, quantizer)` returns the bias gradient and the
+    quantized dY). The result is a 1-D `tensor<N x T>`, T one of bf16, f16,
+    f32 (TE's is dY's own type); the input's element type is bf16, f16 or
+    f32.
+
+    The order of the FP32 additions is part of the op, so that every
+    lowering gives the same bits: the rows are taken in chunks of 32
+    (the last one shorter when M is not a multiple of 32); each chunk's
+    column sums are FP32 sums in row order starting from +0.0, and
+    `dbias[n]` is the FP32 sum of the chunks' sums in chunk order starting
+    from +0.0, rounded to T by round-to-nearest-even (NaN propagates,
+    written as the reference's quiet NaN; an all -0.0 column sums to +0.0).
+
+    The reference lowering (`convert-qs-to-linalg`) spells the chunks as
+    loops of elementwise additions; `convert-qs-to-gpu` runs two kernels,
+    one thread per group of up to 16 bytes of columns and chunk
+    (`qs_bias_grad_chunks`, FP32 partial sums into a workspace), then one
+    thread per column summing the chunks (`qs_bias_grad`).
+
+    Example:
+    ```mlir
+    %db = qs.bias_grad %dy : tensor<256x1024xbf16> -> tensor<1024xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // qs.dequantize
 //===----------------------------------------------------------------------===//
 

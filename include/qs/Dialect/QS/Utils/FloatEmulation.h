@@ -89,6 +89,11 @@ Value emitExtToF32(OpBuilder &b, Location loc, Value value);
 /// inf.
 Value emitTruncFromF32(OpBuilder &b, Location loc, Value f32Value, Type type);
 
+/// An f32 value with any NaN replaced by +0x7FC00000 (the quiet NaN that
+/// emitTruncFromF32 writes as each format's): for results computed by
+/// additions, whose NaN bits differ between CPUs and GPUs.
+Value emitCanonicalNaN(OpBuilder &b, Location loc, Value f32Value);
+
 } // namespace qs
 } // namespace mlir
 

@@ -21,6 +21,10 @@ constexpr int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// The smallest multiple of b that is >= a.
 constexpr int64_t roundUp(int64_t a, int64_t b) { return ceilDiv(a, b) * b; }
 
+/// qs.bias_grad's order of additions: the rows of the folded [M, N] input
+/// are summed in chunks of this many rows, then the chunks' sums.
+constexpr int64_t kBiasGradChunkRows = 32;
+
 /// TE's flatten-to-2D rule: K is the last dimension, M the product of all
 /// leading ones (1 for a 1-D tensor).
 struct Flat2D {

@@ -1,0 +1,122 @@
+//===- BiasGradKernels.cpp - the bias-gradient kernels --------------------===//
+//
+// qs.bias_grad on the GPU, in the op's order of additions: the first kernel
+// sums each chunk of kBiasGradChunkRows rows of a group of columns (one
+// thread per chunk and group of up to 16 bytes of columns, consecutive
+// threads on consecutive groups: every row load of a warp is contiguous)
+// into an FP32 workspace [chunks, N]; the second sums the chunks of one
+// column per thread, in chunk order, and rounds to the result type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+#include "QuantizePlan.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "qs/Dialect/QS/Utils/FloatEmulation.h"
+#include "qs/Dialect/QS/Utils/QuantizerMath.h"
+
+using namespace mlir;
+using namespace mlir::qs;
+using namespace mlir::qs::gpuk;
+using namespace mlir::qs::gpuk::quant;
+
+int64_t gpuk::biasGradWorkspaceSize(int64_t m, int64_t n) {
+  return ceilDiv(m, kBiasGradChunkRows) * n;
+}
+
+/// Chunk sums: unit u = chunk * groups + group; its thread adds the chunk's
+/// rows of columns [group * vec, group * vec + vec) from +0.0 in row order.
+/// Rows past M (the last chunk) add +0.0, which leaves a sum that started
+/// at +0.0 unchanged, so every chunk is straight-line code of
+/// kBiasGradChunkRows loads.
+static KernelDesc chunkKernel(int64_t m, int64_t n, Type inType) {
+  KernelDesc d;
+  d.name = "qs_bias_grad_chunks";
+  int64_t elemBytes = inType.getIntOrFloatBitWidth() / 8;
+  int64_t vec = vectorWidth(n, elemBytes);
+  int64_t groups = n / vec, chunks = ceilDiv(m, kBiasGradChunkRows);
+  int64_t units = chunks * groups, perBlock = d.threads;
+  d.gridSize = ceilDiv(units, perBlock);
+  d.phases.push_back([=](KernelEnv &env) {
+    OpBuilder &b = env.b;
+    Location loc = env.loc;
+    env.forEachUnit(perBlock, [&](Value u) {
+      Value unit = env.add(env.mul(env.blockId, env.idx(perBlock)), u);
+      env.ifThen(env.lt(unit, env.idx(units)), [&] {
+        Value chunk = env.div(unit, env.idx(groups));
+        Value col = env.mul(env.rem(unit, env.idx(groups)), env.idx(vec));
+        Value first = env.mul(chunk, env.idx(kBiasGradChunkRows));
+        SmallVector<Value> sums(vec, env.f32(0.0f));
+        VectorType vt = VectorType::get({vec}, inType);
+        for (int64_t r = 0; r < kBiasGradChunkRows; ++r) {
+          Value row = env.add(first, env.idx(r));
+          Value inside = env.lt(row, env.idx(m));
+          // A row past M is never read: the last row's address instead.
+          Value at =
+              arith::SelectOp::create(b, loc, inside, row, env.idx(m - 1));
+          Value loaded = vector::LoadOp::create(
+              b, loc, vt, env.args[1],
+              ValueRange{env.add(env.mul(at, env.idx(n)), col)}, false,
+              llvm::MaybeAlign(vec * elemBytes));
+          SmallVector<Value> values = env.vectorToF32(loaded);
+          for (int64_t i = 0; i < vec; ++i) {
+            Value v = m % kBiasGradChunkRows == 0
+                          ? values[i]
+                          : arith::SelectOp::create(b, loc, inside, values[i],
+                                                    env.f32(0.0f))
+                                .getResult();
+            sums[i] = arith::AddFOp::create(b, loc, sums[i], v);
+          }
+        }
+        Value out = vector::FromElementsOp::create(
+            b, loc, VectorType::get({vec}, b.getF32Type()), sums);
+        vector::StoreOp::create(
+            b, loc, out, env.args[0],
+            ValueRange{env.add(env.mul(chunk, env.idx(n)), col)}, false,
+            llvm::MaybeAlign(std::min<int64_t>(vec * 4, 16)));
+      });
+    });
+  });
+  return d;
+}
+
+/// Column sums: thread per column, the chunks' sums added from +0.0 in
+/// chunk order, rounded to the result type.
+static KernelDesc sumKernel(int64_t m, int64_t n, Type outType) {
+  KernelDesc d;
+  d.name = "qs_bias_grad";
+  int64_t chunks = ceilDiv(m, kBiasGradChunkRows), perBlock = d.threads;
+  d.gridSize = ceilDiv(n, perBlock);
+  d.phases.push_back([=](KernelEnv &env) {
+    env.forEachUnit(perBlock, [&](Value u) {
+      Value col = env.add(env.mul(env.blockId, env.idx(perBlock)), u);
+      env.ifThen(env.lt(col, env.idx(n)), [&] {
+        Value sum =
+            env.loopReduce(chunks, env.f32(0.0f), [&](Value c, Value acc) {
+              Value part =
+                  load1(env, env.args[1], env.add(env.mul(c, env.idx(n)), col));
+              return arith::AddFOp::create(env.b, env.loc, acc, part)
+                  .getResult();
+            });
+        // Any NaN as the reference's (GPU and CPU additions write
+        // different NaN bits).
+        sum = emitCanonicalNaN(env.b, env.loc, sum);
+        store1(env, env.fromF32(sum, outType), env.args[0], col);
+      });
+    });
+  });
+  return d;
+}
+
+void gpuk::emitBiasGrad(OpBuilder &b, Location loc, ModuleOp module, Value x,
+                        int64_t m, int64_t n, Value workspace, Value out,
+                        const EmitOptions &options) {
+  Type inType = cast<MemRefType>(x.getType()).getElementType();
+  Type outType = cast<MemRefType>(out.getType()).getElementType();
+  emitKernel(b, loc, module, chunkKernel(m, n, inType), {workspace, x},
+             options);
+  emitKernel(b, loc, module, sumKernel(m, n, outType), {out, workspace},
+             options);
+}
