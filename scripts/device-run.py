@@ -806,8 +806,9 @@ class Report:
             print(f"checks: {self.passed} of {self.checks} as the numpy reference says "
                   f"(quantize/dequantize bit-exact, GEMM within its bound)")
         # uu: an update_usage creating the column-wise representation; dq:
-        # a dequantize of the row-wise representation to bf16.
-        order = {"row": 0, "col": 1, "both": 2, "uu": 3, "dq": 4}
+        # a dequantize of the row-wise representation to bf16; bg: the bias
+        # gradient (qs.bias_grad) of a bf16 tensor.
+        order = {"row": 0, "col": 1, "both": 2, "uu": 3, "dq": 4, "bg": 5}
         if phase == "quantize" and self.rows:
             print(f"{'family':<18} {'usage':<5} {'size':>6} {'kernels':>7} {'MiB':>6} "
                   f"{'time us':>9} {'GB/s':>7} {'copy GB/s':>9} {'ratio':>7}")

@@ -20,7 +20,8 @@ Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,module.mlir,in*.npy,[want*.n
         from the files case.json's "references" names, ref*.npy those
         that are neither an input nor a want)
         OUT_DIR/bench/<family>-<usage>-<n>/{plan.json,kernels.bin,case.json}
-          (usage uu: an update_usage creating the column-wise representation)
+          (usage uu: an update_usage creating the column-wise representation;
+          dq: a dequantize to bf16; bg: a qs.bias_grad)
         OUT_DIR/bench/gemm-<m>x<n>x<k>[-<schedule>...]/{plan.json,kernels.bin,case.json}"""
 
 import argparse
@@ -162,6 +163,13 @@ AMAX_CHECKS = [("fp8_current", {}, (256, 512), "bf16", dict(specials=False)),
                ("nvfp4", dict(with_rht=True), (256, 512), "bf16", dict(specials=False)),
                ("nvfp4", dict(with_rht=True, with_2d_quantization=True, rowwise=False),
                 (208, 176), "bf16", {})]
+
+# qs.bias_grad (input shape, input type, result type, random_input
+# options): the reference's column sums in the op's order, bit for bit.
+BIAS_GRAD_CHECKS = [((1024, 1024), "bf16", "bf16", dict(specials=False)),
+                    ((4096, 256), "bf16", "f32", dict(specials=False)),
+                    ((3, 100, 56), "f16", "f16", {}),
+                    ((300, 33), "f32", "bf16", {})]
 
 DEQUANTIZE_CHECKS = [
     ("fp8_current", {}, (256, 512)), ("fp8_current", dict(rowwise=False), (3, 40, 72)),
@@ -727,6 +735,26 @@ def main():
             json.dump({"family": family, "params": params, "shape": shape, "nominal": nominal,
                        "inputs": 1, "results": ["amax"]}, f)
         count += 1
+    # qs.bias_grad: the gradient in, the reference's sums (rounded) out.
+    for i, (shape, nominal, out, data) in enumerate(BIAS_GRAD_CHECKS[:args.limit_checks]):
+        d = os.path.join(args.out, "check", f"bg{i:02d}-{'x'.join(map(str, shape))}"
+                         f"-{nominal}-{out}")
+        if not wanted(d):
+            continue
+        x = h.random_input(rng, shape, nominal, **data)
+        with np.errstate(all="ignore"):
+            want = h.to_npy(ref.bias_grad(x), out)
+        export(function_module(args.chip, f"%x: {h.ttype(shape, nominal)}",
+                               h.ttype((shape[-1],), out),
+                               f"qs.bias_grad %x : {h.ttype(shape, nominal)} -> "
+                               f"{h.ttype((shape[-1],), out)}"),
+               d, args.chip, args.format)
+        np.save(os.path.join(d, "in0.npy"), h.to_npy(x, nominal))
+        np.save(os.path.join(d, "want0.npy"), want)
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"family": "bias_grad", "params": {}, "shape": shape, "nominal": nominal,
+                       "inputs": 1, "results": ["dbias"]}, f)
+        count += 1
     # Dequantize: reference inner tensors in, the reference's values out.
     for i, (family, params, shape, *rest) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):
         out = rest[0] if rest else "f32"
@@ -1267,6 +1295,17 @@ def main():
             with open(os.path.join(d, "case.json"), "w") as f:
                 json.dump({"family": label, "usage": "dq", "n": n, "inputs": len(src)}, f)
             bench += 1
+        # qs.bias_grad of an n x n bf16 gradient (usage "bg"): the bytes
+        # moved are the input's and the bf16 result's (the FP32 chunk
+        # sums, 1/16 of the input, not counted).
+        t = h.ttype((n, n), "bf16")
+        text = function_module(args.chip, f"%x: {t}", h.ttype((n,), "bf16"),
+                               f"qs.bias_grad %x : {t} -> {h.ttype((n,), 'bf16')}")
+        d = os.path.join(args.out, "bench", f"bias_grad-bg-{n}")
+        export(text, d, args.chip, args.format)
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"family": "bias_grad", "usage": "bg", "n": n, "inputs": 1}, f)
+        bench += 1
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(args.out)
                for f in files) / 2**20
     # What travels: the bundle as one gzip'd tar (random FP8 codes and
