@@ -165,11 +165,18 @@ AMAX_CHECKS = [("fp8_current", {}, (256, 512), "bf16", dict(specials=False)),
                 (208, 176), "bf16", {})]
 
 # qs.bias_grad (input shape, input type, result type, random_input
-# options): the reference's column sums in the op's order, bit for bit.
-BIAS_GRAD_CHECKS = [((1024, 1024), "bf16", "bf16", dict(specials=False)),
-                    ((4096, 256), "bf16", "f32", dict(specials=False)),
+# options[, (family, params) of a quantize of the same input before it]):
+# the reference's column sums in the op's order, bit for bit; with a
+# quantize (TE's bgrad_quantize) its cast kernel writes the chunk sums, and
+# its inner tensors are checked too.
+BIAS_GRAD_CHECKS = [((512, 1024), "bf16", "bf16", dict(specials=False)),
+                    ((2048, 192), "bf16", "f32", dict(specials=False)),
                     ((3, 100, 56), "f16", "f16", {}),
-                    ((300, 33), "f32", "bf16", {})]
+                    ((300, 33), "f32", "bf16", {}),
+                    ((512, 1024), "bf16", "bf16", dict(specials=False), ("mxfp8", {})),
+                    ((300, 200), "bf16", "bf16", {},
+                     ("fp8_block", dict(block_scaling_dim=1))),
+                    ((256, 512), "bf16", "f32", {}, ("nvfp4", dict(with_rht=True)))]
 
 DEQUANTIZE_CHECKS = [
     ("fp8_current", {}, (256, 512)), ("fp8_current", dict(rowwise=False), (3, 40, 72)),
@@ -736,24 +743,38 @@ def main():
                        "inputs": 1, "results": ["amax"]}, f)
         count += 1
     # qs.bias_grad: the gradient in, the reference's sums (rounded) out.
-    for i, (shape, nominal, out, data) in enumerate(BIAS_GRAD_CHECKS[:args.limit_checks]):
+    for i, (shape, nominal, out, data, *fused) in enumerate(
+            BIAS_GRAD_CHECKS[:args.limit_checks]):
         d = os.path.join(args.out, "check", f"bg{i:02d}-{'x'.join(map(str, shape))}"
-                         f"-{nominal}-{out}")
+                         f"-{nominal}-{out}" + (f"-{fused[0][0]}" if fused else ""))
         if not wanted(d):
             continue
         x = h.random_input(rng, shape, nominal, **data)
+        t, r = h.ttype(shape, nominal), h.ttype((shape[-1],), out)
+        wants, names = [], []
+        if fused:
+            q = h.quantizer(fused[0][0], **fused[0][1])
+            with np.errstate(all="ignore"):
+                bufs, _ = ref.quantize(x, q, nominal, chip_tn_only=args.chip != "sm_100a")
+            wants, names = list(bufs.values()), list(bufs)
+            qt = h.qtype(shape, nominal, q)
+            text = (f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
+                    f"func.func @f(%x: {t}) -> ({qt}, {r}) {{\n"
+                    f"  %q = qs.quantize %x : {t} -> {qt}\n"
+                    f"  %d = qs.bias_grad %x : {t} -> {r}\n"
+                    f"  return %q, %d : {qt}, {r}\n}}\n}}\n")
+        else:
+            text = function_module(args.chip, f"%x: {t}", r, f"qs.bias_grad %x : {t} -> {r}")
         with np.errstate(all="ignore"):
-            want = h.to_npy(ref.bias_grad(x), out)
-        export(function_module(args.chip, f"%x: {h.ttype(shape, nominal)}",
-                               h.ttype((shape[-1],), out),
-                               f"qs.bias_grad %x : {h.ttype(shape, nominal)} -> "
-                               f"{h.ttype((shape[-1],), out)}"),
-               d, args.chip, args.format)
+            wants.append(h.to_npy(ref.bias_grad(x), out))
+        names.append("dbias")
+        export(text, d, args.chip, args.format)
         np.save(os.path.join(d, "in0.npy"), h.to_npy(x, nominal))
-        np.save(os.path.join(d, "want0.npy"), want)
+        for j, want in enumerate(wants):
+            np.save(os.path.join(d, f"want{j}.npy"), np.ascontiguousarray(want))
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"family": "bias_grad", "params": {}, "shape": shape, "nominal": nominal,
-                       "inputs": 1, "results": ["dbias"]}, f)
+                       "inputs": 1, "results": names}, f)
         count += 1
     # Dequantize: reference inner tensors in, the reference's values out.
     for i, (family, params, shape, *rest) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):
@@ -1305,6 +1326,21 @@ def main():
         export(text, d, args.chip, args.format)
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"family": "bias_grad", "usage": "bg", "n": n, "inputs": 1}, f)
+        bench += 1
+        # The same with an MXFP8 quantize (both usages) of the input first
+        # (family mxfp8+bg): the cast kernel writes the chunk sums, against
+        # mxfp8-both plus bias_grad-bg, which read the input twice.
+        qt = f"!qs.tensor<{n}x{n}xbf16, #qs.mxfp8<>>"
+        r = h.ttype((n,), "bf16")
+        text = (f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
+                f"func.func @f(%x: {t}) -> ({qt}, {r}) {{\n"
+                f"  %q = qs.quantize %x : {t} -> {qt}\n"
+                f"  %d = qs.bias_grad %x : {t} -> {r}\n"
+                f"  return %q, %d : {qt}, {r}\n}}\n}}\n")
+        d = os.path.join(args.out, "bench", f"mxfp8+bg-both-{n}")
+        export(text, d, args.chip, args.format)
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"family": "mxfp8+bg", "usage": "both", "n": n, "inputs": 1}, f)
         bench += 1
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(args.out)
                for f in files) / 2**20

@@ -62,3 +62,52 @@ def test_bias_grad_order():
     assert want[2].view(np.uint32) == 0x7FC00000
     check(x, "f32", "f32", "bias_grad order")
     check(x, "f32", "bf16", "bias_grad order (bf16)")
+
+
+FUSED = [
+    ("fp8_current", {}, (96, 160), "bf16"),
+    ("fp8_delayed", dict(columnwise=False), (64, 128), "bf16"),
+    ("mxfp8", {}, (2, 48, 96), "bf16"),
+    ("mxfp8", dict(with_2d_quantization=True), (64, 64), "bf16"),
+    ("fp8_block", dict(block_scaling_dim=1), (300, 200), "bf16"),   # 128-row tiles
+    ("fp8_block", {}, (256, 128), "f32"),                           # 2-D, f32 input
+    ("fp8_current", dict(rowwise=False), (100, 64), "f32"),         # 32-row f32 tiles
+    ("nvfp4", {}, (64, 128), "bf16"),
+    ("nvfp4", dict(with_rht=True), (96, 64), "bf16"),
+    ("nvfp4", dict(with_2d_quantization=True), (48, 64), "bf16"),
+    ("nvfp4", dict(row_scaled_nvfp4=True), (48, 64), "f16"),
+]
+
+
+@pytest.mark.parametrize("family,params,shape,nominal", FUSED)
+def test_bias_grad_with_quantize(rng, family, params, shape, nominal):
+    """dY quantized and its bias gradient taken in one function (TE's
+    bgrad_quantize; on the GPU the quantize's first cast kernel writes the
+    chunk sums from its tiles): the quantize's buffers and the sums both as
+    the reference says."""
+    q = h.quantizer(family, **params)
+    t, qt = h.ttype(shape, nominal), h.qtype(shape, nominal, q)
+    r = h.ttype((shape[-1],), nominal)
+    delayed = family == "fp8_delayed"
+    extra = ", %s: tensor<1xf32>, %a: tensor<1xf32>" if delayed else ""
+    quantize = (f"%q, %m = qs.quantize %dy scale(%s : tensor<1xf32>) amax(%a : tensor<1xf32>) "
+                f": {t} -> {qt}, tensor<1xf32>" if delayed else
+                f"%q = qs.quantize %dy : {t} -> {qt}")
+    returned = ("%q, %m, %db", f"{qt}, tensor<1xf32>, {r}") if delayed else ("%q, %db", f"{qt}, {r}")
+    module = f"""func.func @bwd(%dy: {t}{extra}) -> ({returned[1]}) {{
+  {quantize}
+  %db = qs.bias_grad %dy : {t} -> {r}
+  return {returned[0]} : {returned[1]}
+}}"""
+    x = h.random_input(rng, shape, nominal)
+    scale, state = np.float32(2.0), np.float32(0.5)
+    with np.errstate(all="ignore"):
+        bufs, updated = ref.quantize(x, q, nominal, **(dict(scale=scale, amax_state=state)
+                                                       if delayed else {}))
+    inputs = [h.to_npy(x, nominal)] + ([np.array([scale]), np.array([state])] if delayed else [])
+    outs = h.run(module, "bwd", inputs, len(bufs) + (2 if delayed else 1))
+    for (name, want), got in zip(bufs.items(), outs):
+        h.assert_bytes_equal(got, want, f"{family} {name}")
+    with np.errstate(over="ignore"):
+        want = h.to_npy(ref.bias_grad(x), nominal)
+    h.assert_bytes_equal(outs[-1], want, f"{family} bias_grad")

@@ -110,13 +110,46 @@ static KernelDesc sumKernel(int64_t m, int64_t n, Type outType) {
   return d;
 }
 
+void quant::biasGradChunkPhase(KernelEnv &env, const Plan &p, const Tile &t) {
+  assert(t.rows % kBiasGradChunkRows == 0 && "tiles hold whole chunks");
+  int64_t tileChunks = t.rows / kBiasGradChunkRows;
+  int64_t chunks = ceilDiv(p.m, kBiasGradChunkRows);
+  Value tileRow, tileCol;
+  std::tie(tileRow, tileCol) = tileCoords(env, t);
+  env.forEachUnit(tileChunks * t.cols, [&](Value u) {
+    Value local = env.div(u, env.idx(t.cols));
+    Value c = env.rem(u, env.idx(t.cols));
+    Value chunk = env.add(env.mul(tileRow, env.idx(tileChunks)), local);
+    Value col = env.add(env.mul(tileCol, env.idx(t.cols)), c);
+    env.ifThen(
+        env.land(env.lt(chunk, env.idx(chunks)), env.lt(col, env.idx(p.k))),
+        [&] {
+          Value first = env.mul(local, env.idx(kBiasGradChunkRows));
+          Value sum = env.f32(0.0f);
+          for (int64_t r = 0; r < kBiasGradChunkRows; ++r) {
+            Value v = load1(env, env.shared[0],
+                            tileOffset(env, t, env.add(first, env.idx(r)), c));
+            sum = arith::AddFOp::create(env.b, env.loc, sum, env.toF32(v));
+          }
+          store1(env, sum, env.args[p.biasGradArg],
+                 env.add(env.mul(chunk, env.idx(p.k)), col));
+        });
+  });
+}
+
+void gpuk::emitBiasGradSums(OpBuilder &b, Location loc, ModuleOp module,
+                            int64_t m, int64_t n, Value workspace, Value out,
+                            const EmitOptions &options) {
+  Type outType = cast<MemRefType>(out.getType()).getElementType();
+  emitKernel(b, loc, module, sumKernel(m, n, outType), {out, workspace},
+             options);
+}
+
 void gpuk::emitBiasGrad(OpBuilder &b, Location loc, ModuleOp module, Value x,
                         int64_t m, int64_t n, Value workspace, Value out,
                         const EmitOptions &options) {
   Type inType = cast<MemRefType>(x.getType()).getElementType();
-  Type outType = cast<MemRefType>(out.getType()).getElementType();
   emitKernel(b, loc, module, chunkKernel(m, n, inType), {workspace, x},
              options);
-  emitKernel(b, loc, module, sumKernel(m, n, outType), {out, workspace},
-             options);
+  emitBiasGradSums(b, loc, module, m, n, workspace, out, options);
 }

@@ -116,13 +116,18 @@ struct ProducerBlockQuantizer {
 /// kernel is emitted: after the kernel that zeroes padded scale buffers,
 /// produce(b, quantizer) emits whatever computes x and quantizes it with
 /// `quantizer` (a GEMM whose epilogue writes the codes and scales).
+/// With `biasGradWorkspace` (memref<biasGradWorkspaceSize(M, K) x f32>;
+/// not with `produce`) the first cast kernel also writes the chunk sums of
+/// a qs.bias_grad of x from the tile it loaded (TE's bgrad_quantize: one
+/// read of x for both); emitBiasGradSums finishes it.
 void emitQuantize(
     OpBuilder &b, Location loc, ModuleOp module, QuantTensorType type,
     const TargetInfo &target, Value x, Value scale, Value amaxIn, Value rng,
     ValueRange outs, ValueRange scratch, const EmitOptions &options,
     const std::function<void(OpBuilder &, ValueRange)> &fillAmax = nullptr,
     const std::function<void(OpBuilder &, const ProducerBlockQuantizer &)>
-        &produce = nullptr);
+        &produce = nullptr,
+    Value biasGradWorkspace = Value());
 
 /// Emits the kernels and launches of one qs.amax: the global amaxes a
 /// quantize of x into `type` computes (its own amax kernels) into `out`
@@ -147,6 +152,11 @@ int64_t biasGradWorkspaceSize(int64_t m, int64_t n);
 void emitBiasGrad(OpBuilder &b, Location loc, ModuleOp module, Value x,
                   int64_t m, int64_t n, Value workspace, Value out,
                   const EmitOptions &options);
+/// The second half of emitBiasGrad alone: the column sums of `workspace`'s
+/// chunk sums (written by emitQuantize's biasGradWorkspace) into `out`.
+void emitBiasGradSums(OpBuilder &b, Location loc, ModuleOp module, int64_t m,
+                      int64_t n, Value workspace, Value out,
+                      const EmitOptions &options);
 
 /// The block size of a quantize of `type` that its producer can apply
 /// block by block (emitQuantize's `produce`), else 0: 32 for 1-D MXFP8

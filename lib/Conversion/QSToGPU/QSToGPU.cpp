@@ -77,9 +77,12 @@ struct ConvertQSToGPUPass
   /// The amax a quantize is lowered with as if given it (lowerGemm's
   /// amaxUses): a tensor<1xf32> the GEMM that wrote its input filled.
   DenseMap<Operation *, Value> givenAmaxes;
+  /// qs.bias_grad ops lowered with a quantize of their input (erased).
+  DenseSet<Operation *> fusedBiasGrads;
 
   void runOnOperation() override {
     givenAmaxes.clear();
+    fusedBiasGrads.clear();
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -105,7 +108,7 @@ struct ConvertQSToGPUPass
     bool failedAny = false;
     DenseSet<Operation *> fused;
     for (Operation *op : ops) {
-      if (fused.contains(op))
+      if (fused.contains(op) || fusedBiasGrads.contains(op))
         continue;
       // The storage layouts follow the op's qs.chip (as everywhere); the
       // chip option only selects the instructions the kernels may use.
@@ -218,13 +221,47 @@ struct ConvertQSToGPUPass
         quantizeOptions.directQuantizeStores = stores.getValue() == "direct";
         break;
       }
+    // A qs.bias_grad of the same input after the quantize (TE's
+    // bgrad_quantize): its chunk sums from the cast kernel's tiles.
+    BiasGradOp biasGrad = produce ? BiasGradOp() : fusableBiasGrad(op);
+    Flat2D shape = flatten2D(type.getShape());
+    Value workspace, biasGradAlloc;
+    if (biasGrad) {
+      biasGradAlloc = newBuffer(b, loc, biasGrad.getResult().getType());
+      workspace = memref::AllocOp::create(
+          b, loc,
+          MemRefType::get({gpuk::biasGradWorkspaceSize(shape.m, shape.k)},
+                          b.getF32Type()));
+    }
     gpuk::emitQuantize(b, loc, kernelModule(op), type, target, x, scale, amaxIn,
-                       rng, outs, scratch, quantizeOptions, fillAmax, produce);
+                       rng, outs, scratch, quantizeOptions, fillAmax, produce,
+                       workspace);
     for (auto [t, alloc] : llvm::zip(op.getResultTypes(), allocs))
       results.push_back(readBack(b, loc, t, alloc));
+    if (biasGrad) {
+      gpuk::emitBiasGradSums(b, loc, kernelModule(op), shape.m, shape.k,
+                             workspace, flat(b, loc, biasGradAlloc), options);
+      Type resultType = biasGrad.getResult().getType();
+      biasGrad->replaceAllUsesWith(
+          ValueRange{readBack(b, loc, resultType, biasGradAlloc)});
+      fusedBiasGrads.insert(biasGrad);
+      biasGrad->erase();
+    }
     op->replaceAllUsesWith(results);
     op->erase();
     return success();
+  }
+
+  /// The qs.bias_grad the quantize `op` takes along (one read of the input
+  /// for both): one of the same input later in the same block, so that the
+  /// quantize's position dominates its uses; null if none.
+  BiasGradOp fusableBiasGrad(QuantizeBuffersOp op) {
+    for (Operation *user : op.getInput().getUsers())
+      if (auto g = dyn_cast<BiasGradOp>(user))
+        if (!fusedBiasGrads.contains(g) && g->getBlock() == op->getBlock() &&
+            op->isBeforeInBlock(g))
+          return g;
+    return {};
   }
 
   /// The FP8 (or packed FP4) buffer the contraction reads, K-major where the

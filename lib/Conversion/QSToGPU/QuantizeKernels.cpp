@@ -301,8 +301,8 @@ static int64_t residentBlocks(const Plan &p, const Tile &t,
 }
 
 static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
-                             bool writeScaleInv, StringRef name,
-                             bool reversed) {
+                             bool writeScaleInv, StringRef name, bool reversed,
+                             bool biasGrad = false) {
   KernelDesc d;
   d.name = name.str();
   Tile t = makeTile(p, reps);
@@ -368,6 +368,10 @@ static KernelDesc castKernel(const Plan &p, ArrayRef<const Rep *> reps,
         MemRefType::get({t.rows / xLayout->block * t.cols}, f32));
   }
   d.phases.push_back([p, t](KernelEnv &env) { loadTilePhase(env, p, t); });
+  // Before any phase writes codes over the tile (Tile::codesInPlace).
+  if (biasGrad && p.biasGradArg >= 0)
+    d.phases.push_back(
+        [p, t](KernelEnv &env) { biasGradChunkPhase(env, p, t); });
   if (p.twoD) {
     d.phases.push_back([p, t](KernelEnv &env) { segmentAmaxPhase(env, p, t); });
     d.phases.push_back([p, t](KernelEnv &env) { blockAmaxPhase(env, p, t); });
@@ -462,7 +466,8 @@ void gpuk::emitQuantize(
     ValueRange outs, ValueRange scratch, const EmitOptions &options,
     const std::function<void(OpBuilder &, ValueRange)> &fillAmax,
     const std::function<void(OpBuilder &, const ProducerBlockQuantizer &)>
-        &produce) {
+        &produce,
+    Value biasGradWorkspace) {
   Plan p = makePlan(type, target, static_cast<bool>(scale),
                     static_cast<bool>(amaxIn), scratch.size(),
                     static_cast<bool>(rng));
@@ -515,6 +520,10 @@ void gpuk::emitQuantize(
   if (rng)
     args.push_back(rng);
   llvm::append_range(args, scratch);
+  if (biasGradWorkspace) {
+    p.biasGradArg = args.size();
+    args.push_back(biasGradWorkspace);
+  }
 
   auto launch = [&](const KernelDesc &d) {
     emitKernel(b, loc, module, d, args, options);
@@ -547,7 +556,8 @@ void gpuk::emitQuantize(
                    p.givenAmaxArg < 0) ||
                   p.rowScaled;
   if (reps.size() < 2 || bytes <= 48 * 1024 || p.twoD) {
-    launch(castKernel(p, reps, scaleInv, "qs_quantize", amaxPass));
+    launch(castKernel(p, reps, scaleInv, "qs_quantize", amaxPass,
+                      /*biasGrad=*/true));
     return;
   }
   // A tile holding both representations' 1-D blocks would not fit in
@@ -557,7 +567,7 @@ void gpuk::emitQuantize(
     launch(castKernel(p, {r}, scaleInv && i == 0,
                       r->columnwise ? "qs_quantize_columnwise"
                                     : "qs_quantize_rowwise",
-                      amaxPass != (i % 2 == 1)));
+                      amaxPass != (i % 2 == 1), /*biasGrad=*/i == 0));
 }
 
 void gpuk::emitGlobalAmaxes(

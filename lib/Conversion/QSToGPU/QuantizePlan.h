@@ -96,6 +96,10 @@ struct Plan {
   /// element of it the amax goes to (qs.amax's result holds max |x| first),
   /// and the transform's sign mask (ref::nvfp4RHTInputFactor).
   int rhtAmaxArg = -1;
+  /// A qs.bias_grad of x fused into the first cast kernel (emitQuantize's
+  /// biasGradWorkspace): the FP32 chunk sums [chunks, K] it writes
+  /// (biasGradChunkPhase); else -1.
+  int biasGradArg = -1;
   int64_t rhtAmaxIndex = 0;
   uint32_t rhtSignMask = 0;
   float fp8Max = 448.0f, epsilon = 0.0f;
@@ -189,6 +193,12 @@ SmallVector<Value> columnChunk(KernelEnv &env, const Tile &t, Value i, Value c);
 /// Phase 1: the tile into shared memory (zeros outside the tensor); for
 /// delayed scaling, the running amax of the thread into `slots`.
 void loadTilePhase(KernelEnv &env, const Plan &p, const Tile &t);
+/// qs.bias_grad's chunk sums of the tile loaded by loadTilePhase (its rows
+/// a multiple of kBiasGradChunkRows, out-of-range elements +0.0): one unit
+/// per chunk of the tile and column, the column's kBiasGradChunkRows
+/// elements summed from +0.0 in row order from shared memory, stored into
+/// Plan::biasGradArg's [chunks, K] (the standalone chunk kernel's sums).
+void biasGradChunkPhase(KernelEnv &env, const Plan &p, const Tile &t);
 
 /// Stores i8 `bytes` at element `i` of `buf` (8-bit elements): one vector
 /// store when `aligned`, else byte stores, each guarded by `i + n < limit`
