@@ -49,6 +49,12 @@ for family in fp8_current fp8_delayed fp8_block mxfp8 nvfp4 nvfp4_4over6; do
   python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
     --chips sm_90a,sm_100a --module "$root/examples/linear_$family.mlir"
 done
+echo
+echo "=== GPU kernels: a Linear layer with a bias (examples/linear_bias.mlir, MXFP8;"
+echo "    fwd: the bias added in the fprop GEMM's epilogue; bwd: the quantize of dY"
+echo "    also writes the bias gradient's chunk sums, then qs_bias_grad sums them)"
+python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
+  --chips sm_90a,sm_100a --module "$root/examples/linear_bias.mlir"
 echo "    (MXFP8's backward reads column-wise data, which keeps the tensor's layout:"
 echo "    sm_100a reads it MN-major, sm_90a transposes it while converting it to bf16"
 echo "    in shared memory for wgmma, which reads K-major FP8 operands only; docs/GPU.md)"
@@ -63,7 +69,7 @@ if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
     -p no:cacheprovider "$root/test/numerics/test_gemm.py"
   echo "=== On the GPU: the bundled Linear layers, forward then backward, vs the CPU reference"
   QS_KERNELS=cuda QS_RUN="$build/bin/qs-run" "$root/.venv/bin/python" -m pytest -q \
-    -p no:cacheprovider "$root/test/numerics/test_linear.py"
+    -p no:cacheprovider "$root/test/numerics/test_linear.py" "$root/test/numerics/test_bias_grad.py"
   echo "=== Bandwidth (bf16 8192x8192; GB/s vs a device-to-device copy)"
   "$build/bin/qs-bench-quantize" --sizes 8192
   case "$device" in

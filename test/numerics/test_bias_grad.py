@@ -111,3 +111,46 @@ def test_bias_grad_with_quantize(rng, family, params, shape, nominal):
     with np.errstate(over="ignore"):
         want = h.to_npy(ref.bias_grad(x), nominal)
     h.assert_bytes_equal(outs[-1], want, f"{family} bias_grad")
+
+
+def test_linear_bias_example(rng):
+    """examples/linear_bias.mlir (TE's Linear with bias=True, MXFP8) at a
+    smaller size, run as a user does (the backward on the forward's own X
+    and W): Y = X W^T + b and dX, dW within the GEMM bound, X and W
+    byte for byte, db the reference's sums bit for bit (on the GPU kernels
+    the quantize of dY writes them)."""
+    import gemm_cases as gm
+    import linear_cases as lc
+
+    m, n, k = lc.SMALL_SHAPE
+    module, q = lc.example("bias", lc.SMALL_SHAPE)
+    module = module.replace("tensor<1024xbf16>", f"tensor<{n}xbf16>")
+    x, w, dy = (gm.gemm_input(rng, s) for s in ((m, k), (n, k), (m, n)))
+    b = h.random_input(rng, (n,), "bf16", specials=False)
+    with np.errstate(all="ignore"):
+        xb, _ = ref.quantize(x, q["x"], "bf16")
+        wb, _ = ref.quantize(w, q["w"], "bf16")
+        dyb, _ = ref.quantize(dy, q["dy"], "bf16")
+
+    def gemm(name, layout, out, lhs, rhs, extra=()):
+        return ("gemm", name, gm.reference_spec("mxfp8", gm.LAYOUTS[layout], out, lhs, rhs,
+                                                bool(extra), False, False, False),
+                h.npy_inputs(lhs[1]) + h.npy_inputs(rhs[1]) + list(extra))
+
+    fwd = lc.Step(module, "linear_fwd", [h.to_npy(x, "bf16"), h.to_npy(w, "bf16"),
+                                         h.to_npy(b, "bf16")],
+                  [gemm("Y", 0, "bf16", (q["x"], xb, (m, k)), (q["w"], wb, (n, k)),
+                        [h.to_npy(b, "bf16")])]
+                  + [("bytes", f"X {name}", np.ascontiguousarray(v)) for name, v in xb.items()]
+                  + [("bytes", f"W {name}", np.ascontiguousarray(v)) for name, v in wb.items()])
+    bwd = lc.Step(module, "linear_bwd", [h.to_npy(dy, "bf16")] + h.npy_inputs(xb)
+                  + h.npy_inputs(wb),
+                  [gemm("dX", 1, "bf16", (q["dy"], dyb, (m, n)), (q["w"], wb, (n, k))),
+                   gemm("dW", 2, "f32", (q["dy"], dyb, (m, n)), (q["x"], xb, (m, k))),
+                   ("bytes", "db", h.to_npy(ref.bias_grad(dy), "bf16"))],
+                  saved=len(xb) + len(wb))
+    outs, back = lc.run_layer(fwd, bwd)
+    for result, got in zip(fwd.results, outs):
+        lc.check_result(result, got, "linear_bias fwd")
+    for result, got in zip(bwd.results, back):
+        lc.check_result(result, got, "linear_bias bwd")
