@@ -10,6 +10,7 @@ pytest suites check chosen combinations; this draws from all of them
   aligned sizes, bf16/f16/f32 input, the layout chip, the kernels' chip,
   coalesced or direct stores, delayed scaling's scale and amax state,
   stochastic rounding's rng state; every byte of every inner tensor;
+  a qs.bias_grad of the same input beside it (one in five, bit for bit);
 * dequantize (bit for bit) and update_usage (every byte) of the same
   quantizers;
 * gemm: family (the Linear recipes of gemm_cases.py), layout (TN/NN/NT),
@@ -141,6 +142,10 @@ def draw_config(r):
             config["given_amax"] = [float(pick(r, [1.0, r.uniform(0.1, 8.0), 0.0, np.inf],
                                                p=[0.4, 0.4, 0.1, 0.1])) for _ in range(count)]
         config["amax_op"] = bool(r.random() < 0.25)
+    # qs.bias_grad of the same input after the quantize (TE's
+    # bgrad_quantize; the GPU's cast kernel writes its chunk sums).
+    if rank >= 2 and r.random() < 0.2:
+        config["bias_grad"] = pick(r, NOMINALS)
     return config
 
 
@@ -249,7 +254,8 @@ def classify_error(text):
 
 def build_case(config, h):
     """(module text, inputs, reference buffers, updated amax, quantizer,
-    qs.amax's reference result or None) of a config."""
+    qs.amax's reference result or None, qs.bias_grad's reference result
+    (its .npy array) or None) of a config."""
     import qs_reference as ref
     family, shape, nominal = config["family"], tuple(config["shape"]), config["nominal"]
     q = h.quantizer(family, **config["params"])
@@ -301,6 +307,14 @@ def build_case(config, h):
         amax_line = f"\n  %am = qs.amax %x as {qt} : {t} -> {a}"
         results.append(a)
         returns.append("%am")
+    bias_grad = None
+    if config.get("bias_grad"):
+        r1 = h.ttype((shape[-1],), config["bias_grad"])
+        amax_line += f"\n  %db = qs.bias_grad %x : {t} -> {r1}"
+        results.append(r1)
+        returns.append("%db")
+        with np.errstate(all="ignore"):
+            bias_grad = h.to_npy(ref.bias_grad(x), config["bias_grad"])
     body = f"""func.func @quantize({', '.join(args)}) -> ({', '.join(results)}){attrs} {{
   {lhs} = qs.quantize %x{operands} : {t} -> {rtypes}{amax_line}
   return {', '.join(returns)} : {', '.join(results)}
@@ -314,7 +328,8 @@ def build_case(config, h):
         raise Unreferenced(f"{type(e).__name__}: {e}", module, inputs) from None
     if config.get("amax_op") and own is None:
         raise Unreferenced("the reference has no global amaxes for this shape", module, inputs)
-    return module, inputs, expected, updated, q, own if config.get("amax_op") else None
+    return (module, inputs, expected, updated, q, own if config.get("amax_op") else None,
+            bias_grad)
 
 
 class Unreferenced(Exception):
@@ -378,7 +393,7 @@ def run_dequantize_case(config, h, kernels):
     qt, t = h.qtype(shape, config["nominal"], q), h.ttype(shape, out)
     module = unary_module(config["chip"], "dequantize", "qs.dequantize", qt, t)
     try:
-        _, _, buffers, _, q, _ = build_case(config, h)
+        _, _, buffers, _, q, _, _ = build_case(config, h)
     except Exception as e:  # the quantized type's shape is outside the reference
         return expect_rejected(h, module, "dequantize", [], config, kernels, e)
     try:
@@ -482,10 +497,11 @@ def run_case(config, h, kernels):
     import qs_reference as ref
     extra = kernel_args(config, kernels)
     try:
-        module, inputs, expected, updated, q, amaxes = build_case(config, h)
+        module, inputs, expected, updated, q, amaxes, bias_grad = build_case(config, h)
     except Unreferenced as e:  # a block rule: qs must reject it too
         return expect_rejected(h, e.module, "quantize", e.inputs, config, kernels, e)
-    n = len(expected) + (updated is not None) + (amaxes is not None)
+    n = (len(expected) + (updated is not None) + (amaxes is not None)
+         + (bias_grad is not None))
     try:
         outs = h.run(module, "quantize", inputs, n, extra_args=extra)
     except h.QSRunError as e:
@@ -502,7 +518,9 @@ def run_case(config, h, kernels):
         if updated is not None:
             h.assert_bytes_equal(outs[len(expected)], updated, "updated amax")
         if amaxes is not None:
-            h.assert_bytes_equal(outs[-1], amaxes, "qs.amax")
+            h.assert_bytes_equal(outs[len(expected) + (updated is not None)], amaxes, "qs.amax")
+        if bias_grad is not None:
+            h.assert_bytes_equal(outs[-1], bias_grad, "qs.bias_grad")
     except AssertionError as e:
         return "failed", f"{e}\n{module}"
     return "ok", ""
