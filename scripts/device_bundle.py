@@ -662,6 +662,26 @@ def stochastic_quantize_module(chip, t, qt):
                            f"qs.quantize %x rng(%rng : tensor<2xi64>) : {t} -> {qt}")
 
 
+def bias_grad_module(chip, t, r, qt=None):
+    """@f(x) returning qs.bias_grad of x (tensor type t, result type r),
+    after qs.quantize of x into `qt` (returned first) if given."""
+    if not qt:
+        return function_module(chip, f"%x: {t}", r, f"qs.bias_grad %x : {t} -> {r}")
+    return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
+            f"func.func @f(%x: {t}) -> ({qt}, {r}) {{\n"
+            f"  %q = qs.quantize %x : {t} -> {qt}\n"
+            f"  %d = qs.bias_grad %x : {t} -> {r}\n"
+            f"  return %q, %d : {qt}, {r}\n}}\n}}\n")
+
+
+def write_bench(args, name, text, case):
+    """Exports bench plan `name` (module `text`) with its case.json."""
+    d = os.path.join(args.out, "bench", name)
+    export(text, d, args.chip, args.format)
+    with open(os.path.join(d, "case.json"), "w") as f:
+        json.dump(case, f)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -751,20 +771,14 @@ def main():
             continue
         x = h.random_input(rng, shape, nominal, **data)
         t, r = h.ttype(shape, nominal), h.ttype((shape[-1],), out)
-        wants, names = [], []
+        wants, names, qt = [], [], None
         if fused:
             q = h.quantizer(fused[0][0], **fused[0][1])
             with np.errstate(all="ignore"):
                 bufs, _ = ref.quantize(x, q, nominal, chip_tn_only=args.chip != "sm_100a")
             wants, names = list(bufs.values()), list(bufs)
             qt = h.qtype(shape, nominal, q)
-            text = (f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
-                    f"func.func @f(%x: {t}) -> ({qt}, {r}) {{\n"
-                    f"  %q = qs.quantize %x : {t} -> {qt}\n"
-                    f"  %d = qs.bias_grad %x : {t} -> {r}\n"
-                    f"  return %q, %d : {qt}, {r}\n}}\n}}\n")
-        else:
-            text = function_module(args.chip, f"%x: {t}", r, f"qs.bias_grad %x : {t} -> {r}")
+        text = bias_grad_module(args.chip, t, r, qt)
         with np.errstate(all="ignore"):
             wants.append(h.to_npy(ref.bias_grad(x), out))
         names.append("dbias")
@@ -1319,29 +1333,16 @@ def main():
         # qs.bias_grad of an n x n bf16 gradient (usage "bg"): the bytes
         # moved are the input's and the bf16 result's (the FP32 chunk
         # sums, 1/16 of the input, not counted).
-        t = h.ttype((n, n), "bf16")
-        text = function_module(args.chip, f"%x: {t}", h.ttype((n,), "bf16"),
-                               f"qs.bias_grad %x : {t} -> {h.ttype((n,), 'bf16')}")
-        d = os.path.join(args.out, "bench", f"bias_grad-bg-{n}")
-        export(text, d, args.chip, args.format)
-        with open(os.path.join(d, "case.json"), "w") as f:
-            json.dump({"family": "bias_grad", "usage": "bg", "n": n, "inputs": 1}, f)
-        bench += 1
+        t, r = h.ttype((n, n), "bf16"), h.ttype((n,), "bf16")
+        write_bench(args, f"bias_grad-bg-{n}", bias_grad_module(args.chip, t, r),
+                    {"family": "bias_grad", "usage": "bg", "n": n, "inputs": 1})
         # The same with an MXFP8 quantize (both usages) of the input first
         # (family mxfp8+bg): the cast kernel writes the chunk sums, against
         # mxfp8-both plus bias_grad-bg, which read the input twice.
-        qt = f"!qs.tensor<{n}x{n}xbf16, #qs.mxfp8<>>"
-        r = h.ttype((n,), "bf16")
-        text = (f'module attributes {{qs.chip = "{args.chip}"}} {{\n'
-                f"func.func @f(%x: {t}) -> ({qt}, {r}) {{\n"
-                f"  %q = qs.quantize %x : {t} -> {qt}\n"
-                f"  %d = qs.bias_grad %x : {t} -> {r}\n"
-                f"  return %q, %d : {qt}, {r}\n}}\n}}\n")
-        d = os.path.join(args.out, "bench", f"mxfp8+bg-both-{n}")
-        export(text, d, args.chip, args.format)
-        with open(os.path.join(d, "case.json"), "w") as f:
-            json.dump({"family": "mxfp8+bg", "usage": "both", "n": n, "inputs": 1}, f)
-        bench += 1
+        write_bench(args, f"mxfp8+bg-both-{n}",
+                    bias_grad_module(args.chip, t, r, f"!qs.tensor<{n}x{n}xbf16, #qs.mxfp8<>>"),
+                    {"family": "mxfp8+bg", "usage": "both", "n": n, "inputs": 1})
+        bench += 2
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(args.out)
                for f in files) / 2**20
     # What travels: the bundle as one gzip'd tar (random FP8 codes and

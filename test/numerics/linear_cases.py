@@ -17,6 +17,12 @@ import qs_reference as ref
 
 EXAMPLES = os.path.join(h.ROOT, "examples")
 FAMILIES = ["fp8_delayed", "fp8_current", "mxfp8", "fp8_block", "nvfp4", "nvfp4_4over6"]
+# examples/linear_<name>.mlir that are not a recipe of FAMILIES, and the
+# test that runs each.
+COVERED_ELSEWHERE = {
+    "operands": "the quantize step alone: NVPTX/kernel-table-module.test, the demo",
+    "bias": "MXFP8 with a bias: test_bias_grad.py::test_linear_bias_example",
+}
 SHAPE = (256, 1024, 512)  # the examples' tokens M, out features N, in features K
 # A fifth of the bytes and work: the device bundle's checks and the
 # emulated kernels' run (the CPU's emulation of a GEMM is slow).

@@ -83,23 +83,41 @@ static KernelDesc chunkKernel(int64_t m, int64_t n, Type inType) {
 }
 
 /// Column sums: thread per column, the chunks' sums added from +0.0 in
-/// chunk order, rounded to the result type.
+/// chunk order, rounded to the result type. The grid is one thread per
+/// column (N threads: often less than a wave), so the kernel is latency
+/// bound: each loop iteration issues the loads of kSumGroup chunks before
+/// adding them in order (more loads in flight per thread than the
+/// unrolled load-add chain LLVM makes of a plain loop).
+static constexpr int64_t kSumGroup = 16;
+
 static KernelDesc sumKernel(int64_t m, int64_t n, Type outType) {
   KernelDesc d;
   d.name = "qs_bias_grad";
   int64_t chunks = ceilDiv(m, kBiasGradChunkRows), perBlock = d.threads;
+  int64_t groups = chunks / kSumGroup, rest = chunks % kSumGroup;
   d.gridSize = ceilDiv(n, perBlock);
   d.phases.push_back([=](KernelEnv &env) {
     env.forEachUnit(perBlock, [&](Value u) {
       Value col = env.add(env.mul(env.blockId, env.idx(perBlock)), u);
       env.ifThen(env.lt(col, env.idx(n)), [&] {
-        Value sum =
-            env.loopReduce(chunks, env.f32(0.0f), [&](Value c, Value acc) {
-              Value part =
-                  load1(env, env.args[1], env.add(env.mul(c, env.idx(n)), col));
-              return arith::AddFOp::create(env.b, env.loc, acc, part)
-                  .getResult();
-            });
+        // The sums of chunks [first, first + count) added to acc in order.
+        auto addChunks = [&](Value first, int64_t count, Value acc) {
+          SmallVector<Value> parts;
+          for (int64_t i = 0; i < count; ++i)
+            parts.push_back(load1(
+                env, env.args[1],
+                env.add(env.mul(env.add(first, env.idx(i)), env.idx(n)), col)));
+          for (Value part : parts)
+            acc = arith::AddFOp::create(env.b, env.loc, acc, part);
+          return acc;
+        };
+        Value sum = env.f32(0.0f);
+        if (groups > 0)
+          sum = env.loopReduce(groups, sum, [&](Value g, Value acc) {
+            return addChunks(env.mul(g, env.idx(kSumGroup)), kSumGroup, acc);
+          });
+        if (rest > 0)
+          sum = addChunks(env.idx(groups * kSumGroup), rest, sum);
         // Any NaN as the reference's (GPU and CPU additions write
         // different NaN bits).
         sum = emitCanonicalNaN(env.b, env.loc, sum);
