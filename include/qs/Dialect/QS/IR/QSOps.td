@@ -207,10 +207,13 @@ def QS_BiasGradOp : QS_Op<"bias_grad", [Pure]> {
     written as the reference's quiet NaN; an all -0.0 column sums to +0.0).
 
     The reference lowering (`convert-qs-to-linalg`) spells the chunks as
-    loops of elementwise additions; `convert-qs-to-gpu` runs two kernels,
-    one thread per group of up to 16 bytes of columns and chunk
-    (`qs_bias_grad_chunks`, FP32 partial sums into a workspace), then one
-    thread per column summing the chunks (`qs_bias_grad`).
+    ordered `linalg.generic` reductions. `convert-qs-to-gpu` takes the
+    chunk sums from the first cast kernel of a `qs.quantize` of the same
+    input earlier in the same block (one read of the input for both, as
+    TE's fused kernel), else from a kernel of its own (`qs_bias_grad_chunks`:
+    one thread per chunk and group of up to 16 bytes of columns), into an
+    FP32 workspace; then one thread per column sums the chunks
+    (`qs_bias_grad`).
 
     Example:
     ```mlir
