@@ -154,3 +154,46 @@ def test_linear_bias_example(rng):
         lc.check_result(result, got, "linear_bias fwd")
     for result, got in zip(bwd.results, back):
         lc.check_result(result, got, "linear_bias bwd")
+
+
+@pytest.mark.parametrize("family,params", [("fp8_current", {}), ("mxfp8", {}),
+                                           ("nvfp4", {})])
+def test_bias_grad_of_gemm_product(rng, family, params):
+    """The bias gradient of a GEMM's product next to its quantize: with the
+    product returned too (the quantize and the sums from its buffer), and
+    without (on the GPU kernels the quantize may then read the product the
+    GEMM wrote, taking its amax from the epilogue): both give the
+    reference's sums of the returned product, and the same codes."""
+    m, n, k = 96, 160, 128
+    operand = h.quantizer("fp8_current", columnwise=False)
+    qx, qw = h.qtype((m, k), "bf16", operand), h.qtype((n, k), "bf16", operand)
+    q = h.quantizer(family, **params)
+    qd, d, db = h.qtype((m, n), "bf16", q), h.ttype((m, n), "bf16"), h.ttype((n,), "f32")
+
+    def module(keep):
+        results = ([d] if keep else []) + [qd, db]
+        returned = (["%d"] if keep else []) + ["%q", "%db"]
+        return f"""func.func @f(%x: {h.ttype((m, k), "bf16")}, %w: {h.ttype((n, k), "bf16")}) -> ({", ".join(results)}) {{
+  %qx = qs.quantize %x : {h.ttype((m, k), "bf16")} -> {qx}
+  %qw = qs.quantize %w : {h.ttype((n, k), "bf16")} -> {qw}
+  %d = qs.gemm %qx, %qw transpose_b : {qx}, {qw} -> {d}
+  %q = qs.quantize %d : {d} -> {qd}
+  %db = qs.bias_grad %d : {d} -> {db}
+  return {", ".join(returned)} : {", ".join(results)}
+}}"""
+
+    x = h.random_input(rng, (m, k), "bf16", specials=False)
+    w = h.random_input(rng, (n, k), "bf16", specials=False)
+    inputs = [h.to_npy(x, "bf16"), h.to_npy(w, "bf16")]
+    with np.errstate(all="ignore"):
+        names = list(ref.quantize(np.zeros((m, n), np.float32), q, "bf16")[0])
+    kept = h.run(module(True), "f", inputs, len(names) + 2)
+    product = h.from_npy(kept[0], "bf16")
+    with np.errstate(all="ignore"):
+        bufs, _ = ref.quantize(product, q, "bf16")
+    for (name, want), got in zip(bufs.items(), kept[1:]):
+        h.assert_bytes_equal(got, want, f"{family} {name} (product kept)")
+    h.assert_bytes_equal(kept[-1], ref.bias_grad(product), f"{family} bias_grad (product kept)")
+    alone = h.run(module(False), "f", inputs, len(names) + 1)
+    for name, got, want in zip(names + ["bias_grad"], alone, kept[1:]):
+        h.assert_bytes_equal(got, want, f"{family} {name} (product not kept)")
