@@ -6,16 +6,16 @@
 // of its 32 rows as one 16-byte load of 8 columns (consecutive threads on
 // consecutive columns), adds them to eight FP32 sums in row order and
 // stores the chunk's sums as two 16-byte stores (sm_100a: of f32 pairs).
-// The sum kernel adds a column's 256 chunk sums in order, 16 at a time:
-// the 16 loads first (latency: one thread per column is less than a wave),
-// then the 16 add.rn.f32; it writes any NaN as 0x7FC00000 and rounds to
+// The sum kernel adds a column's 256 chunk sums in order, 64 at a time:
+// the 64 loads first (latency: one thread per column is less than a wave),
+// then the 64 add.rn.f32; it writes any NaN as 0x7FC00000 and rounds to
 // bf16.
 // CHECK-LABEL: .entry qs_bias_grad_chunks(
 // CHECK-COUNT-32: ld.global.v4.b32
 // CHECK-COUNT-2: st.global.{{v4.b32|v2.b64}}
 // CHECK-LABEL: .entry qs_bias_grad(
-// CHECK-COUNT-16: ld.global.b32
-// CHECK-COUNT-16: add.rn.f32
+// CHECK-COUNT-64: ld.global.b32
+// CHECK-COUNT-64: add.rn.f32
 // CHECK: setp.nan.f32
 // CHECK: 0f7FC00000
 // CHECK: st.global.b16

@@ -34,6 +34,7 @@ CASES = [
     ((300, 48), "bf16", "f16"),       # 10 chunks
     ((1, 16), "f32", "f32"),          # one row
     ((4, 64, 24), "f32", "f32"),      # M = 256: whole chunks only
+    ((4200, 24), "bf16", "f32"),      # 132 chunks: two groups of 64 summed in a loop, then 4
 ]
 
 
