@@ -732,7 +732,7 @@ func.func @quantize_buffers_without_rng(%x: tensor<16x32xbf16>, %d: tensor<16x16
 
 // qs.bias_grad: a static tensor of rank 2 or more.
 func.func @bias_grad_rank1(%x: tensor<64xbf16>) -> tensor<64xbf16> {
-  // expected-error @+1 {{'qs.bias_grad' op input must be a statically shaped tensor of rank 2 or more (rows folded to M, columns the last dimension N), got 'tensor<64xbf16>'}}
+  // expected-error @+1 {{'qs.bias_grad' op input must be a statically shaped tensor of rank 2 or more with positive dimensions (rows folded to M, columns the last dimension N; as !qs.tensor), got 'tensor<64xbf16>'}}
   %db = qs.bias_grad %x : tensor<64xbf16> -> tensor<64xbf16>
   return %db : tensor<64xbf16>
 }
@@ -740,7 +740,7 @@ func.func @bias_grad_rank1(%x: tensor<64xbf16>) -> tensor<64xbf16> {
 // -----
 
 func.func @bias_grad_dynamic(%x: tensor<?x64xbf16>) -> tensor<64xbf16> {
-  // expected-error @+1 {{'qs.bias_grad' op input must be a statically shaped tensor of rank 2 or more (rows folded to M, columns the last dimension N), got 'tensor<?x64xbf16>'}}
+  // expected-error @+1 {{'qs.bias_grad' op input must be a statically shaped tensor of rank 2 or more with positive dimensions (rows folded to M, columns the last dimension N; as !qs.tensor), got 'tensor<?x64xbf16>'}}
   %db = qs.bias_grad %x : tensor<?x64xbf16> -> tensor<64xbf16>
   return %db : tensor<64xbf16>
 }
@@ -767,4 +767,12 @@ func.func @bias_grad_result_type(%x: tensor<32x64xbf16>) -> tensor<64xf64> {
   // expected-error @+1 {{'qs.bias_grad' op result element type must be bf16, f16 or f32, got 'f64'}}
   %db = qs.bias_grad %x : tensor<32x64xbf16> -> tensor<64xf64>
   return %db : tensor<64xf64>
+}
+
+// -----
+
+func.func @bias_grad_empty(%x: tensor<0x64xbf16>) -> tensor<64xbf16> {
+  // expected-error @+1 {{'qs.bias_grad' op input must be a statically shaped tensor of rank 2 or more with positive dimensions (rows folded to M, columns the last dimension N; as !qs.tensor), got 'tensor<0x64xbf16>'}}
+  %db = qs.bias_grad %x : tensor<0x64xbf16> -> tensor<64xbf16>
+  return %db : tensor<64xbf16>
 }

@@ -325,10 +325,11 @@ LogicalResult AmaxOp::verify() {
 LogicalResult BiasGradOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());
   auto result = cast<RankedTensorType>(getResult().getType());
-  if (input.getRank() < 2 || !input.hasStaticShape())
+  if (input.getRank() < 2 || !input.hasStaticShape() ||
+      llvm::is_contained(input.getShape(), 0))
     return emitOpError("input must be a statically shaped tensor of rank 2 "
-                       "or more (rows folded to M, columns the last "
-                       "dimension N), got ")
+                       "or more with positive dimensions (rows folded to M, "
+                       "columns the last dimension N; as !qs.tensor), got ")
            << input;
   if (!isNominalFloat(input.getElementType()))
     return emitOpError("input element type must be bf16, f16 or f32, got ")

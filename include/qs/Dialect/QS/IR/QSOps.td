@@ -195,8 +195,9 @@ def QS_BiasGradOp : QS_Op<"bias_grad", [Pure]> {
     computes next to the quantize of the output gradient
     (`tex.bgrad_quantize(dY, quantizer)` returns the bias gradient and the
     quantized dY). The result is a 1-D `tensor<N x T>`, T one of bf16, f16,
-    f32 (TE's is dY's own type); the input's element type is bf16, f16 or
-    f32.
+    f32 (TE's is dY's own type); the input is statically shaped, of rank 2
+    or more, with positive dimensions (as `!qs.tensor`), of element type
+    bf16, f16 or f32.
 
     The order of the FP32 additions is part of the op, so that every
     lowering gives the same bits: the rows are taken in chunks of 32
