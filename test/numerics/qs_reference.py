@@ -695,3 +695,41 @@ def bias_grad(x):
             total = total + part
     total[np.isnan(total)] = np.uint32(0x7FC00000).view(F32)
     return total
+
+
+def amax_and_scale_update(history, scale, amax=None, fp8="e4m3", margin=0,
+                          algo="max"):
+    """TE's delayed-scaling recipe step for one tensor (te-formats.md §2.c;
+    the kernel of transformer_engine/common/recipe/delayed_scaling.cu),
+    element by element: the step's amax a0 is `amax` unless it is 0.0 (the
+    all-reduced buffer), else history[0]; the history rolled to [0, h[2],
+    ..., h[L-1], a0] while a running fmaxf from 0.0 reads h[1..L-1] and a0
+    ("max"), or a0 itself ("most_recent"); the scale (fp8_max 2^-margin) /
+    amax if that amax is finite and > 0, else the old scale, an infinite
+    one replaced by FLT_MAX. Returns (history, scale) as float32 arrays."""
+    h = np.asarray(history, dtype=F32).reshape(-1)
+    old = F32(np.asarray(scale, dtype=F32).reshape(-1)[0])
+    length = h.size
+    last = h[0]
+    if amax is not None:
+        a = F32(np.asarray(amax, dtype=F32).reshape(-1)[0])
+        if a != 0.0:  # NaN != 0.0, as C's
+            last = a
+    rolled = np.zeros(length, F32)
+    running = F32(0.0)
+    for i in range(length):
+        v = h[i + 1] if i < length - 1 else last
+        if not np.isnan(v) and (np.isnan(running) or v > running):
+            running = F32(v)  # fmaxf: NaN ignored
+        rolled[i] = v if i > 0 else F32(0.0)
+    value = running if algo == "max" else last
+    fp8_max = {"e4m3": 448.0, "e5m2": 57344.0}[fp8]
+    scaled_max = F32(fp8_max * 2.0 ** -margin)
+    with np.errstate(all="ignore"):
+        if np.isfinite(value) and value > 0:
+            new = F32(scaled_max / F32(value))
+        else:
+            new = old
+    if np.isinf(new):
+        new = F32(np.finfo(F32).max)
+    return rolled, np.array([new], F32)

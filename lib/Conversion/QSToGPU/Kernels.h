@@ -158,6 +158,23 @@ void emitBiasGradSums(OpBuilder &b, Location loc, ModuleOp module, int64_t m,
                       int64_t n, Value workspace, Value out,
                       const EmitOptions &options);
 
+/// qs.amax_and_scale_update's parameters.
+struct ScaleUpdate {
+  /// The history's length L.
+  int64_t length;
+  /// amax_compute_algo = "max" (else "most_recent").
+  bool maxOfHistory;
+  /// fp8_max * 2^-margin.
+  float scaledMax;
+};
+/// Emits the kernel and launch of one qs.amax_and_scale_update; `args` are
+/// the updated history (memref<L x f32>), the updated scale
+/// (memref<1xf32>), the history, the scale and, if the op has one, the
+/// given amax (memref<1xf32>).
+void emitAmaxAndScaleUpdate(OpBuilder &b, Location loc, ModuleOp module,
+                            const ScaleUpdate &update, ValueRange args,
+                            const EmitOptions &options);
+
 /// The block size of a quantize of `type` that its producer can apply
 /// block by block (emitQuantize's `produce`), else 0: 32 for 1-D MXFP8
 /// (E8M0 scales, compact or GEMM-swizzled; row-wise 1 x 32 and column-wise

@@ -89,7 +89,8 @@ struct ConvertQSToGPUPass
       if (isa<gpu::GPUModuleOp>(op))
         return WalkResult::skip();
       if (isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
-              UpdateUsageBuffersOp, AmaxOp, BiasGradOp>(op))
+              UpdateUsageBuffersOp, AmaxOp, BiasGradOp, AmaxAndScaleUpdateOp>(
+              op))
         ops.push_back(op);
       return WalkResult::advance();
     });
@@ -148,6 +149,8 @@ struct ConvertQSToGPUPass
         lowerAmax(a, target, options);
       } else if (auto g = dyn_cast<BiasGradOp>(op)) {
         lowerBiasGrad(g, options);
+      } else if (auto u = dyn_cast<AmaxAndScaleUpdateOp>(op)) {
+        lowerAmaxAndScaleUpdate(u, options);
       } else if (failed(lowerDequantize(cast<DequantizeBuffersOp>(op), target,
                                         options))) {
         failedAny = true;
@@ -740,6 +743,31 @@ struct ConvertQSToGPUPass
     gpuk::emitBiasGrad(b, loc, kernelModule(op), x, shape.m, shape.k, workspace,
                        flat(b, loc, alloc), options);
     op->replaceAllUsesWith(ValueRange{readBack(b, loc, resultType, alloc)});
+    op->erase();
+  }
+
+  /// qs.amax_and_scale_update: one kernel into fresh buffers.
+  void lowerAmaxAndScaleUpdate(AmaxAndScaleUpdateOp op,
+                               const gpuk::EmitOptions &options) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<Value> allocs, args;
+    for (Value r : op.getResults()) {
+      allocs.push_back(newBuffer(b, loc, r.getType()));
+      args.push_back(allocs.back());
+    }
+    for (Value v : op.getOperands())
+      args.push_back(bufferOf(b, loc, v));
+    gpuk::ScaleUpdate update;
+    update.length = op.getHistory().getType().getDimSize(0);
+    update.maxOfHistory = op.getAmaxComputeAlgo() == "max";
+    update.scaledMax = op.getScaledMax();
+    gpuk::emitAmaxAndScaleUpdate(b, loc, kernelModule(op), update, args,
+                                 options);
+    SmallVector<Value> results;
+    for (auto [r, alloc] : llvm::zip(op.getResults(), allocs))
+      results.push_back(readBack(b, loc, r.getType(), alloc));
+    op->replaceAllUsesWith(results);
     op->erase();
   }
 

@@ -227,10 +227,83 @@ struct LowerBiasGrad final : OpRewritePattern<BiasGradOp> {
   }
 };
 
+/// qs.amax_and_scale_update: the history rolled with tensor slices, the
+/// amax a linalg.reduce of arith.maxnumf (fmaxf: NaN ignored; a maximum is
+/// the same in any order) from 0.0, the scale delayedScaleFromAmax's.
+struct LowerAmaxAndScaleUpdate final : OpRewritePattern<AmaxAndScaleUpdateOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AmaxAndScaleUpdateOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value history = op.getHistory();
+    int64_t length = shapeOf(history)[0];
+    // The step's amax: the given (all-reduced) one unless it is 0.0.
+    Value last = extractScalar(rewriter, loc, history);
+    if (Value given = op.getAmax()) {
+      Value a = extractScalar(rewriter, loc, given);
+      Value nonZero =
+          arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNE, a,
+                                constF32(rewriter, loc, 0.0f));
+      last = arith::SelectOp::create(rewriter, loc, nonZero, a, last);
+    }
+    // [0, h[2], ..., h[L-1], last].
+    Value rolled = zerosF32(rewriter, loc, {length});
+    if (length >= 3) {
+      Value tail = tensor::ExtractSliceOp::create(
+          rewriter, loc, history,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(2)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 2)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+      rolled = tensor::InsertSliceOp::create(
+          rewriter, loc, tail, rolled,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 2)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+    }
+    if (length >= 2)
+      rolled =
+          tensor::InsertOp::create(rewriter, loc, last, rolled,
+                                   ValueRange{arith::ConstantIndexOp::create(
+                                       rewriter, loc, length - 1)});
+    Value amax = last;
+    if (op.getAmaxComputeAlgo() == "max") {
+      Value acc = constF32(rewriter, loc, 0.0f);
+      if (length >= 2) {
+        Value older = tensor::ExtractSliceOp::create(
+            rewriter, loc, history,
+            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
+            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 1)},
+            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+        Value init = tensor::FromElementsOp::create(
+            rewriter, loc, RankedTensorType::get({}, rewriter.getF32Type()),
+            ValueRange{acc});
+        Value reduced =
+            linalg::ReduceOp::create(
+                rewriter, loc, ValueRange{older}, ValueRange{init},
+                ArrayRef<int64_t>{0},
+                [](OpBuilder &nb, Location nl, ValueRange args) {
+                  linalg::YieldOp::create(nb, nl,
+                                          ValueRange{arith::MaxNumFOp::create(
+                                              nb, nl, args[1], args[0])});
+                })
+                .getResult(0);
+        acc = tensor::ExtractOp::create(rewriter, loc, reduced, ValueRange{});
+      }
+      amax = arith::MaxNumFOp::create(rewriter, loc, acc, last);
+    }
+    Value scale = delayedScaleFromAmax(
+        rewriter, loc, amax, extractScalar(rewriter, loc, op.getScale()),
+        op.getScaledMax());
+    rewriter.replaceOp(op, {rolled, scalarTensor(rewriter, loc, scale)});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::qs::populateQSToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerGemmBuffers, LowerBiasGrad>(patterns.getContext());
+  patterns.add<LowerGemmBuffers, LowerBiasGrad, LowerAmaxAndScaleUpdate>(
+      patterns.getContext());
   addThroughReference<QuantizeBuffersOp>(
       patterns,
       [](QuantizeBuffersOp op) { return op.getQuantizedTensorType(); },

@@ -422,6 +422,25 @@ Value ref::computeScaleFromAmax(OpBuilder &b, Location loc, Value amax,
                                  scale);
 }
 
+Value ref::delayedScaleFromAmax(OpBuilder &b, Location loc, Value amax,
+                                Value previous, float scaledMax) {
+  using P = arith::CmpFPredicate;
+  Value inf = constF32(b, loc, std::numeric_limits<float>::infinity());
+  // Ordered comparisons: false for NaN, as TE's isfinite(amax) && amax > 0.
+  Value usable = arith::AndIOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, P::OGT, amax, constF32(b, loc, 0.0f)),
+      arith::CmpFOp::create(b, loc, P::OLT, amax, inf));
+  Value scale = arith::SelectOp::create(
+      b, loc, usable,
+      arith::DivFOp::create(b, loc, constF32(b, loc, scaledMax), amax),
+      previous);
+  Value isInf = arith::CmpFOp::create(b, loc, P::OEQ,
+                                      math::AbsFOp::create(b, loc, scale), inf);
+  return arith::SelectOp::create(b, loc, isInf, constF32(b, loc, FLT_MAX),
+                                 scale);
+}
+
 /// TE compute_global_encode_scaling_factor_FP4 on a scalar f32.
 Value ref::nvfp4GlobalEncodeScale(OpBuilder &b, Location loc, Value amax,
                                   int64_t e4m3Max) {

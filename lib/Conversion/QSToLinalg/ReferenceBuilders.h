@@ -111,6 +111,12 @@ Value computeScaleFromAmax(OpBuilder &b, Location loc, Value amax,
                            float fp8Max, bool pow2, float epsilon,
                            float valueForInf);
 
+/// Delayed scaling's new scale (te-formats.md §2.c; TE's
+/// amax_and_scale_update): scaledMax / amax (IEEE f32 division) if amax is
+/// finite and > 0, else `previous`; then an infinite value -> FLT_MAX.
+Value delayedScaleFromAmax(OpBuilder &b, Location loc, Value amax,
+                           Value previous, float scaledMax);
+
 /// TE compute_global_encode_scaling_factor_FP4 on a scalar f32 amax:
 /// min(6 E / amax, FLT_MAX), 1 if amax or the result is 0, with E the
 /// quantizer's nvfp4_e4m3_max (6 E = 2688, or 1536 with 4over6's 256).

@@ -771,6 +771,63 @@ func.func @bias_grad_result_type(%x: tensor<32x64xbf16>) -> tensor<64xf64> {
 
 // -----
 
+// qs.amax_and_scale_update: a history of static length >= 1.
+func.func @scale_update_dynamic(%h: tensor<?xf32>, %s: tensor<1xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'qs.amax_and_scale_update' op history must be a tensor<L x f32> with a static length L >= 1 (TE's amax_history_len), got 'tensor<?xf32>'}}
+  %h2, %s2 = qs.amax_and_scale_update %h, %s : tensor<?xf32>, tensor<1xf32>
+  return %h2 : tensor<?xf32>
+}
+
+// -----
+
+func.func @scale_update_empty(%h: tensor<0xf32>, %s: tensor<1xf32>) -> tensor<0xf32> {
+  // expected-error @+1 {{'qs.amax_and_scale_update' op history must be a tensor<L x f32> with a static length L >= 1 (TE's amax_history_len), got 'tensor<0xf32>'}}
+  %h2, %s2 = qs.amax_and_scale_update %h, %s : tensor<0xf32>, tensor<1xf32>
+  return %h2 : tensor<0xf32>
+}
+
+// -----
+
+func.func @scale_update_2d(%h: tensor<16x2xf32>, %s: tensor<1xf32>) -> tensor<16x2xf32> {
+  // expected-error @+1 {{'qs.amax_and_scale_update' op operand #0 must be 1-D f32 tensor, but got 'tensor<16x2xf32>'}}
+  %h2, %s2 = qs.amax_and_scale_update %h, %s : tensor<16x2xf32>, tensor<1xf32>
+  return %h2 : tensor<16x2xf32>
+}
+
+// -----
+
+func.func @scale_update_scale(%h: tensor<16xf32>, %s: tensor<2xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{'qs.amax_and_scale_update' op operand #1 must be tensor<1xf32>, but got 'tensor<2xf32>'}}
+  %h2, %s2 = qs.amax_and_scale_update %h, %s : tensor<16xf32>, tensor<2xf32>
+  return %h2 : tensor<16xf32>
+}
+
+// -----
+
+func.func @scale_update_dtype(%h: tensor<16xf32>, %s: tensor<1xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{'qs.amax_and_scale_update' op fp8_dtype must be f8E4M3FN or f8E5M2 (the FP8 format whose maximum the scale maps the amax to), got 'f8E4M3FNUZ'}}
+  %h2, %s2 = qs.amax_and_scale_update %h, %s {fp8_dtype = f8E4M3FNUZ} : tensor<16xf32>, tensor<1xf32>
+  return %h2 : tensor<16xf32>
+}
+
+// -----
+
+func.func @scale_update_margin(%h: tensor<16xf32>, %s: tensor<1xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{'qs.amax_and_scale_update' op margin must be in [-100, 100] (fp8_max * 2^-margin an exact, normal f32), got 101}}
+  %h2, %s2 = qs.amax_and_scale_update %h, %s {margin = 101 : i64} : tensor<16xf32>, tensor<1xf32>
+  return %h2 : tensor<16xf32>
+}
+
+// -----
+
+func.func @scale_update_algo(%h: tensor<16xf32>, %s: tensor<1xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{'qs.amax_and_scale_update' op amax_compute_algo must be "max" or "most_recent" (TE's DelayedScaling), got "mean"}}
+  %h2, %s2 = qs.amax_and_scale_update %h, %s {amax_compute_algo = "mean"} : tensor<16xf32>, tensor<1xf32>
+  return %h2 : tensor<16xf32>
+}
+
+// -----
+
 func.func @bias_grad_empty(%x: tensor<0x64xbf16>) -> tensor<64xbf16> {
   // expected-error @+1 {{'qs.bias_grad' op input must be a statically shaped tensor of rank 2 or more with positive dimensions (rows folded to M, columns the last dimension N; as !qs.tensor), got 'tensor<0x64xbf16>'}}
   %db = qs.bias_grad %x : tensor<0x64xbf16> -> tensor<64xbf16>

@@ -246,3 +246,18 @@ func.func @bias_grad(%dy: tensor<2x64x256xbf16>, %g: tensor<128x48xf16>)
   %dg = qs.bias_grad %g : tensor<128x48xf16> -> tensor<48xf32>
   return %db, %dg : tensor<256xbf16>, tensor<48xf32>
 }
+
+// -----
+
+// qs.amax_and_scale_update: delayed scaling's recipe step; the defaults
+// (E4M3, margin 0, "max") are elided.
+// CHECK-LABEL: func.func @amax_and_scale_update
+//       CHECK:   qs.amax_and_scale_update %{{.*}}, %{{.*}} : tensor<1024xf32>, tensor<1xf32>
+//       CHECK:   qs.amax_and_scale_update %{{.*}}, %{{.*}} amax(%{{.*}} : tensor<1xf32>) {amax_compute_algo = "most_recent", fp8_dtype = f8E5M2, margin = -2 : i64} : tensor<16xf32>, tensor<1xf32>
+func.func @amax_and_scale_update(%h: tensor<1024xf32>, %s: tensor<1xf32>,
+                                 %g: tensor<16xf32>, %a: tensor<1xf32>)
+    -> (tensor<1024xf32>, tensor<1xf32>, tensor<16xf32>, tensor<1xf32>) {
+  %h2, %s2 = qs.amax_and_scale_update %h, %s {fp8_dtype = f8E4M3FN, margin = 0 : i64, amax_compute_algo = "max"} : tensor<1024xf32>, tensor<1xf32>
+  %g2, %t2 = qs.amax_and_scale_update %g, %s amax(%a : tensor<1xf32>) {fp8_dtype = f8E5M2, margin = -2 : i64, amax_compute_algo = "most_recent"} : tensor<16xf32>, tensor<1xf32>
+  return %h2, %s2, %g2, %t2 : tensor<1024xf32>, tensor<1xf32>, tensor<16xf32>, tensor<1xf32>
+}

@@ -13,6 +13,7 @@
 #include "qs/Dialect/QS/Utils/QuantizerMath.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::qs;
@@ -342,6 +343,48 @@ LogicalResult BiasGradOp::verify() {
   if (!isNominalFloat(result.getElementType()))
     return emitOpError("result element type must be bf16, f16 or f32, got ")
            << result.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AmaxAndScaleUpdateOp
+//===----------------------------------------------------------------------===//
+
+/// The margins whose fp8_max * 2^-margin is a normal, finite f32 for both
+/// FP8 formats (448 = 1.75 * 2^8, 57344 = 1.75 * 2^15).
+static constexpr int64_t kMaxScaleMargin = 100;
+
+Type AmaxAndScaleUpdateOp::getFp8Format() {
+  if (std::optional<Type> type = getFp8Dtype())
+    return *type;
+  return Float8E4M3FNType::get(getContext());
+}
+
+float AmaxAndScaleUpdateOp::getScaledMax() {
+  float fp8Max = isa<Float8E5M2Type>(getFp8Format()) ? 57344.0f : 448.0f;
+  return std::ldexp(fp8Max, -static_cast<int>(getMarginAttr().getInt()));
+}
+
+LogicalResult AmaxAndScaleUpdateOp::verify() {
+  auto history = cast<RankedTensorType>(getHistory().getType());
+  if (history.isDynamicDim(0) || history.getDimSize(0) < 1)
+    return emitOpError("history must be a tensor<L x f32> with a static "
+                       "length L >= 1 (TE's amax_history_len), got ")
+           << history;
+  if (!isa<Float8E4M3FNType, Float8E5M2Type>(getFp8Format()))
+    return emitOpError("fp8_dtype must be f8E4M3FN or f8E5M2 (the FP8 "
+                       "format whose maximum the scale maps the amax to), "
+                       "got ")
+           << getFp8Format();
+  int64_t margin = getMarginAttr().getInt();
+  if (margin < -kMaxScaleMargin || margin > kMaxScaleMargin)
+    return emitOpError("margin must be in [")
+           << -kMaxScaleMargin << ", " << kMaxScaleMargin
+           << "] (fp8_max * 2^-margin an exact, normal f32), got " << margin;
+  if (getAmaxComputeAlgo() != "max" && getAmaxComputeAlgo() != "most_recent")
+    return emitOpError("amax_compute_algo must be \"max\" or "
+                       "\"most_recent\" (TE's DelayedScaling), got \"")
+           << getAmaxComputeAlgo() << "\"";
   return success();
 }
 

@@ -230,6 +230,84 @@ def QS_BiasGradOp : QS_Op<"bias_grad", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// qs.amax_and_scale_update
+//===----------------------------------------------------------------------===//
+
+def QS_F32HistoryTensor : Type<And<[
+    CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,
+    CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getRank() == 1">,
+    CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getElementType().isF32()">]>,
+    "1-D f32 tensor", "::mlir::RankedTensorType">;
+
+def QS_AmaxAndScaleUpdateOp : QS_Op<"amax_and_scale_update",
+    [Pure, AllTypesMatch<["history", "updated_history"]>,
+     AllTypesMatch<["scale", "updated_scale"]>]> {
+  let summary = "Delayed scaling's step: roll the amax history, new scale";
+  let description = [{
+    The recipe step of TE's `DelayedScaling` after each iteration
+    (`te-formats.md` §2.c; TE's
+    `tex.fused_amax_and_scale_update_after_reduction`, the kernel of
+    `transformer_engine/common/recipe/delayed_scaling.cu`), for one tensor:
+    `history` is its amax history, a `tensor<L x f32>` (L >= 1, TE's
+    `amax_history_len`, default 1024) whose element 0 is the current
+    step's amax, the state `qs.quantize ... scale(...) amax(...)` updates;
+    `scale` is the scale that quantize used. With `a0` the step's amax
+    (`history[0]`, or the optional `amax` operand where it is not 0.0: TE's
+    all-reduced `amax_reduction_buffer`, whose 0.0 means "take the
+    history's"):
+
+    * `updated_history` is the history rolled by one:
+      `[0.0, history[2], ..., history[L-1], a0]` (element 0 zeroed for the
+      next step's amax; L = 1 gives `[0.0]`);
+    * with `amax_compute_algo = "max"` (the default) the amax is the
+      maximum of 0.0, `a0` and `history[1..L-1]` ignoring NaN (`fmaxf`);
+      with `"most_recent"` it is `a0` itself;
+    * `updated_scale` is `(fp8_max * 2^-margin) / amax` (IEEE f32
+      division, round to nearest even) if the amax is finite and > 0, else
+      `scale` unchanged; an infinite result of either becomes FLT_MAX
+      (`0x7F7FFFFF`, TE's `isinf(scale)` rule). `fp8_max` is 448 for
+      `fp8_dtype = f8E4M3FN` (the default) and 57344 for `f8E5M2`; `margin`
+      (default 0) is an integer in [-100, 100], so the constant
+      `fp8_max * 2^-margin` is an exact, normal f32.
+
+    Those are TE's bits for one tensor of its bulk kernel. The reference
+    lowering (`convert-qs-to-linalg`) spells it with tensor and arith ops;
+    `convert-qs-to-gpu` with one kernel of one block
+    (`qs_amax_and_scale_update`): each thread rolls and max-reduces a
+    strided part of the history, thread 0 combines the parts and writes
+    the scale. The results are fresh tensors; the caller stores them back
+    as the recipe's state.
+
+    Example (TE's defaults; the gradient's E5M2 with a margin):
+    ```mlir
+    %h2, %s2 = qs.amax_and_scale_update %h, %s : tensor<1024xf32>, tensor<1xf32>
+    %h3, %s3 = qs.amax_and_scale_update %h, %s amax(%reduced : tensor<1xf32>)
+        {fp8_dtype = f8E5M2, margin = 1 : i64, amax_compute_algo = "most_recent"}
+        : tensor<1024xf32>, tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins QS_F32HistoryTensor:$history,
+                       QS_F32ScalarTensor:$scale,
+                       Optional<QS_F32ScalarTensor>:$amax,
+                       OptionalAttr<TypeAttr>:$fp8_dtype,
+                       DefaultValuedAttr<I64Attr, "0">:$margin,
+                       DefaultValuedStrAttr<StrAttr, "max">:$amax_compute_algo);
+  let results = (outs QS_F32HistoryTensor:$updated_history,
+                      QS_F32ScalarTensor:$updated_scale);
+  let assemblyFormat = [{
+    $history `,` $scale (`amax` `(` $amax^ `:` type($amax) `)`)? attr-dict
+    `:` type($history) `,` type($scale)
+  }];
+  let extraClassDeclaration = [{
+    /// fp8_dtype, f8E4M3FN where absent (the default).
+    ::mlir::Type getFp8Format();
+    /// fp8_max * 2^-margin (exact for a verified op).
+    float getScaledMax();
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // qs.dequantize
 //===----------------------------------------------------------------------===//
 
