@@ -679,6 +679,22 @@ NB_MODULE(_qs, m) {
                  qsBuildBiasGrad(f.func, x.value, t.type, f.loc(site)),
                  "qs.bias_grad");
            })
+      .def(
+          "amax_and_scale_update",
+          [](Function &f, const Value &history, const Value &scale,
+             const std::optional<Value> &amax, const Type &fp8Dtype,
+             int64_t margin, const std::string &algo, const Site &site) {
+            f.module->context->clear();
+            MlirValue updatedScale{nullptr};
+            Value h = f.checked(qsBuildAmaxAndScaleUpdate(
+                                    f.func, history.value, scale.value,
+                                    valueOrNull(amax), fp8Dtype.type, margin,
+                                    ref(algo), &updatedScale, f.loc(site)),
+                                "qs.amax_and_scale_update");
+            return std::make_tuple(h, Value{f.module, updatedScale});
+          },
+          "history"_a, "scale"_a, "amax"_a.none(), "fp8_dtype"_a, "margin"_a,
+          "amax_compute_algo"_a, "site"_a = nb::none())
       .def("dequantize",
            [](Function &f, const Value &q, const Type &t, const Site &site) {
              f.module->context->clear();

@@ -61,6 +61,17 @@ MLIR_CAPI_EXPORTED MlirValue qsBuildBiasGrad(MlirOperation func,
                                              MlirValue input,
                                              MlirType resultType,
                                              MlirLocation loc);
+/// qs.amax_and_scale_update: delayed scaling's recipe step for one tensor
+/// on `history` (tensor<L x f32>, element 0 the step's amax) and `scale`
+/// (tensor<1xf32>), with `amax` (tensor<1xf32>, TE's all-reduced amax; may
+/// be null); `fp8Dtype` f8E4M3FN or f8E5M2 (null: f8E4M3FN), `margin` in
+/// [-100, 100], `amaxComputeAlgo` "max" or "most_recent" (empty: "max").
+/// Returns the rolled history and the new scale through `updatedScale`; a
+/// diagnostic (and null) where a rule is broken.
+MLIR_CAPI_EXPORTED MlirValue qsBuildAmaxAndScaleUpdate(
+    MlirOperation func, MlirValue history, MlirValue scale, MlirValue amax,
+    MlirType fp8Dtype, int64_t margin, MlirStringRef amaxComputeAlgo,
+    MlirValue *updatedScale, MlirLocation loc);
 MLIR_CAPI_EXPORTED MlirValue qsBuildDequantize(MlirOperation func,
                                                MlirValue input,
                                                MlirType resultType,

@@ -262,6 +262,32 @@ MlirValue qsBuildBiasGrad(MlirOperation func, MlirValue input,
   return op ? wrap(op.getResult()) : nullValue();
 }
 
+MlirValue qsBuildAmaxAndScaleUpdate(MlirOperation func, MlirValue history,
+                                    MlirValue scale, MlirValue amax,
+                                    MlirType fp8Dtype, int64_t margin,
+                                    MlirStringRef amaxComputeAlgo,
+                                    MlirValue *updatedScale, MlirLocation loc) {
+  if (anyNull({history, scale}))
+    return nullOperand(loc, "qs.amax_and_scale_update");
+  Value a = mlirValueIsNull(amax) ? Value() : unwrap(amax);
+  if (!definedIn(funcOf(func), {unwrap(history), unwrap(scale), a}, loc,
+                 "qs.amax_and_scale_update"))
+    return nullValue();
+  OpBuilder b = builderAtEnd(funcOf(func));
+  TypeAttr dtype =
+      mlirTypeIsNull(fp8Dtype) ? TypeAttr() : TypeAttr::get(unwrap(fp8Dtype));
+  StringRef algo = unwrap(amaxComputeAlgo);
+  auto op = checked(AmaxAndScaleUpdateOp::create(
+      b, unwrap(loc), unwrap(history).getType(), unwrap(scale).getType(),
+      unwrap(history), unwrap(scale), a, dtype, b.getI64IntegerAttr(margin),
+      b.getStringAttr(algo.empty() ? "max" : algo)));
+  if (!op)
+    return nullValue();
+  if (updatedScale)
+    *updatedScale = wrap(op.getUpdatedScale());
+  return wrap(op.getUpdatedHistory());
+}
+
 MlirValue qsBuildUpdateUsage(MlirOperation func, MlirValue input,
                              MlirType resultType, MlirLocation loc) {
   QuantTensorType type = quantizedResult(resultType, loc, "qs.update_usage");

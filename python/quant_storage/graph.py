@@ -21,7 +21,7 @@ import sys
 from . import _qs
 from ._context import check_chip, default_context
 from ._dtypes import nominal
-from .quantizers import Quantizer
+from .quantizers import DType, Quantizer, _fp8
 from .spec import TensorSpec
 
 
@@ -180,6 +180,32 @@ class Function:
             raise TypeError(f"bias_grad() takes a high-precision tensor, got {dy.type}")
         out = self._tensor((dy.shape[-1],) if dy.shape else (), dtype or nominal(dy.dtype))
         return Value(self._impl.bias_grad(dy._impl, out, _site()))
+
+    def amax_and_scale_update(self, history, scale, amax=None, *, fp8_dtype=DType.kFloat8E4M3,
+                              margin=0, amax_compute_algo="max"):
+        """qs.amax_and_scale_update: TE's delayed-scaling recipe step for one
+        tensor (tex.fused_amax_and_scale_update_after_reduction). `history`
+        is the amax history, a (L,) float32 value whose element 0 is the
+        step's amax (the amax state quantize(..., scale, amax) updates);
+        `scale` the (1,) float32 scale the step used; `amax` optionally the
+        all-reduced amax of the step (used where it is not 0.0, as TE's
+        reduction buffer). Returns (rolled history, new scale):
+        (fp8_max 2^-margin) / the history's maximum ("max") or the step's
+        amax ("most_recent"), the old scale where that amax is 0, negative,
+        infinite or NaN. `fp8_dtype`, `margin` and `amax_compute_algo` are
+        the DelayedScaling recipe's (the dtype of the tensor's role: E4M3,
+        or E5M2 for gradients under HYBRID)."""
+        dtype = _fp8(fp8_dtype)
+        if not isinstance(margin, int) or isinstance(margin, bool):
+            raise TypeError(f"margin must be an int, got {margin!r}")
+        if not isinstance(amax_compute_algo, str):
+            raise TypeError(f"amax_compute_algo must be a str, got {amax_compute_algo!r}")
+        h, s = self._impl.amax_and_scale_update(
+            _impl(history, "amax_and_scale_update()'s history"),
+            _impl(scale, "amax_and_scale_update()'s scale"),
+            _impl(amax, "amax", optional=True),
+            self._context.parse_type(dtype.value), margin, amax_compute_algo, _site())
+        return Value(h), Value(s)
 
     def dequantize(self, q, dtype="f32"):
         return Value(self._impl.dequantize(_impl(q, "dequantize()'s input"), self._tensor(q.shape, dtype), _site()))

@@ -194,6 +194,46 @@ int main(void) {
   // CHECK: bias_grad of a quantized tensor is null: 1
   fprintf(stderr, "bias_grad of a quantized tensor is null: %d\n",
           mlirValueIsNull(qsBuildBiasGrad(fnSr, srQ, dbType, loc)));
+  // qs.amax_and_scale_update: delayed scaling's recipe step; the defaults
+  // (E4M3, margin 0, "max") elided, and each rule a diagnostic.
+  // CHECK: "qs.amax_and_scale_update"(%arg0, %arg1, %arg1) <{amax_compute_algo = "most_recent", fp8_dtype = f8E5M2, margin = 1 : i64}> : (tensor<16xf32>, tensor<1xf32>, tensor<1xf32>) -> (tensor<16xf32>, tensor<1xf32>)
+  // CHECK: updated scale type: tensor<1xf32>
+  int64_t s16[] = {16}, s1[] = {1}, s4x4[] = {4, 4};
+  MlirType recipeArgs[3] = {
+      mlirRankedTensorTypeGet(1, s16, f32, mlirAttributeGetNull()),
+      mlirRankedTensorTypeGet(1, s1, f32, mlirAttributeGetNull()),
+      mlirRankedTensorTypeGet(2, s4x4, f32, mlirAttributeGetNull())};
+  MlirOperation fnRecipe = qsFuncCreate(module, str("recipe"), 3, recipeArgs, loc);
+  MlirValue hist = qsFuncGetArgument(fnRecipe, 0), sc = qsFuncGetArgument(fnRecipe, 1);
+  MlirValue newScale = {NULL};
+  MlirValue newHist = qsBuildAmaxAndScaleUpdate(
+      fnRecipe, hist, sc, sc, mlirFloat8E5M2TypeGet(ctx), 1, str("most_recent"), &newScale, loc);
+  mlirOperationPrint(mlirOpResultGetOwner(newHist), printToStderr, NULL);
+  fprintf(stderr, "\nupdated scale type: ");
+  mlirTypePrint(mlirValueGetType(newScale), printToStderr, NULL);
+  fprintf(stderr, "\n");
+  // CHECK: "qs.amax_and_scale_update"(%arg0, %arg1) <{amax_compute_algo = "max", margin = 0 : i64}> : (tensor<16xf32>, tensor<1xf32>) -> (tensor<16xf32>, tensor<1xf32>)
+  MlirValue plain = qsBuildAmaxAndScaleUpdate(fnRecipe, hist, sc, (MlirValue){NULL},
+                                              (MlirType){NULL}, 0, str(""), NULL, loc);
+  mlirOperationPrint(mlirOpResultGetOwner(plain), printToStderr, NULL);
+  fprintf(stderr, "\n");
+  mlirOperationDestroy(mlirOpResultGetOwner(plain));
+  // CHECK: diagnostic: 'qs.amax_and_scale_update' op margin must be in [-100, 100] (fp8_max * 2^-margin an exact, normal f32), got 200
+  // CHECK: diagnostic: 'qs.amax_and_scale_update' op amax_compute_algo must be "max" or "most_recent" (TE's DelayedScaling), got "mean"
+  // CHECK: diagnostic: 'qs.amax_and_scale_update' op operand #0 must be 1-D f32 tensor, but got 'tensor<4x4xf32>'
+  // CHECK: rejected scale updates: 1 1 1
+  fprintf(stderr, "rejected scale updates: %d %d %d\n",
+          mlirValueIsNull(qsBuildAmaxAndScaleUpdate(fnRecipe, hist, sc, (MlirValue){NULL},
+                                                    (MlirType){NULL}, 200, str(""), NULL, loc)),
+          mlirValueIsNull(qsBuildAmaxAndScaleUpdate(fnRecipe, hist, sc, (MlirValue){NULL},
+                                                    (MlirType){NULL}, 0, str("mean"), NULL, loc)),
+          mlirValueIsNull(qsBuildAmaxAndScaleUpdate(fnRecipe, qsFuncGetArgument(fnRecipe, 2), sc,
+                                                    (MlirValue){NULL}, (MlirType){NULL}, 0,
+                                                    str(""), NULL, loc)));
+  MlirValue recipeResults[2] = {newHist, newScale};
+  // CHECK: recipe finished: 1
+  fprintf(stderr, "recipe finished: %d\n",
+          mlirLogicalResultIsSuccess(qsFuncFinish(fnRecipe, 2, recipeResults, loc)));
   // The quantize kernel option: qs.quantize_stores on the qs.quantize,
   // checked by the dialect's rule at once.
   // CHECK: quantize option: 1

@@ -96,6 +96,40 @@ def test_run_cpu_bias_grad():
         f.bias_grad(qdy)
 
 
+def test_run_cpu_delayed_scaling_recipe():
+    # TE's DelayedScaling from Python, two steps: quantize with the recipe's
+    # scale and amax state, then the recipe step on the history with the
+    # quantize's updated amax (Function.amax_and_scale_update, TE's
+    # fused_amax_and_scale_update_after_reduction); the new scale feeds the
+    # next step. History and scale as the reference's, bit for bit.
+    import harness as h
+    rng = np.random.default_rng(17)
+    g = qs.Graph()
+    length = 4
+    f = g.function("step", [qs.TensorSpec((32, 64), "bf16"), qs.TensorSpec((length,), "f32"),
+                            qs.TensorSpec((1,), "f32"), qs.TensorSpec((1,), "f32")])
+    x, hist, scale, state = f.args
+    q, amax = f.quantize(x, qs.Float8Quantizer(), scale=scale, amax=state)
+    new_hist, new_scale = f.amax_and_scale_update(hist, scale, amax, fp8_dtype="e5m2", margin=1)
+    assert new_hist.shape == (length,) and new_scale.shape == (1,)
+    f.returns(q, new_hist, new_scale)
+    history, s = np.zeros(length, np.float32), np.ones(1, np.float32)
+    for step in range(2):
+        xs = h.random_input(rng, (32, 64), "bf16", specials=False, exponents=(step, step + 4))
+        _, got_h, got_s = qs.run_cpu(g, "step", xs.astype(ml_dtypes.bfloat16), history, s,
+                                     history[:1].copy())
+        history, s = ref.amax_and_scale_update(history, s, np.abs(xs).max(), "e5m2", 1)
+        h.assert_bytes_equal(got_h, history, f"step {step} history")
+        h.assert_bytes_equal(got_s, s, f"step {step} scale")
+    assert s[0] != 1.0
+    with pytest.raises(ValueError, match=r"fp8_dtype must be DType.kFloat8E4M3 or DType.kFloat8E5M2"):
+        f.amax_and_scale_update(hist, scale, fp8_dtype="e2m1")
+    with pytest.raises(qs.QSError, match=r"margin must be in \[-100, 100\]"):
+        f.amax_and_scale_update(hist, scale, margin=101)
+    with pytest.raises(qs.QSError, match=r'amax_compute_algo must be "max" or "most_recent"'):
+        f.amax_and_scale_update(hist, scale, amax_compute_algo="mean")
+
+
 def test_run_cpu_plain_argument_dtypes():
     # A bf16 argument takes bfloat16 or its bits as uint16, and nothing else
     # of two bytes: float16 values were read as bf16 bits (silently wrong).
