@@ -18,7 +18,9 @@ Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,module.mlir,in*.npy,[want*.n
         (GEMM checks carry no want*.npy: device-run.py recomputes the
         expected values and their bound from the inputs; linear-* checks
         from the files case.json's "references" names, ref*.npy those
-        that are neither an input nor a want)
+        that are neither an input nor a want; <case>: <nnn> quantize, am
+        qs.amax, bg qs.bias_grad, su qs.amax_and_scale_update, dq
+        dequantize, uu update_usage, gemm/gemmq GEMMs, linear-* layers)
         OUT_DIR/bench/<family>-<usage>-<n>/{plan.json,kernels.bin,case.json}
           (usage uu: an update_usage creating the column-wise representation;
           dq: a dequantize to bf16; bg: a qs.bias_grad)
@@ -177,6 +179,13 @@ BIAS_GRAD_CHECKS = [((512, 1024), "bf16", "bf16", dict(specials=False)),
                     ((300, 200), "bf16", "bf16", {},
                      ("fp8_block", dict(block_scaling_dim=1))),
                     ((256, 512), "bf16", "f32", {}, ("nvfp4", dict(with_rht=True)))]
+
+# qs.amax_and_scale_update (history length, fp8 "e4m3"/"e5m2", margin,
+# algo, given amax or None, special values in the history): the
+# reference's rolled history and scale, bit for bit.
+SCALE_UPDATE_CHECKS = [(1024, "e4m3", 0, "max", 2.5, False),
+                       (1500, "e5m2", 1, "max", None, True),
+                       (16, "e4m3", -2, "most_recent", 0.0, True)]
 
 DEQUANTIZE_CHECKS = [
     ("fp8_current", {}, (256, 512)), ("fp8_current", dict(rowwise=False), (3, 40, 72)),
@@ -674,6 +683,20 @@ def bias_grad_module(chip, t, r, qt=None):
             f"  return %q, %d : {qt}, {r}\n}}\n}}\n")
 
 
+def scale_update_module(chip, length, fp8, margin, algo, given):
+    """@f(history, scale[, amax]) returning qs.amax_and_scale_update's two
+    results."""
+    hist, sc = f"tensor<{length}xf32>", "tensor<1xf32>"
+    dtype = {"e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}[fp8]
+    attrs = f'{{fp8_dtype = {dtype}, margin = {margin} : i64, amax_compute_algo = "{algo}"}}'
+    amax = " amax(%a : tensor<1xf32>)" if given else ""
+    args = f"%h: {hist}, %s: {sc}" + (", %a: tensor<1xf32>" if given else "")
+    return (f'module attributes {{qs.chip = "{chip}"}} {{\n'
+            f"func.func @f({args}) -> ({hist}, {sc}) {{\n"
+            f"  %h2, %s2 = qs.amax_and_scale_update %h, %s{amax} {attrs} : {hist}, {sc}\n"
+            f"  return %h2, %s2 : {hist}, {sc}\n}}\n}}\n")
+
+
 def write_bench(args, name, text, case):
     """Exports bench plan `name` (module `text`) with its case.json."""
     d = os.path.join(args.out, "bench", name)
@@ -789,6 +812,34 @@ def main():
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"family": "bias_grad", "params": {}, "shape": shape, "nominal": nominal,
                        "inputs": 1, "results": names}, f)
+        count += 1
+    # qs.amax_and_scale_update: history, scale (and amax) in; the
+    # reference's rolled history and new scale out.
+    for i, (length, fp8, margin, algo, given, specials) in enumerate(
+            SCALE_UPDATE_CHECKS[:args.limit_checks]):
+        d = os.path.join(args.out, "check", f"su{i:02d}-{length}-{fp8}-{algo}"
+                         + ("-given" if given is not None else ""))
+        if not wanted(d):
+            continue
+        history = np.abs(rng.standard_normal(length)).astype(np.float32)
+        history *= np.exp2(rng.integers(-20, 20, size=length)).astype(np.float32)
+        if specials:
+            history[rng.choice(length, size=max(1, length // 10), replace=False)] = rng.choice(
+                np.array([np.nan, np.inf, -1.0, 0.0, 1e-45], np.float32), size=max(1, length // 10))
+        scale = np.array([rng.uniform(0.5, 4.0)], np.float32)
+        inputs = [history, scale] + ([np.array([given], np.float32)] if given is not None else [])
+        export(scale_update_module(args.chip, length, fp8, margin, algo, given is not None), d,
+               args.chip, args.format)
+        for j, value in enumerate(inputs):
+            np.save(os.path.join(d, f"in{j}.npy"), value)
+        wants = ref.amax_and_scale_update(history, scale, inputs[2] if given is not None else None,
+                                          fp8, margin, algo)
+        for j, want in enumerate(wants):
+            np.save(os.path.join(d, f"want{j}.npy"), want)
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"family": "amax_and_scale_update", "params": {}, "shape": [length],
+                       "nominal": "f32", "inputs": len(inputs),
+                       "results": ["history", "scale"]}, f)
         count += 1
     # Dequantize: reference inner tensors in, the reference's values out.
     for i, (family, params, shape, *rest) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):

@@ -26,7 +26,7 @@ GPU_PIPELINES = [
     "--qs-nvptx-pipeline=chip=sm_100a format=isa",
     "--qs-cpu-pipeline=emulate-gpu-kernels=true",
 ]
-GPU_EXAMPLES = ("linear_operands.mlir",)
+GPU_EXAMPLES = ("linear_operands.mlir", "delayed_scaling_recipe.mlir")
 
 # gpu-module-to-binary records how long LLVM and ptxas took in the binary's
 # properties (upstream behaviour): not part of the compiled result.

@@ -146,3 +146,22 @@ def test_training_steps(rng):
         h.assert_bytes_equal(outs[-2], history, f"step {step} history")
         h.assert_bytes_equal(outs[-1], scale, f"step {step} scale")
     assert scale[0] != 1.0  # the recipe moved the scale
+
+
+def test_recipe_example(rng):
+    """examples/delayed_scaling_recipe.mlir: the step for the three tensors
+    of linear_fp8_delayed.mlir (X and W E4M3, dY E5M2; 1024 amaxes each),
+    the given amaxes one of them 0.0 (the history's own is taken)."""
+    import os
+    with open(os.path.join(h.ROOT, "examples", "delayed_scaling_recipe.mlir")) as f:
+        module = f.read()
+    inputs, want = [], []
+    for name, fp8, given in (("x", "e4m3", 3.5), ("w", "e4m3", 0.0), ("dy", "e5m2", 1e-3)):
+        history = random_history(rng, 1024, specials=False)
+        scale = np.array([rng.uniform(0.5, 4.0)], F32)
+        amax = np.array([given], F32)
+        inputs += [history, scale, amax]
+        want += list(ref.amax_and_scale_update(history, scale, amax, fp8))
+    outs = h.run(module, "recipe_step", inputs, 6)
+    for i, (got, expected) in enumerate(zip(outs, want)):
+        h.assert_bytes_equal(got, expected, f"recipe_step result {i}")

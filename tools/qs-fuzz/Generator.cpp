@@ -201,6 +201,37 @@ private:
     return Value{fresh(), std::move(s), std::move(dtype), false, {}};
   }
 
+  /// qs.amax_and_scale_update of a new history argument (lengths and
+  /// attributes valid and not) with `scale` and, if not empty, `amax`.
+  void scaleUpdate(std::ostringstream &body, std::vector<Value> &values,
+                   std::vector<Value> &args, const std::string &scale,
+                   const std::string &amax) {
+    Value history =
+        plain({pick((const int64_t[]){1, 16, 1024, 129, 2, 0})}, "f32");
+    history.name = "%s" + std::to_string(args.size());
+    args.push_back(history);
+    Value rolled = plain(history.shape, "f32"), next = plain({1}, "f32");
+    std::vector<std::string> attrs;
+    if (const char *dtype = pick(
+            (const char *[]){nullptr, nullptr, "f8E5M2", "f8E4M3FN", "bf16"}))
+      attrs.push_back(std::string("fp8_dtype = ") + dtype);
+    if (int64_t margin = pick((const int64_t[]){0, 0, 1, -3, 100, 101}))
+      attrs.push_back("margin = " + std::to_string(margin) + " : i64");
+    if (const char *algo = pick(
+            (const char *[]){nullptr, nullptr, "max", "most_recent", "mean"}))
+      attrs.push_back(std::string("amax_compute_algo = \"") + algo + "\"");
+    body << "    " << rolled.name << ", " << next.name
+         << " = qs.amax_and_scale_update " << history.name << ", " << scale;
+    if (!amax.empty())
+      body << " amax(" << amax << " : tensor<1xf32>)";
+    for (size_t i = 0; i < attrs.size(); ++i)
+      body << (i ? ", " : " {") << attrs[i];
+    body << (attrs.empty() ? "" : "}") << " : " << history.type()
+         << ", tensor<1xf32>\n";
+    values.push_back(rolled);
+    values.push_back(next);
+  }
+
   /// One op appended to `body`, reading and extending `values`.
   void op(std::ostringstream &body, std::vector<Value> &values,
           std::vector<Value> &args) {
@@ -236,6 +267,9 @@ private:
              << amax.name << " : tensor<1xf32>) : " << x->type() << " -> "
              << q.type() << ", tensor<1xf32>\n";
         values.push_back(updated);
+        if (in.ConsumeIntegralInRange(0, 3) == 0)
+          scaleUpdate(body, values, args, scale.name,
+                      in.ConsumeBool() ? updated.name : "");
       } else if (auto sr = q.quantizer.params.find("stochastic_rounding");
                  sr != q.quantizer.params.end() && sr->second == "true" &&
                  in.ConsumeIntegralInRange(0, 7)) {

@@ -12,7 +12,9 @@ def ConvertQSToLinalgPass : Pass<"convert-qs-to-linalg"> {
     The target-independent reference of quant-storage's numerics, runnable on
     the CPU: every buffer-level op (`qs.quantize_buffers`,
     `qs.dequantize_buffers`, `qs.gemm_buffers`, `qs.update_usage_buffers`),
-    `qs.amax` and `qs.bias_grad` (its chunk sums in the op's order) becomes
+    `qs.amax`, `qs.bias_grad` (its chunk sums in the op's order) and
+    `qs.amax_and_scale_update` (tensor slices, a `linalg.reduce` of
+    `arith.maxnumf`, the scale's scalar arith) becomes
     `linalg.generic`s on tensors whose bodies use only IEEE f32
     arithmetic (round to nearest even) and the exact integer emulation of the
     FP8/FP4/E8M0 conversions (`FloatEmulation.h`). Run after
@@ -59,7 +61,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     `qs.update_usage_buffers`, `qs.amax` (the quantize's amax kernels alone),
     `qs.bias_grad` (chunk sums written by the cast kernel of a
     `qs.quantize_buffers` of the same input earlier in the block, else by a
-    kernel of their own, then a column-sum kernel)
+    kernel of their own, then a column-sum kernel),
+    `qs.amax_and_scale_update` (one block: the history rolled and
+    max-reduced, thread 0 writes the scale)
     and (where a kernel exists) `qs.gemm_buffers` (run
     after `qs-expand-storage`, flattened or not) into launches of kernels
     emitted as `gpu.func`s in one `gpu.module @qs_kernels`. Operands become
