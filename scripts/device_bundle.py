@@ -841,6 +841,33 @@ def main():
                        "nominal": "f32", "inputs": len(inputs),
                        "results": ["history", "scale"]}, f)
         count += 1
+    # examples/delayed_scaling_recipe.mlir: three updates in one launch.
+    d = os.path.join(args.out, "check", f"su{len(SCALE_UPDATE_CHECKS):02d}-recipe-example")
+    if wanted(d) and args.limit_checks is None:
+        with open(os.path.join(ROOT, "examples", "delayed_scaling_recipe.mlir")) as f:
+            lines = f.read().replace("@recipe_step", "@f").splitlines()
+        aliases = "\n".join(line for line in lines if line.startswith("!"))
+        body = "\n".join(line for line in lines if not line.startswith("!"))
+        export(f'{aliases}\nmodule attributes {{qs.chip = "{args.chip}"}} {{\n{body}\n}}\n', d,
+               args.chip, args.format)
+        inputs, wants = [], []
+        for fp8, given in (("e4m3", 3.5), ("e4m3", 0.0), ("e5m2", 1e-3)):
+            history = np.abs(rng.standard_normal(1024)).astype(np.float32)
+            history *= np.exp2(rng.integers(-20, 20, size=1024)).astype(np.float32)
+            scale = np.array([rng.uniform(0.5, 4.0)], np.float32)
+            amax = np.array([given], np.float32)
+            inputs += [history, scale, amax]
+            wants += list(ref.amax_and_scale_update(history, scale, amax, fp8))
+        for j, value in enumerate(inputs):
+            np.save(os.path.join(d, f"in{j}.npy"), value)
+        for j, want in enumerate(wants):
+            np.save(os.path.join(d, f"want{j}.npy"), want)
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"family": "amax_and_scale_update", "params": {}, "shape": [1024],
+                       "nominal": "f32", "inputs": 9,
+                       "results": [f"{name} {what}" for name in ("x", "w", "dy")
+                                   for what in ("history", "scale")]}, f)
+        count += 1
     # Dequantize: reference inner tensors in, the reference's values out.
     for i, (family, params, shape, *rest) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):
         out = rest[0] if rest else "f32"

@@ -165,3 +165,37 @@ def test_recipe_example(rng):
     outs = h.run(module, "recipe_step", inputs, 6)
     for i, (got, expected) in enumerate(zip(outs, want)):
         h.assert_bytes_equal(got, expected, f"recipe_step result {i}")
+
+
+def test_updates_in_one_launch(rng):
+    """Five updates of one function, which the GPU lowering computes in one
+    kernel (a block each: TE's bulk launch) with different lengths,
+    algorithms, formats, margins and given amaxes per block; the fourth
+    reads the second's new scale, so it starts a launch of its own."""
+    configs = [(1024, "e4m3", 0, "max", 2.5), (7, "e5m2", 1, "most_recent", None),
+               (300, "e4m3", -1, "max", 0.0), (1, "e5m2", 0, "max", None),
+               (129, "e4m3", 0, "most_recent", np.nan)]
+    args, lines, results, inputs, want = [], [], [], [], []
+    for i, (length, fp8, margin, algo, given) in enumerate(configs):
+        hist = h.ttype((length,), "f32")
+        args += [f"%h{i}: {hist}", f"%s{i}: tensor<1xf32>"]
+        scale = f"%n1" if i == 3 else f"%s{i}"
+        amax = ""
+        if given is not None:
+            args.append(f"%a{i}: tensor<1xf32>")
+            amax = f" amax(%a{i} : tensor<1xf32>)"
+        attrs = f'{{fp8_dtype = {FP8[fp8]}, margin = {margin} : i64, amax_compute_algo = "{algo}"}}'
+        lines.append(f"  %g{i}, %n{i} = qs.amax_and_scale_update %h{i}, {scale}{amax} {attrs} "
+                     f": {hist}, tensor<1xf32>")
+        results += [(f"%g{i}", hist), (f"%n{i}", "tensor<1xf32>")]
+        history = random_history(rng, length, specials=True)
+        old = np.array([rng.uniform(0.5, 4.0)], F32)
+        inputs += [history, old] + ([np.array([given], F32)] if given is not None else [])
+        want += list(ref.amax_and_scale_update(history, want[3] if i == 3 else old,
+                                               given, fp8, margin, algo))
+    types = ", ".join(t for _, t in results)
+    module = (f"func.func @step({', '.join(args)}) -> ({types}) {{\n" + "\n".join(lines)
+              + f"\n  return {', '.join(n for n, _ in results)} : {types}\n}}")
+    outs = h.run(module, "step", inputs, len(results))
+    for i, (got, expected) in enumerate(zip(outs, want)):
+        h.assert_bytes_equal(got, expected, f"update {i // 2} result {i % 2}")

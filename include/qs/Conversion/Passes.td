@@ -62,8 +62,9 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     `qs.bias_grad` (chunk sums written by the cast kernel of a
     `qs.quantize_buffers` of the same input earlier in the block, else by a
     kernel of their own, then a column-sum kernel),
-    `qs.amax_and_scale_update` (one block: the history rolled and
-    max-reduced, thread 0 writes the scale)
+    `qs.amax_and_scale_update` (a block per op, consecutive ops of a
+    block of IR in one launch: the history rolled and max-reduced, thread
+    0 writes the scale)
     and (where a kernel exists) `qs.gemm_buffers` (run
     after `qs-expand-storage`, flattened or not) into launches of kernels
     emitted as `gpu.func`s in one `gpu.module @qs_kernels`. Operands become

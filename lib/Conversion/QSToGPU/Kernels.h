@@ -166,14 +166,16 @@ struct ScaleUpdate {
   bool maxOfHistory;
   /// fp8_max * 2^-margin.
   float scaledMax;
+  /// Whether the op has an amax operand.
+  bool givenAmax;
 };
-/// Emits the kernel and launch of one qs.amax_and_scale_update; `args` are
-/// the updated history (memref<L x f32>), the updated scale
-/// (memref<1xf32>), the history, the scale and, if the op has one, the
-/// given amax (memref<1xf32>).
-void emitAmaxAndScaleUpdate(OpBuilder &b, Location loc, ModuleOp module,
-                            const ScaleUpdate &update, ValueRange args,
-                            const EmitOptions &options);
+/// Emits one kernel and launch for the qs.amax_and_scale_update ops
+/// `updates` (one block each); `args` are each op's arguments in turn: the
+/// updated history (memref<L x f32>), the updated scale (memref<1xf32>),
+/// the history, the scale and, with givenAmax, the amax (memref<1xf32>).
+void emitAmaxAndScaleUpdates(OpBuilder &b, Location loc, ModuleOp module,
+                             ArrayRef<ScaleUpdate> updates, ValueRange args,
+                             const EmitOptions &options);
 
 /// The block size of a quantize of `type` that its producer can apply
 /// block by block (emitQuantize's `produce`), else 0: 32 for 1-D MXFP8

@@ -83,6 +83,7 @@ struct ConvertQSToGPUPass
   void runOnOperation() override {
     givenAmaxes.clear();
     fusedBiasGrads.clear();
+    fusedScaleUpdates.clear();
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -109,7 +110,8 @@ struct ConvertQSToGPUPass
     bool failedAny = false;
     DenseSet<Operation *> fused;
     for (Operation *op : ops) {
-      if (fused.contains(op) || fusedBiasGrads.contains(op))
+      if (fused.contains(op) || fusedBiasGrads.contains(op) ||
+          fusedScaleUpdates.contains(op))
         continue;
       // The storage layouts follow the op's qs.chip (as everywhere); the
       // chip option only selects the instructions the kernels may use.
@@ -150,7 +152,7 @@ struct ConvertQSToGPUPass
       } else if (auto g = dyn_cast<BiasGradOp>(op)) {
         lowerBiasGrad(g, options);
       } else if (auto u = dyn_cast<AmaxAndScaleUpdateOp>(op)) {
-        lowerAmaxAndScaleUpdate(u, options);
+        lowerAmaxAndScaleUpdates(scaleUpdateGroup(u), options);
       } else if (failed(lowerDequantize(cast<DequantizeBuffersOp>(op), target,
                                         options))) {
         failedAny = true;
@@ -746,29 +748,83 @@ struct ConvertQSToGPUPass
     op->erase();
   }
 
-  /// qs.amax_and_scale_update: one kernel into fresh buffers.
-  void lowerAmaxAndScaleUpdate(AmaxAndScaleUpdateOp op,
-                               const gpuk::EmitOptions &options) {
-    OpBuilder b(op);
-    Location loc = op.getLoc();
-    SmallVector<Value> allocs, args;
-    for (Value r : op.getResults()) {
-      allocs.push_back(newBuffer(b, loc, r.getType()));
-      args.push_back(allocs.back());
+  /// qs.amax_and_scale_update ops computed by one kernel (erased).
+  DenseSet<Operation *> fusedScaleUpdates;
+
+  /// The qs.amax_and_scale_update ops from `first` on that one kernel
+  /// launched where the last of them is computes (TE's bulk launch): later
+  /// ones in the same block while no result of the group is used before
+  /// the next one (its computation moves to the launch) and the next one
+  /// does not read one; at most kMaxBulkScaleUpdates (kernel parameters).
+  static constexpr size_t kMaxBulkScaleUpdates = 32;
+  SmallVector<AmaxAndScaleUpdateOp>
+  scaleUpdateGroup(AmaxAndScaleUpdateOp first) {
+    SmallVector<AmaxAndScaleUpdateOp> group = {first};
+    DenseSet<Value> results(first->result_begin(), first->result_end());
+    for (Operation *op = first->getNextNode(); op; op = op->getNextNode()) {
+      auto next = dyn_cast<AmaxAndScaleUpdateOp>(op);
+      if (group.size() == kMaxBulkScaleUpdates)
+        break;
+      if (next && llvm::none_of(next->getOperands(),
+                                [&](Value v) { return results.contains(v); })) {
+        group.push_back(next);
+        results.insert(next->result_begin(), next->result_end());
+        continue;
+      }
+      // Any other op (or an update reading the group's results) that uses
+      // a result ends the group.
+      bool uses = false;
+      op->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          uses |= results.contains(v);
+      });
+      if (uses)
+        break;
     }
-    for (Value v : op.getOperands())
-      args.push_back(bufferOf(b, loc, v));
-    gpuk::ScaleUpdate update;
-    update.length = op.getHistory().getType().getDimSize(0);
-    update.maxOfHistory = op.getAmaxComputeAlgo() == "max";
-    update.scaledMax = op.getScaledMax();
-    gpuk::emitAmaxAndScaleUpdate(b, loc, kernelModule(op), update, args,
-                                 options);
-    SmallVector<Value> results;
-    for (auto [r, alloc] : llvm::zip(op.getResults(), allocs))
-      results.push_back(readBack(b, loc, r.getType(), alloc));
-    op->replaceAllUsesWith(results);
-    op->erase();
+    return group;
+  }
+
+  /// A group of qs.amax_and_scale_update ops (scaleUpdateGroup): one
+  /// kernel, one block per op, into fresh buffers, at the last op.
+  void lowerAmaxAndScaleUpdates(SmallVector<AmaxAndScaleUpdateOp> group,
+                                const gpuk::EmitOptions &options) {
+    OpBuilder b(group.back());
+    SmallVector<gpuk::ScaleUpdate> updates;
+    SmallVector<Value> args;
+    SmallVector<SmallVector<Value>> allocs;
+    for (AmaxAndScaleUpdateOp op : group) {
+      Location loc = op.getLoc();
+      allocs.emplace_back();
+      for (Value r : op.getResults()) {
+        allocs.back().push_back(newBuffer(b, loc, r.getType()));
+        args.push_back(allocs.back().back());
+      }
+      for (Value v : op.getOperands())
+        args.push_back(bufferOf(b, loc, v));
+      gpuk::ScaleUpdate update;
+      update.length = op.getHistory().getType().getDimSize(0);
+      update.maxOfHistory = op.getAmaxComputeAlgo() == "max";
+      update.scaledMax = op.getScaledMax();
+      update.givenAmax = static_cast<bool>(op.getAmax());
+      updates.push_back(update);
+    }
+    Location loc = group.size() == 1
+                       ? group.front().getLoc()
+                       : b.getFusedLoc(llvm::to_vector(llvm::map_range(
+                             group, [](AmaxAndScaleUpdateOp op) -> Location {
+                               return op.getLoc();
+                             })));
+    gpuk::emitAmaxAndScaleUpdates(b, loc, kernelModule(group.front()), updates,
+                                  args, options);
+    for (auto [i, op] : llvm::enumerate(group)) {
+      SmallVector<Value> results;
+      for (auto [r, alloc] : llvm::zip(op->getResults(), allocs[i]))
+        results.push_back(readBack(b, op->getLoc(), r.getType(), alloc));
+      op->replaceAllUsesWith(results);
+      fusedScaleUpdates.insert(op);
+    }
+    for (AmaxAndScaleUpdateOp op : group)
+      op->erase();
   }
 
   LogicalResult lowerUpdateUsage(UpdateUsageBuffersOp op,

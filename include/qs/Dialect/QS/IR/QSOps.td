@@ -272,11 +272,12 @@ def QS_AmaxAndScaleUpdateOp : QS_Op<"amax_and_scale_update",
 
     Those are TE's bits for one tensor of its bulk kernel. The reference
     lowering (`convert-qs-to-linalg`) spells it with tensor and arith ops;
-    `convert-qs-to-gpu` with one kernel of one block
-    (`qs_amax_and_scale_update`): each thread rolls and max-reduces a
+    `convert-qs-to-gpu` with a block of a kernel
+    (`qs_amax_and_scale_update`), consecutive updates of a block of IR in
+    one launch as TE's bulk kernel: each thread rolls and max-reduces a
     strided part of the history, thread 0 combines the parts and writes
-    the scale. The results are fresh tensors; the caller stores them back
-    as the recipe's state.
+    the scale. The results are fresh tensors (buffers that must not alias
+    the operands'); the caller keeps them as the recipe's state.
 
     Example (TE's defaults; the gradient's E5M2 with a margin):
     ```mlir
