@@ -227,6 +227,15 @@ struct LowerBiasGrad final : OpRewritePattern<BiasGradOp> {
   }
 };
 
+/// Elements [offset, offset + size) of a 1-D tensor.
+static Value slice1D(OpBuilder &b, Location loc, Value tensor, int64_t offset,
+                     int64_t size) {
+  return tensor::ExtractSliceOp::create(
+      b, loc, tensor, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(size)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+}
+
 /// qs.amax_and_scale_update: the history rolled with tensor slices, the
 /// amax a linalg.reduce of arith.maxnumf (fmaxf: NaN ignored; a maximum is
 /// the same in any order) from 0.0, the scale delayedScaleFromAmax's.
@@ -249,11 +258,7 @@ struct LowerAmaxAndScaleUpdate final : OpRewritePattern<AmaxAndScaleUpdateOp> {
     // [0, h[2], ..., h[L-1], last].
     Value rolled = zerosF32(rewriter, loc, {length});
     if (length >= 3) {
-      Value tail = tensor::ExtractSliceOp::create(
-          rewriter, loc, history,
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(2)},
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 2)},
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+      Value tail = slice1D(rewriter, loc, history, 2, length - 2);
       rolled = tensor::InsertSliceOp::create(
           rewriter, loc, tail, rolled,
           ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
@@ -269,11 +274,7 @@ struct LowerAmaxAndScaleUpdate final : OpRewritePattern<AmaxAndScaleUpdateOp> {
     if (op.getAmaxComputeAlgo() == "max") {
       Value acc = constF32(rewriter, loc, 0.0f);
       if (length >= 2) {
-        Value older = tensor::ExtractSliceOp::create(
-            rewriter, loc, history,
-            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
-            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 1)},
-            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+        Value older = slice1D(rewriter, loc, history, 1, length - 1);
         Value init = tensor::FromElementsOp::create(
             rewriter, loc, RankedTensorType::get({}, rewriter.getF32Type()),
             ValueRange{acc});
