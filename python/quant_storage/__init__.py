@@ -10,6 +10,7 @@ from ._qs import QSError, Context
 from .quantizers import (DType, Quantizer, Float8Quantizer, Float8CurrentScalingQuantizer,
                          MXFP8Quantizer, Float8BlockQuantizer, NVFP4Quantizer)
 from .spec import TensorSpec
+from .recipe import DelayedScaling, Format
 from .graph import Graph, Function, Module, Value
 from .runtime import (PIPELINES, Compiled, compile, cuda_device, run_cpu, run_cuda,
                       run_pipeline)
@@ -18,7 +19,7 @@ from ._context import default_context
 __all__ = [
     "QSError", "Context", "DType", "Quantizer", "Float8Quantizer",
     "Float8CurrentScalingQuantizer", "MXFP8Quantizer", "Float8BlockQuantizer",
-    "NVFP4Quantizer", "TensorSpec", "Graph", "Function", "Module", "Value", "PIPELINES",
+    "NVFP4Quantizer", "DelayedScaling", "Format", "TensorSpec", "Graph", "Function", "Module", "Value", "PIPELINES",
     "run_pipeline", "run_cpu", "run_cuda", "cuda_device", "compile", "Compiled",
     "default_context",
 ]

@@ -130,6 +130,41 @@ def test_run_cpu_delayed_scaling_recipe():
         f.amax_and_scale_update(hist, scale, amax_compute_algo="mean")
 
 
+def test_delayed_scaling_recipe_object():
+    # TE's recipe.DelayedScaling: each role's FP8 format (get_fp8_te_dtype),
+    # its quantizer, the state's shapes and first values, and update() as
+    # the op with the recipe's settings, run on the CPU.
+    import harness as h
+    r = qs.DelayedScaling(margin=1, amax_history_len=8, amax_compute_algo="most_recent")
+    assert r.fp8_format == qs.Format.HYBRID
+    assert r.fp8_dtype(True) == qs.DType.kFloat8E4M3 and r.fp8_dtype(False) == qs.DType.kFloat8E5M2
+    assert qs.DelayedScaling(fp8_format=qs.Format.E4M3).fp8_dtype(False) == qs.DType.kFloat8E4M3
+    assert qs.DelayedScaling(fp8_format=qs.Format.E5M2).fp8_dtype(True) == qs.DType.kFloat8E5M2
+    assert str(r.quantizer(False, columnwise=False)) == \
+        "#qs.fp8_delayed<fp8_dtype = f8E5M2, columnwise = false>"
+    history, scale = r.initial_state()
+    assert history.shape == (8,) and not history.any() and scale[0] == 1.0
+    g = qs.Graph()
+    f = g.function("step", [r.history_spec(), r.scale_spec(), qs.TensorSpec((1,), "f32")])
+    f.returns(*r.update(f, *f.args, fprop_tensor=False))
+    history[3], amax = 9.0, np.array([5.0], np.float32)
+    got_h, got_s = qs.run_cpu(g, "step", history, scale, amax)
+    want_h, want_s = ref.amax_and_scale_update(history, scale, amax, "e5m2", 1, "most_recent")
+    h.assert_bytes_equal(got_h, want_h, "recipe history")
+    h.assert_bytes_equal(got_s, want_s, "recipe scale")
+    assert got_s[0] == np.float32(28672.0) / np.float32(5.0)
+    with pytest.raises(ValueError, match=r"the history must have shape \(8,\)"):
+        r.update(f, f.args[1], f.args[1])
+    with pytest.raises(ValueError, match="a callable is not modelled"):
+        qs.DelayedScaling(amax_compute_algo=max)
+    with pytest.raises(ValueError, match="fp8_mha=True is not modelled"):
+        qs.DelayedScaling(fp8_mha=True)
+    with pytest.raises(ValueError, match="amax_history_len must be a positive int"):
+        qs.DelayedScaling(amax_history_len=0)
+    with pytest.raises(TypeError, match="fp8_format must be a Format"):
+        qs.DelayedScaling(fp8_format="HYBRID")
+
+
 def test_run_cpu_plain_argument_dtypes():
     # A bf16 argument takes bfloat16 or its bits as uint16, and nothing else
     # of two bytes: float16 values were read as bf16 bits (silently wrong).
