@@ -42,6 +42,9 @@ class DelayedScaling:
                  fp8_dpa=False, fp8_mha=False):
         if not isinstance(fp8_format, Format):
             raise TypeError(f"fp8_format must be a Format, got {fp8_format!r}")
+        if fp8_format == Format.E5M2:  # TE's assertion
+            raise ValueError("fp8_format must be Format.E4M3 or Format.HYBRID: pure E5M2 "
+                             "training is not supported (TE's DelayedScaling)")
         if not isinstance(margin, int) or isinstance(margin, bool):
             raise TypeError(f"margin must be an int, got {margin!r}")
         if (not isinstance(amax_history_len, int) or isinstance(amax_history_len, bool)
@@ -66,10 +69,8 @@ class DelayedScaling:
                 f"amax_compute_algo={self.amax_compute_algo!r})")
 
     def fp8_dtype(self, fprop_tensor=True):
-        """TE's get_fp8_te_dtype: E4M3 for forward tensors unless the format
-        is E5M2, E5M2 for gradients unless it is E4M3."""
-        fmt = self.fp8_format
-        if fmt == Format.E4M3 or (fmt == Format.HYBRID and fprop_tensor):
+        """TE's get_fp8_te_dtype: E4M3, except for gradients under HYBRID."""
+        if self.fp8_format == Format.E4M3 or fprop_tensor:
             return DType.kFloat8E4M3
         return DType.kFloat8E5M2
 

@@ -139,7 +139,8 @@ def test_delayed_scaling_recipe_object():
     assert r.fp8_format == qs.Format.HYBRID
     assert r.fp8_dtype(True) == qs.DType.kFloat8E4M3 and r.fp8_dtype(False) == qs.DType.kFloat8E5M2
     assert qs.DelayedScaling(fp8_format=qs.Format.E4M3).fp8_dtype(False) == qs.DType.kFloat8E4M3
-    assert qs.DelayedScaling(fp8_format=qs.Format.E5M2).fp8_dtype(True) == qs.DType.kFloat8E5M2
+    with pytest.raises(ValueError, match="pure E5M2 training is not supported"):
+        qs.DelayedScaling(fp8_format=qs.Format.E5M2)
     assert str(r.quantizer(False, columnwise=False)) == \
         "#qs.fp8_delayed<fp8_dtype = f8E5M2, columnwise = false>"
     history, scale = r.initial_state()
