@@ -249,15 +249,18 @@ func.func @bias_grad(%dy: tensor<2x64x256xbf16>, %g: tensor<128x48xf16>)
 
 // -----
 
-// qs.amax_and_scale_update: delayed scaling's recipe step; the defaults
-// (E4M3, margin 0, "max") are elided.
+// qs.amax_and_scale_update: delayed scaling's recipe step; margin 0 and
+// "max" (the defaults) are elided, a written fp8_dtype is kept (absent, it
+// is f8E4M3FN).
 // CHECK-LABEL: func.func @amax_and_scale_update
-//       CHECK:   qs.amax_and_scale_update %{{.*}}, %{{.*}} : tensor<1024xf32>, tensor<1xf32>
-//       CHECK:   qs.amax_and_scale_update %{{.*}}, %{{.*}} amax(%{{.*}} : tensor<1xf32>) {amax_compute_algo = "most_recent", fp8_dtype = f8E5M2, margin = -2 : i64} : tensor<16xf32>, tensor<1xf32>
+//       CHECK:   qs.amax_and_scale_update %[[H:[^ ]+]], %[[S:[^ ]+]] {fp8_dtype = f8E4M3FN} : tensor<1024xf32>, tensor<1xf32>
+//       CHECK:   qs.amax_and_scale_update %{{[^ ]+}}, %[[S]] amax(%{{[^ ]+}} : tensor<1xf32>) {amax_compute_algo = "most_recent", fp8_dtype = f8E5M2, margin = -2 : i64} : tensor<16xf32>, tensor<1xf32>
+//       CHECK:   qs.amax_and_scale_update %[[H]], %[[S]] : tensor<1024xf32>, tensor<1xf32>
 func.func @amax_and_scale_update(%h: tensor<1024xf32>, %s: tensor<1xf32>,
                                  %g: tensor<16xf32>, %a: tensor<1xf32>)
     -> (tensor<1024xf32>, tensor<1xf32>, tensor<16xf32>, tensor<1xf32>) {
   %h2, %s2 = qs.amax_and_scale_update %h, %s {fp8_dtype = f8E4M3FN, margin = 0 : i64, amax_compute_algo = "max"} : tensor<1024xf32>, tensor<1xf32>
   %g2, %t2 = qs.amax_and_scale_update %g, %s amax(%a : tensor<1xf32>) {fp8_dtype = f8E5M2, margin = -2 : i64, amax_compute_algo = "most_recent"} : tensor<16xf32>, tensor<1xf32>
-  return %h2, %s2, %g2, %t2 : tensor<1024xf32>, tensor<1xf32>, tensor<16xf32>, tensor<1xf32>
+  %h3, %s3 = qs.amax_and_scale_update %h, %s : tensor<1024xf32>, tensor<1xf32>
+  return %h3, %s2, %g2, %t2 : tensor<1024xf32>, tensor<1xf32>, tensor<16xf32>, tensor<1xf32>
 }
