@@ -62,11 +62,8 @@ static KernelDesc scaleUpdateKernel(MLIRContext *ctx,
     Value last = load1(env, env.args[a + 2], env.idx(0));
     if (!u.givenAmax)
       return last;
-    Value given = load1(env, env.args[a + 4], env.idx(0));
-    Value nonZero = arith::CmpFOp::create(
-        env.b, env.loc, arith::CmpFPredicate::UNE, given, env.f32(0.0f));
-    return arith::SelectOp::create(env.b, env.loc, nonZero, given, last)
-        .getResult();
+    return ref::delayedStepAmax(env.b, env.loc, last,
+                                load1(env, env.args[a + 4], env.idx(0)));
   };
   d.phases.push_back([=](KernelEnv &env) {
     OpBuilder &b = env.b;

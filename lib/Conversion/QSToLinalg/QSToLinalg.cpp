@@ -248,13 +248,9 @@ struct LowerAmaxAndScaleUpdate final : OpRewritePattern<AmaxAndScaleUpdateOp> {
     int64_t length = shapeOf(history)[0];
     // The step's amax: the given (all-reduced) one unless it is 0.0.
     Value last = extractScalar(rewriter, loc, history);
-    if (Value given = op.getAmax()) {
-      Value a = extractScalar(rewriter, loc, given);
-      Value nonZero =
-          arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNE, a,
-                                constF32(rewriter, loc, 0.0f));
-      last = arith::SelectOp::create(rewriter, loc, nonZero, a, last);
-    }
+    if (Value given = op.getAmax())
+      last = delayedStepAmax(rewriter, loc, last,
+                             extractScalar(rewriter, loc, given));
     // [0, h[2], ..., h[L-1], last].
     Value rolled = zerosF32(rewriter, loc, {length});
     if (length >= 3) {

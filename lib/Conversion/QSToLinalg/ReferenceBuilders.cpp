@@ -422,6 +422,13 @@ Value ref::computeScaleFromAmax(OpBuilder &b, Location loc, Value amax,
                                  scale);
 }
 
+Value ref::delayedStepAmax(OpBuilder &b, Location loc, Value history0,
+                           Value given) {
+  Value nonZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE,
+                                        given, constF32(b, loc, 0.0f));
+  return arith::SelectOp::create(b, loc, nonZero, given, history0);
+}
+
 Value ref::delayedScaleFromAmax(OpBuilder &b, Location loc, Value amax,
                                 Value previous, float scaledMax) {
   using P = arith::CmpFPredicate;

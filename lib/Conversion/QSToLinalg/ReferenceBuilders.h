@@ -111,6 +111,9 @@ Value computeScaleFromAmax(OpBuilder &b, Location loc, Value amax,
                            float fp8Max, bool pow2, float epsilon,
                            float valueForInf);
 
+/// Delayed scaling's step amax (TE's amax_and_scale_update): the given
+/// (all-reduced) amax unless it compares equal to 0.0, else history[0].
+Value delayedStepAmax(OpBuilder &b, Location loc, Value history0, Value given);
 /// Delayed scaling's new scale (te-formats.md §2.c; TE's
 /// amax_and_scale_update): scaledMax / amax (IEEE f32 division) if amax is
 /// finite and > 0, else `previous`; then an infinite value -> FLT_MAX.
