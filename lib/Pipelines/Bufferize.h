@@ -1,4 +1,5 @@
-//===- Bufferize.h - the bufferization steps the pipelines share ----------===//
+//===- Bufferize.h - the steps the pipelines share
+//-------------------------===//
 //
 // Private to the QSPipelines library.
 //
@@ -16,6 +17,11 @@ namespace qs {
 /// out-parameters, ownership-based deallocation, then the flatten metadata
 /// (which LLVM does not know) stripped.
 void addBufferizationPasses(OpPassManager &pm);
+
+/// Element-wise ops on tensors before their kernels (or loops): arith/math
+/// ops to linalg.generics, producer-consumer chains fused, transcendental
+/// functions approximated (qs-approximate-math).
+void addElementwisePasses(OpPassManager &pm);
 
 } // namespace qs
 } // namespace mlir

@@ -63,6 +63,16 @@ void mlir::qs::addBufferizationPasses(OpPassManager &pm) {
   pm.addPass(createQSOrderConstantGlobalsPass());
 }
 
+void mlir::qs::addElementwisePasses(OpPassManager &pm) {
+  // arith/math ops on tensors as linalg.generics (bufferization does not
+  // take them), chains of them fused into one (one kernel, one pass over
+  // memory, the same arithmetic), their transcendental functions in the
+  // arithmetic every target shares.
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createQSApproximateMathPass());
+}
+
 LogicalResult
 mlir::qs::CPUPipelineOptions::validate(llvm::raw_ostream &os) const {
   if (llvmOptLevel > 3) {
@@ -95,6 +105,12 @@ void mlir::qs::buildCPUPipeline(OpPassManager &pm,
     gpu.chip = options.gpuChip;
     gpu.multiprocessors = options.gpuMultiprocessors;
     pm.addPass(createConvertQSToGPUPass(gpu));
+  }
+  addElementwisePasses(pm);
+  if (options.emulateGPUKernels) {
+    QSElementwiseToGPUPassOptions elementwise;
+    elementwise.emulate = true;
+    pm.addPass(createQSElementwiseToGPUPass(elementwise));
   }
   pm.addPass(createConvertQSToLinalgPass());
   // Bottom-up: on the emulated MXFP8 GEMM kernels (tens of thousands of ops

@@ -102,6 +102,10 @@ void mlir::qs::buildNVPTXHostPipeline(OpPassManager &pm,
   toGPU.reportGemmPlans = options.reportGemmPlans;
   toGPU.multiprocessors = options.multiprocessors;
   pm.addPass(createConvertQSToGPUPass(toGPU));
+  // The element-wise ops between qs ops become kernels too: host code may
+  // not touch device buffers.
+  addElementwisePasses(pm);
+  pm.addPass(createQSElementwiseToGPUPass());
   pm.addPass(createCanonicalizerPass());
 
   // Tensors to buffers, as in qs-cpu-pipeline; the buffers then move to the

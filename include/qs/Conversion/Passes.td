@@ -284,6 +284,64 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::func::FuncDialect"];
 }
 
+def QSElementwiseToGPUPass
+    : Pass<"qs-elementwise-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower element-wise linalg ops on tensors to GPU kernels";
+  let description = [{
+    Rewrites every linalg op on tensors (`linalg.generic`, `linalg.map`,
+    `linalg.fill`, `linalg.transpose`, `linalg.broadcast`, the named
+    element-wise ops, and what `convert-elementwise-to-linalg` makes of
+    `arith`/`math` ops on tensors) whose iterators are all parallel into
+    the launch of a kernel emitted as a `gpu.func` in `gpu.module
+    @qs_kernels`, as `convert-qs-to-gpu` does for qs ops: operands become
+    memrefs (`bufferization.to_buffer`), results fresh `memref.alloc`s read
+    back by `bufferization.to_tensor`. These are the activations, bias and
+    residual adds and casts between qs ops (a TE MLP's GELU between its two
+    Linears); with them on the GPU, `qs-nvptx-pipeline` compiles such a
+    function, where otherwise host code would touch device buffers
+    (`qs-gpu-host-buffers` reports that).
+
+    The kernel (one per op, 256 threads per block, a 1-D grid) gives each
+    thread `V` consecutive points of the innermost loop: `V` is 16 bytes of
+    the narrowest operand whose innermost index is the innermost loop
+    (contiguous), halved until it divides the innermost loop's range (1
+    where no operand is contiguous). Contiguous operands are read and
+    written with one vector access of `V` elements (16-byte aligned on the
+    GPU), operands that do not depend on the innermost loop (broadcast) with
+    one load, others (transposed) element by element. The op's payload is
+    cloned once per point, so the arithmetic is the op's own: results equal
+    `qs-cpu-pipeline`'s bit for bit wherever the payload's ops are exact
+    IEEE operations (`arith` add, sub, mul, div, conversions, comparisons,
+    selects, min/max; LLVM does not contract separate `arith.mulf` and
+    `arith.addf` without fast-math flags). `math` functions call libdevice
+    on the GPU and LLVM's or libm's on the CPU, whose last bits may differ.
+    An init operand is read only where the payload uses its argument; the
+    result is always a new buffer.
+
+    Requirements, each a diagnostic naming the rule: every iterator parallel
+    (reductions are not lowered); static shapes; tensor elements i8, i16,
+    i32, i64, f16, bf16, f32 or f64; indexing maps that are projected
+    permutations (each index a loop index, or 0 for a broadcast size-1
+    dimension); scalar operands and values the payload captures are
+    constants (cloned into the kernel); the payload holds only `arith` and
+    `math` ops and `linalg.index`, on those types, i1 and index. With
+    `emulate` the kernels are CPU functions (each block, each thread in
+    turn; `qs-cpu-pipeline{emulate-gpu-kernels}`), and ops that break a rule
+    are left for the CPU without a diagnostic.
+  }];
+  let options = [
+    Option<"emulate", "emulate", "bool", /*default=*/"false",
+           "Emit the kernels as CPU functions (testing without a GPU); "
+           "ops that cannot become kernels stay for the CPU">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect"];
+}
+
 def QSGPUHostBuffersPass : Pass<"qs-gpu-host-buffers", "::mlir::ModuleOp"> {
   let summary = "Place host-side buffers in device memory";
   let description = [{

@@ -115,7 +115,8 @@ struct QSGPUHostBuffersPass
         op->emitOpError()
             << "accesses buffer contents in host code, but with "
                "qs-nvptx-pipeline every buffer lives in device memory: only "
-               "quantize/dequantize (as GPU kernels) may touch them";
+               "kernels may touch them (qs ops, and element-wise linalg ops "
+               "through qs-elementwise-to-gpu)";
         bad = true;
       }
       return WalkResult::advance();

@@ -37,7 +37,7 @@ module attributes {gpu.container_module} {
 
 func.func @host_load(%a: memref<16xf32>) -> f32 {
   %c0 = arith.constant 0 : index
-  // expected-error@+1 {{'memref.load' op accesses buffer contents in host code, but with qs-nvptx-pipeline every buffer lives in device memory: only quantize/dequantize (as GPU kernels) may touch them}}
+  // expected-error@+1 {{'memref.load' op accesses buffer contents in host code, but with qs-nvptx-pipeline every buffer lives in device memory: only kernels may touch them (qs ops, and element-wise linalg ops through qs-elementwise-to-gpu)}}
   %v = memref.load %a[%c0] : memref<16xf32>
   return %v : f32
 }
@@ -101,7 +101,7 @@ func.func private @helper(%p: memref<?xindex>, %o: memref<?xi1>) {
 // A public function's arguments are device buffers, i1 or index ones too.
 func.func @public_i1(%o: memref<2xi1>) -> i1 {
   %c0 = arith.constant 0 : index
-  // expected-error@+1 {{'memref.load' op accesses buffer contents in host code, but with qs-nvptx-pipeline every buffer lives in device memory: only quantize/dequantize (as GPU kernels) may touch them}}
+  // expected-error@+1 {{'memref.load' op accesses buffer contents in host code, but with qs-nvptx-pipeline every buffer lives in device memory: only kernels may touch them (qs ops, and element-wise linalg ops through qs-elementwise-to-gpu)}}
   %r = memref.load %o[%c0] : memref<2xi1>
   return %r : i1
 }

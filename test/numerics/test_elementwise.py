@@ -1,0 +1,344 @@
+"""Element-wise ops between qs ops (activations, bias and residual adds,
+casts) run by qs-run, as loops on the CPU (reference), as the emulated
+kernels of qs-elementwise-to-gpu (gpu-emulated) or on a GPU (cuda).
+
+Exact arithmetic (adds, multiplies, max, casts, selects) is checked bit for
+bit against numpy (ml_dtypes rounds bf16 and f16 results as one IEEE
+operation in f32 and a rounding to the narrow type, which equals the
+direct rounding: f32 has more than twice the narrow types' precision plus
+two bits). Transcendental functions (qs-approximate-math's polynomials)
+are checked against float64 numpy within a few ulp, and bit for bit
+between two paths: the reference and the emulated kernels, or the GPU's
+kernels (QS_KERNELS=cuda) and the reference."""
+
+import math
+import os
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import harness as h
+
+F32 = np.float32
+BF16 = ml_dtypes.bfloat16
+NP = {"bf16": BF16, "f16": np.float16, "f32": F32}
+
+
+def np_in(x, element):
+    """f32 values -> the narrow type's values (numpy)."""
+    return np.asarray(x, F32).astype(NP[element])
+
+
+def run(module, inputs, outputs, extra=()):
+    return h.run(module, "f", inputs, outputs, extra)
+
+
+def both_paths(module, inputs, outputs):
+    """The outputs of this run's path (QS_KERNELS) and of another: the
+    emulated kernels where this run is the reference, else the reference
+    (the CPU loops), whose bits the kernels must reproduce."""
+    first = run(module, inputs, outputs)
+    kernels = h.KERNELS
+    h.KERNELS = "gpu-emulated" if kernels == "reference" else "reference"
+    try:
+        second = run(module, inputs, outputs)
+    finally:
+        h.KERNELS = kernels
+    return first, second
+
+
+def t(shape, element):
+    return h.ttype(shape, element)
+
+
+def ulp_error(got, want):
+    """|got - want| in units of f32's ulp at want."""
+    want = np.asarray(want, np.float64)
+    spacing = np.spacing(np.abs(want).astype(F32)).astype(np.float64)
+    return np.abs(np.asarray(got, np.float64) - want) / spacing
+
+
+BIAS_RELU = """
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @f(%x: {X}, %b: {B}) -> {X} {{
+  %e = tensor.empty() : {X}
+  %zero = arith.constant 0.0 : {E}
+  %r = linalg.generic {{indexing_maps = [#row, #col, #row],
+                       iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %b : {X}, {B}) outs(%e : {X}) {{
+  ^bb0(%v: {E}, %bias: {E}, %o: {E}):
+    %s = arith.addf %v, %bias : {E}
+    %m = arith.maximumf %s, %zero : {E}
+    linalg.yield %m : {E}
+  }} -> {X}
+  return %r : {X}
+}}
+"""
+
+
+# Innermost lengths: a multiple of 8 (16-byte accesses), 4, 2 and 1 (odd),
+# and point counts that do or do not fill the last block.
+@pytest.mark.parametrize("shape", [(64, 256), (37, 100), (5, 18), (3, 7), (1, 2048)])
+@pytest.mark.parametrize("element", ["bf16", "f16", "f32"])
+def test_bias_relu(rng, shape, element):
+    x = h.random_input(rng, shape, element)
+    b = h.random_input(rng, (shape[1],), element, specials=False)
+    module = BIAS_RELU.format(X=t(shape, element), B=t((shape[1],), element), E=element)
+    (got,) = run(module, [h.to_npy(x, element), h.to_npy(b, element)], 1)
+    with np.errstate(all="ignore"):
+        s = np_in(x, element) + np_in(b, element)[None, :]
+        want = np.where(np.isnan(s), s, np.maximum(s, NP[element](0)))
+    h.assert_floats_equal(h.from_npy(got, element), want.astype(F32), f"{element} {shape}")
+
+
+def test_relu_nan_propagates(rng):
+    """arith.maximumf propagates NaN (IEEE maximum), on every path."""
+    x = np.array([[np.nan, -1.0, 2.0, -np.inf, np.inf, -0.0, 0.0, 3.0]], F32)
+    b = np.zeros(8, F32)
+    module = BIAS_RELU.format(X=t((1, 8), "f32"), B=t((8,), "f32"), E="f32")
+    (got,) = run(module, [x, b], 1)
+    assert np.isnan(got[0, 0])
+    assert got[0, 1:].tolist() == [0.0, 2.0, 0.0, np.inf, 0.0, 0.0, 3.0]
+
+
+CAST_TRANSPOSE = """
+func.func @f(%x: {X}, %s: tensor<1xf32>) -> {Y} {{
+  %e = tensor.empty() : {Y}
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>,
+                                        affine_map<(d0, d1) -> (0)>,
+                                        affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %s : {X}, tensor<1xf32>) outs(%e : {Y}) {{
+  ^bb0(%v: bf16, %scale: f32, %o: {O}):
+    %f = arith.extf %v : bf16 to f32
+    %m = arith.mulf %f, %scale : f32
+    %c = {CAST}
+    linalg.yield %c : {O}
+  }} -> {Y}
+  return %r : {Y}
+}}
+"""
+
+
+@pytest.mark.parametrize("out", ["f32", "bf16", "f16"])
+@pytest.mark.parametrize("shape", [(32, 16), (48, 130), (7, 5)])
+def test_scaled_transpose_cast(rng, out, shape):
+    """y = round(x^T * s): a transposed operand (element by element), a
+    broadcast scalar tensor, bf16 -> f32 -> out."""
+    x = h.random_input(rng, shape, "bf16")
+    s = np.array([rng.uniform(0.25, 4.0)], F32)
+    cast = "arith.addf %m, %m : f32" if out == "f32" else f"arith.truncf %m : f32 to {out}"
+    module = CAST_TRANSPOSE.format(X=t(shape, "bf16"), Y=t(shape[::-1], out), O=out, CAST=cast)
+    (got,) = run(module, [h.to_npy(x, "bf16"), s], 1)
+    with np.errstate(all="ignore"):
+        m = x.T.astype(F32) * s[0]
+        want = (m + m) if out == "f32" else m.astype(NP[out]).astype(F32)
+    h.assert_floats_equal(h.from_npy(got, out), want, f"{out} {shape}")
+
+
+INDEX_FILL = """
+func.func @f(%a: tensor<{N}xi32>) -> (tensor<{N}xi32>, tensor<{N}xi32>) {{
+  %e = tensor.empty() : tensor<{N}xi32>
+  %seven = arith.constant 7 : i32
+  %f = linalg.fill ins(%seven : i32) outs(%e : tensor<{N}xi32>) -> tensor<{N}xi32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>,
+                                        affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}}
+      ins(%a : tensor<{N}xi32>) outs(%f : tensor<{N}xi32>) {{
+  ^bb0(%v: i32, %o: i32):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i32
+    %p = arith.muli %v, %ii : i32
+    %s = arith.addi %o, %p : i32
+    linalg.yield %s : i32
+  }} -> tensor<{N}xi32>
+  return %f, %r : tensor<{N}xi32>, tensor<{N}xi32>
+}}
+"""
+
+
+@pytest.mark.parametrize("n", [1, 24, 1000, 4099])
+def test_fill_index_accumulate(rng, n):
+    """linalg.fill (a constant cloned into the kernel), linalg.index, an
+    init the payload reads; integer arithmetic wraps."""
+    a = rng.integers(-2**31, 2**31, size=n, dtype=np.int64).astype(np.int32)
+    fill, got = run(INDEX_FILL.format(N=n), [a], 2)
+    assert (fill == 7).all()
+    with np.errstate(over="ignore"):
+        want = (np.int32(7) + a * np.arange(n, dtype=np.int32)).astype(np.int32)
+    np.testing.assert_array_equal(got, want)
+
+
+TENSOR_ARITH = """
+func.func @f(%x: {T}, %y: {T}) -> {T} {{
+  %s = arith.addf %x, %y : {T}
+  %p = arith.mulf %s, %x : {T}
+  %d = arith.divf %p, %y : {T}
+  return %d : {T}
+}}
+"""
+
+
+@pytest.mark.parametrize("element", ["bf16", "f32"])
+def test_arith_on_tensors(rng, element):
+    """arith ops on tensors (convert-elementwise-to-linalg, fused into one
+    generic): each op rounded as written."""
+    shape = (24, 40)
+    x = h.random_input(rng, shape, element, specials=False)
+    y = h.random_input(rng, shape, element, specials=False)
+    (got,) = run(TENSOR_ARITH.format(T=t(shape, element)),
+                 [h.to_npy(x, element), h.to_npy(y, element)], 1)
+    nx, ny = np_in(x, element), np_in(y, element)
+    with np.errstate(all="ignore"):
+        want = (((nx + ny) * nx) / ny).astype(F32)
+    h.assert_floats_equal(h.from_npy(got, element), want, element)
+
+
+GELU = """
+func.func @f(%x: {T}) -> {T} {{
+  %r = linalg.map ins(%x : {T}) outs(%x : {T})
+    (%v: {E}, %o: {E}) {{
+      {EXT}
+      %c0 = arith.constant 0.5 : f32
+      %c1 = arith.constant 1.0 : f32
+      %k = arith.constant 0.7978845608 : f32
+      %a = arith.constant 0.044715 : f32
+      %x2 = arith.mulf %f, %f : f32
+      %x3 = arith.mulf %x2, %f : f32
+      %ax3 = arith.mulf %a, %x3 : f32
+      %in = arith.addf %f, %ax3 : f32
+      %kin = arith.mulf %k, %in : f32
+      %th = math.tanh %kin : f32
+      %one = arith.addf %c1, %th : f32
+      %half = arith.mulf %c0, %f : f32
+      %g = arith.mulf %half, %one : f32
+      {TRUNC}
+      linalg.yield %r : {E}
+    }}
+  return %r : {T}
+}}
+"""
+
+MATH = """
+func.func @f(%x: {T}) -> {T} {{
+  %r = linalg.map {{ math.{OP} }} ins(%x : {T}) outs(%x : {T})
+  return %r : {T}
+}}
+"""
+
+
+# The bounds: qs-approximate-math's measured maxima (200,000 arguments
+# each) rounded up; sin is not approximated (libm on the CPU, libdevice on
+# the GPU).
+@pytest.mark.parametrize("op,lo,hi,ulps", [("tanh", -12, 12, 5), ("exp", -80, 80, 1),
+                                           ("log", 1e-30, 1e30, 1), ("erf", -5, 5, 5),
+                                           ("expm1", -10, 10, 3), ("log1p", -0.9, 10, 3),
+                                           ("log2", 1e-30, 1e30, 2), ("sin", -100, 100, 2)])
+def test_math_functions(rng, op, lo, hi, ulps):
+    """Transcendental math ops: within a few ulp of float64, and the same
+    bits on two paths (sin, not approximated: on the CPU both)."""
+    n = 4096
+    if lo > 0:
+        x = np.exp(rng.uniform(np.log(lo), np.log(hi), n)).astype(F32)
+    else:
+        x = rng.uniform(lo, hi, n).astype(F32)
+    module = MATH.format(T=t((n,), "f32"), OP=op)
+    first, second = both_paths(module, [x], 1)
+    if op != "sin" or h.KERNELS != "cuda":
+        # sin is libdevice's on the GPU and libm's on the CPU: only the ulp
+        # bound below applies between them.
+        h.assert_floats_equal(first[0], second[0], f"{op}: the two paths")
+    fn = {"erf": np.vectorize(math.erf)}.get(op) or getattr(np, op)
+    want = fn(x.astype(np.float64))
+    err = ulp_error(first[0], want)
+    # Where the f32 result is finite and normal (exp near its overflow).
+    finite = np.isfinite(want.astype(F32)) & (np.abs(want) > 1e-30)
+    assert np.max(err[finite]) <= ulps, f"{op}: {np.max(err[finite]):.2f} ulp at x = {x[finite][np.argmax(err[finite])]!r}"
+
+
+@pytest.mark.parametrize("element", ["bf16", "f32"])
+def test_gelu(rng, element):
+    """TE's GELU (tanh approximation) written in arith and math.tanh, in
+    f32, rounded to the element type; the same bits on two paths.
+    Against float64: f32's few ulp of tanh, times 0.5 |x| where 1 + tanh
+    cancels (x < 0), plus the final rounding (bf16: half an ulp, 2^-8 relative)."""
+    shape = (64, 96)
+    x = h.random_input(rng, shape, element, specials=False, exponents=(-4, 3))
+    narrow = element != "f32"
+    module = GELU.format(T=t(shape, element), E=element,
+                         EXT=f"%f = arith.extf %v : {element} to f32" if narrow
+                         else "%f = arith.addf %v, %o : f32",
+                         TRUNC=f"%r = arith.truncf %g : f32 to {element}" if narrow
+                         else "%r = arith.addf %g, %o : f32")
+    # f32: the init argument %o is x itself; x + x and g + x are undone
+    # below (both exact in the range used: powers of two apart).
+    first, second = both_paths(module, [h.to_npy(x, element)], 1)
+    h.assert_bytes_equal(first[0], second[0], "GELU on both paths")
+    got = h.from_npy(first[0], element).astype(np.float64)
+    v = x.astype(np.float64)
+    if not narrow:
+        v2 = 2 * v
+        want = 0.5 * v2 * (1 + np.tanh(0.7978845608 * (v2 + 0.044715 * v2 ** 3))) + v
+    else:
+        want = 0.5 * v * (1 + np.tanh(0.7978845608 * (v + 0.044715 * v ** 3)))
+    rel = 2.0 ** -8 if narrow else 8 * 2.0 ** -24
+    bound = rel * np.abs(want) + 16 * 2.0 ** -24 * np.abs(v) * (2 if not narrow else 1)
+    bad = np.abs(got - want) > bound
+    assert not bad.any(), f"{element}: {bad.sum()} values off, first x = {v[bad][0]!r}"
+
+
+def test_rank0_and_empty():
+    """A rank-0 tensor (one point) and a tensor with no elements (no
+    launch)."""
+    module = """
+func.func @f(%a: tensor<f32>, %b: tensor<0x4xf32>) -> (tensor<f32>, tensor<0x4xf32>) {
+  %s = arith.mulf %a, %a : tensor<f32>
+  %t = arith.addf %b, %b : tensor<0x4xf32>
+  return %s, %t : tensor<f32>, tensor<0x4xf32>
+}
+"""
+    s, e = run(module, [np.array(3.0, F32), np.zeros((0, 4), F32)], 2)
+    assert s.shape == () and s == 9.0
+    assert e.shape == (0, 4)
+
+
+def gelu(v):
+    return 0.5 * v * (1 + np.tanh(0.79788456 * v * (1 + 0.044715 * v * v)))
+
+
+def dgelu(v):
+    t = np.tanh(0.79788456 * v * (1 + 0.044715 * v * v))
+    return 0.5 * v * ((1 - t * t) * (0.79788456 + 0.1070322243 * v * v)) + 0.5 * (1 + t)
+
+
+def rel_error(got, want):
+    return float(np.linalg.norm(np.asarray(got, np.float64) - want) / np.linalg.norm(want))
+
+
+def test_mlp_example(rng):
+    """examples/mlp_fp8_current.mlir (fc1, GELU, fc2 with FP8 current
+    scaling, and the backward with dGELU): forward and backward against
+    float64 numpy on the same bf16 inputs, within FP8's error (E4M3 and
+    E5M2 keep 4 and 3 significant bits of each operand, and the backward
+    rounds twice to E5M2: measured 3.7% for H, 5.4% for Y, 7-9% for the
+    gradients, on both CPU paths)."""
+    with open(os.path.join(h.ROOT, "examples", "mlp_fp8_current.mlir")) as f:
+        module = f.read()
+    bf = lambda a: np.asarray(a, F32).astype(BF16).astype(np.float64)  # noqa: E731
+    x = bf(rng.standard_normal((256, 512)))
+    w1 = bf(rng.standard_normal((1024, 512)) / np.sqrt(512))
+    w2 = bf(rng.standard_normal((512, 1024)) / np.sqrt(1024))
+    dy = bf(rng.standard_normal((256, 512)))
+    outs = h.run(module, "mlp_fwd", [h.to_npy(a, "bf16") for a in (x, w1, w2)], 14)
+    y, hid = h.from_npy(outs[0], "bf16"), h.from_npy(outs[7], "bf16")
+    grads = h.run(module, "mlp_bwd", [h.to_npy(dy, "bf16")] + outs[1:], 3)
+    dx = h.from_npy(grads[0], "bf16")
+    hw = x @ w1.T
+    a = gelu(hw)
+    dh = (dy @ w2) * dgelu(hw)
+    errors = {"H": rel_error(hid, hw), "Y": rel_error(y, a @ w2.T),
+              "dX": rel_error(dx, dh @ w1), "dW1": rel_error(grads[1], dh.T @ x),
+              "dW2": rel_error(grads[2], dy.T @ a)}
+    assert all(e < 0.15 for e in errors.values()), errors
