@@ -19,14 +19,15 @@ PIPELINES = [
     "--qs-cpu-pipeline",
 ]
 
-# The GPU backend, on the examples it compiles (those without GEMMs).
+# The GPU backend, on the examples without GEMMs and on the MLP block
+# (GEMMs and element-wise kernels).
 GPU_PIPELINES = [
     "--qs-nvptx-host-pipeline=chip=sm_90a",
     "--qs-nvptx-pipeline=chip=sm_90a format=isa",
     "--qs-nvptx-pipeline=chip=sm_100a format=isa",
     "--qs-cpu-pipeline=emulate-gpu-kernels=true",
 ]
-GPU_EXAMPLES = ("linear_operands.mlir", "delayed_scaling_recipe.mlir")
+GPU_EXAMPLES = ("linear_operands.mlir", "delayed_scaling_recipe.mlir", "mlp_fp8_current.mlir")
 
 # gpu-module-to-binary records how long LLVM and ptxas took in the binary's
 # properties (upstream behaviour): not part of the compiled result.
