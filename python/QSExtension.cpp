@@ -680,6 +680,21 @@ NB_MODULE(_qs, m) {
                  "qs.bias_grad");
            })
       .def(
+          "elementwise",
+          [](Function &f, const std::string &kind,
+             const std::vector<Value> &operands, const Type &t,
+             const Site &site) {
+            f.module->context->clear();
+            std::vector<MlirValue> values;
+            for (const Value &v : operands)
+              values.push_back(v.value);
+            return f.checked(qsBuildElementwise(f.func, ref(kind),
+                                                values.size(), values.data(),
+                                                t.type, f.loc(site)),
+                             kind.c_str());
+          },
+          "kind"_a, "operands"_a, "type"_a, "site"_a = nb::none())
+      .def(
           "amax_and_scale_update",
           [](Function &f, const Value &history, const Value &scale,
              const std::optional<Value> &amax, const Type &fp8Dtype,

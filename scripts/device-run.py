@@ -808,7 +808,8 @@ class Report:
         # uu: an update_usage creating the column-wise representation; dq:
         # a dequantize of the row-wise representation to bf16; bg: the bias
         # gradient (qs.bias_grad) of a bf16 tensor.
-        order = {"row": 0, "col": 1, "both": 2, "uu": 3, "dq": 4, "bg": 5}
+        # ew: an element-wise kernel (qs-elementwise-to-gpu), bf16 in and out.
+        order = {"row": 0, "col": 1, "both": 2, "uu": 3, "dq": 4, "bg": 5, "ew": 6}
         if phase == "quantize" and self.rows:
             print(f"{'family':<18} {'usage':<5} {'size':>6} {'kernels':>7} {'MiB':>6} "
                   f"{'time us':>9} {'GB/s':>7} {'copy GB/s':>9} {'ratio':>7}")

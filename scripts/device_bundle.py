@@ -19,11 +19,13 @@ Layout: OUT_DIR/check/<case>/{plan.json,kernels.bin,module.mlir,in*.npy,[want*.n
         expected values and their bound from the inputs; linear-* checks
         from the files case.json's "references" names, ref*.npy those
         that are neither an input nor a want; <case>: <nnn> quantize, am
-        qs.amax, bg qs.bias_grad, su qs.amax_and_scale_update, dq
+        qs.amax, bg qs.bias_grad, su qs.amax_and_scale_update, ew the
+        element-wise kernels of qs-elementwise-to-gpu, dq
         dequantize, uu update_usage, gemm/gemmq GEMMs, linear-* layers)
         OUT_DIR/bench/<family>-<usage>-<n>/{plan.json,kernels.bin,case.json}
           (usage uu: an update_usage creating the column-wise representation;
-          dq: a dequantize to bf16; bg: a qs.bias_grad)
+          dq: a dequantize to bf16; bg: a qs.bias_grad; ew: an element-wise
+          kernel, bf16 in and out)
         OUT_DIR/bench/gemm-<m>x<n>x<k>[-<schedule>...]/{plan.json,kernels.bin,case.json}"""
 
 import argparse
@@ -40,6 +42,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "test", "numerics"))
+import elementwise_cases as ew  # noqa: E402
 import harness as h  # noqa: E402
 import qs_reference as ref  # noqa: E402
 from gemm_cases import LAYOUTS, gemm_case, gemm_reference, output_quantizer_case  # noqa: E402
@@ -697,6 +700,29 @@ def scale_update_module(chip, length, fp8, margin, algo, given):
             f"  return %h2, %s2 : {hist}, {sc}\n}}\n}}\n")
 
 
+def elementwise_checks(rng):
+    """(label, function text, inputs, expected result or None: the CPU
+    reference's) of the element-wise checks: a bias add and ReLU (16-byte
+    accesses, a broadcast bias, a partial last block), a scaled transposed
+    cast to f16 (element-by-element reads, odd shapes), TE's GELU (the
+    polynomial tanh)."""
+    checks = []
+    x = h.random_input(rng, (256, 520), "bf16")
+    b = h.random_input(rng, (520,), "bf16", specials=False)
+    checks.append(("bias-relu-256x520-bf16", ew.bias_relu((256, 520), "bf16"),
+                   [h.to_npy(x, "bf16"), h.to_npy(b, "bf16")],
+                   h.to_npy(ew.bias_relu_values(x, b, "bf16"), "bf16")))
+    x = h.random_input(rng, (300, 200), "bf16")
+    s = np.array([1.75], np.float32)
+    checks.append(("transpose-cast-300x200-f16", ew.cast_transpose((300, 200), "f16"),
+                   [h.to_npy(x, "bf16"), s],
+                   h.to_npy(ew.cast_transpose_values(x, s[0], "f16"), "f16")))
+    x = h.random_input(rng, (256, 1024), "bf16", specials=False, exponents=(-4, 3))
+    checks.append(("te-gelu-256x1024-bf16", ew.te_gelu((256, 1024)), [h.to_npy(x, "bf16")],
+                   None))
+    return checks
+
+
 def write_bench(args, name, text, case):
     """Exports bench plan `name` (module `text`) with its case.json."""
     d = os.path.join(args.out, "bench", name)
@@ -867,6 +893,26 @@ def main():
                        "nominal": "f32", "inputs": 9,
                        "results": [f"{name} {what}" for name in ("x", "w", "dy")
                                    for what in ("history", "scale")]}, f)
+        count += 1
+    # Element-wise kernels (qs-elementwise-to-gpu): the inputs in; out the
+    # values numpy computes where the payload is exact IEEE arithmetic,
+    # else (TE's GELU: qs-approximate-math's tanh) the CPU reference's
+    # bytes (qs-run), which the kernel must reproduce.
+    for i, (label, text, inputs, want) in enumerate(elementwise_checks(rng)[:args.limit_checks]):
+        d = os.path.join(args.out, "check", f"ew{i:02d}-{label}")
+        if not wanted(d):
+            continue
+        text = ew.module(text, args.chip)
+        export(text, d, args.chip, args.format)
+        if want is None:
+            (want,) = h.run(text, "f", inputs, 1)
+        for j, value in enumerate(inputs):
+            np.save(os.path.join(d, f"in{j}.npy"), value)
+        np.save(os.path.join(d, "want0.npy"), np.ascontiguousarray(want))
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"family": "elementwise", "params": {}, "shape": list(inputs[0].shape),
+                       "nominal": label.rsplit("-", 1)[-1], "inputs": len(inputs),
+                       "results": ["y"]}, f)
         count += 1
     # Dequantize: reference inner tensors in, the reference's values out.
     for i, (family, params, shape, *rest) in enumerate(DEQUANTIZE_CHECKS[:args.limit_checks]):
@@ -1421,6 +1467,16 @@ def main():
                     bias_grad_module(args.chip, t, r, f"!qs.tensor<{n}x{n}xbf16, #qs.mxfp8<>>"),
                     {"family": "mxfp8+bg", "usage": "both", "n": n, "inputs": 1})
         bench += 2
+        # Element-wise kernels (usage "ew"): TE's GELU and a bias add + ReLU
+        # of an n x n bf16 tensor into bf16, against the copy's bandwidth
+        # (each element read and written once; the bias, n elements, is
+        # neither filled nor counted).
+        for label, text in (("gelu", ew.te_gelu((n, n))),
+                            ("relu", ew.bias_relu((n, n), "bf16"))):
+            write_bench(args, f"{label}-ew-{n}", ew.module(text, args.chip),
+                        {"family": label, "usage": "ew", "n": n,
+                         "inputs": 1 if label == "gelu" else 2})
+            bench += 1
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(args.out)
                for f in files) / 2**20
     # What travels: the bundle as one gzip'd tar (random FP8 codes and

@@ -61,6 +61,19 @@ MLIR_CAPI_EXPORTED MlirValue qsBuildBiasGrad(MlirOperation func,
                                              MlirValue input,
                                              MlirType resultType,
                                              MlirLocation loc);
+/// An element-wise op between qs ops, built as a linalg.generic on tensors
+/// (qs/Dialect/QS/Utils/Elementwise.h): `kind` is one of TE's activations
+/// "gelu", "qgelu", "silu", "relu", "srelu" (one operand, x), their
+/// backward "dgelu", "dqgelu", "dsilu", "drelu", "dsrelu" (two, dy and x:
+/// dact(x) * dy), "add", "sub", "mul" (two) or "cast" (one), computed in
+/// f32 by TE's formulas (transformer_engine/common/util/math.h) and
+/// rounded to the element type of `resultType` (bf16, f16 or f32). The
+/// first operand has the result's shape; a second the result's shape or,
+/// broadcast over the rows, its last dimension alone. A diagnostic (and
+/// null) where a rule is broken.
+MLIR_CAPI_EXPORTED MlirValue qsBuildElementwise(
+    MlirOperation func, MlirStringRef kind, intptr_t numOperands,
+    const MlirValue *operands, MlirType resultType, MlirLocation loc);
 /// qs.amax_and_scale_update: delayed scaling's recipe step for one tensor
 /// on `history` (tensor<L x f32>, element 0 the step's amax) and `scale`
 /// (tensor<1xf32>), with `amax` (tensor<1xf32>, TE's all-reduced amax; may

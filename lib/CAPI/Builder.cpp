@@ -1,12 +1,13 @@
 //===- Builder.cpp - build functions of qs ops through the C API ----------===//
 
 #include "qs-c/Builder.h"
-#include "qs/Dialect/QS/IR/QSOps.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
+#include "qs/Dialect/QS/IR/QSOps.h"
+#include "qs/Dialect/QS/Utils/Elementwise.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -286,6 +287,33 @@ MlirValue qsBuildAmaxAndScaleUpdate(MlirOperation func, MlirValue history,
   if (updatedScale)
     *updatedScale = wrap(op.getUpdatedScale());
   return wrap(op.getUpdatedHistory());
+}
+
+MlirValue qsBuildElementwise(MlirOperation func, MlirStringRef kind,
+                             intptr_t numOperands, const MlirValue *operands,
+                             MlirType resultType, MlirLocation loc) {
+  StringRef name = unwrap(kind);
+  std::optional<ElementwiseKind> parsed = parseElementwiseKind(name);
+  if (!parsed) {
+    emitError(unwrap(loc)) << "unknown element-wise op '" << name
+                           << "'; one of: " << elementwiseKindNames();
+    return nullValue();
+  }
+  SmallVector<Value> values;
+  for (intptr_t i = 0; i < numOperands; ++i) {
+    if (mlirValueIsNull(operands[i]))
+      return nullOperand(loc, name);
+    values.push_back(unwrap(operands[i]));
+  }
+  RankedTensorType type = tensorResult(resultType, loc, name);
+  if (!type || !definedIn(funcOf(func), values, loc, name))
+    return nullValue();
+  OpBuilder b = builderAtEnd(funcOf(func));
+  FailureOr<Value> result =
+      buildElementwiseOp(b, unwrap(loc), *parsed, values, type, [&] {
+        return emitError(unwrap(loc)) << "'" << name << "' ";
+      });
+  return succeeded(result) ? wrap(*result) : nullValue();
 }
 
 MlirValue qsBuildUpdateUsage(MlirOperation func, MlirValue input,

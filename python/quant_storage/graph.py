@@ -207,6 +207,51 @@ class Function:
             self._context.parse_type(dtype.value), margin, amax_compute_algo, _site())
         return Value(h), Value(s)
 
+    ACTIVATIONS = ("gelu", "qgelu", "silu", "relu", "srelu")
+
+    def _elementwise(self, kind, operands, dtype, what):
+        for i, v in enumerate(operands):
+            _impl(v, f"{what}'s operand {i}")
+            if v.is_quantized:
+                raise TypeError(f"{what} takes high-precision tensors, got {v.type}")
+        out = self._tensor(operands[0].shape, dtype or nominal(operands[0].dtype))
+        return Value(self._impl.elementwise(kind, [v._impl for v in operands], out, _site()))
+
+    def activation(self, name, x, dtype=None):
+        """TE's activation `name` ("gelu", "qgelu", "silu", "relu", "srelu";
+        transformer_engine/common/util/math.h, in f32) of `x` (bf16, f16 or
+        f32), rounded to `dtype` (default x's). A linalg op between the qs
+        ops: loops on the CPU, a kernel on the GPU; tanh and exp are
+        qs-approximate-math's polynomials, the same bits on both."""
+        if name not in self.ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(self.ACTIVATIONS)}, got {name!r}")
+        return self._elementwise(name, [x], dtype, f"activation({name!r})")
+
+    def dactivation(self, name, dy, x, dtype=None):
+        """The backward of activation `name`: dact(x) * dy in f32 (TE's
+        dgelu, dqgelu, dsilu, drelu, dsrelu), rounded to `dtype` (default
+        dy's)."""
+        if name not in self.ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(self.ACTIVATIONS)}, got {name!r}")
+        return self._elementwise("d" + name, [dy, x], dtype, f"dactivation({name!r})")
+
+    def add(self, a, b, dtype=None):
+        """a + b in f32, rounded to `dtype` (default a's); `b` has a's shape
+        or is 1-D of a's last dimension (a bias, broadcast over the rows)."""
+        return self._elementwise("add", [a, b], dtype, "add()")
+
+    def sub(self, a, b, dtype=None):
+        """a - b in f32 (as add())."""
+        return self._elementwise("sub", [a, b], dtype, "sub()")
+
+    def mul(self, a, b, dtype=None):
+        """a * b in f32 (as add())."""
+        return self._elementwise("mul", [a, b], dtype, "mul()")
+
+    def cast(self, x, dtype):
+        """x rounded to `dtype` (bf16, f16 or f32; round to nearest even)."""
+        return self._elementwise("cast", [x], dtype, "cast()")
+
     def dequantize(self, q, dtype="f32"):
         return Value(self._impl.dequantize(_impl(q, "dequantize()'s input"), self._tensor(q.shape, dtype), _site()))
 

@@ -194,6 +194,46 @@ int main(void) {
   // CHECK: bias_grad of a quantized tensor is null: 1
   fprintf(stderr, "bias_grad of a quantized tensor is null: %d\n",
           mlirValueIsNull(qsBuildBiasGrad(fnSr, srQ, dbType, loc)));
+  // Element-wise ops between qs ops (a linalg.generic on tensors): TE's
+  // GELU in f32 rounded to bf16, a bias add broadcast over the rows; each
+  // rule a diagnostic.
+  // CHECK: gelu: linalg.generic -> tensor<32x64xbf16>
+  // CHECK: bias add: linalg.generic -> tensor<32x64xf32>
+  MlirValue ewArgs[2] = {qsFuncGetArgument(fnSr, 0), qsFuncGetArgument(fnSr, 1)};
+  MlirType rowsType = qsTensorTypeGetExpressedType(srType);
+  MlirValue gelu = qsBuildElementwise(fnSr, str("gelu"), 1, ewArgs, rowsType, loc);
+  MlirValue biasAdd[2] = {gelu, qsBuildBiasGrad(fnSr, ewArgs[0], dbType, loc)};
+  MlirValue sum = qsBuildElementwise(fnSr, str("add"), 2, biasAdd,
+                                     mlirRankedTensorTypeGet(2, s5, f32, mlirAttributeGetNull()),
+                                     loc);
+  MlirValue built[2] = {gelu, sum};
+  const char *what[2] = {"gelu", "bias add"};
+  for (int i = 0; i < 2; ++i) {
+    MlirStringRef op = mlirIdentifierStr(mlirOperationGetName(mlirOpResultGetOwner(built[i])));
+    fprintf(stderr, "%s: %.*s -> ", what[i], (int)op.length, op.data);
+    mlirTypePrint(mlirValueGetType(built[i]), printToStderr, NULL);
+    fprintf(stderr, "\n");
+  }
+  // CHECK: diagnostic: unknown element-wise op 'tanh'; one of: gelu, qgelu, silu, relu, srelu, dgelu, dqgelu, dsilu, drelu, dsrelu, add, sub, mul, cast
+  // CHECK: diagnostic: 'gelu' takes 1 tensor operand(s), got 2
+  // CHECK: diagnostic: 'add' operand #1 must be a ranked tensor of bf16, f16 or f32, got 'tensor<2xi64>'
+  // CHECK: diagnostic: 'relu' operand #0 has shape 'tensor<32x64xbf16>'; operands have the result's shape (the second may be 1-D of its last dimension, broadcast over the rows): 'tensor<4x4xf32>'
+  // CHECK: diagnostic: 'relu' result type must be a statically shaped tensor of bf16, f16 or f32, got 'tensor<32x64xi64>'
+  // CHECK: diagnostic: 'cast' produces a ranked tensor, got 'f32'
+  // CHECK: rejected element-wise ops: 1 1 1 1 1 1
+  int64_t s4x4ew[] = {4, 4};
+  fprintf(stderr, "rejected element-wise ops: %d %d %d %d %d %d\n",
+          mlirValueIsNull(qsBuildElementwise(fnSr, str("tanh"), 1, ewArgs, rowsType, loc)),
+          mlirValueIsNull(qsBuildElementwise(fnSr, str("gelu"), 2, ewArgs, rowsType, loc)),
+          mlirValueIsNull(qsBuildElementwise(fnSr, str("add"), 2, ewArgs, rowsType, loc)),
+          mlirValueIsNull(qsBuildElementwise(
+              fnSr, str("relu"), 1, ewArgs,
+              mlirRankedTensorTypeGet(2, s4x4ew, f32, mlirAttributeGetNull()), loc)),
+          mlirValueIsNull(qsBuildElementwise(
+              fnSr, str("relu"), 1, ewArgs,
+              mlirRankedTensorTypeGet(2, s5, mlirIntegerTypeGet(ctx, 64), mlirAttributeGetNull()),
+              loc)),
+          mlirValueIsNull(qsBuildElementwise(fnSr, str("cast"), 1, ewArgs, f32, loc)));
   // qs.amax_and_scale_update: delayed scaling's recipe step; the defaults
   // (E4M3, margin 0, "max") elided, and each rule a diagnostic.
   // CHECK: "qs.amax_and_scale_update"(%arg0, %arg1, %arg1) <{amax_compute_algo = "most_recent", fp8_dtype = f8E5M2, margin = 1 : i64}> : (tensor<16xf32>, tensor<1xf32>, tensor<1xf32>) -> (tensor<16xf32>, tensor<1xf32>)

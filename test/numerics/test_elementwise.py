@@ -18,16 +18,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import elementwise_cases as ew
 import harness as h
 
 F32 = np.float32
 BF16 = ml_dtypes.bfloat16
-NP = {"bf16": BF16, "f16": np.float16, "f32": F32}
-
-
-def np_in(x, element):
-    """f32 values -> the narrow type's values (numpy)."""
-    return np.asarray(x, F32).astype(NP[element])
+np_in = ew.np_in
 
 
 def run(module, inputs, outputs, extra=()):
@@ -59,25 +55,6 @@ def ulp_error(got, want):
     return np.abs(np.asarray(got, np.float64) - want) / spacing
 
 
-BIAS_RELU = """
-#row = affine_map<(d0, d1) -> (d0, d1)>
-#col = affine_map<(d0, d1) -> (d1)>
-func.func @f(%x: {X}, %b: {B}) -> {X} {{
-  %e = tensor.empty() : {X}
-  %zero = arith.constant 0.0 : {E}
-  %r = linalg.generic {{indexing_maps = [#row, #col, #row],
-                       iterator_types = ["parallel", "parallel"]}}
-      ins(%x, %b : {X}, {B}) outs(%e : {X}) {{
-  ^bb0(%v: {E}, %bias: {E}, %o: {E}):
-    %s = arith.addf %v, %bias : {E}
-    %m = arith.maximumf %s, %zero : {E}
-    linalg.yield %m : {E}
-  }} -> {X}
-  return %r : {X}
-}}
-"""
-
-
 # Innermost lengths: a multiple of 8 (16-byte accesses), 4, 2 and 1 (odd),
 # and point counts that do or do not fill the last block.
 @pytest.mark.parametrize("shape", [(64, 256), (37, 100), (5, 18), (3, 7), (1, 2048)])
@@ -85,41 +62,18 @@ func.func @f(%x: {X}, %b: {B}) -> {X} {{
 def test_bias_relu(rng, shape, element):
     x = h.random_input(rng, shape, element)
     b = h.random_input(rng, (shape[1],), element, specials=False)
-    module = BIAS_RELU.format(X=t(shape, element), B=t((shape[1],), element), E=element)
-    (got,) = run(module, [h.to_npy(x, element), h.to_npy(b, element)], 1)
-    with np.errstate(all="ignore"):
-        s = np_in(x, element) + np_in(b, element)[None, :]
-        want = np.where(np.isnan(s), s, np.maximum(s, NP[element](0)))
-    h.assert_floats_equal(h.from_npy(got, element), want.astype(F32), f"{element} {shape}")
+    (got,) = run(ew.bias_relu(shape, element), [h.to_npy(x, element), h.to_npy(b, element)], 1)
+    h.assert_floats_equal(h.from_npy(got, element), ew.bias_relu_values(x, b, element),
+                          f"{element} {shape}")
 
 
 def test_relu_nan_propagates(rng):
     """arith.maximumf propagates NaN (IEEE maximum), on every path."""
     x = np.array([[np.nan, -1.0, 2.0, -np.inf, np.inf, -0.0, 0.0, 3.0]], F32)
     b = np.zeros(8, F32)
-    module = BIAS_RELU.format(X=t((1, 8), "f32"), B=t((8,), "f32"), E="f32")
-    (got,) = run(module, [x, b], 1)
+    (got,) = run(ew.bias_relu((1, 8), "f32"), [x, b], 1)
     assert np.isnan(got[0, 0])
     assert got[0, 1:].tolist() == [0.0, 2.0, 0.0, np.inf, 0.0, 0.0, 3.0]
-
-
-CAST_TRANSPOSE = """
-func.func @f(%x: {X}, %s: tensor<1xf32>) -> {Y} {{
-  %e = tensor.empty() : {Y}
-  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>,
-                                        affine_map<(d0, d1) -> (0)>,
-                                        affine_map<(d0, d1) -> (d0, d1)>],
-                       iterator_types = ["parallel", "parallel"]}}
-      ins(%x, %s : {X}, tensor<1xf32>) outs(%e : {Y}) {{
-  ^bb0(%v: bf16, %scale: f32, %o: {O}):
-    %f = arith.extf %v : bf16 to f32
-    %m = arith.mulf %f, %scale : f32
-    %c = {CAST}
-    linalg.yield %c : {O}
-  }} -> {Y}
-  return %r : {Y}
-}}
-"""
 
 
 @pytest.mark.parametrize("out", ["f32", "bf16", "f16"])
@@ -129,13 +83,9 @@ def test_scaled_transpose_cast(rng, out, shape):
     broadcast scalar tensor, bf16 -> f32 -> out."""
     x = h.random_input(rng, shape, "bf16")
     s = np.array([rng.uniform(0.25, 4.0)], F32)
-    cast = "arith.addf %m, %m : f32" if out == "f32" else f"arith.truncf %m : f32 to {out}"
-    module = CAST_TRANSPOSE.format(X=t(shape, "bf16"), Y=t(shape[::-1], out), O=out, CAST=cast)
-    (got,) = run(module, [h.to_npy(x, "bf16"), s], 1)
-    with np.errstate(all="ignore"):
-        m = x.T.astype(F32) * s[0]
-        want = (m + m) if out == "f32" else m.astype(NP[out]).astype(F32)
-    h.assert_floats_equal(h.from_npy(got, out), want, f"{out} {shape}")
+    (got,) = run(ew.cast_transpose(shape, out), [h.to_npy(x, "bf16"), s], 1)
+    h.assert_floats_equal(h.from_npy(got, out), ew.cast_transpose_values(x, s[0], out),
+                          f"{out} {shape}")
 
 
 INDEX_FILL = """
@@ -287,6 +237,20 @@ def test_gelu(rng, element):
     bound = rel * np.abs(want) + 16 * 2.0 ** -24 * np.abs(v) * (2 if not narrow else 1)
     bad = np.abs(got - want) > bound
     assert not bad.any(), f"{element}: {bad.sum()} values off, first x = {v[bad][0]!r}"
+
+
+def test_te_gelu(rng):
+    """TE's gelu formula (math.h, as the device bundle's check): within one
+    bf16 rounding plus f32's error of the float64 value, the same bits on
+    two paths."""
+    shape = (64, 200)
+    x = h.random_input(rng, shape, "bf16", specials=False, exponents=(-4, 3))
+    first, second = both_paths(ew.te_gelu(shape), [h.to_npy(x, "bf16")], 1)
+    h.assert_bytes_equal(first[0], second[0], "TE GELU on both paths")
+    got = h.from_npy(first[0], "bf16").astype(np.float64)
+    want = ew.te_gelu_values(x)
+    v = np.abs(x.astype(np.float64))
+    assert np.all(np.abs(got - want) <= 2.0 ** -8 * np.abs(want) + 16 * 2.0 ** -24 * v)
 
 
 def test_rank0_and_empty():
