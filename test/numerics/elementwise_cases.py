@@ -97,8 +97,8 @@ func.func @f(%h: {T}) -> {T} {{
                                         affine_map<(d0, d1) -> (d0, d1)>],
                        iterator_types = ["parallel", "parallel"]}}
       ins(%h : {T}) outs(%e : {T}) {{
-  ^bb0(%hv: bf16, %o: bf16):
-    %v = arith.extf %hv : bf16 to f32
+  ^bb0(%{ARG}: {E}, %o: {E}):
+    {EXT}
     %half = arith.constant 0.5 : f32
     %k0 = arith.constant 0.79788456 : f32
     %k1 = arith.constant 0.03567741 : f32
@@ -110,16 +110,21 @@ func.func @f(%h: {T}) -> {T} {{
     %ht = arith.mulf %half, %t : f32
     %s = arith.addf %half, %ht : f32
     %g = arith.mulf %v, %s : f32
-    %gb = arith.truncf %g : f32 to bf16
-    linalg.yield %gb : bf16
+    {TRUNC}
   }} -> {T}
   return %r : {T}
 }}
 """
 
 
-def te_gelu(shape):
-    return TE_GELU.format(T=h.ttype(shape, "bf16"))
+def te_gelu(shape, element="bf16"):
+    """TE's gelu of an `element` tensor, in f32, rounded to `element`."""
+    narrow = element != "f32"
+    return TE_GELU.format(
+        T=h.ttype(shape, element), E=element, ARG="hv" if narrow else "v",
+        EXT=f"%v = arith.extf %hv : {element} to f32" if narrow else "",
+        TRUNC=(f"%gb = arith.truncf %g : f32 to {element}\n    linalg.yield %gb : {element}"
+               if narrow else "linalg.yield %g : f32"))
 
 
 def te_gelu_values(x):

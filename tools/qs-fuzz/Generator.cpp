@@ -232,6 +232,49 @@ private:
     values.push_back(next);
   }
 
+  /// An element-wise op on plain float value `x` (arith or math on the
+  /// tensor, a linalg.map), or a row reduction (not element-wise: a
+  /// diagnostic of qs-elementwise-to-gpu on the GPU pipelines).
+  void elementwise(std::ostringstream &body, std::vector<Value> &values,
+                   const Value *x) {
+    if (!x)
+      return;
+    Value y = plain(x->shape, x->dtype);
+    const std::string t = x->type();
+    switch (in.ConsumeIntegralInRange(0, 3)) {
+    case 0:
+      body << "    " << y.name << " = "
+           << pick((const char *[]){"arith.addf", "arith.mulf",
+                                    "arith.maximumf"})
+           << " " << x->name << ", " << x->name << " : " << t << "\n";
+      break;
+    case 1:
+      body << "    " << y.name << " = "
+           << pick((const char *[]){"math.tanh", "math.exp", "math.erf",
+                                    "math.sin"})
+           << " " << x->name << " : " << t << "\n";
+      break;
+    case 2:
+      body << "    " << y.name << " = linalg.map { "
+           << pick((const char *[]){"math.absf", "math.tanh", "arith.negf"})
+           << " } ins(" << x->name << " : " << t << ") outs(" << x->name
+           << " : " << t << ")\n";
+      break;
+    default: {
+      if (x->shape.empty())
+        return;
+      std::vector<int64_t> rows(x->shape.begin(), x->shape.end() - 1);
+      y = plain(rows, x->dtype);
+      std::string zero = fresh();
+      body << "    " << zero << " = arith.constant dense<0.0> : " << y.type()
+           << "\n    " << y.name << " = linalg.reduce { arith.addf } ins("
+           << x->name << " : " << t << ") outs(" << zero << " : " << y.type()
+           << ") dimensions = [" << x->shape.size() - 1 << "]\n";
+    }
+    }
+    values.push_back(y);
+  }
+
   /// One op appended to `body`, reading and extending `values`.
   void op(std::ostringstream &body, std::vector<Value> &values,
           std::vector<Value> &args) {
@@ -310,7 +353,16 @@ private:
       }
       return;
     }
-    case 2: { // dequantize, or the bias gradient of a plain value
+    case 2: { // dequantize, the bias gradient of a plain value, or an
+              // element-wise op (or a reduction) on one
+      if (in.ConsumeIntegralInRange(0, 4) == 0) {
+        elementwise(body, values, any([](const Value &v) {
+                      return !v.quantized &&
+                             (v.dtype == "bf16" || v.dtype == "f16" ||
+                              v.dtype == "f32");
+                    }));
+        return;
+      }
       if (in.ConsumeIntegralInRange(0, 3) == 0) {
         Value *x = any([](const Value &v) { return !v.quantized; });
         if (!x)

@@ -61,6 +61,11 @@ const char *const kGPUPipelines[] = {
     "qs-nvptx-host-pipeline{chip=sm_90a}",
     "qs-nvptx-host-pipeline{chip=sm_100a}",
     "qs-storage-pipeline,convert-qs-to-gpu{emulate=true}",
+    // The element-wise ops as emulated kernels (ops that cannot be are
+    // left for the CPU).
+    ("qs-storage-pipeline,convert-elementwise-to-linalg,"
+     "linalg-fuse-elementwise-ops,qs-approximate-math,"
+     "qs-elementwise-to-gpu{emulate=true}"),
     // sm_90a's kernels on whatever layouts the module's qs.chip chose
     // (Blackwell layouts: MN-major operands copied transposed), planned
     // for a GPU of 7 multiprocessors (ping-pong grids, split-K "auto"),

@@ -173,6 +173,15 @@ static FailureOr<Elementwise> check(linalg::LinalgOp op, bool report) {
   return e;
 }
 
+/// The alignment of a thread's vector access of `width` elements of `a`
+/// (at a multiple of `width`; buffers are 256-byte aligned): its bytes, at
+/// most 16, on the GPU.
+static llvm::MaybeAlign vectorAlign(const gpuk::KernelEnv &env, const Access &a,
+                                    int64_t width) {
+  int64_t bytes = width * a.elementType.getIntOrFloatBitWidth() / 8;
+  return llvm::MaybeAlign(env.gpu ? std::min<int64_t>(bytes, 16) : 1);
+}
+
 /// The kernel of `e`: arguments are the flat buffers of `accesses` (inputs,
 /// inits the payload reads, results), in order.
 static gpuk::KernelDesc elementwiseKernel(const Elementwise &e,
@@ -223,11 +232,9 @@ static gpuk::KernelDesc elementwiseKernel(const Elementwise &e,
           Value at = offsetOf(a);
           int64_t stride = innerStride(a);
           if (width > 1 && stride == 1) {
-            int64_t bytes = width * a.elementType.getIntOrFloatBitWidth() / 8;
             Value vec = vector::LoadOp::create(
                 b, loc, VectorType::get({width}, a.elementType), buf,
-                ValueRange{at}, false,
-                llvm::MaybeAlign(env.gpu ? std::min<int64_t>(bytes, 16) : 1));
+                ValueRange{at}, false, vectorAlign(env, a, width));
             for (int64_t v = 0; v < width; ++v)
               values.push_back(
                   vector::ExtractOp::create(b, loc, vec, ArrayRef<int64_t>{v}));
@@ -290,12 +297,10 @@ static gpuk::KernelDesc elementwiseKernel(const Elementwise &e,
           Value at = offsetOf(a);
           int64_t stride = innerStride(a);
           if (width > 1 && stride == 1) {
-            int64_t bytes = width * a.elementType.getIntOrFloatBitWidth() / 8;
             Value vec = vector::FromElementsOp::create(
                 b, loc, VectorType::get({width}, a.elementType), results[o]);
-            vector::StoreOp::create(
-                b, loc, vec, buf, ValueRange{at}, false,
-                llvm::MaybeAlign(env.gpu ? std::min<int64_t>(bytes, 16) : 1));
+            vector::StoreOp::create(b, loc, vec, buf, ValueRange{at}, false,
+                                    vectorAlign(env, a, width));
             continue;
           }
           for (int64_t v = 0; v < width; ++v)
