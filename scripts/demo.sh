@@ -58,6 +58,12 @@ python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
 echo "    (MXFP8's backward reads column-wise data, which keeps the tensor's layout:"
 echo "    sm_100a reads it MN-major, sm_90a transposes it while converting it to bf16"
 echo "    in shared memory for wgmma, which reads K-major FP8 operands only; docs/GPU.md)"
+echo
+echo "=== GPU kernels: TE's MLP block (examples/mlp_fp8_current.mlir, FP8 current"
+echo "    scaling; fwd: fc1, GELU, fc2; bwd: dgrad/wgrad of both with dGELU between;"
+echo "    the GELU and dGELU are element-wise kernels of their own, qs_elementwise*)"
+python3 "$root/scripts/kernel-table.py" --qs-opt "$build/bin/qs-opt" \
+  --chips sm_90a,sm_100a --module "$root/examples/mlp_fp8_current.mlir"
 
 if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
   echo
@@ -70,6 +76,9 @@ if device=$("$build/bin/qs-run" --cuda-info 2>&1); then
   echo "=== On the GPU: the bundled Linear layers, forward then backward, vs the CPU reference"
   QS_KERNELS=cuda QS_RUN="$build/bin/qs-run" "$root/.venv/bin/python" -m pytest -q \
     -p no:cacheprovider "$root/test/numerics/test_linear.py" "$root/test/numerics/test_bias_grad.py"
+  echo "=== On the GPU: element-wise kernels (activations, casts) vs the CPU reference, the MLP block"
+  QS_KERNELS=cuda QS_RUN="$build/bin/qs-run" "$root/.venv/bin/python" -m pytest -q \
+    -p no:cacheprovider "$root/test/numerics/test_elementwise.py"
   echo "=== Bandwidth (bf16 8192x8192; GB/s vs a device-to-device copy)"
   "$build/bin/qs-bench-quantize" --sizes 8192
   case "$device" in
