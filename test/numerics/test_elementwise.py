@@ -201,6 +201,71 @@ def test_te_gelu(rng, element):
     assert not bad.any(), f"{element}: {bad.sum()} values off, first x = {x[bad][0]!r}"
 
 
+ROW_SUM_MAX = """
+func.func @f(%x: {X}, %s0: {R}, %m0: {R}) -> ({R}, {R}) {{
+  %s, %m = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                            affine_map<(d0, d1) -> (d0)>,
+                                            affine_map<(d0, d1) -> (d0)>],
+                           iterator_types = ["parallel", "reduction"]}}
+      ins(%x : {X}) outs(%s0, %m0 : {R}, {R}) {{
+  ^bb0(%v: bf16, %acc: f32, %mx: f32):
+    %f = arith.extf %v : bf16 to f32
+    %a = arith.addf %acc, %f : f32
+    %b = math.absf %f : f32
+    %c = arith.maxnumf %mx, %b : f32
+    linalg.yield %a, %c : f32, f32
+  }} -> ({R}, {R})
+  return %s, %m : {R}, {R}
+}}
+"""
+
+
+@pytest.mark.parametrize("shape", [(37, 100), (3, 4099), (300, 1), (5, 0)])
+def test_row_sum_and_amax(rng, shape):
+    """A reduction with two results (f32 sums of bf16 rows, from given
+    inits, and max |x| ignoring NaN): the reduction loop in order, so the
+    sums equal numpy's sequential accumulation bit for bit; a row of no
+    elements keeps its inits."""
+    x = h.random_input(rng, shape, "bf16", specials=False) if shape[1] else \
+        np.zeros(shape, F32)
+    s0 = rng.standard_normal(shape[0]).astype(F32)
+    m0 = np.abs(rng.standard_normal(shape[0])).astype(F32)
+    module = ROW_SUM_MAX.format(X=t(shape, "bf16"), R=t((shape[0],), "f32"))
+    got_s, got_m = run(module, [h.to_npy(x, "bf16"), s0, m0], 2)
+    with np.errstate(all="ignore"):
+        want_s = np.add.accumulate(np.concatenate([s0[:, None], x.astype(F32)], axis=1),
+                                   axis=1, dtype=F32)[:, -1]
+        want_m = np.fmax.reduce(np.concatenate([m0[:, None], np.abs(x.astype(F32))], axis=1),
+                                axis=1)
+    h.assert_floats_equal(got_s, want_s, f"row sums {shape}")
+    h.assert_floats_equal(got_m, want_m, f"row amaxes {shape}")
+
+
+def test_column_max_and_full_reduction(rng):
+    """Reductions over the leading loop (one thread per column) and over
+    everything (one thread): examples/amax_reduction.mlir's amax spelt as a
+    linalg.reduce equals qs.amax's and numpy's max |x|."""
+    with open(os.path.join(h.ROOT, "examples", "amax_reduction.mlir")) as f:
+        example = f.read()
+    x = h.random_input(rng, (32, 512), "bf16")
+    (linalg_amax,) = h.run(example, "local_amax_linalg", [h.to_npy(x, "bf16")], 1)
+    (qs_amax,) = h.run(example, "local_amax", [h.to_npy(x, "bf16")], 1)
+    want = np.fmax.reduce(np.abs(x).reshape(-1))
+    assert linalg_amax.shape == () and linalg_amax == want == qs_amax[0]
+    module = """
+func.func @f(%x: tensor<64x96xf32>) -> tensor<96xf32> {
+  %m = arith.constant dense<0xFF800000> : tensor<96xf32>
+  %c = linalg.reduce { arith.maximumf } ins(%x : tensor<64x96xf32>) outs(%m : tensor<96xf32>) dimensions = [0]
+  return %c : tensor<96xf32>
+}
+"""
+    y = rng.standard_normal((64, 96)).astype(F32)
+    y[5, 7] = np.nan
+    (got,) = run(module, [y], 1)
+    want = y.max(axis=0)
+    h.assert_floats_equal(got, want, "column maxima (NaN propagates)")
+
+
 def test_rank0_and_empty():
     """A rank-0 tensor (one point) and a tensor with no elements (no
     launch)."""

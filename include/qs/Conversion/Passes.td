@@ -286,48 +286,58 @@ def ConvertQSToGPUPass : Pass<"convert-qs-to-gpu", "::mlir::ModuleOp"> {
 
 def QSElementwiseToGPUPass
     : Pass<"qs-elementwise-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Lower element-wise linalg ops on tensors to GPU kernels";
+  let summary = "Lower element-wise and reduction linalg ops on tensors to "
+                "GPU kernels";
   let description = [{
     Rewrites every linalg op on tensors (`linalg.generic`, `linalg.map`,
-    `linalg.fill`, `linalg.transpose`, `linalg.broadcast`, the named
-    element-wise ops, and what `convert-elementwise-to-linalg` makes of
-    `arith`/`math` ops on tensors) whose iterators are all parallel into
-    the launch of a kernel emitted as a `gpu.func` in `gpu.module
-    @qs_kernels`, as `convert-qs-to-gpu` does for qs ops: operands become
-    memrefs (`bufferization.to_buffer`), results fresh `memref.alloc`s read
-    back by `bufferization.to_tensor`. These are the activations, bias and
-    residual adds and casts between qs ops (a TE MLP's GELU between its two
-    Linears); with them on the GPU, `qs-nvptx-pipeline` compiles such a
+    `linalg.fill`, `linalg.transpose`, `linalg.broadcast`, `linalg.reduce`,
+    the named element-wise ops, and what `convert-elementwise-to-linalg`
+    makes of `arith`/`math` ops on tensors) into the launch of a kernel
+    emitted as a `gpu.func` in `gpu.module @qs_kernels`, as
+    `convert-qs-to-gpu` does for qs ops: operands become memrefs
+    (`bufferization.to_buffer`), results fresh `memref.alloc`s read back by
+    `bufferization.to_tensor`. These are the activations, bias and residual
+    adds, casts and reductions between qs ops (a TE MLP's GELU between its
+    two Linears); with them on the GPU, `qs-nvptx-pipeline` compiles such a
     function, where otherwise host code would touch device buffers
     (`qs-gpu-host-buffers` reports that).
 
-    The kernel (one per op, 256 threads per block, a 1-D grid) gives each
-    thread `V` consecutive points of the innermost loop: `V` is 16 bytes of
-    the narrowest operand whose innermost index is the innermost loop
-    (contiguous), halved until it divides the innermost loop's range (1
-    where no operand is contiguous). Contiguous operands are read and
-    written with one vector access of `V` elements (16-byte aligned on the
-    GPU), operands that do not depend on the innermost loop (broadcast) with
-    one load, others (transposed) element by element. The op's payload is
-    cloned once per point, so the arithmetic is the op's own: results equal
-    `qs-cpu-pipeline`'s bit for bit wherever the payload's ops are exact
-    IEEE operations (`arith` add, sub, mul, div, conversions, comparisons,
-    selects, min/max; LLVM does not contract separate `arith.mulf` and
-    `arith.addf` without fast-math flags). `math` functions call libdevice
-    on the GPU and LLVM's or libm's on the CPU, whose last bits may differ.
-    An init operand is read only where the payload uses its argument; the
-    result is always a new buffer.
+    Element-wise ops (every iterator parallel; `qs_elementwise`, 256
+    threads per block, a 1-D grid) give each thread `V` consecutive points
+    of the innermost loop: `V` is 16 bytes of the narrowest operand whose
+    innermost index is the innermost loop (contiguous), halved until it
+    divides the innermost loop's range (1 where no operand is contiguous).
+    Contiguous operands are read and written with one vector access of `V`
+    elements (16-byte aligned on the GPU), operands that do not depend on
+    the innermost loop (broadcast) with one load, others (transposed)
+    element by element. The op's payload is cloned once per point, so the
+    arithmetic is the op's own: results equal `qs-cpu-pipeline`'s bit for
+    bit wherever the payload's ops are exact IEEE operations (`arith` add,
+    sub, mul, div, conversions, comparisons, selects, min/max; LLVM does not
+    contract separate `arith.mulf` and `arith.addf` without fast-math
+    flags); `qs-approximate-math` makes tanh, exp, erf and logs the same
+    arithmetic on both. An init operand is read only where the payload uses
+    its argument; the result is always a new buffer.
 
-    Requirements, each a diagnostic naming the rule: every iterator parallel
-    (reductions are not lowered); static shapes; tensor elements i8, i16,
-    i32, i64, f16, bf16, f32 or f64; indexing maps that are projected
-    permutations (each index a loop index, or 0 for a broadcast size-1
-    dimension); scalar operands and values the payload captures are
-    constants (cloned into the kernel); the payload holds only `arith` and
-    `math` ops and `linalg.index`, on those types, i1 and index. With
-    `emulate` the kernels are CPU functions (each block, each thread in
-    turn; `qs-cpu-pipeline{emulate-gpu-kernels}`), and ops that break a rule
-    are left for the CPU without a diagnostic.
+    Reductions (`qs_reduction`): one thread per point of the parallel loops
+    (the last fastest), which loads the inits there and runs the payload
+    over the reduction loops in order (the last fastest) in an `scf.for`
+    carrying the results, the order of `qs-cpu-pipeline`'s loops: the same
+    bits whatever the payload (a sequential f32 sum, not a tree). A thread
+    reads its row's elements one at a time: correct, and latency-bound for
+    long rows or few outputs (a full reduction is one thread); a reduction
+    over no points writes its inits.
+
+    Requirements, each a diagnostic naming the rule: static shapes; tensor
+    elements i8, i16, i32, i64, f16, bf16, f32 or f64; indexing maps that
+    are projected permutations (each index a loop index, or 0 for a
+    broadcast size-1 dimension), results indexed by parallel loops only;
+    scalar operands and values the payload captures are constants (cloned
+    into the kernel); the payload holds only `arith` and `math` ops and
+    `linalg.index`, on those types, i1 and index. With `emulate` the
+    kernels are CPU functions (each block, each thread in turn;
+    `qs-cpu-pipeline{emulate-gpu-kernels}`), and ops that break a rule are
+    left for the CPU without a diagnostic.
   }];
   let options = [
     Option<"emulate", "emulate", "bool", /*default=*/"false",

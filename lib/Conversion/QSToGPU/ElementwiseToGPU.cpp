@@ -1,17 +1,19 @@
 //===- ElementwiseToGPU.cpp - qs-elementwise-to-gpu -----------------------===//
 //
-// Element-wise linalg ops on tensors (every iterator parallel, static
-// shapes, projected-permutation indexing maps, a payload of arith and math
-// ops) become GPU kernels, so that the activations, bias adds and residual
-// adds between qs ops compile with qs-nvptx-pipeline, whose host code may
-// not touch device buffers. One kernel per op: thread u of the 1-D grid
-// computes V consecutive points of the innermost loop (V = 16 bytes of the
-// narrowest operand that is contiguous along it), reading contiguous
-// operands with one vector load each, operands broadcast along the
-// innermost loop once, and others (transposed) element by element, and
-// runs the op's own payload, cloned, once per point. The payload's
-// arithmetic is the op's, so the results are the CPU's bit for bit where
-// its ops are IEEE operations.
+// Element-wise and reduction linalg ops on tensors (static shapes,
+// projected-permutation indexing maps, a payload of arith and math ops)
+// become GPU kernels, so that the activations, bias and residual adds and
+// reductions between qs ops compile with qs-nvptx-pipeline, whose host code
+// may not touch device buffers. One kernel per op. Element-wise: thread u
+// of the 1-D grid computes V consecutive points of the innermost loop (V =
+// 16 bytes of the narrowest operand that is contiguous along it), reading
+// contiguous operands with one vector load each, operands broadcast along
+// the innermost loop once, and others (transposed) element by element, and
+// runs the op's own payload, cloned, once per point. Reductions: thread u
+// owns a point of the parallel loops and runs the payload over the
+// reduction loops in the CPU loops' order. Either way the arithmetic is
+// the op's, so the results are the CPU's bit for bit where its ops are
+// IEEE operations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -86,6 +89,8 @@ struct Elementwise {
   int64_t points = 1;
   /// Points per thread along the innermost loop.
   int64_t width = 1;
+  /// Whether some loop is a reduction (reductionKernel).
+  bool reduction = false;
 };
 } // namespace
 
@@ -99,9 +104,17 @@ static FailureOr<Elementwise> check(linalg::LinalgOp op, bool report) {
                         << why;
     return failure();
   };
-  if (op.getNumLoops() != op.getNumParallelLoops())
-    return fail("it has a reduction iterator; element-wise ops (every "
-                "iterator parallel) become kernels, reductions do not");
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    for (AffineExpr result : map.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(result);
+          dim && iterators[dim.getPosition()] != utils::IteratorType::parallel)
+        return fail("the indexing map of result #" +
+                    Twine(init.getOperandNumber() - op.getNumDpsInputs()) +
+                    " uses reduction loop d" + Twine(dim.getPosition()) +
+                    " (a reduction's results are indexed by parallel loops)");
+  }
   for (OpOperand &operand : op->getOpOperands()) {
     Type type = operand.get().getType();
     if (!isa<TensorType>(type)) {
@@ -146,12 +159,13 @@ static FailureOr<Elementwise> check(linalg::LinalgOp op, bool report) {
         return fail("the payload uses a value defined outside the op that "
                     "is not a constant");
   }
-  Elementwise e{op, op.getStaticLoopRanges(), 1, 1};
+  Elementwise e{op, op.getStaticLoopRanges(), 1, 1, false};
   for (int64_t r : e.ranges)
     e.points *= r;
+  e.reduction = op.getNumReductionLoops() != 0;
   // The width: 16 bytes of the narrowest operand contiguous along the
-  // innermost loop, dividing that loop's range.
-  if (!e.ranges.empty()) {
+  // innermost loop, dividing that loop's range (reductions: 1).
+  if (!e.ranges.empty() && !e.reduction) {
     int64_t narrowest = 0;
     for (OpOperand &operand : op->getOpOperands()) {
       auto tensor = dyn_cast<RankedTensorType>(operand.get().getType());
@@ -182,6 +196,69 @@ static llvm::MaybeAlign vectorAlign(const gpuk::KernelEnv &env, const Access &a,
   return llvm::MaybeAlign(env.gpu ? std::min<int64_t>(bytes, 16) : 1);
 }
 
+/// Clones the payload of `op` at one point: `args` holds one value per
+/// operand (null: a scalar constant, cloned, or an init the payload does
+/// not read), `indices` the loop indices (linalg.index). Returns the
+/// yielded values.
+static SmallVector<Value> clonePayload(OpBuilder &b, linalg::LinalgOp op,
+                                       ArrayRef<Value> args,
+                                       ArrayRef<Value> indices) {
+  Block *payload = op.getBlock();
+  IRMapping map;
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (arg) {
+      map.map(payload->getArgument(i), arg);
+      continue;
+    }
+    Value scalar = op->getOperand(i);
+    if (!isa<TensorType>(scalar.getType()))
+      map.map(payload->getArgument(i),
+              b.clone(*scalar.getDefiningOp())->getResult(0));
+  }
+  for (Operation &inner : payload->without_terminator()) {
+    for (Value operand : inner.getOperands())
+      if (operand.getParentBlock() != payload && !map.contains(operand))
+        map.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), indices[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, map);
+  }
+  SmallVector<Value> results;
+  for (Value v : cast<linalg::YieldOp>(payload->getTerminator()).getValues())
+    results.push_back(map.lookupOrDefault(v));
+  return results;
+}
+
+/// The flat offset of the point with loop indices `indices` in `a` (null
+/// indices: loops `a` does not depend on).
+static Value offsetAt(gpuk::KernelEnv &env, const Access &a,
+                      ArrayRef<Value> indices) {
+  Value at = env.idx(0);
+  for (auto [d, stride] : llvm::enumerate(a.loopStrides))
+    if (stride)
+      at = env.add(at, env.mul(indices[d], env.idx(stride)));
+  return at;
+}
+
+/// `linear` split into the indices of loops `dims` (the last fastest) of
+/// ranges `ranges`, written into `indices`.
+static void delinearize(gpuk::KernelEnv &env, Value linear,
+                        ArrayRef<int64_t> dims, ArrayRef<int64_t> ranges,
+                        SmallVectorImpl<Value> &indices) {
+  for (int64_t k = static_cast<int64_t>(dims.size()) - 1; k >= 0; --k) {
+    int64_t d = dims[k];
+    if (ranges[d] == 1) {
+      indices[d] = env.idx(0);
+      continue;
+    }
+    indices[d] = k == 0 ? linear : env.rem(linear, env.idx(ranges[d]));
+    if (k)
+      linear = env.div(linear, env.idx(ranges[d]));
+  }
+}
+
 /// The kernel of `e`: arguments are the flat buffers of `accesses` (inputs,
 /// inits the payload reads, results), in order.
 static gpuk::KernelDesc elementwiseKernel(const Elementwise &e,
@@ -205,22 +282,10 @@ static gpuk::KernelDesc elementwiseKernel(const Elementwise &e,
         // The loop indices of the unit's first point.
         int64_t rank = ranges.size();
         SmallVector<Value> first(rank);
-        Value rest = env.mul(unit, env.idx(width));
-        for (int64_t d = rank - 1; d >= 0; --d) {
-          if (ranges[d] == 1) {
-            first[d] = env.idx(0);
-            continue;
-          }
-          first[d] = d == 0 ? rest : env.rem(rest, env.idx(ranges[d]));
-          if (d)
-            rest = env.div(rest, env.idx(ranges[d]));
-        }
+        SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+        delinearize(env, env.mul(unit, env.idx(width)), all, ranges, first);
         auto offsetOf = [&](const Access &a) {
-          Value at = env.idx(0);
-          for (int64_t d = 0; d < rank; ++d)
-            if (a.loopStrides[d])
-              at = env.add(at, env.mul(first[d], env.idx(a.loopStrides[d])));
-          return at;
+          return offsetAt(env, a, first);
         };
         auto innerStride = [&](const Access &a) {
           return rank ? a.loopStrides.back() : 0;
@@ -259,38 +324,16 @@ static gpuk::KernelDesc elementwiseKernel(const Elementwise &e,
           inputValues.push_back(a.arg >= 0 ? load(a) : SmallVector<Value>());
         SmallVector<SmallVector<Value>> results(outs.size());
         auto op = cast<linalg::LinalgOp>(linalgOp);
-        Block *payload = op.getBlock();
         for (int64_t v = 0; v < width; ++v) {
-          IRMapping map;
-          for (auto [i, a] : llvm::enumerate(ins)) {
-            if (!inputValues[i].empty()) {
-              map.map(payload->getArgument(i), inputValues[i][v]);
-              continue;
-            }
-            // A scalar constant operand (an init the payload does not read
-            // needs no value).
-            Value scalar = op->getOperand(i);
-            if (!isa<TensorType>(scalar.getType()))
-              map.map(payload->getArgument(i),
-                      b.clone(*scalar.getDefiningOp())->getResult(0));
-          }
-          for (Operation &inner : payload->without_terminator()) {
-            for (Value operand : inner.getOperands())
-              if (operand.getParentBlock() != payload && !map.contains(operand))
-                map.map(operand,
-                        b.clone(*operand.getDefiningOp())->getResult(0));
-            if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-              Value i = first[index.getDim()];
-              if (index.getDim() == static_cast<uint64_t>(rank - 1) && v)
-                i = env.add(i, env.idx(v));
-              map.map(index.getResult(), i);
-              continue;
-            }
-            b.clone(inner, map);
-          }
-          auto yield = cast<linalg::YieldOp>(payload->getTerminator());
-          for (auto [o, value] : llvm::enumerate(yield.getValues()))
-            results[o].push_back(map.lookupOrDefault(value));
+          SmallVector<Value> args;
+          for (const SmallVector<Value> &values : inputValues)
+            args.push_back(values.empty() ? Value() : values[v]);
+          SmallVector<Value> indices(first);
+          if (v)
+            indices.back() = env.add(indices.back(), env.idx(v));
+          for (auto [o, value] :
+               llvm::enumerate(clonePayload(b, op, args, indices)))
+            results[o].push_back(value);
         }
         for (auto [o, a] : llvm::enumerate(outs)) {
           Value buf = env.args[a.arg];
@@ -308,6 +351,84 @@ static gpuk::KernelDesc elementwiseKernel(const Elementwise &e,
                 b, loc, results[o][v], buf,
                 ValueRange{v ? env.add(at, env.idx(v * stride)) : at});
         }
+      };
+      if (units % kThreads == 0)
+        body();
+      else
+        env.ifThen(env.lt(unit, env.idx(units)), body);
+    });
+  });
+  return d;
+}
+
+/// The kernel of reduction `e`: thread u owns the u-th point of the
+/// parallel loops (the last fastest), starts from the inits' values there
+/// and runs the payload over the reduction loops in order, the last
+/// fastest, carrying the results: the order of qs-cpu-pipeline's loops, so
+/// the same bits whatever the payload. Arguments as elementwiseKernel's;
+/// every init is read.
+static gpuk::KernelDesc reductionKernel(const Elementwise &e,
+                                        ArrayRef<Access> inputs,
+                                        ArrayRef<Access> outputs) {
+  gpuk::KernelDesc d;
+  d.name = "qs_reduction";
+  d.threads = kThreads;
+  Operation *linalgOp = e.op;
+  auto op = cast<linalg::LinalgOp>(linalgOp);
+  SmallVector<int64_t> parallel, reduced;
+  int64_t units = 1, steps = 1;
+  for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
+    if (iterator == utils::IteratorType::parallel) {
+      parallel.push_back(dim);
+      units *= e.ranges[dim];
+    } else {
+      reduced.push_back(dim);
+      steps *= e.ranges[dim];
+    }
+  }
+  d.gridSize = (units + kThreads - 1) / kThreads;
+  SmallVector<int64_t> ranges = e.ranges;
+  int64_t numInputs = op.getNumDpsInputs();
+  SmallVector<Access> ins(inputs), outs(outputs);
+  d.phases.push_back([=](gpuk::KernelEnv &env) {
+    OpBuilder &b = env.b;
+    Location loc = env.loc;
+    auto op = cast<linalg::LinalgOp>(linalgOp);
+    env.forEachUnit(kThreads, [&](Value t) {
+      Value unit = env.add(env.mul(env.blockId, env.idx(kThreads)), t);
+      auto body = [&] {
+        SmallVector<Value> indices(ranges.size());
+        delinearize(env, unit, parallel, ranges, indices);
+        SmallVector<Value> inits;
+        for (int64_t o = 0; o < static_cast<int64_t>(outs.size()); ++o) {
+          const Access &init = ins[numInputs + o];
+          inits.push_back(
+              memref::LoadOp::create(b, loc, env.args[init.arg],
+                                     ValueRange{offsetAt(env, init, indices)}));
+        }
+        auto loop = scf::ForOp::create(
+            b, loc, env.idx(0), env.idx(steps), env.idx(1), inits,
+            [&](OpBuilder &lb, Location, Value step, ValueRange carried) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPoint(lb.getInsertionBlock(),
+                                  lb.getInsertionPoint());
+              SmallVector<Value> point(indices);
+              delinearize(env, step, reduced, ranges, point);
+              SmallVector<Value> args;
+              for (int64_t i = 0; i < numInputs; ++i)
+                args.push_back(
+                    ins[i].arg < 0
+                        ? Value()
+                        : memref::LoadOp::create(
+                              b, loc, env.args[ins[i].arg],
+                              ValueRange{offsetAt(env, ins[i], point)})
+                              .getResult());
+              llvm::append_range(args, carried);
+              scf::YieldOp::create(b, loc, clonePayload(b, op, args, point));
+            });
+        for (auto [o, a] : llvm::enumerate(outs))
+          memref::StoreOp::create(b, loc, loop.getResult(o), env.args[a.arg],
+                                  ValueRange{offsetAt(env, a, indices)});
       };
       if (units % kThreads == 0)
         body();
@@ -361,7 +482,7 @@ static void lower(const Elementwise &e, ModuleOp module,
   for (OpOperand &operand : op->getOpOperands()) {
     bool init = op.isDpsInit(&operand);
     if (!isa<RankedTensorType>(operand.get().getType()) ||
-        (init &&
+        (init && !e.reduction &&
          payload->getArgument(operand.getOperandNumber()).use_empty())) {
       ins.push_back(Access());
       continue;
@@ -378,7 +499,15 @@ static void lower(const Elementwise &e, ModuleOp module,
     outs.push_back(accessOf(init));
     args.push_back(flatView(b, loc, alloc));
   }
-  if (e.points)
+  // A reduction over no points still writes its inits.
+  int64_t parallelPoints = 1;
+  for (auto [range, iterator] : llvm::zip(e.ranges, op.getIteratorTypesArray()))
+    if (iterator == utils::IteratorType::parallel)
+      parallelPoints *= range;
+  if (e.reduction && parallelPoints)
+    gpuk::emitKernel(b, loc, module, reductionKernel(e, ins, outs), args,
+                     options);
+  else if (e.points)
     gpuk::emitKernel(b, loc, module, elementwiseKernel(e, ins, outs), args,
                      options);
   SmallVector<Value> results;

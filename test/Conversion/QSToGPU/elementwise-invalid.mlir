@@ -1,21 +1,22 @@
 // RUN: qs-opt %s --split-input-file --qs-elementwise-to-gpu -verify-diagnostics
 // RUN: qs-opt %s --split-input-file --qs-elementwise-to-gpu=emulate=true | FileCheck %s --check-prefix=EMU
 
-// Each rule of qs-elementwise-to-gpu, broken once. With emulate, the ops
-// stay for the CPU and no kernel is emitted.
+// Each rule of qs-elementwise-to-gpu, broken once (reductions are kernels
+// too: elementwise.mlir). With emulate, the ops stay for the CPU and no
+// kernel is emitted.
 // EMU-NOT: qs_elementwise
 
-func.func @reduction(%x: tensor<8x16xf32>, %i: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error@+1 {{'linalg.generic' op cannot become a GPU kernel (qs-nvptx-pipeline runs every op on tensors on the GPU): it has a reduction iterator; element-wise ops (every iterator parallel) become kernels, reductions do not}}
+func.func @reduction_result(%x: tensor<8x16xf32>, %i: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error@+1 {{'linalg.generic' op cannot become a GPU kernel (qs-nvptx-pipeline runs every op on tensors on the GPU): the indexing map of result #0 uses reduction loop d1 (a reduction's results are indexed by parallel loops)}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
-                                        affine_map<(d0, d1) -> (d0)>],
+                                        affine_map<(d0, d1) -> (d0, d1)>],
                        iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<8x16xf32>) outs(%i : tensor<8xf32>) {
+      ins(%x : tensor<8x16xf32>) outs(%i : tensor<8x16xf32>) {
   ^bb0(%v: f32, %o: f32):
     %s = arith.addf %v, %o : f32
     linalg.yield %s : f32
-  } -> tensor<8xf32>
-  return %r : tensor<8xf32>
+  } -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
 }
 
 // -----

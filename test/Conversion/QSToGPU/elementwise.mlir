@@ -109,6 +109,37 @@ func.func @fill_index_acc(%a: tensor<f32>, %c: tensor<f32>)
 
 // -----
 
+// Reductions: one thread per point of the parallel loops (here 37 rows; 100
+// columns), the inits read, the reduction loops an scf.for carrying the
+// results in order (the CPU loops' order: the same bits). A reduction over
+// no points still writes its inits.
+// CHECK-LABEL: func.func @reductions
+// CHECK: call @qs_reduction_launch({{.*}}) : (memref<3700xf32>, memref<37xf32>, memref<37xf32>) -> ()
+// CHECK: call @qs_reduction_0_launch({{.*}}) : (memref<3700xf32>, memref<100xf32>, memref<100xf32>) -> ()
+// CHECK: call @qs_reduction_1_launch({{.*}}) : (memref<0xf32>, memref<4xf32>, memref<4xf32>) -> ()
+// CHECK: gpu.func @qs_reduction(%{{.*}}: memref<3700xf32>, %{{.*}}: memref<37xf32>, %[[OUT:.*]]: memref<37xf32>) kernel
+// CHECK: %[[INIT:.*]] = memref.load
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} = %{{.*}} to %c100 step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
+// CHECK: arith.addf {{.*}}%[[ACC]]
+// CHECK: memref.store %[[SUM]], %[[OUT]]
+// CHECK: gpu.func @qs_reduction_0(
+// CHECK: scf.for {{.*}} to %c37
+// CHECK: arith.maximumf
+// CHECK: gpu.func @qs_reduction_1(
+// CHECK: scf.for {{.*}} to %c0
+func.func @reductions(%x: tensor<37x100xf32>, %y: tensor<0x4xf32>)
+    -> (tensor<37xf32>, tensor<100xf32>, tensor<4xf32>) {
+  %z = arith.constant dense<0.0> : tensor<37xf32>
+  %m = arith.constant dense<0xFF800000> : tensor<100xf32>
+  %one = arith.constant dense<1.0> : tensor<4xf32>
+  %s = linalg.reduce { arith.addf } ins(%x : tensor<37x100xf32>) outs(%z : tensor<37xf32>) dimensions = [1]
+  %c = linalg.reduce { arith.maximumf } ins(%x : tensor<37x100xf32>) outs(%m : tensor<100xf32>) dimensions = [0]
+  %e = linalg.reduce { arith.addf } ins(%y : tensor<0x4xf32>) outs(%one : tensor<4xf32>) dimensions = [0]
+  return %s, %c, %e : tensor<37xf32>, tensor<100xf32>, tensor<4xf32>
+}
+
+// -----
+
 // Ops on buffers are not this pass's (qs-gpu-host-buffers reports host
 // accesses of device memory).
 // CHECK-LABEL: func.func @buffers
