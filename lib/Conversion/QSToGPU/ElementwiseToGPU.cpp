@@ -259,6 +259,19 @@ static void delinearize(gpuk::KernelEnv &env, Value linear,
   }
 }
 
+/// Runs `body(unit)` in each thread for its unit, blockId * kThreads +
+/// threadId, where that is below `units`.
+static void forOwnUnit(gpuk::KernelEnv &env, int64_t units,
+                       llvm::function_ref<void(Value)> body) {
+  env.forEachUnit(kThreads, [&](Value t) {
+    Value unit = env.add(env.mul(env.blockId, env.idx(kThreads)), t);
+    if (units % kThreads == 0)
+      body(unit);
+    else
+      env.ifThen(env.lt(unit, env.idx(units)), [&] { body(unit); });
+  });
+}
+
 /// The kernel of `e`: arguments are the flat buffers of `accesses` (inputs,
 /// inits the payload reads, results), in order.
 static gpuk::KernelDesc elementwiseKernel(const Elementwise &e,
@@ -276,86 +289,77 @@ static gpuk::KernelDesc elementwiseKernel(const Elementwise &e,
   d.phases.push_back([=](gpuk::KernelEnv &env) {
     OpBuilder &b = env.b;
     Location loc = env.loc;
-    env.forEachUnit(kThreads, [&](Value t) {
-      Value unit = env.add(env.mul(env.blockId, env.idx(kThreads)), t);
-      auto body = [&] {
-        // The loop indices of the unit's first point.
-        int64_t rank = ranges.size();
-        SmallVector<Value> first(rank);
-        SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-        delinearize(env, env.mul(unit, env.idx(width)), all, ranges, first);
-        auto offsetOf = [&](const Access &a) {
-          return offsetAt(env, a, first);
-        };
-        auto innerStride = [&](const Access &a) {
-          return rank ? a.loopStrides.back() : 0;
-        };
-        // Each point's value of every tensor operand.
-        auto load = [&](const Access &a) {
-          SmallVector<Value> values;
-          Value buf = env.args[a.arg];
-          Value at = offsetOf(a);
-          int64_t stride = innerStride(a);
-          if (width > 1 && stride == 1) {
-            Value vec = vector::LoadOp::create(
-                b, loc, VectorType::get({width}, a.elementType), buf,
-                ValueRange{at}, false, vectorAlign(env, a, width));
-            for (int64_t v = 0; v < width; ++v)
-              values.push_back(
-                  vector::ExtractOp::create(b, loc, vec, ArrayRef<int64_t>{v}));
-            return values;
-          }
-          Value once;
-          for (int64_t v = 0; v < width; ++v) {
-            if (stride == 0 && once) {
-              values.push_back(once);
-              continue;
-            }
-            Value value = memref::LoadOp::create(
-                b, loc, buf,
-                ValueRange{v ? env.add(at, env.idx(v * stride)) : at});
-            once = value;
-            values.push_back(value);
-          }
+    forOwnUnit(env, units, [&](Value unit) {
+      // The loop indices of the unit's first point.
+      int64_t rank = ranges.size();
+      SmallVector<Value> first(rank);
+      SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      delinearize(env, env.mul(unit, env.idx(width)), all, ranges, first);
+      auto offsetOf = [&](const Access &a) { return offsetAt(env, a, first); };
+      auto innerStride = [&](const Access &a) {
+        return rank ? a.loopStrides.back() : 0;
+      };
+      // Each point's value of every tensor operand.
+      auto load = [&](const Access &a) {
+        SmallVector<Value> values;
+        Value buf = env.args[a.arg];
+        Value at = offsetOf(a);
+        int64_t stride = innerStride(a);
+        if (width > 1 && stride == 1) {
+          Value vec = vector::LoadOp::create(
+              b, loc, VectorType::get({width}, a.elementType), buf,
+              ValueRange{at}, false, vectorAlign(env, a, width));
+          for (int64_t v = 0; v < width; ++v)
+            values.push_back(
+                vector::ExtractOp::create(b, loc, vec, ArrayRef<int64_t>{v}));
           return values;
-        };
-        SmallVector<SmallVector<Value>> inputValues;
-        for (const Access &a : ins)
-          inputValues.push_back(a.arg >= 0 ? load(a) : SmallVector<Value>());
-        SmallVector<SmallVector<Value>> results(outs.size());
-        auto op = cast<linalg::LinalgOp>(linalgOp);
-        for (int64_t v = 0; v < width; ++v) {
-          SmallVector<Value> args;
-          for (const SmallVector<Value> &values : inputValues)
-            args.push_back(values.empty() ? Value() : values[v]);
-          SmallVector<Value> indices(first);
-          if (v)
-            indices.back() = env.add(indices.back(), env.idx(v));
-          for (auto [o, value] :
-               llvm::enumerate(clonePayload(b, op, args, indices)))
-            results[o].push_back(value);
         }
-        for (auto [o, a] : llvm::enumerate(outs)) {
-          Value buf = env.args[a.arg];
-          Value at = offsetOf(a);
-          int64_t stride = innerStride(a);
-          if (width > 1 && stride == 1) {
-            Value vec = vector::FromElementsOp::create(
-                b, loc, VectorType::get({width}, a.elementType), results[o]);
-            vector::StoreOp::create(b, loc, vec, buf, ValueRange{at}, false,
-                                    vectorAlign(env, a, width));
+        Value once;
+        for (int64_t v = 0; v < width; ++v) {
+          if (stride == 0 && once) {
+            values.push_back(once);
             continue;
           }
-          for (int64_t v = 0; v < width; ++v)
-            memref::StoreOp::create(
-                b, loc, results[o][v], buf,
-                ValueRange{v ? env.add(at, env.idx(v * stride)) : at});
+          Value value = memref::LoadOp::create(
+              b, loc, buf,
+              ValueRange{v ? env.add(at, env.idx(v * stride)) : at});
+          once = value;
+          values.push_back(value);
         }
+        return values;
       };
-      if (units % kThreads == 0)
-        body();
-      else
-        env.ifThen(env.lt(unit, env.idx(units)), body);
+      SmallVector<SmallVector<Value>> inputValues;
+      for (const Access &a : ins)
+        inputValues.push_back(a.arg >= 0 ? load(a) : SmallVector<Value>());
+      SmallVector<SmallVector<Value>> results(outs.size());
+      auto op = cast<linalg::LinalgOp>(linalgOp);
+      for (int64_t v = 0; v < width; ++v) {
+        SmallVector<Value> args;
+        for (const SmallVector<Value> &values : inputValues)
+          args.push_back(values.empty() ? Value() : values[v]);
+        SmallVector<Value> indices(first);
+        if (v)
+          indices.back() = env.add(indices.back(), env.idx(v));
+        for (auto [o, value] :
+             llvm::enumerate(clonePayload(b, op, args, indices)))
+          results[o].push_back(value);
+      }
+      for (auto [o, a] : llvm::enumerate(outs)) {
+        Value buf = env.args[a.arg];
+        Value at = offsetOf(a);
+        int64_t stride = innerStride(a);
+        if (width > 1 && stride == 1) {
+          Value vec = vector::FromElementsOp::create(
+              b, loc, VectorType::get({width}, a.elementType), results[o]);
+          vector::StoreOp::create(b, loc, vec, buf, ValueRange{at}, false,
+                                  vectorAlign(env, a, width));
+          continue;
+        }
+        for (int64_t v = 0; v < width; ++v)
+          memref::StoreOp::create(
+              b, loc, results[o][v], buf,
+              ValueRange{v ? env.add(at, env.idx(v * stride)) : at});
+      }
     });
   });
   return d;
@@ -394,46 +398,37 @@ static gpuk::KernelDesc reductionKernel(const Elementwise &e,
     OpBuilder &b = env.b;
     Location loc = env.loc;
     auto op = cast<linalg::LinalgOp>(linalgOp);
-    env.forEachUnit(kThreads, [&](Value t) {
-      Value unit = env.add(env.mul(env.blockId, env.idx(kThreads)), t);
-      auto body = [&] {
-        SmallVector<Value> indices(ranges.size());
-        delinearize(env, unit, parallel, ranges, indices);
-        SmallVector<Value> inits;
-        for (int64_t o = 0; o < static_cast<int64_t>(outs.size()); ++o) {
-          const Access &init = ins[numInputs + o];
-          inits.push_back(
-              memref::LoadOp::create(b, loc, env.args[init.arg],
-                                     ValueRange{offsetAt(env, init, indices)}));
-        }
-        auto loop = scf::ForOp::create(
-            b, loc, env.idx(0), env.idx(steps), env.idx(1), inits,
-            [&](OpBuilder &lb, Location, Value step, ValueRange carried) {
-              OpBuilder::InsertionGuard guard(b);
-              b.setInsertionPoint(lb.getInsertionBlock(),
-                                  lb.getInsertionPoint());
-              SmallVector<Value> point(indices);
-              delinearize(env, step, reduced, ranges, point);
-              SmallVector<Value> args;
-              for (int64_t i = 0; i < numInputs; ++i)
-                args.push_back(
-                    ins[i].arg < 0
-                        ? Value()
-                        : memref::LoadOp::create(
-                              b, loc, env.args[ins[i].arg],
-                              ValueRange{offsetAt(env, ins[i], point)})
-                              .getResult());
-              llvm::append_range(args, carried);
-              scf::YieldOp::create(b, loc, clonePayload(b, op, args, point));
-            });
-        for (auto [o, a] : llvm::enumerate(outs))
-          memref::StoreOp::create(b, loc, loop.getResult(o), env.args[a.arg],
-                                  ValueRange{offsetAt(env, a, indices)});
-      };
-      if (units % kThreads == 0)
-        body();
-      else
-        env.ifThen(env.lt(unit, env.idx(units)), body);
+    forOwnUnit(env, units, [&](Value unit) {
+      SmallVector<Value> indices(ranges.size());
+      delinearize(env, unit, parallel, ranges, indices);
+      SmallVector<Value> inits;
+      for (int64_t o = 0; o < static_cast<int64_t>(outs.size()); ++o) {
+        const Access &init = ins[numInputs + o];
+        inits.push_back(
+            memref::LoadOp::create(b, loc, env.args[init.arg],
+                                   ValueRange{offsetAt(env, init, indices)}));
+      }
+      auto loop = scf::ForOp::create(
+          b, loc, env.idx(0), env.idx(steps), env.idx(1), inits,
+          [&](OpBuilder &lb, Location, Value step, ValueRange carried) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(lb.getInsertionBlock(), lb.getInsertionPoint());
+            SmallVector<Value> point(indices);
+            delinearize(env, step, reduced, ranges, point);
+            SmallVector<Value> args;
+            for (int64_t i = 0; i < numInputs; ++i)
+              args.push_back(ins[i].arg < 0
+                                 ? Value()
+                                 : memref::LoadOp::create(
+                                       b, loc, env.args[ins[i].arg],
+                                       ValueRange{offsetAt(env, ins[i], point)})
+                                       .getResult());
+            llvm::append_range(args, carried);
+            scf::YieldOp::create(b, loc, clonePayload(b, op, args, point));
+          });
+      for (auto [o, a] : llvm::enumerate(outs))
+        memref::StoreOp::create(b, loc, loop.getResult(o), env.args[a.arg],
+                                ValueRange{offsetAt(env, a, indices)});
     });
   });
   return d;
